@@ -1,0 +1,416 @@
+/* backend-cpu/cpu.c - the CPU backend: kernels are C (dsl/emit_c.c)
+ * compiled by the system's clang into shared objects, cached on disk by a
+ * hash of everything that affects the object, loaded with dlopen, and run
+ * over row (or column) tiles on a thread pool.
+ *
+ * Cache protocol: the object for key K is CACHE/cpu/K.so.  A build writes
+ * K.<pid>.<n>.c, compiles it to K.<pid>.<n>.so and renames that to K.so;
+ * rename is atomic, so a concurrent process sees either no object or a
+ * whole one, never a half-written file. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "runtime/backend.h"
+#include "pool.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef void (*fgc_kernel_fn)(void *const *buf, const int64_t *dim,
+                              int64_t t0, int64_t t1, int64_t c0, int64_t c1);
+
+struct fg__kbin {
+  void *dl;
+  fgc_kernel_fn fn;
+};
+
+struct fg__buffer {
+  void *p;
+  size_t bytes;
+  int owned;
+};
+
+typedef struct cpu_backend {
+  fg__backend base;
+  fgp_pool *pool;
+  char *cache_dir;            /* CACHE/cpu */
+  char *clang;
+  char key_prefix[128];       /* hash of compiler version, CPU, library */
+  unsigned build_seq;
+} cpu_backend;
+
+static const char *const flags_full[] = {
+  "-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11",
+  "-fno-math-errno", "-ffp-contract=off", "-w", NULL};
+static const char *const flags_relaxed[] = {
+  "-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-ffast-math",
+  "-fveclib=libmvec", "-w", NULL};
+
+/* ---- small process helpers ---------------------------------------------- */
+
+/* Runs argv with stdout and stderr sent to log_path; returns the exit status
+ * (or -1 when it could not start). */
+static int run_logged(char *const argv[], const char *log_path) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0)
+    return -1;
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Whole content of a small text file (malloc'd), or NULL. */
+static char *read_text(const char *path, size_t limit) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *s = malloc(limit + 1);
+  size_t n = s ? fread(s, 1, limit, f) : 0;
+  fclose(f);
+  if (s)
+    s[n] = 0;
+  return s;
+}
+
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return -1;
+  size_t n = strlen(text);
+  int ok = fwrite(text, 1, n, f) == n;
+  return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* mkdir -p; 0 on success. */
+static int make_dirs(const char *path) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+    return -1;
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+        return -1;
+      *p = '/';
+    }
+  return (mkdir(tmp, 0755) == 0 || errno == EEXIST) ? 0 : -1;
+}
+
+/* The CPU as the compiler will target it: model name and flags from
+ * /proc/cpuinfo (what -march=native resolves from). */
+static void cpu_identity(fgu_sha256 *h) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[8192];
+  int seen = 0;
+  while (f && fgets(line, sizeof line, f) && seen < 3) {
+    if (!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5) ||
+        !strncmp(line, "Features", 8) || !strncmp(line, "CPU part", 8)) {
+      fgu_sha256_update(h, line, strlen(line));
+      seen++;
+    }
+  }
+  if (f)
+    fclose(f);
+}
+
+/* ---- the interface ------------------------------------------------------ */
+
+static fg_status cpu_build(fg__backend *be, const char *source,
+                           const char *entry, const char *what,
+                           const fg_compile_options *opt, fg__kbin **out) {
+  cpu_backend *cb = (cpu_backend *)be;
+  *out = NULL;
+  bool relaxed = opt && opt->precision == FG_PRECISION_RELAXED;
+  const char *const *flags = relaxed ? flags_relaxed : flags_full;
+  fgu_sha256 h;
+  fgu_sha256_init(&h);
+  fgu_sha256_update(&h, cb->key_prefix, strlen(cb->key_prefix));
+  for (int i = 0; flags[i]; i++)
+    fgu_sha256_update(&h, flags[i], strlen(flags[i]) + 1);
+  fgu_sha256_update(&h, entry, strlen(entry) + 1);
+  fgu_sha256_update(&h, source, strlen(source));
+  char key[65];
+  fgu_sha256_hex(&h, key);
+  char so[4600], tmp_c[4700], tmp_so[4700], log[4700], src_keep[4600];
+  snprintf(so, sizeof so, "%s/%s.so", cb->cache_dir, key);
+  snprintf(src_keep, sizeof src_keep, "%s/%s.c", cb->cache_dir, key);
+
+  void *dl = access(so, R_OK) == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
+  if (dl) {
+    be->stats->cache_hits++;
+  } else {
+    unsigned seq = ++cb->build_seq;
+    snprintf(tmp_c, sizeof tmp_c, "%s/%s.%d.%u.c", cb->cache_dir, key,
+             (int)getpid(), seq);
+    snprintf(tmp_so, sizeof tmp_so, "%s/%s.%d.%u.so", cb->cache_dir, key,
+             (int)getpid(), seq);
+    snprintf(log, sizeof log, "%s/%s.%d.%u.log", cb->cache_dir, key,
+             (int)getpid(), seq);
+    if (write_text(tmp_c, source) != 0)
+      return fg__be_fail(be, FG_EIO, "kernel '%s': cannot write %s: %s",
+                         what, tmp_c, strerror(errno));
+    char *argv[32];
+    int n = 0;
+    argv[n++] = cb->clang;
+    for (int i = 0; flags[i]; i++)
+      argv[n++] = (char *)flags[i];
+    argv[n++] = "-o";
+    argv[n++] = tmp_so;
+    argv[n++] = tmp_c;
+    argv[n++] = "-lm";
+    argv[n] = NULL;
+    int rc = run_logged(argv, log);
+    be->stats->kernels_compiled++;
+    if (rc != 0) {
+      char *text = read_text(log, 16000);
+      fg__be_fail(be, FG_EBUILD, "kernel '%s': %s failed (%s %d) compiling "
+                  "%s:\n%s", what, cb->clang, rc < 0 ? "could not run, code"
+                  : "exit status", rc, src_keep, text ? text : "(no log)");
+      free(text);
+      rename(tmp_c, src_keep);   /* keep the source for inspection */
+      unlink(tmp_so);
+      unlink(log);
+      return FG_EBUILD;
+    }
+    unlink(log);
+    if (rename(tmp_so, so) != 0) {
+      fg__be_fail(be, FG_EIO, "kernel '%s': cannot rename %s to %s: %s",
+                  what, tmp_so, so, strerror(errno));
+      unlink(tmp_so);
+      unlink(tmp_c);
+      return FG_EIO;
+    }
+    rename(tmp_c, src_keep);
+    dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!dl)
+      return fg__be_fail(be, FG_EBUILD, "kernel '%s': dlopen(%s): %s", what,
+                         so, dlerror());
+  }
+  fgc_kernel_fn fn = (fgc_kernel_fn)dlsym(dl, entry);
+  if (!fn) {
+    dlclose(dl);
+    return fg__be_fail(be, FG_EBUILD, "kernel '%s': symbol %s missing in %s",
+                       what, entry, so);
+  }
+  fg__kbin *k = calloc(1, sizeof *k);
+  if (!k) {
+    dlclose(dl);
+    return fg__be_fail(be, FG_ENOMEM, "kernel '%s': out of memory", what);
+  }
+  k->dl = dl;
+  k->fn = fn;
+  *out = k;
+  return FG_OK;
+}
+
+static void cpu_kernel_free(fg__backend *be, fg__kbin *k) {
+  if (!k)
+    return;
+  dlclose(k->dl);
+  free(k);
+}
+
+static fg_status cpu_alloc(fg__backend *be, size_t bytes, fg__buffer **out) {
+  fg__buffer *b = calloc(1, sizeof *b);
+  size_t rounded = (bytes + 63) & ~(size_t)63;
+  void *p = b ? aligned_alloc(64, rounded ? rounded : 64) : NULL;
+  if (!p) {
+    free(b);
+    return fg__be_fail(be, FG_ENOMEM, "cannot allocate a buffer of %zu "
+                       "bytes", bytes);
+  }
+  b->p = p;
+  b->bytes = bytes;
+  b->owned = 1;
+  *out = b;
+  return FG_OK;
+}
+
+static fg_status cpu_wrap(fg__backend *be, void *host, size_t bytes,
+                          fg__buffer **out) {
+  fg__buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    return fg__be_fail(be, FG_ENOMEM, "out of memory");
+  b->p = host;
+  b->bytes = bytes;
+  *out = b;
+  return FG_OK;
+}
+
+static void cpu_buffer_free(fg__backend *be, fg__buffer *b) {
+  if (!b)
+    return;
+  if (b->owned)
+    free(b->p);
+  free(b);
+}
+
+static fg_status cpu_upload(fg__backend *be, fg__buffer *dst, const void *src,
+                            size_t bytes) {
+  memcpy(dst->p, src, bytes);
+  return FG_OK;
+}
+
+static fg_status cpu_download(fg__backend *be, fg__buffer *src, void *dst,
+                              size_t bytes) {
+  memcpy(dst, src->p, bytes);
+  return FG_OK;
+}
+
+/* One launch split into tiles: rows of the flattened (layer, row) index,
+ * or column ranges when there is only one row. */
+typedef struct launch {
+  fgc_kernel_fn fn;
+  void *ptr[128];
+  const int64_t *dims;
+  int64_t rows, cols, tile;
+  bool by_columns;
+} launch;
+
+static void run_tile(void *arg, int64_t t) {
+  launch *l = arg;
+  int64_t a = t * l->tile;
+  if (l->by_columns) {
+    int64_t b = a + l->tile < l->cols ? a + l->tile : l->cols;
+    l->fn(l->ptr, l->dims, 0, 1, a, b);
+  } else {
+    int64_t b = a + l->tile < l->rows ? a + l->tile : l->rows;
+    l->fn(l->ptr, l->dims, a, b, 0, l->cols);
+  }
+}
+
+static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
+                            fg__buffer *const *bufs, const int64_t *dims) {
+  cpu_backend *cb = (cpu_backend *)be;
+  launch l = {.fn = k->fn, .dims = dims};
+  if (nbuf > 128)
+    return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
+                       "backend takes at most 128)", nbuf);
+  for (int i = 0; i < nbuf; i++)
+    l.ptr[i] = bufs[i]->p;
+  const int64_t *t = dims + 3 * nbuf;
+  l.rows = t[0] * t[1];
+  l.cols = t[2];
+  int64_t points = l.rows * l.cols;
+  int threads = fgp_threads(cb->pool);
+  /* A few tiles per thread balance uneven rows; tiny fields run inline. */
+  int64_t want = points < 16384 ? 1 : (int64_t)threads * 4;
+  l.by_columns = l.rows < want && l.cols >= 4 * want;
+  int64_t span = l.by_columns ? l.cols : l.rows;
+  if (want > span)
+    want = span;
+  l.tile = (span + want - 1) / want;
+  int64_t ntiles = (span + l.tile - 1) / l.tile;
+  be->stats->kernel_launches++;
+  fgp_run(cb->pool, ntiles, run_tile, &l);
+  return FG_OK;
+}
+
+static fg_status cpu_wait(fg__backend *be) { return FG_OK; }
+
+static void cpu_destroy(fg__backend *be) {
+  cpu_backend *cb = (cpu_backend *)be;
+  fgp_free(cb->pool);
+  free(cb->cache_dir);
+  free(cb->clang);
+  free(cb);
+}
+
+static const fg__backend_i cpu_interface = {
+  .name = "cpu",
+  .dialect = FGK_DIALECT_C,
+  .build = cpu_build,
+  .kernel_free = cpu_kernel_free,
+  .alloc = cpu_alloc,
+  .wrap = cpu_wrap,
+  .buffer_free = cpu_buffer_free,
+  .upload = cpu_upload,
+  .download = cpu_download,
+  .launch = cpu_launch,
+  .wait = cpu_wait,
+  .destroy = cpu_destroy,
+};
+
+fg_status fg__cpu_backend_new(const fg_context_options *opt,
+                              const char *cache_dir, fg__backend **out,
+                              char *err, size_t errlen) {
+  *out = NULL;
+  cpu_backend *cb = calloc(1, sizeof *cb);
+  if (!cb) {
+    snprintf(err, errlen, "CPU backend: out of memory");
+    return FG_ENOMEM;
+  }
+  const char *clang = getenv("FG_CLANG");
+  cb->clang = strdup(clang && *clang ? clang : FG_CLANG_PATH);
+  size_t n = strlen(cache_dir) + 8;
+  cb->cache_dir = malloc(n);
+  if (!cb->clang || !cb->cache_dir) {
+    snprintf(err, errlen, "CPU backend: out of memory");
+    cpu_destroy(&cb->base);
+    return FG_ENOMEM;
+  }
+  snprintf(cb->cache_dir, n, "%s/cpu", cache_dir);
+  if (make_dirs(cb->cache_dir) != 0) {
+    snprintf(err, errlen, "CPU backend: cannot create the kernel cache "
+             "directory %s: %s", cb->cache_dir, strerror(errno));
+    cpu_destroy(&cb->base);
+    return FG_EIO;
+  }
+  /* The compiler's identity is part of every cache key. */
+  char log[4700];
+  snprintf(log, sizeof log, "%s/version.%d.log", cb->cache_dir, (int)getpid());
+  char *argv[] = {cb->clang, "--version", NULL};
+  int rc = run_logged(argv, log);
+  char *version = rc == 0 ? read_text(log, 4000) : NULL;
+  unlink(log);
+  if (!version) {
+    snprintf(err, errlen, "CPU backend: cannot run the C compiler '%s' "
+             "(install clang, or set FG_CLANG to a clang binary)", cb->clang);
+    cpu_destroy(&cb->base);
+    return FG_ENODEV;
+  }
+  fgu_sha256 h;
+  fgu_sha256_init(&h);
+  fgu_sha256_update(&h, version, strlen(version));
+  cpu_identity(&h);
+  fgu_sha256_update(&h, PACKAGE_VERSION, strlen(PACKAGE_VERSION));
+  char hex[65];
+  fgu_sha256_hex(&h, hex);
+  snprintf(cb->key_prefix, sizeof cb->key_prefix, "fieldgraph-cpu-%s", hex);
+  char *nl = strchr(version, '\n');
+  if (nl)
+    *nl = 0;
+  int threads = opt && opt->threads > 0 ? opt->threads : fgu_cpu_count();
+  cb->pool = fgp_new(threads);
+  if (!cb->pool) {
+    free(version);
+    snprintf(err, errlen, "CPU backend: cannot start %d threads", threads);
+    cpu_destroy(&cb->base);
+    return FG_ENOMEM;
+  }
+  snprintf(cb->base.device, sizeof cb->base.device,
+           "CPU, %d threads, kernels by %s", fgp_threads(cb->pool), version);
+  free(version);
+  cb->base.i = &cpu_interface;
+  *out = &cb->base;
+  return FG_OK;
+}

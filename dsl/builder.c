@@ -1,0 +1,742 @@
+/* dsl/builder.c - the statement half of the kernel DSL: opening and
+ * closing operators, variables, arrays, assignments, blocks, reads and
+ * writes of tensor fields, and the GPUOperator rules that govern them.
+ * Expressions are built in dsl/expr.c. */
+#include "dsl_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool fgk_op_usable(fg_op *op) {
+  return op && op->g && op->g->status == FG_OK && !op->node &&
+         op->g->open_op == op;
+}
+
+void *fgk_fail(fg_op *op, fg_status st, const char *fmt, ...) {
+  if (!op || !op->g || op->g->status != FG_OK)
+    return NULL;
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return fg__fail(op->g, st, "operator '%s': %s", op->name, msg);
+}
+
+bool fgk_in_foreach(fg_op *op) {
+  for (int i = 0; i < op->depth; i++)
+    if (op->stack[i].kind == FGK_F_FOREACH)
+      return true;
+  return false;
+}
+
+fg_expr *fgk_expr_new(fg_op *op, fgk_expr_kind kind, fgk_type type) {
+  fg_expr *e = fgu_arena_alloc(&op->g->arena, sizeof *e);
+  if (!e)
+    return fgk_fail(op, FG_ENOMEM, "out of memory");
+  e->kind = kind;
+  e->type = type;
+  e->op = op;
+  return e;
+}
+
+bool fgk_check_index(fg_op *op, fg_expr *e, const char *call,
+                     const char *what) {
+  if (!e)
+    return false;
+  if (e->op != op) {
+    fgk_fail(op, FG_EINVAL, "%s: %s was built in operator '%s'", call, what,
+             e->op ? e->op->name : "?");
+    return false;
+  }
+  if (e->type.width != 1 || !fgk_is_int(e->type.elem)) {
+    fgk_fail(op, FG_ETYPE, "%s: %s must be an integer scalar, got %s", call,
+             what, fgk_type_name(e->type));
+    return false;
+  }
+  return true;
+}
+
+/* ---- operators ---------------------------------------------------------- */
+
+fg_op *fg_op_begin(fg_graph *g, const char *name, int n_outputs,
+                   const fg_type *out_types) {
+  if (!g || g->status != FG_OK)
+    return NULL;
+  if (!name || !*name)
+    return fg__fail(g, FG_EINVAL, "fg_op_begin: operator name is %s "
+                    "(expected a non-empty string)", name ? "empty" : "NULL");
+  if (g->open_op)
+    return fg__fail(g, FG_ESTATE, "operator '%s': operator '%s' is still "
+                    "open (close it with fg_op_end first)", name,
+                    g->open_op->name);
+  if (n_outputs < 1 || n_outputs > FG_MAX_OUTPUTS)
+    return fg__fail(g, FG_ERULE, "operator '%s': %d outputs requested "
+                    "(expected 1 to %d)", name, n_outputs, FG_MAX_OUTPUTS);
+  if (!out_types)
+    return fg__fail(g, FG_EINVAL, "operator '%s': output types are NULL",
+                    name);
+  for (int i = 0; i < n_outputs; i++) {
+    char what[300];
+    snprintf(what, sizeof what, "operator '%s' output %d", name, i);
+    if (!fg__check_type(g, what, out_types[i]))
+      return NULL;
+  }
+  fg_op *op = fgu_arena_alloc(&g->arena, sizeof *op);
+  if (!op || !(op->name = fgu_arena_strdup(&g->arena, name)))
+    return fg__fail(g, FG_ENOMEM, "operator '%s': out of memory", name);
+  op->g = g;
+  op->n_out = n_outputs;
+  memcpy(op->out_type, out_types, (size_t)n_outputs * sizeof *out_types);
+  g->open_op = op;
+  g->open_op_name = op->name;
+  return op;
+}
+
+fg_graph *fg_op_graph(fg_op *op) { return op ? op->g : NULL; }
+
+fg_field *fg_op_output(fg_op *op, int i) {
+  if (!op || !op->node || !op->g || op->g->status != FG_OK)
+    return NULL;
+  if (i < 0 || i >= op->n_out)
+    return fgk_fail(op, FG_EINVAL, "fg_op_output: output %d does not exist "
+                    "(the operator has outputs 0 to %d)", i, op->n_out - 1);
+  return op->node->out[i];
+}
+
+static const char *frame_opener(fgk_frame_kind k) {
+  switch (k) {
+  case FGK_F_THEN: return "fg_if";
+  case FGK_F_ELSE: return "fg_else";
+  case FGK_F_FOR: return "fg_for";
+  case FGK_F_WHILE: return "fg_while";
+  case FGK_F_FOREACH: return "fg_for_each_tensor_element";
+  }
+  return "?";
+}
+
+fg_field *fg_op_end(fg_op *op) {
+  if (!fgk_op_usable(op))
+    return NULL;
+  if (op->depth > 0)
+    return fgk_fail(op, FG_ERULE, "fg_op_end: the block opened by %s is "
+                    "not closed (call fg_end)",
+                    frame_opener(op->stack[op->depth - 1].kind));
+  for (int i = 0; i < op->n_out; i++)
+    if (!op->written[i])
+      return fgk_fail(op, FG_ERULE, "output %d (_out%d) is never written",
+                      i, i);
+  fg_graph *g = op->g;
+  fgk_kernel *k = fgu_arena_alloc(&g->arena, sizeof *k);
+  fg_type *in_type =
+      fgu_arena_alloc(&g->arena, (size_t)(op->n_in + 1) * sizeof *in_type);
+  bool *nonlocal =
+      fgu_arena_alloc(&g->arena, (size_t)(op->n_in + 1) * sizeof *nonlocal);
+  if (!k || !in_type || !nonlocal)
+    return fgk_fail(op, FG_ENOMEM, "out of memory");
+  for (int i = 0; i < op->n_in; i++) {
+    in_type[i] = op->in[i]->type;
+    nonlocal[i] = op->in_nonlocal[i];
+  }
+  k->name = op->name;
+  k->n_in = op->n_in;
+  k->n_out = op->n_out;
+  k->in_type = in_type;
+  k->in_nonlocal = nonlocal;
+  memcpy(k->out_type, op->out_type, sizeof k->out_type);
+  k->threads = op->out_type[0].field;
+  k->body = op->body;
+  k->n_vars = op->n_vars;
+  g->open_op = NULL;
+  fg__node *n = fg__node_new(g, FG_NODE_OP, op->name, op->n_out,
+                             op->out_type);
+  if (!n)
+    return NULL;
+  n->kernel = k;
+  n->in = fgu_arena_alloc(&g->arena, (size_t)(op->n_in + 1) * sizeof *n->in);
+  if (!n->in)
+    return fgk_fail(op, FG_ENOMEM, "out of memory");
+  memcpy(n->in, op->in, (size_t)op->n_in * sizeof *n->in);
+  n->n_in = op->n_in;
+  op->node = n;
+  return n->out[0];
+}
+
+int fgk_op_input(fg_op *op, fg_field *f, const char *call) {
+  if (!f)
+    return -1;
+  if (f->graph != op->g) {
+    fgk_fail(op, FG_EINVAL, "%s: field '%s' belongs to another graph", call,
+             f->name);
+    return -1;
+  }
+  for (int i = 0; i < op->n_in; i++)
+    if (op->in[i] == f)
+      return i;
+  if (op->n_in == FGK_MAX_INPUTS) {
+    fgk_fail(op, FG_ERULE, "%s: more than %d input fields", call,
+             FGK_MAX_INPUTS);
+    return -1;
+  }
+  op->in[op->n_in] = f;
+  return op->n_in++;
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+static fgk_block *cur_block(fg_op *op) {
+  return op->depth ? op->stack[op->depth - 1].blk : &op->body;
+}
+
+/* Appends a new statement of the given kind after checking the ordering
+ * rules; NULL (error recorded) when the statement is not allowed here. */
+static fgk_stmt *append(fg_op *op, fgk_stmt_kind kind, const char *call,
+                        bool local_write) {
+  if (op->depth == 0) {
+    if (op->foreach_seen)
+      return fgk_fail(op, FG_ERULE, "%s after _forEachTensorElement: no "
+                      "executed statement may follow a "
+                      "_forEachTensorElement block", call);
+    if (op->top_write_seen && !local_write)
+      return fgk_fail(op, FG_ERULE, "%s after _writeTensor: _writeTensor "
+                      "must be the last executable statement(s) of the "
+                      "operator", call);
+    if (kind == FGK_S_FOREACH && op->top_stmts > 0)
+      return fgk_fail(op, FG_ERULE, "_forEachTensorElement must be the "
+                      "first statement executed (found %d statement(s) "
+                      "before it)", op->top_stmts);
+    op->top_stmts++;
+  }
+  fgk_stmt *s = fgu_arena_alloc(&op->g->arena, sizeof *s);
+  if (!s)
+    return fgk_fail(op, FG_ENOMEM, "out of memory");
+  s->kind = kind;
+  fgk_block *b = cur_block(op);
+  if (b->last)
+    b->last->next = s;
+  else
+    b->first = s;
+  b->last = s;
+  return s;
+}
+
+static bool push(fg_op *op, fgk_frame_kind kind, fgk_block *blk,
+                 fgk_stmt *s, const char *call) {
+  if (op->depth == FGK_MAX_DEPTH) {
+    fgk_fail(op, FG_ERULE, "%s: blocks nested deeper than %d", call,
+             FGK_MAX_DEPTH);
+    return false;
+  }
+  op->stack[op->depth++] = (fgk_frame){kind, blk, s};
+  return true;
+}
+
+static fgk_var *new_var(fg_op *op, fgk_type t, int ndims, const int *dims,
+                        const char *call) {
+  if (!fgk_op_usable(op))
+    return NULL;
+  if ((unsigned)t.elem >= FG_ELEM_COUNT_)
+    return fgk_fail(op, FG_ETYPE, "%s: element type %d is invalid", call,
+                    (int)t.elem);
+  if (t.width < 1 || t.width > 4 || (t.elem == FG_BOOL && t.width != 1))
+    return fgk_fail(op, FG_ETYPE, "%s: width %d for %s (expected 1 to 4; "
+                    "bool is scalar only)", call, t.width,
+                    fg_elem_name(t.elem));
+  fgk_var *v = fgu_arena_alloc(&op->g->arena, sizeof *v);
+  if (!v)
+    return fgk_fail(op, FG_ENOMEM, "out of memory");
+  v->id = op->n_vars++;
+  v->type = t;
+  v->ndims = ndims;
+  for (int i = 0; i < ndims; i++)
+    v->dims[i] = dims[i];
+  fgk_stmt *s = append(op, FGK_S_DECL, call, false);
+  if (!s)
+    return NULL;
+  s->u.decl = v;
+  return v;
+}
+
+fg_expr *fg_var(fg_op *op, fg_elem elem, int width) {
+  fgk_var *v = new_var(op, fgk_t(elem, width), 0, NULL, "fg_var");
+  if (!v)
+    return NULL;
+  fg_expr *e = fgk_expr_new(op, FGK_E_VAR, v->type);
+  if (e)
+    e->u.var = v;
+  return e;
+}
+
+fg_expr *fg_tensor_var(fg_op *op, fg_field *field) {
+  if (!fgk_op_usable(op) || !field)
+    return NULL;
+  if (fg_type_is_big(field->type))
+    return fgk_fail(op, FG_ETYPE, "_tensorVar: field '%s' holds big "
+                    "tensors (%d elements); use _tensorElementVar",
+                    field->name, fg_type_tensor_elements(field->type));
+  return fg_var(op, field->type.elem, fg_type_tensor_elements(field->type));
+}
+
+fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field) {
+  if (!fgk_op_usable(op) || !field)
+    return NULL;
+  return fg_var(op, field->type.elem, 1);
+}
+
+enum { FGK_MAX_ARRAY = 16384 };
+
+fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...) {
+  if (!fgk_op_usable(op))
+    return NULL;
+  if (ndims < 1 || ndims > 3)
+    return fgk_fail(op, FG_EINVAL, "fg_array: %d dimensions (expected 1 "
+                    "to 3)", ndims);
+  int dims[3];
+  long total = 1;
+  va_list ap;
+  va_start(ap, ndims);
+  for (int i = 0; i < ndims; i++)
+    dims[i] = va_arg(ap, int);
+  va_end(ap);
+  for (int i = 0; i < ndims; i++) {
+    if (dims[i] < 1 || dims[i] > FGK_MAX_ARRAY)
+      return fgk_fail(op, FG_EINVAL, "fg_array: extent %d on axis %d "
+                      "(expected 1 to %d)", dims[i], i, FGK_MAX_ARRAY);
+    total *= dims[i];
+  }
+  if (total > FGK_MAX_ARRAY)
+    return fgk_fail(op, FG_EINVAL, "fg_array: %ld elements (at most %d per "
+                    "thread)", total, FGK_MAX_ARRAY);
+  fgk_var *v = new_var(op, fgk_t(elem, width), ndims, dims, "fg_array");
+  if (!v)
+    return NULL;
+  fg_expr *e = fgk_expr_new(op, FGK_E_VAR, v->type);
+  if (e)
+    e->u.var = v;
+  return e;
+}
+
+fg_expr *fg_at(fg_expr *array, int nidx, ...) {
+  if (!array || !fgk_op_usable(array->op))
+    return NULL;
+  fg_op *op = array->op;
+  if (array->kind != FGK_E_VAR || array->u.var->ndims == 0)
+    return fgk_fail(op, FG_EINVAL, "fg_at: the expression is not an array "
+                    "variable");
+  fgk_var *v = array->u.var;
+  if (nidx != v->ndims)
+    return fgk_fail(op, FG_EINVAL, "fg_at: %d indices for a %d-dimensional "
+                    "array", nidx, v->ndims);
+  fg_expr *idx[3] = {0};
+  va_list ap;
+  va_start(ap, nidx);
+  for (int i = 0; i < nidx; i++)
+    idx[i] = va_arg(ap, fg_expr *);
+  va_end(ap);
+  for (int i = 0; i < nidx; i++)
+    if (!fgk_check_index(op, idx[i], "fg_at", "an array index"))
+      return NULL;
+  fg_expr *e = fgk_expr_new(op, FGK_E_INDEX, v->type);
+  if (!e)
+    return NULL;
+  e->u.index.var = v;
+  e->u.index.n = nidx;
+  memcpy(e->u.index.idx, idx, sizeof idx);
+  return e;
+}
+
+/* Checks a value operand of a statement; false (maybe with an error) when
+ * the statement must not be added. */
+static bool operand_ok(fg_op *op, fg_expr *e, const char *call) {
+  if (!e || !fgk_op_usable(op))
+    return false;
+  if (e->op != op) {
+    fgk_fail(op, FG_EINVAL, "%s: expression was built in operator '%s'",
+             call, e->op ? e->op->name : "?");
+    return false;
+  }
+  return true;
+}
+
+void fg_assign(fg_expr *lhs, fg_expr *rhs) {
+  if (!lhs || !operand_ok(lhs->op, rhs, "fg_assign"))
+    return;
+  fg_op *op = lhs->op;
+  bool is_lvalue = (lhs->kind == FGK_E_VAR && lhs->u.var->ndims == 0) ||
+                   lhs->kind == FGK_E_INDEX;
+  if (!is_lvalue) {
+    fgk_fail(op, FG_EINVAL, "fg_assign: the left side is not a variable "
+             "or array element (swizzles and expressions are read-only)");
+    return;
+  }
+  if (!fgk_implicit_ok(rhs->type, lhs->type)) {
+    fgk_fail(op, FG_ETYPE, "fg_assign: cannot assign %s to a %s variable "
+             "(convert explicitly with fg_convert)",
+             fgk_type_name(rhs->type), fgk_type_name(lhs->type));
+    return;
+  }
+  fgk_stmt *s = append(op, FGK_S_ASSIGN, "fg_assign", false);
+  if (s) {
+    s->u.assign.lhs = lhs;
+    s->u.assign.rhs = rhs;
+  }
+}
+
+static bool cond_ok(fg_op *op, fg_expr *cond, const char *call) {
+  if (!operand_ok(op, cond, call))
+    return false;
+  if (cond->type.width != 1 || cond->type.elem == FG_F32 ||
+      cond->type.elem == FG_F64) {
+    fgk_fail(op, FG_ETYPE, "%s: condition must be an integer or bool "
+             "scalar, got %s", call, fgk_type_name(cond->type));
+    return false;
+  }
+  return true;
+}
+
+void fg_if(fg_expr *cond) {
+  if (!cond || !cond_ok(cond->op, cond, "fg_if"))
+    return;
+  fg_op *op = cond->op;
+  fgk_stmt *s = append(op, FGK_S_IF, "fg_if", false);
+  if (!s)
+    return;
+  s->u.if_.cond = cond;
+  push(op, FGK_F_THEN, &s->u.if_.then, s, "fg_if");
+}
+
+void fg_elseif(fg_expr *cond) {
+  if (!cond || !cond_ok(cond->op, cond, "fg_elseif"))
+    return;
+  fg_op *op = cond->op;
+  fgk_frame *f = op->depth ? &op->stack[op->depth - 1] : NULL;
+  if (!f || f->kind != FGK_F_THEN) {
+    fgk_fail(op, FG_ERULE, "fg_elseif without an open fg_if block");
+    return;
+  }
+  fgk_stmt *s = fgu_arena_alloc(&op->g->arena, sizeof *s);
+  if (!s) {
+    fgk_fail(op, FG_ENOMEM, "out of memory");
+    return;
+  }
+  s->kind = FGK_S_IF;
+  s->u.if_.cond = cond;
+  f->stmt->u.if_.els.first = f->stmt->u.if_.els.last = s;
+  f->stmt = s;
+  f->blk = &s->u.if_.then;
+}
+
+void fg_else(fg_op *op) {
+  if (!fgk_op_usable(op))
+    return;
+  fgk_frame *f = op->depth ? &op->stack[op->depth - 1] : NULL;
+  if (!f || f->kind != FGK_F_THEN) {
+    fgk_fail(op, FG_ERULE, "fg_else without an open fg_if block");
+    return;
+  }
+  f->kind = FGK_F_ELSE;
+  f->blk = &f->stmt->u.if_.els;
+}
+
+void fg_for(fg_expr *var, fg_expr *init, fg_expr *cond, fg_expr *step) {
+  if (!var || !operand_ok(var->op, init, "fg_for") ||
+      !cond_ok(var->op, cond, "fg_for") ||
+      !operand_ok(var->op, step, "fg_for"))
+    return;
+  fg_op *op = var->op;
+  if (var->kind != FGK_E_VAR || var->u.var->ndims != 0 ||
+      var->type.width != 1) {
+    fgk_fail(op, FG_EINVAL, "fg_for: the loop variable must be a scalar "
+             "variable");
+    return;
+  }
+  if (!fgk_implicit_ok(init->type, var->type) ||
+      !fgk_implicit_ok(step->type, var->type)) {
+    fgk_fail(op, FG_ETYPE, "fg_for: start %s and step %s must convert to "
+             "the loop variable's type %s", fgk_type_name(init->type),
+             fgk_type_name(step->type), fgk_type_name(var->type));
+    return;
+  }
+  fgk_stmt *s = append(op, FGK_S_FOR, "fg_for", false);
+  if (!s)
+    return;
+  s->u.for_.var = var->u.var;
+  s->u.for_.init = init;
+  s->u.for_.cond = cond;
+  s->u.for_.step = step;
+  push(op, FGK_F_FOR, &s->u.for_.body, s, "fg_for");
+}
+
+void fg_while(fg_expr *cond) {
+  if (!cond || !cond_ok(cond->op, cond, "fg_while"))
+    return;
+  fg_op *op = cond->op;
+  fgk_stmt *s = append(op, FGK_S_WHILE, "fg_while", false);
+  if (!s)
+    return;
+  s->u.while_.cond = cond;
+  push(op, FGK_F_WHILE, &s->u.while_.body, s, "fg_while");
+}
+
+void fg_end(fg_op *op) {
+  if (!fgk_op_usable(op))
+    return;
+  if (op->depth == 0) {
+    fgk_fail(op, FG_ERULE, "fg_end without an open block");
+    return;
+  }
+  op->depth--;
+}
+
+void fg_for_each_tensor_element(fg_op *op, fg_shape tensor_shape) {
+  if (!fgk_op_usable(op))
+    return;
+  if (fgk_in_foreach(op) || op->depth > 0) {
+    fgk_fail(op, FG_ERULE, "_forEachTensorElement must be the first "
+             "statement executed, at the top level of the operator");
+    return;
+  }
+  if (tensor_shape.ndim < 0 || tensor_shape.ndim > 2 ||
+      fg_shape_points(tensor_shape) < 1) {
+    fgk_fail(op, FG_ESHAPE, "_forEachTensorElement: invalid tensor shape "
+             "(%d dimensions)", tensor_shape.ndim);
+    return;
+  }
+  int64_t count = fg_shape_points(tensor_shape);
+  for (int i = 0; i < op->n_out; i++)
+    if (fg_type_tensor_elements(op->out_type[i]) != count) {
+      char ts[128];
+      fgk_fail(op, FG_ESHAPE, "_forEachTensorElement over %lld elements, "
+               "but output %d is %s", (long long)count, i,
+               fg_type_str(op->out_type[i], ts, sizeof ts));
+      return;
+    }
+  fgk_stmt *s = append(op, FGK_S_FOREACH, "_forEachTensorElement", false);
+  if (!s)
+    return;
+  s->u.foreach.count = (int)count;
+  op->foreach_seen = true;
+  op->foreach_count = (int)count;
+  push(op, FGK_F_FOREACH, &s->u.foreach.body, s, "_forEachTensorElement");
+}
+
+/* ---- reading and writing tensor fields ---------------------------------- */
+
+/* Collects ncoords coordinate expressions and checks them against the
+ * field's dimensions.  Returns false with an error recorded on mismatch. */
+static bool coords_ok(fg_op *op, const char *call, const char *fname,
+                      int fdims, int ncoords, fg_expr **coord) {
+  if (ncoords != fdims) {
+    fgk_fail(op, FG_ERULE, "%s('%s'): explicit addressing needs %d "
+             "coordinate(s) for a %d-dimensional field, got %d", call, fname,
+             fdims, fdims, ncoords);
+    return false;
+  }
+  for (int i = 0; i < ncoords; i++)
+    if (!fgk_check_index(op, coord[i], call, "a coordinate"))
+      return false;
+  return true;
+}
+
+static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
+                            fg_expr *elem, int ncoords, fg_expr **coord,
+                            const char *call) {
+  if (!fgk_op_usable(op) || !f)
+    return NULL;
+  for (int i = 0; i < ncoords && i < 3; i++)
+    if (!coord[i])
+      return NULL;
+  if (ncoords < 0 || ncoords > 3)
+    return fgk_fail(op, FG_ERULE, "%s('%s'): %d coordinates (expected 0 to "
+                    "3)", call, f->name, ncoords);
+  int n = fg_type_tensor_elements(f->type);
+  if (!element) {
+    if (fgk_in_foreach(op))
+      return fgk_fail(op, FG_ERULE, "%s is illegal in big-tensor mode "
+                      "(inside _forEachTensorElement); use "
+                      "_readTensorElement", call);
+    if (n > FG_MAX_SMALL_TENSOR)
+      return fgk_fail(op, FG_ERULE, "%s('%s'): the field holds big tensors "
+                      "(%d elements); read them with _readTensorElement",
+                      call, f->name, n);
+  } else if (!elem) {
+    if (!fgk_in_foreach(op))
+      return fgk_fail(op, FG_ERULE, "%s('%s'): no element index given and "
+                      "no _forEachTensorElement block is open", call,
+                      f->name);
+  } else if (!fgk_check_index(op, elem, call, "the element index")) {
+    return NULL;
+  }
+  if (ncoords > 0 &&
+      !coords_ok(op, call, f->name, f->type.field.ndim, ncoords, coord))
+    return NULL;
+  if (ncoords == 0 && f->type.field.ndim > 0 &&
+      !fg_shape_equal(f->type.field, op->out_type[0].field)) {
+    char a[128], b[128];
+    return fgk_fail(op, FG_ESHAPE, "%s('%s'): implicit addressing needs the "
+                    "field's shape to equal the thread shape; field is %s, "
+                    "output 0 is %s", call, f->name,
+                    fg_type_str(f->type, a, sizeof a),
+                    fg_type_str(op->out_type[0], b, sizeof b));
+  }
+  int port = fgk_op_input(op, f, call);
+  if (port < 0)
+    return NULL;
+  if (ncoords > 0)
+    op->in_nonlocal[port] = true;
+  fg_expr *e = fgk_expr_new(op, FGK_E_READ,
+                            fgk_t(f->type.elem, element ? 1 : n));
+  if (!e)
+    return NULL;
+  e->u.read.port = port;
+  e->u.read.element = element;
+  e->u.read.elem = elem;
+  e->u.read.ncoords = ncoords;
+  for (int i = 0; i < ncoords; i++)
+    e->u.read.coord[i] = coord[i];
+  return e;
+}
+
+#define COLLECT_COORDS(last, ncoords, coord)                                 \
+  fg_expr *coord[3] = {0};                                                   \
+  do {                                                                       \
+    va_list ap;                                                              \
+    va_start(ap, last);                                                      \
+    for (int i_ = 0; i_ < (ncoords) && i_ < 3; i_++)                         \
+      coord[i_] = va_arg(ap, fg_expr *);                                     \
+    va_end(ap);                                                              \
+  } while (0)
+
+fg_expr *fg_read_tensor(fg_op *op, fg_field *field) {
+  return read_common(op, field, false, NULL, 0, NULL, "_readTensor");
+}
+
+fg_expr *fg_read_tensor_at(fg_op *op, fg_field *field, int ncoords, ...) {
+  COLLECT_COORDS(ncoords, ncoords, coord);
+  return read_common(op, field, false, NULL, ncoords, coord, "_readTensor");
+}
+
+fg_expr *fg_read_element(fg_op *op, fg_field *field, fg_expr *element) {
+  return read_common(op, field, true, element, 0, NULL, "_readTensorElement");
+}
+
+fg_expr *fg_read_element_at(fg_op *op, fg_field *field, fg_expr *element,
+                            int ncoords, ...) {
+  COLLECT_COORDS(ncoords, ncoords, coord);
+  return read_common(op, field, true, element, ncoords, coord,
+                     "_readTensorElement");
+}
+
+static void write_common(fg_op *op, int out, fg_expr *value, bool element,
+                         fg_expr *elem, int ncoords, fg_expr **coord,
+                         const char *call) {
+  if (!operand_ok(op, value, call))
+    return;
+  for (int i = 0; i < ncoords && i < 3; i++)
+    if (!coord[i])
+      return;
+  if (out < 0 || out >= op->n_out) {
+    fgk_fail(op, FG_EINVAL, "%s: output %d does not exist (the operator "
+             "has outputs 0 to %d)", call, out, op->n_out - 1);
+    return;
+  }
+  if (ncoords < 0 || ncoords > 3) {
+    fgk_fail(op, FG_ERULE, "%s(_out%d): %d coordinates (expected 0 to 3)",
+             call, out, ncoords);
+    return;
+  }
+  fg_type ot = op->out_type[out];
+  int n = fg_type_tensor_elements(ot);
+  fgk_type want = fgk_t(ot.elem, element ? 1 : n);
+  char ts[128];
+  if (!element) {
+    if (fgk_in_foreach(op)) {
+      fgk_fail(op, FG_ERULE, "%s is illegal in big-tensor mode (inside "
+               "_forEachTensorElement); use _writeTensorElement", call);
+      return;
+    }
+    if (n > FG_MAX_SMALL_TENSOR) {
+      fgk_fail(op, FG_ERULE, "%s(_out%d): the output holds big tensors (%d "
+               "elements); write them with _writeTensorElement", call, out,
+               n);
+      return;
+    }
+    if (ncoords == 0 && op->depth > 0) {
+      fgk_fail(op, FG_ERULE, "%s(_out%d) must be the last executable "
+               "statement, at the top level of the operator, not inside a "
+               "block", call, out);
+      return;
+    }
+  } else if (!elem) {
+    if (!fgk_in_foreach(op)) {
+      fgk_fail(op, FG_ERULE, "%s(_out%d): no element index given and no "
+               "_forEachTensorElement block is open", call, out);
+      return;
+    }
+  } else if (!fgk_check_index(op, elem, call, "the element index")) {
+    return;
+  }
+  if (!fgk_type_eq(value->type, want) &&
+      !(value->type.width == 1 && fgk_implicit_ok(value->type, want))) {
+    fgk_fail(op, FG_ETYPE, "%s(_out%d): value is %s but output %d holds "
+             "%s (%s); convert it with fg_convert", call, out,
+             fgk_type_name(value->type), out, fg_type_str(ot, ts, sizeof ts),
+             fgk_type_name(want));
+    return;
+  }
+  if (ncoords > 0 &&
+      !coords_ok(op, call, "_out", ot.field.ndim, ncoords, coord))
+    return;
+  if (ncoords == 0 && ot.field.ndim > 0 &&
+      !fg_shape_equal(ot.field, op->out_type[0].field)) {
+    char b[128];
+    fgk_fail(op, FG_ESHAPE, "%s(_out%d): implicit addressing needs the "
+             "output's shape to equal the thread shape; output is %s, "
+             "output 0 is %s", call, out, fg_type_str(ot, ts, sizeof ts),
+             fg_type_str(op->out_type[0], b, sizeof b));
+    return;
+  }
+  bool local = ncoords == 0 && !element;
+  if (local && op->local_written[out]) {
+    fgk_fail(op, FG_ERULE, "%s(_out%d): output %d is already written by "
+             "_writeTensor", call, out, out);
+    return;
+  }
+  fgk_stmt *s = append(op, FGK_S_WRITE, call, local);
+  if (!s)
+    return;
+  s->u.write.at.port = out;
+  s->u.write.at.element = element;
+  s->u.write.at.elem = elem;
+  s->u.write.at.ncoords = ncoords;
+  for (int i = 0; i < ncoords; i++)
+    s->u.write.at.coord[i] = coord[i];
+  s->u.write.value = value;
+  op->written[out] = true;
+  if (local) {
+    op->local_written[out] = true;
+    op->top_write_seen = true;
+  }
+}
+
+void fg_write_tensor(fg_op *op, int out, fg_expr *value) {
+  write_common(op, out, value, false, NULL, 0, NULL, "_writeTensor");
+}
+
+void fg_write_tensor_at(fg_op *op, int out, fg_expr *value, int ncoords,
+                        ...) {
+  COLLECT_COORDS(ncoords, ncoords, coord);
+  write_common(op, out, value, false, NULL, ncoords, coord, "_writeTensor");
+}
+
+void fg_write_element(fg_op *op, int out, fg_expr *value, fg_expr *element) {
+  write_common(op, out, value, true, element, 0, NULL, "_writeTensorElement");
+}
+
+void fg_write_element_at(fg_op *op, int out, fg_expr *value,
+                         fg_expr *element, int ncoords, ...) {
+  COLLECT_COORDS(ncoords, ncoords, coord);
+  write_common(op, out, value, true, element, ncoords, coord,
+               "_writeTensorElement");
+}

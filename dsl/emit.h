@@ -1,0 +1,29 @@
+/* dsl/emit.h - turning a kernel's IR into source text.
+ *
+ * The C dialect (for backend-cpu) produces one function
+ *
+ *   void NAME(void *const *buf, const int64_t *dim,
+ *             int64_t t0, int64_t t1, int64_t c0, int64_t c1);
+ *
+ * buf[] holds the kernel's inputs, then its outputs; dim[] holds (layers,
+ * rows, columns) for each buffer in the same order (1 for missing axes),
+ * then the thread shape.  The function runs the threads whose flattened
+ * (layer, row) index lies in [t0, t1) and whose column lies in [c0, c1).
+ * Field extents are arguments, not constants, so one build serves every
+ * image size.  Internal.
+ */
+#ifndef FG_DSL_EMIT_H
+#define FG_DSL_EMIT_H
+
+#include "ir.h"
+
+typedef enum fgk_dialect { FGK_DIALECT_C } fgk_dialect;
+
+/* Source text of kernel k as a function named fn_name (an identifier), in
+ * dialect d; malloc'd, NULL when out of memory. */
+char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name);
+
+/* Writes an identifier made from name (letters, digits, '_') into out. */
+void fgk_identifier(const char *name, char *out, size_t size);
+
+#endif

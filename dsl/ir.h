@@ -1,0 +1,146 @@
+/* dsl/ir.h - the kernel IR: a small typed tree of statements and
+ * expressions that every operator (built-in or user-written) is expressed
+ * in.  The DSL builder (dsl/builder.c, dsl/expr.c) creates it, the fusion
+ * pass (fuse/) groups it, the emitters (dsl/emit*.c) turn it into source.
+ * Internal; prefix fgk_.  All nodes live in the owning graph's arena.
+ */
+#ifndef FG_DSL_IR_H
+#define FG_DSL_IR_H
+
+#include "fieldgraph.h"
+#include "util/util.h"
+
+#include <stdbool.h>
+
+/* The type of a kernel value: element type and vector width 1..4. */
+typedef struct fgk_type {
+  fg_elem elem;
+  int width;
+} fgk_type;
+
+static inline bool fgk_is_float(fg_elem e) { return e == FG_F32 || e == FG_F64; }
+static inline bool fgk_is_int(fg_elem e) {
+  return e >= FG_I8 && e <= FG_U64;
+}
+static inline bool fgk_is_signed(fg_elem e) {
+  return e == FG_I8 || e == FG_I16 || e == FG_I32 || e == FG_I64;
+}
+static inline fgk_type fgk_t(fg_elem e, int w) { return (fgk_type){e, w}; }
+static inline bool fgk_type_eq(fgk_type a, fgk_type b) {
+  return a.elem == b.elem && a.width == b.width;
+}
+
+/* OpenCL-style type name ("float4", "uchar", "bool") of t. */
+const char *fgk_type_name(fgk_type t);
+
+/* Builtin function ids, in the order of FG_BUILTINS. */
+typedef enum fgk_builtin {
+#define FGK__BUILTIN_ID(name, arity, rule, ctmpl, clname, text) FGK_FN_##name,
+  FG_BUILTINS(FGK__BUILTIN_ID)
+#undef FGK__BUILTIN_ID
+  FGK_FN_COUNT_
+} fgk_builtin;
+
+typedef enum fgk_rule { FGK_RULE_FLT, FGK_RULE_NUM, FGK_RULE_INT,
+                        FGK_RULE_FLTRED, FGK_RULE_FLTINT,
+                        FGK_RULE_FLTI } fgk_rule;
+
+typedef struct fgk_builtin_info {
+  const char *name;
+  int arity;
+  fgk_rule rule;
+  const char *c_template;
+  const char *cl_name;
+  const char *text;
+} fgk_builtin_info;
+
+extern const fgk_builtin_info fgk_builtins[FGK_FN_COUNT_];
+
+typedef enum fgk_binop {
+  FGK_ADD, FGK_SUB, FGK_MUL, FGK_DIV, FGK_MOD,
+  FGK_EQ, FGK_NE, FGK_LT, FGK_LE, FGK_GT, FGK_GE,
+  FGK_LAND, FGK_LOR, FGK_BAND, FGK_BOR, FGK_BXOR, FGK_SHL, FGK_SHR,
+  FGK_BINOP_COUNT_
+} fgk_binop;
+
+typedef enum fgk_unop { FGK_NEG, FGK_LNOT, FGK_BNOT } fgk_unop;
+
+/* Variables: scalars, vectors and arrays of them. */
+typedef struct fgk_var {
+  int id;               /* unique within its operator */
+  fgk_type type;
+  int ndims;            /* 0 for a plain variable, 1-3 for arrays */
+  int dims[3];
+} fgk_var;
+
+typedef enum fgk_expr_kind {
+  FGK_E_CONST, FGK_E_VAR, FGK_E_THREAD, FGK_E_UNARY, FGK_E_BINARY,
+  FGK_E_CALL, FGK_E_SWIZZLE, FGK_E_VECTOR, FGK_E_CONVERT, FGK_E_AS,
+  FGK_E_READ, FGK_E_INDEX
+} fgk_expr_kind;
+
+/* How a read or write addresses its field. */
+typedef struct fgk_access {
+  int port;              /* input index (reads) or output index (writes) */
+  bool element;          /* _readTensorElement / _writeTensorElement */
+  int ncoords;           /* 0: implicit (this thread's location) */
+  struct fg_expr *coord[3];
+  struct fg_expr *elem;  /* element index when element is true */
+} fgk_access;
+
+struct fg_expr {
+  fgk_expr_kind kind;
+  fgk_type type;
+  fg_op *op;
+  union {
+    union { int64_t i; uint64_t u; double f; } k;   /* CONST */
+    fgk_var *var;                                    /* VAR */
+    fg_thread_const thread;                          /* THREAD */
+    struct { int op; struct fg_expr *a, *b; } bin;   /* UNARY, BINARY */
+    struct { fgk_builtin fn; int n; struct fg_expr *arg[3]; } call;
+    struct { struct fg_expr *a; int n; int comp[4]; } swz;
+    struct { int n; struct fg_expr *arg[4]; } vec;   /* VECTOR */
+    struct { struct fg_expr *a; bool sat; } conv;    /* CONVERT, AS */
+    fgk_access read;                                 /* READ */
+    struct { fgk_var *var; int n; struct fg_expr *idx[3]; } index;
+  } u;
+};
+
+typedef enum fgk_stmt_kind {
+  FGK_S_DECL, FGK_S_ASSIGN, FGK_S_IF, FGK_S_FOR, FGK_S_WHILE,
+  FGK_S_WRITE, FGK_S_FOREACH
+} fgk_stmt_kind;
+
+typedef struct fgk_stmt fgk_stmt;
+typedef struct fgk_block {
+  fgk_stmt *first, *last;
+} fgk_block;
+
+struct fgk_stmt {
+  fgk_stmt_kind kind;
+  fgk_stmt *next;
+  union {
+    fgk_var *decl;                                         /* DECL */
+    struct { struct fg_expr *lhs, *rhs; } assign;          /* ASSIGN */
+    struct { struct fg_expr *cond; fgk_block then, els; } if_;
+    struct { fgk_var *var; struct fg_expr *init, *cond, *step;
+             fgk_block body; } for_;
+    struct { struct fg_expr *cond; fgk_block body; } while_;
+    struct { fgk_access at; struct fg_expr *value; } write; /* WRITE */
+    struct { int count; fgk_block body; } foreach;          /* FOREACH */
+  } u;
+};
+
+/* A finished operator's kernel: what the emitters need. */
+typedef struct fgk_kernel {
+  const char *name;
+  int n_in, n_out;
+  fg_type *in_type;      /* n_in */
+  fg_type out_type[FG_MAX_OUTPUTS];
+  fg_shape threads;      /* thread shape: first output's field shape */
+  fgk_block body;
+  int n_vars;
+  bool *in_nonlocal;     /* n_in: read with explicit addressing somewhere */
+} fgk_kernel;
+
+#endif

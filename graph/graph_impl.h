@@ -1,0 +1,72 @@
+/* graph/graph_impl.h - the bodies of fg_graph, fg_field and graph nodes,
+ * shared by the graph builder, the DSL builder and the compiler.  Internal.
+ */
+#ifndef FG_GRAPH_IMPL_H
+#define FG_GRAPH_IMPL_H
+
+#include "dsl/ir.h"
+
+typedef enum fg__node_kind {
+  FG_NODE_INPUT, FG_NODE_CONST, FG_NODE_OP
+} fg__node_kind;
+
+typedef struct fg__node fg__node;
+
+struct fg_field {
+  int id;                 /* index in graph->fields */
+  fg_type type;
+  const char *name;
+  fg__node *producer;
+  int port;               /* which output of the producer */
+  fg_graph *graph;
+};
+
+struct fg__node {
+  int id;                 /* index in graph->nodes; topological order */
+  fg__node_kind kind;
+  const char *name;
+  int n_out;
+  fg_field *out[FG_MAX_OUTPUTS];
+  const void *data;       /* FG_NODE_CONST: fg_type_bytes(out[0]) bytes */
+  fgk_kernel *kernel;     /* FG_NODE_OP */
+  fg_field **in;          /* FG_NODE_OP: the fields the kernel reads, in */
+  int n_in;               /* the order of its input ports */
+};
+
+typedef struct fg__output {
+  const char *name;
+  fg_field *field;
+} fg__output;
+
+/* A growable array of pointers in the graph's arena. */
+typedef struct fg__vec {
+  void **item;
+  int n, cap;
+} fg__vec;
+
+struct fg_graph {
+  fgu_arena arena;
+  const char *name;
+  fg_status status;
+  char errmsg[1024];
+  fg__vec nodes, fields, inputs, outputs;   /* fg__node*, fg_field*,
+                                               fg_field*, fg__output* */
+  fg_op *open_op;         /* operator being built, if any */
+  const char *open_op_name;
+};
+
+/* Records the first error on g (later ones are ignored); returns NULL so
+ * builders can `return fg__fail(...)`. */
+void *fg__fail(fg_graph *g, fg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Appends p to v in g's arena; 0 on out-of-memory (recorded on g). */
+int fg__vec_push(fg_graph *g, fg__vec *v, void *p);
+/* New node with n_out output fields of the given types, named
+ * "<name>.out<i>" (or name when n_out is 1 and the node is no operator). */
+fg__node *fg__node_new(fg_graph *g, fg__node_kind kind, const char *name,
+                       int n_out, const fg_type *types);
+/* Checks that t is a valid field type; on failure records a message about
+ * what (e.g. "input 'img'") on g and returns 0. */
+int fg__check_type(fg_graph *g, const char *what, fg_type t);
+
+#endif

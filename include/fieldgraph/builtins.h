@@ -1,0 +1,98 @@
+/* fieldgraph/builtins.h - the table of kernel built-in functions.
+ *
+ * One row per function; the library builds its type checker and both
+ * source dialects from this table, and dsl.h declares fg_<name>() for each
+ * row (e.g. fg_sqrt(x), fg_pow(x, y), fg_clamp(x, lo, hi)).
+ *
+ * Columns: name, arity, type rule, C scalar template (%0..%2 are the
+ * arguments, %f is "f" for float and "" for double), OpenCL name, text.
+ *
+ * Type rules (T is the type of the first argument; scalar arguments are
+ * widened to T's vector width where T is a vector):
+ *   FLT    T float/double (scalar or vector); every argument T; result T
+ *   NUM    T any integer or float type; every argument T; result T
+ *   INT    T any integer type; every argument T; result T
+ *   FLTRED T float/double; every argument T; result is T's scalar
+ *   FLTINT T float/double; second argument int (or intn); result T
+ *   FLTI   T float/double; result int (or intn of T's width)
+ */
+#ifndef FIELDGRAPH_BUILTINS_H
+#define FIELDGRAPH_BUILTINS_H
+
+#define FG_BUILTINS(X)                                                        \
+  /* math functions */                                                        \
+  X(acos,      1, FLT,    "acos%f(%0)",            "acos",      "arc cosine") \
+  X(acosh,     1, FLT,    "acosh%f(%0)",           "acosh",     "inverse hyperbolic cosine") \
+  X(acospi,    1, FLT,    "(acos%f(%0) * FGK_1_PI)", "acospi",  "acos(x) / pi") \
+  X(asin,      1, FLT,    "asin%f(%0)",            "asin",      "arc sine") \
+  X(asinh,     1, FLT,    "asinh%f(%0)",           "asinh",     "inverse hyperbolic sine") \
+  X(asinpi,    1, FLT,    "(asin%f(%0) * FGK_1_PI)", "asinpi",  "asin(x) / pi") \
+  X(atan,      1, FLT,    "atan%f(%0)",            "atan",      "arc tangent") \
+  X(atan2,     2, FLT,    "atan2%f(%0, %1)",       "atan2",     "arc tangent of y / x") \
+  X(atanh,     1, FLT,    "atanh%f(%0)",           "atanh",     "hyperbolic arc tangent") \
+  X(atanpi,    1, FLT,    "(atan%f(%0) * FGK_1_PI)", "atanpi",  "atan(x) / pi") \
+  X(atan2pi,   2, FLT,    "(atan2%f(%0, %1) * FGK_1_PI)", "atan2pi", "atan2(y, x) / pi") \
+  X(cbrt,      1, FLT,    "cbrt%f(%0)",            "cbrt",      "cube root") \
+  X(ceil,      1, FLT,    "ceil%f(%0)",            "ceil",      "round toward +infinity") \
+  X(copysign,  2, FLT,    "copysign%f(%0, %1)",    "copysign",  "x with the sign of y") \
+  X(cos,       1, FLT,    "cos%f(%0)",             "cos",       "cosine") \
+  X(cosh,      1, FLT,    "cosh%f(%0)",            "cosh",      "hyperbolic cosine") \
+  X(cospi,     1, FLT,    "cos%f(%0 * FGK_PI)",    "cospi",     "cos(pi x)") \
+  X(erf,       1, FLT,    "erf%f(%0)",             "erf",       "error function") \
+  X(erfc,      1, FLT,    "erfc%f(%0)",            "erfc",      "complementary error function") \
+  X(exp,       1, FLT,    "exp%f(%0)",             "exp",       "e to the x") \
+  X(exp2,      1, FLT,    "exp2%f(%0)",            "exp2",      "2 to the x") \
+  X(exp10,     1, FLT,    "exp10%f(%0)",           "exp10",     "10 to the x") \
+  X(expm1,     1, FLT,    "expm1%f(%0)",           "expm1",     "e to the x, minus 1") \
+  X(fabs,      1, FLT,    "fabs%f(%0)",            "fabs",      "absolute value") \
+  X(fdim,      2, FLT,    "fdim%f(%0, %1)",        "fdim",      "positive difference") \
+  X(floor,     1, FLT,    "floor%f(%0)",           "floor",     "round toward -infinity") \
+  X(fma,       3, FLT,    "fma%f(%0, %1, %2)",     "fma",       "a * b + c, rounded once") \
+  X(fmax,      2, FLT,    "fmax%f(%0, %1)",        "fmax",      "larger of x and y") \
+  X(fmin,      2, FLT,    "fmin%f(%0, %1)",        "fmin",      "smaller of x and y") \
+  X(fmod,      2, FLT,    "fmod%f(%0, %1)",        "fmod",      "x - y * trunc(x / y)") \
+  X(hypot,     2, FLT,    "hypot%f(%0, %1)",       "hypot",     "sqrt(x^2 + y^2)") \
+  X(ilogb,     1, FLTI,   "ilogb%f(%0)",           "ilogb",     "exponent as an integer") \
+  X(ldexp,     2, FLTINT, "ldexp%f(%0, %1)",       "ldexp",     "x * 2^n") \
+  X(lgamma,    1, FLT,    "lgamma%f(%0)",          "lgamma",    "log gamma") \
+  X(log,       1, FLT,    "log%f(%0)",             "log",       "natural logarithm") \
+  X(log2,      1, FLT,    "log2%f(%0)",            "log2",      "base 2 logarithm") \
+  X(log10,     1, FLT,    "log10%f(%0)",           "log10",     "base 10 logarithm") \
+  X(log1p,     1, FLT,    "log1p%f(%0)",           "log1p",     "ln(1 + x)") \
+  X(logb,      1, FLT,    "logb%f(%0)",            "logb",      "exponent of x") \
+  X(mad,       3, FLT,    "(%0 * %1 + %2)",        "mad",       "approximates a * b + c") \
+  X(maxmag,    2, FLT,    "fgk_maxmag%f(%0, %1)",  "maxmag",    "argument of larger magnitude") \
+  X(minmag,    2, FLT,    "fgk_minmag%f(%0, %1)",  "minmag",    "argument of smaller magnitude") \
+  X(nextafter, 2, FLT,    "nextafter%f(%0, %1)",   "nextafter", "next value after x toward y") \
+  X(pow,       2, FLT,    "pow%f(%0, %1)",         "pow",       "x to the power y") \
+  X(pown,      2, FLTINT, "pow%f(%0, %1)",         "pown",      "x to the integer power n") \
+  X(powr,      2, FLT,    "pow%f(%0, %1)",         "powr",      "x to the power y, x >= 0") \
+  X(remainder, 2, FLT,    "remainder%f(%0, %1)",   "remainder", "IEEE remainder") \
+  X(rint,      1, FLT,    "rint%f(%0)",            "rint",      "round to nearest even") \
+  X(rootn,     2, FLTINT, "fgk_rootn%f(%0, %1)",   "rootn",     "x to the power 1/n") \
+  X(round,     1, FLT,    "round%f(%0)",           "round",     "round half away from zero") \
+  X(rsqrt,     1, FLT,    "(1 / sqrt%f(%0))",      "rsqrt",     "inverse square root") \
+  X(sin,       1, FLT,    "sin%f(%0)",             "sin",       "sine") \
+  X(sinh,      1, FLT,    "sinh%f(%0)",            "sinh",      "hyperbolic sine") \
+  X(sinpi,     1, FLT,    "sin%f(%0 * FGK_PI)",    "sinpi",     "sin(pi x)") \
+  X(sqrt,      1, FLT,    "sqrt%f(%0)",            "sqrt",      "square root") \
+  X(tan,       1, FLT,    "tan%f(%0)",             "tan",       "tangent") \
+  X(tanh,      1, FLT,    "tanh%f(%0)",            "tanh",      "hyperbolic tangent") \
+  X(tanpi,     1, FLT,    "tan%f(%0 * FGK_PI)",    "tanpi",     "tan(pi x)") \
+  X(tgamma,    1, FLT,    "tgamma%f(%0)",          "tgamma",    "gamma function") \
+  X(trunc,     1, FLT,    "trunc%f(%0)",           "trunc",     "round toward zero") \
+  /* common functions */                                                      \
+  X(clamp,     3, NUM,    "fgk_min(fgk_max(%0, %1), %2)", "clamp", "min(max(x, lo), hi)") \
+  X(degrees,   1, FLT,    "(%0 * FGK_180_PI)",     "degrees",   "radians to degrees") \
+  X(max,       2, NUM,    "fgk_max(%0, %1)",       "max",       "y if x < y, else x") \
+  X(min,       2, NUM,    "fgk_min(%0, %1)",       "min",       "y if y < x, else x") \
+  X(mix,       3, FLT,    "(%0 + (%1 - %0) * %2)", "mix",       "x + (y - x) * a") \
+  X(radians,   1, FLT,    "(%0 * FGK_PI_180)",     "radians",   "degrees to radians") \
+  X(sign,      1, FLT,    "fgk_sign%f(%0)",        "sign",      "1, 0, -0, -1 or NaN by the sign of x") \
+  X(step,      2, FLT,    "(%1 < %0 ? 0 : 1)",     "step",      "0 if x < edge, else 1") \
+  /* geometric functions */                                                   \
+  X(dot,       2, FLTRED, "",                      "dot",       "dot product") \
+  X(length,    1, FLTRED, "",                      "length",    "vector length") \
+  X(distance,  2, FLTRED, "",                      "distance",  "vector distance")
+
+#endif

@@ -1,0 +1,111 @@
+/* fieldgraph/context.h - contexts, compiled programs and runs.
+ *
+ *   fg_context *ctx;
+ *   fg_program *prog;
+ *   if (fg_context_new(NULL, &ctx) != FG_OK) ...      // default backend
+ *   if (fg_compile(ctx, g, NULL, &prog) != FG_OK)
+ *     fprintf(stderr, "%s\n", fg_context_errmsg(ctx));
+ *   const void *in[] = {pixels};
+ *   void *out[] = {result};
+ *   fg_program_run(prog, 1, in, 1, out);             // blocks until done
+ *   fg_program_free(prog);
+ *   fg_context_free(ctx);
+ *
+ * A context owns a backend (the device), its kernel cache and its
+ * statistics.  A context and its programs belong to one thread at a time.
+ */
+#ifndef FIELDGRAPH_CONTEXT_H
+#define FIELDGRAPH_CONTEXT_H
+
+#include "graph.h"
+
+typedef struct fg_context fg_context;
+typedef struct fg_program fg_program;
+
+typedef enum fg_backend_kind {
+  FG_BACKEND_DEFAULT,  /* $FG_BACKEND ("cpu" or "opencl"), else the CPU */
+  FG_BACKEND_CPU,      /* C compiled by clang, run on a thread pool */
+  FG_BACKEND_OPENCL    /* an OpenCL device */
+} fg_backend_kind;
+
+/* Floating-point precision of generated kernels. */
+typedef enum fg_precision {
+  FG_PRECISION_FULL,     /* IEEE results as the C library gives them */
+  FG_PRECISION_RELAXED   /* fast-math: vectorized approximations allowed */
+} fg_precision;
+
+/* Options for fg_context_new; zero-initialize, then set what matters. */
+typedef struct fg_context_options {
+  fg_backend_kind backend;
+  int threads;             /* CPU worker threads; 0: one per core */
+  const char *cache_dir;   /* kernel cache; NULL: $FG_CACHE_DIR, else
+                              $XDG_CACHE_HOME/fieldgraph, else
+                              ~/.cache/fieldgraph */
+} fg_context_options;
+
+/* Options for fg_compile; zero-initialize, then set what matters. */
+typedef struct fg_compile_options {
+  fg_precision precision;
+} fg_compile_options;
+
+/* Counters a context keeps, for tests and tuning. */
+typedef struct fg_context_stats {
+  uint64_t kernels_compiled;   /* compiler invocations */
+  uint64_t cache_hits;         /* kernels loaded from the on-disk cache */
+  uint64_t kernel_launches;
+  uint64_t runs;
+} fg_context_stats;
+
+/* Creates a context; opt may be NULL.  On failure *out is NULL and, when
+ * errmsg is non-NULL, a message is written there (errlen bytes). */
+fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
+                         char *errmsg, size_t errlen);
+/* Frees a context; its programs must be freed first.  NULL does nothing. */
+void fg_context_free(fg_context *ctx);
+/* Message of the context's last failure, "" if none; owned by ctx, valid
+ * until the next call on ctx.  Never NULL. */
+const char *fg_context_errmsg(const fg_context *ctx);
+/* The backend in use ("cpu", "opencl"), and a one-line device description
+ * owned by ctx. */
+const char *fg_context_backend_name(const fg_context *ctx);
+const char *fg_context_device(const fg_context *ctx);
+/* Copies the context's counters into *stats. */
+fg_status fg_context_get_stats(const fg_context *ctx, fg_context_stats *stats);
+
+/* Compiles graph g for ctx: checks it, plans buffers, generates and builds
+ * (or loads from the cache) one kernel per operator.  opt may be NULL.  The
+ * program owns what it needs: g may be freed afterwards. */
+fg_status fg_compile(fg_context *ctx, fg_graph *g,
+                     const fg_compile_options *opt, fg_program **out);
+/* Frees a program; NULL does nothing. */
+void fg_program_free(fg_program *prog);
+
+/* Runs the program once and waits for it: inputs[i] points at the data of
+ * graph input i (fg_type_bytes of its type, declaration order), outputs[i]
+ * at room for graph output i.  Output memory must not overlap inputs or
+ * other outputs.  On failure the message is in fg_context_errmsg. */
+fg_status fg_program_run(fg_program *prog, int n_inputs,
+                         const void *const *inputs, int n_outputs,
+                         void *const *outputs);
+
+/* Inputs and outputs of a compiled program, in declaration order. */
+int fg_program_input_count(const fg_program *prog);
+int fg_program_output_count(const fg_program *prog);
+/* Name and type of input / output i; NULL / zero type when out of range.
+ * Names are owned by the program. */
+const char *fg_program_input_name(const fg_program *prog, int i);
+const char *fg_program_output_name(const fg_program *prog, int i);
+fg_type fg_program_input_type(const fg_program *prog, int i);
+fg_type fg_program_output_type(const fg_program *prog, int i);
+/* Index of the input / output with that name, -1 if none. */
+int fg_program_input_index(const fg_program *prog, const char *name);
+int fg_program_output_index(const fg_program *prog, const char *name);
+/* Number of kernels the program launches per run. */
+int fg_program_kernel_count(const fg_program *prog);
+/* Generated source of kernel i (dialect of the context's backend); owned by
+ * the program; NULL when out of range. */
+const char *fg_program_kernel_source(const fg_program *prog, int i);
+/* Name of kernel i ("half", ...); NULL when out of range. */
+const char *fg_program_kernel_name(const fg_program *prog, int i);
+
+#endif

@@ -1,0 +1,220 @@
+/* fieldgraph/dsl.h - writing kernels as operators, in the style of Cog's
+ * GPUOperator.  The body describes what ONE thread does to produce ONE
+ * tensor of the first output field:
+ *
+ *   // half: every tensor of the input divided by two
+ *   fg_field *half(fg_graph *g, fg_field *in) {
+ *     fg_op *op = fg_op_begin(g, "half", 1, (fg_type[]){fg_field_type(in)});
+ *     fg_write_tensor(op, 0, fg_divf(fg_read_tensor(op, in), 2.0f));
+ *     return fg_op_end(op);
+ *   }
+ *
+ * Names follow Cog's: _readTensor is fg_read_tensor, _out0 is output index
+ * 0, `:=` is fg_assign, `===` is fg_eq, _if/_else/_for are fg_if/fg_else/
+ * fg_for closed by fg_end.  Expressions (fg_expr) and operators live in the
+ * graph's memory and die with it.  Every call accepts NULL arguments coming
+ * from earlier failures and returns NULL then (sticky errors, see graph.h);
+ * type errors name the operator, the call and both types.
+ *
+ * Statements append to the innermost open block.  Rules (as in Cog):
+ *  - fg_write_tensor statements come last, at the top level of the body;
+ *  - fg_for_each_tensor_element is the first and only top-level statement
+ *    of a big-tensor body, and fg_read_tensor/fg_write_tensor are illegal
+ *    inside it (use the _element calls);
+ *  - explicit addressing gives exactly as many coordinates as the field has
+ *    dimensions;
+ *  - every output is written; at most FG_MAX_OUTPUTS outputs.
+ * Reads at explicit coordinates outside the field read the nearest edge
+ * tensor (clamp to edge); explicit writes outside the field are dropped.
+ */
+#ifndef FIELDGRAPH_DSL_H
+#define FIELDGRAPH_DSL_H
+
+#include "graph.h"
+#include "builtins.h"
+
+#define FG_MAX_OUTPUTS 10
+
+typedef struct fg_op fg_op;
+typedef struct fg_expr fg_expr;
+
+/* ---- operators ---------------------------------------------------------- */
+
+/* Starts an operator named name with n_outputs outputs of the given types;
+ * the first output's field shape is the thread shape.  Only one operator of
+ * a graph is open at a time. */
+fg_op *fg_op_begin(fg_graph *g, const char *name, int n_outputs,
+                   const fg_type *out_types);
+/* Closes the body, checks the rules and adds the operator to the graph;
+ * returns output 0 (NULL on error). */
+fg_field *fg_op_end(fg_op *op);
+/* Output i of a closed operator (the field a later node reads). */
+fg_field *fg_op_output(fg_op *op, int i);
+/* The graph the operator is built in. */
+fg_graph *fg_op_graph(fg_op *op);
+/* The operator an expression belongs to (for GPU functions that take only
+ * expressions); NULL for NULL. */
+fg_op *fg_expr_op(const fg_expr *e);
+/* Type of an expression: element type and vector width (1-4).  Width 0 for
+ * NULL. */
+fg_elem fg_expr_elem(const fg_expr *e);
+int fg_expr_width(const fg_expr *e);
+
+/* ---- constants and variables ------------------------------------------- */
+
+fg_expr *fg_float(fg_op *op, float v);        /* 2.0f */
+fg_expr *fg_double(fg_op *op, double v);      /* 2.0 */
+fg_expr *fg_int(fg_op *op, int32_t v);        /* 2 */
+fg_expr *fg_uint(fg_op *op, uint32_t v);      /* 2u */
+fg_expr *fg_long(fg_op *op, int64_t v);       /* 2L */
+fg_expr *fg_ulong(fg_op *op, uint64_t v);     /* 2UL */
+fg_expr *fg_bool(fg_op *op, int v);           /* true / false */
+
+/* A scalar (width 1) or vector (width 2, 3, 4) variable, zero-initialized:
+ * _floatVar() is fg_var(op, FG_F32, 1), _int4Var() is fg_var(op, FG_I32, 4).
+ */
+fg_expr *fg_var(fg_op *op, fg_elem elem, int width);
+/* A variable holding one tensor of field (small tensors only). */
+fg_expr *fg_tensor_var(fg_op *op, fg_field *field);
+/* A variable holding one tensor element of field. */
+fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field);
+/* A thread-local array of 1-3 dimensions, zero-initialized:
+ * _floatArray(4, 4) is fg_array(op, FG_F32, 1, 2, 4, 4). */
+fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...);
+/* Element of an array variable at ndims integer indices; readable and
+ * assignable. */
+fg_expr *fg_at(fg_expr *array, int nidx, ...);
+
+/* ---- statements --------------------------------------------------------- */
+
+/* lhs := rhs, lhs a variable or array element; rhs converts implicitly
+ * only from a scalar to lhs's element type of no higher rank. */
+void fg_assign(fg_expr *lhs, fg_expr *rhs);
+/* _if (cond) { ... } _elseif (cond) { ... } _else { ... } fg_end */
+void fg_if(fg_expr *cond);
+void fg_elseif(fg_expr *cond);
+void fg_else(fg_op *op);
+/* for (var := init; cond; var += step) { ... } fg_end */
+void fg_for(fg_expr *var, fg_expr *init, fg_expr *cond, fg_expr *step);
+/* while (cond) { ... } fg_end */
+void fg_while(fg_expr *cond);
+/* Closes the innermost fg_if / fg_for / fg_while / for-each block. */
+void fg_end(fg_op *op);
+/* _forEachTensorElement(shape) { ... } fg_end: loops over the elements of
+ * a big tensor of the given shape; fg_tensor_element() is the index. */
+void fg_for_each_tensor_element(fg_op *op, fg_shape tensor_shape);
+
+/* ---- reading and writing tensor fields ---------------------------------- */
+
+/* _readTensor(field): the tensor at this thread's location (or the only
+ * tensor of a 0-dimensional field). */
+fg_expr *fg_read_tensor(fg_op *op, fg_field *field);
+/* _readTensor(field, [layer,] [row,] column): ncoords must equal the
+ * field's dimensions. */
+fg_expr *fg_read_tensor_at(fg_op *op, fg_field *field, int ncoords, ...);
+/* _readTensorElement(field, element): element of the tensor at this
+ * thread's location; element NULL means fg_tensor_element(). */
+fg_expr *fg_read_element(fg_op *op, fg_field *field, fg_expr *element);
+/* _readTensorElement(field, [layer,] [row,] column, element). */
+fg_expr *fg_read_element_at(fg_op *op, fg_field *field, fg_expr *element,
+                            int ncoords, ...);
+/* _writeTensor(_outN, value) at this thread's location. */
+void fg_write_tensor(fg_op *op, int out, fg_expr *value);
+/* _writeTensor(_outN, value, [layer,] [row,] column). */
+void fg_write_tensor_at(fg_op *op, int out, fg_expr *value, int ncoords, ...);
+/* _writeTensorElement(_outN, value, element); element NULL means
+ * fg_tensor_element(). */
+void fg_write_element(fg_op *op, int out, fg_expr *value, fg_expr *element);
+/* _writeTensorElement(_outN, value, [layer,] [row,] column, element). */
+void fg_write_element_at(fg_op *op, int out, fg_expr *value,
+                         fg_expr *element, int ncoords, ...);
+
+/* ---- thread constants (int) --------------------------------------------- */
+
+typedef enum fg_thread_const {
+  FG_LAYER, FG_ROW, FG_COLUMN,              /* this thread's location */
+  FG_LAYERS, FG_ROWS, FG_COLUMNS,           /* the thread shape */
+  FG_TENSOR_ELEMENT, FG_TENSOR_ELEMENTS,    /* for-each index / count */
+  FG_THREAD_CONST_COUNT_
+} fg_thread_const;
+fg_expr *fg_thread(fg_op *op, fg_thread_const which);
+#define fg_layer(op)   fg_thread((op), FG_LAYER)
+#define fg_row(op)     fg_thread((op), FG_ROW)
+#define fg_column(op)  fg_thread((op), FG_COLUMN)
+#define fg_layers(op)  fg_thread((op), FG_LAYERS)
+#define fg_rows(op)    fg_thread((op), FG_ROWS)
+#define fg_columns(op) fg_thread((op), FG_COLUMNS)
+#define fg_tensor_element(op)  fg_thread((op), FG_TENSOR_ELEMENT)
+#define fg_tensor_elements(op) fg_thread((op), FG_TENSOR_ELEMENTS)
+
+/* ---- operators on expressions (C99 semantics, OpenCL vector rules) ------ */
+
+fg_expr *fg_add(fg_expr *a, fg_expr *b);   /* a + b */
+fg_expr *fg_sub(fg_expr *a, fg_expr *b);   /* a - b */
+fg_expr *fg_mul(fg_expr *a, fg_expr *b);   /* a * b */
+fg_expr *fg_div(fg_expr *a, fg_expr *b);   /* a / b (integer x/0 is 0) */
+fg_expr *fg_mod(fg_expr *a, fg_expr *b);   /* a % b, integers (x%0 is 0) */
+fg_expr *fg_neg(fg_expr *a);               /* -a */
+fg_expr *fg_eq(fg_expr *a, fg_expr *b);    /* a === b */
+fg_expr *fg_ne(fg_expr *a, fg_expr *b);    /* a !== b */
+fg_expr *fg_lt(fg_expr *a, fg_expr *b);    /* a < b */
+fg_expr *fg_le(fg_expr *a, fg_expr *b);    /* a <= b */
+fg_expr *fg_gt(fg_expr *a, fg_expr *b);    /* a > b */
+fg_expr *fg_ge(fg_expr *a, fg_expr *b);    /* a >= b */
+fg_expr *fg_land(fg_expr *a, fg_expr *b);  /* a && b, scalars */
+fg_expr *fg_lor(fg_expr *a, fg_expr *b);   /* a || b, scalars */
+fg_expr *fg_lnot(fg_expr *a);              /* !a, scalars */
+fg_expr *fg_band(fg_expr *a, fg_expr *b);  /* a & b, integers */
+fg_expr *fg_bor(fg_expr *a, fg_expr *b);   /* a | b, integers */
+fg_expr *fg_bxor(fg_expr *a, fg_expr *b);  /* a ^ b, integers */
+fg_expr *fg_bnot(fg_expr *a);              /* ~a, integers */
+fg_expr *fg_shl(fg_expr *a, fg_expr *b);   /* a << b, integers */
+fg_expr *fg_shr(fg_expr *a, fg_expr *b);   /* a >> b, integers */
+/* The same with a float or int literal as the right operand. */
+fg_expr *fg_addf(fg_expr *a, float b);
+fg_expr *fg_subf(fg_expr *a, float b);
+fg_expr *fg_mulf(fg_expr *a, float b);
+fg_expr *fg_divf(fg_expr *a, float b);
+fg_expr *fg_addi(fg_expr *a, int32_t b);
+fg_expr *fg_subi(fg_expr *a, int32_t b);
+fg_expr *fg_muli(fg_expr *a, int32_t b);
+
+/* Vector components, read-only: fg_swizzle(v, "x"), (v, "zyx"), (p, "rgb");
+ * 1-4 letters from xyzw or rgba. */
+fg_expr *fg_swizzle(fg_expr *v, const char *components);
+/* Vector literal of the given element type and width from nargs scalars
+ * and vectors whose components add up to width, or one scalar replicated:
+ * _float3(r, g, b) is fg_float3(r, g, b). */
+fg_expr *fg_vector(fg_elem elem, int width, int nargs, ...);
+#define FG__NARGS(...) FG__NARGS_(__VA_ARGS__, 4, 3, 2, 1, 0)
+#define FG__NARGS_(a, b, c, d, n, ...) n
+#define fg_float2(...) fg_vector(FG_F32, 2, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+#define fg_float3(...) fg_vector(FG_F32, 3, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+#define fg_float4(...) fg_vector(FG_F32, 4, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+#define fg_int2(...)   fg_vector(FG_I32, 2, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+#define fg_int3(...)   fg_vector(FG_I32, 3, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+#define fg_int4(...)   fg_vector(FG_I32, 4, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+/* _convert_<type>(e): value conversion to elem with e's width (or width,
+ * when width > 0; a scalar is then replicated).  Float to integer rounds
+ * toward zero; out-of-range values are undefined, as in OpenCL. */
+fg_expr *fg_convert(fg_expr *e, fg_elem elem, int width);
+/* _convert_<type>_sat_rte(e): float to integer rounding to nearest even
+ * and saturating to the target range (what image output needs). */
+fg_expr *fg_convert_sat(fg_expr *e, fg_elem elem, int width);
+/* _as_<type>(e): reinterpret the bits of e (same total size). */
+fg_expr *fg_as(fg_expr *e, fg_elem elem, int width);
+
+/* Built-in functions, one per row of builtins.h: fg_sqrt(x), fg_pow(x, y),
+ * fg_clamp(x, lo, hi), fg_dot(a, b), ... */
+#define FG__DECL_BUILTIN_1(n) fg_expr *fg_##n(fg_expr *a);
+#define FG__DECL_BUILTIN_2(n) fg_expr *fg_##n(fg_expr *a, fg_expr *b);
+#define FG__DECL_BUILTIN_3(n) fg_expr *fg_##n(fg_expr *a, fg_expr *b, \
+                                              fg_expr *c);
+#define FG__DECL_BUILTIN(name, arity, rule, ctmpl, clname, text) \
+  FG__DECL_BUILTIN_##arity(name)
+FG_BUILTINS(FG__DECL_BUILTIN)
+#undef FG__DECL_BUILTIN
+/* Any built-in by name, e.g. fg_call("pow", 2, (fg_expr *[]){x, y}). */
+fg_expr *fg_call(const char *name, int nargs, fg_expr *const *args);
+
+#endif

@@ -1,0 +1,64 @@
+/* fieldgraph/graph.h - building a dataflow graph of fields and operators.
+ *
+ *   fg_graph *g = fg_graph_new("demo");
+ *   fg_field *img = fg_input(g, "img", fg_type_image(FG_F32, 512, 512, 4));
+ *   fg_field *out = my_operator(g, img);      // built with fieldgraph/dsl.h
+ *   fg_output(g, "out", out);
+ *   if (fg_graph_status(g) != FG_OK) puts(fg_graph_errmsg(g));
+ *
+ * Errors are sticky: the first failing call records a message naming the
+ * node and the offending types or shapes and returns NULL; every later call
+ * that is passed NULL, or that finds the graph in error, returns NULL and
+ * records nothing, so a chain of builder calls needs one check at its end.
+ * A graph and everything built in it belong to one thread at a time.
+ */
+#ifndef FIELDGRAPH_GRAPH_H
+#define FIELDGRAPH_GRAPH_H
+
+#include "status.h"
+#include "types.h"
+
+typedef struct fg_graph fg_graph;
+typedef struct fg_field fg_field;
+
+/* New empty graph; name is copied and may be NULL.  NULL only when out of
+ * memory. */
+fg_graph *fg_graph_new(const char *name);
+/* Frees the graph, its fields and operators; NULL does nothing. */
+void fg_graph_free(fg_graph *g);
+/* FG_OK, or the status of the first failed builder call. */
+fg_status fg_graph_status(const fg_graph *g);
+/* Message of the first failed builder call, "" when none; owned by g, valid
+ * until fg_graph_free.  Never NULL (a NULL graph gives a fixed text). */
+const char *fg_graph_errmsg(const fg_graph *g);
+
+/* Records an error of the user's own (an operator's semantic check, as
+ * Cog's require) on g, unless g already has one; returns g's status. */
+fg_status fg_graph_set_error(fg_graph *g, fg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A graph input of the given type, bound to data at each run.  Names are
+ * unique among inputs and outputs. */
+fg_field *fg_input(fg_graph *g, const char *name, fg_type type);
+/* A constant field; copies fg_type_bytes(type) bytes from data. */
+fg_field *fg_constant(fg_graph *g, const char *name, fg_type type,
+                      const void *data);
+/* Marks field as a graph output named name; returns field.  A field may be
+ * an output under several names. */
+fg_field *fg_output(fg_graph *g, const char *name, fg_field *field);
+
+/* Type of a field; an all-zero type for NULL. */
+fg_type fg_field_type(const fg_field *field);
+/* Name of a field ("img", "half.out0", ...); "" for NULL.  Owned by the
+ * graph. */
+const char *fg_field_name(const fg_field *field);
+/* The graph a field belongs to, NULL for NULL. */
+fg_graph *fg_field_graph(const fg_field *field);
+
+/* Number of graph inputs / outputs, in declaration order. */
+int fg_graph_input_count(const fg_graph *g);
+int fg_graph_output_count(const fg_graph *g);
+/* Number of operator nodes (not counting inputs, constants and outputs). */
+int fg_graph_op_count(const fg_graph *g);
+
+#endif

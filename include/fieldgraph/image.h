@@ -1,0 +1,49 @@
+/* fieldgraph/image.h - read and write 8-bit PNG and JPEG images.
+ *
+ * Pixels are 8 bits per channel, interleaved, top row first.  Example:
+ *
+ *   fg_image img;
+ *   char err[256];
+ *   if (fg_image_read("in.png", &img, err, sizeof err) != FG_OK) {
+ *     fprintf(stderr, "%s\n", err);
+ *     return 1;
+ *   }
+ *   img.data[0] = 255;                          (first channel of pixel 0,0)
+ *   fg_status st = fg_image_write("out.jpg", &img, 0, err, sizeof err);
+ *   fg_image_free(&img);
+ *
+ * Every call is thread safe: there is no global writable state.
+ */
+#ifndef FIELDGRAPH_IMAGE_H
+#define FIELDGRAPH_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* Largest width or height accepted anywhere in this module. */
+#define FG_IMAGE_MAX_DIM 65535
+
+typedef struct fg_image {
+  int width, height;   /* pixels */
+  int channels;        /* 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA */
+  uint8_t *data;       /* height rows of width*channels bytes, interleaved, top row first; owned, free with fg_image_free */
+} fg_image;
+
+/* Read a PNG or JPEG file (format detected from the file's signature bytes, not its name). 16-bit PNGs are reduced to 8 bits, palettes and low bit depths expanded, tRNS becomes alpha; CMYK JPEGs are refused. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
+ * FG_EINVAL bad arguments, FG_EIO file cannot be opened or read, FG_EFORMAT not PNG/JPEG, corrupt or truncated data, CMYK, or larger than FG_IMAGE_MAX_DIM; FG_ENOMEM. */
+fg_status fg_image_read(const char *path, fg_image *out, char *err, size_t errlen);
+
+/* Write by the path's extension (.png, .jpg, .jpeg, case-insensitive); quality is the JPEG quality 1..100 (0 means 90), ignored for PNG. Written to a temporary file in the same directory and renamed, so a failure never leaves a partial or truncated file at path. JPEG cannot store 2 or 4 channels: alpha is dropped (documented).
+ * FG_EINVAL bad arguments, image or extension; FG_EIO creating, writing or renaming failed; FG_ENOMEM.  A replaced file keeps its permission bits. */
+fg_status fg_image_write(const char *path, const fg_image *img, int quality, char *err, size_t errlen);
+
+/* Allocate a zeroed image; FG_EINVAL for sizes <= 0 (or > FG_IMAGE_MAX_DIM) or channels outside 1..4 or width*height*channels overflowing.
+ * *out is zeroed on any failure; FG_ENOMEM when the allocation fails. */
+fg_status fg_image_alloc(fg_image *out, int width, int height, int channels);
+
+/* Release the pixels and zero the struct; NULL or an already freed image is fine. */
+void fg_image_free(fg_image *img);
+
+#endif
