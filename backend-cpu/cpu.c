@@ -46,14 +46,17 @@ typedef struct cpu_backend {
   char *cache_dir;            /* CACHE/cpu */
   char *clang;
   char key_prefix[128];       /* hash of compiler version, CPU, library */
+  char march[96];             /* -march=$FG_CPU_MARCH, default native */
   unsigned build_seq;
 } cpu_backend;
 
+/* Full precision keeps IEEE semantics (no contraction, so fused and unfused
+ * kernels round alike); relaxed lets clang call libmvec's vector math. */
 static const char *const flags_full[] = {
-  "-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11",
-  "-fno-math-errno", "-ffp-contract=off", "-w", NULL};
+  "-O3", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
+  "-ffp-contract=off", "-w", NULL};
 static const char *const flags_relaxed[] = {
-  "-O3", "-march=native", "-fPIC", "-shared", "-std=gnu11", "-ffast-math",
+  "-O3", "-fPIC", "-shared", "-std=gnu11", "-ffast-math",
   "-fveclib=libmvec", "-w", NULL};
 
 /* ---- small process helpers ---------------------------------------------- */
@@ -146,6 +149,7 @@ static fg_status cpu_build(fg__backend *be, const char *source,
   fgu_sha256_update(&h, cb->key_prefix, strlen(cb->key_prefix));
   for (int i = 0; flags[i]; i++)
     fgu_sha256_update(&h, flags[i], strlen(flags[i]) + 1);
+  fgu_sha256_update(&h, cb->march, strlen(cb->march) + 1);
   fgu_sha256_update(&h, entry, strlen(entry) + 1);
   fgu_sha256_update(&h, source, strlen(source));
   char key[65];
@@ -165,17 +169,23 @@ static fg_status cpu_build(fg__backend *be, const char *source,
              (int)getpid(), seq);
     snprintf(log, sizeof log, "%s/%s.%d.%u.log", cb->cache_dir, key,
              (int)getpid(), seq);
-    if (write_text(tmp_c, source) != 0)
-      return fg__be_fail(be, FG_EIO, "kernel '%s': cannot write %s: %s",
-                         what, tmp_c, strerror(errno));
+    /* The source goes in place first (atomically), so that the compiler's
+     * messages name the file a user can open. */
+    if (write_text(tmp_c, source) != 0 || rename(tmp_c, src_keep) != 0) {
+      fg__be_fail(be, FG_EIO, "kernel '%s': cannot write %s: %s", what,
+                  src_keep, strerror(errno));
+      unlink(tmp_c);
+      return FG_EIO;
+    }
     char *argv[32];
     int n = 0;
     argv[n++] = cb->clang;
+    argv[n++] = cb->march;
     for (int i = 0; flags[i]; i++)
       argv[n++] = (char *)flags[i];
     argv[n++] = "-o";
     argv[n++] = tmp_so;
-    argv[n++] = tmp_c;
+    argv[n++] = src_keep;
     argv[n++] = "-lm";
     argv[n] = NULL;
     int rc = run_logged(argv, log);
@@ -186,7 +196,6 @@ static fg_status cpu_build(fg__backend *be, const char *source,
                   "%s:\n%s", what, cb->clang, rc < 0 ? "could not run, code"
                   : "exit status", rc, src_keep, text ? text : "(no log)");
       free(text);
-      rename(tmp_c, src_keep);   /* keep the source for inspection */
       unlink(tmp_so);
       unlink(log);
       return FG_EBUILD;
@@ -196,10 +205,8 @@ static fg_status cpu_build(fg__backend *be, const char *source,
       fg__be_fail(be, FG_EIO, "kernel '%s': cannot rename %s to %s: %s",
                   what, tmp_so, so, strerror(errno));
       unlink(tmp_so);
-      unlink(tmp_c);
       return FG_EIO;
     }
-    rename(tmp_c, src_keep);
     dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!dl)
       return fg__be_fail(be, FG_EBUILD, "kernel '%s': dlopen(%s): %s", what,
@@ -359,6 +366,11 @@ fg_status fg__cpu_backend_new(const fg_context_options *opt,
     snprintf(err, errlen, "CPU backend: out of memory");
     return FG_ENOMEM;
   }
+  /* FG_CPU_MARCH picks the target (e.g. x86-64-v3 for running under
+   * valgrind, which lacks AVX-512); native by default. */
+  const char *march = getenv("FG_CPU_MARCH");
+  snprintf(cb->march, sizeof cb->march, "-march=%s",
+           march && *march ? march : "native");
   const char *clang = getenv("FG_CLANG");
   cb->clang = strdup(clang && *clang ? clang : FG_CLANG_PATH);
   size_t n = strlen(cache_dir) + 8;

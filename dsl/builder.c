@@ -9,8 +9,18 @@
 #include <string.h>
 
 bool fgk_op_usable(fg_op *op) {
-  return op && op->g && op->g->status == FG_OK && !op->node &&
-         op->g->open_op == op;
+  if (!op || !op->g || op->g->status != FG_OK)
+    return false;                 /* an earlier failure: stay silent */
+  if (op->node || op->g->open_op != op) {
+    fg__fail(op->g, FG_ESTATE, "operator '%s' is closed (fg_op_end was "
+             "called): its variables and expressions cannot be used while "
+             "building %s%s%s", op->name,
+             op->g->open_op ? "operator '" : "another operator",
+             op->g->open_op ? op->g->open_op_name : "",
+             op->g->open_op ? "'" : "");
+    return false;
+  }
+  return true;
 }
 
 void *fgk_fail(fg_op *op, fg_status st, const char *fmt, ...) {
@@ -685,8 +695,10 @@ static void write_common(fg_op *op, int out, fg_expr *value, bool element,
              fgk_type_name(want));
     return;
   }
+  char oname[16];
+  snprintf(oname, sizeof oname, "_out%d", out);
   if (ncoords > 0 &&
-      !coords_ok(op, call, "_out", ot.field.ndim, ncoords, coord))
+      !coords_ok(op, call, oname, ot.field.ndim, ncoords, coord))
     return;
   if (ncoords == 0 && ot.field.ndim > 0 &&
       !fg_shape_equal(ot.field, op->out_type[0].field)) {

@@ -783,14 +783,19 @@ static void stmt(E *e, const fgk_stmt *s) {
       ex_as_type(e, s->u.write.value, vt);
       put(e, ";\n");
     } else {
-      put(e, "if (fgk_w >= 0)\n");
-      line(e);
+      /* local writes always land inside the field: no guard, so the
+       * column loop stays vectorizable */
+      if (a->ncoords > 0) {
+        put(e, "if (fgk_w >= 0)\n");
+        line(e);
+        put(e, "  ");
+      }
       if (n == 1) {
-        putf(e, "  %s[fgk_w] = ", buf);
+        putf(e, "%s[fgk_w] = ", buf);
         ex_as_type(e, s->u.write.value, vt);
         put(e, ";\n");
       } else {
-        putf(e, "  %s(%s + fgk_w * %d, ",
+        putf(e, "%s(%s + fgk_w * %d, ",
              ldst_helper(e, true, vt, name, sizeof name), buf, n);
         ex_as_type(e, s->u.write.value, vt);
         put(e, ");\n");

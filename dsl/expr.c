@@ -333,9 +333,19 @@ fg_expr *fg_swizzle(fg_expr *v, const char *components) {
 
 fg_expr *fg_vector(fg_elem elem, int width, int nargs, ...) {
   fg_expr *arg[4] = {0};
-  if (nargs < 1 || nargs > 4)
-    return NULL;
   va_list ap;
+  if (nargs < 1 || nargs > 4) {
+    fg_expr *first = NULL;
+    if (nargs > 4) {
+      va_start(ap, nargs);
+      first = va_arg(ap, fg_expr *);
+      va_end(ap);
+    }
+    if (first && fgk_op_usable(first->op))
+      fgk_fail(first->op, FG_EINVAL, "vector literal: %d arguments "
+               "(expected 1 to 4)", nargs);
+    return NULL;
+  }
   va_start(ap, nargs);
   for (int i = 0; i < nargs; i++)
     arg[i] = va_arg(ap, fg_expr *);
@@ -381,11 +391,14 @@ static fg_expr *conversion(fgk_expr_kind kind, fg_expr *a, fg_elem elem,
   fg_op *op = operands(a, NULL, NULL);
   if (!op)
     return NULL;
-  if ((unsigned)elem >= FG_ELEM_COUNT_ || (elem == FG_BOOL && width > 1))
+  if ((unsigned)elem >= FG_ELEM_COUNT_)
     return fgk_fail(op, FG_ETYPE, "%s: invalid target element type %d",
                     call, (int)elem);
   if (width == 0)
     width = a->type.width;
+  if (elem == FG_BOOL && width > 1)
+    return fgk_fail(op, FG_ETYPE, "%s: cannot convert %s to a bool vector "
+                    "(bool is scalar only)", call, fgk_type_name(a->type));
   if (width < 1 || width > 4)
     return fgk_fail(op, FG_ETYPE, "%s: width %d (expected 1 to 4)", call,
                     width);
@@ -483,8 +496,14 @@ static fg_expr *call_builtin(fgk_builtin fn, int nargs, fg_expr *const *arg) {
 }
 
 fg_expr *fg_call(const char *name, int nargs, fg_expr *const *args) {
-  if (!args || nargs < 1 || nargs > 3)
+  if (!args || nargs < 1)
     return NULL;
+  if (nargs > 3) {
+    if (args[0] && fgk_op_usable(args[0]->op))
+      fgk_fail(args[0]->op, FG_EINVAL, "fg_call(\"%s\"): %d arguments (no "
+               "built-in takes more than 3)", name ? name : "(null)", nargs);
+    return NULL;
+  }
   for (int i = 0; i < nargs; i++)
     if (!args[i])
       return NULL;

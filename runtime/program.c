@@ -78,7 +78,7 @@ static fg_status build_kernel(fg_program *p, fg__node *n, pkernel *pk,
   const fgk_kernel *k = n->kernel;
   char ident[160], entry[200];
   fgk_identifier(k->name, ident, sizeof ident);
-  snprintf(entry, sizeof entry, "fgk_%s", ident);
+  snprintf(entry, sizeof entry, "fg_kernel_%s", ident);
   pk->name = strdup(k->name);
   pk->nbuf = k->n_in + k->n_out;
   pk->field = calloc((size_t)pk->nbuf, sizeof *pk->field);

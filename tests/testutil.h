@@ -1,0 +1,55 @@
+/* tests/testutil.h - helpers the Check suites share: a context per test
+ * (Check forks each test, so contexts are made inside it), compiling and
+ * running a graph with assertions that print the library's message, and
+ * finding the sample photos. */
+#ifndef FG_TESTUTIL_H
+#define FG_TESTUTIL_H
+
+#include "fieldgraph.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A context on the backend named by $FG_TEST_BACKEND ("cpu" default). */
+static inline fg_context *tu_context(void) {
+  fg_context_options opt = {0};
+  const char *b = getenv("FG_TEST_BACKEND");
+  opt.backend = b && !strcmp(b, "opencl") ? FG_BACKEND_OPENCL : FG_BACKEND_CPU;
+  fg_context *ctx = NULL;
+  char err[1024];
+  fg_status st = fg_context_new(&opt, &ctx, err, sizeof err);
+  ck_assert_msg(st == FG_OK, "fg_context_new: %s", err);
+  return ctx;
+}
+
+/* Compiles g in ctx, failing the test with the message on error. */
+static inline fg_program *tu_compile(fg_context *ctx, fg_graph *g) {
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "graph: %s", fg_graph_errmsg(g));
+  fg_program *p = NULL;
+  fg_status st = fg_compile(ctx, g, NULL, &p);
+  ck_assert_msg(st == FG_OK, "fg_compile: %s", fg_context_errmsg(ctx));
+  return p;
+}
+
+/* Compiles and runs g once in a fresh context; frees what it made. */
+static inline void tu_run(fg_graph *g, int n_in, const void *const *in,
+                          int n_out, void *const *out) {
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  fg_status st = fg_program_run(p, n_in, in, n_out, out);
+  ck_assert_msg(st == FG_OK, "fg_program_run: %s", fg_context_errmsg(ctx));
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+
+/* Path of a bundled sample photo. */
+static inline const char *tu_sample(const char *name, char *buf,
+                                    size_t size) {
+  const char *dir = getenv("FG_SAMPLES_DIR");
+  snprintf(buf, size, "%s/%s", dir && *dir ? dir : FG_SAMPLES_DIR, name);
+  return buf;
+}
+
+#endif
