@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -89,13 +90,17 @@ static void check_int_arith(fg_elem e) {
     B[i] = (unsigned char)(i % 5 == 0 ? 0 : i * 13 + 3);  /* zeros too */
   }
   tu_run(g, 2, (const void *[]){A, B}, 2, (void *[]){R0, R1});
+  bool is_signed = e == FG_I8 || e == FG_I16 || e == FG_I32 || e == FG_I64;
   for (size_t i = 0; i < n; i++) {
     /* independent computation with the element type's own C type */
 #define CASE(T)                                                              \
     {                                                                        \
       T va = ((T *)A)[i], vb = ((T *)B)[i];                                    \
-      T q = vb == 0 ? 0 : (T)(va / vb), m = vb == 0 ? 0 : (T)(va % vb);            \
-      T want0 = (T)((T)(va * vb) + q);                                         \
+      bool neg1 = is_signed && vb == (T)-1; /* MIN / -1 wraps, no trap */ \
+      T q = vb == 0 ? 0 : neg1 ? (T)(0 - (uint64_t)va) : (T)(va / vb);      \
+      T m = vb == 0 || neg1 ? 0 : (T)(va % vb);                             \
+      /* products wrap in the element type: compute them unsigned */         \
+      T want0 = (T)((T)((uint64_t)va * (uint64_t)vb) + (uint64_t)q);     \
       ck_assert_msg(((T *)R0)[i] == want0, "%s[%zu]: %lld*%lld+%lld/%lld "   \
                     "got %lld want %lld", fg_elem_name(e), i, (long long)va, \
                     (long long)vb, (long long)va, (long long)vb,             \
@@ -343,8 +348,10 @@ START_TEST(test_cpu_run_rejects_bad_arguments) {
   for (int i = 10; i < 30; i++)
     ck_assert_int_eq(buf[i], 0);
   ck_assert_int_eq(fg_program_run(NULL, 0, NULL, 0, NULL), FG_EINVAL);
-  ck_assert_int_eq(fg_compile(ctx, NULL, NULL, &p), FG_EINVAL);
-  ck_assert_ptr_null(p);
+  fg_program_free(p);
+  fg_program *none = (fg_program *)1;
+  ck_assert_int_eq(fg_compile(ctx, NULL, NULL, &none), FG_EINVAL);
+  ck_assert_ptr_null(none);
   fg_context_free(ctx);
   fg_graph_free(g);
 }
@@ -506,6 +513,50 @@ START_TEST(test_cpu_context_rejects_bad_options) {
 }
 END_TEST
 
+START_TEST(test_cpu_relaxed_precision_close_to_full) {
+  /* the same math-heavy kernel compiled both ways agrees within the
+   * approximation error libmvec documents (4 ulp), far below 1e-5 */
+  const int N = 8192;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape1(N));
+  fg_graph *g = fg_graph_new("mathy");
+  fg_field *in = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "mathy", 1, &t);
+  fg_expr *x = fg_read_tensor(op, in);
+  fg_write_tensor(op, 0, fg_add(fg_exp(fg_mulf(x, 0.5f)),
+                                fg_pow(fg_addf(fg_fabs(x), 1.0f),
+                                       fg_float(op, 0.7f))));
+  fg_output(g, "y", fg_op_end(op));
+  fg_context *ctx = tu_context();
+  float *a = malloc(N * sizeof *a), *full = malloc(N * sizeof *a);
+  float *fast = malloc(N * sizeof *a);
+  for (int i = 0; i < N; i++)
+    a[i] = (float)(i - N / 2) / 1000.0f;
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){a}, 1,
+                                  (void *[]){full}), FG_OK);
+  fg_program_free(p);
+  fg_compile_options opt = {.precision = FG_PRECISION_RELAXED};
+  ck_assert_msg(fg_compile(ctx, g, &opt, &p) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){a}, 1,
+                                  (void *[]){fast}), FG_OK);
+  for (int i = 0; i < N; i++) {
+    double want = exp(a[i] * 0.5) + pow(fabs(a[i]) + 1.0, (double)0.7f);
+    ck_assert_msg(fabs(full[i] - want) <= 2e-7 * want, "full at %d", i);
+    ck_assert_msg(fabs(fast[i] - want) <= 1e-5 * want, "relaxed at %d: %g "
+                  "vs %g", i, fast[i], want);
+  }
+  opt.precision = 7;
+  ck_assert_int_eq(fg_compile(ctx, g, &opt, &p), FG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fg_context_errmsg(ctx), "precision 7"));
+  free(a);
+  free(full);
+  free(fast);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cpu");
   TCase *tc = tcase_create("cpu");
@@ -523,6 +574,7 @@ int main(void) {
   tcase_add_test(tc, test_cpu_cache_concurrent_builders_agree);
   tcase_add_test(tc, test_cpu_missing_compiler_is_a_clear_error);
   tcase_add_test(tc, test_cpu_context_rejects_bad_options);
+  tcase_add_test(tc, test_cpu_relaxed_precision_close_to_full);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

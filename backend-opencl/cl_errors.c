@@ -1,0 +1,141 @@
+/* backend-opencl/cl_errors.c - OpenCL error codes: their symbolic names
+ * (for messages such as "clBuildProgram: CL_BUILD_PROGRAM_FAILURE") and the
+ * fieldgraph status each one maps to.
+ *
+ * One constant table holds both, keyed by the numeric code rather than the
+ * CL_* macros: cl_impl.h targets OpenCL 1.2, so the headers hide the names
+ * added by 2.x and 3.0, yet a newer driver may still return them. */
+#include "cl_impl.h"
+
+typedef struct cl_error {
+  cl_int code;
+  const char *name;
+  fg_status status;
+} cl_error;
+
+/* Core OpenCL 1.0 - 3.0 codes (0 to -72; -20 to -29 are unassigned), then
+ * the Khronos and vendor extension codes (-1000 and below). */
+static const cl_error cl_errors[] = {
+    {0, "CL_SUCCESS", FG_OK},
+    {-1, "CL_DEVICE_NOT_FOUND", FG_ENODEV},
+    {-2, "CL_DEVICE_NOT_AVAILABLE", FG_ENODEV},
+    {-3, "CL_COMPILER_NOT_AVAILABLE", FG_EBUILD},
+    {-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE", FG_ENOMEM},
+    {-5, "CL_OUT_OF_RESOURCES", FG_ENOMEM},
+    {-6, "CL_OUT_OF_HOST_MEMORY", FG_ENOMEM},
+    {-7, "CL_PROFILING_INFO_NOT_AVAILABLE", FG_EBACKEND},
+    {-8, "CL_MEM_COPY_OVERLAP", FG_EBACKEND},
+    {-9, "CL_IMAGE_FORMAT_MISMATCH", FG_EBACKEND},
+    {-10, "CL_IMAGE_FORMAT_NOT_SUPPORTED", FG_EBACKEND},
+    {-11, "CL_BUILD_PROGRAM_FAILURE", FG_EBUILD},
+    {-12, "CL_MAP_FAILURE", FG_EBACKEND},
+    {-13, "CL_MISALIGNED_SUB_BUFFER_OFFSET", FG_EBACKEND},
+    {-14, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST", FG_EBACKEND},
+    {-15, "CL_COMPILE_PROGRAM_FAILURE", FG_EBUILD},
+    {-16, "CL_LINKER_NOT_AVAILABLE", FG_EBUILD},
+    {-17, "CL_LINK_PROGRAM_FAILURE", FG_EBUILD},
+    {-18, "CL_DEVICE_PARTITION_FAILED", FG_EBACKEND},
+    {-19, "CL_KERNEL_ARG_INFO_NOT_AVAILABLE", FG_EBACKEND},
+    {-30, "CL_INVALID_VALUE", FG_EBACKEND},
+    {-31, "CL_INVALID_DEVICE_TYPE", FG_EBACKEND},
+    {-32, "CL_INVALID_PLATFORM", FG_EBACKEND},
+    {-33, "CL_INVALID_DEVICE", FG_EBACKEND},
+    {-34, "CL_INVALID_CONTEXT", FG_EBACKEND},
+    {-35, "CL_INVALID_QUEUE_PROPERTIES", FG_EBACKEND},
+    {-36, "CL_INVALID_COMMAND_QUEUE", FG_EBACKEND},
+    {-37, "CL_INVALID_HOST_PTR", FG_EBACKEND},
+    {-38, "CL_INVALID_MEM_OBJECT", FG_EBACKEND},
+    {-39, "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR", FG_EBACKEND},
+    {-40, "CL_INVALID_IMAGE_SIZE", FG_EBACKEND},
+    {-41, "CL_INVALID_SAMPLER", FG_EBACKEND},
+    {-42, "CL_INVALID_BINARY", FG_EBUILD},
+    {-43, "CL_INVALID_BUILD_OPTIONS", FG_EBUILD},
+    {-44, "CL_INVALID_PROGRAM", FG_EBACKEND},
+    {-45, "CL_INVALID_PROGRAM_EXECUTABLE", FG_EBACKEND},
+    {-46, "CL_INVALID_KERNEL_NAME", FG_EBACKEND},
+    {-47, "CL_INVALID_KERNEL_DEFINITION", FG_EBACKEND},
+    {-48, "CL_INVALID_KERNEL", FG_EBACKEND},
+    {-49, "CL_INVALID_ARG_INDEX", FG_EBACKEND},
+    {-50, "CL_INVALID_ARG_VALUE", FG_EBACKEND},
+    {-51, "CL_INVALID_ARG_SIZE", FG_EBACKEND},
+    {-52, "CL_INVALID_KERNEL_ARGS", FG_EBACKEND},
+    {-53, "CL_INVALID_WORK_DIMENSION", FG_EBACKEND},
+    {-54, "CL_INVALID_WORK_GROUP_SIZE", FG_EBACKEND},
+    {-55, "CL_INVALID_WORK_ITEM_SIZE", FG_EBACKEND},
+    {-56, "CL_INVALID_GLOBAL_OFFSET", FG_EBACKEND},
+    {-57, "CL_INVALID_EVENT_WAIT_LIST", FG_EBACKEND},
+    {-58, "CL_INVALID_EVENT", FG_EBACKEND},
+    {-59, "CL_INVALID_OPERATION", FG_EBACKEND},
+    {-60, "CL_INVALID_GL_OBJECT", FG_EBACKEND},
+    {-61, "CL_INVALID_BUFFER_SIZE", FG_EBACKEND},
+    {-62, "CL_INVALID_MIP_LEVEL", FG_EBACKEND},
+    {-63, "CL_INVALID_GLOBAL_WORK_SIZE", FG_EBACKEND},
+    {-64, "CL_INVALID_PROPERTY", FG_EBACKEND},
+    {-65, "CL_INVALID_IMAGE_DESCRIPTOR", FG_EBACKEND},
+    {-66, "CL_INVALID_COMPILER_OPTIONS", FG_EBUILD},
+    {-67, "CL_INVALID_LINKER_OPTIONS", FG_EBUILD},
+    {-68, "CL_INVALID_DEVICE_PARTITION_COUNT", FG_EBACKEND},
+    {-69, "CL_INVALID_PIPE_SIZE", FG_EBACKEND},
+    {-70, "CL_INVALID_DEVICE_QUEUE", FG_EBACKEND},
+    {-71, "CL_INVALID_SPEC_ID", FG_EBACKEND},
+    {-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED", FG_EBACKEND},
+    /* cl_khr_gl_sharing, cl_khr_icd, cl_khr_d3d10/d3d11/dx9 sharing */
+    {-1000, "CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR", FG_EBACKEND},
+    {-1001, "CL_PLATFORM_NOT_FOUND_KHR", FG_ENODEV},
+    {-1002, "CL_INVALID_D3D10_DEVICE_KHR", FG_EBACKEND},
+    {-1003, "CL_INVALID_D3D10_RESOURCE_KHR", FG_EBACKEND},
+    {-1004, "CL_D3D10_RESOURCE_ALREADY_ACQUIRED_KHR", FG_EBACKEND},
+    {-1005, "CL_D3D10_RESOURCE_NOT_ACQUIRED_KHR", FG_EBACKEND},
+    {-1006, "CL_INVALID_D3D11_DEVICE_KHR", FG_EBACKEND},
+    {-1007, "CL_INVALID_D3D11_RESOURCE_KHR", FG_EBACKEND},
+    {-1008, "CL_D3D11_RESOURCE_ALREADY_ACQUIRED_KHR", FG_EBACKEND},
+    {-1009, "CL_D3D11_RESOURCE_NOT_ACQUIRED_KHR", FG_EBACKEND},
+    {-1010, "CL_INVALID_DX9_MEDIA_ADAPTER_KHR", FG_EBACKEND},
+    {-1011, "CL_INVALID_DX9_MEDIA_SURFACE_KHR", FG_EBACKEND},
+    {-1012, "CL_DX9_MEDIA_SURFACE_ALREADY_ACQUIRED_KHR", FG_EBACKEND},
+    {-1013, "CL_DX9_MEDIA_SURFACE_NOT_ACQUIRED_KHR", FG_EBACKEND},
+    /* cl_ext_device_fission */
+    {-1057, "CL_DEVICE_PARTITION_FAILED_EXT", FG_EBACKEND},
+    {-1058, "CL_INVALID_PARTITION_COUNT_EXT", FG_EBACKEND},
+    {-1059, "CL_INVALID_PARTITION_NAME_EXT", FG_EBACKEND},
+    /* cl_khr_egl_image */
+    {-1092, "CL_EGL_RESOURCE_NOT_ACQUIRED_KHR", FG_EBACKEND},
+    {-1093, "CL_INVALID_EGL_OBJECT_KHR", FG_EBACKEND},
+    /* cl_intel_accelerator, cl_intel_va_api_media_sharing */
+    {-1094, "CL_INVALID_ACCELERATOR_INTEL", FG_EBACKEND},
+    {-1095, "CL_INVALID_ACCELERATOR_TYPE_INTEL", FG_EBACKEND},
+    {-1096, "CL_INVALID_ACCELERATOR_DESCRIPTOR_INTEL", FG_EBACKEND},
+    {-1097, "CL_ACCELERATOR_TYPE_NOT_SUPPORTED_INTEL", FG_EBACKEND},
+    {-1098, "CL_INVALID_VA_API_MEDIA_ADAPTER_INTEL", FG_EBACKEND},
+    {-1099, "CL_INVALID_VA_API_MEDIA_SURFACE_INTEL", FG_EBACKEND},
+    {-1100, "CL_VA_API_MEDIA_SURFACE_ALREADY_ACQUIRED_INTEL", FG_EBACKEND},
+    {-1101, "CL_VA_API_MEDIA_SURFACE_NOT_ACQUIRED_INTEL", FG_EBACKEND},
+    /* cl_arm_controlled_kernel_termination, cl_khr_terminate_context */
+    {-1108, "CL_COMMAND_TERMINATED_ITSELF_WITH_FAILURE_ARM", FG_EBACKEND},
+    {-1121, "CL_CONTEXT_TERMINATED_KHR", FG_EBACKEND},
+    /* cl_khr_command_buffer (+ mutable dispatch), cl_khr_semaphore */
+    {-1138, "CL_INVALID_COMMAND_BUFFER_KHR", FG_EBACKEND},
+    {-1139, "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR", FG_EBACKEND},
+    {-1140, "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR", FG_EBACKEND},
+    {-1141, "CL_INVALID_MUTABLE_COMMAND_KHR", FG_EBACKEND},
+    {-1142, "CL_INVALID_SEMAPHORE_KHR", FG_EBACKEND},
+};
+
+static const cl_error *find(cl_int code) {
+  for (size_t i = 0; i < sizeof cl_errors / sizeof cl_errors[0]; i++)
+    if (cl_errors[i].code == code)
+      return &cl_errors[i];
+  return NULL;
+}
+
+const char *fgcl_error_name(cl_int code) {
+  const cl_error *e = find(code);
+  /* No writable storage may hold a formatted "(<n>)": callers that want
+   * the number print it beside the name. */
+  return e ? e->name : "CL_UNKNOWN_ERROR";
+}
+
+fg_status fgcl_status(cl_int code) {
+  const cl_error *e = find(code);
+  return e ? e->status : FG_EBACKEND;
+}

@@ -1,0 +1,93 @@
+/* backend-opencl/cl_impl.h - the pieces of the OpenCL backend: error names
+ * (cl_errors.c), platform and device discovery and selection (device.c),
+ * program builds with the on-disk binary cache (build.c), and the backend
+ * interface itself (opencl.c).  Internal; prefix fgcl_. */
+#ifndef FG_BACKEND_OPENCL_IMPL_H
+#define FG_BACKEND_OPENCL_IMPL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fieldgraph.h"
+
+/* ---- cl_errors.c -------------------------------------------------------- */
+
+/* Symbolic name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or
+ * "CL_UNKNOWN_ERROR(<n>)" written into a static-free fallback: never NULL.
+ * The returned pointer is a string literal for known codes. */
+const char *fgcl_error_name(cl_int code);
+/* The fieldgraph status an OpenCL error code maps to (out of memory codes
+ * -> FG_ENOMEM, build failures -> FG_EBUILD, device not found ->
+ * FG_ENODEV, everything else -> FG_EBACKEND). */
+fg_status fgcl_status(cl_int code);
+
+/* ---- device.c ----------------------------------------------------------- */
+
+/* What fieldgraph needs to know about one device. */
+typedef struct fgcl_device_info {
+  cl_platform_id platform;
+  cl_device_id device;
+  int index;                     /* position in the enumeration order */
+  char platform_name[128];
+  char platform_version[128];
+  char name[128];
+  char vendor[128];
+  char driver_version[128];
+  char device_version[128];
+  bool is_gpu;                   /* CL_DEVICE_TYPE_GPU (or accelerator) */
+  cl_uint compute_units;
+  size_t max_work_group_size;
+  size_t max_work_item_sizes[3];
+  cl_ulong global_mem_size;
+  cl_ulong max_mem_alloc_size;
+  cl_ulong local_mem_size;
+  size_t max_parameter_size;     /* CL_DEVICE_MAX_PARAMETER_SIZE */
+  bool fp64;                     /* cl_khr_fp64 or a double fp config */
+  bool int64_atomics;
+} fgcl_device_info;
+
+/* Enumerates every device of every platform (all device types) in a stable
+ * order: platforms as the ICD loader lists them, devices within each in
+ * clGetDeviceIDs order, index counting from 0 across platforms.  *out is
+ * malloc'd (free() it), *n its length.  No platform at all is FG_ENODEV
+ * with a message telling to install an ICD (e.g. pocl-opencl-icd); other
+ * failures name the CL call and the error name.  err/errlen receive the
+ * message (err may be NULL). */
+fg_status fgcl_devices(fgcl_device_info **out, int *n, char *err,
+                       size_t errlen);
+
+/* Chooses a device from list[0..n-1] by the selector text: NULL or "" means
+ * the default (first GPU or accelerator, else the first device); "gpu" /
+ * "cpu" the first of that type; a decimal number the device of that index;
+ * anything else the first device whose name, vendor or platform name
+ * contains it (case-insensitive).  Returns the index into list, or -1 with
+ * a message listing what exists (each device as "index: name (platform)")
+ * when nothing matches. */
+int fgcl_select(const fgcl_device_info *list, int n, const char *selector,
+                char *err, size_t errlen);
+
+/* ---- build.c ------------------------------------------------------------ */
+
+/* Builds an OpenCL program for one device, through an on-disk cache of
+ * program binaries: the key is SHA-256 (use util/util.h's fgu_sha256_*) of
+ * the source, the build options, the device name, device version, driver
+ * version, platform name/version and the fieldgraph version (PACKAGE_VERSION
+ * from config.h).  Cached binaries live in <cache_dir>/opencl/<key>.bin,
+ * written to a temporary file in that directory then renamed (atomic); the
+ * source is kept beside it as <key>.cl for inspection.  A cache hit creates
+ * the program with clCreateProgramWithBinary and clBuildProgram (cheap); a
+ * corrupt or rejected binary is ignored and rebuilt from source.  On a
+ * build failure the message contains `what` (the kernel's name), the path
+ * of the kept .cl source, and the build log (CL_PROGRAM_BUILD_LOG),
+ * truncated to fit errlen; status FG_EBUILD.  *compiled is set to true when
+ * the compiler ran from source (counted by the caller), false on a hit. */
+fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
+                     const char *cache_dir, const char *source,
+                     const char *options, const char *what,
+                     cl_program *out, bool *compiled, char *err,
+                     size_t errlen);
+
+#endif
