@@ -9,6 +9,11 @@
  * rows, columns) for each buffer in the same order (1 for missing axes),
  * then the thread shape.  The function runs the threads whose flattened
  * (layer, row) index lies in [t0, t1) and whose column lies in [c0, c1).
+ * The OpenCL C dialect (for backend-opencl) produces one __kernel taking
+ * the buffers (inputs, then outputs) and then, as long arguments, the same
+ * (layers, rows, columns) triples; work-item (column, flattened row) is
+ * one thread, with a guard for the round-up of the global size.
+ *
  * Field extents are arguments, not constants, so one build serves every
  * image size.  Internal.
  */
@@ -17,7 +22,7 @@
 
 #include "ir.h"
 
-typedef enum fgk_dialect { FGK_DIALECT_C } fgk_dialect;
+typedef enum fgk_dialect { FGK_DIALECT_C, FGK_DIALECT_CL } fgk_dialect;
 
 /* Source text of kernel k as a function named fn_name (an identifier), in
  * dialect d; malloc'd, NULL when out of memory. */

@@ -1,0 +1,345 @@
+/* backend-opencl/build.c - builds OpenCL programs for one device through an
+ * on-disk cache of program binaries.
+ *
+ * Cache protocol: the key K is the SHA-256 of everything that affects the
+ * binary (source, build options, device, driver, platform, fieldgraph
+ * version).  CACHE/opencl/K.bin holds the device's program binary and K.cl
+ * the source it came from, for a reader of build errors.  Each is written
+ * to a fresh mkstemp file in that directory and renamed into place; rename
+ * is atomic, so a concurrent process sees no file or a whole one.  A binary
+ * the driver rejects (corrupt, or from another driver build) is deleted and
+ * rebuilt from source.  A cache directory that cannot be created or written
+ * only loses the caching: the program is still built from source. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "cl_impl.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+  PATH_LEN = 4096,
+  /* No program binary is this large; a bigger .bin is not ours. */
+  MAX_BINARY = 1 << 30,
+};
+
+/* Writes the message into err (when there is room) and returns st. */
+static fg_status fail(char *err, size_t errlen, fg_status st, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+static fg_status fail(char *err, size_t errlen, fg_status st, const char *fmt,
+                      ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+/* The name of an OpenCL error code, with the number when it is unknown
+ * (formatted into buf). */
+static const char *error_name(cl_int rc, char buf[48]) {
+  const char *name = fgcl_error_name(rc);
+  if (strcmp(name, "CL_UNKNOWN_ERROR") != 0)
+    return name;
+  snprintf(buf, 48, "%s(%d)", name, (int)rc);
+  return buf;
+}
+
+/* ---- the key ------------------------------------------------------------- */
+
+static void hash_field(fgu_sha256 *h, const char *s) {
+  if (!s)
+    s = "";
+  fgu_sha256_update(h, s, strlen(s) + 1); /* the NUL separates fields */
+}
+
+static void cache_key(const fgcl_device_info *dev, const char *source,
+                      const char *options, char key[65]) {
+  fgu_sha256 h;
+  fgu_sha256_init(&h);
+  hash_field(&h, "fieldgraph-opencl-cache-1");
+  hash_field(&h, PACKAGE_VERSION);
+  hash_field(&h, dev->platform_name);
+  hash_field(&h, dev->platform_version);
+  hash_field(&h, dev->name);
+  hash_field(&h, dev->device_version);
+  hash_field(&h, dev->driver_version);
+  hash_field(&h, options);
+  hash_field(&h, source);
+  fgu_sha256_hex(&h, key);
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+/* mkdir -p; 0 on success. */
+static int make_dirs(const char *path) {
+  char tmp[PATH_LEN];
+  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+    return -1;
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+        return -1;
+      *p = '/';
+    }
+  return (mkdir(tmp, 0755) == 0 || errno == EEXIST) ? 0 : -1;
+}
+
+/* Writes n bytes to a temporary file in dir, then renames it to path.
+ * 0 on success; on failure -1 and no temporary file is left behind. */
+static int write_atomic(const char *dir, const char *key, const char *path,
+                        const void *data, size_t n) {
+  char tmp[PATH_LEN];
+  if (snprintf(tmp, sizeof tmp, "%s/%s.tmp.XXXXXX", dir, key) >=
+      (int)sizeof tmp)
+    return -1;
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    return -1;
+  const char *p = data;
+  size_t left = n;
+  while (left > 0) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      break;
+    p += w;
+    left -= (size_t)w;
+  }
+  /* mkstemp makes the file 0600; the cache is shared like its directory. */
+  int ok = left == 0 && fchmod(fd, 0644) == 0;
+  if (close(fd) != 0)
+    ok = 0;
+  if (!ok || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+/* The whole of a file (malloc'd), or NULL when it is missing, empty,
+ * implausibly large or unreadable. */
+static unsigned char *read_file(const char *path, size_t *n) {
+  *n = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  unsigned char *data = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      st.st_size <= MAX_BINARY)
+    data = malloc((size_t)st.st_size);
+  size_t got = 0;
+  while (data && got < (size_t)st.st_size) {
+    ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (data && got != (size_t)st.st_size) {
+    free(data);
+    data = NULL;
+  }
+  if (data)
+    *n = got;
+  return data;
+}
+
+/* ---- OpenCL -------------------------------------------------------------- */
+
+/* A program from the cached binary at path, built (linked) for the device,
+ * or NULL (nothing held) when there is no usable binary. */
+static cl_program load_cached(cl_context ctx, const fgcl_device_info *dev,
+                              const char *path, const char *options) {
+  size_t n;
+  unsigned char *bin = read_file(path, &n);
+  if (!bin)
+    return NULL;
+  const unsigned char *bins[1] = {bin};
+  cl_int bin_status = CL_SUCCESS, rc;
+  cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev->device, &n, bins,
+                                              &bin_status, &rc);
+  free(bin);
+  if (rc == CL_SUCCESS && bin_status == CL_SUCCESS)
+    rc = clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
+  else if (rc == CL_SUCCESS)
+    rc = bin_status;
+  if (rc == CL_SUCCESS)
+    return prog;
+  if (prog)
+    clReleaseProgram(prog);
+  return NULL;
+}
+
+/* The device's binary of a built program (malloc'd, its size in *n), or
+ * NULL when the driver does not give one. */
+static unsigned char *program_binary(cl_program prog, cl_device_id device,
+                                     size_t *n) {
+  *n = 0;
+  cl_uint ndev = 0;
+  if (clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev,
+                       NULL) != CL_SUCCESS ||
+      ndev == 0)
+    return NULL;
+  /* A program from source belongs to every device of its context; the
+   * binaries come one per device, in CL_PROGRAM_DEVICES order. */
+  cl_device_id *devs = calloc(ndev, sizeof *devs);
+  size_t *sizes = calloc(ndev, sizeof *sizes);
+  unsigned char **bins = calloc(ndev, sizeof *bins);
+  unsigned char *mine = NULL;
+  cl_uint at = ndev;
+  if (devs && sizes && bins &&
+      clGetProgramInfo(prog, CL_PROGRAM_DEVICES, ndev * sizeof *devs, devs,
+                       NULL) == CL_SUCCESS &&
+      clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, ndev * sizeof *sizes,
+                       sizes, NULL) == CL_SUCCESS) {
+    for (cl_uint i = 0; i < ndev; i++)
+      if (devs[i] == device)
+        at = i;
+    /* Buffers for every device that has a binary, since not every driver
+     * honours NULL entries; only ours is kept. */
+    bool ok = at < ndev && sizes[at] > 0 && sizes[at] <= MAX_BINARY;
+    for (cl_uint i = 0; ok && i < ndev; i++)
+      if (sizes[i] > 0 && !(bins[i] = malloc(sizes[i])))
+        ok = false;
+    if (ok && clGetProgramInfo(prog, CL_PROGRAM_BINARIES,
+                               ndev * sizeof *bins, bins,
+                               NULL) == CL_SUCCESS) {
+      mine = bins[at];
+      bins[at] = NULL;
+      *n = sizes[at];
+    }
+  }
+  for (cl_uint i = 0; bins && i < ndev; i++)
+    free(bins[i]);
+  free(bins);
+  free(sizes);
+  free(devs);
+  return mine;
+}
+
+/* The build log for the device (malloc'd, trailing blanks removed), or a
+ * note saying why there is none; NULL only when out of memory. */
+static char *build_log(cl_program prog, cl_device_id device) {
+  size_t size = 0;
+  char *log = NULL;
+  cl_int rc = clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0,
+                                    NULL, &size);
+  if (rc == CL_SUCCESS && !(log = malloc(size + 1)))
+    rc = CL_OUT_OF_HOST_MEMORY;
+  if (rc == CL_SUCCESS) {
+    rc = clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, size, log,
+                               NULL);
+    log[size] = 0;
+  }
+  if (rc != CL_SUCCESS) {
+    free(log);
+    char name[48];
+    fgu_buf b = {0};
+    fgu_buf_printf(&b, "(no build log: clGetProgramBuildInfo: %s)",
+                   error_name(rc, name));
+    return fgu_buf_take(&b);
+  }
+  size_t n = strlen(log);
+  while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' ' ||
+                   log[n - 1] == '\r' || log[n - 1] == '\t'))
+    log[--n] = 0;
+  return log;
+}
+
+/* ---- the build ----------------------------------------------------------- */
+
+fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
+                     const char *cache_dir, const char *source,
+                     const char *options, const char *what,
+                     cl_program *out, bool *compiled, char *err,
+                     size_t errlen) {
+  *out = NULL;
+  *compiled = false;
+  if (!what)
+    what = "(unnamed)";
+  if (!ctx || !dev || !source)
+    return fail(err, errlen, FG_EINVAL, "kernel '%s': OpenCL build without "
+                "a context, device or source", what);
+
+  char key[65], dir[PATH_LEN], bin_path[PATH_LEN], cl_path[PATH_LEN];
+  cache_key(dev, source, options, key);
+  bool cache = cache_dir && *cache_dir &&
+               snprintf(dir, sizeof dir, "%s/opencl", cache_dir) <
+                   (int)sizeof dir &&
+               snprintf(bin_path, sizeof bin_path, "%s/%s.bin", dir, key) <
+                   (int)sizeof bin_path &&
+               snprintf(cl_path, sizeof cl_path, "%s/%s.cl", dir, key) <
+                   (int)sizeof cl_path &&
+               make_dirs(dir) == 0;
+
+  if (cache) {
+    cl_program prog = load_cached(ctx, dev, bin_path, options);
+    if (prog) {
+      *out = prog;
+      return FG_OK;
+    }
+    /* Missing, or rejected by the driver: a bad file goes, so that the
+     * binary built below replaces it. */
+    unlink(bin_path);
+  }
+
+  /* The source goes in place first, so that a build error can name a file
+   * the user can open.  Failing to write it only costs the caching. */
+  bool kept = cache && (access(cl_path, R_OK) == 0 ||
+                        write_atomic(dir, key, cl_path, source,
+                                     strlen(source)) == 0);
+  if (!kept)
+    cache = false;
+
+  char name[48];
+  cl_int rc;
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &source, NULL, &rc);
+  if (rc != CL_SUCCESS) {
+    if (prog)
+      clReleaseProgram(prog);
+    return fail(err, errlen, fgcl_status(rc), "kernel '%s': "
+                "clCreateProgramWithSource: %s", what, error_name(rc, name));
+  }
+  *compiled = true;
+  rc = clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
+  if (rc != CL_SUCCESS) {
+    char *log = build_log(prog, dev->device);
+    clReleaseProgram(prog);
+    /* Whatever the code, a failed build is FG_EBUILD unless memory ran
+     * out. */
+    fg_status st = fgcl_status(rc) == FG_ENOMEM ? FG_ENOMEM : FG_EBUILD;
+    fail(err, errlen, st,
+         "kernel '%s': clBuildProgram: %s on %s (options \"%s\"), source "
+         "%s%s:\n%s", what, error_name(rc, name), dev->name,
+         options ? options : "", kept ? cl_path : "not kept",
+         kept ? "" : " (no writable cache directory)",
+         log ? log : "(no build log: out of memory)");
+    free(log);
+    return st;
+  }
+
+  if (cache) {
+    size_t n;
+    unsigned char *bin = program_binary(prog, dev->device, &n);
+    if (bin)
+      write_atomic(dir, key, bin_path, bin, n);
+    free(bin);
+  }
+  *out = prog;
+  return FG_OK;
+}

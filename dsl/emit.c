@@ -1,0 +1,620 @@
+/* dsl/emit.c - the IR walker shared by both source dialects: statements,
+ * expressions, addressing of tensor fields (implicit, explicit with
+ * clamp-to-edge reads and dropped out-of-field writes, big and small
+ * tensors), variable declarations and kernel assembly.  What differs
+ * between C and OpenCL C is asked of the dialect (dsl/emit_impl.h). */
+#include "emit_impl.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- output helpers ----------------------------------------------------- */
+
+void fgk_put(fgk_emitter *e, const char *s) { fgu_buf_puts(&e->out, s); }
+
+void fgk_putf(fgk_emitter *e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fgu_buf_vprintf(&e->out, fmt, ap);
+  va_end(ap);
+}
+
+static void line(fgk_emitter *e) {
+  for (int i = 0; i < e->indent; i++)
+    fgk_put(e, "  ");
+}
+
+bool fgk_first_use(fgk_emitter *e, const char *name) {
+  size_t n = strlen(name);
+  const char *s = e->names.s;
+  while (s && *s) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) : strlen(s);
+    if (len == n && !memcmp(s, name, n))
+      return false;
+    s = nl ? nl + 1 : s + len;
+  }
+  fgu_buf_printf(&e->names, "%s\n", name);
+  return true;
+}
+
+void fgk_identifier(const char *name, char *out, size_t size) {
+  size_t j = 0;
+  if (size == 0)
+    return;
+  for (size_t i = 0; name && name[i] && j + 1 < size; i++) {
+    unsigned char c = (unsigned char)name[i];
+    out[j++] = (char)(isalnum(c) ? c : '_');
+  }
+  out[j] = 0;
+  if (j == 0 || isdigit((unsigned char)out[0])) {
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "k_%s", out);
+    snprintf(out, size, "%s", tmp);
+  }
+}
+
+fgk_type fgk_builtin_result(fgk_builtin fn, fgk_type t) {
+  const fgk_builtin_info *b = &fgk_builtins[fn];
+  if (b->rule == FGK_RULE_FLTRED)
+    return fgk_t(t.elem, 1);
+  if (b->rule == FGK_RULE_FLTI)
+    return fgk_t(FG_I32, t.width);
+  return t;
+}
+
+const char *fgk_int_min_literal(fg_elem e) {
+  switch (e) {
+  case FG_I8: return "(-128)";
+  case FG_I16: return "(-32768)";
+  case FG_I32: return "(-2147483647 - 1)";
+  case FG_I64: return "(-9223372036854775807L - 1)";
+  default: return "0";
+  }
+}
+
+const char *fgk_int_max_literal(fg_elem e) {
+  switch (e) {
+  case FG_I8: return "127";
+  case FG_U8: return "255";
+  case FG_I16: return "32767";
+  case FG_U16: return "65535";
+  case FG_I32: return "2147483647";
+  case FG_U32: return "4294967295u";
+  case FG_I64: return "9223372036854775807L";
+  case FG_U64: return "18446744073709551615UL";
+  default: return "0";
+  }
+}
+
+/* ---- expressions -------------------------------------------------------- */
+
+void fgk_ex_as_type(fgk_emitter *e, const fg_expr *x, fgk_type t) {
+  if (fgk_type_eq(x->type, t)) {
+    fgk_ex(e, x);
+  } else if (t.width == 1) {
+    fgk_putf(e, "((%s)(", e->d->type_name(t));
+    fgk_ex(e, x);
+    fgk_put(e, "))");
+  } else if (x->type.width == 1) {
+    e->d->splat(e, x, t);
+  } else {
+    e->d->vconvert(e, x, t);
+  }
+}
+
+static void ex_literal(fgk_emitter *e, const fg_expr *x) {
+  fg_elem el = x->type.elem;
+  const char *ty = e->d->type_name(fgk_t(el, 1));
+  switch (el) {
+  case FG_F32:
+  case FG_F64: {
+    double v = x->u.k.f;
+    const char *sfx = el == FG_F32 ? "f" : "";
+    if (isnan(v)) {
+      fgk_putf(e, "((%s)NAN)", ty);
+    } else if (isinf(v)) {
+      fgk_putf(e, "((%s)%sINFINITY)", ty, v < 0 ? "-" : "");
+    } else {
+      char num[64];
+      snprintf(num, sizeof num, el == FG_F32 ? "%.9g" : "%.17g", v);
+      bool has_point = strpbrk(num, ".e") != NULL;
+      fgk_putf(e, "(%s%s%s)", num, has_point ? "" : ".0", sfx);
+    }
+    break;
+  }
+  case FG_I64:
+    if (x->u.k.i == INT64_MIN)
+      fgk_put(e, fgk_int_min_literal(FG_I64));
+    else
+      fgk_putf(e, "(%lldL)", (long long)x->u.k.i);
+    break;
+  case FG_U64:
+    fgk_putf(e, "(%lluUL)", (unsigned long long)x->u.k.u);
+    break;
+  case FG_U32:
+    fgk_putf(e, "(%lluu)", (unsigned long long)x->u.k.u);
+    break;
+  case FG_I32:
+    if (x->u.k.i == INT32_MIN)
+      fgk_put(e, fgk_int_min_literal(FG_I32));
+    else
+      fgk_putf(e, "(%lld)", (long long)x->u.k.i);
+    break;
+  default:
+    fgk_putf(e, "((%s)%lld)", ty, (long long)x->u.k.i);
+  }
+}
+
+static const char *const thread_name[FG_THREAD_CONST_COUNT_] = {
+  "_layer", "_row", "_column", "_layers", "_rows", "_columns",
+  "_tensorElement", "_tensorElements"};
+
+static const char *const binop_text[FGK_BINOP_COUNT_] = {
+  "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
+  "&", "|", "^", "<<", ">>"};
+
+/* Emits the flat element index of an access to buffer buf (n elements per
+ * tensor; big: stored as planes; zero_d: the field's only tensor). */
+static void ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
+                     int n, bool big, bool zero_d) {
+  if (a->ncoords > 0) {
+    fgk_putf(e, "fgk_at(%s_L, %s_R, %s_C, ", buf, buf, buf);
+    for (int i = 0; i < 3; i++) {
+      int ci = i - (3 - a->ncoords);
+      if (i)
+        fgk_put(e, ", ");
+      if (ci < 0) {
+        fgk_put(e, "0");
+      } else {
+        fgk_put(e, "(long)(");
+        fgk_ex(e, a->coord[ci]);
+        fgk_put(e, ")");
+      }
+    }
+    fgk_put(e, ")");
+  } else {
+    fgk_put(e, zero_d ? "0" : "fgk_i");
+  }
+  if (a->element) {
+    fgk_put(e, big ? " + fgk_ci(" : "");
+    if (!big)
+      fgk_putf(e, " * %d + fgk_ci(", n);
+    if (a->elem)
+      fgk_ex(e, a->elem);
+    else
+      fgk_put(e, "_tensorElement");
+    fgk_putf(e, ", %d)", n);
+    if (big)
+      fgk_putf(e, " * %s_P", buf);
+  } else if (n > 1) {
+    fgk_putf(e, " * %d", n);
+  }
+}
+
+/* The type both operands of a comparison take before comparing. */
+static fgk_type compare_type(const fg_expr *a, const fg_expr *b) {
+  if (a->type.width > 1)
+    return a->type;
+  if (b->type.width > 1)
+    return b->type;
+  fgk_type pa = a->type, pb = b->type;
+  if (pa.elem < FG_I32)
+    pa.elem = FG_I32;
+  if (pb.elem < FG_I32)
+    pb.elem = FG_I32;
+  return pa.elem >= pb.elem ? pa : pb;
+}
+
+void fgk_ex(fgk_emitter *e, const fg_expr *x) {
+  const fgk_kernel *k = e->k;
+  if (x->type.elem == FG_F64)
+    e->uses_fp64 = true;
+  switch (x->kind) {
+  case FGK_E_CONST:
+    ex_literal(e, x);
+    break;
+  case FGK_E_VAR:
+    fgk_putf(e, "v%d", x->u.var->id);
+    break;
+  case FGK_E_THREAD:
+    if (x->u.thread == FG_TENSOR_ELEMENTS)
+      fgk_putf(e, "%d", e->foreach_count > 0
+                            ? e->foreach_count
+                            : fg_type_tensor_elements(k->out_type[0]));
+    else
+      fgk_put(e, thread_name[x->u.thread]);
+    break;
+  case FGK_E_UNARY:
+    fgk_put(e, "(");
+    fgk_put(e, x->u.bin.op == FGK_NEG ? "-" : x->u.bin.op == FGK_LNOT ? "!"
+                                                                      : "~");
+    fgk_ex_as_type(e, x->u.bin.a,
+                   x->u.bin.op == FGK_LNOT ? x->u.bin.a->type : x->type);
+    fgk_put(e, ")");
+    break;
+  case FGK_E_BINARY: {
+    int opc = x->u.bin.op;
+    const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+    fgk_type ot = opc >= FGK_EQ && opc <= FGK_GE ? compare_type(a, b)
+                                                 : x->type;
+    if (opc == FGK_LAND || opc == FGK_LOR) {
+      fgk_put(e, "(");
+      fgk_ex(e, a);
+      fgk_putf(e, " %s ", binop_text[opc]);
+      fgk_ex(e, b);
+      fgk_put(e, ")");
+    } else if (opc == FGK_SHL || opc == FGK_SHR) {
+      /* shift counts wrap at the bit width, as OpenCL defines them */
+      int bits = (int)fg_elem_size(x->type.elem) * 8;
+      fgk_put(e, "(");
+      fgk_ex_as_type(e, a, x->type);
+      fgk_putf(e, " %s (", binop_text[opc]);
+      fgk_ex_as_type(e, b, b->type.width > 1 ? x->type
+                                             : fgk_t(x->type.elem, 1));
+      fgk_putf(e, " & %d))", bits - 1);
+    } else if ((opc == FGK_DIV || opc == FGK_MOD) && fgk_is_int(ot.elem)) {
+      char name[64];
+      e->d->divmod(e, opc == FGK_MOD, ot, name, sizeof name);
+      fgk_putf(e, "%s(", name);
+      fgk_ex_as_type(e, a, ot);
+      fgk_put(e, ", ");
+      fgk_ex_as_type(e, b, ot);
+      fgk_put(e, ")");
+    } else {
+      /* scalars of a vector operation convert to its element type */
+      fgk_type ta = a->type.width == 1 && ot.width > 1 ? fgk_t(ot.elem, 1)
+                                                       : ot;
+      fgk_type tb = b->type.width == 1 && ot.width > 1 ? fgk_t(ot.elem, 1)
+                                                       : ot;
+      fgk_put(e, "(");
+      fgk_ex_as_type(e, a, ta);
+      fgk_putf(e, " %s ", binop_text[opc]);
+      fgk_ex_as_type(e, b, tb);
+      fgk_put(e, ")");
+    }
+    break;
+  }
+  case FGK_E_CALL:
+    e->d->call(e, x);
+    break;
+  case FGK_E_SWIZZLE:
+    fgk_put(e, "(");
+    fgk_ex(e, x->u.swz.a);
+    fgk_put(e, ").");
+    for (int i = 0; i < x->u.swz.n; i++)
+      fgk_putf(e, "%c", "xyzw"[x->u.swz.comp[i]]);
+    break;
+  case FGK_E_VECTOR: {
+    fgk_type t = x->type;
+    if (x->u.vec.n == 1 && x->u.vec.arg[0]->type.width == 1) {
+      fgk_ex_as_type(e, x->u.vec.arg[0], t);
+      break;
+    }
+    e->d->vec_open(e, t);
+    int comp = 0;
+    for (int i = 0; i < x->u.vec.n; i++) {
+      const fg_expr *a = x->u.vec.arg[i];
+      for (int c = 0; c < a->type.width; c++, comp++) {
+        if (comp)
+          fgk_put(e, ", ");
+        if (a->type.width == 1) {
+          fgk_ex_as_type(e, a, fgk_t(t.elem, 1));
+        } else {
+          fgk_put(e, "(");
+          fgk_ex(e, a);
+          fgk_putf(e, ").%c", "xyzw"[c]);
+        }
+      }
+    }
+    fgk_put(e, e->d->vec_close);
+    break;
+  }
+  case FGK_E_CONVERT: {
+    const fg_expr *a = x->u.conv.a;
+    if (x->u.conv.sat && fgk_is_int(x->type.elem)) {
+      fgk_type src = fgk_t(a->type.elem, x->type.width);
+      if (a->type.width == 1 && x->type.width > 1) {
+        /* replicate first, then convert */
+        fg_expr splat = *x;
+        splat.kind = FGK_E_VECTOR;
+        splat.type = src;
+        splat.u.vec.n = 1;
+        splat.u.vec.arg[0] = (fg_expr *)a;
+        e->d->convert_sat(e, &splat, src, x->type);
+      } else {
+        e->d->convert_sat(e, a, src, x->type);
+      }
+    } else if (x->type.elem == FG_BOOL) {
+      fgk_put(e, "((");
+      fgk_ex(e, a);
+      fgk_put(e, ") != 0)");
+    } else {
+      fgk_ex_as_type(e, a, x->type);
+    }
+    break;
+  }
+  case FGK_E_AS:
+    e->d->as(e, x->u.conv.a, x->type);
+    break;
+  case FGK_E_READ: {
+    const fgk_access *a = &x->u.read;
+    fg_type ft = k->in_type[a->port];
+    int n = fg_type_tensor_elements(ft);
+    char buf[16];
+    snprintf(buf, sizeof buf, "in%d", a->port);
+    if (!a->element && n > 1) {
+      e->d->load_open(e, x->type);
+      fgk_putf(e, "%s + (", buf);
+      ex_index(e, buf, a, n, false, ft.field.ndim == 0);
+      fgk_put(e, "))");
+    } else {
+      fgk_putf(e, "%s[", buf);
+      ex_index(e, buf, a, n, n > FG_MAX_SMALL_TENSOR, ft.field.ndim == 0);
+      fgk_put(e, "]");
+    }
+    break;
+  }
+  case FGK_E_INDEX: {
+    const fgk_var *v = x->u.index.var;
+    fgk_putf(e, "v%d", v->id);
+    for (int i = 0; i < x->u.index.n; i++) {
+      fgk_put(e, "[fgk_ci(");
+      fgk_ex(e, x->u.index.idx[i]);
+      fgk_putf(e, ", %d)]", v->dims[i]);
+    }
+    break;
+  }
+  }
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+static void block(fgk_emitter *e, const fgk_block *b);
+
+static void open_block(fgk_emitter *e) {
+  fgk_put(e, ") {\n");
+  e->indent++;
+}
+
+static void close_block(fgk_emitter *e) {
+  e->indent--;
+  line(e);
+  fgk_put(e, "}\n");
+}
+
+static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
+  const fgk_access *a = &s->u.write.at;
+  fg_type ot = e->k->out_type[a->port];
+  int n = fg_type_tensor_elements(ot);
+  bool big = n > FG_MAX_SMALL_TENSOR;
+  fgk_type vt = fgk_t(ot.elem, a->element ? 1 : n);
+  char buf[16];
+  snprintf(buf, sizeof buf, "out%d", a->port);
+  line(e);
+  fgk_put(e, "{\n");
+  e->indent++;
+  line(e);
+  fgk_put(e, "const long fgk_w = ");
+  if (a->ncoords > 0) {
+    fgk_putf(e, "fgk_wat(%s_L, %s_R, %s_C, ", buf, buf, buf);
+    for (int i = 0; i < 3; i++) {
+      int ci = i - (3 - a->ncoords);
+      if (i)
+        fgk_put(e, ", ");
+      if (ci < 0) {
+        fgk_put(e, "0");
+      } else {
+        fgk_put(e, "(long)(");
+        fgk_ex(e, a->coord[ci]);
+        fgk_put(e, ")");
+      }
+    }
+    fgk_put(e, ");\n");
+  } else {
+    fgk_put(e, ot.field.ndim == 0 ? "0;\n" : "fgk_i;\n");
+  }
+  line(e);
+  if (a->element) {
+    fgk_put(e, "const long fgk_e = ");
+    if (a->elem)
+      fgk_ex(e, a->elem);
+    else
+      fgk_put(e, "_tensorElement");
+    fgk_put(e, ";\n");
+    line(e);
+    fgk_putf(e, "if (fgk_w >= 0 && fgk_e >= 0 && fgk_e < %d)\n", n);
+    line(e);
+    if (big)
+      fgk_putf(e, "  %s[fgk_e * %s_P + fgk_w] = ", buf, buf);
+    else
+      fgk_putf(e, "  %s[fgk_w * %d + fgk_e] = ", buf, n);
+    fgk_ex_as_type(e, s->u.write.value, vt);
+    fgk_put(e, ";\n");
+  } else {
+    /* local writes always land inside the field: no guard, so the
+     * column loop stays vectorizable */
+    if (a->ncoords > 0) {
+      fgk_put(e, "if (fgk_w >= 0)\n");
+      line(e);
+      fgk_put(e, "  ");
+    }
+    if (n == 1) {
+      fgk_putf(e, "%s[fgk_w] = ", buf);
+      fgk_ex_as_type(e, s->u.write.value, vt);
+      fgk_put(e, ";\n");
+    } else {
+      char ptr[64];
+      snprintf(ptr, sizeof ptr, "%s + fgk_w * %d", buf, n);
+      if (!fgk_type_eq(s->u.write.value->type, vt)) {
+        /* a scalar written to a vector output: replicate it */
+        fg_expr conv = *s->u.write.value;
+        conv.kind = FGK_E_VECTOR;
+        conv.type = vt;
+        conv.u.vec.n = 1;
+        conv.u.vec.arg[0] = (fg_expr *)s->u.write.value;
+        e->d->store(e, vt, ptr, &conv);
+      } else {
+        e->d->store(e, vt, ptr, s->u.write.value);
+      }
+    }
+  }
+  e->indent--;
+  line(e);
+  fgk_put(e, "}\n");
+}
+
+static void stmt(fgk_emitter *e, const fgk_stmt *s) {
+  switch (s->kind) {
+  case FGK_S_DECL: {
+    const fgk_var *v = s->u.decl;
+    fgk_type et = fgk_t(v->type.elem, 1);
+    line(e);
+    if (v->ndims) {
+      int total = 1;
+      for (int i = 0; i < v->ndims; i++)
+        total *= v->dims[i];
+      fgk_putf(e, "for (int fgk_z = 0; fgk_z < %d; fgk_z++) "
+               "((%s *)v%d)[fgk_z] = ", total, e->d->type_name(v->type),
+               v->id);
+    } else {
+      fgk_putf(e, "v%d = ", v->id);
+    }
+    if (v->type.width == 1) {
+      fgk_putf(e, "(%s)0;\n", e->d->type_name(et));
+    } else {
+      fg_expr zero = {.kind = FGK_E_CONST, .type = et};
+      e->d->splat(e, &zero, v->type);
+      fgk_put(e, ";\n");
+    }
+    if (v->type.elem == FG_F64)
+      e->uses_fp64 = true;
+    break;
+  }
+  case FGK_S_ASSIGN:
+    line(e);
+    fgk_ex(e, s->u.assign.lhs);
+    fgk_put(e, " = ");
+    fgk_ex_as_type(e, s->u.assign.rhs, s->u.assign.lhs->type);
+    fgk_put(e, ";\n");
+    break;
+  case FGK_S_IF:
+    line(e);
+    fgk_put(e, "if (");
+    fgk_ex(e, s->u.if_.cond);
+    open_block(e);
+    block(e, &s->u.if_.then);
+    if (s->u.if_.els.first) {
+      e->indent--;
+      line(e);
+      fgk_put(e, "} else {\n");
+      e->indent++;
+      block(e, &s->u.if_.els);
+    }
+    close_block(e);
+    break;
+  case FGK_S_FOR: {
+    const fgk_var *v = s->u.for_.var;
+    line(e);
+    fgk_putf(e, "for (v%d = ", v->id);
+    fgk_ex_as_type(e, s->u.for_.init, v->type);
+    fgk_put(e, "; ");
+    fgk_ex(e, s->u.for_.cond);
+    fgk_putf(e, "; v%d += ", v->id);
+    fgk_ex_as_type(e, s->u.for_.step, v->type);
+    open_block(e);
+    block(e, &s->u.for_.body);
+    close_block(e);
+    break;
+  }
+  case FGK_S_WHILE:
+    line(e);
+    fgk_put(e, "while (");
+    fgk_ex(e, s->u.while_.cond);
+    open_block(e);
+    block(e, &s->u.while_.body);
+    close_block(e);
+    break;
+  case FGK_S_FOREACH:
+    line(e);
+    fgk_putf(e, "for (int _tensorElement = 0; _tensorElement < %d; "
+             "++_tensorElement", s->u.foreach.count);
+    open_block(e);
+    e->foreach_count = s->u.foreach.count;
+    block(e, &s->u.foreach.body);
+    e->foreach_count = 0;
+    close_block(e);
+    break;
+  case FGK_S_WRITE:
+    emit_write(e, s);
+    break;
+  }
+}
+
+static void block(fgk_emitter *e, const fgk_block *b) {
+  for (const fgk_stmt *s = b->first; s; s = s->next)
+    stmt(e, s);
+}
+
+/* Declares every variable of the kernel at the top of the thread body, so
+ * that block scoping never hides one the IR still uses. */
+static void declare_vars(fgk_emitter *e, const fgk_block *b) {
+  for (const fgk_stmt *s = b->first; s; s = s->next) {
+    switch (s->kind) {
+    case FGK_S_DECL: {
+      const fgk_var *v = s->u.decl;
+      line(e);
+      fgk_putf(e, "%s v%d", e->d->type_name(v->type), v->id);
+      for (int i = 0; i < v->ndims; i++)
+        fgk_putf(e, "[%d]", v->dims[i]);
+      fgk_put(e, ";\n");
+      break;
+    }
+    case FGK_S_IF:
+      declare_vars(e, &s->u.if_.then);
+      declare_vars(e, &s->u.if_.els);
+      break;
+    case FGK_S_FOR:
+      declare_vars(e, &s->u.for_.body);
+      break;
+    case FGK_S_WHILE:
+      declare_vars(e, &s->u.while_.body);
+      break;
+    case FGK_S_FOREACH:
+      declare_vars(e, &s->u.foreach.body);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
+  fgk_emitter e = {.k = k, .indent = 3};
+  e.d = d == FGK_DIALECT_CL ? &fgk_dialect_cl : &fgk_dialect_c;
+  for (int i = 0; i < k->n_in; i++)
+    e.uses_fp64 |= k->in_type[i].elem == FG_F64;
+  for (int i = 0; i < k->n_out; i++)
+    e.uses_fp64 |= k->out_type[i].elem == FG_F64;
+  declare_vars(&e, &k->body);
+  block(&e, &k->body);
+  fgu_buf src = {0};
+  fgu_buf_printf(&src, "/* fieldgraph kernel '%s' (%s) */\n", k->name,
+                 e.d->name);
+  e.d->open_kernel(&e, &src, e.help.s ? e.help.s : "", fn_name);
+  if (e.out.s)
+    fgu_buf_puts(&src, e.out.s);
+  fgu_buf_puts(&src, e.d->close_kernel);
+  bool oom = e.out.oom || e.help.oom || e.names.oom;
+  fgu_buf_free(&e.out);
+  fgu_buf_free(&e.help);
+  fgu_buf_free(&e.names);
+  if (oom) {
+    fgu_buf_free(&src);
+    return NULL;
+  }
+  return fgu_buf_take(&src);
+}

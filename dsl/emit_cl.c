@@ -1,0 +1,169 @@
+/* dsl/emit_cl.c - the OpenCL C dialect, for the OpenCL backend.  Most of
+ * the IR maps onto OpenCL C's own vectors and built-ins; what it adds is a
+ * never-trapping integer division (a CPU device such as PoCL's would trap
+ * on x / 0), packed vloadN/vstoreN for tensors of 3, and the guard that
+ * keeps work-items of a rounded-up global size idle. */
+#include "emit_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *cl_type(fgk_type t) { return fgk_type_name(t); }
+
+static const char *const cl_prelude =
+  "#define FGK_PI 3.14159265358979323846\n"
+  "inline long fgk_ci(long i, long n) {\n"
+  "  return i < 0 ? 0 : i >= n ? n - 1 : i;\n"
+  "}\n"
+  "/* Flat index of (l, r, c) clamped into an L x R x C field. */\n"
+  "inline long fgk_at(long L, long R, long C, long l, long r, long c) {\n"
+  "  return (fgk_ci(l, L) * R + fgk_ci(r, R)) * C + fgk_ci(c, C);\n"
+  "}\n"
+  "/* Flat index of (l, r, c) in an L x R x C field, -1 outside it. */\n"
+  "inline long fgk_wat(long L, long R, long C, long l, long r, long c) {\n"
+  "  if (l < 0 || l >= L || r < 0 || r >= R || c < 0 || c >= C)\n"
+  "    return -1;\n"
+  "  return (l * R + r) * C + c;\n"
+  "}\n";
+
+static void cl_splat(fgk_emitter *e, const fg_expr *x, fgk_type t) {
+  fgk_putf(e, "((%s)((%s)(", cl_type(t), cl_type(fgk_t(t.elem, 1)));
+  fgk_ex(e, x);
+  fgk_put(e, ")))");
+}
+
+static void cl_vconvert(fgk_emitter *e, const fg_expr *x, fgk_type t) {
+  fgk_putf(e, "convert_%s(", cl_type(t));
+  fgk_ex(e, x);
+  fgk_put(e, ")");
+}
+
+static void cl_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
+                           fgk_type t) {
+  fgk_putf(e, "convert_%s_sat%s(", cl_type(t),
+           fgk_is_float(f.elem) ? "_rte" : "");
+  fgk_ex(e, x);
+  fgk_put(e, ")");
+}
+
+static void cl_as(fgk_emitter *e, const fg_expr *x, fgk_type t) {
+  fgk_putf(e, "as_%s(", cl_type(t));
+  fgk_ex(e, x);
+  fgk_put(e, ")");
+}
+
+static void cl_call(fgk_emitter *e, const fg_expr *x) {
+  const fgk_builtin_info *b = &fgk_builtins[x->u.call.fn];
+  fgk_type t = x->u.call.arg[0]->type;
+  /* OpenCL's pown/rootn/ldexp take an int vector as wide as x */
+  fgk_type a1 = fgk_t(FG_I32, t.width);
+  fgk_putf(e, "%s(", b->cl_name);
+  for (int i = 0; i < x->u.call.n; i++) {
+    if (i)
+      fgk_put(e, ", ");
+    fgk_ex_as_type(e, x->u.call.arg[i],
+                   i == 1 && b->rule == FGK_RULE_FLTINT ? a1 : t);
+  }
+  fgk_put(e, ")");
+}
+
+static void cl_vec_open(fgk_emitter *e, fgk_type t) {
+  fgk_putf(e, "((%s)(", cl_type(t));
+}
+
+static void cl_divmod(fgk_emitter *e, bool mod, fgk_type t, char *name,
+                      size_t size) {
+  snprintf(name, size, "fgk_%s_%s", mod ? "mod" : "div", cl_type(t));
+  if (!fgk_first_use(e, name))
+    return;
+  const char *ty = cl_type(t), *ety = cl_type(fgk_t(t.elem, 1));
+  fgu_buf *h = &e->help;
+  fgu_buf_printf(h, "inline %s %s(%s a, %s b) {\n  %s r;\n", ty, name, ty, ty,
+                 ty);
+  for (int c = 0; c < t.width; c++) {
+    char ix[16] = "";
+    if (t.width > 1)
+      snprintf(ix, sizeof ix, ".s%d", c);
+    fgu_buf_printf(h, "  { %s x = a%s, y = b%s;\n    r%s = ", ety, ix, ix, ix);
+    if (fgk_is_signed(t.elem))
+      fgu_buf_printf(h, "y == 0 ? 0 : y == -1 ? (%s)(%s) : x %c y; }\n", ety,
+                     mod ? "0" : "0ul - (ulong)x", mod ? '%' : '/');
+    else
+      fgu_buf_printf(h, "y == 0 ? 0 : x %c y; }\n", mod ? '%' : '/');
+  }
+  fgu_buf_puts(h, "  return r;\n}\n");
+}
+
+static void cl_load_open(fgk_emitter *e, fgk_type t) {
+  fgk_putf(e, "vload%d(0, ", t.width);
+}
+
+static void cl_store(fgk_emitter *e, fgk_type t, const char *ptr,
+                     const fg_expr *value) {
+  fgk_putf(e, "vstore%d(", t.width);
+  fgk_ex(e, value);
+  fgk_putf(e, ", 0, %s);\n", ptr);
+}
+
+static void cl_buffer_arg(fgu_buf *o, const char *pfx, int i, fg_type t,
+                          bool is_const) {
+  fgu_buf_printf(o, "    __global %s%s *restrict %s%d,\n",
+                 is_const ? "const " : "", cl_type(fgk_t(t.elem, 1)), pfx, i);
+}
+
+static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
+                           const char *fn_name) {
+  const fgk_kernel *k = e->k;
+  if (e->uses_fp64)
+    fgu_buf_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  fgu_buf_puts(o, cl_prelude);
+  fgu_buf_puts(o, helpers);
+  fgu_buf_printf(o, "__kernel void %s(\n", fn_name);
+  for (int i = 0; i < k->n_in; i++)
+    cl_buffer_arg(o, "in", i, k->in_type[i], true);
+  for (int i = 0; i < k->n_out; i++)
+    cl_buffer_arg(o, "out", i, k->out_type[i], false);
+  for (int i = 0; i < k->n_in + k->n_out; i++) {
+    const char *pfx = i < k->n_in ? "in" : "out";
+    int j = i < k->n_in ? i : i - k->n_in;
+    fgu_buf_printf(o, "    long %s%d_L, long %s%d_R, long %s%d_C,\n", pfx, j,
+                   pfx, j, pfx, j);
+  }
+  fgu_buf_puts(o, "    long fgk_TL, long fgk_TR, long fgk_TC) {\n");
+  for (int i = 0; i < k->n_in + k->n_out; i++) {
+    const char *pfx = i < k->n_in ? "in" : "out";
+    int j = i < k->n_in ? i : i - k->n_in;
+    fgu_buf_printf(o, "  const long %s%d_P = %s%d_L * %s%d_R * %s%d_C;\n",
+                   pfx, j, pfx, j, pfx, j, pfx, j);
+  }
+  fgu_buf_puts(o, "  const int _layers = (int)fgk_TL, _rows = (int)fgk_TR, "
+               "_columns = (int)fgk_TC;\n"
+               "  const long fgk_c = get_global_id(0), "
+               "fgk_t = get_global_id(1);\n"
+               "  /* the global size is rounded up: extra work-items idle */\n"
+               "  if (fgk_c >= fgk_TC || fgk_t >= fgk_TL * fgk_TR)\n"
+               "    return;\n"
+               "  {\n"
+               "    {\n"
+               "      const int _layer = (int)(fgk_t / _rows), "
+               "_row = (int)(fgk_t % _rows);\n"
+               "      const int _column = (int)fgk_c;\n"
+               "      const long fgk_i = fgk_t * _columns + fgk_c;\n");
+}
+
+const fgk_dialect_i fgk_dialect_cl = {
+  .name = "OpenCL C",
+  .type_name = cl_type,
+  .splat = cl_splat,
+  .vconvert = cl_vconvert,
+  .convert_sat = cl_convert_sat,
+  .as = cl_as,
+  .call = cl_call,
+  .vec_open = cl_vec_open,
+  .vec_close = "))",
+  .divmod = cl_divmod,
+  .load_open = cl_load_open,
+  .store = cl_store,
+  .open_kernel = cl_open_kernel,
+  .close_kernel = "    }\n  }\n}\n",
+};

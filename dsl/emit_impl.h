@@ -1,0 +1,81 @@
+/* dsl/emit_impl.h - what the shared IR walker (dsl/emit.c) and the two
+ * dialects (dsl/emit_c.c, dsl/emit_cl.c) share: the emission state and the
+ * dialect hooks.  The walker owns statement and expression structure; a
+ * dialect only says how a type, a literal vector, a conversion, a load or
+ * a built-in call is spelled.  Internal. */
+#ifndef FG_DSL_EMIT_IMPL_H
+#define FG_DSL_EMIT_IMPL_H
+
+#include "emit.h"
+
+typedef struct fgk_emitter fgk_emitter;
+
+typedef struct fgk_dialect_i {
+  const char *name;
+  /* Spelling of a type in this dialect. */
+  const char *(*type_name)(fgk_type t);
+  /* Scalar x converted to vector type t (a splat). */
+  void (*splat)(fgk_emitter *e, const fg_expr *x, fgk_type t);
+  /* Vector x converted element-wise to vector type t. */
+  void (*vconvert)(fgk_emitter *e, const fg_expr *x, fgk_type t);
+  /* x (of type src) converted with saturation (and round-to-nearest-even
+   * from floats) to t; src and t have the same width. */
+  void (*convert_sat)(fgk_emitter *e, const fg_expr *x, fgk_type src,
+                      fgk_type t);
+  /* The bits of x reinterpreted as t. */
+  void (*as)(fgk_emitter *e, const fg_expr *x, fgk_type t);
+  /* A call of a built-in function (x->kind == FGK_E_CALL). */
+  void (*call)(fgk_emitter *e, const fg_expr *x);
+  /* Opening of a vector literal of type t ("((float4){", "((float4)("),
+   * and its closing. */
+  void (*vec_open)(fgk_emitter *e, fgk_type t);
+  const char *vec_close;
+  /* Writes into name the never-trapping integer division (or modulo)
+   * helper of type t, emitting its definition on first use. */
+  void (*divmod)(fgk_emitter *e, bool mod, fgk_type t, char *name,
+                 size_t size);
+  /* Loads a small tensor of type t (width > 1) from the address emitted
+   * between load_open and ")". */
+  void (*load_open)(fgk_emitter *e, fgk_type t);
+  /* Stores value (already of type t, width > 1) at address ptr. */
+  void (*store)(fgk_emitter *e, fgk_type t, const char *ptr,
+                const fg_expr *value);
+  /* Everything before the thread body: prelude, helpers (given, already
+   * complete), the function header, parameter unpacking and the thread
+   * loop or the thread's identity; and the text closing the body. */
+  void (*open_kernel)(fgk_emitter *e, fgu_buf *out, const char *helpers,
+                      const char *fn_name);
+  const char *close_kernel;
+} fgk_dialect_i;
+
+struct fgk_emitter {
+  const fgk_kernel *k;
+  const fgk_dialect_i *d;
+  fgu_buf out;         /* the thread body */
+  fgu_buf help;        /* helpers, in order of first use */
+  fgu_buf names;       /* "\n"-separated names of emitted helpers */
+  int indent;
+  int foreach_count;   /* > 0 inside _forEachTensorElement */
+  bool uses_fp64;
+};
+
+extern const fgk_dialect_i fgk_dialect_c;
+extern const fgk_dialect_i fgk_dialect_cl;
+
+/* Shared emission helpers (dsl/emit.c). */
+void fgk_put(fgk_emitter *e, const char *s);
+void fgk_putf(fgk_emitter *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Emits expression x. */
+void fgk_ex(fgk_emitter *e, const fg_expr *x);
+/* Emits x converted to type t (a cast, a splat or a vector conversion). */
+void fgk_ex_as_type(fgk_emitter *e, const fg_expr *x, fgk_type t);
+/* True the first time a helper name is seen (and records it). */
+bool fgk_first_use(fgk_emitter *e, const char *name);
+/* The type a built-in's result has for argument type t. */
+fgk_type fgk_builtin_result(fgk_builtin fn, fgk_type t);
+/* Lowest and highest value of an integer type, as C literals. */
+const char *fgk_int_min_literal(fg_elem e);
+const char *fgk_int_max_literal(fg_elem e);
+
+#endif
