@@ -306,7 +306,8 @@ static void run_tile(void *arg, int64_t t) {
 }
 
 static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
-                            fg__buffer *const *bufs, const int64_t *dims) {
+                            fg__buffer *const *bufs, const int64_t *dims,
+                            const int *group) {
   cpu_backend *cb = (cpu_backend *)be;
   launch l = {.fn = k->fn, .dims = dims};
   if (nbuf > 128)
@@ -315,13 +316,19 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
   for (int i = 0; i < nbuf; i++)
     l.ptr[i] = bufs[i]->p;
   const int64_t *t = dims + 3 * nbuf;
-  l.rows = t[0] * t[1];
-  l.cols = t[2];
-  int64_t points = l.rows * l.cols;
+  int64_t points = t[0] * t[1] * t[2];
+  if (group) {
+    /* a grouped kernel's units are whole work-groups */
+    l.rows = t[0] * ((t[1] + group[0] - 1) / group[0]);
+    l.cols = (t[2] + group[1] - 1) / group[1];
+  } else {
+    l.rows = t[0] * t[1];
+    l.cols = t[2];
+  }
   int threads = fgp_threads(cb->pool);
   /* A few tiles per thread balance uneven rows; tiny fields run inline. */
   int64_t want = points < 16384 ? 1 : (int64_t)threads * 4;
-  l.by_columns = l.rows < want && l.cols >= 4 * want;
+  l.by_columns = l.rows < want && l.cols >= (group ? 1 : 4) * want;
   int64_t span = l.by_columns ? l.cols : l.rows;
   if (want > span)
     want = span;

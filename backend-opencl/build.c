@@ -28,6 +28,7 @@ enum {
   PATH_LEN = 4096,
   /* No program binary is this large; a bigger .bin is not ours. */
   MAX_BINARY = 1 << 30,
+  BINARY_PAD = 64, /* see read_file */
 };
 
 /* Writes the message into err (when there is room) and returns st. */
@@ -129,7 +130,9 @@ static int write_atomic(const char *dir, const char *key, const char *path,
 }
 
 /* The whole of a file (malloc'd), or NULL when it is missing, empty,
- * implausibly large or unreadable. */
+ * implausibly large or unreadable.  Zero bytes follow the data: a driver
+ * checking a short garbage binary's header may read past its end (PoCL
+ * does, by up to 16 bytes). */
 static unsigned char *read_file(const char *path, size_t *n) {
   *n = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -139,7 +142,7 @@ static unsigned char *read_file(const char *path, size_t *n) {
   unsigned char *data = NULL;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
       st.st_size <= MAX_BINARY)
-    data = malloc((size_t)st.st_size);
+    data = calloc(1, (size_t)st.st_size + BINARY_PAD);
   size_t got = 0;
   while (data && got < (size_t)st.st_size) {
     ssize_t r = read(fd, data + got, (size_t)st.st_size - got);

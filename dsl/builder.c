@@ -99,6 +99,10 @@ fg_op *fg_op_begin(fg_graph *g, const char *name, int n_outputs,
   op->g = g;
   op->n_out = n_outputs;
   memcpy(op->out_type, out_types, (size_t)n_outputs * sizeof *out_types);
+  op->threads = out_types[0].field;
+  /* Cog's default work-group: 16 x 16, or a row of 256 for 1-D fields */
+  op->local[0] = op->threads.ndim >= 2 ? 16 : 1;
+  op->local[1] = op->threads.ndim >= 2 ? 16 : op->threads.ndim == 1 ? 256 : 1;
   g->open_op = op;
   g->open_op_name = op->name;
   return op;
@@ -155,7 +159,10 @@ fg_field *fg_op_end(fg_op *op) {
   k->in_type = in_type;
   k->in_nonlocal = nonlocal;
   memcpy(k->out_type, op->out_type, sizeof k->out_type);
-  k->threads = op->out_type[0].field;
+  k->threads = op->threads;
+  k->local[0] = op->local[0];
+  k->local[1] = op->local[1];
+  k->grouped = op->grouped;
   k->body = op->body;
   k->n_vars = op->n_vars;
   g->open_op = NULL;
@@ -582,13 +589,14 @@ static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
       !coords_ok(op, call, f->name, f->type.field.ndim, ncoords, coord))
     return NULL;
   if (ncoords == 0 && f->type.field.ndim > 0 &&
-      !fg_shape_equal(f->type.field, op->out_type[0].field)) {
+      !fg_shape_equal(f->type.field, op->threads)) {
     char a[128], b[128];
+    fg_type tt = fg_type_scalar(f->type.elem, op->threads);
     return fgk_fail(op, FG_ESHAPE, "%s('%s'): implicit addressing needs the "
                     "field's shape to equal the thread shape; field is %s, "
-                    "output 0 is %s", call, f->name,
+                    "threads are %s", call, f->name,
                     fg_type_str(f->type, a, sizeof a),
-                    fg_type_str(op->out_type[0], b, sizeof b));
+                    fg_type_str(tt, b, sizeof b));
   }
   int port = fgk_op_input(op, f, call);
   if (port < 0)
@@ -701,12 +709,13 @@ static void write_common(fg_op *op, int out, fg_expr *value, bool element,
       !coords_ok(op, call, oname, ot.field.ndim, ncoords, coord))
     return;
   if (ncoords == 0 && ot.field.ndim > 0 &&
-      !fg_shape_equal(ot.field, op->out_type[0].field)) {
+      !fg_shape_equal(ot.field, op->threads)) {
     char b[128];
     fgk_fail(op, FG_ESHAPE, "%s(_out%d): implicit addressing needs the "
              "output's shape to equal the thread shape; output is %s, "
-             "output 0 is %s", call, out, fg_type_str(ot, ts, sizeof ts),
-             fg_type_str(op->out_type[0], b, sizeof b));
+             "threads are %s", call, out, fg_type_str(ot, ts, sizeof ts),
+             fg_type_str(fg_type_scalar(ot.elem, op->threads), b,
+                         sizeof b));
     return;
   }
   bool local = ncoords == 0 && !element;
@@ -751,4 +760,215 @@ void fg_write_element_at(fg_op *op, int out, fg_expr *value,
   COLLECT_COORDS(ncoords, ncoords, coord);
   write_common(op, out, value, true, element, ncoords, coord,
                "_writeTensorElement");
+}
+
+/* ---- thread allocation and work groups ---------------------------------- */
+
+/* Thread allocation must come before executable code (Cog's rule). */
+static bool allocation_ok(fg_op *op, const char *call) {
+  if (!fgk_op_usable(op))
+    return false;
+  if (op->top_stmts > 0 || op->depth > 0) {
+    fgk_fail(op, FG_ERULE, "%s: thread allocation calls must precede "
+             "executable code (%d statement(s) come before it)", call,
+             op->top_stmts);
+    return false;
+  }
+  return true;
+}
+
+void fg_local_threads(fg_op *op, fg_shape shape) {
+  if (!allocation_ok(op, "_localThreads"))
+    return;
+  int64_t r, c;
+  if (shape.ndim == 1) {
+    r = 1;
+    c = shape.dim[0];
+  } else if (shape.ndim == 2 || (shape.ndim == 3 && shape.dim[0] == 1)) {
+    r = shape.dim[shape.ndim - 2];
+    c = shape.dim[shape.ndim - 1];
+  } else {
+    fgk_fail(op, FG_ESHAPE, "_localThreads: a work-group is (columns), "
+             "(rows, columns) or (1, rows, columns); got %d dimensions%s",
+             shape.ndim, shape.ndim == 3 ? " spanning several layers" : "");
+    return;
+  }
+  if (r < 1 || c < 1 || r * c > 1024) {
+    fgk_fail(op, FG_ESHAPE, "_localThreads: %lld x %lld threads (expected "
+             "1 to 1024 in all)", (long long)r, (long long)c);
+    return;
+  }
+  op->local[0] = (int)r;
+  op->local[1] = (int)c;
+  op->grouped = true;
+}
+
+void fg_global_threads(fg_op *op, fg_shape shape) {
+  if (!allocation_ok(op, "_globalThreads"))
+    return;
+  char what[300];
+  snprintf(what, sizeof what, "operator '%s' _globalThreads", op->name);
+  if (!fg__check_type(op->g, what, fg_type_scalar(FG_F32, shape)))
+    return;
+  op->threads = shape;
+}
+
+int fg_op_local_extent(fg_op *op, fg_thread_const axis) {
+  if (!fgk_op_usable(op))
+    return 0;
+  switch (axis) {
+  case FG_LAYERS: return 1;
+  case FG_ROWS: return op->local[0];
+  case FG_COLUMNS: return op->local[1];
+  default:
+    fgk_fail(op, FG_EINVAL, "fg_op_local_extent: axis must be FG_LAYERS, "
+             "FG_ROWS or FG_COLUMNS");
+    return 0;
+  }
+}
+
+/* The variable a fresh declaration expression names, or NULL with an error
+ * when e is not one. */
+static fgk_var *declared_var(fg_expr *e, const char *call) {
+  if (!e || !fgk_op_usable(e->op))
+    return NULL;
+  if (e->kind != FGK_E_VAR) {
+    fgk_fail(e->op, FG_EINVAL, "%s: the argument must be a variable or "
+             "array just declared", call);
+    return NULL;
+  }
+  return e->u.var;
+}
+
+fg_expr *fg_local(fg_expr *var) {
+  fgk_var *v = declared_var(var, "_local");
+  if (!v)
+    return NULL;
+  if (v->type.elem == FG_BOOL)
+    return fgk_fail(var->op, FG_ETYPE, "_local: bool variables cannot be "
+                    "shared");
+  v->local = true;
+  var->op->grouped = true;
+  return var;
+}
+
+fg_expr *fg_volatile(fg_expr *var) {
+  fgk_var *v = declared_var(var, "_volatile");
+  if (!v)
+    return NULL;
+  v->volatile_ = true;
+  return var;
+}
+
+static void barrier(fg_op *op, bool global, const char *call) {
+  if (!fgk_op_usable(op))
+    return;
+  if (op->depth > 0) {
+    fgk_fail(op, FG_ERULE, "%s must be at the top level of the operator, "
+             "where every thread of a work-group reaches it (found inside "
+             "a %s block)", call, frame_opener(op->stack[op->depth - 1].kind));
+    return;
+  }
+  fgk_stmt *s = append(op, FGK_S_BARRIER, call, false);
+  if (s) {
+    s->u.global_fence = global;
+    op->grouped = true;
+  }
+}
+
+void fg_sync_threads_local(fg_op *op) {
+  barrier(op, false, "_syncThreadsLocal");
+}
+void fg_sync_threads_global(fg_op *op) {
+  barrier(op, true, "_syncThreadsGlobal");
+}
+
+fg_expr *fg_pointer_to(fg_expr *lv) {
+  if (!lv || !fgk_op_usable(lv->op))
+    return NULL;
+  bool ok = (lv->kind == FGK_E_VAR && lv->u.var->ndims == 0) ||
+            lv->kind == FGK_E_INDEX;
+  if (!ok)
+    return fgk_fail(lv->op, FG_EINVAL, "_pointerTo: the argument must be a "
+                    "variable or an array element");
+  fg_expr *e = fgk_expr_new(lv->op, FGK_E_ADDR, lv->type);
+  if (e)
+    e->u.addr = lv;
+  return e;
+}
+
+static const char *const atomic_name[FGK_AT_COUNT_] = {
+  "atomic_add", "atomic_sub", "atomic_xchg", "atomic_min", "atomic_max",
+  "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
+  "atomic_cmpxchg"};
+
+const char *fgk_atomic_name(fgk_atomic a) { return atomic_name[a]; }
+
+static fg_expr *atomic(fgk_atomic at, fg_expr *p, fg_expr *a, fg_expr *b,
+                       int nargs) {
+  const char *call = atomic_name[at];
+  if (!p || !fgk_op_usable(p->op) || (nargs > 1 && !a) || (nargs > 2 && !b))
+    return NULL;
+  fg_op *op = p->op;
+  if ((a && a->op != op) || (b && b->op != op))
+    return fgk_fail(op, FG_EINVAL, "_%s: arguments come from different "
+                    "operators", call);
+  if (p->kind != FGK_E_ADDR)
+    return fgk_fail(op, FG_ETYPE, "_%s: the first argument must be a "
+                    "pointer (_pointerTo(variable))", call);
+  const fg_expr *lv = p->u.addr;
+  const fgk_var *v = lv->kind == FGK_E_VAR ? lv->u.var : lv->u.index.var;
+  fgk_type t = lv->type;
+  if (!v->local || !v->volatile_ || t.width != 1 ||
+      (t.elem != FG_I32 && t.elem != FG_U32))
+    return fgk_fail(op, FG_ERULE, "_%s: atomics need a _local(_volatile(...)) "
+                    "int or uint variable or array; got a %s%s%s variable",
+                    call, v->local ? "local " : "private ",
+                    v->volatile_ ? "volatile " : "", fgk_type_name(t));
+  fg_expr *args[2] = {a, b};
+  for (int i = 0; i < nargs - 1; i++)
+    if (!fgk_implicit_ok(args[i]->type, t) &&
+        !(args[i]->type.width == 1 && fgk_is_int(args[i]->type.elem)))
+      return fgk_fail(op, FG_ETYPE, "_%s: argument %d is %s, expected %s",
+                      call, i + 2, fgk_type_name(args[i]->type),
+                      fgk_type_name(t));
+  fg_expr *e = fgk_expr_new(op, FGK_E_ATOMIC, t);
+  if (!e)
+    return NULL;
+  e->u.atomic.op = at;
+  e->u.atomic.p = p;
+  e->u.atomic.a = a;
+  e->u.atomic.b = b;
+  op->grouped = true;
+  return e;
+}
+
+fg_expr *fg_atomic_add(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_ADD, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_sub(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_SUB, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_xchg(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_XCHG, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_min(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_MIN, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_max(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_MAX, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_and(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_AND, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_or(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_OR, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_xor(fg_expr *p, fg_expr *v) {
+  return atomic(FGK_AT_XOR, p, v, NULL, 2);
+}
+fg_expr *fg_atomic_inc(fg_expr *p) { return atomic(FGK_AT_INC, p, NULL, NULL, 1); }
+fg_expr *fg_atomic_dec(fg_expr *p) { return atomic(FGK_AT_DEC, p, NULL, NULL, 1); }
+fg_expr *fg_atomic_compxchg(fg_expr *p, fg_expr *cmp, fg_expr *v) {
+  return atomic(FGK_AT_CMPXCHG, p, cmp, v, 3);
 }

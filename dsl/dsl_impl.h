@@ -37,6 +37,9 @@ struct fg_op {
   bool foreach_seen;         /* a top-level _forEachTensorElement */
   int foreach_count;         /* its element count */
   fg__node *node;            /* set by fg_op_end */
+  fg_shape threads;          /* output 0's field shape or _globalThreads */
+  int local[2];              /* work-group (rows, columns) */
+  bool grouped;              /* uses work-group features */
 };
 
 /* NULL when op cannot take more building (NULL, errored graph, closed). */

@@ -151,7 +151,17 @@ static void ex_literal(fgk_emitter *e, const fg_expr *x) {
 
 static const char *const thread_name[FG_THREAD_CONST_COUNT_] = {
   "_layer", "_row", "_column", "_layers", "_rows", "_columns",
-  "_tensorElement", "_tensorElements"};
+  "_tensorElement", "_tensorElements", "_localLayers", "_localRows",
+  "_localColumns", "_localLayer", "_localRow", "_localColumn",
+  "_groupLayer", "_groupRow", "_groupColumn"};
+
+/* A variable's name; in per-thread mode a private one is an array of the
+ * group's threads. */
+static void var_name(fgk_emitter *e, const fgk_var *v) {
+  fgk_putf(e, "v%d", v->id);
+  if (e->per_thread && !v->local)
+    fgk_put(e, "[fgk_lt]");
+}
 
 static const char *const binop_text[FGK_BINOP_COUNT_] = {
   "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
@@ -218,7 +228,15 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     ex_literal(e, x);
     break;
   case FGK_E_VAR:
-    fgk_putf(e, "v%d", x->u.var->id);
+    var_name(e, x->u.var);
+    break;
+  case FGK_E_ADDR:
+    fgk_put(e, "&(");
+    fgk_ex(e, x->u.addr);
+    fgk_put(e, ")");
+    break;
+  case FGK_E_ATOMIC:
+    e->d->atomic(e, x);
     break;
   case FGK_E_THREAD:
     if (x->u.thread == FG_TENSOR_ELEMENTS)
@@ -360,7 +378,7 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
   }
   case FGK_E_INDEX: {
     const fgk_var *v = x->u.index.var;
-    fgk_putf(e, "v%d", v->id);
+    var_name(e, v);
     for (int i = 0; i < x->u.index.n; i++) {
       fgk_put(e, "[fgk_ci(");
       fgk_ex(e, x->u.index.idx[i]);
@@ -395,7 +413,8 @@ static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
   char buf[16];
   snprintf(buf, sizeof buf, "out%d", a->port);
   line(e);
-  fgk_put(e, "{\n");
+  /* threads of a rounded-up work-group beyond the field write nothing */
+  fgk_put(e, e->k->grouped ? "if (fgk_live) {\n" : "{\n");
   e->indent++;
   line(e);
   fgk_put(e, "const long fgk_w = ");
@@ -467,33 +486,52 @@ static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
   fgk_put(e, "}\n");
 }
 
+/* Emits one statement setting every element of v to zero. */
+static void zero_fill(fgk_emitter *e, const fgk_var *v) {
+  fgk_type et = fgk_t(v->type.elem, 1);
+  if (v->ndims) {
+    int total = 1;
+    for (int i = 0; i < v->ndims; i++)
+      total *= v->dims[i];
+    fgk_putf(e, "for (int fgk_z = 0; fgk_z < %d; fgk_z++) ((%s%s%s *)",
+             total, v->local ? e->d->local_qualifier : "",
+             v->volatile_ ? "volatile " : "", e->d->type_name(v->type));
+    var_name(e, v);
+    fgk_put(e, ")[fgk_z] = ");
+  } else {
+    var_name(e, v);
+    fgk_put(e, " = ");
+  }
+  if (v->type.width == 1) {
+    fgk_putf(e, "(%s)0;\n", e->d->type_name(et));
+  } else {
+    fg_expr zero = {.kind = FGK_E_CONST, .type = et};
+    e->d->splat(e, &zero, v->type);
+    fgk_put(e, ";\n");
+  }
+}
+
 static void stmt(fgk_emitter *e, const fgk_stmt *s) {
   switch (s->kind) {
   case FGK_S_DECL: {
     const fgk_var *v = s->u.decl;
-    fgk_type et = fgk_t(v->type.elem, 1);
-    line(e);
-    if (v->ndims) {
-      int total = 1;
-      for (int i = 0; i < v->ndims; i++)
-        total *= v->dims[i];
-      fgk_putf(e, "for (int fgk_z = 0; fgk_z < %d; fgk_z++) "
-               "((%s *)v%d)[fgk_z] = ", total, e->d->type_name(v->type),
-               v->id);
-    } else {
-      fgk_putf(e, "v%d = ", v->id);
-    }
-    if (v->type.width == 1) {
-      fgk_putf(e, "(%s)0;\n", e->d->type_name(et));
-    } else {
-      fg_expr zero = {.kind = FGK_E_CONST, .type = et};
-      e->d->splat(e, &zero, v->type);
-      fgk_put(e, ";\n");
-    }
     if (v->type.elem == FG_F64)
       e->uses_fp64 = true;
+    if (v->local)
+      break;          /* shared: zeroed once per group, before any thread */
+    line(e);
+    zero_fill(e, v);
     break;
   }
+  case FGK_S_BARRIER:
+    if (!e->d->split_phases) {
+      line(e);
+      fgk_putf(e, "barrier(%s);\n", s->u.global_fence
+                                        ? "CLK_GLOBAL_MEM_FENCE | "
+                                          "CLK_LOCAL_MEM_FENCE"
+                                        : "CLK_LOCAL_MEM_FENCE");
+    }
+    break;
   case FGK_S_ASSIGN:
     line(e);
     fgk_ex(e, s->u.assign.lhs);
@@ -519,11 +557,15 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
   case FGK_S_FOR: {
     const fgk_var *v = s->u.for_.var;
     line(e);
-    fgk_putf(e, "for (v%d = ", v->id);
+    fgk_put(e, "for (");
+    var_name(e, v);
+    fgk_put(e, " = ");
     fgk_ex_as_type(e, s->u.for_.init, v->type);
     fgk_put(e, "; ");
     fgk_ex(e, s->u.for_.cond);
-    fgk_putf(e, "; v%d += ", v->id);
+    fgk_put(e, "; ");
+    var_name(e, v);
+    fgk_put(e, " += ");
     fgk_ex_as_type(e, s->u.for_.step, v->type);
     open_block(e);
     block(e, &s->u.for_.body);
@@ -566,8 +608,32 @@ static void declare_vars(fgk_emitter *e, const fgk_block *b) {
     switch (s->kind) {
     case FGK_S_DECL: {
       const fgk_var *v = s->u.decl;
+      if (v->local) {
+        /* shared by the group: declared once, zeroed before any thread */
+        fgu_buf *to = e->d->locals_at_kernel_scope ? &e->locals : &e->out;
+        if (to == &e->out)
+          line(e);
+        else
+          fgu_buf_puts(to, "  ");
+        fgu_buf_printf(to, "%s%s%s v%d", e->d->local_qualifier,
+                       v->volatile_ ? "volatile " : "",
+                       e->d->type_name(v->type), v->id);
+        for (int i = 0; i < v->ndims; i++)
+          fgu_buf_printf(to, "[%d]", v->dims[i]);
+        fgu_buf_puts(to, ";\n");
+        fgu_buf tmp = e->out;        /* zero_fill writes to e->out */
+        e->out = e->zero_locals;
+        fgk_put(e, "  ");
+        zero_fill(e, v);
+        e->zero_locals = e->out;
+        e->out = tmp;
+        break;
+      }
       line(e);
-      fgk_putf(e, "%s v%d", e->d->type_name(v->type), v->id);
+      fgk_putf(e, "%s%s v%d", v->volatile_ ? "volatile " : "",
+               e->d->type_name(v->type), v->id);
+      if (e->per_thread)
+        fgk_putf(e, "[%d]", e->k->local[0] * e->k->local[1]);
       for (int i = 0; i < v->ndims; i++)
         fgk_putf(e, "[%d]", v->dims[i]);
       fgk_put(e, ";\n");
@@ -599,8 +665,27 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     e.uses_fp64 |= k->in_type[i].elem == FG_F64;
   for (int i = 0; i < k->n_out; i++)
     e.uses_fp64 |= k->out_type[i].elem == FG_F64;
+  e.per_thread = k->grouped && e.d->split_phases;
   declare_vars(&e, &k->body);
-  block(&e, &k->body);
+  if (e.per_thread) {
+    /* shared variables are zeroed per group, then the body runs in phases
+     * separated by its barriers, each phase a loop over the group */
+    if (e.zero_locals.s)
+      fgk_put(&e, e.zero_locals.s);
+    const fgk_stmt *s = k->body.first;
+    while (s) {
+      fgk_put(&e, e.d->phase_open);
+      e.indent = 4;
+      for (; s && s->kind != FGK_S_BARRIER; s = s->next)
+        stmt(&e, s);
+      e.indent = 3;
+      fgk_put(&e, e.d->phase_close);
+      if (s)
+        s = s->next;
+    }
+  } else {
+    block(&e, &k->body);
+  }
   fgu_buf src = {0};
   fgu_buf_printf(&src, "/* fieldgraph kernel '%s' (%s) */\n", k->name,
                  e.d->name);
@@ -608,10 +693,13 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   if (e.out.s)
     fgu_buf_puts(&src, e.out.s);
   fgu_buf_puts(&src, e.d->close_kernel);
-  bool oom = e.out.oom || e.help.oom || e.names.oom;
+  bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
+             e.zero_locals.oom;
   fgu_buf_free(&e.out);
   fgu_buf_free(&e.help);
   fgu_buf_free(&e.names);
+  fgu_buf_free(&e.locals);
+  fgu_buf_free(&e.zero_locals);
   if (oom) {
     fgu_buf_free(&src);
     return NULL;

@@ -331,8 +331,28 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   fgu_buf_printf(o, "  const int _layers = (int)fgk_dim[%d], "
                  "_rows = (int)fgk_dim[%d], _columns = (int)fgk_dim[%d];\n",
                  3 * nb, 3 * nb + 1, 3 * nb + 2);
-  fgu_buf_puts(o, "  (void)_layers;\n"
-               "  for (long fgk_t = fgk_t0; fgk_t < fgk_t1; ++fgk_t) {\n"
+  fgu_buf_puts(o, "  (void)_layers;\n");
+  if (k->grouped) {
+    /* t and c count work-groups: (layer, group row) flattened, and group
+     * columns; the threads of a group run one after another, phase by
+     * phase, which is what a barrier needs */
+    fgu_buf_printf(o, "  enum { fgk_LY = %d, fgk_LX = %d };\n"
+                   "  const int _localLayers = 1, _localRows = fgk_LY, "
+                   "_localColumns = fgk_LX;\n"
+                   "  const long fgk_GY = (_rows + fgk_LY - 1) / fgk_LY;\n"
+                   "  (void)_localLayers; (void)_localRows; "
+                   "(void)_localColumns;\n", k->local[0], k->local[1]);
+    fgu_buf_puts(o, "  for (long fgk_t = fgk_t0; fgk_t < fgk_t1; ++fgk_t) {\n"
+                 "    const int _layer = (int)(fgk_t / fgk_GY), "
+                 "_groupRow = (int)(fgk_t % fgk_GY);\n"
+                 "    const int _groupLayer = _layer, _localLayer = 0;\n"
+                 "    (void)_groupLayer; (void)_localLayer;\n"
+                 "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) {\n"
+                 "      const int _groupColumn = (int)fgk_c;\n"
+                 "      (void)_groupColumn;\n");
+    return;
+  }
+  fgu_buf_puts(o, "  for (long fgk_t = fgk_t0; fgk_t < fgk_t1; ++fgk_t) {\n"
                "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
                "    (void)_layer; (void)_row;\n"
@@ -340,6 +360,38 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                "      const int _column = (int)fgk_c;\n"
                "      const long fgk_i = fgk_t * _columns + fgk_c;\n"
                "      (void)_column; (void)fgk_i;\n");
+}
+
+/* Atomics of a grouped kernel: its threads run one at a time on one OS
+ * thread and groups share no memory, so a plain read-modify-write is
+ * atomic here. */
+static void c_atomic(fgk_emitter *e, const fg_expr *x) {
+  fgk_atomic at = x->u.atomic.op;
+  const char *ty = cty(x->type);
+  char name[64];
+  snprintf(name, sizeof name, "fgk_%s_%s", fgk_atomic_name(at), ty);
+  if (fgk_first_use(e, name)) {
+    static const char *const update[FGK_AT_COUNT_] = {
+      "o + a", "o - a", "a", "a < o ? a : o", "a > o ? a : o", "o & a",
+      "o | a", "o ^ a", "o + 1", "o - 1", "o == a ? b : o"};
+    fgu_buf_printf(&e->help, "static inline %s %s(volatile %s *p, %s a, "
+                   "%s b) {\n  %s o = *p;\n  (void)a; (void)b;\n"
+                   "  *p = %s;\n  return o;\n}\n", ty, name, ty, ty, ty,
+                   ty, update[at]);
+  }
+  fgk_putf(e, "(fgk_live ? %s(", name);
+  fgk_ex(e, x->u.atomic.p);
+  fgk_put(e, ", ");
+  if (x->u.atomic.a)
+    fgk_ex_as_type(e, x->u.atomic.a, x->type);
+  else
+    fgk_put(e, "0");
+  fgk_put(e, ", ");
+  if (x->u.atomic.b)
+    fgk_ex_as_type(e, x->u.atomic.b, x->type);
+  else
+    fgk_put(e, "0");
+  fgk_putf(e, ") : (%s)0)", ty);
 }
 
 const fgk_dialect_i fgk_dialect_c = {
@@ -357,4 +409,21 @@ const fgk_dialect_i fgk_dialect_c = {
   .store = c_store,
   .open_kernel = c_open_kernel,
   .close_kernel = "    }\n  }\n}\n",
+  .atomic = c_atomic,
+  .split_phases = true,
+  .phase_open =
+    "      for (int fgk_lt = 0; fgk_lt < fgk_LX * fgk_LY; ++fgk_lt) {\n"
+    "        const int _localRow = fgk_lt / fgk_LX, "
+    "_localColumn = fgk_lt % fgk_LX;\n"
+    "        const int _row = _groupRow * fgk_LY + _localRow;\n"
+    "        const int _column = _groupColumn * fgk_LX + _localColumn;\n"
+    "        const int fgk_live = _row < _rows && _column < _columns;\n"
+    "        const long fgk_i = ((long)_layer * _rows + (_row < _rows ? _row "
+    ": _rows - 1)) * _columns + (_column < _columns ? _column : _columns - "
+    "1);\n"
+    "        (void)_localRow; (void)_localColumn; (void)fgk_live; "
+    "(void)fgk_i;\n",
+  .phase_close = "      }\n",
+  .local_qualifier = "",
+  .locals_at_kernel_scope = false,
 };

@@ -118,6 +118,9 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     fgu_buf_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   fgu_buf_puts(o, cl_prelude);
   fgu_buf_puts(o, helpers);
+  if (k->grouped)
+    fgu_buf_printf(o, "__attribute__((reqd_work_group_size(%d, %d, 1)))\n",
+                   k->local[1], k->local[0]);
   fgu_buf_printf(o, "__kernel void %s(\n", fn_name);
   for (int i = 0; i < k->n_in; i++)
     cl_buffer_arg(o, "in", i, k->in_type[i], true);
@@ -130,6 +133,8 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    pfx, j, pfx, j);
   }
   fgu_buf_puts(o, "    long fgk_TL, long fgk_TR, long fgk_TC) {\n");
+  if (e->locals.s)
+    fgu_buf_puts(o, e->locals.s);
   for (int i = 0; i < k->n_in + k->n_out; i++) {
     const char *pfx = i < k->n_in ? "in" : "out";
     int j = i < k->n_in ? i : i - k->n_in;
@@ -139,16 +144,52 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   fgu_buf_puts(o, "  const int _layers = (int)fgk_TL, _rows = (int)fgk_TR, "
                "_columns = (int)fgk_TC;\n"
                "  const long fgk_c = get_global_id(0), "
-               "fgk_t = get_global_id(1);\n"
-               "  /* the global size is rounded up: extra work-items idle */\n"
-               "  if (fgk_c >= fgk_TC || fgk_t >= fgk_TL * fgk_TR)\n"
-               "    return;\n"
-               "  {\n"
-               "    {\n"
-               "      const int _layer = (int)(fgk_t / _rows), "
-               "_row = (int)(fgk_t % _rows);\n"
-               "      const int _column = (int)fgk_c;\n"
-               "      const long fgk_i = fgk_t * _columns + fgk_c;\n");
+               "fgk_r = get_global_id(1), fgk_l = get_global_id(2);\n"
+               "  const int _layer = (int)fgk_l, _row = (int)fgk_r, "
+               "_column = (int)fgk_c;\n");
+  if (!k->grouped) {
+    fgu_buf_puts(o, "  /* the global size is rounded up: extra work-items "
+                 "idle */\n"
+                 "  if (fgk_c >= fgk_TC || fgk_r >= fgk_TR || fgk_l >= fgk_TL)"
+                 "\n    return;\n"
+                 "  const long fgk_i = (fgk_l * fgk_TR + fgk_r) * fgk_TC + "
+                 "fgk_c;\n  {\n    {\n");
+    return;
+  }
+  /* a grouped kernel's extra work-items reach the barriers too: they read
+   * clamped locations and write nothing */
+  fgu_buf_printf(o, "  const int _localLayers = 1, _localRows = %d, "
+                 "_localColumns = %d;\n", k->local[0], k->local[1]);
+  fgu_buf_puts(o, "  const int _localLayer = 0, _localRow = get_local_id(1), "
+               "_localColumn = get_local_id(0);\n"
+               "  const int _groupLayer = get_group_id(2), "
+               "_groupRow = get_group_id(1), _groupColumn = get_group_id(0);\n"
+               "  const int fgk_live = fgk_c < fgk_TC && fgk_r < fgk_TR && "
+               "fgk_l < fgk_TL;\n"
+               "  const long fgk_i = (min(fgk_l, fgk_TL - 1) * fgk_TR + "
+               "min(fgk_r, fgk_TR - 1)) * fgk_TC + min(fgk_c, fgk_TC - 1);\n");
+  if (e->zero_locals.s) {
+    fgu_buf_puts(o, "  if (get_local_id(0) == 0 && get_local_id(1) == 0 && "
+                 "get_local_id(2) == 0) {\n");
+    fgu_buf_puts(o, e->zero_locals.s);
+    fgu_buf_puts(o, "  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n");
+  }
+  fgu_buf_puts(o, "  {\n    {\n");
+}
+
+static void cl_atomic(fgk_emitter *e, const fg_expr *x) {
+  fgk_atomic at = x->u.atomic.op;
+  fgk_putf(e, "(fgk_live ? %s(", fgk_atomic_name(at));
+  fgk_ex(e, x->u.atomic.p);
+  if (x->u.atomic.a) {
+    fgk_put(e, ", ");
+    fgk_ex_as_type(e, x->u.atomic.a, x->type);
+  }
+  if (x->u.atomic.b) {
+    fgk_put(e, ", ");
+    fgk_ex_as_type(e, x->u.atomic.b, x->type);
+  }
+  fgk_putf(e, ") : (%s)0)", cl_type(x->type));
 }
 
 const fgk_dialect_i fgk_dialect_cl = {
@@ -166,4 +207,8 @@ const fgk_dialect_i fgk_dialect_cl = {
   .store = cl_store,
   .open_kernel = cl_open_kernel,
   .close_kernel = "    }\n  }\n}\n",
+  .atomic = cl_atomic,
+  .split_phases = false,
+  .local_qualifier = "__local ",
+  .locals_at_kernel_scope = true,
 };

@@ -46,6 +46,19 @@ typedef struct fgk_dialect_i {
   void (*open_kernel)(fgk_emitter *e, fgu_buf *out, const char *helpers,
                       const char *fn_name);
   const char *close_kernel;
+  /* An atomic function call (x->kind == FGK_E_ATOMIC). */
+  void (*atomic)(fgk_emitter *e, const fg_expr *x);
+  /* How a grouped kernel's barriers are realized: natively (barrier()
+   * where the statement is), or by splitting the body into phases, each
+   * wrapped in phase_open ... phase_close, a loop over the group's threads
+   * (variables then live in per-thread arrays indexed by fgk_lt). */
+  bool split_phases;
+  const char *phase_open, *phase_close;
+  /* Qualifier of a work-group shared declaration ("__local " or ""). */
+  const char *local_qualifier;
+  /* Whether shared declarations go to kernel scope (e->locals) rather than
+   * beside the private ones. */
+  bool locals_at_kernel_scope;
 } fgk_dialect_i;
 
 struct fgk_emitter {
@@ -57,6 +70,9 @@ struct fgk_emitter {
   int indent;
   int foreach_count;   /* > 0 inside _forEachTensorElement */
   bool uses_fp64;
+  bool per_thread;     /* private variables are arrays indexed by fgk_lt */
+  fgu_buf locals;      /* shared declarations at kernel scope */
+  fgu_buf zero_locals; /* statements zeroing the shared variables */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;

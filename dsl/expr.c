@@ -128,6 +128,8 @@ fg_expr *fg_thread(fg_op *op, fg_thread_const which) {
   if (which == FG_TENSOR_ELEMENT && !fgk_in_foreach(op))
     return fgk_fail(op, FG_ERULE, "_tensorElement is only defined inside "
                     "_forEachTensorElement");
+  if (which >= FG_LOCAL_LAYERS)
+    op->grouped = true;           /* work-group identity: a grouped kernel */
   fg_expr *e = fgk_expr_new(op, FGK_E_THREAD, fgk_t(FG_I32, 1));
   if (e)
     e->u.thread = which;

@@ -71,12 +71,23 @@ typedef struct fgk_var {
   fgk_type type;
   int ndims;            /* 0 for a plain variable, 1-3 for arrays */
   int dims[3];
+  bool local;           /* shared by the work-group (_local) */
+  bool volatile_;       /* _volatile */
 } fgk_var;
+
+typedef enum fgk_atomic {
+  FGK_AT_ADD, FGK_AT_SUB, FGK_AT_XCHG, FGK_AT_MIN, FGK_AT_MAX, FGK_AT_AND,
+  FGK_AT_OR, FGK_AT_XOR, FGK_AT_INC, FGK_AT_DEC, FGK_AT_CMPXCHG,
+  FGK_AT_COUNT_
+} fgk_atomic;
+
+/* OpenCL name of an atomic function ("atomic_add"). */
+const char *fgk_atomic_name(fgk_atomic a);
 
 typedef enum fgk_expr_kind {
   FGK_E_CONST, FGK_E_VAR, FGK_E_THREAD, FGK_E_UNARY, FGK_E_BINARY,
   FGK_E_CALL, FGK_E_SWIZZLE, FGK_E_VECTOR, FGK_E_CONVERT, FGK_E_AS,
-  FGK_E_READ, FGK_E_INDEX
+  FGK_E_READ, FGK_E_INDEX, FGK_E_ADDR, FGK_E_ATOMIC
 } fgk_expr_kind;
 
 /* How a read or write addresses its field. */
@@ -103,12 +114,14 @@ struct fg_expr {
     struct { struct fg_expr *a; bool sat; } conv;    /* CONVERT, AS */
     fgk_access read;                                 /* READ */
     struct { fgk_var *var; int n; struct fg_expr *idx[3]; } index;
+    struct fg_expr *addr;                            /* ADDR: an lvalue */
+    struct { fgk_atomic op; struct fg_expr *p, *a, *b; } atomic;
   } u;
 };
 
 typedef enum fgk_stmt_kind {
   FGK_S_DECL, FGK_S_ASSIGN, FGK_S_IF, FGK_S_FOR, FGK_S_WHILE,
-  FGK_S_WRITE, FGK_S_FOREACH
+  FGK_S_WRITE, FGK_S_FOREACH, FGK_S_BARRIER
 } fgk_stmt_kind;
 
 typedef struct fgk_stmt fgk_stmt;
@@ -128,6 +141,7 @@ struct fgk_stmt {
     struct { struct fg_expr *cond; fgk_block body; } while_;
     struct { fgk_access at; struct fg_expr *value; } write; /* WRITE */
     struct { int count; fgk_block body; } foreach;          /* FOREACH */
+    bool global_fence;                                      /* BARRIER */
   } u;
 };
 
@@ -137,7 +151,12 @@ typedef struct fgk_kernel {
   int n_in, n_out;
   fg_type *in_type;      /* n_in */
   fg_type out_type[FG_MAX_OUTPUTS];
-  fg_shape threads;      /* thread shape: first output's field shape */
+  fg_shape threads;      /* thread shape: output 0's field shape, or what
+                            _globalThreads asked for */
+  int local[2];          /* work-group (rows, columns) of a grouped kernel */
+  bool grouped;          /* uses work-group features: local memory,
+                            barriers, atomics, local/group constants; runs
+                            with the local shape above and never fuses */
   fgk_block body;
   int n_vars;
   bool *in_nonlocal;     /* n_in: read with explicit addressing somewhere */

@@ -177,3 +177,44 @@ fg_field *ex_lightness_u8(fg_graph *g, fg_field *lab) {
   fg_write_tensor(op, 0, fg_convert_sat(fg_mulf(L, 2.55f), FG_U8, 1));
   return fg_op_end(op);
 }
+
+/* tile: a GPU function reading a work-group's tile of field into local
+ * memory, every thread copying its own tensor, then a barrier. */
+static fg_expr *tile(fg_op *op, fg_field *field) {
+  fg_type t = fg_field_type(field);
+  fg_expr *memory = fg_local(fg_array(op, t.elem, fg_type_tensor_elements(t),
+                                      2, fg_op_local_extent(op, FG_ROWS),
+                                      fg_op_local_extent(op, FG_COLUMNS)));
+  fg_assign(fg_at(memory, 2, fg_local_row(op), fg_local_column(op)),
+            fg_read_tensor_at(op, field, 2, fg_row(op), fg_column(op)));
+  fg_sync_threads_global(op);
+  return memory;
+}
+
+fg_field *ex_identity_transform(fg_graph *g, fg_field *field, int rows,
+                                int columns) {
+  fg_type t = fg_field_type(field);
+  fg_op *op = fg_op_begin(g, "identityTransform", 1, &t);
+  if (rows > 0)
+    fg_local_threads(op, fg_shape2(rows, columns));
+  fg_expr *input_tile = tile(op, field);
+  fg_expr *local_row = fg_sub(fg_row(op), fg_mul(fg_group_row(op),
+                                                 fg_local_rows(op)));
+  fg_expr *local_column = fg_sub(fg_column(op), fg_mul(fg_group_column(op),
+                                                       fg_local_columns(op)));
+  fg_write_tensor(op, 0, fg_at(input_tile, 2, local_row, local_column));
+  return fg_op_end(op);
+}
+
+fg_field *ex_group_tickets(fg_graph *g, fg_shape shape, int rows,
+                           int columns) {
+  fg_type t = fg_type_scalar(FG_I32, shape);
+  fg_op *op = fg_op_begin(g, "groupTickets", 1, &t);
+  fg_local_threads(op, fg_shape2(rows, columns));
+  fg_expr *counter = fg_volatile(fg_local(fg_var(op, FG_I32, 1)));
+  fg_expr *ticket = fg_var(op, FG_I32, 1);
+  fg_assign(ticket, fg_atomic_inc(fg_pointer_to(counter)));
+  fg_sync_threads_local(op);
+  fg_write_tensor(op, 0, fg_add(fg_muli(counter, 1000), ticket));
+  return fg_op_end(op);
+}

@@ -25,4 +25,15 @@ fg_field *ex_to_u8(fg_graph *g, fg_field *img);
 /* The L channel of a Lab field as a grey u8 image (L * 2.55). */
 fg_field *ex_lightness_u8(fg_graph *g, fg_field *lab);
 
+/* identityTransform: copies a 2-D field through a work-group's tile of
+ * local memory (Cog's local-memory example); rows x columns is the
+ * work-group (0 x 0: the default 16 x 16). */
+fg_field *ex_identity_transform(fg_graph *g, fg_field *field, int rows,
+                                int columns);
+/* A per-work-group counter with atomics: each thread takes a ticket with
+ * atomic_inc on a local counter; after a barrier it writes
+ * count * 1000 + ticket (count: the group's threads inside the field). */
+fg_field *ex_group_tickets(fg_graph *g, fg_shape shape, int rows,
+                           int columns);
+
 #endif

@@ -30,11 +30,13 @@ typedef struct fg__backend_i {
                       size_t bytes);
   fg_status (*download)(fg__backend *be, fg__buffer *src, void *dst,
                         size_t bytes);
-  /* Runs kernel k over the thread shape threads (layers, rows, columns);
-   * bufs are its inputs then outputs, dims their (L, R, C) followed by the
-   * thread shape's. */
+  /* Runs kernel k: bufs are its inputs then outputs, dims their (L, R, C)
+   * followed by the thread shape's.  group is NULL for a kernel the
+   * backend may tile freely, else the (rows, columns) of the work-group a
+   * grouped kernel was written for. */
   fg_status (*launch)(fg__backend *be, fg__kbin *k, int nbuf,
-                      fg__buffer *const *bufs, const int64_t *dims);
+                      fg__buffer *const *bufs, const int64_t *dims,
+                      const int *group);
   /* Waits for everything launched to finish. */
   fg_status (*wait)(fg__backend *be);
   void (*destroy)(fg__backend *be);
@@ -43,7 +45,7 @@ typedef struct fg__backend_i {
 /* The part of a backend every implementation shares. */
 struct fg__backend {
   const fg__backend_i *i;
-  char device[256];            /* one-line description */
+  char device[640];            /* one-line description */
   char *errmsg;                /* the owning context's message buffer */
   size_t errlen;
   fg_context_stats *stats;     /* the owning context's counters */
@@ -61,5 +63,8 @@ fg_status fg__be_wrap_or_upload(fg__backend *be, void *host, size_t bytes,
 fg_status fg__cpu_backend_new(const fg_context_options *opt,
                               const char *cache_dir, fg__backend **out,
                               char *err, size_t errlen);
+fg_status fg__opencl_backend_new(const fg_context_options *opt,
+                                 const char *cache_dir, fg__backend **out,
+                                 char *err, size_t errlen);
 
 #endif

@@ -110,11 +110,6 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
              "for one per core, or a positive count)", opt->threads);
     return FG_EINVAL;
   }
-  if (kind == FG_BACKEND_OPENCL) {
-    snprintf(errmsg, errlen, "the OpenCL backend is not part of this build "
-             "yet; use FG_BACKEND_CPU");
-    return FG_ENOTSUP;
-  }
   fg_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) {
     snprintf(errmsg, errlen, "fg_context_new: out of memory");
@@ -124,8 +119,11 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
     snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", opt->cache_dir);
   else
     default_cache_dir(ctx->cache_dir, sizeof ctx->cache_dir);
-  fg_status st = fg__cpu_backend_new(opt, ctx->cache_dir, &ctx->be, errmsg,
-                                     errlen);
+  fg_status st = kind == FG_BACKEND_OPENCL
+                     ? fg__opencl_backend_new(opt, ctx->cache_dir, &ctx->be,
+                                              errmsg, errlen)
+                     : fg__cpu_backend_new(opt, ctx->cache_dir, &ctx->be,
+                                           errmsg, errlen);
   if (st != FG_OK) {
     free(ctx);
     return st;

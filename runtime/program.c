@@ -25,6 +25,8 @@ typedef struct pkernel {
   int nbuf;
   int *field;               /* nbuf field ids: inputs, then outputs */
   int64_t *dims;            /* 3 * (nbuf + 1) */
+  bool grouped;
+  int group[2];             /* work-group (rows, columns) when grouped */
 } pkernel;
 
 struct fg_program {
@@ -95,6 +97,9 @@ static fg_status build_kernel(fg_program *p, fg__node *n, pkernel *pk,
     dims_of(n->out[i]->type.field, pk->dims + 3 * (k->n_in + i));
   }
   dims_of(k->threads, pk->dims + 3 * pk->nbuf);
+  pk->grouped = k->grouped;
+  pk->group[0] = k->local[0];
+  pk->group[1] = k->local[1];
   return be->i->build(be, pk->source, entry, k->name, opt, &pk->bin);
 }
 
@@ -283,7 +288,8 @@ fg_status fg_program_run(fg_program *p, int n_inputs,
     pkernel *k = &p->k[i];
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = buf[k->field[j]];
-    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims);
+    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims,
+                       k->grouped ? k->group : NULL);
   }
   if (st == FG_OK)
     st = be->i->wait(be);

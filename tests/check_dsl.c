@@ -1366,6 +1366,86 @@ START_TEST(test_dsl_regression_write_at_message_names_output) {
 }
 END_TEST
 
+/* ---- work-group features: their rules ----------------------------------- */
+
+/* Builds a fresh graph with one open operator over a 4 x 4 float field. */
+static fg_op *wg_open(fg_graph **g, fg_field **in) {
+  *g = fg_graph_new("wg");
+  *in = fg_input(*g, "in", f44());
+  return fg_op_begin(*g, "wg", 1, (fg_type[]){f44()});
+}
+
+static void wg_expect(fg_graph *g, fg_status st, const char *phrase) {
+  expect_error(g, st, "operator 'wg'", phrase, (const char *)NULL);
+}
+
+START_TEST(test_dsl_barrier_only_at_top_level) {
+  fg_graph *g;
+  fg_field *in;
+  fg_op *op = wg_open(&g, &in);
+  fg_if(fg_gt(fg_row(op), fg_int(op, 1)));
+  fg_sync_threads_local(op);
+  wg_expect(g, FG_ERULE, "top level");
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_thread_allocation_before_code) {
+  fg_graph *g;
+  fg_field *in;
+  fg_op *op = wg_open(&g, &in);
+  fg_var(op, FG_F32, 1);
+  fg_local_threads(op, fg_shape2(8, 8));
+  wg_expect(g, FG_ERULE, "thread allocation calls must precede");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_var(op, FG_F32, 1);
+  fg_global_threads(op, fg_shape2(8, 8));
+  wg_expect(g, FG_ERULE, "must precede executable code");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_local_threads(op, fg_shape2(64, 64));
+  wg_expect(g, FG_ESHAPE, "64 x 64 threads");
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_atomics_need_local_volatile_int) {
+  fg_graph *g;
+  fg_field *in;
+  fg_op *op = wg_open(&g, &in);
+  fg_expr *priv = fg_volatile(fg_var(op, FG_I32, 1));   /* not local */
+  fg_expr *r = fg_var(op, FG_I32, 1);
+  fg_assign(r, fg_atomic_inc(fg_pointer_to(priv)));
+  wg_expect(g, FG_ERULE, "_local(_volatile(...)) int or uint");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_expr *f = fg_volatile(fg_local(fg_var(op, FG_F32, 1)));   /* float */
+  fg_assign(fg_var(op, FG_F32, 1), fg_atomic_add(fg_pointer_to(f),
+                                                 fg_float(op, 1)));
+  wg_expect(g, FG_ERULE, "float");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_expr *c = fg_volatile(fg_local(fg_var(op, FG_I32, 1)));
+  fg_assign(r = fg_var(op, FG_I32, 1), fg_atomic_add(c, fg_int(op, 1)));
+  wg_expect(g, FG_ETYPE, "must be a pointer");
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_global_threads_changes_implicit_shape) {
+  /* with _globalThreads(8 x 8), an implicit read of a 4 x 4 field no
+   * longer matches the thread shape */
+  fg_graph *g;
+  fg_field *in;
+  fg_op *op = wg_open(&g, &in);
+  fg_global_threads(op, fg_shape2(8, 8));
+  fg_read_tensor(op, in);
+  wg_expect(g, FG_ESHAPE, "threads are f32[8x8]");
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -1447,6 +1527,12 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_accepted_programs_build);
   suite_add_tcase(s, tc);
 
+  tc = tcase_create("workgroups");
+  tcase_add_test(tc, test_dsl_barrier_only_at_top_level);
+  tcase_add_test(tc, test_dsl_thread_allocation_before_code);
+  tcase_add_test(tc, test_dsl_atomics_need_local_volatile_int);
+  tcase_add_test(tc, test_dsl_global_threads_changes_implicit_shape);
+  suite_add_tcase(s, tc);
   tc = tcase_create("regressions");
   tcase_add_test(tc, test_dsl_regression_closed_operator_expr_first_operand);
   tcase_add_test(tc, test_dsl_regression_assign_to_closed_operator_variable);

@@ -191,6 +191,62 @@ START_TEST(test_examples_rgb_to_cielab_matches_double_precision) {
 }
 END_TEST
 
+START_TEST(test_examples_identity_transform_local_memory_tile) {
+  /* sizes that are not multiples of the work-group: the rounded-up
+   * threads must neither write nor break the barrier */
+  const int R = 37, C = 53;
+  int groups[3][2] = {{0, 0}, {4, 8}, {1, 32}};
+  for (int gi = 0; gi < 3; gi++) {
+    fg_type t = fg_type_vector(FG_F32, fg_shape2(R, C), 3);
+    fg_graph *g = fg_graph_new("identity");
+    fg_output(g, "out", ex_identity_transform(g, fg_input(g, "in", t),
+                                              groups[gi][0], groups[gi][1]));
+    size_t n = fg_type_bytes(t) / 4;
+    float *in = malloc(n * 4), *out = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+      in[i] = (float)i * 0.5f - 100;
+    tu_run(g, 1, (const void *[]){in}, 1, (void *[]){out});
+    for (size_t i = 0; i < n; i++)
+      ck_assert_msg(out[i] == in[i], "group %dx%d element %zu: %g != %g",
+                    groups[gi][0], groups[gi][1], i, out[i], in[i]);
+    free(in);
+    free(out);
+    fg_graph_free(g);
+  }
+}
+END_TEST
+
+START_TEST(test_examples_atomic_group_tickets) {
+  const int R = 19, C = 45, GR = 4, GC = 8;
+  fg_graph *g = fg_graph_new("tickets");
+  fg_output(g, "t", ex_group_tickets(g, fg_shape2(R, C), GR, GC));
+  int32_t *out = malloc(sizeof(int32_t) * R * C);
+  tu_run(g, 0, NULL, 1, (void *[]){out});
+  for (int gr = 0; gr * GR < R; gr++)
+    for (int gc = 0; gc * GC < C; gc++) {
+      /* the group's threads inside the field, counted independently */
+      int rows = R - gr * GR < GR ? R - gr * GR : GR;
+      int cols = C - gc * GC < GC ? C - gc * GC : GC;
+      int count = rows * cols;
+      bool seen[GR * GC];
+      memset(seen, 0, sizeof seen);
+      for (int r = gr * GR; r < gr * GR + rows; r++)
+        for (int c = gc * GC; c < gc * GC + cols; c++) {
+          int v = out[r * C + c];
+          ck_assert_int_eq(v / 1000, count);
+          int ticket = v % 1000;
+          ck_assert_int_ge(ticket, 0);
+          ck_assert_int_lt(ticket, count);
+          ck_assert_msg(!seen[ticket], "ticket %d twice in group (%d, %d)",
+                        ticket, gr, gc);
+          seen[ticket] = true;
+        }
+    }
+  free(out);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("examples");
   TCase *tc = tcase_create("examples");
@@ -201,6 +257,8 @@ int main(void) {
   tcase_add_test(tc, test_examples_upside_down_real_photo);
   tcase_add_test(tc, test_examples_upside_down_requires_2d);
   tcase_add_test(tc, test_examples_rgb_to_cielab_matches_double_precision);
+  tcase_add_test(tc, test_examples_identity_transform_local_memory_tile);
+  tcase_add_test(tc, test_examples_atomic_group_tickets);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -41,7 +41,29 @@ typedef struct fg_context_options {
   const char *cache_dir;   /* kernel cache; NULL: $FG_CACHE_DIR, else
                               $XDG_CACHE_HOME/fieldgraph, else
                               ~/.cache/fieldgraph */
+  const char *device;      /* OpenCL device: NULL means $FG_DEVICE, else a
+                              GPU if one exists, else the first device;
+                              "gpu", "cpu", an index from
+                              fg_opencl_devices, or a piece of the name */
 } fg_context_options;
+
+/* One OpenCL device, as fg_opencl_devices describes it. */
+typedef struct fg_device_desc {
+  int index;                  /* what FG_DEVICE=<index> selects */
+  char name[128], platform[128], vendor[128], driver[128], version[128];
+  int is_gpu;
+  unsigned compute_units;
+  size_t max_work_group_size;
+  uint64_t global_mem, local_mem, max_alloc;
+  size_t max_parameter_size;
+  int fp64;                   /* double precision supported */
+} fg_device_desc;
+
+/* Lists the OpenCL devices of every platform: fills out[0..max-1] and sets
+ * *n to how many exist (which may exceed max).  FG_ENODEV with a message
+ * when no OpenCL platform is installed.  Any thread. */
+fg_status fg_opencl_devices(fg_device_desc *out, int max, int *n,
+                            char *errmsg, size_t errlen);
 
 /* Options for fg_compile; zero-initialize, then set what matters. */
 typedef struct fg_compile_options {

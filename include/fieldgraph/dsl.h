@@ -23,6 +23,8 @@
  *    inside it (use the _element calls);
  *  - explicit addressing gives exactly as many coordinates as the field has
  *    dimensions;
+ *  - thread allocation (fg_local_threads, fg_global_threads) comes before
+ *    any executable statement; barriers only at the top level;
  *  - every output is written; at most FG_MAX_OUTPUTS outputs.
  * Reads at explicit coordinates outside the field read the nearest edge
  * tensor (clamp to edge); explicit writes outside the field are dropped.
@@ -135,6 +137,9 @@ typedef enum fg_thread_const {
   FG_LAYER, FG_ROW, FG_COLUMN,              /* this thread's location */
   FG_LAYERS, FG_ROWS, FG_COLUMNS,           /* the thread shape */
   FG_TENSOR_ELEMENT, FG_TENSOR_ELEMENTS,    /* for-each index / count */
+  FG_LOCAL_LAYERS, FG_LOCAL_ROWS, FG_LOCAL_COLUMNS,  /* work-group shape */
+  FG_LOCAL_LAYER, FG_LOCAL_ROW, FG_LOCAL_COLUMN,     /* place in the group */
+  FG_GROUP_LAYER, FG_GROUP_ROW, FG_GROUP_COLUMN,     /* which group */
   FG_THREAD_CONST_COUNT_
 } fg_thread_const;
 fg_expr *fg_thread(fg_op *op, fg_thread_const which);
@@ -146,6 +151,55 @@ fg_expr *fg_thread(fg_op *op, fg_thread_const which);
 #define fg_columns(op) fg_thread((op), FG_COLUMNS)
 #define fg_tensor_element(op)  fg_thread((op), FG_TENSOR_ELEMENT)
 #define fg_tensor_elements(op) fg_thread((op), FG_TENSOR_ELEMENTS)
+#define fg_local_rows(op)      fg_thread((op), FG_LOCAL_ROWS)
+#define fg_local_columns(op)   fg_thread((op), FG_LOCAL_COLUMNS)
+#define fg_local_row(op)       fg_thread((op), FG_LOCAL_ROW)
+#define fg_local_column(op)    fg_thread((op), FG_LOCAL_COLUMN)
+#define fg_group_row(op)       fg_thread((op), FG_GROUP_ROW)
+#define fg_group_column(op)    fg_thread((op), FG_GROUP_COLUMN)
+
+/* ---- thread allocation (before any executable statement) ---------------- */
+
+/* _localThreads(shape): the work-group shape, (rows, columns) or (columns);
+ * a 3-D shape must have 1 layer.  Default 16 x 16 (256 for 1-D fields). */
+void fg_local_threads(fg_op *op, fg_shape shape);
+/* _globalThreads(shape): one thread per point of shape instead of output
+ * 0's field shape; implicit reads and writes then address that shape. */
+void fg_global_threads(fg_op *op, fg_shape shape);
+/* The work-group extent along FG_LAYERS, FG_ROWS or FG_COLUMNS, as a C int
+ * known while building (for sizing _local arrays); 0 on error. */
+int fg_op_local_extent(fg_op *op, fg_thread_const axis);
+
+/* ---- work groups: local memory, barriers, atomics ----------------------- */
+
+/* _local(v): v (a variable or array, right after declaring it) is shared
+ * by the threads of a work-group; zeroed once per group, before any thread
+ * runs.  Returns v. */
+fg_expr *fg_local(fg_expr *var);
+/* _volatile(v): marks v volatile (atomics need _local(_volatile(int))). */
+fg_expr *fg_volatile(fg_expr *var);
+/* _syncThreadsLocal / _syncThreadsGlobal: a work-group barrier (for local
+ * or global memory).  Only at the top level of the body, so every thread
+ * of the group reaches it. */
+void fg_sync_threads_local(fg_op *op);
+void fg_sync_threads_global(fg_op *op);
+/* _pointerTo(v): the address of a variable or array element, for the
+ * atomic functions. */
+fg_expr *fg_pointer_to(fg_expr *lvalue);
+/* 32-bit atomics on a _local _volatile int or uint; each returns the old
+ * value.  Threads beyond the field's edge (of a rounded-up group) do not
+ * touch memory and return 0. */
+fg_expr *fg_atomic_add(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_sub(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_xchg(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_min(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_max(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_and(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_or(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_xor(fg_expr *p, fg_expr *v);
+fg_expr *fg_atomic_inc(fg_expr *p);
+fg_expr *fg_atomic_dec(fg_expr *p);
+fg_expr *fg_atomic_compxchg(fg_expr *p, fg_expr *cmp, fg_expr *v);
 
 /* ---- operators on expressions (C99 semantics, OpenCL vector rules) ------ */
 

@@ -1,9 +1,12 @@
-/* tests/check_cpu.c - the CPU backend end to end: kernels over 0-3
- * dimensional fields and every element type, tiling across threads,
- * explicit addressing at the edges, built-in math against the C library,
- * constants, dead operators, run validation, and the on-disk kernel cache
- * (a second context compiles nothing; concurrent builders never see half a
- * file).  Every expected value is computed here, in plain C. */
+/* tests/check_run.c - compiling and running graphs end to end on the
+ * backend $FG_TEST_BACKEND names (cpu by default; `make check` runs the
+ * suite on both): kernels over 0-3 dimensional fields and every element
+ * type, tiling across threads, explicit addressing at the edges, built-in
+ * math against the C library, constants, dead operators, run validation.
+ * The test_run_cpu_* cases are the CPU backend's own: its on-disk kernel
+ * cache (a second context compiles nothing; concurrent builders never see
+ * half a file), its compiler, relaxed precision.  Every expected value is
+ * computed here, in plain C. */
 #include "testutil.h"
 
 #include <math.h>
@@ -41,7 +44,7 @@ static void check_coords(fg_shape shape) {
   fg_graph_free(g);
 }
 
-START_TEST(test_cpu_thread_constants_every_dimension) {
+START_TEST(test_run_thread_constants_every_dimension) {
   check_coords(fg_shape0());
   check_coords(fg_shape1(100003));     /* split by columns */
   check_coords(fg_shape2(517, 333));   /* split by rows */
@@ -49,7 +52,7 @@ START_TEST(test_cpu_thread_constants_every_dimension) {
 }
 END_TEST
 
-START_TEST(test_cpu_half_large_field_matches_c) {
+START_TEST(test_run_half_large_field_matches_c) {
   const int64_t R = 1031, C = 2049;
   fg_graph *g = fg_graph_new("half");
   fg_field *in = fg_input(g, "in", fg_type_vector(FG_F32, fg_shape2(R, C), 2));
@@ -129,7 +132,7 @@ static void check_int_arith(fg_elem e) {
   fg_graph_free(g);
 }
 
-START_TEST(test_cpu_integer_vectors_every_type) {
+START_TEST(test_run_integer_vectors_every_type) {
   /* Vector arithmetic does not promote: it wraps in the element type. */
   fg_elem types[] = {FG_U8, FG_I8, FG_U16, FG_I16, FG_U32, FG_I32, FG_U64,
                      FG_I64};
@@ -138,7 +141,7 @@ START_TEST(test_cpu_integer_vectors_every_type) {
 }
 END_TEST
 
-START_TEST(test_cpu_explicit_reads_clamp_and_writes_drop) {
+START_TEST(test_run_explicit_reads_clamp_and_writes_drop) {
   const int R = 37, C = 53;
   fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
   fg_graph *g = fg_graph_new("edges");
@@ -175,7 +178,7 @@ START_TEST(test_cpu_explicit_reads_clamp_and_writes_drop) {
 }
 END_TEST
 
-START_TEST(test_cpu_math_builtins_match_libm) {
+START_TEST(test_run_math_builtins_match_libm) {
   const int N = 4096;
   fg_type t = fg_type_vector(FG_F32, fg_shape1(N), 4);
   fg_graph *g = fg_graph_new("math");
@@ -254,7 +257,7 @@ START_TEST(test_cpu_math_builtins_match_libm) {
 }
 END_TEST
 
-START_TEST(test_cpu_constants_zero_d_and_conversions) {
+START_TEST(test_run_constants_zero_d_and_conversions) {
   /* out = convert_sat_uchar(in * k) where k is a 0-D constant field. */
   fg_shape s = fg_shape2(64, 70);
   float k = 300.0f;
@@ -284,7 +287,7 @@ START_TEST(test_cpu_constants_zero_d_and_conversions) {
 }
 END_TEST
 
-START_TEST(test_cpu_outputs_alias_inputs_and_each_other) {
+START_TEST(test_run_outputs_alias_inputs_and_each_other) {
   /* the same field as two outputs, an input as an output, and a dead
    * operator that must not be compiled */
   fg_type t = fg_type_scalar(FG_I32, fg_shape1(10));
@@ -321,7 +324,7 @@ START_TEST(test_cpu_outputs_alias_inputs_and_each_other) {
 }
 END_TEST
 
-START_TEST(test_cpu_run_rejects_bad_arguments) {
+START_TEST(test_run_run_rejects_bad_arguments) {
   fg_type t = fg_type_scalar(FG_I32, fg_shape1(10));
   fg_graph *g = fg_graph_new("args");
   fg_field *in = fg_input(g, "in", t);
@@ -357,7 +360,7 @@ START_TEST(test_cpu_run_rejects_bad_arguments) {
 }
 END_TEST
 
-START_TEST(test_cpu_compile_rejects_graph_without_outputs) {
+START_TEST(test_run_compile_rejects_graph_without_outputs) {
   fg_graph *g = fg_graph_new("empty");
   fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(10)));
   fg_context *ctx = tu_context();
@@ -405,7 +408,7 @@ static void run_salted(fg_context *ctx, unsigned salt) {
   fg_graph_free(g);
 }
 
-START_TEST(test_cpu_cache_second_context_compiles_nothing) {
+START_TEST(test_run_cpu_cache_second_context_compiles_nothing) {
   char dir[] = "/tmp/fg-cache-test-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   fg_context_stats s;
@@ -455,7 +458,7 @@ static int child_build(const char *dir, unsigned salt) {
   return bad ? 2 : 0;
 }
 
-START_TEST(test_cpu_cache_concurrent_builders_agree) {
+START_TEST(test_run_cpu_cache_concurrent_builders_agree) {
   /* Four processes build the same new kernel into one cache at once; each
    * must load a whole object and compute the right answer. */
   char dir[] = "/tmp/fg-cache-race-XXXXXX";
@@ -484,7 +487,7 @@ START_TEST(test_cpu_cache_concurrent_builders_agree) {
 }
 END_TEST
 
-START_TEST(test_cpu_missing_compiler_is_a_clear_error) {
+START_TEST(test_run_cpu_missing_compiler_is_a_clear_error) {
   setenv("FG_CLANG", "/nonexistent/clang", 1);
   fg_context_options opt = {.backend = FG_BACKEND_CPU};
   fg_context *ctx = (fg_context *)1;
@@ -496,7 +499,7 @@ START_TEST(test_cpu_missing_compiler_is_a_clear_error) {
 }
 END_TEST
 
-START_TEST(test_cpu_context_rejects_bad_options) {
+START_TEST(test_run_context_rejects_bad_options) {
   fg_context *ctx = NULL;
   char err[512];
   fg_context_options opt = {.backend = 42};
@@ -513,7 +516,7 @@ START_TEST(test_cpu_context_rejects_bad_options) {
 }
 END_TEST
 
-START_TEST(test_cpu_relaxed_precision_close_to_full) {
+START_TEST(test_run_cpu_relaxed_precision_close_to_full) {
   /* the same math-heavy kernel compiled both ways agrees within the
    * approximation error libmvec documents (4 ulp), far below 1e-5 */
   const int N = 8192;
@@ -546,8 +549,10 @@ START_TEST(test_cpu_relaxed_precision_close_to_full) {
     ck_assert_msg(fabs(fast[i] - want) <= 1e-5 * want, "relaxed at %d: %g "
                   "vs %g", i, fast[i], want);
   }
+  fg_program_free(p);
   opt.precision = 7;
   ck_assert_int_eq(fg_compile(ctx, g, &opt, &p), FG_EINVAL);
+  ck_assert_ptr_null(p);
   ck_assert_ptr_nonnull(strstr(fg_context_errmsg(ctx), "precision 7"));
   free(a);
   free(full);
@@ -558,23 +563,23 @@ START_TEST(test_cpu_relaxed_precision_close_to_full) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("cpu");
-  TCase *tc = tcase_create("cpu");
+  Suite *s = suite_create("run");
+  TCase *tc = tcase_create("run");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, test_cpu_thread_constants_every_dimension);
-  tcase_add_test(tc, test_cpu_half_large_field_matches_c);
-  tcase_add_test(tc, test_cpu_integer_vectors_every_type);
-  tcase_add_test(tc, test_cpu_explicit_reads_clamp_and_writes_drop);
-  tcase_add_test(tc, test_cpu_math_builtins_match_libm);
-  tcase_add_test(tc, test_cpu_constants_zero_d_and_conversions);
-  tcase_add_test(tc, test_cpu_outputs_alias_inputs_and_each_other);
-  tcase_add_test(tc, test_cpu_run_rejects_bad_arguments);
-  tcase_add_test(tc, test_cpu_compile_rejects_graph_without_outputs);
-  tcase_add_test(tc, test_cpu_cache_second_context_compiles_nothing);
-  tcase_add_test(tc, test_cpu_cache_concurrent_builders_agree);
-  tcase_add_test(tc, test_cpu_missing_compiler_is_a_clear_error);
-  tcase_add_test(tc, test_cpu_context_rejects_bad_options);
-  tcase_add_test(tc, test_cpu_relaxed_precision_close_to_full);
+  tcase_add_test(tc, test_run_thread_constants_every_dimension);
+  tcase_add_test(tc, test_run_half_large_field_matches_c);
+  tcase_add_test(tc, test_run_integer_vectors_every_type);
+  tcase_add_test(tc, test_run_explicit_reads_clamp_and_writes_drop);
+  tcase_add_test(tc, test_run_math_builtins_match_libm);
+  tcase_add_test(tc, test_run_constants_zero_d_and_conversions);
+  tcase_add_test(tc, test_run_outputs_alias_inputs_and_each_other);
+  tcase_add_test(tc, test_run_run_rejects_bad_arguments);
+  tcase_add_test(tc, test_run_compile_rejects_graph_without_outputs);
+  tcase_add_test(tc, test_run_cpu_cache_second_context_compiles_nothing);
+  tcase_add_test(tc, test_run_cpu_cache_concurrent_builders_agree);
+  tcase_add_test(tc, test_run_cpu_missing_compiler_is_a_clear_error);
+  tcase_add_test(tc, test_run_context_rejects_bad_options);
+  tcase_add_test(tc, test_run_cpu_relaxed_precision_close_to_full);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

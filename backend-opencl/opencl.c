@@ -1,0 +1,324 @@
+/* backend-opencl/opencl.c - the OpenCL backend: one device chosen by
+ * options, $FG_DEVICE or the default rule (a GPU if any, else the first
+ * device), an in-order command queue, kernels built through the binary
+ * cache (build.c), buffers, transfers and launches.  Every cl_int is
+ * turned into a status and a message naming the call, the error and the
+ * kernel here, at the backend boundary. */
+#include "config.h"
+#include "cl_impl.h"
+#include "runtime/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fg__kbin {
+  cl_program prog;
+  cl_kernel kernel;
+  char name[128];
+};
+
+struct fg__buffer {
+  cl_mem mem;
+  size_t bytes;
+};
+
+typedef struct cl_backend {
+  fg__backend base;
+  fgcl_device_info dev;
+  cl_context ctx;
+  cl_command_queue queue;
+  char cache_dir[4096];
+} cl_backend;
+
+static fg_status cl_fail(fg__backend *be, cl_int rc, const char *call,
+                         const char *what) {
+  return fg__be_fail(be, fgcl_status(rc), "%s%s%s%s: %s (%d) on %s",
+                     what ? "kernel '" : "", what ? what : "",
+                     what ? "': " : "", call, fgcl_error_name(rc), (int)rc,
+                     be->device);
+}
+
+static fg_status ocl_build(fg__backend *be, const char *source,
+                           const char *entry, const char *what,
+                           const fg_compile_options *opt, fg__kbin **out) {
+  cl_backend *cb = (cl_backend *)be;
+  *out = NULL;
+  const char *options = opt && opt->precision == FG_PRECISION_RELAXED
+                            ? "-cl-std=CL1.2 -cl-fast-relaxed-math"
+                            : "-cl-std=CL1.2";
+  fg__kbin *k = calloc(1, sizeof *k);
+  if (!k)
+    return fg__be_fail(be, FG_ENOMEM, "kernel '%s': out of memory", what);
+  snprintf(k->name, sizeof k->name, "%s", what);
+  bool compiled = false;
+  fg_status st = fgcl_build(cb->ctx, &cb->dev, cb->cache_dir, source,
+                            options, what, &k->prog, &compiled, be->errmsg,
+                            be->errlen);
+  if (compiled)
+    be->stats->kernels_compiled++;
+  else if (st == FG_OK)
+    be->stats->cache_hits++;
+  if (st != FG_OK) {
+    free(k);
+    return st;
+  }
+  cl_int rc;
+  k->kernel = clCreateKernel(k->prog, entry, &rc);
+  if (rc != CL_SUCCESS) {
+    clReleaseProgram(k->prog);
+    free(k);
+    return cl_fail(be, rc, "clCreateKernel", what);
+  }
+  *out = k;
+  return FG_OK;
+}
+
+static void ocl_kernel_free(fg__backend *be, fg__kbin *k) {
+  if (!k)
+    return;
+  clReleaseKernel(k->kernel);
+  clReleaseProgram(k->prog);
+  free(k);
+}
+
+static fg_status ocl_alloc(fg__backend *be, size_t bytes, fg__buffer **out) {
+  cl_backend *cb = (cl_backend *)be;
+  *out = NULL;
+  if (bytes > cb->dev.max_mem_alloc_size)
+    return fg__be_fail(be, FG_ENOMEM, "a buffer of %zu bytes exceeds the "
+                       "largest allocation of %s (%llu bytes)", bytes,
+                       be->device,
+                       (unsigned long long)cb->dev.max_mem_alloc_size);
+  fg__buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    return fg__be_fail(be, FG_ENOMEM, "out of memory");
+  cl_int rc;
+  b->mem = clCreateBuffer(cb->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL,
+                          &rc);
+  if (rc != CL_SUCCESS) {
+    free(b);
+    return cl_fail(be, rc, "clCreateBuffer", NULL);
+  }
+  b->bytes = bytes;
+  *out = b;
+  return FG_OK;
+}
+
+static void ocl_buffer_free(fg__backend *be, fg__buffer *b) {
+  if (!b)
+    return;
+  clReleaseMemObject(b->mem);
+  free(b);
+}
+
+static fg_status ocl_upload(fg__backend *be, fg__buffer *dst, const void *src,
+                            size_t bytes) {
+  cl_backend *cb = (cl_backend *)be;
+  if (bytes == 0)
+    return FG_OK;
+  cl_int rc = clEnqueueWriteBuffer(cb->queue, dst->mem, CL_TRUE, 0, bytes,
+                                   src, 0, NULL, NULL);
+  return rc == CL_SUCCESS ? FG_OK : cl_fail(be, rc, "clEnqueueWriteBuffer",
+                                            NULL);
+}
+
+static fg_status ocl_download(fg__backend *be, fg__buffer *src, void *dst,
+                              size_t bytes) {
+  cl_backend *cb = (cl_backend *)be;
+  if (bytes == 0)
+    return FG_OK;
+  cl_int rc = clEnqueueReadBuffer(cb->queue, src->mem, CL_TRUE, 0, bytes, dst,
+                                  0, NULL, NULL);
+  return rc == CL_SUCCESS ? FG_OK : cl_fail(be, rc, "clEnqueueReadBuffer",
+                                            NULL);
+}
+
+static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+/* Work-group shape for a launch of (columns, rows): Cog's default 16 x 16
+ * on GPUs, limited by the device; CPU devices get a row of columns, which
+ * keeps each work-group's accesses contiguous. */
+static void choose_local(const fgcl_device_info *d, size_t cols, size_t rows,
+                         size_t local[3]) {
+  size_t lx = d->is_gpu ? 16 : 64, ly = d->is_gpu ? 16 : 1;
+  while (lx * ly > d->max_work_group_size && lx > 1)
+    lx /= 2;
+  while (lx * ly > d->max_work_group_size && ly > 1)
+    ly /= 2;
+  if (lx > d->max_work_item_sizes[0])
+    lx = d->max_work_item_sizes[0];
+  if (ly > d->max_work_item_sizes[1])
+    ly = d->max_work_item_sizes[1];
+  /* no group wider than the work itself */
+  while (lx > 1 && lx / 2 >= cols)
+    lx /= 2;
+  while (ly > 1 && ly / 2 >= rows)
+    ly /= 2;
+  local[0] = lx ? lx : 1;
+  local[1] = ly ? ly : 1;
+  local[2] = 1;
+}
+
+static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
+                            fg__buffer *const *bufs, const int64_t *dims,
+                            const int *group) {
+  cl_backend *cb = (cl_backend *)be;
+  cl_uint arg = 0;
+  cl_int rc = CL_SUCCESS;
+  for (int i = 0; i < nbuf && rc == CL_SUCCESS; i++)
+    rc = clSetKernelArg(k->kernel, arg++, sizeof(cl_mem), &bufs[i]->mem);
+  for (int i = 0; i < 3 * (nbuf + 1) && rc == CL_SUCCESS; i++) {
+    cl_long v = dims[i];
+    rc = clSetKernelArg(k->kernel, arg++, sizeof v, &v);
+  }
+  if (rc != CL_SUCCESS)
+    return cl_fail(be, rc, "clSetKernelArg", k->name);
+  const int64_t *t = dims + 3 * nbuf;
+  size_t local[3], global[3];
+  if (group) {
+    /* the work-group the operator was written for, or an error */
+    local[0] = (size_t)group[1];
+    local[1] = (size_t)group[0];
+    local[2] = 1;
+    if (local[0] * local[1] > cb->dev.max_work_group_size ||
+        local[0] > cb->dev.max_work_item_sizes[0] ||
+        local[1] > cb->dev.max_work_item_sizes[1])
+      return fg__be_fail(be, FG_ENOTSUP, "kernel '%s': a work-group of %zu x "
+                         "%zu threads exceeds %s (at most %zu threads, %zu x "
+                         "%zu)", k->name, local[1], local[0], be->device,
+                         cb->dev.max_work_group_size,
+                         cb->dev.max_work_item_sizes[1],
+                         cb->dev.max_work_item_sizes[0]);
+  } else {
+    choose_local(&cb->dev, (size_t)t[2], (size_t)t[1], local);
+  }
+  global[0] = round_up((size_t)t[2], local[0]);
+  global[1] = round_up((size_t)t[1], local[1]);
+  global[2] = (size_t)t[0];
+  rc = clEnqueueNDRangeKernel(cb->queue, k->kernel, 3, NULL, global, local, 0,
+                              NULL, NULL);
+  if (rc != CL_SUCCESS)
+    return cl_fail(be, rc, "clEnqueueNDRangeKernel", k->name);
+  be->stats->kernel_launches++;
+  return FG_OK;
+}
+
+static fg_status ocl_wait(fg__backend *be) {
+  cl_backend *cb = (cl_backend *)be;
+  cl_int rc = clFinish(cb->queue);
+  return rc == CL_SUCCESS ? FG_OK : cl_fail(be, rc, "clFinish", NULL);
+}
+
+static void ocl_destroy(fg__backend *be) {
+  cl_backend *cb = (cl_backend *)be;
+  if (cb->queue)
+    clReleaseCommandQueue(cb->queue);
+  if (cb->ctx)
+    clReleaseContext(cb->ctx);
+  free(cb);
+}
+
+static const fg__backend_i opencl_interface = {
+  .name = "opencl",
+  .dialect = FGK_DIALECT_CL,
+  .build = ocl_build,
+  .kernel_free = ocl_kernel_free,
+  .alloc = ocl_alloc,
+  .wrap = NULL,
+  .buffer_free = ocl_buffer_free,
+  .upload = ocl_upload,
+  .download = ocl_download,
+  .launch = ocl_launch,
+  .wait = ocl_wait,
+  .destroy = ocl_destroy,
+};
+
+fg_status fg__opencl_backend_new(const fg_context_options *opt,
+                                 const char *cache_dir, fg__backend **out,
+                                 char *err, size_t errlen) {
+  *out = NULL;
+  fgcl_device_info *list = NULL;
+  int n = 0;
+  fg_status st = fgcl_devices(&list, &n, err, errlen);
+  if (st != FG_OK)
+    return st;
+  const char *sel = opt && opt->device && *opt->device ? opt->device
+                                                        : getenv("FG_DEVICE");
+  int idx = fgcl_select(list, n, sel, err, errlen);
+  if (idx < 0) {
+    free(list);
+    return FG_ENODEV;
+  }
+  cl_backend *cb = calloc(1, sizeof *cb);
+  if (!cb) {
+    free(list);
+    snprintf(err, errlen, "OpenCL backend: out of memory");
+    return FG_ENOMEM;
+  }
+  cb->dev = list[idx];
+  free(list);
+  snprintf(cb->cache_dir, sizeof cb->cache_dir, "%s", cache_dir);
+  cl_int rc;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                   (cl_context_properties)cb->dev.platform, 0};
+  cb->ctx = clCreateContext(props, 1, &cb->dev.device, NULL, NULL, &rc);
+  if (rc == CL_SUCCESS)
+    cb->queue = clCreateCommandQueue(cb->ctx, cb->dev.device, 0, &rc);
+  if (rc != CL_SUCCESS) {
+    snprintf(err, errlen, "OpenCL backend: %s failed with %s (%d) on device "
+             "'%s'", cb->ctx ? "clCreateCommandQueue" : "clCreateContext",
+             fgcl_error_name(rc), (int)rc, cb->dev.name);
+    st = fgcl_status(rc);
+    ocl_destroy(&cb->base);
+    return st;
+  }
+  snprintf(cb->base.device, sizeof cb->base.device,
+           "OpenCL device %d: %s (%s, %s, driver %s)", cb->dev.index,
+           cb->dev.name, cb->dev.is_gpu ? "GPU" : "CPU",
+           cb->dev.platform_name, cb->dev.driver_version);
+  cb->base.i = &opencl_interface;
+  *out = &cb->base;
+  return FG_OK;
+}
+
+fg_status fg_opencl_devices(fg_device_desc *out, int max, int *n,
+                            char *errmsg, size_t errlen) {
+  char scratch[8];
+  if (!errmsg) {
+    errmsg = scratch;
+    errlen = sizeof scratch;
+  }
+  if (!n || max < 0 || (max > 0 && !out)) {
+    snprintf(errmsg, errlen, "fg_opencl_devices: %s", !n ? "n is NULL"
+             : max < 0 ? "max is negative" : "out is NULL");
+    return FG_EINVAL;
+  }
+  *n = 0;
+  fgcl_device_info *list = NULL;
+  int count = 0;
+  fg_status st = fgcl_devices(&list, &count, errmsg, errlen);
+  if (st != FG_OK)
+    return st;
+  for (int i = 0; i < count && i < max; i++) {
+    fg_device_desc *d = &out[i];
+    memset(d, 0, sizeof *d);
+    d->index = list[i].index;
+    snprintf(d->name, sizeof d->name, "%s", list[i].name);
+    snprintf(d->platform, sizeof d->platform, "%s", list[i].platform_name);
+    snprintf(d->vendor, sizeof d->vendor, "%s", list[i].vendor);
+    snprintf(d->driver, sizeof d->driver, "%s", list[i].driver_version);
+    snprintf(d->version, sizeof d->version, "%s", list[i].device_version);
+    d->is_gpu = list[i].is_gpu;
+    d->compute_units = list[i].compute_units;
+    d->max_work_group_size = list[i].max_work_group_size;
+    d->global_mem = list[i].global_mem_size;
+    d->local_mem = list[i].local_mem_size;
+    d->max_alloc = list[i].max_mem_alloc_size;
+    d->max_parameter_size = list[i].max_parameter_size;
+    d->fp64 = list[i].fp64;
+  }
+  *n = count;
+  free(list);
+  return FG_OK;
+}

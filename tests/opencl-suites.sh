@@ -1,0 +1,19 @@
+#!/bin/sh
+# tests/opencl-suites.sh - runs the backend-parametric Check suites again
+# on the OpenCL backend (FG_TEST_BACKEND=opencl).  Skipped (77) when no
+# OpenCL device exists, unless FG_REQUIRE_OPENCL is set (CI sets it), in
+# which case that is a failure.
+dir=$(dirname "$0")
+if ! "$dir/check_opencl" >/dev/null 2>&1; then
+  rc=$?
+  if [ "$rc" -eq 77 ]; then
+    [ -n "${FG_REQUIRE_OPENCL:-}" ] && { echo "no OpenCL device"; exit 1; }
+    exit 77
+  fi
+fi
+status=0
+for suite in check_dsl check_run check_examples; do
+  echo "== $suite on OpenCL"
+  FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || status=1
+done
+exit $status
