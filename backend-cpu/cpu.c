@@ -430,6 +430,7 @@ fg_status fg__cpu_backend_new(const fg_context_options *opt,
            "CPU, %d threads, kernels by %s", fgp_threads(cb->pool), version);
   free(version);
   cb->base.i = &cpu_interface;
+  cb->base.max_kernel_buffers = 128;
   *out = &cb->base;
   return FG_OK;
 }

@@ -278,6 +278,12 @@ fg_status fg__opencl_backend_new(const fg_context_options *opt,
            cb->dev.name, cb->dev.is_gpu ? "GPU" : "CPU",
            cb->dev.platform_name, cb->dev.driver_version);
   cb->base.i = &opencl_interface;
+  /* each buffer is a cl_mem and three longs of extents; the thread shape
+   * takes three more longs */
+  size_t per = sizeof(cl_mem) + 3 * sizeof(cl_long);
+  size_t room = cb->dev.max_parameter_size > 3 * sizeof(cl_long)
+                    ? cb->dev.max_parameter_size - 3 * sizeof(cl_long) : 0;
+  cb->base.max_kernel_buffers = room / per > 128 ? 128 : (int)(room / per);
   *out = &cb->base;
   return FG_OK;
 }

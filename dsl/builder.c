@@ -158,7 +158,10 @@ fg_field *fg_op_end(fg_op *op) {
   k->n_out = op->n_out;
   k->in_type = in_type;
   k->in_nonlocal = nonlocal;
-  memcpy(k->out_type, op->out_type, sizeof k->out_type);
+  k->out_type = fgu_arena_alloc(&g->arena, sizeof op->out_type);
+  if (!k->out_type)
+    return fgk_fail(op, FG_ENOMEM, "out of memory");
+  memcpy(k->out_type, op->out_type, sizeof op->out_type);
   k->threads = op->threads;
   k->local[0] = op->local[0];
   k->local[1] = op->local[1];

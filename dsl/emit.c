@@ -593,6 +593,10 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
   case FGK_S_WRITE:
     emit_write(e, s);
     break;
+  case FGK_S_COMMENT:
+    line(e);
+    fgk_putf(e, "/* %s */\n", s->u.comment);
+    break;
   }
 }
 

@@ -121,7 +121,7 @@ struct fg_expr {
 
 typedef enum fgk_stmt_kind {
   FGK_S_DECL, FGK_S_ASSIGN, FGK_S_IF, FGK_S_FOR, FGK_S_WHILE,
-  FGK_S_WRITE, FGK_S_FOREACH, FGK_S_BARRIER
+  FGK_S_WRITE, FGK_S_FOREACH, FGK_S_BARRIER, FGK_S_COMMENT
 } fgk_stmt_kind;
 
 typedef struct fgk_stmt fgk_stmt;
@@ -142,6 +142,7 @@ struct fgk_stmt {
     struct { fgk_access at; struct fg_expr *value; } write; /* WRITE */
     struct { int count; fgk_block body; } foreach;          /* FOREACH */
     bool global_fence;                                      /* BARRIER */
+    const char *comment;                                    /* COMMENT */
   } u;
 };
 
@@ -150,7 +151,7 @@ typedef struct fgk_kernel {
   const char *name;
   int n_in, n_out;
   fg_type *in_type;      /* n_in */
-  fg_type out_type[FG_MAX_OUTPUTS];
+  fg_type *out_type;     /* n_out */
   fg_shape threads;      /* thread shape: output 0's field shape, or what
                             _globalThreads asked for */
   int local[2];          /* work-group (rows, columns) of a grouped kernel */

@@ -49,6 +49,7 @@ struct fg__backend {
   char *errmsg;                /* the owning context's message buffer */
   size_t errlen;
   fg_context_stats *stats;     /* the owning context's counters */
+  int max_kernel_buffers;      /* most buffers one kernel may take */
 };
 
 /* Writes a message into the backend's context; returns st. */

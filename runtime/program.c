@@ -1,18 +1,24 @@
-/* runtime/program.c - compiling a graph into a program (live nodes, one
- * kernel per operator, constant buffers, launch shapes) and running it
- * synchronously.  The program copies everything it needs out of the
- * graph, so the graph may be freed once compiled. */
+/* runtime/program.c - compiling a graph into a program and running it
+ * synchronously.  Compiling finds the live operators, asks the fusion
+ * pass (fuse/) for kernel groups and their merged IR, emits and builds
+ * each kernel, and uploads constants; the program copies everything it
+ * needs out of the graph, so the graph may be freed once compiled.  In
+ * check mode a second, unfused variant is built and every run compares
+ * the two. */
 #include "context_impl.h"
-#include "graph/graph_impl.h"
+#include "fuse/fuse.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-typedef enum pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_TEMP } pfield_role;
+typedef enum pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } pfield_role;
 
 typedef struct pfield {
   fg_type type;
+  char *name;
   pfield_role role;
   int input;                /* PF_INPUT: graph input index */
   fg__buffer *const_buf;    /* PF_CONST */
@@ -29,14 +35,24 @@ typedef struct pkernel {
   int group[2];             /* work-group (rows, columns) when grouped */
 } pkernel;
 
+/* One way of computing the outputs: fused, or (check mode) unfused. */
+typedef struct variant {
+  int n_k;
+  pkernel *k;
+  bool *materialized;       /* per field: an operator output with a buffer */
+  char **reason;            /* per field, when materialized */
+  fg_fusion_stats stats;
+  char *report;
+} variant;
+
 struct fg_program {
   fg_context *ctx;
   int n_fields;
   pfield *f;
-  int n_in, n_out, n_k;
+  int n_in, n_out;
   char **in_name, **out_name;
   int *in_field, *out_field;
-  pkernel *k;
+  variant main, check;      /* check.k is NULL unless in check mode */
 };
 
 static void dims_of(fg_shape s, int64_t *d) {
@@ -45,20 +61,34 @@ static void dims_of(fg_shape s, int64_t *d) {
   d[2] = s.ndim >= 1 ? s.dim[s.ndim - 1] : 1;
 }
 
+static void variant_free(fg_program *p, variant *v) {
+  fg__backend *be = p->ctx->be;
+  for (int i = 0; v->k && i < v->n_k; i++) {
+    be->i->kernel_free(be, v->k[i].bin);
+    free(v->k[i].name);
+    free(v->k[i].source);
+    free(v->k[i].field);
+    free(v->k[i].dims);
+  }
+  for (int i = 0; v->reason && i < p->n_fields; i++)
+    free(v->reason[i]);
+  free(v->k);
+  free(v->materialized);
+  free(v->reason);
+  free(v->report);
+}
+
 void fg_program_free(fg_program *p) {
   if (!p)
     return;
   fg__backend *be = p->ctx->be;
-  for (int i = 0; i < p->n_k; i++) {
-    be->i->kernel_free(be, p->k[i].bin);
-    free(p->k[i].name);
-    free(p->k[i].source);
-    free(p->k[i].field);
-    free(p->k[i].dims);
-  }
-  for (int i = 0; p->f && i < p->n_fields; i++)
+  variant_free(p, &p->main);
+  variant_free(p, &p->check);
+  for (int i = 0; p->f && i < p->n_fields; i++) {
     if (p->f[i].const_buf)
       be->i->buffer_free(be, p->f[i].const_buf);
+    free(p->f[i].name);
+  }
   for (int i = 0; p->in_name && i < p->n_in; i++)
     free(p->in_name[i]);
   for (int i = 0; p->out_name && i < p->n_out; i++)
@@ -67,40 +97,147 @@ void fg_program_free(fg_program *p) {
   free(p->out_name);
   free(p->in_field);
   free(p->out_field);
-  free(p->k);
   free(p->f);
   free(p);
 }
 
-/* Builds the kernel of op node n into pk. */
-static fg_status build_kernel(fg_program *p, fg__node *n, pkernel *pk,
-                              const fg_compile_options *opt) {
+/* Writes a kernel's source to $FG_DUMP_KERNELS/<index>-<name>.<ext>. */
+static void dump_kernel(const char *dir, int index, const pkernel *pk,
+                        fgk_dialect d) {
+  char ident[128], path[4096];
+  fgk_identifier(pk->name, ident, sizeof ident);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/%02d-%s.%s", dir, index, ident,
+           d == FGK_DIALECT_CL ? "cl" : "c");
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fputs(pk->source, f);
+    fclose(f);
+  }
+}
+
+/* Emits and builds plan kernel fk into pk. */
+static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
+                              pkernel *pk, const fg_compile_options *opt) {
   fg_context *ctx = p->ctx;
   fg__backend *be = ctx->be;
-  const fgk_kernel *k = n->kernel;
+  const fgk_kernel *k = fk->k;
   char ident[160], entry[200];
-  fgk_identifier(k->name, ident, sizeof ident);
-  snprintf(entry, sizeof entry, "fg_kernel_%s", ident);
-  pk->name = strdup(k->name);
+  fgk_identifier(fk->name, ident, sizeof ident);
+  snprintf(entry, sizeof entry, "fg_kernel_%.48s_%d", ident, index);
+  pk->name = strdup(fk->name);
   pk->nbuf = k->n_in + k->n_out;
-  pk->field = calloc((size_t)pk->nbuf, sizeof *pk->field);
+  pk->field = calloc((size_t)pk->nbuf + 1, sizeof *pk->field);
   pk->dims = calloc(3 * (size_t)(pk->nbuf + 1), sizeof *pk->dims);
   pk->source = fgk_emit(k, be->i->dialect, entry);
   if (!pk->name || !pk->field || !pk->dims || !pk->source)
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   for (int i = 0; i < k->n_in; i++) {
-    pk->field[i] = n->in[i]->id;
-    dims_of(n->in[i]->type.field, pk->dims + 3 * i);
+    pk->field[i] = fk->in_field[i];
+    dims_of(p->f[fk->in_field[i]].type.field, pk->dims + 3 * i);
   }
   for (int i = 0; i < k->n_out; i++) {
-    pk->field[k->n_in + i] = n->out[i]->id;
-    dims_of(n->out[i]->type.field, pk->dims + 3 * (k->n_in + i));
+    pk->field[k->n_in + i] = fk->out_field[i];
+    dims_of(p->f[fk->out_field[i]].type.field,
+            pk->dims + 3 * (k->n_in + i));
   }
   dims_of(k->threads, pk->dims + 3 * pk->nbuf);
   pk->grouped = k->grouped;
   pk->group[0] = k->local[0];
   pk->group[1] = k->local[1];
-  return be->i->build(be, pk->source, entry, k->name, opt, &pk->bin);
+  const char *dump = getenv("FG_DUMP_KERNELS");
+  if (dump && *dump)
+    dump_kernel(dump, index, pk, be->i->dialect);
+  return be->i->build(be, pk->source, entry, fk->name, opt, &pk->bin);
+}
+
+/* The readable fusion report of a variant. */
+static char *make_report(fg_program *p, const variant *v) {
+  fgu_buf b = {0};
+  const fg_fusion_stats *s = &v->stats;
+  fgu_buf_printf(&b, "kernels: %d (unfused: %d)\n", s->kernels,
+                 s->kernels_unfused);
+  for (int i = 0; i < v->n_k; i++)
+    fgu_buf_printf(&b, "  kernel %d: %s\n", i, v->k[i].name);
+  fgu_buf_printf(&b, "fields: %d materialized, %d virtual\n",
+                 s->fields_materialized, s->fields_virtual);
+  for (int i = 0; i < p->n_fields; i++)
+    if (v->materialized[i])
+      fgu_buf_printf(&b, "  %s: %s\n", p->f[i].name,
+                     v->reason[i] ? v->reason[i] : "?");
+  fgu_buf_printf(&b, "memory traffic per run: %lld bytes (unfused: %lld, "
+                 "%.2fx less)\n", (long long)s->bytes,
+                 (long long)s->bytes_unfused,
+                 s->bytes ? (double)s->bytes_unfused / (double)s->bytes : 0);
+  return fgu_buf_take(&b);
+}
+
+/* Plans, emits and builds one variant of the program. */
+static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
+                                 bool fuse, const fg_compile_options *opt,
+                                 variant *v) {
+  fg_context *ctx = p->ctx;
+  fgf_options fo = {.fuse = fuse, .max_nodes = 64,
+                    .max_buffers = ctx->be->max_kernel_buffers};
+  fgf_plan *plan = NULL;
+  fg_status st = fgf_plan_graph(g, live, &fo, &plan, ctx->errmsg,
+                                sizeof ctx->errmsg);
+  if (st != FG_OK)
+    return st;
+  v->k = calloc((size_t)plan->n_kernels + 1, sizeof *v->k);
+  v->materialized = calloc((size_t)p->n_fields + 1, sizeof(bool));
+  v->reason = calloc((size_t)p->n_fields + 1, sizeof(char *));
+  if (!v->k || !v->materialized || !v->reason) {
+    fgf_plan_free(plan);
+    return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  }
+  for (int i = 0; i < p->n_fields; i++) {
+    v->materialized[i] = plan->materialized[i];
+    if (plan->reason[i] && !(v->reason[i] = strdup(plan->reason[i]))) {
+      fgf_plan_free(plan);
+      return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+    }
+    if (p->f[i].role == PF_OP) {
+      if (v->materialized[i])
+        v->stats.fields_materialized++;
+      else if (live[i])
+        v->stats.fields_virtual++;
+    }
+  }
+  v->stats.kernels_unfused = plan->kernels_unfused;
+  v->stats.kernels = plan->n_kernels;
+  v->stats.bytes_unfused = plan->bytes_unfused;
+  v->stats.bytes = plan->bytes_fused;
+  for (int i = 0; i < plan->n_kernels && st == FG_OK; i++) {
+    st = build_kernel(p, &plan->kernels[i], i, &v->k[i], opt);
+    v->n_k = i + 1;
+  }
+  fgf_plan_free(plan);
+  if (st == FG_OK && !(v->report = make_report(p, v)))
+    st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  return st;
+}
+
+/* The fusion mode asked for, by the options or else $FG_FUSION. */
+static fg_status fusion_mode(fg_context *ctx, const fg_compile_options *opt,
+                             fg_fusion *mode) {
+  *mode = opt ? opt->fusion : FG_FUSION_DEFAULT;
+  if ((unsigned)*mode > FG_FUSION_CHECK)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: fusion %d is not one of "
+                        "FG_FUSION_DEFAULT, _ON, _OFF, _CHECK", (int)*mode);
+  if (*mode == FG_FUSION_DEFAULT) {
+    const char *env = getenv("FG_FUSION");
+    if (!env || !*env || !strcmp(env, "1") || !strcmp(env, "on"))
+      *mode = FG_FUSION_ON;
+    else if (!strcmp(env, "0") || !strcmp(env, "off"))
+      *mode = FG_FUSION_OFF;
+    else if (!strcmp(env, "check"))
+      *mode = FG_FUSION_CHECK;
+    else
+      return fg__ctx_fail(ctx, FG_EINVAL, "FG_FUSION is '%s' (expected 1, "
+                          "0 or check)", env);
+  }
+  return FG_OK;
 }
 
 fg_status fg_compile(fg_context *ctx, fg_graph *g,
@@ -127,6 +264,10 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
     return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: precision %d is not "
                         "FG_PRECISION_FULL or FG_PRECISION_RELAXED",
                         (int)opt->precision);
+  fg_fusion mode;
+  fg_status st = fusion_mode(ctx, opt, &mode);
+  if (st != FG_OK)
+    return st;
   fg_program *p = calloc(1, sizeof *p);
   if (!p)
     return fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
@@ -139,16 +280,20 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
   p->in_field = calloc((size_t)p->n_in + 1, sizeof *p->in_field);
   p->out_name = calloc((size_t)p->n_out + 1, sizeof *p->out_name);
   p->out_field = calloc((size_t)p->n_out + 1, sizeof *p->out_field);
-  p->k = calloc((size_t)g->nodes.n + 1, sizeof *p->k);
   bool *live = calloc((size_t)p->n_fields + 1, sizeof *live);
-  fg_status st = FG_OK;
   if (!p->f || !p->in_name || !p->in_field || !p->out_name ||
-      !p->out_field || !p->k || !live) {
+      !p->out_field || !live) {
     st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
     goto done;
   }
-  for (int i = 0; i < p->n_fields; i++)
-    p->f[i].type = ((fg_field *)g->fields.item[i])->type;
+  for (int i = 0; i < p->n_fields; i++) {
+    fg_field *f = g->fields.item[i];
+    p->f[i].type = f->type;
+    if (!(p->f[i].name = strdup(f->name))) {
+      st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
+      goto done;
+    }
+  }
   for (int i = 0; i < p->n_in; i++) {
     fg_field *f = g->inputs.item[i];
     p->in_field[i] = f->id;
@@ -169,7 +314,7 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
     }
   }
   /* Nodes are in topological order: walk back from the outputs to find
-   * what is live, then build forward. */
+   * what is live. */
   for (int i = g->nodes.n - 1; i >= 0; i--) {
     fg__node *n = g->nodes.item[i];
     bool used = false;
@@ -189,16 +334,14 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
       if (st == FG_OK)
         st = ctx->be->i->upload(ctx->be, pf->const_buf, n->data, bytes);
     } else if (n->kind == FG_NODE_OP) {
-      bool used = false;
       for (int j = 0; j < n->n_out; j++)
-        used |= live[n->out[j]->id];
-      if (!used)
-        continue;
-      for (int j = 0; j < n->n_out; j++)
-        p->f[n->out[j]->id].role = PF_TEMP;
-      st = build_kernel(p, n, &p->k[p->n_k++], opt);
+        p->f[n->out[j]->id].role = PF_OP;
     }
   }
+  if (st == FG_OK)
+    st = compile_variant(p, g, live, mode != FG_FUSION_OFF, opt, &p->main);
+  if (st == FG_OK && mode == FG_FUSION_CHECK)
+    st = compile_variant(p, g, live, false, opt, &p->check);
 done:
   free(live);
   if (st != FG_OK) {
@@ -214,13 +357,114 @@ static bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
   return na && nb && pa < pb + nb && pb < pa + na;
 }
 
+/* Runs one variant: buffers for inputs (aliased where the backend can),
+ * constants, materialized fields (the caller's output memory where
+ * possible), every kernel in order, then the outputs copied out. */
+static fg_status run_variant(fg_program *p, const variant *v,
+                             const void *const *inputs,
+                             void *const *outputs) {
+  fg_context *ctx = p->ctx;
+  fg__backend *be = ctx->be;
+  fg__buffer **buf = calloc((size_t)p->n_fields + 1, sizeof *buf);
+  bool *direct = calloc((size_t)p->n_out + 1, sizeof *direct);
+  bool *owned = calloc((size_t)p->n_fields + 1, sizeof *owned);
+  fg__buffer *bufs[256];
+  fg_status st = FG_OK;
+  if (!buf || !direct || !owned) {
+    st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_program_run: out of memory");
+    goto done;
+  }
+  for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
+    pfield *pf = &p->f[i];
+    if (pf->role == PF_INPUT) {
+      st = fg__be_wrap_or_upload(be, (void *)inputs[pf->input],
+                                 fg_type_bytes(pf->type), &buf[i]);
+      owned[i] = st == FG_OK;
+    } else if (pf->role == PF_CONST) {
+      buf[i] = pf->const_buf;
+    }
+  }
+  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
+    int fid = p->out_field[i];
+    if (p->f[fid].role == PF_OP && v->materialized[fid] && !buf[fid] &&
+        be->i->wrap) {
+      st = be->i->wrap(be, outputs[i], fg_type_bytes(p->f[fid].type),
+                       &buf[fid]);
+      owned[fid] = direct[i] = st == FG_OK;
+    }
+  }
+  for (int i = 0; i < p->n_fields && st == FG_OK; i++)
+    if (p->f[i].role == PF_OP && v->materialized[i] && !buf[i]) {
+      st = be->i->alloc(be, fg_type_bytes(p->f[i].type), &buf[i]);
+      owned[i] = st == FG_OK;
+    }
+  for (int i = 0; i < v->n_k && st == FG_OK; i++) {
+    const pkernel *k = &v->k[i];
+    if (k->nbuf > 256) {
+      st = fg__ctx_fail(ctx, FG_ENOTSUP, "kernel '%s' takes %d buffers",
+                        k->name, k->nbuf);
+      break;
+    }
+    for (int j = 0; j < k->nbuf; j++)
+      bufs[j] = buf[k->field[j]];
+    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims,
+                       k->grouped ? k->group : NULL);
+  }
+  if (st == FG_OK)
+    st = be->i->wait(be);
+  for (int i = 0; i < p->n_out && st == FG_OK; i++)
+    if (!direct[i]) {
+      int fid = p->out_field[i];
+      st = be->i->download(be, buf[fid], outputs[i],
+                           fg_type_bytes(p->f[fid].type));
+    }
+done:
+  for (int i = 0; buf && owned && i < p->n_fields; i++)
+    if (owned[i])
+      be->i->buffer_free(be, buf[i]);
+  free(buf);
+  free(owned);
+  free(direct);
+  return st;
+}
+
+/* Check mode: runs the unfused variant too and compares every output. */
+static fg_status run_check(fg_program *p, const void *const *inputs,
+                           void *const *outputs) {
+  fg_context *ctx = p->ctx;
+  void **other = calloc((size_t)p->n_out + 1, sizeof *other);
+  fg_status st = other ? FG_OK : FG_ENOMEM;
+  for (int i = 0; i < p->n_out && st == FG_OK; i++)
+    if (!(other[i] = malloc(fg_type_bytes(p->f[p->out_field[i]].type) + 1)))
+      st = FG_ENOMEM;
+  if (st != FG_OK)
+    fg__ctx_fail(ctx, st, "fg_program_run: out of memory");
+  else
+    st = run_variant(p, &p->check, inputs, other);
+  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
+    size_t n = fg_type_bytes(p->f[p->out_field[i]].type);
+    const unsigned char *a = outputs[i], *b = other[i];
+    for (size_t j = 0; j < n; j++)
+      if (a[j] != b[j]) {
+        st = fg__ctx_fail(ctx, FG_EBACKEND, "fusion check: output '%s' "
+                          "differs between the fused and unfused programs "
+                          "at byte %zu of %zu (fused %u, unfused %u)",
+                          p->out_name[i], j, n, a[j], b[j]);
+        break;
+      }
+  }
+  for (int i = 0; other && i < p->n_out; i++)
+    free(other[i]);
+  free(other);
+  return st;
+}
+
 fg_status fg_program_run(fg_program *p, int n_inputs,
                          const void *const *inputs, int n_outputs,
                          void *const *outputs) {
   if (!p)
     return FG_EINVAL;
   fg_context *ctx = p->ctx;
-  fg__backend *be = ctx->be;
   if (n_inputs != p->n_in || n_outputs != p->n_out)
     return fg__ctx_fail(ctx, FG_EINVAL, "fg_program_run: got %d input(s) "
                         "and %d output(s), the program has %d and %d",
@@ -250,70 +494,17 @@ fg_status fg_program_run(fg_program *p, int n_inputs,
                             "output '%s' overlaps output '%s'",
                             p->out_name[i], p->out_name[j]);
   }
-  fg__buffer **buf = calloc((size_t)p->n_fields + 1, sizeof *buf);
-  bool *direct = calloc((size_t)p->n_out + 1, sizeof *direct);
-  bool *owned = calloc((size_t)p->n_fields + 1, sizeof *owned);
-  fg__buffer *bufs[128];
-  fg_status st = FG_OK;
-  if (!buf || !direct || !owned) {
-    st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_program_run: out of memory");
-    goto done;
-  }
-  for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
-    pfield *pf = &p->f[i];
-    if (pf->role == PF_INPUT) {
-      st = fg__be_wrap_or_upload(be, (void *)inputs[pf->input],
-                                 fg_type_bytes(pf->type), &buf[i]);
-      owned[i] = st == FG_OK;
-    } else if (pf->role == PF_CONST) {
-      buf[i] = pf->const_buf;
-    }
-  }
-  /* Operator results that are outputs go straight to the caller's memory
-   * where the backend can alias it. */
-  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
-    int fid = p->out_field[i];
-    if (p->f[fid].role == PF_TEMP && !buf[fid] && be->i->wrap) {
-      st = be->i->wrap(be, outputs[i], fg_type_bytes(p->f[fid].type),
-                       &buf[fid]);
-      owned[fid] = direct[i] = st == FG_OK;
-    }
-  }
-  for (int i = 0; i < p->n_fields && st == FG_OK; i++)
-    if (p->f[i].role == PF_TEMP && !buf[i]) {
-      st = be->i->alloc(be, fg_type_bytes(p->f[i].type), &buf[i]);
-      owned[i] = st == FG_OK;
-    }
-  for (int i = 0; i < p->n_k && st == FG_OK; i++) {
-    pkernel *k = &p->k[i];
-    for (int j = 0; j < k->nbuf; j++)
-      bufs[j] = buf[k->field[j]];
-    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims,
-                       k->grouped ? k->group : NULL);
-  }
-  if (st == FG_OK)
-    st = be->i->wait(be);
-  for (int i = 0; i < p->n_out && st == FG_OK; i++)
-    if (!direct[i]) {
-      int fid = p->out_field[i];
-      st = be->i->download(be, buf[fid], outputs[i],
-                           fg_type_bytes(p->f[fid].type));
-    }
+  fg_status st = run_variant(p, &p->main, inputs, outputs);
+  if (st == FG_OK && p->check.k)
+    st = run_check(p, inputs, outputs);
   if (st == FG_OK)
     ctx->stats.runs++;
-done:
-  for (int i = 0; buf && owned && i < p->n_fields; i++)
-    if (owned[i])
-      be->i->buffer_free(be, buf[i]);
-  free(buf);
-  free(owned);
-  free(direct);
   return st;
 }
 
 int fg_program_input_count(const fg_program *p) { return p ? p->n_in : 0; }
 int fg_program_output_count(const fg_program *p) { return p ? p->n_out : 0; }
-int fg_program_kernel_count(const fg_program *p) { return p ? p->n_k : 0; }
+int fg_program_kernel_count(const fg_program *p) { return p ? p->main.n_k : 0; }
 
 const char *fg_program_input_name(const fg_program *p, int i) {
   return p && i >= 0 && i < p->n_in ? p->in_name[i] : NULL;
@@ -347,8 +538,26 @@ int fg_program_output_index(const fg_program *p, const char *name) {
 }
 
 const char *fg_program_kernel_source(const fg_program *p, int i) {
-  return p && i >= 0 && i < p->n_k ? p->k[i].source : NULL;
+  return p && i >= 0 && i < p->main.n_k ? p->main.k[i].source : NULL;
 }
 const char *fg_program_kernel_name(const fg_program *p, int i) {
-  return p && i >= 0 && i < p->n_k ? p->k[i].name : NULL;
+  return p && i >= 0 && i < p->main.n_k ? p->main.k[i].name : NULL;
+}
+
+fg_status fg_program_fusion_stats(const fg_program *p, fg_fusion_stats *s) {
+  if (!p || !s)
+    return FG_EINVAL;
+  *s = p->main.stats;
+  return FG_OK;
+}
+
+const char *fg_program_field_reason(const fg_program *p, const char *name) {
+  for (int i = 0; p && name && i < p->n_fields; i++)
+    if (p->main.materialized[i] && !strcmp(p->f[i].name, name))
+      return p->main.reason[i] ? p->main.reason[i] : "";
+  return NULL;
+}
+
+const char *fg_program_fusion_report(const fg_program *p) {
+  return p && p->main.report ? p->main.report : "";
 }

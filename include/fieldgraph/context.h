@@ -65,10 +65,30 @@ typedef struct fg_device_desc {
 fg_status fg_opencl_devices(fg_device_desc *out, int max, int *n,
                             char *errmsg, size_t errlen);
 
+/* Whether fg_compile fuses operators into fewer kernels. */
+typedef enum fg_fusion {
+  FG_FUSION_DEFAULT,   /* $FG_FUSION ("0" off, "check" check), else on */
+  FG_FUSION_ON,
+  FG_FUSION_OFF,       /* one kernel per operator (debugging, benchmarks) */
+  FG_FUSION_CHECK      /* build both; every run computes both and fails
+                          with FG_EBACKEND if any output differs */
+} fg_fusion;
+
 /* Options for fg_compile; zero-initialize, then set what matters. */
 typedef struct fg_compile_options {
   fg_precision precision;
+  fg_fusion fusion;
 } fg_compile_options;
+
+/* What fusion did to a program. */
+typedef struct fg_fusion_stats {
+  int kernels_unfused;        /* one per live operator */
+  int kernels;                /* what a run launches */
+  int fields_materialized;    /* operator results held in memory */
+  int fields_virtual;         /* fused away: registers only */
+  int64_t bytes_unfused;      /* global memory read + written per run, */
+  int64_t bytes;              /* estimated from the buffers kernels touch */
+} fg_fusion_stats;
 
 /* Counters a context keeps, for tests and tuning. */
 typedef struct fg_context_stats {
@@ -94,9 +114,11 @@ const char *fg_context_device(const fg_context *ctx);
 /* Copies the context's counters into *stats. */
 fg_status fg_context_get_stats(const fg_context *ctx, fg_context_stats *stats);
 
-/* Compiles graph g for ctx: checks it, plans buffers, generates and builds
- * (or loads from the cache) one kernel per operator.  opt may be NULL.  The
- * program owns what it needs: g may be freed afterwards. */
+/* Compiles graph g for ctx: checks it, fuses operators into kernels (see
+ * fg_compile_options.fusion), plans buffers, generates and builds (or
+ * loads from the cache) each kernel.  opt may be NULL.  With
+ * $FG_DUMP_KERNELS set to a directory, every kernel's source is written
+ * there.  The program owns what it needs: g may be freed afterwards. */
 fg_status fg_compile(fg_context *ctx, fg_graph *g,
                      const fg_compile_options *opt, fg_program **out);
 /* Frees a program; NULL does nothing. */
@@ -127,7 +149,21 @@ int fg_program_kernel_count(const fg_program *prog);
 /* Generated source of kernel i (dialect of the context's backend); owned by
  * the program; NULL when out of range. */
 const char *fg_program_kernel_source(const fg_program *prog, int i);
-/* Name of kernel i ("half", ...); NULL when out of range. */
+/* Name of kernel i: its operators joined by '+' ("toUnitFloat+half");
+ * NULL when out of range. */
 const char *fg_program_kernel_name(const fg_program *prog, int i);
+
+/* Fusion counters of a compiled program. */
+fg_status fg_program_fusion_stats(const fg_program *prog,
+                                  fg_fusion_stats *stats);
+/* Why the field named field_name (an operator output, "half.out0") is held
+ * in memory ("graph output", "non-local read by blur", ...); NULL when it
+ * was fused away or is unknown.  Owned by the program. */
+const char *fg_program_field_reason(const fg_program *prog,
+                                    const char *field_name);
+/* A readable report: kernels with their operators, each materialized
+ * field with its reason, memory traffic before and after.  Owned by the
+ * program. */
+const char *fg_program_fusion_report(const fg_program *prog);
 
 #endif

@@ -1,0 +1,74 @@
+/* fuse/fuse.h - the fusion pass: classifies every edge of a graph from its
+ * operators' IR (classify.c), partitions the live operators into kernel
+ * groups under the rules of DESIGN.md (partition.c), and merges each
+ * group's IR into one kernel (merge.c).  With fusion off the same code
+ * yields one group per operator, so the compiler has one path.  It never
+ * emits source text.  Internal; prefix fgf_.
+ *
+ * Cost rule for fan-out (recompute or materialize): a field consumed inside
+ * its group and by another group is written once, as an extra output of
+ * its group; it is never recomputed.  Recomputing would save the write and
+ * the read only when the producer is cheaper than two memory passes, and
+ * fieldgraph does not yet estimate operator cost, so it never duplicates
+ * work: no operator ever runs twice per run.
+ */
+#ifndef FG_FUSE_H
+#define FG_FUSE_H
+
+#include "graph/graph_impl.h"
+
+/* How one operator reads and writes, from its IR. */
+typedef struct fgf_node_info {
+  bool simple;            /* fusable at all: not grouped, no for-each, no
+                             element or explicit writes, each output written
+                             by one top-level local _writeTensor */
+  const char *why_not;    /* when !simple: a short phrase */
+  bool *read_local;       /* per input port: read only with implicit
+                             addressing, as whole tensors */
+} fgf_node_info;
+
+typedef struct fgf_kernel {
+  fgk_kernel *k;          /* merged IR (in the plan's arena) */
+  const char *name;       /* "toUnitFloat+half+toU8" */
+  int n_nodes;
+  int *nodes;             /* member node ids, topological order */
+  int *in_field;          /* k->n_in graph field ids */
+  int *out_field;         /* k->n_out graph field ids */
+} fgf_kernel;
+
+typedef struct fgf_options {
+  bool fuse;              /* false: one kernel per operator */
+  int max_nodes;          /* operators per kernel (0: 64) */
+  int max_buffers;        /* buffers per kernel, from the device (0: 64) */
+} fgf_options;
+
+typedef struct fgf_plan {
+  fgu_arena arena;
+  int n_kernels;
+  fgf_kernel *kernels;    /* in an order that respects dependencies */
+  int n_fields;           /* = graph fields */
+  bool *materialized;     /* per field: a buffer exists during a run */
+  const char **reason;    /* per materialized operator output: why */
+  int kernels_unfused;    /* live operators */
+  int64_t bytes_unfused;  /* global memory traffic estimates per run */
+  int64_t bytes_fused;
+} fgf_plan;
+
+/* Plans the live part of g (live[field id] marks fields needed by an
+ * output).  On failure returns a status with a message in err. */
+fg_status fgf_plan_graph(fg_graph *g, const bool *live,
+                         const fgf_options *opt, fgf_plan **out, char *err,
+                         size_t errlen);
+void fgf_plan_free(fgf_plan *p);
+
+/* Classification of node n (an operator) into info, allocated in a. */
+bool fgf_classify(const fg__node *n, fgu_arena *a, fgf_node_info *info);
+
+/* Builds group's merged kernel IR in a, from its members (kernel->nodes,
+ * topological) and which fields are materialized.  simple: the members are
+ * fusable (their _writeTensor values become variables); otherwise the one
+ * member keeps its own writes.  Fills kernel->k, in_field and out_field. */
+bool fgf_merge(fg_graph *g, fgf_kernel *kernel, const bool *materialized,
+               const int *group_of, int group, bool simple, fgu_arena *a);
+
+#endif

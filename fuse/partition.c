@@ -1,0 +1,314 @@
+/* fuse/partition.c - partitioning the live operators of a graph into
+ * kernel groups.  Greedy, in topological order: an operator joins the
+ * group of one of its producers when the edge is fusable (DESIGN.md's four
+ * conditions: local read, local write, same thread shape, no work-group
+ * features), no other input of it comes from that group non-locally, the
+ * group stays within the node and buffer caps, and the join forms no cycle
+ * between groups (tracked with transitive dependency sets).  Then decides
+ * which fields are materialized, and why, and orders the groups. */
+#include "fuse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct group {
+  int n_nodes;
+  int *nodes;
+  bool *deps;          /* transitive: groups this one depends on */
+} group;
+
+typedef struct state {
+  fg_graph *g;
+  const bool *live;
+  const fgf_options *opt;
+  fgf_plan *plan;
+  fgf_node_info *info;     /* per node */
+  int *group_of;           /* per node, -1 for non-operators */
+  group *groups;           /* indexed by group id */
+  int n_groups;
+  const char **join_note;  /* per node: why it did not join (caps, cycle) */
+} state;
+
+static fg__node *node(state *s, int i) { return s->g->nodes.item[i]; }
+
+static bool is_live_op(state *s, const fg__node *n) {
+  if (n->kind != FG_NODE_OP)
+    return false;
+  for (int j = 0; j < n->n_out; j++)
+    if (s->live[n->out[j]->id])
+      return true;
+  return false;
+}
+
+/* Group of the producer of field f, or -1. */
+static int producer_group(state *s, const fg_field *f) {
+  return f->producer->kind == FG_NODE_OP ? s->group_of[f->producer->id] : -1;
+}
+
+/* Distinct buffers a group would touch with node n added (an upper bound:
+ * every input from outside, every output of every member). */
+static int buffers_with(state *s, int gid, const fg__node *n) {
+  group *gr = &s->groups[gid];
+  int count = 0;
+  const fg_field *seen[512];
+  int nseen = 0;
+  for (int m = 0; m <= gr->n_nodes; m++) {
+    const fg__node *x = m < gr->n_nodes ? node(s, gr->nodes[m]) : n;
+    count += x->n_out;
+    for (int p = 0; p < x->n_in; p++) {
+      const fg_field *f = x->in[p];
+      if (producer_group(s, f) == gid)
+        continue;
+      bool dup = false;
+      for (int i = 0; i < nseen && !dup; i++)
+        dup = seen[i] == f;
+      if (!dup && nseen < 512)
+        seen[nseen++] = f;
+    }
+  }
+  return count + nseen;
+}
+
+/* The group node n may join, or -1 (with a note when a cap or a cycle was
+ * the only obstacle). */
+static int choose_group(state *s, const fg__node *n) {
+  if (!s->opt->fuse || !s->info[n->id].simple)
+    return -1;
+  int max_nodes = s->opt->max_nodes > 0 ? s->opt->max_nodes : 64;
+  int max_bufs = s->opt->max_buffers > 0 ? s->opt->max_buffers : 64;
+  for (int p = 0; p < n->n_in; p++) {
+    int gid = producer_group(s, n->in[p]);
+    if (gid < 0 || !s->info[n->in[p]->producer->id].simple ||
+        !s->info[n->id].read_local[p])
+      continue;
+    group *gr = &s->groups[gid];
+    const fgk_kernel *lead = node(s, gr->nodes[0])->kernel;
+    if (!fg_shape_equal(lead->threads, n->kernel->threads))
+      continue;
+    bool ok = true;
+    for (int q = 0; q < n->n_in && ok; q++) {
+      int qg = producer_group(s, n->in[q]);
+      if (qg == gid && !s->info[n->id].read_local[q])
+        ok = false;         /* a non-local read inside the group */
+      else if (qg >= 0 && qg != gid && s->groups[qg].deps[gid]) {
+        s->join_note[n->id] = "would form a cycle between kernels";
+        ok = false;
+      }
+    }
+    if (!ok)
+      continue;
+    if (gr->n_nodes >= max_nodes) {
+      s->join_note[n->id] = "kernel size cap (operators per kernel)";
+      continue;
+    }
+    if (buffers_with(s, gid, n) > max_bufs) {
+      s->join_note[n->id] = "kernel size cap (device buffer limit)";
+      continue;
+    }
+    return gid;
+  }
+  return -1;
+}
+
+static bool add_dep(state *s, int gid, int dep) {
+  group *gr = &s->groups[gid];
+  bool changed = !gr->deps[dep];
+  gr->deps[dep] = true;
+  for (int i = 0; i < s->n_groups; i++)
+    if (s->groups[dep].deps[i] && !gr->deps[i]) {
+      gr->deps[i] = true;
+      changed = true;
+    }
+  return changed;
+}
+
+static bool partition(state *s) {
+  fgu_arena *a = &s->plan->arena;
+  int N = s->g->nodes.n;
+  for (int i = 0; i < N; i++) {
+    fg__node *n = node(s, i);
+    if (!is_live_op(s, n))
+      continue;
+    int gid = choose_group(s, n);
+    if (gid < 0) {
+      gid = s->n_groups++;
+      group *gr = &s->groups[gid];
+      gr->nodes = fgu_arena_alloc(a, (size_t)N * sizeof *gr->nodes);
+      gr->deps = fgu_arena_alloc(a, (size_t)N * sizeof *gr->deps);
+      if (!gr->nodes || !gr->deps)
+        return false;
+    }
+    group *gr = &s->groups[gid];
+    gr->nodes[gr->n_nodes++] = i;
+    s->group_of[i] = gid;
+    bool changed = false;
+    for (int p = 0; p < n->n_in; p++) {
+      int pg = producer_group(s, n->in[p]);
+      if (pg >= 0 && pg != gid)
+        changed |= add_dep(s, gid, pg);
+    }
+    /* keep the sets transitive: whoever depends on this group now also
+     * depends on what it gained */
+    if (changed)
+      for (int k = 0; k < s->n_groups; k++)
+        if (k != gid && s->groups[k].deps[gid])
+          for (int j = 0; j < s->n_groups; j++)
+            s->groups[k].deps[j] |= gr->deps[j];
+  }
+  return true;
+}
+
+/* Why consumer n (port p) does not read field f inside f's group. */
+static const char *edge_reason(state *s, const fg__node *n, int p) {
+  fgu_arena *a = &s->plan->arena;
+  const fg_field *f = n->in[p];
+  if (!s->opt->fuse)
+    return "fusion off";
+  if (!s->info[n->id].simple)
+    return fgu_arena_printf(a, "read by %s (%s)", n->name,
+                            s->info[n->id].why_not);
+  if (!s->info[n->id].read_local[p])
+    return fgu_arena_printf(a, "non-local read by %s", n->name);
+  if (!fg_shape_equal(f->producer->kernel->threads, n->kernel->threads))
+    return fgu_arena_printf(a, "thread shapes differ (%s)", n->name);
+  if (s->join_note[n->id])
+    return fgu_arena_printf(a, "%s (%s)", s->join_note[n->id], n->name);
+  return fgu_arena_printf(a, "used by two groups (%s)", n->name);
+}
+
+static void materialize(state *s) {
+  fgf_plan *pl = s->plan;
+  fg_graph *g = s->g;
+  for (int i = 0; i < g->outputs.n; i++) {
+    fg_field *f = ((fg__output *)g->outputs.item[i])->field;
+    if (f->producer->kind == FG_NODE_OP && !pl->materialized[f->id]) {
+      pl->materialized[f->id] = true;
+      pl->reason[f->id] = "graph output";
+    }
+  }
+  for (int i = 0; i < g->nodes.n; i++) {
+    fg__node *n = node(s, i);
+    if (!is_live_op(s, n))
+      continue;
+    if (!s->info[i].simple)
+      for (int o = 0; o < n->n_out; o++)
+        if (!pl->materialized[n->out[o]->id]) {
+          pl->materialized[n->out[o]->id] = true;
+          pl->reason[n->out[o]->id] = fgu_arena_printf(
+              &pl->arena, "written by %s (%s)", n->name, s->info[i].why_not);
+        }
+    for (int p = 0; p < n->n_in; p++) {
+      fg_field *f = n->in[p];
+      if (f->producer->kind != FG_NODE_OP || pl->materialized[f->id])
+        continue;
+      if (s->group_of[f->producer->id] != s->group_of[i] ||
+          !s->info[i].read_local[p]) {
+        pl->materialized[f->id] = true;
+        pl->reason[f->id] = edge_reason(s, n, p);
+      }
+    }
+  }
+}
+
+/* Orders groups so that each comes after every group it depends on. */
+static bool order_groups(state *s, int *order) {
+  bool *done = calloc((size_t)s->n_groups + 1, sizeof *done);
+  if (!done)
+    return false;
+  for (int k = 0; k < s->n_groups; k++) {
+    int pick = -1;
+    for (int c = 0; c < s->n_groups && pick < 0; c++) {
+      if (done[c])
+        continue;
+      bool ready = true;
+      for (int d = 0; d < s->n_groups && ready; d++)
+        ready = !s->groups[c].deps[d] || done[d];
+      if (ready)
+        pick = c;
+    }
+    if (pick < 0) {        /* cannot happen: the partition is acyclic */
+      free(done);
+      return false;
+    }
+    done[pick] = true;
+    order[k] = pick;
+  }
+  free(done);
+  return true;
+}
+
+static int64_t field_bytes(const fg_field *f) {
+  return (int64_t)fg_type_bytes(f->type);
+}
+
+fg_status fgf_plan_graph(fg_graph *g, const bool *live,
+                         const fgf_options *opt, fgf_plan **out, char *err,
+                         size_t errlen) {
+  *out = NULL;
+  fgf_plan *pl = calloc(1, sizeof *pl);
+  if (!pl) {
+    snprintf(err, errlen, "fusion: out of memory");
+    return FG_ENOMEM;
+  }
+  int N = g->nodes.n, F = g->fields.n;
+  fgu_arena *a = &pl->arena;
+  state s = {.g = g, .live = live, .opt = opt, .plan = pl};
+  pl->n_fields = F;
+  pl->materialized = fgu_arena_alloc(a, (size_t)(F + 1) * sizeof(bool));
+  pl->reason = fgu_arena_alloc(a, (size_t)(F + 1) * sizeof(char *));
+  s.info = fgu_arena_alloc(a, (size_t)(N + 1) * sizeof *s.info);
+  s.group_of = fgu_arena_alloc(a, (size_t)(N + 1) * sizeof(int));
+  s.groups = fgu_arena_alloc(a, (size_t)(N + 1) * sizeof *s.groups);
+  s.join_note = fgu_arena_alloc(a, (size_t)(N + 1) * sizeof(char *));
+  int *order = fgu_arena_alloc(a, (size_t)(N + 1) * sizeof(int));
+  bool ok = pl->materialized && pl->reason && s.info && s.group_of &&
+            s.groups && s.join_note && order;
+  for (int i = 0; ok && i < N; i++) {
+    s.group_of[i] = -1;
+    fg__node *n = node(&s, i);
+    if (is_live_op(&s, n)) {
+      ok = fgf_classify(n, a, &s.info[i]);
+      pl->kernels_unfused++;
+      for (int p = 0; p < n->n_in; p++)
+        pl->bytes_unfused += field_bytes(n->in[p]);
+      for (int o = 0; o < n->n_out; o++)
+        pl->bytes_unfused += field_bytes(n->out[o]);
+    }
+  }
+  ok = ok && partition(&s);
+  if (ok) {
+    materialize(&s);
+    ok = order_groups(&s, order);
+  }
+  pl->kernels = ok ? fgu_arena_alloc(a, (size_t)(s.n_groups + 1) *
+                                            sizeof *pl->kernels)
+                   : NULL;
+  ok = ok && pl->kernels;
+  for (int k = 0; ok && k < s.n_groups; k++) {
+    int gid = order[k];
+    fgf_kernel *kern = &pl->kernels[pl->n_kernels++];
+    kern->n_nodes = s.groups[gid].n_nodes;
+    kern->nodes = s.groups[gid].nodes;
+    ok = fgf_merge(g, kern, pl->materialized, s.group_of, gid,
+                   s.info[kern->nodes[0]].simple, a);
+    for (int i = 0; ok && i < kern->k->n_in; i++)
+      pl->bytes_fused += field_bytes(g->fields.item[kern->in_field[i]]);
+    for (int i = 0; ok && i < kern->k->n_out; i++)
+      pl->bytes_fused += field_bytes(g->fields.item[kern->out_field[i]]);
+  }
+  if (!ok) {
+    fgf_plan_free(pl);
+    snprintf(err, errlen, "fusion: out of memory");
+    return FG_ENOMEM;
+  }
+  *out = pl;
+  return FG_OK;
+}
+
+void fgf_plan_free(fgf_plan *p) {
+  if (!p)
+    return;
+  fgu_arena_free(&p->arena);
+  free(p);
+}
