@@ -43,6 +43,8 @@ typedef struct variant {
   char **reason;            /* per field, when materialized */
   fg_fusion_stats stats;
   char *report;
+  fg__buffer **pool;        /* per field: an intermediate buffer kept from
+                               run to run (allocated on first use) */
 } variant;
 
 struct fg_program {
@@ -72,6 +74,10 @@ static void variant_free(fg_program *p, variant *v) {
   }
   for (int i = 0; v->reason && i < p->n_fields; i++)
     free(v->reason[i]);
+  for (int i = 0; v->pool && i < p->n_fields; i++)
+    if (v->pool[i])
+      be->i->buffer_free(be, v->pool[i]);
+  free(v->pool);
   free(v->k);
   free(v->materialized);
   free(v->reason);
@@ -187,7 +193,8 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
   v->k = calloc((size_t)plan->n_kernels + 1, sizeof *v->k);
   v->materialized = calloc((size_t)p->n_fields + 1, sizeof(bool));
   v->reason = calloc((size_t)p->n_fields + 1, sizeof(char *));
-  if (!v->k || !v->materialized || !v->reason) {
+  v->pool = calloc((size_t)p->n_fields + 1, sizeof *v->pool);
+  if (!v->k || !v->materialized || !v->reason || !v->pool) {
     fgf_plan_free(plan);
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   }
@@ -360,7 +367,7 @@ static bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
 /* Runs one variant: buffers for inputs (aliased where the backend can),
  * constants, materialized fields (the caller's output memory where
  * possible), every kernel in order, then the outputs copied out. */
-static fg_status run_variant(fg_program *p, const variant *v,
+static fg_status run_variant(fg_program *p, variant *v,
                              const void *const *inputs,
                              void *const *outputs) {
   fg_context *ctx = p->ctx;
@@ -393,10 +400,13 @@ static fg_status run_variant(fg_program *p, const variant *v,
       owned[fid] = direct[i] = st == FG_OK;
     }
   }
+  /* intermediates live in the program's pool: allocating (and having the
+   * OS zero) fresh pages on every run would cost more than the kernels */
   for (int i = 0; i < p->n_fields && st == FG_OK; i++)
     if (p->f[i].role == PF_OP && v->materialized[i] && !buf[i]) {
-      st = be->i->alloc(be, fg_type_bytes(p->f[i].type), &buf[i]);
-      owned[i] = st == FG_OK;
+      if (!v->pool[i])
+        st = be->i->alloc(be, fg_type_bytes(p->f[i].type), &v->pool[i]);
+      buf[i] = v->pool[i];
     }
   for (int i = 0; i < v->n_k && st == FG_OK; i++) {
     const pkernel *k = &v->k[i];
