@@ -3,7 +3,8 @@
  * Build a graph of tensor fields and operators (fieldgraph/graph.h), write
  * operators with the kernel DSL (fieldgraph/dsl.h), compile and run it in a
  * context (fieldgraph/context.h), and read or write images
- * (fieldgraph/image.h).  Status codes are in fieldgraph/status.h.
+ * (fieldgraph/image.h), draw graphs before and after fusion
+ * (fieldgraph/viz.h).  Status codes are in fieldgraph/status.h.
  */
 #ifndef FIELDGRAPH_H
 #define FIELDGRAPH_H
@@ -19,6 +20,7 @@ extern "C" {
 #include "fieldgraph/dsl.h"
 #include "fieldgraph/context.h"
 #include "fieldgraph/image.h"
+#include "fieldgraph/viz.h"
 
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *fg_version(void);

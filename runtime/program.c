@@ -7,6 +7,7 @@
  * the two. */
 #include "context_impl.h"
 #include "fuse/fuse.h"
+#include "program_view.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,10 +46,12 @@ typedef struct variant {
   char *report;
   fg__buffer **pool;        /* per field: an intermediate buffer kept from
                                run to run (allocated on first use) */
+  int *kernel_of_node;      /* per graph node: its kernel, or -1 */
 } variant;
 
 struct fg_program {
   fg_context *ctx;
+  int n_nodes;
   int n_fields;
   pfield *f;
   int n_in, n_out;
@@ -78,6 +81,7 @@ static void variant_free(fg_program *p, variant *v) {
     if (v->pool[i])
       be->i->buffer_free(be, v->pool[i]);
   free(v->pool);
+  free(v->kernel_of_node);
   free(v->k);
   free(v->materialized);
   free(v->reason);
@@ -194,7 +198,9 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
   v->materialized = calloc((size_t)p->n_fields + 1, sizeof(bool));
   v->reason = calloc((size_t)p->n_fields + 1, sizeof(char *));
   v->pool = calloc((size_t)p->n_fields + 1, sizeof *v->pool);
-  if (!v->k || !v->materialized || !v->reason || !v->pool) {
+  v->kernel_of_node = calloc((size_t)p->n_nodes + 1, sizeof(int));
+  if (!v->k || !v->materialized || !v->reason || !v->pool ||
+      !v->kernel_of_node) {
     fgf_plan_free(plan);
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   }
@@ -211,6 +217,11 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
         v->stats.fields_virtual++;
     }
   }
+  for (int i = 0; i < p->n_nodes; i++)
+    v->kernel_of_node[i] = -1;
+  for (int k = 0; k < plan->n_kernels; k++)
+    for (int m = 0; m < plan->kernels[k].n_nodes; m++)
+      v->kernel_of_node[plan->kernels[k].nodes[m]] = k;
   v->stats.kernels_unfused = plan->kernels_unfused;
   v->stats.kernels = plan->n_kernels;
   v->stats.bytes_unfused = plan->bytes_unfused;
@@ -279,6 +290,7 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
   if (!p)
     return fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
   p->ctx = ctx;
+  p->n_nodes = g->nodes.n;
   p->n_fields = g->fields.n;
   p->n_in = g->inputs.n;
   p->n_out = g->outputs.n;
@@ -570,4 +582,25 @@ const char *fg_program_field_reason(const fg_program *p, const char *name) {
 
 const char *fg_program_fusion_report(const fg_program *p) {
   return p && p->main.report ? p->main.report : "";
+}
+
+/* ---- what viz/ reads of a program (runtime/program_view.h) -------------- */
+
+bool fg__program_matches(const fg_program *p, const fg_graph *g) {
+  if (!p || !g || p->n_nodes != g->nodes.n || p->n_fields != g->fields.n)
+    return false;
+  for (int i = 0; i < p->n_fields; i++)
+    if (strcmp(p->f[i].name, ((fg_field *)g->fields.item[i])->name))
+      return false;
+  return true;
+}
+
+int fg__program_node_kernel(const fg_program *p, int node) {
+  return node >= 0 && node < p->n_nodes ? p->main.kernel_of_node[node] : -1;
+}
+
+const char *fg__program_field_reason(const fg_program *p, int field) {
+  if (field < 0 || field >= p->n_fields || !p->main.materialized[field])
+    return NULL;
+  return p->main.reason[field] ? p->main.reason[field] : "";
 }

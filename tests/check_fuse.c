@@ -1,0 +1,955 @@
+/* tests/check_fuse.c - operator fusion (fuse/, fg_compile_options.fusion)
+ * on the backend $FG_TEST_BACKEND names (cpu by default): pointwise
+ * chains and diamonds become one kernel; a non-local read (a stencil, a
+ * flip) is a boundary on that input only; a field used inside its kernel
+ * and by another kernel is written once, with the reason; check mode and
+ * $FG_FUSION; the fusion report.  Every graph is compiled both fused and
+ * unfused and the outputs must be byte-identical; where a result is also
+ * computed here in plain C, the operations are chosen so that C gives the
+ * same bits (no multiply feeding an add in one expression).  The property
+ * test builds a few hundred random DAGs from a fixed seed
+ * ($FG_FUSE_DAGS overrides how many) and checks results and the
+ * partition's invariants on each. */
+/* testutil.h's tu_sample names it; the Makefile defines it. */
+#ifndef FG_SAMPLES_DIR
+#define FG_SAMPLES_DIR "data/samples"
+#endif
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Compiles g with the given fusion mode, failing with the message. */
+static fg_program *compile_mode(fg_context *ctx, fg_graph *g,
+                                fg_fusion mode) {
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "graph: %s", fg_graph_errmsg(g));
+  fg_compile_options opt = {.fusion = mode};
+  fg_program *p = NULL;
+  fg_status st = fg_compile(ctx, g, &opt, &p);
+  ck_assert_msg(st == FG_OK, "fg_compile (fusion mode %d): %s", (int)mode,
+                fg_context_errmsg(ctx));
+  return p;
+}
+
+static void run_ok(fg_context *ctx, fg_program *p, int n_in,
+                   const void *const *in, int n_out, void *const *out) {
+  fg_status st = fg_program_run(p, n_in, in, n_out, out);
+  ck_assert_msg(st == FG_OK, "fg_program_run: %s", fg_context_errmsg(ctx));
+}
+
+/* A small deterministic generator (xorshift64*), so that every run and
+ * every platform sees the same graphs and data. */
+typedef struct rng {
+  uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r) {
+  r->s ^= r->s >> 12;
+  r->s ^= r->s << 25;
+  r->s ^= r->s >> 27;
+  return r->s * 2685821657736338717ull;
+}
+
+/* Uniform in [0, n). */
+static int rng_int(rng *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
+
+/* Floats in [-4, 4), on a 1/256 grid now and then (exact values too). */
+static void fill_floats(rng *r, float *a, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = rng_next(r);
+    a[i] = (v & 7) == 0 ? (float)((int)(v >> 32 & 2047) - 1024) / 256.0f
+                        : (float)((double)(v >> 11) / 9007199254740992.0 *
+                                  8.0 - 4.0);
+  }
+}
+
+/* out = f(in) for one tensor, pointwise; the body is given as a function
+ * of the read expression. */
+typedef fg_expr *(*unary_body)(fg_op *op, fg_expr *x);
+
+static fg_field *pointwise(fg_graph *g, const char *name, fg_field *in,
+                           unary_body body) {
+  fg_op *op = fg_op_begin(g, name, 1, (fg_type[]){fg_field_type(in)});
+  fg_write_tensor(op, 0, body(op, fg_read_tensor(op, in)));
+  return fg_op_end(op);
+}
+
+static fg_expr *body_mul(fg_op *op, fg_expr *x) {
+  (void)op;
+  return fg_mulf(x, 1.5f);
+}
+static fg_expr *body_add(fg_op *op, fg_expr *x) {
+  (void)op;
+  return fg_addf(x, 0.25f);
+}
+static fg_expr *body_root(fg_op *op, fg_expr *x) {
+  (void)op;
+  return fg_sqrt(fg_fabs(x));
+}
+static fg_expr *body_neg(fg_op *op, fg_expr *x) {
+  (void)op;
+  return fg_neg(x);
+}
+
+static bool contains(const char *hay, const char *needle) {
+  return hay && strstr(hay, needle) != NULL;
+}
+
+/* ---- fixed graphs -------------------------------------------------------- */
+
+START_TEST(test_fuse_pointwise_chain_is_one_kernel) {
+  const int R = 37, C = 53, N = R * C * 4;
+  static const unary_body bodies[4] = {body_mul, body_add, body_root,
+                                       body_neg};
+  static const char *const kinds[4] = {"mul", "add", "root", "neg"};
+  fg_graph *g = fg_graph_new("chain");
+  fg_field *f = fg_input(g, "x", fg_type_vector(FG_F32, fg_shape2(R, C), 4));
+  char want_name[256] = "";
+  for (int i = 0; i < 10; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "%s%d", kinds[i % 4], i);
+    f = pointwise(g, name, f, bodies[i % 4]);
+    strcat(want_name, i ? "+" : "");
+    strcat(want_name, name);
+  }
+  fg_output(g, "y", f);
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+  ck_assert_str_eq(fg_program_kernel_name(fused, 0), want_name);
+  ck_assert_ptr_null(fg_program_kernel_name(fused, 1));
+  ck_assert_int_eq(fg_program_kernel_count(unfused), 10);
+  ck_assert_str_eq(fg_program_kernel_name(unfused, 0), "mul0");
+  ck_assert_str_eq(fg_program_kernel_name(unfused, 9), "add9");
+
+  fg_fusion_stats s;
+  ck_assert_int_eq(fg_program_fusion_stats(fused, &s), FG_OK);
+  ck_assert_int_eq(s.kernels_unfused, 10);
+  ck_assert_int_eq(s.kernels, 1);
+  ck_assert_int_eq(s.fields_virtual, 9);
+  ck_assert_int_eq(s.fields_materialized, 1);
+  ck_assert_int_gt(s.bytes, 0);
+  ck_assert_msg(s.bytes < s.bytes_unfused, "fused %lld bytes, unfused %lld",
+                (long long)s.bytes, (long long)s.bytes_unfused);
+  /* in and out once each, against ten kernels reading and writing */
+  ck_assert_int_eq(s.bytes, 2 * (int64_t)N * 4);
+  ck_assert_int_eq(s.bytes_unfused, 20 * (int64_t)N * 4);
+  fg_fusion_stats u;
+  ck_assert_int_eq(fg_program_fusion_stats(unfused, &u), FG_OK);
+  ck_assert_int_eq(u.kernels, 10);
+  ck_assert_int_eq(u.kernels_unfused, 10);
+  ck_assert_int_eq(u.fields_virtual, 0);
+  ck_assert_int_eq(u.fields_materialized, 10);
+  ck_assert_int_eq(u.bytes, u.bytes_unfused);
+  ck_assert_ptr_null(fg_program_field_reason(fused, "mul4.out0"));
+  ck_assert_str_eq(fg_program_field_reason(fused, "add9.out0"),
+                   "graph output");
+  ck_assert_ptr_nonnull(fg_program_field_reason(unfused, "mul4.out0"));
+
+  float *x = malloc(sizeof(float) * N), *a = malloc(sizeof(float) * N);
+  float *b = malloc(sizeof(float) * N);
+  rng r = {0x1234567887654321ull};
+  fill_floats(&r, x, (size_t)N);
+  memset(a, 0xa5, sizeof(float) * N);
+  memset(b, 0x5a, sizeof(float) * N);
+  run_ok(ctx, fused, 1, (const void *[]){x}, 1, (void *[]){a});
+  run_ok(ctx, unfused, 1, (const void *[]){x}, 1, (void *[]){b});
+  ck_assert_msg(memcmp(a, b, sizeof(float) * N) == 0,
+                "fused and unfused chains differ");
+  for (int i = 0; i < N; i++) {
+    double v = x[i];     /* the same chain in double: close, not equal */
+    for (int k = 0; k < 10; k++)
+      v = k % 4 == 0 ? v * 1.5 : k % 4 == 1 ? v + 0.25
+          : k % 4 == 2 ? sqrt(fabs(v)) : -v;
+    ck_assert_msg(fabs(a[i] - v) <= 1e-5 * (1 + fabs(v)), "chain(%g) = %g, "
+                  "want %g", (double)x[i], (double)a[i], v);
+  }
+  free(x);
+  free(a);
+  free(b);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_fuse_diamond_is_one_kernel) {
+  /* a = 2x; b = a + 1; c = a * a; d = b - c, on a 3-D float2 field */
+  const int L = 3, R = 11, C = 17, N = L * R * C * 2;
+  fg_type t = fg_type_vector(FG_F32, fg_shape3(L, R, C), 2);
+  fg_graph *g = fg_graph_new("diamond");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "a", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, x), 2.0f));
+  fg_field *a = fg_op_end(op);
+  op = fg_op_begin(g, "b", 1, &t);
+  fg_write_tensor(op, 0, fg_addf(fg_read_tensor(op, a), 1.0f));
+  fg_field *b = fg_op_end(op);
+  op = fg_op_begin(g, "c", 1, &t);
+  fg_expr *v = fg_tensor_var(op, a);
+  fg_assign(v, fg_read_tensor(op, a));
+  fg_write_tensor(op, 0, fg_mul(v, v));
+  fg_field *c = fg_op_end(op);
+  op = fg_op_begin(g, "d", 1, &t);
+  fg_write_tensor(op, 0, fg_sub(fg_read_tensor(op, b), fg_read_tensor(op, c)));
+  fg_output(g, "d", fg_op_end(op));
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+  ck_assert_str_eq(fg_program_kernel_name(fused, 0), "a+b+c+d");
+  ck_assert_int_eq(fg_program_kernel_count(unfused), 4);
+  fg_fusion_stats s;
+  ck_assert_int_eq(fg_program_fusion_stats(fused, &s), FG_OK);
+  ck_assert_int_eq(s.kernels_unfused, 4);
+  ck_assert_int_eq(s.fields_virtual, 3);
+  ck_assert_int_eq(s.fields_materialized, 1);
+  ck_assert_msg(s.bytes < s.bytes_unfused, "fused %lld bytes, unfused %lld",
+                (long long)s.bytes, (long long)s.bytes_unfused);
+  ck_assert_ptr_null(fg_program_field_reason(fused, "a.out0"));
+  ck_assert_ptr_null(fg_program_field_reason(fused, "b.out0"));
+  ck_assert_ptr_null(fg_program_field_reason(fused, "c.out0"));
+
+  float *in = malloc(sizeof(float) * N), *o1 = malloc(sizeof(float) * N);
+  float *o2 = malloc(sizeof(float) * N);
+  rng r = {0xfeedfacecafebeefull};
+  fill_floats(&r, in, (size_t)N);
+  run_ok(ctx, fused, 1, (const void *[]){in}, 1, (void *[]){o1});
+  run_ok(ctx, unfused, 1, (const void *[]){in}, 1, (void *[]){o2});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "fused and unfused diamonds differ");
+  for (int i = 0; i < N; i++) {
+    float fa = in[i] * 2.0f, fb = fa + 1.0f, fc = fa * fa;
+    float want = fb - fc;
+    ck_assert_msg(memcmp(&o1[i], &want, sizeof want) == 0,
+                  "d at %d: %a, want %a", i, (double)o1[i], (double)want);
+  }
+  free(in);
+  free(o1);
+  free(o2);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* x -> pre -> blur (3x3 box of pre, explicit reads) -> p1 -> p2 */
+static fg_graph *blur_graph(int R, int C) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("blur");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "pre", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, x), 2.0f));
+  fg_field *pre = fg_op_end(op);
+  op = fg_op_begin(g, "blur", 1, &t);
+  fg_expr *sum = NULL;
+  for (int dr = -1; dr <= 1; dr++)
+    for (int dc = -1; dc <= 1; dc++) {
+      fg_expr *v = fg_read_tensor_at(op, pre, 2, fg_addi(fg_row(op), dr),
+                                     fg_addi(fg_column(op), dc));
+      sum = sum ? fg_add(sum, v) : v;
+    }
+  fg_write_tensor(op, 0, fg_divf(sum, 9.0f));
+  fg_field *blur = fg_op_end(op);
+  op = fg_op_begin(g, "p1", 1, &t);
+  fg_write_tensor(op, 0, fg_subf(fg_read_tensor(op, blur), 0.125f));
+  fg_field *p1 = fg_op_end(op);
+  op = fg_op_begin(g, "p2", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, p1), 3.0f));
+  fg_output(g, "y", fg_op_end(op));
+  return g;
+}
+
+static int clampi(int v, int n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
+
+START_TEST(test_fuse_blur_then_pointwise) {
+  const int R = 29, C = 41, N = R * C;
+  fg_graph *g = blur_graph(R, C);
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  ck_assert_int_eq(fg_program_kernel_count(fused), 2);
+  ck_assert_str_eq(fg_program_kernel_name(fused, 0), "pre");
+  ck_assert_str_eq(fg_program_kernel_name(fused, 1), "blur+p1+p2");
+  ck_assert_int_eq(fg_program_kernel_count(unfused), 4);
+  const char *why = fg_program_field_reason(fused, "pre.out0");
+  ck_assert_msg(contains(why, "non-local read by blur"),
+                "pre.out0's reason is '%s'", why ? why : "(null)");
+  ck_assert_ptr_null(fg_program_field_reason(fused, "blur.out0"));
+  ck_assert_ptr_null(fg_program_field_reason(fused, "p1.out0"));
+  ck_assert_str_eq(fg_program_field_reason(fused, "p2.out0"), "graph output");
+  ck_assert_ptr_null(fg_program_field_reason(fused, "x"));  /* an input */
+  ck_assert_ptr_null(fg_program_field_reason(fused, "nonexistent.out0"));
+  fg_fusion_stats s;
+  ck_assert_int_eq(fg_program_fusion_stats(fused, &s), FG_OK);
+  ck_assert_int_eq(s.kernels, 2);
+  ck_assert_int_eq(s.kernels_unfused, 4);
+  ck_assert_int_eq(s.fields_materialized, 2);
+  ck_assert_int_eq(s.fields_virtual, 2);
+
+  float *x = malloc(sizeof(float) * N), *o1 = malloc(sizeof(float) * N);
+  float *o2 = malloc(sizeof(float) * N), *pre = malloc(sizeof(float) * N);
+  rng r = {0x0badc0ffee0ddf00ull};
+  fill_floats(&r, x, (size_t)N);
+  run_ok(ctx, fused, 1, (const void *[]){x}, 1, (void *[]){o1});
+  run_ok(ctx, unfused, 1, (const void *[]){x}, 1, (void *[]){o2});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "fused and unfused blur pipelines differ");
+  for (int i = 0; i < N; i++)
+    pre[i] = x[i] * 2.0f;
+  for (int row = 0; row < R; row++)
+    for (int col = 0; col < C; col++) {
+      float sum = 0;
+      bool first = true;
+      for (int dr = -1; dr <= 1; dr++)
+        for (int dc = -1; dc <= 1; dc++) {
+          float v = pre[clampi(row + dr, R) * C + clampi(col + dc, C)];
+          sum = first ? v : sum + v;
+          first = false;
+        }
+      float blur = sum / 9.0f, p1 = blur - 0.125f, want = p1 * 3.0f;
+      float got = o1[row * C + col];
+      ck_assert_msg(memcmp(&got, &want, sizeof want) == 0,
+                    "y[%d][%d] = %a, want %a", row, col, (double)got,
+                    (double)want);
+    }
+  free(x);
+  free(o1);
+  free(o2);
+  free(pre);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* x -> a (pointwise); a -> b (pointwise); a -> s (vertical pair of a,
+ * explicit reads).  Outputs b and s. */
+static fg_graph *shared_graph(int R, int C) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("shared");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "a", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, x), 1.5f));
+  fg_field *a = fg_op_end(op);
+  op = fg_op_begin(g, "b", 1, &t);
+  fg_write_tensor(op, 0, fg_addf(fg_read_tensor(op, a), 0.25f));
+  fg_output(g, "b", fg_op_end(op));
+  op = fg_op_begin(g, "s", 1, &t);
+  fg_write_tensor(op, 0, fg_add(
+      fg_read_tensor_at(op, a, 2, fg_subi(fg_row(op), 1), fg_column(op)),
+      fg_read_tensor_at(op, a, 2, fg_addi(fg_row(op), 1), fg_column(op))));
+  fg_output(g, "s", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_field_used_by_pointwise_and_stencil) {
+  const int R = 23, C = 31, N = R * C;
+  fg_graph *g = shared_graph(R, C);
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  ck_assert_int_eq(fg_program_kernel_count(fused), 2);
+  ck_assert_str_eq(fg_program_kernel_name(fused, 0), "a+b");
+  ck_assert_str_eq(fg_program_kernel_name(fused, 1), "s");
+  ck_assert_int_eq(fg_program_kernel_count(unfused), 3);
+  const char *why = fg_program_field_reason(fused, "a.out0");
+  ck_assert_ptr_nonnull(why);
+  ck_assert_msg(contains(why, "non-local read by s"), "a.out0's reason is "
+                "'%s'", why);
+  ck_assert_str_eq(fg_program_field_reason(fused, "b.out0"), "graph output");
+  ck_assert_str_eq(fg_program_field_reason(fused, "s.out0"), "graph output");
+  fg_fusion_stats s;
+  ck_assert_int_eq(fg_program_fusion_stats(fused, &s), FG_OK);
+  ck_assert_int_eq(s.fields_materialized, 3);   /* a once, b, s */
+  ck_assert_int_eq(s.fields_virtual, 0);
+  ck_assert_int_eq(s.kernels_unfused, 3);
+  /* a+b reads x and writes a and b; s reads a and writes s: five field
+   * passes where the three unfused kernels make six */
+  int64_t fb = (int64_t)N * 4;
+  ck_assert_int_eq(s.bytes, 5 * fb);
+  ck_assert_int_eq(s.bytes_unfused, 6 * fb);
+
+  float *x = malloc(sizeof(float) * N);
+  float *b1 = malloc(sizeof(float) * N), *s1 = malloc(sizeof(float) * N);
+  float *b2 = malloc(sizeof(float) * N), *s2 = malloc(sizeof(float) * N);
+  rng r = {0x5eed5eed5eed5eedull};
+  fill_floats(&r, x, (size_t)N);
+  run_ok(ctx, fused, 1, (const void *[]){x}, 2, (void *[]){b1, s1});
+  run_ok(ctx, unfused, 1, (const void *[]){x}, 2, (void *[]){b2, s2});
+  ck_assert_msg(memcmp(b1, b2, sizeof(float) * N) == 0, "b differs");
+  ck_assert_msg(memcmp(s1, s2, sizeof(float) * N) == 0, "s differs");
+  for (int row = 0; row < R; row++)
+    for (int col = 0; col < C; col++) {
+      int i = row * C + col;
+      float want_b = x[i] * 1.5f + 0.25f;   /* no contraction: -O1, SSE */
+      float up = x[clampi(row - 1, R) * C + col] * 1.5f;
+      float down = x[clampi(row + 1, R) * C + col] * 1.5f;
+      float want_s = up + down;
+      ck_assert_msg(memcmp(&b1[i], &want_b, 4) == 0, "b[%d][%d] = %a, want "
+                    "%a", row, col, (double)b1[i], (double)want_b);
+      ck_assert_msg(memcmp(&s1[i], &want_s, 4) == 0, "s[%d][%d] = %a, want "
+                    "%a", row, col, (double)s1[i], (double)want_s);
+    }
+  free(x);
+  free(b1);
+  free(s1);
+  free(b2);
+  free(s2);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_fuse_check_mode_and_env) {
+  const int R = 29, C = 41, N = R * C;
+  unsetenv("FG_FUSION");
+  fg_graph *g = blur_graph(R, C);
+  fg_context *ctx = tu_context();
+  float *x = malloc(sizeof(float) * N), *o1 = malloc(sizeof(float) * N);
+  float *o2 = malloc(sizeof(float) * N);
+  rng r = {0x7777777712345678ull};
+  fill_floats(&r, x, (size_t)N);
+
+  /* check mode: builds both, runs both, compares; launches the fused one */
+  fg_program *p = compile_mode(ctx, g, FG_FUSION_CHECK);
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  ck_assert_str_eq(fg_program_kernel_name(p, 1), "blur+p1+p2");
+  run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o1});
+  fg_program_free(p);
+  p = compile_mode(ctx, g, FG_FUSION_OFF);
+  run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o2});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "check mode's result differs from the unfused program's");
+  fg_program_free(p);
+
+  /* the default follows $FG_FUSION */
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  fg_program_free(p);
+  setenv("FG_FUSION", "0", 1);
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 4);
+  fg_program_free(p);
+  setenv("FG_FUSION", "off", 1);
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 4);
+  fg_program_free(p);
+  /* explicit options win over the environment */
+  p = compile_mode(ctx, g, FG_FUSION_ON);
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  fg_program_free(p);
+  setenv("FG_FUSION", "1", 1);
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  fg_program_free(p);
+  setenv("FG_FUSION", "check", 1);
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  memset(o1, 0, sizeof(float) * N);
+  run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o1});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "$FG_FUSION=check result differs");
+  fg_program_free(p);
+  setenv("FG_FUSION", "bogus", 1);
+  p = (fg_program *)1;
+  ck_assert_int_eq(fg_compile(ctx, g, NULL, &p), FG_EINVAL);
+  ck_assert_ptr_null(p);
+  ck_assert_msg(contains(fg_context_errmsg(ctx), "FG_FUSION"),
+                "message: %s", fg_context_errmsg(ctx));
+  ck_assert_msg(contains(fg_context_errmsg(ctx), "bogus"),
+                "message: %s", fg_context_errmsg(ctx));
+  unsetenv("FG_FUSION");
+  /* an out-of-range mode in the options is refused too */
+  fg_compile_options bad = {.fusion = (fg_fusion)42};
+  p = (fg_program *)1;
+  ck_assert_int_eq(fg_compile(ctx, g, &bad, &p), FG_EINVAL);
+  ck_assert_ptr_null(p);
+  free(x);
+  free(o1);
+  free(o2);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_fuse_report_text) {
+  fg_graph *g = shared_graph(23, 31);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+  const char *rep = fg_program_fusion_report(p);
+  ck_assert_msg(contains(rep, "kernels: "), "report:\n%s", rep);
+  ck_assert_msg(contains(rep, "a+b"), "report:\n%s", rep);
+  static const char *const fields[] = {"a.out0", "b.out0", "s.out0"};
+  for (int i = 0; i < 3; i++) {
+    const char *why = fg_program_field_reason(p, fields[i]);
+    ck_assert_ptr_nonnull(why);
+    char line[256];
+    snprintf(line, sizeof line, "%s: %s", fields[i], why);
+    ck_assert_msg(contains(rep, line), "'%s' missing from the report:\n%s",
+                  line, rep);
+  }
+  fg_program_free(p);
+  fg_graph_free(g);
+
+  /* fused-away fields are not listed as materialized */
+  g = blur_graph(29, 41);
+  p = compile_mode(ctx, g, FG_FUSION_ON);
+  rep = fg_program_fusion_report(p);
+  ck_assert_msg(contains(rep, "kernels: "), "report:\n%s", rep);
+  ck_assert_msg(contains(rep, "pre.out0: "), "report:\n%s", rep);
+  ck_assert_msg(contains(rep, "p2.out0: "), "report:\n%s", rep);
+  ck_assert_msg(!contains(rep, "blur.out0"), "report:\n%s", rep);
+  ck_assert_msg(!contains(rep, "p1.out0"), "report:\n%s", rep);
+  ck_assert_msg(contains(rep, "blur+p1+p2"), "report:\n%s", rep);
+  fg_program_free(p);
+  ck_assert_str_eq(fg_program_fusion_report(NULL), "");
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* ---- the property test: random DAGs --------------------------------------
+ *
+ * A DAG is a list of operators over the fields made so far, all of one
+ * type (f32 or f32x2 on one 2-D shape).  The vocabulary is small and its
+ * constants fixed, so that kernels repeat and the kernel cache serves most
+ * of them. */
+
+typedef enum dkind {
+  D_SCALE,      /* x * 1.5 */
+  D_OFFSET,     /* x + 0.25 */
+  D_ROOT,       /* sqrt(|x|) */
+  D_NEG,        /* -x */
+  D_BLEND,      /* a * 0.75 + b (a multiply feeding an add) */
+  D_DIFF,       /* (a - b) * 0.5 */
+  D_HALFDOUBLE, /* two outputs: x / 2, x * 2 */
+  D_STENCIL,    /* a at (row - 1, column + 1), plus b read locally */
+  D_FLIP,       /* upsideDown: a at (rows - 1 - row, column) */
+  D_WFLIP,      /* the flip by explicit writes: never fusable */
+  D_KINDS
+} dkind;
+
+static const char *const dkind_name[D_KINDS] = {
+    "scale", "offset", "root", "neg", "blend", "diff", "halfDouble",
+    "stencil", "flip", "wflip"};
+
+enum { MAX_OPS = 12, MAX_FIELDS = 2 + 2 * MAX_OPS, MAX_OUTS = 3 };
+
+typedef struct dop {
+  dkind kind;
+  int n_in, in[2];        /* field indices */
+  int n_out, out[2];
+  char name[32];
+} dop;
+
+typedef struct dag {
+  int rows, cols, width;
+  int n_inputs, n_ops, n_fields, n_outputs;
+  dop op[MAX_OPS];
+  int producer[MAX_FIELDS];        /* op index, -1 for a graph input */
+  char fname[MAX_FIELDS][40];
+  int output[MAX_OUTS];            /* field indices */
+} dag;
+
+static int dkind_inputs(dkind k) {
+  return k == D_BLEND || k == D_DIFF || k == D_STENCIL ? 2 : 1;
+}
+
+/* An earlier field, the newest one half of the time (chains). */
+static int pick_field(rng *r, const dag *d) {
+  return rng_int(r, 2) ? d->n_fields - 1 : rng_int(r, d->n_fields);
+}
+
+static void dag_random(rng *r, dag *d) {
+  static const int shapes[][2] = {{13, 17}, {16, 16}, {7, 33}, {1, 29}};
+  /* weights per kind: mostly fusable, with boundaries now and then */
+  static const int weight[D_KINDS] = {10, 10, 8, 6, 10, 8, 8, 7, 6, 4};
+  memset(d, 0, sizeof *d);
+  int sh = rng_int(r, 4);
+  d->rows = shapes[sh][0];
+  d->cols = shapes[sh][1];
+  d->width = 1 + rng_int(r, 2);
+  d->n_inputs = 1 + rng_int(r, 2);
+  for (int i = 0; i < d->n_inputs; i++) {
+    d->producer[d->n_fields] = -1;
+    snprintf(d->fname[d->n_fields++], sizeof d->fname[0], "in%d", i);
+  }
+  d->n_ops = 3 + rng_int(r, MAX_OPS - 2);
+  int count[D_KINDS] = {0}, total = 0;
+  for (int k = 0; k < D_KINDS; k++)
+    total += weight[k];
+  for (int i = 0; i < d->n_ops; i++) {
+    dop *o = &d->op[i];
+    int w = rng_int(r, total), k = 0;
+    while (w >= weight[k])
+      w -= weight[k++];
+    o->kind = (dkind)k;
+    snprintf(o->name, sizeof o->name, "%s%d", dkind_name[k], count[k]++);
+    o->n_in = dkind_inputs(o->kind);
+    for (int p = 0; p < o->n_in; p++)
+      o->in[p] = pick_field(r, d);
+    o->n_out = o->kind == D_HALFDOUBLE ? 2 : 1;
+    for (int j = 0; j < o->n_out; j++) {
+      o->out[j] = d->n_fields;
+      d->producer[d->n_fields] = i;
+      snprintf(d->fname[d->n_fields++], sizeof d->fname[0], "%s.out%d",
+               o->name, j);
+    }
+  }
+  d->n_outputs = 1 + rng_int(r, MAX_OUTS);
+  for (int i = 0; i < d->n_outputs; i++)
+    d->output[i] = i == 0 && rng_int(r, 4) ? d->n_fields - 1
+                                           : rng_int(r, d->n_fields);
+}
+
+/* A one-line description from which the DAG can be rebuilt by hand. */
+static void dag_describe(const dag *d, int index, char *buf, size_t size) {
+  size_t n = (size_t)snprintf(buf, size, "DAG %d: f32x%d[%dx%d], inputs",
+                              index, d->width, d->rows, d->cols);
+  for (int i = 0; i < d->n_inputs && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, " %s", d->fname[i]);
+  for (int i = 0; i < d->n_ops && n < size; i++) {
+    const dop *o = &d->op[i];
+    n += (size_t)snprintf(buf + n, size - n, "; %s = %s(%s%s%s)", o->name,
+                          dkind_name[o->kind], d->fname[o->in[0]],
+                          o->n_in > 1 ? ", " : "",
+                          o->n_in > 1 ? d->fname[o->in[1]] : "");
+  }
+  for (int i = 0; i < d->n_outputs && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s o%d = %s",
+                          i ? "," : "; outputs", i, d->fname[d->output[i]]);
+}
+
+/* Builds the graph of d; f[] receives its fields. */
+static fg_graph *dag_build(const dag *d, fg_field **f) {
+  fg_graph *g = fg_graph_new("random");
+  fg_type t = d->width == 1
+                  ? fg_type_scalar(FG_F32, fg_shape2(d->rows, d->cols))
+                  : fg_type_vector(FG_F32, fg_shape2(d->rows, d->cols), 2);
+  for (int i = 0; i < d->n_inputs; i++)
+    f[i] = fg_input(g, d->fname[i], t);
+  for (int i = 0; i < d->n_ops; i++) {
+    const dop *o = &d->op[i];
+    fg_field *a = f[o->in[0]], *b = o->n_in > 1 ? f[o->in[1]] : NULL;
+    fg_op *op = fg_op_begin(g, o->name, o->n_out, (fg_type[]){t, t});
+    fg_expr *v;
+    switch (o->kind) {
+    case D_SCALE:
+      fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, a), 1.5f));
+      break;
+    case D_OFFSET:
+      fg_write_tensor(op, 0, fg_addf(fg_read_tensor(op, a), 0.25f));
+      break;
+    case D_ROOT:
+      fg_write_tensor(op, 0, fg_sqrt(fg_fabs(fg_read_tensor(op, a))));
+      break;
+    case D_NEG:
+      fg_write_tensor(op, 0, fg_neg(fg_read_tensor(op, a)));
+      break;
+    case D_BLEND:
+      fg_write_tensor(op, 0, fg_add(fg_mulf(fg_read_tensor(op, a), 0.75f),
+                                    fg_read_tensor(op, b)));
+      break;
+    case D_DIFF:
+      fg_write_tensor(op, 0, fg_mulf(fg_sub(fg_read_tensor(op, a),
+                                            fg_read_tensor(op, b)), 0.5f));
+      break;
+    case D_HALFDOUBLE:
+      v = fg_tensor_var(op, a);
+      fg_assign(v, fg_read_tensor(op, a));
+      fg_write_tensor(op, 0, fg_divf(v, 2.0f));
+      fg_write_tensor(op, 1, fg_mulf(v, 2.0f));
+      break;
+    case D_STENCIL:
+      fg_write_tensor(op, 0, fg_add(
+          fg_read_tensor_at(op, a, 2, fg_subi(fg_row(op), 1),
+                            fg_addi(fg_column(op), 1)),
+          fg_read_tensor(op, b)));
+      break;
+    case D_FLIP:
+      fg_write_tensor(op, 0, fg_read_tensor_at(
+          op, a, 2, fg_subi(fg_sub(fg_rows(op), fg_row(op)), 1),
+          fg_column(op)));
+      break;
+    case D_WFLIP:
+      fg_write_tensor_at(op, 0, fg_read_tensor(op, a), 2,
+                         fg_subi(fg_sub(fg_rows(op), fg_row(op)), 1),
+                         fg_column(op));
+      break;
+    case D_KINDS:
+      break;
+    }
+    fg_op_end(op);
+    for (int j = 0; j < o->n_out; j++)
+      f[o->out[j]] = fg_op_output(op, j);
+  }
+  for (int i = 0; i < d->n_outputs; i++) {
+    char name[8];
+    snprintf(name, sizeof name, "o%d", i);
+    fg_output(g, name, f[d->output[i]]);
+  }
+  return g;
+}
+
+/* Whether op reads field fi with explicit addressing. */
+static bool reads_nonlocal(const dop *o, int fi) {
+  switch (o->kind) {
+  case D_STENCIL:
+  case D_FLIP:
+    return o->in[0] == fi;
+  default:
+    return false;
+  }
+}
+
+static int op_named(const dag *d, const char *name, size_t len) {
+  for (int i = 0; i < d->n_ops; i++)
+    if (strlen(d->op[i].name) == len && !strncmp(d->op[i].name, name, len))
+      return i;
+  return -1;
+}
+
+/* Fills kern[op] with the kernel each operator of d runs in (-1: none),
+ * from the kernel names; fails when an operator is missing, repeated or
+ * unknown. */
+static void kernels_of(const dag *d, const fg_program *p, const bool *op_live,
+                       int *kern, const char *desc, const char *what) {
+  for (int i = 0; i < d->n_ops; i++)
+    kern[i] = -1;
+  int nk = fg_program_kernel_count(p);
+  for (int k = 0; k < nk; k++) {
+    const char *name = fg_program_kernel_name(p, k);
+    ck_assert_msg(name && *name, "%s: %s kernel %d has no name", desc, what,
+                  k);
+    for (const char *s = name; *s;) {
+      size_t len = strcspn(s, "+");
+      int o = op_named(d, s, len);
+      ck_assert_msg(o >= 0, "%s: %s kernel '%s' names an unknown operator",
+                    desc, what, name);
+      ck_assert_msg(kern[o] < 0, "%s: %s: operator %s is in kernels %d and "
+                    "%d", desc, what, d->op[o].name, kern[o], k);
+      ck_assert_msg(op_live[o], "%s: %s: dead operator %s is compiled", desc,
+                    what, d->op[o].name);
+      kern[o] = k;
+      s += len;
+      if (*s == '+')
+        s++;
+    }
+  }
+  for (int i = 0; i < d->n_ops; i++)
+    ck_assert_msg(!op_live[i] || kern[i] >= 0, "%s: %s: live operator %s is "
+                  "in no kernel", desc, what, d->op[i].name);
+}
+
+/* Compiles, runs and checks one DAG; returns whether fusion saved kernels. */
+static bool check_dag(fg_context *ctx, const dag *d, int index, rng *r) {
+  char desc[2048];
+  dag_describe(d, index, desc, sizeof desc);
+  fg_field *f[MAX_FIELDS];
+  fg_graph *g = dag_build(d, f);
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s: graph: %s", desc,
+                fg_graph_errmsg(g));
+
+  /* liveness, from the outputs back */
+  bool live[MAX_FIELDS] = {false}, op_live[MAX_OPS] = {false};
+  bool is_output[MAX_FIELDS] = {false};
+  for (int i = 0; i < d->n_outputs; i++)
+    live[d->output[i]] = is_output[d->output[i]] = true;
+  int n_live_ops = 0, n_live_fields = 0;
+  for (int i = d->n_ops - 1; i >= 0; i--) {
+    const dop *o = &d->op[i];
+    for (int j = 0; j < o->n_out; j++)
+      op_live[i] |= live[o->out[j]];
+    if (!op_live[i])
+      continue;
+    n_live_ops++;
+    for (int j = 0; j < o->n_out; j++)
+      n_live_fields += live[o->out[j]];
+    for (int p = 0; p < o->n_in; p++)
+      live[o->in[p]] = true;
+  }
+
+  fg_compile_options on = {.fusion = FG_FUSION_ON};
+  fg_compile_options off = {.fusion = FG_FUSION_OFF};
+  fg_program *pf = NULL, *pu = NULL;
+  ck_assert_msg(fg_compile(ctx, g, &on, &pf) == FG_OK, "%s: fused compile: "
+                "%s", desc, fg_context_errmsg(ctx));
+  ck_assert_msg(fg_compile(ctx, g, &off, &pu) == FG_OK, "%s: unfused "
+                "compile: %s", desc, fg_context_errmsg(ctx));
+  const char *rep = fg_program_fusion_report(pf);
+  int kf = fg_program_kernel_count(pf), ku = fg_program_kernel_count(pu);
+  ck_assert_msg(ku == n_live_ops, "%s: unfused has %d kernels for %d live "
+                "operators", desc, ku, n_live_ops);
+  ck_assert_msg(kf >= 1 && kf <= ku, "%s: fused has %d kernels, unfused %d",
+                desc, kf, ku);
+
+  /* the same data through both */
+  size_t pts = (size_t)d->rows * (size_t)d->cols * (size_t)d->width;
+  size_t bytes = pts * sizeof(float);
+  float *in[2] = {NULL, NULL}, *of[MAX_OUTS], *ou[MAX_OUTS];
+  for (int i = 0; i < d->n_inputs; i++) {
+    in[i] = malloc(bytes);
+    fill_floats(r, in[i], pts);
+  }
+  for (int i = 0; i < d->n_outputs; i++) {
+    of[i] = malloc(bytes);
+    ou[i] = malloc(bytes);
+    memset(of[i], 0xa5, bytes);
+    memset(ou[i], 0x5a, bytes);
+  }
+  fg_status st = fg_program_run(pf, d->n_inputs, (const void *const *)in,
+                                d->n_outputs, (void *const *)of);
+  ck_assert_msg(st == FG_OK, "%s: fused run: %s", desc,
+                fg_context_errmsg(ctx));
+  st = fg_program_run(pu, d->n_inputs, (const void *const *)in, d->n_outputs,
+                      (void *const *)ou);
+  ck_assert_msg(st == FG_OK, "%s: unfused run: %s", desc,
+                fg_context_errmsg(ctx));
+  for (int i = 0; i < d->n_outputs; i++) {
+    size_t at = 0;
+    const unsigned char *a = (const void *)of[i], *b = (const void *)ou[i];
+    while (at < bytes && a[at] == b[at])
+      at++;
+    ck_assert_msg(at == bytes, "%s: output o%d (%s) differs at float %zu: "
+                  "fused %a, unfused %a\n%s", desc, i,
+                  d->fname[d->output[i]], at / 4, (double)of[i][at / 4],
+                  (double)ou[i][at / 4], rep);
+  }
+
+  /* reasons: NULL (fused away) or a non-empty phrase; outputs always */
+  int n_mat = 0;
+  for (int fi = d->n_inputs; fi < d->n_fields; fi++) {
+    const char *why = fg_program_field_reason(pf, d->fname[fi]);
+    ck_assert_msg(!why || *why, "%s: %s is materialized with an empty "
+                  "reason", desc, d->fname[fi]);
+    ck_assert_msg(!why || live[fi], "%s: dead field %s is materialized (%s)",
+                  desc, d->fname[fi], why);
+    if (is_output[fi])
+      ck_assert_msg(why && *why, "%s: output field %s has no reason", desc,
+                    d->fname[fi]);
+    if (why) {
+      n_mat++;
+      ck_assert_msg(contains(rep, d->fname[fi]), "%s: %s missing from the "
+                    "report\n%s", desc, d->fname[fi], rep);
+    }
+    const char *uwhy = fg_program_field_reason(pu, d->fname[fi]);
+    ck_assert_msg(!live[fi] || (uwhy && *uwhy), "%s: unfused: live field %s "
+                  "is not materialized", desc, d->fname[fi]);
+  }
+  fg_fusion_stats s, su;
+  ck_assert_int_eq(fg_program_fusion_stats(pf, &s), FG_OK);
+  ck_assert_int_eq(fg_program_fusion_stats(pu, &su), FG_OK);
+  ck_assert_msg(s.kernels == kf && s.kernels_unfused == ku &&
+                s.fields_materialized == n_mat &&
+                s.fields_materialized + s.fields_virtual == n_live_fields &&
+                s.bytes <= s.bytes_unfused && su.bytes <= s.bytes_unfused,
+                "%s: fused stats: kernels %d/%d, fields %d/%d of %d live, "
+                "bytes %lld/%lld (unfused run %lld)\n%s", desc, s.kernels,
+                s.kernels_unfused, s.fields_materialized, s.fields_virtual,
+                n_live_fields, (long long)s.bytes,
+                (long long)s.bytes_unfused, (long long)su.bytes, rep);
+  ck_assert_msg(su.kernels == ku && su.fields_virtual == 0 &&
+                su.fields_materialized == n_live_fields, "%s: unfused stats: "
+                "kernels %d, fields %d/%d of %d", desc, su.kernels,
+                su.fields_materialized, su.fields_virtual, n_live_fields);
+
+  /* the partition: every live operator in one kernel, kernels in
+   * dependency order, a field fused away only when every consumer is in
+   * its producer's kernel and reads it locally, explicit writes alone */
+  int kern[MAX_OPS], ukern[MAX_OPS];
+  kernels_of(d, pf, op_live, kern, desc, "fused");
+  kernels_of(d, pu, op_live, ukern, desc, "unfused");
+  for (int c = 0; c < d->n_ops; c++) {
+    const dop *o = &d->op[c];
+    if (!op_live[c])
+      continue;
+    for (int p = 0; p < o->n_in; p++) {
+      int fi = o->in[p], prod = d->producer[fi];
+      if (prod < 0)
+        continue;
+      ck_assert_msg(ukern[prod] < ukern[c], "%s: unfused: %s runs before "
+                    "its producer %s", desc, o->name, d->op[prod].name);
+      ck_assert_msg(kern[prod] <= kern[c], "%s: kernel of %s (%d) runs "
+                    "before that of its producer %s (%d)\n%s", desc,
+                    o->name, kern[c], d->op[prod].name, kern[prod], rep);
+      const char *why = fg_program_field_reason(pf, d->fname[fi]);
+      if (reads_nonlocal(o, fi))
+        ck_assert_msg(kern[prod] != kern[c] && why, "%s: %s reads %s "
+                      "non-locally inside one kernel\n%s", desc, o->name,
+                      d->fname[fi], rep);
+      if (kern[prod] != kern[c])
+        ck_assert_msg(why != NULL, "%s: %s crosses from kernel %d to %d "
+                      "but is not materialized\n%s", desc, d->fname[fi],
+                      kern[prod], kern[c], rep);
+    }
+    if (o->kind == D_WFLIP) {
+      for (int k = 0; k < d->n_ops; k++)
+        ck_assert_msg(k == c || kern[k] != kern[c], "%s: %s (explicit "
+                      "writes) shares a kernel with %s\n%s", desc, o->name,
+                      d->op[k].name, rep);
+      ck_assert_msg(fg_program_field_reason(pf, d->fname[o->out[0]]),
+                    "%s: %s's output is not materialized", desc, o->name);
+    }
+  }
+
+  for (int i = 0; i < d->n_inputs; i++)
+    free(in[i]);
+  for (int i = 0; i < d->n_outputs; i++) {
+    free(of[i]);
+    free(ou[i]);
+  }
+  fg_program_free(pf);
+  fg_program_free(pu);
+  fg_graph_free(g);
+  return kf < ku;
+}
+
+START_TEST(test_fuse_random_dags_match_unfused) {
+  const char *env = getenv("FG_FUSE_DAGS");
+  int n = env && *env ? atoi(env) : 200;
+  ck_assert_int_gt(n, 0);
+  fg_context *ctx = tu_context();
+  rng r = {0x2545f4914f6cdd1dull};
+  int reduced = 0;
+  for (int i = 0; i < n; i++) {
+    dag d;
+    dag_random(&r, &d);
+    reduced += check_dag(ctx, &d, i, &r);
+  }
+  ck_assert_msg(2 * reduced > n, "fusion saved kernels in only %d of %d "
+                "DAGs", reduced, n);
+  fg_context_free(ctx);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("fuse");
+  TCase *tc = tcase_create("fuse");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_fuse_pointwise_chain_is_one_kernel);
+  tcase_add_test(tc, test_fuse_diamond_is_one_kernel);
+  tcase_add_test(tc, test_fuse_blur_then_pointwise);
+  tcase_add_test(tc, test_fuse_field_used_by_pointwise_and_stencil);
+  tcase_add_test(tc, test_fuse_check_mode_and_env);
+  tcase_add_test(tc, test_fuse_random_dags_match_unfused);
+  tcase_add_test(tc, test_fuse_report_text);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
