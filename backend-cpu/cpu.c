@@ -51,12 +51,13 @@ typedef struct cpu_backend {
 } cpu_backend;
 
 /* Full precision keeps IEEE semantics (no contraction, so fused and unfused
- * kernels round alike); relaxed lets clang call libmvec's vector math. */
+ * kernels round alike); relaxed lets clang call libmvec's vector math.
+ * Signed integers wrap (-fwrapv), as OpenCL devices do in practice. */
 static const char *const flags_full[] = {
-  "-O3", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno",
+  "-O3", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno", "-fwrapv",
   "-ffp-contract=off", "-w", NULL};
 static const char *const flags_relaxed[] = {
-  "-O3", "-fPIC", "-shared", "-std=gnu11", "-ffast-math",
+  "-O3", "-fPIC", "-shared", "-std=gnu11", "-ffast-math", "-fwrapv",
   "-fveclib=libmvec", "-w", NULL};
 
 /* ---- small process helpers ---------------------------------------------- */
@@ -307,7 +308,7 @@ static void run_tile(void *arg, int64_t t) {
 
 static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
                             fg__buffer *const *bufs, const int64_t *dims,
-                            const int *group) {
+                            const int64_t *t, const int *group) {
   cpu_backend *cb = (cpu_backend *)be;
   launch l = {.fn = k->fn, .dims = dims};
   if (nbuf > 128)
@@ -315,7 +316,6 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
                        "backend takes at most 128)", nbuf);
   for (int i = 0; i < nbuf; i++)
     l.ptr[i] = bufs[i]->p;
-  const int64_t *t = dims + 3 * nbuf;
   int64_t points = t[0] * t[1] * t[2];
   if (group) {
     /* a grouped kernel's units are whole work-groups */
@@ -327,8 +327,11 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
   }
   int threads = fgp_threads(cb->pool);
   /* A few tiles per thread balance uneven rows; tiny fields run inline. */
-  int64_t want = points < 16384 ? 1 : (int64_t)threads * 4;
-  l.by_columns = l.rows < want && l.cols >= (group ? 1 : 4) * want;
+  /* a reduction launches few threads, each with much work */
+  bool heavy = points < 16384 && dims[3 * nbuf] * dims[3 * nbuf + 1] *
+                                         dims[3 * nbuf + 2] >= 16384;
+  int64_t want = points < 16384 && !heavy ? 1 : (int64_t)threads * 4;
+  l.by_columns = l.rows < want && l.cols >= (group || heavy ? 1 : 4) * want;
   int64_t span = l.by_columns ? l.cols : l.rows;
   if (want > span)
     want = span;

@@ -162,7 +162,7 @@ static void choose_local(const fgcl_device_info *d, size_t cols, size_t rows,
 
 static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
                             fg__buffer *const *bufs, const int64_t *dims,
-                            const int *group) {
+                            const int64_t *t, const int *group) {
   cl_backend *cb = (cl_backend *)be;
   cl_uint arg = 0;
   cl_int rc = CL_SUCCESS;
@@ -174,7 +174,6 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
   }
   if (rc != CL_SUCCESS)
     return cl_fail(be, rc, "clSetKernelArg", k->name);
-  const int64_t *t = dims + 3 * nbuf;
   size_t local[3], global[3];
   if (group) {
     /* the work-group the operator was written for, or an error */

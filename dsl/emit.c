@@ -158,6 +158,10 @@ static const char *const thread_name[FG_THREAD_CONST_COUNT_] = {
 /* A variable's name; in per-thread mode a private one is an array of the
  * group's threads. */
 static void var_name(fgk_emitter *e, const fgk_var *v) {
+  if (v->id < 0 && e->acc_name) {
+    fgk_put(e, "fgk_acc");
+    return;
+  }
   fgk_putf(e, "v%d", v->id);
   if (e->per_thread && !v->local)
     fgk_put(e, "[fgk_lt]");
@@ -404,8 +408,100 @@ static void close_block(fgk_emitter *e) {
   fgk_put(e, "}\n");
 }
 
+/* The reduction's type: its output's element type and tensor width. */
+static fgk_type reduce_type(const fgk_kernel *k) {
+  fg_type t = k->out_type[k->reduce_port];
+  return fgk_t(t.elem, fg_type_tensor_elements(t));
+}
+
+void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
+  fgk_type t = reduce_type(e->k);
+  fg_reduce_op op = (fg_reduce_op)(e->k->reduce - 1);
+  const char *ety = e->d->type_name(fgk_t(t.elem, 1));
+  char id[96];
+  bool fl = fgk_is_float(t.elem);
+  switch (op) {
+  case FG_REDUCE_SUM: snprintf(id, sizeof id, "(%s)0", ety); break;
+  case FG_REDUCE_PROD: snprintf(id, sizeof id, "(%s)1", ety); break;
+  case FG_REDUCE_MIN:
+    snprintf(id, sizeof id, "(%s)%s", ety,
+             fl ? "INFINITY" : fgk_int_max_literal(t.elem));
+    break;
+  default:
+    snprintf(id, sizeof id, "(%s)%s", ety,
+             fl ? "-INFINITY" : fgk_is_signed(t.elem)
+                                    ? fgk_int_min_literal(t.elem) : "0");
+  }
+  fgu_buf_printf(out, "    %s fgk_acc = ", e->d->type_name(t));
+  if (t.width == 1) {
+    fgu_buf_printf(out, "%s;\n", id);
+  } else {
+    /* a splat of the identity, spelled by the dialect */
+    fgu_buf tmp = e->out;
+    e->out = (fgu_buf){0};
+    fg_expr k = {.kind = FGK_E_CONST, .type = fgk_t(t.elem, 1)};
+    if (fl)
+      k.u.k.f = op == FG_REDUCE_SUM ? 0.0 : op == FG_REDUCE_PROD ? 1.0
+              : op == FG_REDUCE_MIN ? INFINITY : -INFINITY;
+    else if (op == FG_REDUCE_PROD)
+      k.u.k.i = 1;
+    if (!fl && (op == FG_REDUCE_MIN || op == FG_REDUCE_MAX)) {
+      /* integer extremes of the element type */
+      static const uint64_t umax[FG_ELEM_COUNT_] = {
+        [FG_I8] = 127, [FG_U8] = 255, [FG_I16] = 32767, [FG_U16] = 65535,
+        [FG_I32] = 2147483647, [FG_U32] = 4294967295u,
+        [FG_I64] = INT64_MAX, [FG_U64] = UINT64_MAX};
+      uint64_t hi = umax[t.elem];
+      if (op == FG_REDUCE_MIN)
+        k.u.k.u = hi;
+      else
+        k.u.k.i = fgk_is_signed(t.elem) ? -(int64_t)hi - 1 : 0;
+    }
+    e->d->splat(e, &k, t);
+    fgu_buf_printf(out, "%s;\n", e->out.s ? e->out.s : "0");
+    fgu_buf_free(&e->out);
+    e->out = tmp;
+  }
+}
+
+/* The reduction's write: the value joins the thread's accumulator. */
+static void emit_accumulate(fgk_emitter *e, const fgk_stmt *s) {
+  fgk_type t = reduce_type(e->k);
+  fg_reduce_op op = (fg_reduce_op)(e->k->reduce - 1);
+  line(e);
+  fgk_putf(e, "{\n");
+  e->indent++;
+  line(e);
+  fgk_putf(e, "const %s fgk_v = ", e->d->type_name(t));
+  fgk_ex_as_type(e, s->u.write.value, t);
+  fgk_put(e, ";\n");
+  if (op == FG_REDUCE_SUM || op == FG_REDUCE_PROD) {
+    line(e);
+    fgk_putf(e, "fgk_acc = fgk_acc %c fgk_v;\n",
+             op == FG_REDUCE_SUM ? '+' : '*');
+  } else {
+    char cmp = op == FG_REDUCE_MIN ? '<' : '>';
+    for (int c = 0; c < t.width; c++) {
+      char ix[16] = "";
+      if (t.width > 1)
+        snprintf(ix, sizeof ix, ".s%d", c);
+      line(e);
+      fgk_putf(e, "fgk_acc%s = fgk_v%s %c fgk_acc%s ? fgk_v%s : fgk_acc%s;\n",
+               ix, ix, cmp, ix, ix, ix);
+    }
+  }
+  e->indent--;
+  line(e);
+  fgk_put(e, "}\n");
+}
+
 static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
   const fgk_access *a = &s->u.write.at;
+  if (e->k->reduce && a->port == e->k->reduce_port && a->ncoords == 0 &&
+      !a->element) {
+    emit_accumulate(e, s);
+    return;
+  }
   fg_type ot = e->k->out_type[a->port];
   int n = fg_type_tensor_elements(ot);
   bool big = n > FG_MAX_SMALL_TENSOR;
@@ -690,13 +786,30 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   } else {
     block(&e, &k->body);
   }
+  if (k->reduce) {
+    /* end of the thread's chunk: store its partial */
+    fgk_type t = reduce_type(k);
+    char ptr[64];
+    snprintf(ptr, sizeof ptr, "out%d + fgk_p * %d", k->reduce_port, t.width);
+    fgk_put(&e, "    }\n    ");
+    if (t.width == 1) {
+      fgk_putf(&e, "out%d[fgk_p] = fgk_acc;\n", k->reduce_port);
+    } else {
+      fg_expr acc = {.kind = FGK_E_VAR, .type = t};
+      fgk_var accv = {.id = -1, .type = t};
+      acc.u.var = &accv;
+      e.acc_name = true;
+      e.d->store(&e, t, ptr, &acc);
+      e.acc_name = false;
+    }
+  }
   fgu_buf src = {0};
   fgu_buf_printf(&src, "/* fieldgraph kernel '%s' (%s) */\n", k->name,
                  e.d->name);
   e.d->open_kernel(&e, &src, e.help.s ? e.help.s : "", fn_name);
   if (e.out.s)
     fgu_buf_puts(&src, e.out.s);
-  fgu_buf_puts(&src, e.d->close_kernel);
+  fgu_buf_puts(&src, k->reduce ? e.d->close_reduce : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
              e.zero_locals.oom;
   fgu_buf_free(&e.out);

@@ -98,76 +98,313 @@ static const char *prelude =
 
 /* ---- helpers emitted on demand ------------------------------------------ */
 
-/* A built-in applied component-wise through its scalar template, e.g.
- * fgk_sqrt_float4; emits the definition once and writes the call. */
+/* The type argument i of built-in call x is passed as: T (the first
+ * argument's type), except ldexp/pown/rootn's int count and select's
+ * condition, which keep their own kind. */
+static fgk_type c_param(const fg_expr *x, int i) {
+  const fgk_builtin_info *b = &fgk_builtins[x->u.call.fn];
+  fgk_type t = x->u.call.arg[0]->type, a = x->u.call.arg[i]->type;
+  if (i == 1 && b->rule == FGK_RULE_FLTINT)
+    return fgk_t(FG_I32, a.width);
+  if (i == 2 && b->rule == FGK_RULE_SELECT)
+    return a;
+  return t;
+}
+
+/* The per-element-type scalar helper fgk_<name>_<S> of the integer
+ * functions, bitselect and nan (templates with %t), with OpenCL's
+ * semantics: saturation, high halves through a wider type, clz(0) = bit
+ * width, rotation modulo the width, halving adds that never overflow. */
+static void c_scalar_helper(fgk_emitter *e, fgk_builtin fn, fg_elem el) {
+  char name[96];
+  snprintf(name, sizeof name, "fgk_%s_%s", fgk_builtins[fn].name,
+           cscalar(el));
+  if (!fgk_first_use(e, name))
+    return;
+  fgu_buf *h = &e->help;
+  const char *S = cscalar(el);
+  bool sg = fgk_is_signed(el);
+  const char *U = cscalar(sg ? (fg_elem)(el + 1) : el);
+  int W = (int)fg_elem_size(el) * 8;
+  const char *lo = fgk_int_min_literal(el), *hi = fgk_int_max_literal(el);
+  /* twice as wide as S, for products */
+  const char *wide = W == 64 ? (sg ? "__int128" : "unsigned __int128")
+                             : (sg ? "long" : "ulong");
+  switch (fn) {
+  case FGK_FN_abs:
+    fgu_buf_printf(h, "static inline %s %s(%s x) {\n  return x < 0 ? (%s)(0 "
+                   "- (%s)x) : (%s)x;\n}\n", U, name, S, U, U, U);
+    return;
+  case FGK_FN_abs_diff:
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y) {\n  return x > y ? "
+                   "(%s)((%s)x - (%s)y) : (%s)((%s)y - (%s)x);\n}\n", U, name,
+                   S, S, U, U, U, U, U, U);
+    return;
+  case FGK_FN_add_sat:
+  case FGK_FN_sub_sat: {
+    bool add = fn == FGK_FN_add_sat;
+    char over[96];
+    if (sg)
+      snprintf(over, sizeof over, "y < 0 ? %s : %s", add ? lo : hi,
+               add ? hi : lo);
+    else
+      snprintf(over, sizeof over, "%s", add ? hi : "0");
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y) {\n  %s r;\n"
+                   "  if (__builtin_%s_overflow(x, y, &r))\n    return %s;\n"
+                   "  return r;\n}\n", S, name, S, S, S, add ? "add" : "sub",
+                   over);
+    return;
+  }
+  case FGK_FN_hadd:
+  case FGK_FN_rhadd:
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y) {\n  return (%s)((x "
+                   ">> 1) + (y >> 1) + (%s & 1));\n}\n", S, name, S, S, S,
+                   fn == FGK_FN_hadd ? "(x & y)" : "(x | y)");
+    return;
+  case FGK_FN_clz:
+    if (W == 64)
+      fgu_buf_printf(h, "static inline %s %s(%s x) {\n  return x == 0 ? 64 : "
+                     "(%s)__builtin_clzl((ulong)x);\n}\n", S, name, S, S);
+    else
+      fgu_buf_printf(h, "static inline %s %s(%s x) {\n  return x == 0 ? %d : "
+                     "(%s)(__builtin_clz((uint)(%s)x) - %d);\n}\n", S, name, S,
+                     W, S, U, 32 - W);
+    return;
+  case FGK_FN_mul_hi:
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y) {\n  return (%s)(((%s)"
+                   "x * (%s)y) >> %d);\n}\n", S, name, S, S, S, wide, wide, W);
+    return;
+  case FGK_FN_mad_hi:
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y, %s z) {\n  return (%s)"
+                   "((%s)(((%s)x * (%s)y) >> %d) + (%s)z);\n}\n", S, name, S, S,
+                   S, S, U, wide, wide, W, U);
+    return;
+  case FGK_FN_mad_sat:
+    if (sg)
+      fgu_buf_printf(h, "static inline %s %s(%s x, %s y, %s z) {\n"
+                     "  __int128 v = (__int128)x * y + z;\n"
+                     "  return v < %s ? %s : v > %s ? %s : (%s)v;\n}\n", S,
+                     name, S, S, S, lo, lo, hi, hi, S);
+    else
+      fgu_buf_printf(h, "static inline %s %s(%s x, %s y, %s z) {\n"
+                     "  unsigned __int128 v = (unsigned __int128)x * y + z;\n"
+                     "  return v > %s ? %s : (%s)v;\n}\n", S, name, S, S, S,
+                     hi, hi, S);
+    return;
+  case FGK_FN_rotate:
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y) {\n"
+                   "  unsigned n = (unsigned)((%s)y & %d);\n"
+                   "  ulong v = (%s)x;\n"
+                   "  return (%s)(%s)((v << n) | (v >> ((%d - n) & %d)));\n"
+                   "}\n", S, name, S, S, U, W - 1, U, S, U, W, W - 1);
+    return;
+  case FGK_FN_mul24:
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y) {\n  return (%s)((%s)x "
+                   "* (%s)y);\n}\n", S, name, S, S, S, U, U);
+    return;
+  case FGK_FN_mad24:
+    fgu_buf_printf(h, "static inline %s %s(%s x, %s y, %s z) {\n  return (%s)"
+                   "((%s)x * (%s)y + (%s)z);\n}\n", S, name, S, S, S, S, U, U,
+                   U);
+    return;
+  case FGK_FN_bitselect:
+    if (fgk_is_float(el))
+      fgu_buf_printf(h, "static inline %s %s(%s x, %s y, %s z) {\n"
+                     "  union { %s f; %s u; } a = {x}, b = {y}, c = {z}, r;\n"
+                     "  r.u = (a.u & ~c.u) | (b.u & c.u);\n  return r.f;\n}\n",
+                     S, name, S, S, S, S, el == FG_F32 ? "uint" : "ulong");
+    else
+      fgu_buf_printf(h, "static inline %s %s(%s x, %s y, %s z) {\n  return "
+                     "(%s)((x & ~z) | (y & z));\n}\n", S, name, S, S, S, S);
+    return;
+  case FGK_FN_nan:
+    if (el == FG_U64)
+      fgu_buf_printf(h, "static inline double %s(ulong x) {\n"
+                     "  union { ulong u; double f; } v;\n"
+                     "  v.u = 0x7ff8000000000000UL | (x & 0x7ffffffffffffUL);"
+                     "\n  return v.f;\n}\n", name);
+    else
+      fgu_buf_printf(h, "static inline float %s(uint x) {\n"
+                     "  union { uint u; float f; } v;\n"
+                     "  v.u = 0x7fc00000u | (x & 0x3fffffu);\n"
+                     "  return v.f;\n}\n", name);
+    return;
+  default:
+    return;
+  }
+}
+
+/* The body of a built-in the C dialect writes whole (empty template):
+ * reductions, cross, normalize, any/all and select, on parameters a0..a2
+ * of types pt, result type r. */
+static void c_whole_body(fgk_emitter *e, fgk_builtin fn, const fgk_type *pt,
+                         fgk_type r) {
+  fgu_buf *h = &e->help;
+  fgk_type t = pt[0];
+  int w = t.width;
+  const char *sc = cscalar(t.elem);
+  char ix[4][8];                /* component suffixes: "" or ".s0".. */
+  for (int c = 0; c < 4; c++)
+    snprintf(ix[c], sizeof ix[c], w > 1 ? ".s%d" : "", c);
+  switch (fn) {
+  case FGK_FN_dot:
+    fgu_buf_printf(h, "  %s s = 0;\n", sc);
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "  s += a0%s * a1%s;\n", ix[c], ix[c]);
+    fgu_buf_puts(h, "  return s;\n");
+    return;
+  case FGK_FN_length:
+  case FGK_FN_fast_length:
+  case FGK_FN_distance:
+  case FGK_FN_fast_distance: {
+    /* floats add their squares in double: no overflow, one rounding */
+    bool dist = fn == FGK_FN_distance || fn == FGK_FN_fast_distance;
+    fgu_buf_puts(h, "  double s = 0;\n");
+    for (int c = 0; c < w; c++) {
+      if (dist)
+        fgu_buf_printf(h, "  { double d = (double)a0%s - (double)a1%s; "
+                       "s += d * d; }\n", ix[c], ix[c]);
+      else
+        fgu_buf_printf(h, "  s += (double)a0%s * (double)a0%s;\n", ix[c],
+                       ix[c]);
+    }
+    fgu_buf_printf(h, "  return (%s)sqrt(s);\n", sc);
+    return;
+  }
+  case FGK_FN_cross:
+    fgu_buf_printf(h, "  %s r;\n  r.x = a0.y * a1.z - a0.z * a1.y;\n"
+                   "  r.y = a0.z * a1.x - a0.x * a1.z;\n"
+                   "  r.z = a0.x * a1.y - a0.y * a1.x;\n", cty(t));
+    if (w == 4)
+      fgu_buf_puts(h, "  r.w = 0;\n");
+    fgu_buf_puts(h, "  return r;\n");
+    return;
+  case FGK_FN_normalize:
+  case FGK_FN_fast_normalize:
+    /* in double, scaled by a power of two so that nothing overflows;
+     * infinities count as +-1 and the finite components as 0, as in
+     * OpenCL; all zeros come back as they are, a NaN makes all NaN */
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "  double c%d = a0%s;\n", c, ix[c]);
+    fgu_buf_puts(h, "  if (");
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "%sc%d == 0", c ? " && " : "", c);
+    fgu_buf_puts(h, ")\n    return a0;\n  if (");
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "%sisinf(c%d)", c ? " || " : "", c);
+    fgu_buf_puts(h, ") {\n");
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "    c%d = isinf(c%d) ? copysign(1.0, c%d) : 0.0 * "
+                     "c%d;\n", c, c, c, c);
+    fgu_buf_puts(h, "  }\n  double m = 0, s = 0;\n  int ex = 0;\n");
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "  m = fmax(m, fabs(c%d));\n", c);
+    fgu_buf_puts(h, "  frexp(m, &ex);\n");
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "  c%d = ldexp(c%d, -ex);\n  s += c%d * c%d;\n", c, c,
+                     c, c);
+    fgu_buf_puts(h, "  s = sqrt(s);\n");
+    if (w == 1) {
+      fgu_buf_printf(h, "  return (%s)(c0 / s);\n", sc);
+    } else {
+      fgu_buf_printf(h, "  %s r;\n", cty(t));
+      for (int c = 0; c < w; c++)
+        fgu_buf_printf(h, "  r%s = (%s)(c%d / s);\n", ix[c], sc, c);
+      fgu_buf_puts(h, "  return r;\n");
+    }
+    return;
+  case FGK_FN_any:
+  case FGK_FN_all:
+    fgu_buf_puts(h, "  return ");
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "%s(a0%s < 0)", c ? fn == FGK_FN_any ? " || " : " && "
+                                          : "", ix[c]);
+    fgu_buf_puts(h, ";\n");
+    return;
+  case FGK_FN_select:
+    if (w == 1) {
+      fgu_buf_puts(h, "  return a2 ? a1 : a0;\n");
+    } else {
+      /* the most significant bit of each component of c selects */
+      fg_elem ce = pt[2].elem;
+      fg_elem se = fgk_is_signed(ce) ? ce : (fg_elem)(ce - 1);
+      fgu_buf_printf(h, "  %s r;\n  for (int i = 0; i < %d; i++)\n"
+                     "    r[i] = (%s)a2[i] < 0 ? a1[i] : a0[i];\n"
+                     "  return r;\n", cty(r), w, cscalar(se));
+    }
+    return;
+  default:
+    fgu_buf_printf(h, "  return (%s)0;\n", cty(r));
+    return;
+  }
+}
+
+/* A built-in as a static inline helper named by the function and its
+ * parameter types, e.g. fgk_fn_sqrt_float4: component-wise through the
+ * scalar template (relational results become 1/0 for scalars and -1/0 for
+ * vectors, as in OpenCL), or written whole; emits the definition once and
+ * writes the call. */
 static void c_call(fgk_emitter *e, const fg_expr *x) {
   fgk_builtin fn = x->u.call.fn;
   const fgk_builtin_info *b = &fgk_builtins[fn];
-  fgk_type t = x->u.call.arg[0]->type;
-  fgk_type a1 = x->u.call.n > 1 ? x->u.call.arg[1]->type : t;
-  if (b->rule == FGK_RULE_FLTINT)
-    a1 = fgk_t(FG_I32, a1.width);
-  fgk_type r = fgk_builtin_result(fn, t);
-  char name[96];
-  snprintf(name, sizeof name, "fgk_%s_%s%s%s", b->name, fgk_type_name(t),
-           b->rule == FGK_RULE_FLTINT ? "_" : "",
-           b->rule == FGK_RULE_FLTINT ? fgk_type_name(a1) : "");
+  int n = x->u.call.n;
+  fgk_type t = x->u.call.arg[0]->type, r = x->type;
+  fgk_type pt[3];
+  for (int i = 0; i < n; i++)
+    pt[i] = c_param(x, i);
+  char name[160];
+  size_t len = (size_t)snprintf(name, sizeof name, "fgk_fn_%s_%s", b->name,
+                                fgk_type_name(t));
+  for (int i = 1; i < n && len < sizeof name; i++)
+    if (!fgk_type_eq(pt[i], t))
+      len += (size_t)snprintf(name + len, sizeof name - len, "_%s",
+                              fgk_type_name(pt[i]));
   if (fgk_first_use(e, name)) {
+    if (strstr(b->c_template, "%t"))
+      c_scalar_helper(e, fn, t.elem);   /* before the helper that calls it */
     fgu_buf *h = &e->help;
-    const char *ty = cty(t), *rty = cty(r);
-    const char *sfx = t.elem == FG_F32 ? "f" : "";
-    fgu_buf_printf(h, "static inline %s %s(%s a0", rty, name, ty);
-    for (int i = 1; i < b->arity; i++)
-      fgu_buf_printf(h, ", %s a%d", i == 1 && b->rule == FGK_RULE_FLTINT
-                                        ? cty(a1) : ty, i);
+    fgu_buf_printf(h, "static inline %s %s(", cty(r), name);
+    for (int i = 0; i < n; i++)
+      fgu_buf_printf(h, "%s%s a%d", i ? ", " : "", cty(pt[i]), i);
     fgu_buf_puts(h, ") {\n");
-    if (b->rule == FGK_RULE_FLTRED) {
-      fgu_buf_printf(h, "  %s s = 0;\n", cscalar(t.elem));
-      for (int c = 0; c < t.width; c++) {
-        char ix[16] = "";
-        if (t.width > 1)
-          snprintf(ix, sizeof ix, ".s%d", c);
-        if (fn == FGK_FN_dot)
-          fgu_buf_printf(h, "  s += a0%s * a1%s;\n", ix, ix);
-        else if (fn == FGK_FN_distance)
-          fgu_buf_printf(h, "  s += (a0%s - a1%s) * (a0%s - a1%s);\n", ix,
-                         ix, ix, ix);
-        else
-          fgu_buf_printf(h, "  s += a0%s * a0%s;\n", ix, ix);
-      }
-      if (fn == FGK_FN_dot)
-        fgu_buf_puts(h, "  return s;\n}\n");
-      else
-        fgu_buf_printf(h, "  return sqrt%s(s);\n}\n", sfx);
+    if (!*b->c_template) {
+      c_whole_body(e, fn, pt, r);
+      fgu_buf_puts(h, "}\n");
     } else {
-      if (t.width > 1)
+      bool rel = b->rule == FGK_RULE_REL;
+      if (r.width > 1)
         fgu_buf_printf(h, "  %s r;\n  for (int i = 0; i < %d; i++)\n"
-                       "    r[i] = ", rty, t.width);
+                       "    r[i] = ", cty(r), r.width);
       else
         fgu_buf_puts(h, "  return ");
-      const char *ix = t.width > 1 ? "[i]" : "";
+      if (rel)
+        fgu_buf_putc(h, '(');
+      const char *sfx = t.elem == FG_F32 ? "f" : "";
       for (const char *p = b->c_template; *p; p++) {
         if (*p == '%' && p[1] >= '0' && p[1] <= '2') {
           int a = p[1] - '0';
-          bool vec = !(b->rule == FGK_RULE_FLTINT && a == 1 && a1.width == 1);
-          fgu_buf_printf(h, "a%d%s", a, vec ? ix : "");
+          fgu_buf_printf(h, "a%d%s", a, pt[a].width > 1 ? "[i]" : "");
           p++;
         } else if (*p == '%' && p[1] == 'f') {
           fgu_buf_puts(h, sfx);
+          p++;
+        } else if (*p == '%' && p[1] == 't') {
+          fgu_buf_puts(h, cscalar(t.elem));
           p++;
         } else {
           fgu_buf_putc(h, *p);
         }
       }
-      fgu_buf_puts(h, t.width > 1 ? ";\n  return r;\n}\n" : ";\n}\n");
+      if (rel)
+        fgu_buf_puts(h, r.width > 1 ? ") ? -1 : 0" : ") ? 1 : 0");
+      fgu_buf_puts(h, r.width > 1 ? ";\n  return r;\n}\n" : ";\n}\n");
     }
   }
   fgk_putf(e, "%s(", name);
-  for (int i = 0; i < x->u.call.n; i++) {
+  for (int i = 0; i < n; i++) {
     if (i)
       fgk_put(e, ", ");
-    fgk_ex_as_type(e, x->u.call.arg[i],
-                   i == 1 && b->rule == FGK_RULE_FLTINT ? a1 : t);
+    fgk_ex_as_type(e, x->u.call.arg[i], pt[i]);
   }
   fgk_put(e, ")");
 }
@@ -332,6 +569,26 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "_rows = (int)fgk_dim[%d], _columns = (int)fgk_dim[%d];\n",
                  3 * nb, 3 * nb + 1, 3 * nb + 2);
   fgu_buf_puts(o, "  (void)_layers;\n");
+  if (k->reduce) {
+    /* c counts partials: each reduces a fixed chunk of the flattened
+     * threads, so the order of additions depends only on the shape */
+    fgu_buf_printf(o, "  const long fgk_N = (long)_layers * _rows * _columns;\n"
+                   "  const long fgk_P = out%d_C;\n"
+                   "  const long fgk_chunk = (fgk_N + fgk_P - 1) / fgk_P;\n"
+                   "  for (long fgk_p = fgk_c0; fgk_p < fgk_c1; ++fgk_p) {\n",
+                   k->reduce_port);
+    fgk_reduce_acc_decl(e, o);
+    fgu_buf_puts(o, "    const long fgk_end = (fgk_p + 1) * fgk_chunk < fgk_N "
+                 "? (fgk_p + 1) * fgk_chunk : fgk_N;\n"
+                 "    for (long fgk_i = fgk_p * fgk_chunk; fgk_i < fgk_end; "
+                 "++fgk_i) {\n"
+                 "      const int _layer = (int)(fgk_i / ((long)_rows * "
+                 "_columns));\n"
+                 "      const int _row = (int)(fgk_i / _columns % _rows), "
+                 "_column = (int)(fgk_i % _columns);\n"
+                 "      (void)_layer; (void)_row; (void)_column;\n");
+    return;
+  }
   if (k->grouped) {
     /* t and c count work-groups: (layer, group row) flattened, and group
      * columns; the threads of a group run one after another, phase by
@@ -426,4 +683,5 @@ const fgk_dialect_i fgk_dialect_c = {
   .phase_close = "      }\n",
   .local_qualifier = "",
   .locals_at_kernel_scope = false,
+  .close_reduce = "  }\n}\n",
 };

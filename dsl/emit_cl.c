@@ -59,10 +59,24 @@ static void cl_call(fgk_emitter *e, const fg_expr *x) {
   fgk_type a1 = fgk_t(FG_I32, t.width);
   fgk_putf(e, "%s(", b->cl_name);
   for (int i = 0; i < x->u.call.n; i++) {
+    const fg_expr *a = x->u.call.arg[i];
     if (i)
       fgk_put(e, ", ");
-    fgk_ex_as_type(e, x->u.call.arg[i],
-                   i == 1 && b->rule == FGK_RULE_FLTINT ? a1 : t);
+    if (i == 2 && b->rule == FGK_RULE_SELECT) {
+      if (t.width > 1) {
+        fgk_ex(e, a);       /* already an integer vector like T */
+      } else {
+        /* scalar select tests c != 0; OpenCL wants c as wide as T */
+        fg_elem ce = fg_elem_size(t.elem) == 1 ? FG_I8
+                     : fg_elem_size(t.elem) == 2 ? FG_I16
+                     : fg_elem_size(t.elem) == 4 ? FG_I32 : FG_I64;
+        fgk_putf(e, "(%s)((", cl_type(fgk_t(ce, 1)));
+        fgk_ex(e, a);
+        fgk_put(e, ") != 0)");
+      }
+      continue;
+    }
+    fgk_ex_as_type(e, a, i == 1 && b->rule == FGK_RULE_FLTINT ? a1 : t);
   }
   fgk_put(e, ")");
 }
@@ -142,8 +156,27 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    pfx, j, pfx, j, pfx, j, pfx, j);
   }
   fgu_buf_puts(o, "  const int _layers = (int)fgk_TL, _rows = (int)fgk_TR, "
-               "_columns = (int)fgk_TC;\n"
-               "  const long fgk_c = get_global_id(0), "
+               "_columns = (int)fgk_TC;\n");
+  if (k->reduce) {
+    /* one work-item per partial, each reducing a fixed chunk of the
+     * flattened threads: the order of additions depends only on the shape */
+    fgu_buf_printf(o, "  const long fgk_N = fgk_TL * fgk_TR * fgk_TC;\n"
+                   "  const long fgk_P = out%d_C;\n"
+                   "  const long fgk_chunk = (fgk_N + fgk_P - 1) / fgk_P;\n"
+                   "  const long fgk_p = get_global_id(0);\n"
+                   "  if (fgk_p >= fgk_P)\n    return;\n  {\n",
+                   k->reduce_port);
+    fgk_reduce_acc_decl(e, o);
+    fgu_buf_puts(o, "    const long fgk_end = min((fgk_p + 1) * fgk_chunk, "
+                 "fgk_N);\n"
+                 "    for (long fgk_i = fgk_p * fgk_chunk; fgk_i < fgk_end; "
+                 "++fgk_i) {\n"
+                 "      const int _layer = (int)(fgk_i / (fgk_TR * fgk_TC));\n"
+                 "      const int _row = (int)(fgk_i / fgk_TC % fgk_TR), "
+                 "_column = (int)(fgk_i % fgk_TC);\n");
+    return;
+  }
+  fgu_buf_puts(o, "  const long fgk_c = get_global_id(0), "
                "fgk_r = get_global_id(1), fgk_l = get_global_id(2);\n"
                "  const int _layer = (int)fgk_l, _row = (int)fgk_r, "
                "_column = (int)fgk_c;\n");
@@ -211,4 +244,5 @@ const fgk_dialect_i fgk_dialect_cl = {
   .split_phases = false,
   .local_qualifier = "__local ",
   .locals_at_kernel_scope = true,
+  .close_reduce = "  }\n}\n",
 };

@@ -59,6 +59,8 @@ typedef struct fgk_dialect_i {
   /* Whether shared declarations go to kernel scope (e->locals) rather than
    * beside the private ones. */
   bool locals_at_kernel_scope;
+  /* Closing of a reduction kernel after the walker stored the partial. */
+  const char *close_reduce;
 } fgk_dialect_i;
 
 struct fgk_emitter {
@@ -73,6 +75,7 @@ struct fgk_emitter {
   bool per_thread;     /* private variables are arrays indexed by fgk_lt */
   fgu_buf locals;      /* shared declarations at kernel scope */
   fgu_buf zero_locals; /* statements zeroing the shared variables */
+  bool acc_name;       /* variable id -1 is the reduction accumulator */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
@@ -90,6 +93,8 @@ void fgk_ex_as_type(fgk_emitter *e, const fg_expr *x, fgk_type t);
 bool fgk_first_use(fgk_emitter *e, const char *name);
 /* The type a built-in's result has for argument type t. */
 fgk_type fgk_builtin_result(fgk_builtin fn, fgk_type t);
+/* Writes "T fgk_acc = <identity>;" for a reduction kernel into out. */
+void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
 /* Lowest and highest value of an integer type, as C literals. */
 const char *fgk_int_min_literal(fg_elem e);
 const char *fgk_int_max_literal(fg_elem e);

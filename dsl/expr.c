@@ -441,6 +441,63 @@ fg_expr *fg_as(fg_expr *e, fg_elem elem, int width) {
 
 /* ---- built-in functions ------------------------------------------------- */
 
+/* Whether rule accepts t as the type of a built-in's first argument; what
+ * writes the kind of type wanted when not. */
+static bool rule_accepts(fgk_rule rule, fgk_type t, const char **what) {
+  fg_elem el = t.elem;
+  switch (rule) {
+  case FGK_RULE_NUM:
+  case FGK_RULE_SELECT:
+    *what = "numeric";
+    return el != FG_BOOL;
+  case FGK_RULE_INT:
+  case FGK_RULE_INTU:
+    *what = "integer";
+    return fgk_is_int(el);
+  case FGK_RULE_INT32:
+    *what = "int or uint";
+    return el == FG_I32 || el == FG_U32;
+  case FGK_RULE_SINTRED:
+    *what = "signed integer";
+    return fgk_is_signed(el);
+  case FGK_RULE_F32:
+  case FGK_RULE_F32RED:
+    *what = "float";
+    return el == FG_F32;
+  case FGK_RULE_FLT34:
+    *what = "float3, float4, double3 or double4";
+    return fgk_is_float(el) && (t.width == 3 || t.width == 4);
+  case FGK_RULE_NANCODE:
+    *what = "uint or ulong";
+    return el == FG_U32 || el == FG_U64;
+  default:
+    *what = "float or double";
+    return fgk_is_float(el);
+  }
+}
+
+/* The type a call of a built-in with rule and first argument type t has. */
+static fgk_type rule_result(fgk_rule rule, fgk_type t) {
+  switch (rule) {
+  case FGK_RULE_INTU:
+    return fgk_t(fgk_is_signed(t.elem) ? (fg_elem)(t.elem + 1) : t.elem,
+                 t.width);
+  case FGK_RULE_FLTRED:
+  case FGK_RULE_F32RED:
+    return fgk_t(t.elem, 1);
+  case FGK_RULE_FLTI:
+    return fgk_t(FG_I32, t.width);
+  case FGK_RULE_REL:
+    return t.width == 1 ? fgk_t(FG_I32, 1) : fgk_t(mask_elem(t.elem), t.width);
+  case FGK_RULE_SINTRED:
+    return fgk_t(FG_I32, 1);
+  case FGK_RULE_NANCODE:
+    return fgk_t(t.elem == FG_U64 ? FG_F64 : FG_F32, t.width);
+  default:
+    return t;
+  }
+}
+
 static fg_expr *call_builtin(fgk_builtin fn, int nargs, fg_expr *const *arg) {
   const fgk_builtin_info *info = &fgk_builtins[fn];
   if (nargs < 1)
@@ -453,40 +510,43 @@ static fg_expr *call_builtin(fgk_builtin fn, int nargs, fg_expr *const *arg) {
     return fgk_fail(op, FG_EINVAL, "_%s takes %d argument(s), got %d",
                     info->name, info->arity, nargs);
   fgk_type t = arg[0]->type;
-  bool want_float = info->rule != FGK_RULE_NUM && info->rule != FGK_RULE_INT;
-  if (want_float && !fgk_is_float(t.elem))
-    return fgk_fail(op, FG_ETYPE, "_%s needs float or double arguments, "
-                    "argument 1 is %s", info->name, fgk_type_name(t));
-  if (info->rule == FGK_RULE_INT && !fgk_is_int(t.elem))
-    return fgk_fail(op, FG_ETYPE, "_%s needs integer arguments, argument 1 "
-                    "is %s", info->name, fgk_type_name(t));
-  if (info->rule == FGK_RULE_NUM && t.elem == FG_BOOL)
-    return fgk_fail(op, FG_ETYPE, "_%s needs numeric arguments, argument 1 "
-                    "is bool", info->name);
+  const char *what = "";
+  if (!rule_accepts(info->rule, t, &what))
+    return fgk_fail(op, FG_ETYPE, "_%s needs %s arguments, argument 1 is %s",
+                    info->name, what, fgk_type_name(t));
   for (int i = 1; i < nargs; i++) {
-    fgk_type want = t;
+    fgk_type want = t, at = arg[i]->type;
     if (info->rule == FGK_RULE_FLTINT && i == 1) {
-      fgk_type at = arg[i]->type;
       if (!fgk_is_int(at.elem) || (at.width != 1 && at.width != t.width))
         return fgk_fail(op, FG_ETYPE, "_%s: argument 2 must be int or an "
                         "int vector of width %d, got %s", info->name, t.width,
                         fgk_type_name(at));
       continue;
     }
-    bool ok = fgk_type_eq(arg[i]->type, want) ||
-              (arg[i]->type.width == 1 &&
-               fgk_implicit_ok(arg[i]->type, fgk_t(want.elem, 1)));
+    if (info->rule == FGK_RULE_SELECT && i == 2) {
+      /* vectors: the MSB of each component of c selects, so c is an
+       * integer vector of T's width and element size; scalars: c ? b : a */
+      bool ok = t.width == 1
+                    ? at.width == 1 && (fgk_is_int(at.elem) ||
+                                        at.elem == FG_BOOL)
+                    : at.width == t.width && fgk_is_int(at.elem) &&
+                          fg_elem_size(at.elem) == fg_elem_size(t.elem);
+      if (!ok)
+        return fgk_fail(op, FG_ETYPE, "_select: argument 3 is %s; expected "
+                        "%s", fgk_type_name(at), t.width == 1
+                        ? "an integer scalar" : "an integer vector of the "
+                        "width and element size of arguments 1 and 2");
+      continue;
+    }
+    bool ok = fgk_type_eq(at, want) ||
+              (at.width == 1 && fgk_implicit_ok(at, fgk_t(want.elem, 1)));
     if (!ok)
       return fgk_fail(op, FG_ETYPE, "_%s: argument %d is %s, expected %s "
                       "(or a scalar converting to %s)", info->name, i + 1,
-                      fgk_type_name(arg[i]->type), fgk_type_name(want),
+                      fgk_type_name(at), fgk_type_name(want),
                       fgk_type_name(fgk_t(want.elem, 1)));
   }
-  fgk_type r = t;
-  if (info->rule == FGK_RULE_FLTRED)
-    r = fgk_t(t.elem, 1);
-  else if (info->rule == FGK_RULE_FLTI)
-    r = fgk_t(FG_I32, t.width);
+  fgk_type r = rule_result(info->rule, t);
   fg_expr *e = fgk_expr_new(op, FGK_E_CALL, r);
   if (e) {
     e->u.call.fn = fn;

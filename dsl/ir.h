@@ -41,9 +41,13 @@ typedef enum fgk_builtin {
   FGK_FN_COUNT_
 } fgk_builtin;
 
+/* Type rules of built-ins; builtins.h describes each. */
 typedef enum fgk_rule { FGK_RULE_FLT, FGK_RULE_NUM, FGK_RULE_INT,
-                        FGK_RULE_FLTRED, FGK_RULE_FLTINT,
-                        FGK_RULE_FLTI } fgk_rule;
+                        FGK_RULE_INTU, FGK_RULE_INT32,
+                        FGK_RULE_FLTRED, FGK_RULE_F32, FGK_RULE_F32RED,
+                        FGK_RULE_FLT34, FGK_RULE_FLTINT, FGK_RULE_FLTI,
+                        FGK_RULE_REL, FGK_RULE_SINTRED, FGK_RULE_SELECT,
+                        FGK_RULE_NANCODE } fgk_rule;
 
 typedef struct fgk_builtin_info {
   const char *name;
@@ -155,6 +159,9 @@ typedef struct fgk_kernel {
   fg_shape threads;      /* thread shape: output 0's field shape, or what
                             _globalThreads asked for */
   int local[2];          /* work-group (rows, columns) of a grouped kernel */
+  int reduce;            /* 0, or 1 + fg_reduce_op: output reduce_port
+                            (0-D) accumulates over all threads */
+  int reduce_port;
   bool grouped;          /* uses work-group features: local memory,
                             barriers, atomics, local/group constants; runs
                             with the local shape above and never fuses */

@@ -227,6 +227,12 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
   k->local[0] = lead->kernel->local[0];
   k->local[1] = lead->kernel->local[1];
   k->grouped = lead->kernel->grouped;
+  const fg__node *reducer = NULL;
+  for (int m = 0; m < kern->n_nodes; m++) {
+    const fg__node *n = g->nodes.item[kern->nodes[m]];
+    if (n->kernel->reduce)
+      reducer = n;
+  }
   int n_in = 0, n_out = 0, var_base = 0;
   /* output ports first: the materialized fields in member order */
   for (int m = 0; m < kern->n_nodes; m++) {
@@ -297,6 +303,11 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
         w->u.write.value = var_expr(&c, field_var[f->id]);
       }
     }
+  }
+  if (reducer) {
+    /* the reduction's result accumulates over the threads */
+    k->reduce = reducer->kernel->reduce;
+    k->reduce_port = port_of(kern->out_field, &n_out, reducer->out[0]->id);
   }
   k->n_in = n_in;
   k->n_out = n_out;

@@ -16,6 +16,7 @@ typedef struct group {
   int n_nodes;
   int *nodes;
   bool *deps;          /* transitive: groups this one depends on */
+  bool has_reduce;     /* ends in a reduction: takes no more members */
 } group;
 
 typedef struct state {
@@ -83,6 +84,10 @@ static int choose_group(state *s, const fg__node *n) {
         !s->info[n->id].read_local[p])
       continue;
     group *gr = &s->groups[gid];
+    /* a reduction's result exists only once all its threads are done: it
+     * ends its group */
+    if (gr->has_reduce)
+      continue;
     const fgk_kernel *lead = node(s, gr->nodes[0])->kernel;
     if (!fg_shape_equal(lead->threads, n->kernel->threads))
       continue;
@@ -141,6 +146,7 @@ static bool partition(state *s) {
     }
     group *gr = &s->groups[gid];
     gr->nodes[gr->n_nodes++] = i;
+    gr->has_reduce |= n->kernel->reduce != 0;
     s->group_of[i] = gid;
     bool changed = false;
     for (int p = 0; p < n->n_in; p++) {
@@ -165,6 +171,8 @@ static const char *edge_reason(state *s, const fg__node *n, int p) {
   const fg_field *f = n->in[p];
   if (!s->opt->fuse)
     return "fusion off";
+  if (f->producer->kernel->reduce)
+    return fgu_arena_printf(a, "reduction result read by %s", n->name);
   if (!s->info[n->id].simple)
     return fgu_arena_printf(a, "read by %s (%s)", n->name,
                             s->info[n->id].why_not);
@@ -174,6 +182,8 @@ static const char *edge_reason(state *s, const fg__node *n, int p) {
     return fgu_arena_printf(a, "thread shapes differ (%s)", n->name);
   if (s->join_note[n->id])
     return fgu_arena_printf(a, "%s (%s)", s->join_note[n->id], n->name);
+  if (s->groups[s->group_of[f->producer->id]].has_reduce)
+    return fgu_arena_printf(a, "reduction input, also read by %s", n->name);
   return fgu_arena_printf(a, "used by two groups (%s)", n->name);
 }
 

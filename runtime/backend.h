@@ -30,13 +30,15 @@ typedef struct fg__backend_i {
                       size_t bytes);
   fg_status (*download)(fg__backend *be, fg__buffer *src, void *dst,
                         size_t bytes);
-  /* Runs kernel k: bufs are its inputs then outputs, dims their (L, R, C)
-   * followed by the thread shape's.  group is NULL for a kernel the
-   * backend may tile freely, else the (rows, columns) of the work-group a
-   * grouped kernel was written for. */
+  /* Runs kernel k over threads (layers, rows, columns): bufs are its
+   * inputs then outputs, dims their (L, R, C) followed by the kernel's
+   * thread shape (which a reduction kernel iterates itself, launched over
+   * its partials).  group is NULL for a kernel the backend may tile
+   * freely, else the (rows, columns) of the work-group a grouped kernel
+   * was written for. */
   fg_status (*launch)(fg__backend *be, fg__kbin *k, int nbuf,
                       fg__buffer *const *bufs, const int64_t *dims,
-                      const int *group);
+                      const int64_t *threads, const int *group);
   /* Waits for everything launched to finish. */
   fg_status (*wait)(fg__backend *be);
   void (*destroy)(fg__backend *be);

@@ -10,6 +10,7 @@
 #include "program_view.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,11 @@ typedef struct pkernel {
   int64_t *dims;            /* 3 * (nbuf + 1) */
   bool grouped;
   int group[2];             /* work-group (rows, columns) when grouped */
+  int64_t threads[3];       /* what the backend launches */
+  int reduce;               /* 0, or 1 + fg_reduce_op */
+  int reduce_port;          /* output port of the reduction's partials */
+  int64_t partials;         /* how many */
+  int n_in;                 /* inputs among the nbuf buffers */
 } pkernel;
 
 /* One way of computing the outputs: fused, or (check mode) unfused. */
@@ -46,6 +52,7 @@ typedef struct variant {
   char *report;
   fg__buffer **pool;        /* per field: an intermediate buffer kept from
                                run to run (allocated on first use) */
+  fg__buffer **partials;    /* per kernel: a reduction's partials */
   int *kernel_of_node;      /* per graph node: its kernel, or -1 */
 } variant;
 
@@ -81,6 +88,10 @@ static void variant_free(fg_program *p, variant *v) {
     if (v->pool[i])
       be->i->buffer_free(be, v->pool[i]);
   free(v->pool);
+  for (int i = 0; v->partials && i < v->n_k; i++)
+    if (v->partials[i])
+      be->i->buffer_free(be, v->partials[i]);
+  free(v->partials);
   free(v->kernel_of_node);
   free(v->k);
   free(v->materialized);
@@ -137,6 +148,7 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
   snprintf(entry, sizeof entry, "fg_kernel_%.48s_%d", ident, index);
   pk->name = strdup(fk->name);
   pk->nbuf = k->n_in + k->n_out;
+  pk->n_in = k->n_in;
   pk->field = calloc((size_t)pk->nbuf + 1, sizeof *pk->field);
   pk->dims = calloc(3 * (size_t)(pk->nbuf + 1), sizeof *pk->dims);
   pk->source = fgk_emit(k, be->i->dialect, entry);
@@ -152,6 +164,22 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
             pk->dims + 3 * (k->n_in + i));
   }
   dims_of(k->threads, pk->dims + 3 * pk->nbuf);
+  memcpy(pk->threads, pk->dims + 3 * pk->nbuf, sizeof pk->threads);
+  if (k->reduce) {
+    /* a fixed number of partials for the shape, each a contiguous chunk:
+     * the order of operations never depends on the backend or threads */
+    int64_t n = fg_shape_points(k->threads);
+    pk->partials = (n + 16383) / 16384;
+    if (pk->partials > 256)
+      pk->partials = 256;
+    pk->reduce = k->reduce;
+    pk->reduce_port = k->reduce_port;
+    int64_t *d = pk->dims + 3 * (k->n_in + k->reduce_port);
+    d[0] = d[1] = 1;
+    d[2] = pk->partials;
+    pk->threads[0] = pk->threads[1] = 1;
+    pk->threads[2] = pk->partials;
+  }
   pk->grouped = k->grouped;
   pk->group[0] = k->local[0];
   pk->group[1] = k->local[1];
@@ -199,8 +227,9 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
   v->reason = calloc((size_t)p->n_fields + 1, sizeof(char *));
   v->pool = calloc((size_t)p->n_fields + 1, sizeof *v->pool);
   v->kernel_of_node = calloc((size_t)p->n_nodes + 1, sizeof(int));
+  v->partials = calloc((size_t)plan->n_kernels + 1, sizeof *v->partials);
   if (!v->k || !v->materialized || !v->reason || !v->pool ||
-      !v->kernel_of_node) {
+      !v->kernel_of_node || !v->partials) {
     fgf_plan_free(plan);
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   }
@@ -376,6 +405,96 @@ static bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
   return na && nb && pa < pb + nb && pb < pa + na;
 }
 
+/* Combines a reduction's partials in order, as the kernels combine the
+ * values of a chunk: acc = acc op partial, from the identity. */
+#define COMBINE(T, IS_FLOAT, UT)                                            \
+  {                                                                        \
+    const T *in = partials;                                                \
+    T *acc = out;                                                          \
+    for (int c = 0; c < width; c++) {                                      \
+      T a;                                                                 \
+      switch (op) {                                                        \
+      case FG_REDUCE_SUM: a = 0; break;                                    \
+      case FG_REDUCE_PROD: a = 1; break;                                   \
+      case FG_REDUCE_MIN: a = IS_FLOAT ? (T)INFINITY : hi; break;          \
+      default: a = IS_FLOAT ? (T)-INFINITY : lo; break;                    \
+      }                                                                    \
+      for (int64_t p = 0; p < n; p++) {                                    \
+        T v = in[p * width + c];                                           \
+        switch (op) {                                                      \
+        case FG_REDUCE_SUM: a = IS_FLOAT ? (T)(a + v)                      \
+                                         : (T)((UT)a + (UT)v); break;      \
+        case FG_REDUCE_PROD: a = IS_FLOAT ? (T)(a * v)                     \
+                                          : (T)((UT)a * (UT)v); break;     \
+        case FG_REDUCE_MIN: a = v < a ? v : a; break;                      \
+        default: a = v > a ? v : a; break;                                 \
+        }                                                                  \
+      }                                                                    \
+      acc[c] = a;                                                          \
+    }                                                                      \
+  }
+
+static void combine(fg_reduce_op op, fg_elem elem, int width,
+                    const void *partials, int64_t n, void *out) {
+  switch (elem) {
+#define INTCASE(E, T, UT, LO, HI)                                           \
+  case E: {                                                                \
+    const T lo = LO, hi = HI;                                              \
+    COMBINE(T, 0, UT)                                                      \
+    break;                                                                 \
+  }
+    INTCASE(FG_I8, int8_t, uint8_t, INT8_MIN, INT8_MAX)
+    INTCASE(FG_U8, uint8_t, uint8_t, 0, UINT8_MAX)
+    INTCASE(FG_I16, int16_t, uint16_t, INT16_MIN, INT16_MAX)
+    INTCASE(FG_U16, uint16_t, uint16_t, 0, UINT16_MAX)
+    INTCASE(FG_I32, int32_t, uint32_t, INT32_MIN, INT32_MAX)
+    INTCASE(FG_U32, uint32_t, uint32_t, 0, UINT32_MAX)
+    INTCASE(FG_I64, int64_t, uint64_t, INT64_MIN, INT64_MAX)
+    INTCASE(FG_U64, uint64_t, uint64_t, 0, UINT64_MAX)
+#undef INTCASE
+  case FG_F32: {
+    const float lo = 0, hi = 0;
+    (void)lo; (void)hi;
+    COMBINE(float, 1, uint32_t)
+    break;
+  }
+  case FG_F64: {
+    const double lo = 0, hi = 0;
+    (void)lo; (void)hi;
+    COMBINE(double, 1, uint64_t)
+    break;
+  }
+  default:
+    break;
+  }
+}
+#undef COMBINE
+
+/* After reduction kernel ki ran: its partials, combined on the host in
+ * order, become the value of its 0-D field. */
+static fg_status finish_reduce(fg_program *p, variant *v, int ki,
+                               fg__buffer **buf) {
+  fg__backend *be = p->ctx->be;
+  const pkernel *k = &v->k[ki];
+  int fid = k->field[k->n_in + k->reduce_port];
+  fg_type t = p->f[fid].type;
+  int width = fg_type_tensor_elements(t);
+  size_t es = fg_elem_size(t.elem);
+  size_t pbytes = (size_t)k->partials * (size_t)width * es;
+  unsigned char *host = malloc(pbytes + es * (size_t)width);
+  if (!host)
+    return fg__ctx_fail(p->ctx, FG_ENOMEM, "reduction '%s': out of memory",
+                        k->name);
+  fg_status st = be->i->download(be, v->partials[ki], host, pbytes);
+  if (st == FG_OK) {
+    combine((fg_reduce_op)(k->reduce - 1), t.elem, width, host, k->partials,
+            host + pbytes);
+    st = be->i->upload(be, buf[fid], host + pbytes, es * (size_t)width);
+  }
+  free(host);
+  return st;
+}
+
 /* Runs one variant: buffers for inputs (aliased where the backend can),
  * constants, materialized fields (the caller's output memory where
  * possible), every kernel in order, then the outputs copied out. */
@@ -429,8 +548,22 @@ static fg_status run_variant(fg_program *p, variant *v,
     }
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = buf[k->field[j]];
-    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims,
+    if (k->reduce) {
+      /* the kernel writes partials; the host combines them below */
+      if (!v->partials[i]) {
+        fg_type t = p->f[k->field[k->n_in + k->reduce_port]].type;
+        st = be->i->alloc(be, (size_t)k->partials *
+                                  (size_t)fg_type_tensor_elements(t) *
+                                  fg_elem_size(t.elem), &v->partials[i]);
+        if (st != FG_OK)
+          break;
+      }
+      bufs[k->n_in + k->reduce_port] = v->partials[i];
+    }
+    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
                        k->grouped ? k->group : NULL);
+    if (st == FG_OK && k->reduce && (st = be->i->wait(be)) == FG_OK)
+      st = finish_reduce(p, v, i, buf);
   }
   if (st == FG_OK)
     st = be->i->wait(be);

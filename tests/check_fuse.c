@@ -532,9 +532,7 @@ typedef enum dkind {
   D_SCALE,      /* x * 1.5 */
   D_OFFSET,     /* x + 0.25 */
   D_ROOT,       /* sqrt(|x|) */
-  D_NEG,        /* -x */
   D_BLEND,      /* a * 0.75 + b (a multiply feeding an add) */
-  D_DIFF,       /* (a - b) * 0.5 */
   D_HALFDOUBLE, /* two outputs: x / 2, x * 2 */
   D_STENCIL,    /* a at (row - 1, column + 1), plus b read locally */
   D_FLIP,       /* upsideDown: a at (rows - 1 - row, column) */
@@ -543,8 +541,8 @@ typedef enum dkind {
 } dkind;
 
 static const char *const dkind_name[D_KINDS] = {
-    "scale", "offset", "root", "neg", "blend", "diff", "halfDouble",
-    "stencil", "flip", "wflip"};
+    "scale", "offset", "root", "blend", "halfDouble", "stencil", "flip",
+    "wflip"};
 
 enum { MAX_OPS = 12, MAX_FIELDS = 2 + 2 * MAX_OPS, MAX_OUTS = 3 };
 
@@ -565,7 +563,7 @@ typedef struct dag {
 } dag;
 
 static int dkind_inputs(dkind k) {
-  return k == D_BLEND || k == D_DIFF || k == D_STENCIL ? 2 : 1;
+  return k == D_BLEND || k == D_STENCIL ? 2 : 1;
 }
 
 /* An earlier field, the newest one half of the time (chains). */
@@ -576,18 +574,24 @@ static int pick_field(rng *r, const dag *d) {
 static void dag_random(rng *r, dag *d) {
   static const int shapes[][2] = {{13, 17}, {16, 16}, {7, 33}, {1, 29}};
   /* weights per kind: mostly fusable, with boundaries now and then */
-  static const int weight[D_KINDS] = {10, 10, 8, 6, 10, 8, 8, 7, 6, 4};
+  static const int weight[D_KINDS] = {10, 10, 8, 12, 8, 7, 6, 4};
   memset(d, 0, sizeof *d);
   int sh = rng_int(r, 4);
   d->rows = shapes[sh][0];
   d->cols = shapes[sh][1];
-  d->width = 1 + rng_int(r, 2);
+  d->width = rng_int(r, 3) ? 1 : 2;
   d->n_inputs = 1 + rng_int(r, 2);
   for (int i = 0; i < d->n_inputs; i++) {
     d->producer[d->n_fields] = -1;
     snprintf(d->fname[d->n_fields++], sizeof d->fname[0], "in%d", i);
   }
-  d->n_ops = 3 + rng_int(r, MAX_OPS - 2);
+  /* 3 to 12 operators, mostly few: small graphs repeat kernels */
+  int extra = MAX_OPS - 3;
+  for (int i = 0; i < 3; i++) {
+    int e = rng_int(r, MAX_OPS - 2);
+    extra = e < extra ? e : extra;
+  }
+  d->n_ops = 3 + extra;
   int count[D_KINDS] = {0}, total = 0;
   for (int k = 0; k < D_KINDS; k++)
     total += weight[k];
@@ -656,16 +660,9 @@ static fg_graph *dag_build(const dag *d, fg_field **f) {
     case D_ROOT:
       fg_write_tensor(op, 0, fg_sqrt(fg_fabs(fg_read_tensor(op, a))));
       break;
-    case D_NEG:
-      fg_write_tensor(op, 0, fg_neg(fg_read_tensor(op, a)));
-      break;
     case D_BLEND:
       fg_write_tensor(op, 0, fg_add(fg_mulf(fg_read_tensor(op, a), 0.75f),
                                     fg_read_tensor(op, b)));
-      break;
-    case D_DIFF:
-      fg_write_tensor(op, 0, fg_mulf(fg_sub(fg_read_tensor(op, a),
-                                            fg_read_tensor(op, b)), 0.5f));
       break;
     case D_HALFDOUBLE:
       v = fg_tensor_var(op, a);
@@ -793,7 +790,7 @@ static bool check_dag(fg_context *ctx, const dag *d, int index, rng *r) {
   int kf = fg_program_kernel_count(pf), ku = fg_program_kernel_count(pu);
   ck_assert_msg(ku == n_live_ops, "%s: unfused has %d kernels for %d live "
                 "operators", desc, ku, n_live_ops);
-  ck_assert_msg(kf >= 1 && kf <= ku, "%s: fused has %d kernels, unfused %d",
+  ck_assert_msg(kf >= (ku > 0) && kf <= ku, "%s: fused has %d kernels, unfused %d",
                 desc, kf, ku);
 
   /* the same data through both */

@@ -2,24 +2,67 @@
  *
  * One row per function; the library builds its type checker and both
  * source dialects from this table, and dsl.h declares fg_<name>() for each
- * row (e.g. fg_sqrt(x), fg_pow(x, y), fg_clamp(x, lo, hi)).
+ * row (e.g. fg_sqrt(x), fg_pow(x, y), fg_clamp(x, lo, hi)).  The rows are
+ * grouped as Cog's GPUOperator reference groups them: integer, math,
+ * geometric, common and relational functions (vector literals and
+ * conversions are macros in dsl.h).
  *
- * Columns: name, arity, type rule, C scalar template (%0..%2 are the
- * arguments, %f is "f" for float and "" for double), OpenCL name, text.
+ * Columns: name, arity, type rule, C scalar template, OpenCL name, text.
+ * In the template %0..%2 are the arguments (one component of each, for
+ * vectors), %f is "f" for float and "" for double, and %t is the C name of
+ * T's element type (schar, uchar, short, ushort, int, uint, long, ulong,
+ * float, double): fgk_<name>_%t names a per-type scalar helper that the C
+ * dialect emits on first use.  An empty template marks a function the C
+ * dialect writes whole (reductions, cross, normalize, any, all, select).
  *
  * Type rules (T is the type of the first argument; scalar arguments are
  * widened to T's vector width where T is a vector):
- *   FLT    T float/double (scalar or vector); every argument T; result T
- *   NUM    T any integer or float type; every argument T; result T
- *   INT    T any integer type; every argument T; result T
- *   FLTRED T float/double; every argument T; result is T's scalar
- *   FLTINT T float/double; second argument int (or intn); result T
- *   FLTI   T float/double; result int (or intn of T's width)
+ *   FLT     T float/double (scalar or vector); every argument T; result T
+ *   NUM     T any integer or float type; every argument T; result T
+ *   INT     T any integer type; every argument T; result T
+ *   INTU    T any integer type; every argument T; result U, the unsigned
+ *           type of T's size and width
+ *   INT32   T int or uint (scalar or vector); every argument T; result T
+ *   FLTRED  T float/double; every argument T; result is T's scalar
+ *   F32     T float (scalar or vector); every argument T; result T
+ *   F32RED  T float; every argument T; result float
+ *   FLT34   T float3, float4, double3 or double4; every argument T;
+ *           result T
+ *   FLTINT  T float/double; second argument int (or intn); result T
+ *   FLTI    T float/double; result int (or intn of T's width)
+ *   REL     T float/double; every argument T; result int 0 or 1 for a
+ *           scalar, and for a vector an int (float) or long (double)
+ *           vector of T's width holding -1 (true) or 0
+ *   SINTRED T any signed integer type; result int 0 or 1
+ *   SELECT  T any integer or float type; second argument T; third an
+ *           integer vector of T's width and element size when T is a
+ *           vector (its most significant bits select), any integer or
+ *           bool scalar when T is a scalar; result T
+ *   NANCODE T uint or ulong (scalar or vector); result float (uint) or
+ *           double (ulong) of T's width
+ *
+ * Left out: the functions with pointer outputs (lgamma_r, remquo, and the
+ * OpenCL frexp/modf/fract/sincos, which the reference does not list), and
+ * the atomics, which dsl.h declares separately.
  */
 #ifndef FIELDGRAPH_BUILTINS_H
 #define FIELDGRAPH_BUILTINS_H
 
 #define FG_BUILTINS(X)                                                        \
+  /* integer functions (U is the unsigned type of T's size) */               \
+  X(abs,       1, INTU,   "fgk_abs_%t(%0)",        "abs",       "|x|, as U") \
+  X(abs_diff,  2, INTU,   "fgk_abs_diff_%t(%0, %1)", "abs_diff", "|x - y| without modulo overflow, as U") \
+  X(add_sat,   2, INT,    "fgk_add_sat_%t(%0, %1)", "add_sat",  "x + y, saturating") \
+  X(hadd,      2, INT,    "fgk_hadd_%t(%0, %1)",   "hadd",      "(x + y) >> 1 without modulo overflow") \
+  X(rhadd,     2, INT,    "fgk_rhadd_%t(%0, %1)",  "rhadd",     "(x + y + 1) >> 1 without modulo overflow") \
+  X(clz,       1, INT,    "fgk_clz_%t(%0)",        "clz",       "number of leading 0-bits (the bit width for 0)") \
+  X(mad_hi,    3, INT,    "fgk_mad_hi_%t(%0, %1, %2)", "mad_hi", "mul_hi(a, b) + c") \
+  X(mad_sat,   3, INT,    "fgk_mad_sat_%t(%0, %1, %2)", "mad_sat", "a * b + c, saturating") \
+  X(mul_hi,    2, INT,    "fgk_mul_hi_%t(%0, %1)", "mul_hi",    "high half of the product x * y") \
+  X(rotate,    2, INT,    "fgk_rotate_%t(%0, %1)", "rotate",    "v rotated left by i (modulo the bit width)") \
+  X(sub_sat,   2, INT,    "fgk_sub_sat_%t(%0, %1)", "sub_sat",  "x - y, saturating") \
+  X(mad24,     3, INT32,  "fgk_mad24_%t(%0, %1, %2)", "mad24",  "a * b + c for 24-bit a and b") \
+  X(mul24,     2, INT32,  "fgk_mul24_%t(%0, %1)",  "mul24",     "a * b for 24-bit a and b") \
   /* math functions */                                                        \
   X(acos,      1, FLT,    "acos%f(%0)",            "acos",      "arc cosine") \
   X(acosh,     1, FLT,    "acosh%f(%0)",           "acosh",     "inverse hyperbolic cosine") \
@@ -38,6 +81,7 @@
   X(cos,       1, FLT,    "cos%f(%0)",             "cos",       "cosine") \
   X(cosh,      1, FLT,    "cosh%f(%0)",            "cosh",      "hyperbolic cosine") \
   X(cospi,     1, FLT,    "cos%f(%0 * FGK_PI)",    "cospi",     "cos(pi x)") \
+  X(native_divide, 2, FLT, "(%0 / %1)",            "native_divide", "x / y, possibly approximated") \
   X(erf,       1, FLT,    "erf%f(%0)",             "erf",       "error function") \
   X(erfc,      1, FLT,    "erfc%f(%0)",            "erfc",      "complementary error function") \
   X(exp,       1, FLT,    "exp%f(%0)",             "exp",       "e to the x") \
@@ -63,6 +107,7 @@
   X(mad,       3, FLT,    "(%0 * %1 + %2)",        "mad",       "approximates a * b + c") \
   X(maxmag,    2, FLT,    "fgk_maxmag%f(%0, %1)",  "maxmag",    "argument of larger magnitude") \
   X(minmag,    2, FLT,    "fgk_minmag%f(%0, %1)",  "minmag",    "argument of smaller magnitude") \
+  X(nan,       1, NANCODE, "fgk_nan_%t(%0)",       "nan",       "quiet NaN carrying nancode") \
   X(nextafter, 2, FLT,    "nextafter%f(%0, %1)",   "nextafter", "next value after x toward y") \
   X(pow,       2, FLT,    "pow%f(%0, %1)",         "pow",       "x to the power y") \
   X(pown,      2, FLTINT, "pow%f(%0, %1)",         "pown",      "x to the integer power n") \
@@ -81,7 +126,16 @@
   X(tanpi,     1, FLT,    "tan%f(%0 * FGK_PI)",    "tanpi",     "tan(pi x)") \
   X(tgamma,    1, FLT,    "tgamma%f(%0)",          "tgamma",    "gamma function") \
   X(trunc,     1, FLT,    "trunc%f(%0)",           "trunc",     "round toward zero") \
-  /* common functions */                                                      \
+  /* geometric functions */                                                   \
+  X(cross,     2, FLT34,  "",                      "cross",     "cross product (w of a 4-vector is 0)") \
+  X(dot,       2, FLTRED, "",                      "dot",       "dot product") \
+  X(distance,  2, FLTRED, "",                      "distance",  "vector distance") \
+  X(length,    1, FLTRED, "",                      "length",    "vector length") \
+  X(normalize, 1, FLT,    "",                      "normalize", "vector of length 1 in p's direction") \
+  X(fast_distance, 2, F32RED, "",                  "fast_distance", "vector distance, possibly approximated") \
+  X(fast_length, 1, F32RED, "",                    "fast_length", "vector length, possibly approximated") \
+  X(fast_normalize, 1, F32, "",                    "fast_normalize", "normalize, possibly approximated") \
+  /* common functions (clamp, max and min serve integers too) */              \
   X(clamp,     3, NUM,    "fgk_min(fgk_max(%0, %1), %2)", "clamp", "min(max(x, lo), hi)") \
   X(degrees,   1, FLT,    "(%0 * FGK_180_PI)",     "degrees",   "radians to degrees") \
   X(max,       2, NUM,    "fgk_max(%0, %1)",       "max",       "y if x < y, else x") \
@@ -90,9 +144,24 @@
   X(radians,   1, FLT,    "(%0 * FGK_PI_180)",     "radians",   "degrees to radians") \
   X(sign,      1, FLT,    "fgk_sign%f(%0)",        "sign",      "1, 0, -0, -1 or NaN by the sign of x") \
   X(step,      2, FLT,    "(%1 < %0 ? 0 : 1)",     "step",      "0 if x < edge, else 1") \
-  /* geometric functions */                                                   \
-  X(dot,       2, FLTRED, "",                      "dot",       "dot product") \
-  X(length,    1, FLTRED, "",                      "length",    "vector length") \
-  X(distance,  2, FLTRED, "",                      "distance",  "vector distance")
+  /* relational functions */                                                  \
+  X(isequal,   2, REL,    "(%0 == %1)",            "isequal",   "x == y") \
+  X(isnotequal, 2, REL,   "(%0 != %1)",            "isnotequal", "x != y (true if either is NaN)") \
+  X(isgreater, 2, REL,    "isgreater(%0, %1)",     "isgreater", "x > y") \
+  X(isgreaterequal, 2, REL, "isgreaterequal(%0, %1)", "isgreaterequal", "x >= y") \
+  X(isless,    2, REL,    "isless(%0, %1)",        "isless",    "x < y") \
+  X(islessequal, 2, REL,  "islessequal(%0, %1)",   "islessequal", "x <= y") \
+  X(islessgreater, 2, REL, "islessgreater(%0, %1)", "islessgreater", "(x < y) || (x > y)") \
+  X(isfinite,  1, REL,    "isfinite(%0)",          "isfinite",  "x is finite") \
+  X(isinf,     1, REL,    "isinf(%0)",             "isinf",     "x is +infinity or -infinity") \
+  X(isnan,     1, REL,    "isnan(%0)",             "isnan",     "x is a NaN") \
+  X(isnormal,  1, REL,    "isnormal(%0)",          "isnormal",  "x is a normal value") \
+  X(isordered, 2, REL,    "!isunordered(%0, %1)",  "isordered", "neither x nor y is a NaN") \
+  X(isunordered, 2, REL,  "isunordered(%0, %1)",   "isunordered", "x or y is a NaN") \
+  X(signbit,   1, REL,    "signbit(%0)",           "signbit",   "the sign bit of x is set") \
+  X(any,       1, SINTRED, "",                     "any",       "1 if the MSB of any component is set, else 0") \
+  X(all,       1, SINTRED, "",                     "all",       "1 if the MSB of every component is set, else 0") \
+  X(bitselect, 3, NUM,    "fgk_bitselect_%t(%0, %1, %2)", "bitselect", "each bit from b where c's bit is 1, else from a") \
+  X(select,    3, SELECT, "",                      "select",    "per component: b if c's MSB is set, else a (scalars: c ? b : a)")
 
 #endif

@@ -242,12 +242,50 @@ fg_expr *fg_swizzle(fg_expr *v, const char *components);
 fg_expr *fg_vector(fg_elem elem, int width, int nargs, ...);
 #define FG__NARGS(...) FG__NARGS_(__VA_ARGS__, 4, 3, 2, 1, 0)
 #define FG__NARGS_(a, b, c, d, n, ...) n
-#define fg_float2(...) fg_vector(FG_F32, 2, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define fg_float3(...) fg_vector(FG_F32, 3, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define fg_float4(...) fg_vector(FG_F32, 4, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define fg_int2(...)   fg_vector(FG_I32, 2, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define fg_int3(...)   fg_vector(FG_I32, 3, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define fg_int4(...)   fg_vector(FG_I32, 4, FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+/* Vector literal functions, _<type><n>(e1, ...) for every element type
+ * and n = 2, 3, 4: fg_float4(x, y, z, w), fg_uchar3(v), fg_long2(a, b). */
+#define FG__VLIT(elem, n, ...) \
+  fg_vector((elem), (n), FG__NARGS(__VA_ARGS__), __VA_ARGS__)
+/* _char2(...) .. _char4(...): char vectors */
+#define fg_char2(...) FG__VLIT(FG_I8, 2, __VA_ARGS__)
+#define fg_char3(...) FG__VLIT(FG_I8, 3, __VA_ARGS__)
+#define fg_char4(...) FG__VLIT(FG_I8, 4, __VA_ARGS__)
+/* _uchar2(...) .. _uchar4(...): uchar vectors */
+#define fg_uchar2(...) FG__VLIT(FG_U8, 2, __VA_ARGS__)
+#define fg_uchar3(...) FG__VLIT(FG_U8, 3, __VA_ARGS__)
+#define fg_uchar4(...) FG__VLIT(FG_U8, 4, __VA_ARGS__)
+/* _short2(...) .. _short4(...): short vectors */
+#define fg_short2(...) FG__VLIT(FG_I16, 2, __VA_ARGS__)
+#define fg_short3(...) FG__VLIT(FG_I16, 3, __VA_ARGS__)
+#define fg_short4(...) FG__VLIT(FG_I16, 4, __VA_ARGS__)
+/* _ushort2(...) .. _ushort4(...): ushort vectors */
+#define fg_ushort2(...) FG__VLIT(FG_U16, 2, __VA_ARGS__)
+#define fg_ushort3(...) FG__VLIT(FG_U16, 3, __VA_ARGS__)
+#define fg_ushort4(...) FG__VLIT(FG_U16, 4, __VA_ARGS__)
+/* _int2(...) .. _int4(...): int vectors */
+#define fg_int2(...) FG__VLIT(FG_I32, 2, __VA_ARGS__)
+#define fg_int3(...) FG__VLIT(FG_I32, 3, __VA_ARGS__)
+#define fg_int4(...) FG__VLIT(FG_I32, 4, __VA_ARGS__)
+/* _uint2(...) .. _uint4(...): uint vectors */
+#define fg_uint2(...) FG__VLIT(FG_U32, 2, __VA_ARGS__)
+#define fg_uint3(...) FG__VLIT(FG_U32, 3, __VA_ARGS__)
+#define fg_uint4(...) FG__VLIT(FG_U32, 4, __VA_ARGS__)
+/* _long2(...) .. _long4(...): long vectors */
+#define fg_long2(...) FG__VLIT(FG_I64, 2, __VA_ARGS__)
+#define fg_long3(...) FG__VLIT(FG_I64, 3, __VA_ARGS__)
+#define fg_long4(...) FG__VLIT(FG_I64, 4, __VA_ARGS__)
+/* _ulong2(...) .. _ulong4(...): ulong vectors */
+#define fg_ulong2(...) FG__VLIT(FG_U64, 2, __VA_ARGS__)
+#define fg_ulong3(...) FG__VLIT(FG_U64, 3, __VA_ARGS__)
+#define fg_ulong4(...) FG__VLIT(FG_U64, 4, __VA_ARGS__)
+/* _float2(...) .. _float4(...): float vectors */
+#define fg_float2(...) FG__VLIT(FG_F32, 2, __VA_ARGS__)
+#define fg_float3(...) FG__VLIT(FG_F32, 3, __VA_ARGS__)
+#define fg_float4(...) FG__VLIT(FG_F32, 4, __VA_ARGS__)
+/* _double2(...) .. _double4(...): double vectors */
+#define fg_double2(...) FG__VLIT(FG_F64, 2, __VA_ARGS__)
+#define fg_double3(...) FG__VLIT(FG_F64, 3, __VA_ARGS__)
+#define fg_double4(...) FG__VLIT(FG_F64, 4, __VA_ARGS__)
 /* _convert_<type>(e): value conversion to elem with e's width (or width,
  * when width > 0; a scalar is then replicated).  Float to integer rounds
  * toward zero; out-of-range values are undefined, as in OpenCL. */
@@ -258,8 +296,116 @@ fg_expr *fg_convert_sat(fg_expr *e, fg_elem elem, int width);
 /* _as_<type>(e): reinterpret the bits of e (same total size). */
 fg_expr *fg_as(fg_expr *e, fg_elem elem, int width);
 
-/* Built-in functions, one per row of builtins.h: fg_sqrt(x), fg_pow(x, y),
- * fg_clamp(x, lo, hi), fg_dot(a, b), ... */
+/* Type conversion and reinterpretation functions, _convert_<type>[n](e)
+ * and _as_<type>[n](e) for every element type and n = 2, 3, 4:
+ * fg_convert_float4(e) is fg_convert(e, FG_F32, 4) (a scalar e is
+ * replicated), fg_as_uint(e) is fg_as(e, FG_U32, 1). */
+/* _convert_char .. _convert_char4: value conversion to char */
+#define fg_convert_char(e)  fg_convert((e), FG_I8, 1)
+#define fg_convert_char2(e) fg_convert((e), FG_I8, 2)
+#define fg_convert_char3(e) fg_convert((e), FG_I8, 3)
+#define fg_convert_char4(e) fg_convert((e), FG_I8, 4)
+/* _convert_uchar .. _convert_uchar4: value conversion to uchar */
+#define fg_convert_uchar(e)  fg_convert((e), FG_U8, 1)
+#define fg_convert_uchar2(e) fg_convert((e), FG_U8, 2)
+#define fg_convert_uchar3(e) fg_convert((e), FG_U8, 3)
+#define fg_convert_uchar4(e) fg_convert((e), FG_U8, 4)
+/* _convert_short .. _convert_short4: value conversion to short */
+#define fg_convert_short(e)  fg_convert((e), FG_I16, 1)
+#define fg_convert_short2(e) fg_convert((e), FG_I16, 2)
+#define fg_convert_short3(e) fg_convert((e), FG_I16, 3)
+#define fg_convert_short4(e) fg_convert((e), FG_I16, 4)
+/* _convert_ushort .. _convert_ushort4: value conversion to ushort */
+#define fg_convert_ushort(e)  fg_convert((e), FG_U16, 1)
+#define fg_convert_ushort2(e) fg_convert((e), FG_U16, 2)
+#define fg_convert_ushort3(e) fg_convert((e), FG_U16, 3)
+#define fg_convert_ushort4(e) fg_convert((e), FG_U16, 4)
+/* _convert_int .. _convert_int4: value conversion to int */
+#define fg_convert_int(e)  fg_convert((e), FG_I32, 1)
+#define fg_convert_int2(e) fg_convert((e), FG_I32, 2)
+#define fg_convert_int3(e) fg_convert((e), FG_I32, 3)
+#define fg_convert_int4(e) fg_convert((e), FG_I32, 4)
+/* _convert_uint .. _convert_uint4: value conversion to uint */
+#define fg_convert_uint(e)  fg_convert((e), FG_U32, 1)
+#define fg_convert_uint2(e) fg_convert((e), FG_U32, 2)
+#define fg_convert_uint3(e) fg_convert((e), FG_U32, 3)
+#define fg_convert_uint4(e) fg_convert((e), FG_U32, 4)
+/* _convert_long .. _convert_long4: value conversion to long */
+#define fg_convert_long(e)  fg_convert((e), FG_I64, 1)
+#define fg_convert_long2(e) fg_convert((e), FG_I64, 2)
+#define fg_convert_long3(e) fg_convert((e), FG_I64, 3)
+#define fg_convert_long4(e) fg_convert((e), FG_I64, 4)
+/* _convert_ulong .. _convert_ulong4: value conversion to ulong */
+#define fg_convert_ulong(e)  fg_convert((e), FG_U64, 1)
+#define fg_convert_ulong2(e) fg_convert((e), FG_U64, 2)
+#define fg_convert_ulong3(e) fg_convert((e), FG_U64, 3)
+#define fg_convert_ulong4(e) fg_convert((e), FG_U64, 4)
+/* _convert_float .. _convert_float4: value conversion to float */
+#define fg_convert_float(e)  fg_convert((e), FG_F32, 1)
+#define fg_convert_float2(e) fg_convert((e), FG_F32, 2)
+#define fg_convert_float3(e) fg_convert((e), FG_F32, 3)
+#define fg_convert_float4(e) fg_convert((e), FG_F32, 4)
+/* _convert_double .. _convert_double4: value conversion to double */
+#define fg_convert_double(e)  fg_convert((e), FG_F64, 1)
+#define fg_convert_double2(e) fg_convert((e), FG_F64, 2)
+#define fg_convert_double3(e) fg_convert((e), FG_F64, 3)
+#define fg_convert_double4(e) fg_convert((e), FG_F64, 4)
+/* _as_char .. _as_char4: the bits reinterpreted as char */
+#define fg_as_char(e)  fg_as((e), FG_I8, 1)
+#define fg_as_char2(e) fg_as((e), FG_I8, 2)
+#define fg_as_char3(e) fg_as((e), FG_I8, 3)
+#define fg_as_char4(e) fg_as((e), FG_I8, 4)
+/* _as_uchar .. _as_uchar4: the bits reinterpreted as uchar */
+#define fg_as_uchar(e)  fg_as((e), FG_U8, 1)
+#define fg_as_uchar2(e) fg_as((e), FG_U8, 2)
+#define fg_as_uchar3(e) fg_as((e), FG_U8, 3)
+#define fg_as_uchar4(e) fg_as((e), FG_U8, 4)
+/* _as_short .. _as_short4: the bits reinterpreted as short */
+#define fg_as_short(e)  fg_as((e), FG_I16, 1)
+#define fg_as_short2(e) fg_as((e), FG_I16, 2)
+#define fg_as_short3(e) fg_as((e), FG_I16, 3)
+#define fg_as_short4(e) fg_as((e), FG_I16, 4)
+/* _as_ushort .. _as_ushort4: the bits reinterpreted as ushort */
+#define fg_as_ushort(e)  fg_as((e), FG_U16, 1)
+#define fg_as_ushort2(e) fg_as((e), FG_U16, 2)
+#define fg_as_ushort3(e) fg_as((e), FG_U16, 3)
+#define fg_as_ushort4(e) fg_as((e), FG_U16, 4)
+/* _as_int .. _as_int4: the bits reinterpreted as int */
+#define fg_as_int(e)  fg_as((e), FG_I32, 1)
+#define fg_as_int2(e) fg_as((e), FG_I32, 2)
+#define fg_as_int3(e) fg_as((e), FG_I32, 3)
+#define fg_as_int4(e) fg_as((e), FG_I32, 4)
+/* _as_uint .. _as_uint4: the bits reinterpreted as uint */
+#define fg_as_uint(e)  fg_as((e), FG_U32, 1)
+#define fg_as_uint2(e) fg_as((e), FG_U32, 2)
+#define fg_as_uint3(e) fg_as((e), FG_U32, 3)
+#define fg_as_uint4(e) fg_as((e), FG_U32, 4)
+/* _as_long .. _as_long4: the bits reinterpreted as long */
+#define fg_as_long(e)  fg_as((e), FG_I64, 1)
+#define fg_as_long2(e) fg_as((e), FG_I64, 2)
+#define fg_as_long3(e) fg_as((e), FG_I64, 3)
+#define fg_as_long4(e) fg_as((e), FG_I64, 4)
+/* _as_ulong .. _as_ulong4: the bits reinterpreted as ulong */
+#define fg_as_ulong(e)  fg_as((e), FG_U64, 1)
+#define fg_as_ulong2(e) fg_as((e), FG_U64, 2)
+#define fg_as_ulong3(e) fg_as((e), FG_U64, 3)
+#define fg_as_ulong4(e) fg_as((e), FG_U64, 4)
+/* _as_float .. _as_float4: the bits reinterpreted as float */
+#define fg_as_float(e)  fg_as((e), FG_F32, 1)
+#define fg_as_float2(e) fg_as((e), FG_F32, 2)
+#define fg_as_float3(e) fg_as((e), FG_F32, 3)
+#define fg_as_float4(e) fg_as((e), FG_F32, 4)
+/* _as_double .. _as_double4: the bits reinterpreted as double */
+#define fg_as_double(e)  fg_as((e), FG_F64, 1)
+#define fg_as_double2(e) fg_as((e), FG_F64, 2)
+#define fg_as_double3(e) fg_as((e), FG_F64, 3)
+#define fg_as_double4(e) fg_as((e), FG_F64, 4)
+
+/* Built-in functions, one per row of builtins.h, where each has its line
+ * of description: the integer (fg_add_sat(x, y), fg_clz(x)), math
+ * (fg_sqrt(x), fg_pow(x, y)), geometric (fg_dot(a, b), fg_cross(a, b)),
+ * common (fg_clamp(x, lo, hi)) and relational (fg_isnan(x),
+ * fg_select(a, b, c)) functions of Cog's GPUOperator. */
 #define FG__DECL_BUILTIN_1(n) fg_expr *fg_##n(fg_expr *a);
 #define FG__DECL_BUILTIN_2(n) fg_expr *fg_##n(fg_expr *a, fg_expr *b);
 #define FG__DECL_BUILTIN_3(n) fg_expr *fg_##n(fg_expr *a, fg_expr *b, \

@@ -47,6 +47,20 @@ fg_field *fg_constant(fg_graph *g, const char *name, fg_type type,
  * an output under several names. */
 fg_field *fg_output(fg_graph *g, const char *name, fg_field *field);
 
+/* Built-in reductions. */
+typedef enum fg_reduce_op {
+  FG_REDUCE_SUM, FG_REDUCE_MIN, FG_REDUCE_MAX, FG_REDUCE_PROD
+} fg_reduce_op;
+
+/* A 0-dimensional field holding the sum (minimum, maximum, product) of
+ * every tensor of field, element by element (small tensors).  Integers
+ * wrap; floats are added in a fixed order that depends only on the field's
+ * size, so every backend, thread count and fusion gives the same bits.
+ * Pointwise producers of field fuse into the reduction: sum(a * b) reads a
+ * and b once and never writes a * b. */
+fg_field *fg_reduce(fg_graph *g, const char *name, fg_reduce_op op,
+                    fg_field *field);
+
 /* Type of a field; an all-zero type for NULL. */
 fg_type fg_field_type(const fg_field *field);
 /* Name of a field ("img", "half.out0", ...); "" for NULL.  Owned by the

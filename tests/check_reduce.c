@@ -1,0 +1,197 @@
+/* tests/check_reduce.c - the built-in reductions on the backend
+ * $FG_TEST_BACKEND names: sums, minima, maxima and products of every kind
+ * of field (1-3 dimensions, scalars and vectors, integers that wrap),
+ * checked against plain C; pointwise producers fused into the reduction
+ * (one kernel reading only the original inputs, the product never
+ * written), fused and unfused bit-identical; a reduction's result read by
+ * a later operator. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdint.h>
+
+static fg_field *mul_op(fg_graph *g, fg_field *a, fg_field *b) {
+  fg_type t = fg_field_type(a);
+  fg_op *op = fg_op_begin(g, "mul", 1, &t);
+  fg_write_tensor(op, 0, fg_mul(fg_read_tensor(op, a), fg_read_tensor(op, b)));
+  return fg_op_end(op);
+}
+
+static fg_program *compile_with(fg_context *ctx, fg_graph *g, fg_fusion f) {
+  fg_compile_options o = {.fusion = f};
+  fg_program *p = NULL;
+  ck_assert_msg(fg_compile(ctx, g, &o, &p) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  return p;
+}
+
+START_TEST(test_reduce_dot_product_fuses_into_one_kernel) {
+  const int R = 1031, C = 777;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("dot");
+  fg_field *a = fg_input(g, "a", t), *b = fg_input(g, "b", t);
+  fg_output(g, "dot", fg_reduce(g, "sum", FG_REDUCE_SUM, mul_op(g, a, b)));
+  float *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
+  double want = 0;
+  for (int i = 0; i < R * C; i++) {
+    x[i] = (float)((i * 37) % 101) / 50.0f - 1.0f;
+    y[i] = (float)((i * 11) % 53) / 26.0f - 1.0f;
+    want += (double)(x[i] * y[i]);
+  }
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_with(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_with(ctx, g, FG_FUSION_OFF);
+  ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+  ck_assert_str_eq(fg_program_kernel_name(fused, 0), "mul+sum");
+  ck_assert_ptr_null(fg_program_field_reason(fused, "mul.out0"));  /* virtual */
+  ck_assert_int_eq(fg_program_kernel_count(unfused), 2);
+  fg_fusion_stats s;
+  fg_program_fusion_stats(fused, &s);
+  /* reads a and b once, writes one float: nothing of a * b */
+  ck_assert_int_eq(s.bytes, 2 * (int64_t)sizeof(float) * R * C + 4);
+  float r1, r2;
+  ck_assert_int_eq(fg_program_run(fused, 2, (const void *[]){x, y}, 1,
+                                  (void *[]){&r1}), FG_OK);
+  ck_assert_int_eq(fg_program_run(unfused, 2, (const void *[]){x, y}, 1,
+                                  (void *[]){&r2}), FG_OK);
+  ck_assert_int_eq(memcmp(&r1, &r2, sizeof r1), 0);
+  ck_assert_msg(fabs(r1 - want) < 1e-3 * (1 + fabs(want)), "%g vs %g", r1,
+                want);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  free(x);
+  free(y);
+}
+END_TEST
+
+START_TEST(test_reduce_every_op_on_integers_and_vectors) {
+  /* i32 vec2 over a 3-D field: sums wrap, min, max exact */
+  fg_shape s = fg_shape3(3, 71, 129);
+  int64_t n = fg_shape_points(s);
+  fg_type t = fg_type_vector(FG_I32, s, 2);
+  fg_graph *g = fg_graph_new("ints");
+  fg_field *x = fg_input(g, "x", t);
+  fg_output(g, "sum", fg_reduce(g, "s", FG_REDUCE_SUM, x));
+  fg_output(g, "min", fg_reduce(g, "mn", FG_REDUCE_MIN, x));
+  fg_output(g, "max", fg_reduce(g, "mx", FG_REDUCE_MAX, x));
+  int32_t *v = malloc(sizeof(int32_t) * 2 * n);
+  uint32_t want_sum[2] = {0, 0};
+  int32_t want_min[2] = {INT32_MAX, INT32_MAX}, want_max[2] = {INT32_MIN,
+                                                                INT32_MIN};
+  for (int64_t i = 0; i < 2 * n; i++) {
+    v[i] = (int32_t)((uint32_t)i * 2654435761u);   /* big: sums wrap */
+    want_sum[i % 2] += (uint32_t)v[i];
+    want_min[i % 2] = v[i] < want_min[i % 2] ? v[i] : want_min[i % 2];
+    want_max[i % 2] = v[i] > want_max[i % 2] ? v[i] : want_max[i % 2];
+  }
+  int32_t sum[2], mn[2], mx[2];
+  tu_run(g, 1, (const void *[]){v}, 3, (void *[]){sum, mn, mx});
+  for (int c = 0; c < 2; c++) {
+    ck_assert_int_eq(sum[c], (int32_t)want_sum[c]);
+    ck_assert_int_eq(mn[c], want_min[c]);
+    ck_assert_int_eq(mx[c], want_max[c]);
+  }
+  free(v);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_u8_image_and_float_product) {
+  /* the maximum of a u8 RGBA line, and the product of a 1-D float field */
+  fg_graph *g = fg_graph_new("misc");
+  fg_field *img = fg_input(g, "img", fg_type_vector(FG_U8, fg_shape1(5000), 4));
+  fg_field *f = fg_input(g, "f", fg_type_scalar(FG_F64, fg_shape1(300)));
+  fg_output(g, "max", fg_reduce(g, "mx", FG_REDUCE_MAX, img));
+  fg_output(g, "min", fg_reduce(g, "mn", FG_REDUCE_MIN, img));
+  fg_output(g, "prod", fg_reduce(g, "p", FG_REDUCE_PROD, f));
+  uint8_t *px = malloc(5000 * 4);
+  double fv[300], want_prod = 1;
+  uint8_t want_max[4] = {0}, want_min[4] = {255, 255, 255, 255};
+  for (int i = 0; i < 5000 * 4; i++) {
+    px[i] = (uint8_t)((i * 97 + 13) % 251);
+    want_max[i % 4] = px[i] > want_max[i % 4] ? px[i] : want_max[i % 4];
+    want_min[i % 4] = px[i] < want_min[i % 4] ? px[i] : want_min[i % 4];
+  }
+  for (int i = 0; i < 300; i++) {
+    fv[i] = 1.0 + ((i % 7) - 3) * 0.001;
+    want_prod *= fv[i];
+  }
+  uint8_t mx[4], mn[4];
+  double prod;
+  tu_run(g, 2, (const void *[]){px, fv}, 3, (void *[]){mx, mn, &prod});
+  for (int c = 0; c < 4; c++) {
+    ck_assert_uint_eq(mx[c], want_max[c]);
+    ck_assert_uint_eq(mn[c], want_min[c]);
+  }
+  /* one chunk: the same order of multiplications as the loop above */
+  ck_assert_double_eq(prod, want_prod);
+  free(px);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_result_read_by_a_later_operator) {
+  /* normalize: x / sum(x); the sum is a boundary, its result in memory */
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(40, 50));
+  fg_graph *g = fg_graph_new("normalize");
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *total = fg_reduce(g, "total", FG_REDUCE_SUM, x);
+  fg_op *op = fg_op_begin(g, "norm", 1, &t);
+  fg_write_tensor(op, 0, fg_div(fg_read_tensor(op, x),
+                                fg_read_tensor(op, total)));
+  fg_output(g, "y", fg_op_end(op));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_with(ctx, g, FG_FUSION_ON);
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  const char *why = fg_program_field_reason(p, "total.out0");
+  ck_assert_ptr_nonnull(why);
+  ck_assert_msg(strstr(why, "reduction result read by norm"), "%s", why);
+  float xs[2000], ys[2000];
+  float sum = 0;
+  for (int i = 0; i < 2000; i++)
+    xs[i] = 1.0f + (float)(i % 10);
+  for (int i = 0; i < 2000; i++)
+    sum += xs[i];   /* one chunk: exactly the kernel's order */
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys}), FG_OK);
+  for (int i = 0; i < 2000; i++)
+    ck_assert_float_eq(ys[i], xs[i] / sum);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_rejects_bad_arguments) {
+  fg_graph *g = fg_graph_new("bad");
+  fg_field *big = fg_input(g, "m", fg_type_matrix(FG_F32, fg_shape1(4), 3, 3));
+  ck_assert_ptr_null(fg_reduce(g, "s", FG_REDUCE_SUM, big));
+  ck_assert_int_eq(fg_graph_status(g), FG_ETYPE);
+  ck_assert_ptr_nonnull(strstr(fg_graph_errmsg(g), "reductions take small"));
+  fg_graph_free(g);
+  g = fg_graph_new("bad");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_reduce(g, "s", (fg_reduce_op)9, x));
+  ck_assert_ptr_nonnull(strstr(fg_graph_errmsg(g), "operation 9"));
+  fg_graph_free(g);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("reduce");
+  TCase *tc = tcase_create("reduce");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_reduce_dot_product_fuses_into_one_kernel);
+  tcase_add_test(tc, test_reduce_every_op_on_integers_and_vectors);
+  tcase_add_test(tc, test_reduce_u8_image_and_float_product);
+  tcase_add_test(tc, test_reduce_result_read_by_a_later_operator);
+  tcase_add_test(tc, test_reduce_rejects_bad_arguments);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
