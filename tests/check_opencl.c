@@ -260,6 +260,43 @@ static bool device_exists(void) {
          WEXITSTATUS(st) == 0;
 }
 
+START_TEST(test_opencl_reductions_bit_identical_to_cpu) {
+  /* the order of a reduction depends only on the field's size */
+  fg_shape s = fg_shape2(517, 203);
+  int64_t n = fg_shape_points(s);
+  float *x = malloc(sizeof(float) * (size_t)n * 2);
+  for (int64_t i = 0; i < 2 * n; i++)
+    x[i] = sinf((float)i * 0.37f) * 1000.0f;
+  float out[2][2];
+  for (int b = 0; b < 2; b++) {
+    fg_graph *g = fg_graph_new("sum");
+    fg_field *in = fg_input(g, "x", fg_type_vector(FG_F32, s, 2));
+    fg_type t = fg_field_type(in);
+    fg_op *op = fg_op_begin(g, "sq", 1, &t);
+    fg_expr *v = fg_read_tensor(op, in);
+    fg_write_tensor(op, 0, fg_mul(v, v));
+    fg_output(g, "sum", fg_reduce(g, "total", FG_REDUCE_SUM, fg_op_end(op)));
+    fg_context_options opt = {.backend = b ? FG_BACKEND_OPENCL
+                                           : FG_BACKEND_CPU};
+    fg_context *ctx;
+    char err[1024];
+    ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                  err);
+    fg_program *p = tu_compile(ctx, g);
+    ck_assert_int_eq(fg_program_kernel_count(p), 1);
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){x}, 1,
+                                    (void *[]){out[b]}), FG_OK);
+    fg_program_free(p);
+    fg_context_free(ctx);
+    fg_graph_free(g);
+  }
+  ck_assert_msg(memcmp(out[0], out[1], sizeof out[0]) == 0,
+                "cpu (%.9g, %.9g) opencl (%.9g, %.9g)", out[0][0], out[0][1],
+                out[1][0], out[1][1]);
+  free(x);
+}
+END_TEST
+
 int main(void) {
   if (!device_exists()) {
     const char *req = getenv("FG_REQUIRE_OPENCL");
@@ -275,6 +312,7 @@ int main(void) {
   tcase_add_test(tc, test_opencl_build_error_has_log_and_kernel_name);
   tcase_add_test(tc, test_opencl_second_process_builds_nothing);
   tcase_add_test(tc, test_opencl_agrees_with_cpu);
+  tcase_add_test(tc, test_opencl_reductions_bit_identical_to_cpu);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
