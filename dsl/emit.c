@@ -57,15 +57,6 @@ void fgk_identifier(const char *name, char *out, size_t size) {
   }
 }
 
-fgk_type fgk_builtin_result(fgk_builtin fn, fgk_type t) {
-  const fgk_builtin_info *b = &fgk_builtins[fn];
-  if (b->rule == FGK_RULE_FLTRED)
-    return fgk_t(t.elem, 1);
-  if (b->rule == FGK_RULE_FLTI)
-    return fgk_t(FG_I32, t.width);
-  return t;
-}
-
 const char *fgk_int_min_literal(fg_elem e) {
   switch (e) {
   case FG_I8: return "(-128)";

@@ -26,6 +26,8 @@ static const char *cscalar(fg_elem e) { return cty(fgk_t(e, 1)); }
 static const char *prelude =
   "#include <math.h>\n"
   "#include <stdint.h>\n"
+  "double exp10(double);   /* GNU extensions math.h hides in C11 */\n"
+  "float exp10f(float);\n"
   "#include <string.h>\n"
   "_Static_assert(sizeof(long) == 8, \"LP64 expected\");\n"
   "typedef signed char schar;\n"
@@ -62,11 +64,12 @@ static const char *prelude =
   "    return -1;\n"
   "  return (l * R + r) * C + c;\n"
   "}\n"
+  "/* OpenCL's sign: +-1, x itself for +-0, and 0 for a NaN */\n"
   "static inline float fgk_signf(float x) {\n"
-  "  return x > 0 ? 1.0f : x < 0 ? -1.0f : x == 0 ? copysignf(0.0f, x) : x;\n"
+  "  return x > 0 ? 1.0f : x < 0 ? -1.0f : x == 0 ? x : 0.0f;\n"
   "}\n"
   "static inline double fgk_sign(double x) {\n"
-  "  return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? copysign(0.0, x) : x;\n"
+  "  return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? x : 0.0;\n"
   "}\n"
   "static inline float fgk_maxmagf(float x, float y) {\n"
   "  float ax = fabsf(x), ay = fabsf(y);\n"
@@ -84,16 +87,50 @@ static const char *prelude =
   "  double ax = fabs(x), ay = fabs(y);\n"
   "  return ax < ay ? x : ay < ax ? y : fmin(x, y);\n"
   "}\n"
-  "static inline float fgk_rootnf(float x, int n) {\n"
-  "  if (n == 0) return NAN;\n"
-  "  if (x < 0 && (n & 1)) return -powf(-x, 1.0f / (float)n);\n"
-  "  return powf(x, 1.0f / (float)n);\n"
-  "}\n"
+  "/* x^(1/n) with OpenCL's cases: NaN for n = 0 and for x < 0 with n\n"
+  " * even, odd roots of negatives (and -0) negative; the exponent 1/n in\n"
+  " * long double keeps large x within an ulp or two. */\n"
   "static inline double fgk_rootn(double x, int n) {\n"
-  "  if (n == 0) return NAN;\n"
-  "  if (x < 0 && (n & 1)) return -pow(-x, 1.0 / (double)n);\n"
-  "  return pow(x, 1.0 / (double)n);\n"
-  "}\n";
+  "  if (n == 0 || (x < 0 && !(n & 1))) return NAN;\n"
+  "  double r = (double)powl(fabsl((long double)x), 1.0L / (long double)n);\n"
+  "  return signbit(x) && (n & 1) ? -r : r;\n"
+  "}\n"
+  "static inline float fgk_rootnf(float x, int n) {\n"
+  "  return (float)fgk_rootn(x, n);\n"
+  "}\n"
+  "/* pow for x >= 0 only, as OpenCL's powr: NaN for x < 0, 0^0, inf^0,\n"
+  " * 1^inf and NaN arguments. */\n"
+  "static inline double fgk_powr(double x, double y) {\n"
+  "  if (isnan(x) || isnan(y) || x < 0 || (x == 0 && y == 0) ||\n"
+  "      (isinf(x) && y == 0) || (x == 1 && isinf(y))) return NAN;\n"
+  "  return pow(fabs(x), y);\n"
+  "}\n"
+  "static inline float fgk_powrf(float x, float y) {\n"
+  "  if (isnan(x) || isnan(y) || x < 0 || (x == 0 && y == 0) ||\n"
+  "      (isinf(x) && y == 0) || (x == 1 && isinf(y))) return NAN;\n"
+  "  return powf(fabsf(x), y);\n"
+  "}\n"
+  "/* sin(pi x) (c = 0) or cos(pi x) (c = 1): x reduced exactly to f, at\n"
+  " * most 1/4 from a multiple k/2, so that multiples of 1/2 give exact\n"
+  " * zeros and ones and large x loses nothing; zeros signed as OpenCL's\n"
+  " * sinpi (the sign of x) and cospi (+0). */\n"
+  "static inline double fgk_sincospi(double x, int c) {\n"
+  "  if (!isfinite(x)) return x - x;\n"
+  "  double r = remainder(x, 2.0), k = rint(r * 2), f = r - k * 0.5;\n"
+  "  int q = ((int)k + 4 + c) & 3;\n"
+  "  double s = q & 1 ? cos(FGK_PI * f) : sin(FGK_PI * f);\n"
+  "  s = q & 2 ? -s : s;\n"
+  "  return s == 0 ? (c ? 0.0 : copysign(0.0, x)) : s;\n"
+  "}\n"
+  "static inline double fgk_sinpi(double x) { return fgk_sincospi(x, 0); }\n"
+  "static inline double fgk_cospi(double x) { return fgk_sincospi(x, 1); }\n"
+  "/* tan(pi x): +-inf at n + 1/2 (+ for even n), signed zeros at n. */\n"
+  "static inline double fgk_tanpi(double x) {\n"
+  "  return fgk_sincospi(x, 0) / fgk_sincospi(x, 1);\n"
+  "}\n"
+  "static inline float fgk_sinpif(float x) { return (float)fgk_sinpi(x); }\n"
+  "static inline float fgk_cospif(float x) { return (float)fgk_cospi(x); }\n"
+  "static inline float fgk_tanpif(float x) { return (float)fgk_tanpi(x); }\n";
 
 
 /* ---- helpers emitted on demand ------------------------------------------ */
@@ -257,18 +294,27 @@ static void c_whole_body(fgk_emitter *e, fgk_builtin fn, const fgk_type *pt,
   case FGK_FN_fast_length:
   case FGK_FN_distance:
   case FGK_FN_fast_distance: {
-    /* floats add their squares in double: no overflow, one rounding */
+    /* floats add their squares in double (no overflow or underflow, one
+     * rounding); doubles are scaled by a power of two first */
     bool dist = fn == FGK_FN_distance || fn == FGK_FN_fast_distance;
-    fgu_buf_puts(h, "  double s = 0;\n");
     for (int c = 0; c < w; c++) {
       if (dist)
-        fgu_buf_printf(h, "  { double d = (double)a0%s - (double)a1%s; "
-                       "s += d * d; }\n", ix[c], ix[c]);
+        fgu_buf_printf(h, "  double d%d = (double)a0%s - (double)a1%s;\n", c,
+                       ix[c], ix[c]);
       else
-        fgu_buf_printf(h, "  s += (double)a0%s * (double)a0%s;\n", ix[c],
-                       ix[c]);
+        fgu_buf_printf(h, "  double d%d = a0%s;\n", c, ix[c]);
     }
-    fgu_buf_printf(h, "  return (%s)sqrt(s);\n", sc);
+    fgu_buf_puts(h, "  double s = 0, m = 0;\n  int ex = 0;\n");
+    if (t.elem == FG_F64) {
+      for (int c = 0; c < w; c++)
+        fgu_buf_printf(h, "  m = fmax(m, fabs(d%d));\n", c);
+      fgu_buf_puts(h, "  frexp(m, &ex);\n");
+      for (int c = 0; c < w; c++)
+        fgu_buf_printf(h, "  d%d = ldexp(d%d, -ex);\n", c, c);
+    }
+    for (int c = 0; c < w; c++)
+      fgu_buf_printf(h, "  s += d%d * d%d;\n", c, c);
+    fgu_buf_printf(h, "  (void)m;\n  return (%s)ldexp(sqrt(s), ex);\n", sc);
     return;
   }
   case FGK_FN_cross:

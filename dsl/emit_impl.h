@@ -91,8 +91,6 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x);
 void fgk_ex_as_type(fgk_emitter *e, const fg_expr *x, fgk_type t);
 /* True the first time a helper name is seen (and records it). */
 bool fgk_first_use(fgk_emitter *e, const char *name);
-/* The type a built-in's result has for argument type t. */
-fgk_type fgk_builtin_result(fgk_builtin fn, fgk_type t);
 /* Writes "T fgk_acc = <identity>;" for a reduction kernel into out. */
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
 /* Lowest and highest value of an integer type, as C literals. */

@@ -41,9 +41,10 @@
  *   NANCODE T uint or ulong (scalar or vector); result float (uint) or
  *           double (ulong) of T's width
  *
- * Left out: the functions with pointer outputs (lgamma_r, remquo, and the
- * OpenCL frexp/modf/fract/sincos, which the reference does not list), and
- * the atomics, which dsl.h declares separately.
+ * Left out: the functions with pointer outputs (lgamma_r and remquo of
+ * the reference; OpenCL's frexp, modf, fract and sincos, which it does not
+ * list), the half types (the library has none, so no nan(ushortn)), and
+ * the atomics, which dsl.h declares on their own.
  */
 #ifndef FIELDGRAPH_BUILTINS_H
 #define FIELDGRAPH_BUILTINS_H
@@ -80,8 +81,8 @@
   X(copysign,  2, FLT,    "copysign%f(%0, %1)",    "copysign",  "x with the sign of y") \
   X(cos,       1, FLT,    "cos%f(%0)",             "cos",       "cosine") \
   X(cosh,      1, FLT,    "cosh%f(%0)",            "cosh",      "hyperbolic cosine") \
-  X(cospi,     1, FLT,    "cos%f(%0 * FGK_PI)",    "cospi",     "cos(pi x)") \
-  X(native_divide, 2, FLT, "(%0 / %1)",            "native_divide", "x / y, possibly approximated") \
+  X(cospi,     1, FLT,    "fgk_cospi%f(%0)",       "cospi",     "cos(pi x)") \
+  X(native_divide, 2, F32, "(%0 / %1)",            "native_divide", "x / y for floats, possibly approximated") \
   X(erf,       1, FLT,    "erf%f(%0)",             "erf",       "error function") \
   X(erfc,      1, FLT,    "erfc%f(%0)",            "erfc",      "complementary error function") \
   X(exp,       1, FLT,    "exp%f(%0)",             "exp",       "e to the x") \
@@ -111,7 +112,7 @@
   X(nextafter, 2, FLT,    "nextafter%f(%0, %1)",   "nextafter", "next value after x toward y") \
   X(pow,       2, FLT,    "pow%f(%0, %1)",         "pow",       "x to the power y") \
   X(pown,      2, FLTINT, "pow%f(%0, %1)",         "pown",      "x to the integer power n") \
-  X(powr,      2, FLT,    "pow%f(%0, %1)",         "powr",      "x to the power y, x >= 0") \
+  X(powr,      2, FLT,    "fgk_powr%f(%0, %1)",    "powr",      "x to the power y, x >= 0") \
   X(remainder, 2, FLT,    "remainder%f(%0, %1)",   "remainder", "IEEE remainder") \
   X(rint,      1, FLT,    "rint%f(%0)",            "rint",      "round to nearest even") \
   X(rootn,     2, FLTINT, "fgk_rootn%f(%0, %1)",   "rootn",     "x to the power 1/n") \
@@ -119,11 +120,11 @@
   X(rsqrt,     1, FLT,    "(1 / sqrt%f(%0))",      "rsqrt",     "inverse square root") \
   X(sin,       1, FLT,    "sin%f(%0)",             "sin",       "sine") \
   X(sinh,      1, FLT,    "sinh%f(%0)",            "sinh",      "hyperbolic sine") \
-  X(sinpi,     1, FLT,    "sin%f(%0 * FGK_PI)",    "sinpi",     "sin(pi x)") \
+  X(sinpi,     1, FLT,    "fgk_sinpi%f(%0)",       "sinpi",     "sin(pi x)") \
   X(sqrt,      1, FLT,    "sqrt%f(%0)",            "sqrt",      "square root") \
   X(tan,       1, FLT,    "tan%f(%0)",             "tan",       "tangent") \
   X(tanh,      1, FLT,    "tanh%f(%0)",            "tanh",      "hyperbolic tangent") \
-  X(tanpi,     1, FLT,    "tan%f(%0 * FGK_PI)",    "tanpi",     "tan(pi x)") \
+  X(tanpi,     1, FLT,    "fgk_tanpi%f(%0)",       "tanpi",     "tan(pi x)") \
   X(tgamma,    1, FLT,    "tgamma%f(%0)",          "tgamma",    "gamma function") \
   X(trunc,     1, FLT,    "trunc%f(%0)",           "trunc",     "round toward zero") \
   /* geometric functions */                                                   \
@@ -142,7 +143,7 @@
   X(min,       2, NUM,    "fgk_min(%0, %1)",       "min",       "y if y < x, else x") \
   X(mix,       3, FLT,    "(%0 + (%1 - %0) * %2)", "mix",       "x + (y - x) * a") \
   X(radians,   1, FLT,    "(%0 * FGK_PI_180)",     "radians",   "degrees to radians") \
-  X(sign,      1, FLT,    "fgk_sign%f(%0)",        "sign",      "1, 0, -0, -1 or NaN by the sign of x") \
+  X(sign,      1, FLT,    "fgk_sign%f(%0)",        "sign",      "1 if x > 0, -1 if x < 0, x for +-0, 0 for NaN") \
   X(step,      2, FLT,    "(%1 < %0 ? 0 : 1)",     "step",      "0 if x < edge, else 1") \
   /* relational functions */                                                  \
   X(isequal,   2, REL,    "(%0 == %1)",            "isequal",   "x == y") \
