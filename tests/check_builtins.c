@@ -341,8 +341,8 @@ START_TEST(test_builtins_integer) {
       k->y24 = malloc(M * sz);
       for (int i = 0; i < M; i++) {
         i128 a = get_i(k->x, e, i), b = get_i(k->y, e, i);
-        set_i(k->x24, e, i, e == FG_I32 ? wrap(a << 8, e) >> 8 : a & 0xffffff);
-        set_i(k->y24, e, i, e == FG_I32 ? wrap(b << 8, e) >> 8 : b & 0xffffff);
+        set_i(k->x24, e, i, e == FG_I32 ? wrap(a * 256, e) >> 8 : a & 0xffffff);
+        set_i(k->y24, e, i, e == FG_I32 ? wrap(b * 256, e) >> 8 : b & 0xffffff);
       }
       fx24 = tb_input(t, e, w, n, k->x24);
       fy24 = tb_input(t, e, w, n, k->y24);
