@@ -282,8 +282,11 @@ fg_status fgf_plan_graph(fg_graph *g, const bool *live,
       pl->kernels_unfused++;
       for (int p = 0; p < n->n_in; p++)
         pl->bytes_unfused += field_bytes(n->in[p]);
+      /* an unfused kernel writes its live outputs, and all of them when
+       * it cannot drop a write (an unfusable operator) */
       for (int o = 0; o < n->n_out; o++)
-        pl->bytes_unfused += field_bytes(n->out[o]);
+        if (live[n->out[o]->id] || !s.info[i].simple)
+          pl->bytes_unfused += field_bytes(n->out[o]);
     }
   }
   ok = ok && partition(&s);

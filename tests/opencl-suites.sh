@@ -12,7 +12,8 @@ if ! "$dir/check_opencl" >/dev/null 2>&1; then
   fi
 fi
 status=0
-for suite in check_dsl check_run check_examples check_reduce check_builtins; do
+for suite in check_dsl check_run check_examples check_reduce check_builtins \
+    check_fuse; do
   echo "== $suite on OpenCL"
   FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || status=1
 done
