@@ -29,6 +29,7 @@ typedef struct state {
   group *groups;           /* indexed by group id */
   int n_groups;
   const char **join_note;  /* per node: why it did not join (caps, cycle) */
+  bool cyclic;             /* the groups could not be ordered */
 } state;
 
 static fg__node *node(state *s, int i) { return s->g->nodes.item[i]; }
@@ -238,6 +239,7 @@ static bool order_groups(state *s, int *order) {
         pick = c;
     }
     if (pick < 0) {        /* cannot happen: the partition is acyclic */
+      s->cyclic = true;
       free(done);
       return false;
     }
@@ -311,7 +313,14 @@ fg_status fgf_plan_graph(fg_graph *g, const bool *live,
       pl->bytes_fused += field_bytes(g->fields.item[kern->out_field[i]]);
   }
   if (!ok) {
+    bool cyclic = s.cyclic;
     fgf_plan_free(pl);
+    if (cyclic) {
+      snprintf(err, errlen, "fusion: internal error in graph '%s': its "
+               "kernels depend on each other in a cycle; FG_FUSION=0 avoids "
+               "it (please report)", g->name);
+      return FG_EBACKEND;
+    }
     snprintf(err, errlen, "fusion: out of memory");
     return FG_ENOMEM;
   }
