@@ -162,28 +162,35 @@ static const char *const binop_text[FGK_BINOP_COUNT_] = {
   "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
   "&", "|", "^", "<<", ">>"};
 
+/* Emits fn(L, R, C, layer, row, column) for an explicit access to buffer
+ * buf: the prelude's fgk_at (clamped, for reads) or fgk_wat (-1 outside,
+ * for writes); missing leading coordinates are 0. */
+static void ex_location(fgk_emitter *e, const char *fn, const char *buf,
+                        const fgk_access *a) {
+  fgk_putf(e, "%s(%s_L, %s_R, %s_C, ", fn, buf, buf, buf);
+  for (int i = 0; i < 3; i++) {
+    int ci = i - (3 - a->ncoords);
+    if (i)
+      fgk_put(e, ", ");
+    if (ci < 0) {
+      fgk_put(e, "0");
+    } else {
+      fgk_put(e, "(long)(");
+      fgk_ex(e, a->coord[ci]);
+      fgk_put(e, ")");
+    }
+  }
+  fgk_put(e, ")");
+}
+
 /* Emits the flat element index of an access to buffer buf (n elements per
  * tensor; big: stored as planes; zero_d: the field's only tensor). */
 static void ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
                      int n, bool big, bool zero_d) {
-  if (a->ncoords > 0) {
-    fgk_putf(e, "fgk_at(%s_L, %s_R, %s_C, ", buf, buf, buf);
-    for (int i = 0; i < 3; i++) {
-      int ci = i - (3 - a->ncoords);
-      if (i)
-        fgk_put(e, ", ");
-      if (ci < 0) {
-        fgk_put(e, "0");
-      } else {
-        fgk_put(e, "(long)(");
-        fgk_ex(e, a->coord[ci]);
-        fgk_put(e, ")");
-      }
-    }
-    fgk_put(e, ")");
-  } else {
+  if (a->ncoords > 0)
+    ex_location(e, "fgk_at", buf, a);
+  else
     fgk_put(e, zero_d ? "0" : "fgk_i");
-  }
   if (a->element) {
     fgk_put(e, big ? " + fgk_ci(" : "");
     if (!big)
@@ -506,20 +513,8 @@ static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
   line(e);
   fgk_put(e, "const long fgk_w = ");
   if (a->ncoords > 0) {
-    fgk_putf(e, "fgk_wat(%s_L, %s_R, %s_C, ", buf, buf, buf);
-    for (int i = 0; i < 3; i++) {
-      int ci = i - (3 - a->ncoords);
-      if (i)
-        fgk_put(e, ", ");
-      if (ci < 0) {
-        fgk_put(e, "0");
-      } else {
-        fgk_put(e, "(long)(");
-        fgk_ex(e, a->coord[ci]);
-        fgk_put(e, ")");
-      }
-    }
-    fgk_put(e, ");\n");
+    ex_location(e, "fgk_wat", buf, a);
+    fgk_put(e, ";\n");
   } else {
     fgk_put(e, ot.field.ndim == 0 ? "0;\n" : "fgk_i;\n");
   }
