@@ -207,6 +207,34 @@ static void ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
   }
 }
 
+/* Writes into name the integer division (or modulo) helper of type t,
+ * emitting its definition on first use.  It never traps, in either
+ * dialect (a CPU OpenCL device traps too): x / 0 and x % 0 are 0, and
+ * MIN / -1 wraps. */
+static void divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,
+                          size_t size) {
+  snprintf(name, size, "fgk_%s_%s", mod ? "mod" : "div", fgk_type_name(t));
+  if (!fgk_first_use(e, name))
+    return;
+  const char *ty = e->d->type_name(t);
+  const char *ety = e->d->type_name(fgk_t(t.elem, 1));
+  fgu_buf *h = &e->help;
+  fgu_buf_printf(h, "%s%s %s(%s a, %s b) {\n  %s r;\n", e->d->helper_prefix,
+                 ty, name, ty, ty, ty);
+  for (int c = 0; c < t.width; c++) {
+    char ix[16] = "";
+    if (t.width > 1)
+      snprintf(ix, sizeof ix, ".s%d", c);
+    fgu_buf_printf(h, "  { %s x = a%s, y = b%s;\n    r%s = ", ety, ix, ix, ix);
+    if (fgk_is_signed(t.elem))
+      fgu_buf_printf(h, "y == 0 ? 0 : y == -1 ? (%s)(%s) : x %c y; }\n", ety,
+                     mod ? "0" : "0ul - (ulong)x", mod ? '%' : '/');
+    else
+      fgu_buf_printf(h, "y == 0 ? 0 : x %c y; }\n", mod ? '%' : '/');
+  }
+  fgu_buf_puts(h, "  return r;\n}\n");
+}
+
 /* The type both operands of a comparison take before comparing. */
 static fgk_type compare_type(const fg_expr *a, const fg_expr *b) {
   if (a->type.width > 1)
@@ -278,7 +306,7 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
       fgk_putf(e, " & %d))", bits - 1);
     } else if ((opc == FGK_DIV || opc == FGK_MOD) && fgk_is_int(ot.elem)) {
       char name[64];
-      e->d->divmod(e, opc == FGK_MOD, ot, name, sizeof name);
+      divmod_helper(e, opc == FGK_MOD, ot, name, sizeof name);
       fgk_putf(e, "%s(", name);
       fgk_ex_as_type(e, a, ot);
       fgk_put(e, ", ");

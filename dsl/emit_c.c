@@ -455,33 +455,6 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
   fgk_put(e, ")");
 }
 
-/* Integer division or modulo that never traps: x / 0 and x % 0 are 0, and
- * MIN / -1 wraps. */
-static void c_divmod(fgk_emitter *e, bool mod, fgk_type t, char *name,
-                     size_t size) {
-  snprintf(name, size, "fgk_%s_%s", mod ? "mod" : "div", fgk_type_name(t));
-  if (fgk_first_use(e, name)) {
-    const char *ty = cty(t), *ety = cscalar(t.elem);
-    fgu_buf *h = &e->help;
-    fgu_buf_printf(h, "static inline %s %s(%s a, %s b) {\n  %s r;\n", ty,
-                   name, ty, ty, ty);
-    for (int c = 0; c < t.width; c++) {
-      char ix[16] = "";
-      if (t.width > 1)
-        snprintf(ix, sizeof ix, ".s%d", c);
-      fgu_buf_printf(h, "  { %s x = a%s, y = b%s;\n    r%s = ", ety, ix, ix,
-                     ix);
-      if (fgk_is_signed(t.elem))
-        fgu_buf_printf(h, "y == 0 ? 0 : y == -1 ? (%s)(%s) : x %c y; }\n",
-                       ety, mod ? "0" : "0ul - (unsigned long)x",
-                       mod ? '%' : '/');
-      else
-        fgu_buf_printf(h, "y == 0 ? 0 : x %c y; }\n", mod ? '%' : '/');
-    }
-    fgu_buf_puts(h, "  return r;\n}\n");
-  }
-}
-
 static void c_splat(fgk_emitter *e, const fg_expr *x, fgk_type t) {
   char name[64];
   snprintf(name, sizeof name, "fgk_splat_%s", fgk_type_name(t));
@@ -707,7 +680,7 @@ const fgk_dialect_i fgk_dialect_c = {
   .call = c_call,
   .vec_open = c_vec_open,
   .vec_close = "})",
-  .divmod = c_divmod,
+  .helper_prefix = "static inline ",
   .load_open = c_load_open,
   .store = c_store,
   .open_kernel = c_open_kernel,

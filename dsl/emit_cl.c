@@ -85,29 +85,6 @@ static void cl_vec_open(fgk_emitter *e, fgk_type t) {
   fgk_putf(e, "((%s)(", cl_type(t));
 }
 
-static void cl_divmod(fgk_emitter *e, bool mod, fgk_type t, char *name,
-                      size_t size) {
-  snprintf(name, size, "fgk_%s_%s", mod ? "mod" : "div", cl_type(t));
-  if (!fgk_first_use(e, name))
-    return;
-  const char *ty = cl_type(t), *ety = cl_type(fgk_t(t.elem, 1));
-  fgu_buf *h = &e->help;
-  fgu_buf_printf(h, "inline %s %s(%s a, %s b) {\n  %s r;\n", ty, name, ty, ty,
-                 ty);
-  for (int c = 0; c < t.width; c++) {
-    char ix[16] = "";
-    if (t.width > 1)
-      snprintf(ix, sizeof ix, ".s%d", c);
-    fgu_buf_printf(h, "  { %s x = a%s, y = b%s;\n    r%s = ", ety, ix, ix, ix);
-    if (fgk_is_signed(t.elem))
-      fgu_buf_printf(h, "y == 0 ? 0 : y == -1 ? (%s)(%s) : x %c y; }\n", ety,
-                     mod ? "0" : "0ul - (ulong)x", mod ? '%' : '/');
-    else
-      fgu_buf_printf(h, "y == 0 ? 0 : x %c y; }\n", mod ? '%' : '/');
-  }
-  fgu_buf_puts(h, "  return r;\n}\n");
-}
-
 static void cl_load_open(fgk_emitter *e, fgk_type t) {
   fgk_putf(e, "vload%d(0, ", t.width);
 }
@@ -235,7 +212,7 @@ const fgk_dialect_i fgk_dialect_cl = {
   .call = cl_call,
   .vec_open = cl_vec_open,
   .vec_close = "))",
-  .divmod = cl_divmod,
+  .helper_prefix = "inline ",
   .load_open = cl_load_open,
   .store = cl_store,
   .open_kernel = cl_open_kernel,

@@ -30,10 +30,8 @@ typedef struct fgk_dialect_i {
    * and its closing. */
   void (*vec_open)(fgk_emitter *e, fgk_type t);
   const char *vec_close;
-  /* Writes into name the never-trapping integer division (or modulo)
-   * helper of type t, emitting its definition on first use. */
-  void (*divmod)(fgk_emitter *e, bool mod, fgk_type t, char *name,
-                 size_t size);
+  /* How a helper function is declared ("static inline ", "inline "). */
+  const char *helper_prefix;
   /* Loads a small tensor of type t (width > 1) from the address emitted
    * between load_open and ")". */
   void (*load_open)(fgk_emitter *e, fgk_type t);

@@ -260,9 +260,5 @@ int main(void) {
   tcase_add_test(tc, test_examples_identity_transform_local_memory_tile);
   tcase_add_test(tc, test_examples_atomic_group_tickets);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return tu_run_suite(s);
 }

@@ -1126,9 +1126,5 @@ int main(void) {
   tcase_add_test(tc, test_fuse_report_text);
   tcase_add_test(tc, test_fuse_stats_ignore_dead_outputs);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return tu_run_suite(s);
 }

@@ -314,9 +314,5 @@ int main(void) {
   tcase_add_test(tc, test_opencl_agrees_with_cpu);
   tcase_add_test(tc, test_opencl_reductions_bit_identical_to_cpu);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return tu_run_suite(s);
 }

@@ -189,9 +189,5 @@ int main(void) {
   tcase_add_test(tc, test_reduce_result_read_by_a_later_operator);
   tcase_add_test(tc, test_reduce_rejects_bad_arguments);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return tu_run_suite(s);
 }

@@ -581,9 +581,5 @@ int main(void) {
   tcase_add_test(tc, test_run_context_rejects_bad_options);
   tcase_add_test(tc, test_run_cpu_relaxed_precision_close_to_full);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return tu_run_suite(s);
 }

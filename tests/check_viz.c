@@ -113,9 +113,5 @@ int main(void) {
   tcase_add_test(tc, test_viz_dot_before_and_after_fusion);
   tcase_add_test(tc, test_viz_refuses_bad_requests_and_writes_nothing);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return tu_run_suite(s);
 }

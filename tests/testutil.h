@@ -52,4 +52,13 @@ static inline const char *tu_sample(const char *name, char *buf,
   return buf;
 }
 
+/* Runs every test case of suite s; the exit status for main. */
+static inline int tu_run_suite(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
+
 #endif
