@@ -285,13 +285,16 @@ static fg_status cpu_download(fg__backend *be, fg__buffer *src, void *dst,
 }
 
 /* One launch split into tiles: rows of the flattened (layer, row) index,
- * or column ranges when there is only one row. */
+ * or column ranges when there is only one row.  Lives until the last tile
+ * finished. */
 typedef struct launch {
   fgc_kernel_fn fn;
-  void *ptr[128];
   const int64_t *dims;
   int64_t rows, cols, tile;
   bool by_columns;
+  fg__done_fn done;
+  void *done_arg;
+  void *ptr[];
 } launch;
 
 static void run_tile(void *arg, int64_t t) {
@@ -306,43 +309,82 @@ static void run_tile(void *arg, int64_t t) {
   }
 }
 
+static void launch_done(void *arg) {
+  launch *l = arg;
+  fg__done_fn done = l->done;
+  void *done_arg = l->done_arg;
+  free(l);
+  done(done_arg, FG_OK, NULL);
+}
+
 static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
                             fg__buffer *const *bufs, const int64_t *dims,
-                            const int64_t *t, const int *group) {
+                            const int64_t *t, const int *group,
+                            const fg__async *a) {
   cpu_backend *cb = (cpu_backend *)be;
-  launch l = {.fn = k->fn, .dims = dims};
   if (nbuf > 128)
     return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
                        "backend takes at most 128)", nbuf);
+  launch *l = malloc(sizeof *l + (size_t)nbuf * sizeof l->ptr[0]);
+  if (!l)
+    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
+  *l = (launch){.fn = k->fn, .dims = dims, .done = a->done,
+                .done_arg = a->arg};
   for (int i = 0; i < nbuf; i++)
-    l.ptr[i] = bufs[i]->p;
+    l->ptr[i] = bufs[i]->p;
   int64_t points = t[0] * t[1] * t[2];
   if (group) {
     /* a grouped kernel's units are whole work-groups */
-    l.rows = t[0] * ((t[1] + group[0] - 1) / group[0]);
-    l.cols = (t[2] + group[1] - 1) / group[1];
+    l->rows = t[0] * ((t[1] + group[0] - 1) / group[0]);
+    l->cols = (t[2] + group[1] - 1) / group[1];
   } else {
-    l.rows = t[0] * t[1];
-    l.cols = t[2];
+    l->rows = t[0] * t[1];
+    l->cols = t[2];
   }
   int threads = fgp_threads(cb->pool);
-  /* A few tiles per thread balance uneven rows; tiny fields run inline. */
-  /* a reduction launches few threads, each with much work */
+  /* A few tiles per thread balance uneven rows; tiny fields run as one
+   * tile.  A reduction launches few threads, each with much work. */
   bool heavy = points < 16384 && dims[3 * nbuf] * dims[3 * nbuf + 1] *
                                          dims[3 * nbuf + 2] >= 16384;
   int64_t want = points < 16384 && !heavy ? 1 : (int64_t)threads * 4;
-  l.by_columns = l.rows < want && l.cols >= (group || heavy ? 1 : 4) * want;
-  int64_t span = l.by_columns ? l.cols : l.rows;
+  l->by_columns = l->rows < want && l->cols >= (group || heavy ? 1 : 4) * want;
+  int64_t span = l->by_columns ? l->cols : l->rows;
   if (want > span)
     want = span;
-  l.tile = (span + want - 1) / want;
-  int64_t ntiles = (span + l.tile - 1) / l.tile;
+  l->tile = want > 0 ? (span + want - 1) / want : 1;
+  int64_t ntiles = (span + l->tile - 1) / l->tile;
   be->stats->kernel_launches++;
-  fgp_run(cb->pool, ntiles, run_tile, &l);
+  if (a->ev)
+    *a->ev = NULL;
+  if (fgp_submit(cb->pool, ntiles, run_tile, l, launch_done, l) != 0) {
+    free(l);
+    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
+  }
   return FG_OK;
 }
 
-static fg_status cpu_wait(fg__backend *be) { return FG_OK; }
+/* Host memory is device memory here: copies finish before they return. */
+static fg_status cpu_upload_async(fg__backend *be, fg__buffer *dst,
+                                  const void *src, size_t bytes,
+                                  const fg__async *a) {
+  memcpy(dst->p, src, bytes);
+  if (a->ev)
+    *a->ev = NULL;
+  a->done(a->arg, FG_OK, NULL);
+  return FG_OK;
+}
+
+static fg_status cpu_download_async(fg__backend *be, fg__buffer *src,
+                                    void *dst, size_t bytes,
+                                    const fg__async *a) {
+  memcpy(dst, src->p, bytes);
+  if (a->ev)
+    *a->ev = NULL;
+  a->done(a->arg, FG_OK, NULL);
+  return FG_OK;
+}
+
+static void cpu_event_release(fg__backend *be, fg__event *ev) {}
 
 static void cpu_destroy(fg__backend *be) {
   cpu_backend *cb = (cpu_backend *)be;
@@ -363,7 +405,9 @@ static const fg__backend_i cpu_interface = {
   .upload = cpu_upload,
   .download = cpu_download,
   .launch = cpu_launch,
-  .wait = cpu_wait,
+  .upload_async = cpu_upload_async,
+  .download_async = cpu_download_async,
+  .event_release = cpu_event_release,
   .destroy = cpu_destroy,
 };
 

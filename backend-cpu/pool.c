@@ -1,52 +1,53 @@
-/* backend-cpu/pool.c - worker threads for the CPU backend's tiles.  Workers
- * sleep on a condition variable between jobs (nothing spins); tasks are
- * handed out with an atomic counter so fast threads take more tiles. */
+/* backend-cpu/pool.c - worker threads for the CPU backend's tiles.  Jobs
+ * wait in a FIFO; workers sleep on a condition variable while it is empty
+ * (nothing spins), claim one task at a time under the lock (tasks are
+ * tiles, a few per thread, so the lock is cold) and the worker that
+ * finishes a job's last task calls its done function. */
 #include "pool.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
+typedef struct job {
+  struct job *next;
+  fgp_task_fn fn;
+  void *arg;
+  fgp_done_fn done;
+  void *done_arg;
+  int64_t n, claimed, finished;
+} job;
+
 struct fgp_pool {
   pthread_mutex_t mu;
-  pthread_cond_t wake, idle;
+  pthread_cond_t wake;
   pthread_t *threads;
   int nworkers;
   bool stop;
-  uint64_t generation;     /* bumped per job */
-  int busy;                /* workers still inside the current job */
-  /* the current job */
-  fgp_task_fn fn;
-  void *arg;
-  int64_t n;
-  atomic_int_fast64_t next;
+  job *head, *tail;        /* jobs with unclaimed tasks */
 };
-
-static void drain(fgp_pool *p) {
-  for (;;) {
-    int64_t t = atomic_fetch_add(&p->next, 1);
-    if (t >= p->n)
-      return;
-    p->fn(p->arg, t);
-  }
-}
 
 static void *worker(void *arg) {
   fgp_pool *p = arg;
-  uint64_t seen = 0;
   pthread_mutex_lock(&p->mu);
   for (;;) {
-    while (!p->stop && p->generation == seen)
+    while (!p->head && !p->stop)
       pthread_cond_wait(&p->wake, &p->mu);
-    if (p->stop)
-      break;
-    seen = p->generation;
+    job *j = p->head;
+    if (!j)
+      break;                        /* stopping and nothing queued */
+    int64_t t = j->claimed++;
+    if (j->claimed == j->n && !(p->head = j->next))
+      p->tail = NULL;
     pthread_mutex_unlock(&p->mu);
-    drain(p);
+    j->fn(j->arg, t);
     pthread_mutex_lock(&p->mu);
-    if (--p->busy == 0)
-      pthread_cond_signal(&p->idle);
+    if (++j->finished == j->n) {
+      pthread_mutex_unlock(&p->mu);
+      j->done(j->done_arg);
+      free(j);
+      pthread_mutex_lock(&p->mu);
+    }
   }
   pthread_mutex_unlock(&p->mu);
   return NULL;
@@ -60,44 +61,51 @@ fgp_pool *fgp_new(int nthreads) {
     nthreads = 1;
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
-  pthread_cond_init(&p->idle, NULL);
   p->threads = calloc((size_t)nthreads, sizeof *p->threads);
   if (!p->threads) {
     fgp_free(p);
     return NULL;
   }
-  for (int i = 0; i < nthreads - 1; i++) {
+  for (int i = 0; i < nthreads; i++) {
     if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
       break;
     p->nworkers++;
   }
+  if (p->nworkers == 0) {
+    fgp_free(p);
+    return NULL;
+  }
   return p;
 }
 
-int fgp_threads(const fgp_pool *p) { return p->nworkers + 1; }
+int fgp_threads(const fgp_pool *p) { return p->nworkers; }
 
-void fgp_run(fgp_pool *p, int64_t n, fgp_task_fn fn, void *arg) {
-  if (n <= 0)
-    return;
-  if (n == 1 || p->nworkers == 0) {
-    for (int64_t t = 0; t < n; t++)
-      fn(arg, t);
-    return;
+int fgp_submit(fgp_pool *p, int64_t n, fgp_task_fn fn, void *arg,
+               fgp_done_fn done, void *done_arg) {
+  if (n <= 0) {
+    done(done_arg);
+    return 0;
   }
+  job *j = calloc(1, sizeof *j);
+  if (!j)
+    return -1;
+  j->fn = fn;
+  j->arg = arg;
+  j->done = done;
+  j->done_arg = done_arg;
+  j->n = n;
   pthread_mutex_lock(&p->mu);
-  p->fn = fn;
-  p->arg = arg;
-  p->n = n;
-  atomic_store(&p->next, 0);
-  p->busy = p->nworkers;
-  p->generation++;
-  pthread_cond_broadcast(&p->wake);
+  if (p->tail)
+    p->tail->next = j;
+  else
+    p->head = j;
+  p->tail = j;
+  if (n == 1)
+    pthread_cond_signal(&p->wake);
+  else
+    pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
-  drain(p);
-  pthread_mutex_lock(&p->mu);
-  while (p->busy > 0)
-    pthread_cond_wait(&p->idle, &p->mu);
-  pthread_mutex_unlock(&p->mu);
+  return 0;
 }
 
 void fgp_free(fgp_pool *p) {
@@ -111,7 +119,6 @@ void fgp_free(fgp_pool *p) {
     pthread_join(p->threads[i], NULL);
   free(p->threads);
   pthread_cond_destroy(&p->wake);
-  pthread_cond_destroy(&p->idle);
   pthread_mutex_destroy(&p->mu);
   free(p);
 }

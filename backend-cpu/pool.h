@@ -1,6 +1,8 @@
 /* backend-cpu/pool.h - a fixed pool of worker threads running parallel
- * loops: fgp_run splits task indices 0..n-1 among the workers and the
- * calling thread, and returns when all are done.  Internal. */
+ * jobs: fgp_submit queues a job of task indices 0..n-1, returns at once,
+ * and the worker that finishes the job's last task calls its done
+ * function.  Several jobs may be queued; workers take tasks from the
+ * oldest job first.  Internal. */
 #ifndef FG_CPU_POOL_H
 #define FG_CPU_POOL_H
 
@@ -8,16 +10,20 @@
 
 typedef struct fgp_pool fgp_pool;
 typedef void (*fgp_task_fn)(void *arg, int64_t task);
+typedef void (*fgp_done_fn)(void *arg);
 
-/* A pool of nthreads threads in all, counting the caller (so nthreads - 1
- * workers are started); NULL on failure. */
+/* A pool of nthreads worker threads (at least 1); NULL on failure. */
 fgp_pool *fgp_new(int nthreads);
-/* Runs fn(arg, t) for every t in [0, n); blocks until all returned.  Only
- * one fgp_run at a time per pool. */
-void fgp_run(fgp_pool *p, int64_t n, fgp_task_fn fn, void *arg);
-/* Threads in the pool, counting the caller. */
+/* Queues fn(arg, t) for every t in [0, n) and returns; done(done_arg) runs
+ * on a worker thread after the last task returned (at once, on the
+ * caller's thread, when n <= 0).  Any thread.  0, or -1 when out of
+ * memory (nothing was queued). */
+int fgp_submit(fgp_pool *p, int64_t n, fgp_task_fn fn, void *arg,
+               fgp_done_fn done, void *done_arg);
+/* Worker threads in the pool. */
 int fgp_threads(const fgp_pool *p);
-/* Stops and joins the workers; NULL does nothing. */
+/* Finishes every queued job, then stops and joins the workers; NULL does
+ * nothing. */
 void fgp_free(fgp_pool *p);
 
 #endif

@@ -1,6 +1,7 @@
 /* backend-opencl/opencl.c - the OpenCL backend: one device chosen by
  * options, $FG_DEVICE or the default rule (a GPU if any, else the first
- * device), an in-order command queue, kernels built through the binary
+ * device), an out-of-order command queue (in order where the device has
+ * no other), events bridged to callbacks, kernels built through the binary
  * cache (build.c), buffers, transfers and launches.  Every cl_int is
  * turned into a status and a message naming the call, the error and the
  * kernel here, at the backend boundary. */
@@ -134,6 +135,118 @@ static fg_status ocl_download(fg__backend *be, fg__buffer *src, void *dst,
                                             NULL);
 }
 
+/* What an event callback needs to report one operation's end. */
+typedef struct cl_pending {
+  fg__done_fn done;
+  void *arg;
+  cl_event ev;
+  bool release;              /* the runtime did not take the event */
+  char what[200];            /* "kernel 'x'" or the copy, for messages */
+  char device[160];
+} cl_pending;
+
+/* Called by the OpenCL runtime, on its own thread, when the command ended. */
+static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *user) {
+  cl_pending *p = user;
+  if (status < 0) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s: execution failed: %s (%d) on %s",
+             p->what, fgcl_error_name(status), (int)status, p->device);
+    p->done(p->arg, fgcl_status(status), msg);
+  } else {
+    p->done(p->arg, FG_OK, NULL);
+  }
+  if (p->release)
+    clReleaseEvent(ev);
+  free(p);
+}
+
+/* The events to wait for, without the NULLs of operations that finished
+ * at once. */
+static cl_uint wait_list(const fg__async *a, cl_event *out, cl_uint max) {
+  cl_uint n = 0;
+  for (int i = 0; i < a->n_wait && n < max; i++)
+    if (a->wait[i])
+      out[n++] = (cl_event)a->wait[i];
+  return n;
+}
+
+/* After an enqueue that made ev: arranges for done and hands out ev. */
+static fg_status watch(cl_backend *cb, cl_event ev, const fg__async *a,
+                       const char *what) {
+  fg__backend *be = &cb->base;
+  cl_pending *p = calloc(1, sizeof *p);
+  if (!p) {
+    clWaitForEvents(1, &ev);
+    clReleaseEvent(ev);
+    return fg__be_fail(be, FG_ENOMEM, "%s: out of memory", what);
+  }
+  p->done = a->done;
+  p->arg = a->arg;
+  p->ev = ev;
+  p->release = !a->ev;
+  snprintf(p->what, sizeof p->what, "%s", what);
+  snprintf(p->device, sizeof p->device, "%s", cb->dev.name);
+  if (a->ev) {
+    clRetainEvent(ev);          /* one reference for the runtime */
+    *a->ev = (fg__event *)ev;
+  }
+  cl_int rc = clSetEventCallback(ev, CL_COMPLETE, on_complete, p);
+  if (rc != CL_SUCCESS) {
+    /* the command is queued: wait for it here rather than lose it */
+    cl_int st = CL_SUCCESS;
+    clWaitForEvents(1, &ev);
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                   NULL);
+    on_complete(ev, st, p);
+  }
+  clFlush(cb->queue);
+  return FG_OK;
+}
+
+/* Zero bytes: nothing to queue, done at once. */
+static fg_status done_now(const fg__async *a) {
+  if (a->ev)
+    *a->ev = NULL;
+  a->done(a->arg, FG_OK, NULL);
+  return FG_OK;
+}
+
+static fg_status ocl_upload_async(fg__backend *be, fg__buffer *dst,
+                                  const void *src, size_t bytes,
+                                  const fg__async *a) {
+  cl_backend *cb = (cl_backend *)be;
+  if (bytes == 0)
+    return done_now(a);
+  cl_event w[64], ev;
+  cl_uint nw = wait_list(a, w, 64);
+  cl_int rc = clEnqueueWriteBuffer(cb->queue, dst->mem, CL_FALSE, 0, bytes,
+                                   src, nw, nw ? w : NULL, &ev);
+  if (rc != CL_SUCCESS)
+    return cl_fail(be, rc, "clEnqueueWriteBuffer", NULL);
+  return watch(cb, ev, a, "upload");
+}
+
+static fg_status ocl_download_async(fg__backend *be, fg__buffer *src,
+                                    void *dst, size_t bytes,
+                                    const fg__async *a) {
+  cl_backend *cb = (cl_backend *)be;
+  if (bytes == 0)
+    return done_now(a);
+  cl_event w[64], ev;
+  cl_uint nw = wait_list(a, w, 64);
+  cl_int rc = clEnqueueReadBuffer(cb->queue, src->mem, CL_FALSE, 0, bytes,
+                                  dst, nw, nw ? w : NULL, &ev);
+  if (rc != CL_SUCCESS)
+    return cl_fail(be, rc, "clEnqueueReadBuffer", NULL);
+  return watch(cb, ev, a, "download");
+}
+
+static void ocl_event_release(fg__backend *be, fg__event *ev) {
+  if (ev)
+    clReleaseEvent((cl_event)ev);
+}
+
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
 /* Work-group shape for a launch of (columns, rows): Cog's default 16 x 16
@@ -162,7 +275,8 @@ static void choose_local(const fgcl_device_info *d, size_t cols, size_t rows,
 
 static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
                             fg__buffer *const *bufs, const int64_t *dims,
-                            const int64_t *t, const int *group) {
+                            const int64_t *t, const int *group,
+                            const fg__async *a) {
   cl_backend *cb = (cl_backend *)be;
   cl_uint arg = 0;
   cl_int rc = CL_SUCCESS;
@@ -195,18 +309,16 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
   global[0] = round_up((size_t)t[2], local[0]);
   global[1] = round_up((size_t)t[1], local[1]);
   global[2] = (size_t)t[0];
-  rc = clEnqueueNDRangeKernel(cb->queue, k->kernel, 3, NULL, global, local, 0,
-                              NULL, NULL);
+  cl_event w[64], ev;
+  cl_uint nw = wait_list(a, w, 64);
+  rc = clEnqueueNDRangeKernel(cb->queue, k->kernel, 3, NULL, global, local,
+                              nw, nw ? w : NULL, &ev);
   if (rc != CL_SUCCESS)
     return cl_fail(be, rc, "clEnqueueNDRangeKernel", k->name);
   be->stats->kernel_launches++;
-  return FG_OK;
-}
-
-static fg_status ocl_wait(fg__backend *be) {
-  cl_backend *cb = (cl_backend *)be;
-  cl_int rc = clFinish(cb->queue);
-  return rc == CL_SUCCESS ? FG_OK : cl_fail(be, rc, "clFinish", NULL);
+  char what[160];
+  snprintf(what, sizeof what, "kernel '%s'", k->name);
+  return watch(cb, ev, a, what);
 }
 
 static void ocl_destroy(fg__backend *be) {
@@ -229,7 +341,9 @@ static const fg__backend_i opencl_interface = {
   .upload = ocl_upload,
   .download = ocl_download,
   .launch = ocl_launch,
-  .wait = ocl_wait,
+  .upload_async = ocl_upload_async,
+  .download_async = ocl_download_async,
+  .event_release = ocl_event_release,
   .destroy = ocl_destroy,
 };
 
@@ -262,8 +376,17 @@ fg_status fg__opencl_backend_new(const fg_context_options *opt,
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                    (cl_context_properties)cb->dev.platform, 0};
   cb->ctx = clCreateContext(props, 1, &cb->dev.device, NULL, NULL, &rc);
+  /* out of order where the device can: independent kernels and runs
+   * overlap, ordered only by the events each command waits for */
+  cl_command_queue_properties qp = 0;
+  if (rc == CL_SUCCESS &&
+      clGetDeviceInfo(cb->dev.device, CL_DEVICE_QUEUE_PROPERTIES, sizeof qp,
+                      &qp, NULL) == CL_SUCCESS)
+    qp &= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  else
+    qp = 0;
   if (rc == CL_SUCCESS)
-    cb->queue = clCreateCommandQueue(cb->ctx, cb->dev.device, 0, &rc);
+    cb->queue = clCreateCommandQueue(cb->ctx, cb->dev.device, qp, &rc);
   if (rc != CL_SUCCESS) {
     snprintf(err, errlen, "OpenCL backend: %s failed with %s (%d) on device "
              "'%s'", cb->ctx ? "clCreateCommandQueue" : "clCreateContext",
@@ -277,6 +400,7 @@ fg_status fg__opencl_backend_new(const fg_context_options *opt,
            cb->dev.name, cb->dev.is_gpu ? "GPU" : "CPU",
            cb->dev.platform_name, cb->dev.driver_version);
   cb->base.i = &opencl_interface;
+  cb->base.chains = true;
   /* each buffer is a cl_mem and three longs of extents; the thread shape
    * takes three more longs */
   size_t per = sizeof(cl_mem) + 3 * sizeof(cl_long);

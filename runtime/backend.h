@@ -11,6 +11,20 @@
 typedef struct fg__backend fg__backend;
 typedef struct fg__kbin fg__kbin;        /* a built kernel */
 typedef struct fg__buffer fg__buffer;    /* device memory */
+typedef struct fg__event fg__event;      /* a chaining backend's event */
+
+/* Called once when an asynchronous operation ended: st FG_OK and msg
+ * NULL, or the failure and its message (valid during the call only). */
+typedef void (*fg__done_fn)(void *arg, fg_status st, const char *msg);
+
+/* How an asynchronous operation starts and reports. */
+typedef struct fg__async {
+  int n_wait;                  /* events it must follow (chaining only) */
+  fg__event *const *wait;
+  fg__event **ev;              /* NULL, or where its own event goes */
+  fg__done_fn done;
+  void *arg;
+} fg__async;
 
 typedef struct fg__backend_i {
   const char *name;            /* "cpu", "opencl" */
@@ -30,17 +44,30 @@ typedef struct fg__backend_i {
                       size_t bytes);
   fg_status (*download)(fg__backend *be, fg__buffer *src, void *dst,
                         size_t bytes);
-  /* Runs kernel k over threads (layers, rows, columns): bufs are its
-   * inputs then outputs, dims their (L, R, C) followed by the kernel's
-   * thread shape (which a reduction kernel iterates itself, launched over
-   * its partials).  group is NULL for a kernel the backend may tile
-   * freely, else the (rows, columns) of the work-group a grouped kernel
-   * was written for. */
+  /* Starts kernel k over threads (layers, rows, columns) and returns at
+   * once: bufs are its inputs then outputs, dims their (L, R, C) followed
+   * by the kernel's thread shape (which a reduction kernel iterates
+   * itself, launched over its partials).  group is NULL for a kernel the
+   * backend may tile freely, else the (rows, columns) of the work-group a
+   * grouped kernel was written for.  A chaining backend (chains below)
+   * runs it after the n_wait events in wait and, when ev is non-NULL,
+   * stores in *ev an event later launches may wait on.  done(arg, st,
+   * msg) is called exactly once, from any thread, when the kernel
+   * finished (msg NULL) or failed; a non-OK return means it never started
+   * and done is not called.  Called from one thread at a time. */
   fg_status (*launch)(fg__backend *be, fg__kbin *k, int nbuf,
                       fg__buffer *const *bufs, const int64_t *dims,
-                      const int64_t *threads, const int *group);
-  /* Waits for everything launched to finish. */
-  fg_status (*wait)(fg__backend *be);
+                      const int64_t *threads, const int *group,
+                      const fg__async *a);
+  /* Asynchronous copies host -> device and device -> host, with the same
+   * rules as launch; host memory must stay valid until done. */
+  fg_status (*upload_async)(fg__backend *be, fg__buffer *dst,
+                            const void *src, size_t bytes,
+                            const fg__async *a);
+  fg_status (*download_async)(fg__backend *be, fg__buffer *src, void *dst,
+                              size_t bytes, const fg__async *a);
+  /* Releases an event from launch / upload_async / download_async. */
+  void (*event_release)(fg__backend *be, fg__event *ev);
   void (*destroy)(fg__backend *be);
 } fg__backend_i;
 
@@ -52,15 +79,15 @@ struct fg__backend {
   size_t errlen;
   fg_context_stats *stats;     /* the owning context's counters */
   int max_kernel_buffers;      /* most buffers one kernel may take */
+  bool chains;                 /* operations may be queued behind events
+                                  of unfinished ones (OpenCL); otherwise
+                                  the runtime starts an operation only
+                                  when the ones it needs have finished */
 };
 
 /* Writes a message into the backend's context; returns st. */
 fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* A buffer aliasing host memory where the backend can, else a copy. */
-fg_status fg__be_wrap_or_upload(fg__backend *be, void *host, size_t bytes,
-                                fg__buffer **out);
 
 /* Backend constructors. */
 fg_status fg__cpu_backend_new(const fg_context_options *opt,

@@ -1,5 +1,6 @@
 /* runtime/context.c - the context: chooses and owns a backend, the kernel
- * cache location, statistics and the last-error message. */
+ * cache location, statistics and the last-error message (its loop and
+ * runs are in run.c). */
 #include "config.h"
 #include "context_impl.h"
 
@@ -42,18 +43,6 @@ fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(be->errmsg, be->errlen, fmt, ap);
   va_end(ap);
-  return st;
-}
-
-fg_status fg__be_wrap_or_upload(fg__backend *be, void *host, size_t bytes,
-                                fg__buffer **out) {
-  if (be->i->wrap)
-    return be->i->wrap(be, host, bytes, out);
-  fg_status st = be->i->alloc(be, bytes, out);
-  if (st == FG_OK && (st = be->i->upload(be, *out, host, bytes)) != FG_OK) {
-    be->i->buffer_free(be, *out);
-    *out = NULL;
-  }
   return st;
 }
 
@@ -105,6 +94,11 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
              (int)kind);
     return FG_EINVAL;
   }
+  if (opt && opt->max_runs < 0) {
+    snprintf(errmsg, errlen, "fg_context_new: max_runs is %d (expected 0 "
+             "for the default, or a positive count)", opt->max_runs);
+    return FG_EINVAL;
+  }
   if (opt && opt->threads < 0) {
     snprintf(errmsg, errlen, "fg_context_new: threads is %d (expected 0 "
              "for one per core, or a positive count)", opt->threads);
@@ -131,6 +125,13 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   ctx->be->errmsg = ctx->errmsg;
   ctx->be->errlen = sizeof ctx->errmsg;
   ctx->be->stats = &ctx->stats;
+  ctx->max_runs = opt && opt->max_runs > 0 ? opt->max_runs : 4;
+  st = fg__ctx_loop_init(ctx, opt ? opt->loop : NULL, errmsg, errlen);
+  if (st != FG_OK) {
+    ctx->be->i->destroy(ctx->be);
+    free(ctx);
+    return st;
+  }
   *out = ctx;
   return FG_OK;
 }
@@ -138,6 +139,7 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
 void fg_context_free(fg_context *ctx) {
   if (!ctx)
     return;
+  fg__ctx_loop_close(ctx);
   if (ctx->be)
     ctx->be->i->destroy(ctx->be);
   free(ctx);

@@ -1,18 +1,48 @@
-/* runtime/context_impl.h - the body of fg_context.  Internal. */
+/* runtime/context_impl.h - the body of fg_context: the backend, the
+ * libuv loop and the queue that brings completions from device threads to
+ * it, and the runs waiting for room.  Internal. */
 #ifndef FG_RUNTIME_CONTEXT_IMPL_H
 #define FG_RUNTIME_CONTEXT_IMPL_H
 
 #include "backend.h"
+
+#include <pthread.h>
+#include <uv.h>
+
+typedef struct fg__done_node fg__done_node;
 
 struct fg_context {
   fg__backend *be;
   fg_context_stats stats;
   char cache_dir[4096];
   char errmsg[20000];      /* room for a compiler log */
+  /* the loop and the bridge from other threads to it */
+  uv_loop_t own_loop;
+  uv_loop_t *loop;         /* &own_loop or the user's */
+  uv_async_t *wake;        /* heap: closed asynchronously on a user loop */
+  pthread_mutex_t mu;      /* guards done_head/done_tail only */
+  fg__done_node *done_head, *done_tail;
+  /* loop-thread state */
+  int max_runs;
+  int active;              /* runs begun and not ended */
+  fg_run *pending_head, *pending_tail;   /* runs waiting for room */
+  fg_run *sweep;           /* runs whose state changed: look again */
+  int depth;               /* nesting of the completion handler */
+  pthread_cond_t done_cv;  /* signalled with each completion (waits
+                              from inside a callback use it) */
+  uint64_t runs_started;
+  uint64_t inject_run;     /* run_hooks.h: runs_started value that fails */
+  int inject_kernel;       /* -1: no injection */
+  char inject_msg[256];
 };
 
 /* Sets ctx's message; returns st. */
 fg_status fg__ctx_fail(fg_context *ctx, fg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Starts / stops the context's loop bridge (run.c). */
+fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop,
+                            char *err, size_t errlen);
+void fg__ctx_loop_close(fg_context *ctx);
 
 #endif

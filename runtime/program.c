@@ -1,11 +1,11 @@
-/* runtime/program.c - compiling a graph into a program and running it
- * synchronously.  Compiling finds the live operators, asks the fusion
+/* runtime/program.c - compiling a graph into a program, and what a
+ * program tells about itself (runs are in run.c).  Compiling finds the live operators, asks the fusion
  * pass (fuse/) for kernel groups and their merged IR, emits and builds
  * each kernel, and uploads constants; the program copies everything it
  * needs out of the graph, so the graph may be freed once compiled.  In
  * check mode a second, unfused variant is built and every run compares
  * the two. */
-#include "context_impl.h"
+#include "program_impl.h"
 #include "fuse/fuse.h"
 #include "program_view.h"
 
@@ -15,57 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-typedef enum pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } pfield_role;
-
-typedef struct pfield {
-  fg_type type;
-  char *name;
-  pfield_role role;
-  int input;                /* PF_INPUT: graph input index */
-  fg__buffer *const_buf;    /* PF_CONST */
-} pfield;
-
-typedef struct pkernel {
-  char *name;
-  char *source;
-  fg__kbin *bin;
-  int nbuf;
-  int *field;               /* nbuf field ids: inputs, then outputs */
-  int64_t *dims;            /* 3 * (nbuf + 1) */
-  bool grouped;
-  int group[2];             /* work-group (rows, columns) when grouped */
-  int64_t threads[3];       /* what the backend launches */
-  int reduce;               /* 0, or 1 + fg_reduce_op */
-  int reduce_port;          /* output port of the reduction's partials */
-  int64_t partials;         /* how many */
-  int n_in;                 /* inputs among the nbuf buffers */
-} pkernel;
-
-/* One way of computing the outputs: fused, or (check mode) unfused. */
-typedef struct variant {
-  int n_k;
-  pkernel *k;
-  bool *materialized;       /* per field: an operator output with a buffer */
-  char **reason;            /* per field, when materialized */
-  fg_fusion_stats stats;
-  char *report;
-  fg__buffer **pool;        /* per field: an intermediate buffer kept from
-                               run to run (allocated on first use) */
-  fg__buffer **partials;    /* per kernel: a reduction's partials */
-  int *kernel_of_node;      /* per graph node: its kernel, or -1 */
-} variant;
-
-struct fg_program {
-  fg_context *ctx;
-  int n_nodes;
-  int n_fields;
-  pfield *f;
-  int n_in, n_out;
-  char **in_name, **out_name;
-  int *in_field, *out_field;
-  variant main, check;      /* check.k is NULL unless in check mode */
-};
 
 static void dims_of(fg_shape s, int64_t *d) {
   d[0] = s.ndim == 3 ? s.dim[0] : 1;
@@ -84,14 +33,7 @@ static void variant_free(fg_program *p, variant *v) {
   }
   for (int i = 0; v->reason && i < p->n_fields; i++)
     free(v->reason[i]);
-  for (int i = 0; v->pool && i < p->n_fields; i++)
-    if (v->pool[i])
-      be->i->buffer_free(be, v->pool[i]);
-  free(v->pool);
-  for (int i = 0; v->partials && i < v->n_k; i++)
-    if (v->partials[i])
-      be->i->buffer_free(be, v->partials[i]);
-  free(v->partials);
+  fg__variant_free_runtime(p, v);
   free(v->kernel_of_node);
   free(v->k);
   free(v->materialized);
@@ -103,6 +45,7 @@ void fg_program_free(fg_program *p) {
   if (!p)
     return;
   fg__backend *be = p->ctx->be;
+  fg__program_drain(p);
   variant_free(p, &p->main);
   variant_free(p, &p->check);
   for (int i = 0; p->f && i < p->n_fields; i++) {
@@ -225,11 +168,8 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
   v->k = calloc((size_t)plan->n_kernels + 1, sizeof *v->k);
   v->materialized = calloc((size_t)p->n_fields + 1, sizeof(bool));
   v->reason = calloc((size_t)p->n_fields + 1, sizeof(char *));
-  v->pool = calloc((size_t)p->n_fields + 1, sizeof *v->pool);
   v->kernel_of_node = calloc((size_t)p->n_nodes + 1, sizeof(int));
-  v->partials = calloc((size_t)plan->n_kernels + 1, sizeof *v->partials);
-  if (!v->k || !v->materialized || !v->reason || !v->pool ||
-      !v->kernel_of_node || !v->partials) {
+  if (!v->k || !v->materialized || !v->reason || !v->kernel_of_node) {
     fgf_plan_free(plan);
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   }
@@ -262,6 +202,8 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
   fgf_plan_free(plan);
   if (st == FG_OK && !(v->report = make_report(p, v)))
     st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  if (st == FG_OK)
+    st = fg__plan_tasks(p, v);
   return st;
 }
 
@@ -398,263 +340,6 @@ done:
   }
   *out = p;
   return FG_OK;
-}
-
-static bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
-  const char *pa = a, *pb = b;
-  return na && nb && pa < pb + nb && pb < pa + na;
-}
-
-/* Combines a reduction's partials in order, as the kernels combine the
- * values of a chunk: acc = acc op partial, from the identity. */
-#define COMBINE(T, IS_FLOAT, UT)                                            \
-  {                                                                        \
-    const T *in = partials;                                                \
-    T *acc = out;                                                          \
-    for (int c = 0; c < width; c++) {                                      \
-      T a;                                                                 \
-      switch (op) {                                                        \
-      case FG_REDUCE_SUM: a = 0; break;                                    \
-      case FG_REDUCE_PROD: a = 1; break;                                   \
-      case FG_REDUCE_MIN: a = IS_FLOAT ? (T)INFINITY : hi; break;          \
-      default: a = IS_FLOAT ? (T)-INFINITY : lo; break;                    \
-      }                                                                    \
-      for (int64_t p = 0; p < n; p++) {                                    \
-        T v = in[p * width + c];                                           \
-        switch (op) {                                                      \
-        case FG_REDUCE_SUM: a = IS_FLOAT ? (T)(a + v)                      \
-                                         : (T)((UT)a + (UT)v); break;      \
-        case FG_REDUCE_PROD: a = IS_FLOAT ? (T)(a * v)                     \
-                                          : (T)((UT)a * (UT)v); break;     \
-        case FG_REDUCE_MIN: a = v < a ? v : a; break;                      \
-        default: a = v > a ? v : a; break;                                 \
-        }                                                                  \
-      }                                                                    \
-      acc[c] = a;                                                          \
-    }                                                                      \
-  }
-
-static void combine(fg_reduce_op op, fg_elem elem, int width,
-                    const void *partials, int64_t n, void *out) {
-  switch (elem) {
-#define INTCASE(E, T, UT, LO, HI)                                           \
-  case E: {                                                                \
-    const T lo = LO, hi = HI;                                              \
-    COMBINE(T, 0, UT)                                                      \
-    break;                                                                 \
-  }
-    INTCASE(FG_I8, int8_t, uint8_t, INT8_MIN, INT8_MAX)
-    INTCASE(FG_U8, uint8_t, uint8_t, 0, UINT8_MAX)
-    INTCASE(FG_I16, int16_t, uint16_t, INT16_MIN, INT16_MAX)
-    INTCASE(FG_U16, uint16_t, uint16_t, 0, UINT16_MAX)
-    INTCASE(FG_I32, int32_t, uint32_t, INT32_MIN, INT32_MAX)
-    INTCASE(FG_U32, uint32_t, uint32_t, 0, UINT32_MAX)
-    INTCASE(FG_I64, int64_t, uint64_t, INT64_MIN, INT64_MAX)
-    INTCASE(FG_U64, uint64_t, uint64_t, 0, UINT64_MAX)
-#undef INTCASE
-  case FG_F32: {
-    const float lo = 0, hi = 0;
-    (void)lo; (void)hi;
-    COMBINE(float, 1, uint32_t)
-    break;
-  }
-  case FG_F64: {
-    const double lo = 0, hi = 0;
-    (void)lo; (void)hi;
-    COMBINE(double, 1, uint64_t)
-    break;
-  }
-  default:
-    break;
-  }
-}
-#undef COMBINE
-
-/* After reduction kernel ki ran: its partials, combined on the host in
- * order, become the value of its 0-D field. */
-static fg_status finish_reduce(fg_program *p, variant *v, int ki,
-                               fg__buffer **buf) {
-  fg__backend *be = p->ctx->be;
-  const pkernel *k = &v->k[ki];
-  int fid = k->field[k->n_in + k->reduce_port];
-  fg_type t = p->f[fid].type;
-  int width = fg_type_tensor_elements(t);
-  size_t es = fg_elem_size(t.elem);
-  size_t pbytes = (size_t)k->partials * (size_t)width * es;
-  unsigned char *host = malloc(pbytes + es * (size_t)width);
-  if (!host)
-    return fg__ctx_fail(p->ctx, FG_ENOMEM, "reduction '%s': out of memory",
-                        k->name);
-  fg_status st = be->i->download(be, v->partials[ki], host, pbytes);
-  if (st == FG_OK) {
-    combine((fg_reduce_op)(k->reduce - 1), t.elem, width, host, k->partials,
-            host + pbytes);
-    st = be->i->upload(be, buf[fid], host + pbytes, es * (size_t)width);
-  }
-  free(host);
-  return st;
-}
-
-/* Runs one variant: buffers for inputs (aliased where the backend can),
- * constants, materialized fields (the caller's output memory where
- * possible), every kernel in order, then the outputs copied out. */
-static fg_status run_variant(fg_program *p, variant *v,
-                             const void *const *inputs,
-                             void *const *outputs) {
-  fg_context *ctx = p->ctx;
-  fg__backend *be = ctx->be;
-  fg__buffer **buf = calloc((size_t)p->n_fields + 1, sizeof *buf);
-  bool *direct = calloc((size_t)p->n_out + 1, sizeof *direct);
-  bool *owned = calloc((size_t)p->n_fields + 1, sizeof *owned);
-  fg__buffer *bufs[256];
-  fg_status st = FG_OK;
-  if (!buf || !direct || !owned) {
-    st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_program_run: out of memory");
-    goto done;
-  }
-  for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
-    pfield *pf = &p->f[i];
-    if (pf->role == PF_INPUT) {
-      st = fg__be_wrap_or_upload(be, (void *)inputs[pf->input],
-                                 fg_type_bytes(pf->type), &buf[i]);
-      owned[i] = st == FG_OK;
-    } else if (pf->role == PF_CONST) {
-      buf[i] = pf->const_buf;
-    }
-  }
-  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
-    int fid = p->out_field[i];
-    if (p->f[fid].role == PF_OP && v->materialized[fid] && !buf[fid] &&
-        be->i->wrap) {
-      st = be->i->wrap(be, outputs[i], fg_type_bytes(p->f[fid].type),
-                       &buf[fid]);
-      owned[fid] = direct[i] = st == FG_OK;
-    }
-  }
-  /* intermediates live in the program's pool: allocating (and having the
-   * OS zero) fresh pages on every run would cost more than the kernels */
-  for (int i = 0; i < p->n_fields && st == FG_OK; i++)
-    if (p->f[i].role == PF_OP && v->materialized[i] && !buf[i]) {
-      if (!v->pool[i])
-        st = be->i->alloc(be, fg_type_bytes(p->f[i].type), &v->pool[i]);
-      buf[i] = v->pool[i];
-    }
-  for (int i = 0; i < v->n_k && st == FG_OK; i++) {
-    const pkernel *k = &v->k[i];
-    if (k->nbuf > 256) {
-      st = fg__ctx_fail(ctx, FG_ENOTSUP, "kernel '%s' takes %d buffers",
-                        k->name, k->nbuf);
-      break;
-    }
-    for (int j = 0; j < k->nbuf; j++)
-      bufs[j] = buf[k->field[j]];
-    if (k->reduce) {
-      /* the kernel writes partials; the host combines them below */
-      if (!v->partials[i]) {
-        fg_type t = p->f[k->field[k->n_in + k->reduce_port]].type;
-        st = be->i->alloc(be, (size_t)k->partials *
-                                  (size_t)fg_type_tensor_elements(t) *
-                                  fg_elem_size(t.elem), &v->partials[i]);
-        if (st != FG_OK)
-          break;
-      }
-      bufs[k->n_in + k->reduce_port] = v->partials[i];
-    }
-    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
-                       k->grouped ? k->group : NULL);
-    if (st == FG_OK && k->reduce && (st = be->i->wait(be)) == FG_OK)
-      st = finish_reduce(p, v, i, buf);
-  }
-  if (st == FG_OK)
-    st = be->i->wait(be);
-  for (int i = 0; i < p->n_out && st == FG_OK; i++)
-    if (!direct[i]) {
-      int fid = p->out_field[i];
-      st = be->i->download(be, buf[fid], outputs[i],
-                           fg_type_bytes(p->f[fid].type));
-    }
-done:
-  for (int i = 0; buf && owned && i < p->n_fields; i++)
-    if (owned[i])
-      be->i->buffer_free(be, buf[i]);
-  free(buf);
-  free(owned);
-  free(direct);
-  return st;
-}
-
-/* Check mode: runs the unfused variant too and compares every output. */
-static fg_status run_check(fg_program *p, const void *const *inputs,
-                           void *const *outputs) {
-  fg_context *ctx = p->ctx;
-  void **other = calloc((size_t)p->n_out + 1, sizeof *other);
-  fg_status st = other ? FG_OK : FG_ENOMEM;
-  for (int i = 0; i < p->n_out && st == FG_OK; i++)
-    if (!(other[i] = malloc(fg_type_bytes(p->f[p->out_field[i]].type) + 1)))
-      st = FG_ENOMEM;
-  if (st != FG_OK)
-    fg__ctx_fail(ctx, st, "fg_program_run: out of memory");
-  else
-    st = run_variant(p, &p->check, inputs, other);
-  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
-    size_t n = fg_type_bytes(p->f[p->out_field[i]].type);
-    const unsigned char *a = outputs[i], *b = other[i];
-    for (size_t j = 0; j < n; j++)
-      if (a[j] != b[j]) {
-        st = fg__ctx_fail(ctx, FG_EBACKEND, "fusion check: output '%s' "
-                          "differs between the fused and unfused programs "
-                          "at byte %zu of %zu (fused %u, unfused %u)",
-                          p->out_name[i], j, n, a[j], b[j]);
-        break;
-      }
-  }
-  for (int i = 0; other && i < p->n_out; i++)
-    free(other[i]);
-  free(other);
-  return st;
-}
-
-fg_status fg_program_run(fg_program *p, int n_inputs,
-                         const void *const *inputs, int n_outputs,
-                         void *const *outputs) {
-  if (!p)
-    return FG_EINVAL;
-  fg_context *ctx = p->ctx;
-  if (n_inputs != p->n_in || n_outputs != p->n_out)
-    return fg__ctx_fail(ctx, FG_EINVAL, "fg_program_run: got %d input(s) "
-                        "and %d output(s), the program has %d and %d",
-                        n_inputs, n_outputs, p->n_in, p->n_out);
-  if ((p->n_in && !inputs) || (p->n_out && !outputs))
-    return fg__ctx_fail(ctx, FG_EINVAL, "fg_program_run: %s array is NULL",
-                        !outputs ? "outputs" : "inputs");
-  for (int i = 0; i < p->n_in; i++)
-    if (!inputs[i])
-      return fg__ctx_fail(ctx, FG_EINVAL, "fg_program_run: input %d ('%s') "
-                          "is NULL", i, p->in_name[i]);
-  for (int i = 0; i < p->n_out; i++) {
-    size_t ni = fg_type_bytes(p->f[p->out_field[i]].type);
-    if (!outputs[i])
-      return fg__ctx_fail(ctx, FG_EINVAL, "fg_program_run: output %d ('%s') "
-                          "is NULL", i, p->out_name[i]);
-    for (int j = 0; j < p->n_in; j++)
-      if (overlaps(outputs[i], ni, inputs[j],
-                   fg_type_bytes(p->f[p->in_field[j]].type)))
-        return fg__ctx_fail(ctx, FG_EINVAL, "fg_program_run: memory of "
-                            "output '%s' overlaps input '%s'",
-                            p->out_name[i], p->in_name[j]);
-    for (int j = 0; j < i; j++)
-      if (overlaps(outputs[i], ni, outputs[j],
-                   fg_type_bytes(p->f[p->out_field[j]].type)))
-        return fg__ctx_fail(ctx, FG_EINVAL, "fg_program_run: memory of "
-                            "output '%s' overlaps output '%s'",
-                            p->out_name[i], p->out_name[j]);
-  }
-  fg_status st = run_variant(p, &p->main, inputs, outputs);
-  if (st == FG_OK && p->check.k)
-    st = run_check(p, inputs, outputs);
-  if (st == FG_OK)
-    ctx->stats.runs++;
-  return st;
 }
 
 int fg_program_input_count(const fg_program *p) { return p ? p->n_in : 0; }

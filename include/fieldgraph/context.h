@@ -11,16 +11,35 @@
  *   fg_program_free(prog);
  *   fg_context_free(ctx);
  *
- * A context owns a backend (the device), its kernel cache and its
- * statistics.  A context and its programs belong to one thread at a time.
+ * Runs are asynchronous underneath: fg_program_start returns at once and
+ * a callback reports completion on the context's libuv loop;
+ * fg_program_run is start + fg_run_wait.
+ *
+ *   static void done(fg_run *run, fg_status st, void *user) {
+ *     if (st != FG_OK) fprintf(stderr, "%s\n", fg_run_errmsg(run));
+ *   }
+ *   for (int i = 0; i < n; i++)                      // up to max_runs at
+ *     fg_program_start(prog, 1, &in[i], 1, &out[i],  // once, the rest wait
+ *                      done, NULL, NULL);            // in a queue
+ *   fg_context_wait(ctx);                            // or uv_run(loop, ..)
+ *
+ * Threads: a context, its programs and its runs belong to the thread that
+ * runs the context's loop (or, with the context's own loop, the thread
+ * calling fg_run_wait / fg_context_wait); callbacks are called on that
+ * thread.  Kernels run on the backend's own threads.  Different contexts
+ * are independent and may be used from different threads.
  */
 #ifndef FIELDGRAPH_CONTEXT_H
 #define FIELDGRAPH_CONTEXT_H
 
 #include "graph.h"
 
+#include <stdbool.h>
+
 typedef struct fg_context fg_context;
 typedef struct fg_program fg_program;
+typedef struct fg_run fg_run;
+struct uv_loop_s;
 
 typedef enum fg_backend_kind {
   FG_BACKEND_DEFAULT,  /* $FG_BACKEND ("cpu" or "opencl"), else the CPU */
@@ -45,6 +64,10 @@ typedef struct fg_context_options {
                               GPU if one exists, else the first device;
                               "gpu", "cpu", an index from
                               fg_opencl_devices, or a piece of the name */
+  struct uv_loop_s *loop;  /* libuv loop for completions; NULL: the
+                              context makes and runs its own */
+  int max_runs;            /* runs in flight at once (each has its own
+                              buffers); more wait in a queue.  0: 4 */
 } fg_context_options;
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
@@ -127,10 +150,56 @@ void fg_program_free(fg_program *prog);
 /* Runs the program once and waits for it: inputs[i] points at the data of
  * graph input i (fg_type_bytes of its type, declaration order), outputs[i]
  * at room for graph output i.  Output memory must not overlap inputs or
- * other outputs.  On failure the message is in fg_context_errmsg. */
+ * other outputs.  On failure the message is in fg_context_errmsg.  Not
+ * from a callback on the context's loop (use fg_program_start there). */
 fg_status fg_program_run(fg_program *prog, int n_inputs,
                          const void *const *inputs, int n_outputs,
                          void *const *outputs);
+
+/* ---- asynchronous runs ---------------------------------------------------
+ * A run's kernels are scheduled by their dependencies (independent kernels
+ * overlap), and up to max_runs runs (fg_context_options) are in flight at
+ * once.  Inputs and outputs must stay valid, and outputs untouched, until
+ * the run completed. */
+
+/* Called once on the loop thread when a run ended: status FG_OK, the
+ * failure (message in fg_run_errmsg), or FG_ECANCELED.  run is valid
+ * during the call. */
+typedef void (*fg_run_cb)(fg_run *run, fg_status status, void *user);
+
+/* Starts a run of prog with fg_program_run's arguments and returns at
+ * once.  cb may be NULL.  When out is non-NULL it receives a handle the
+ * caller releases with fg_run_free; when NULL the run frees itself after
+ * its callback.  A non-OK return (bad arguments) starts nothing and calls
+ * nothing; the message is in fg_context_errmsg. */
+fg_status fg_program_start(fg_program *prog, int n_inputs,
+                           const void *const *inputs, int n_outputs,
+                           void *const *outputs, fg_run_cb cb, void *user,
+                           fg_run **out);
+/* Waits for run to end, running the context's loop; returns its status.
+ * Not from a callback on that loop. */
+fg_status fg_run_wait(fg_run *run);
+/* Cancels a run that has not ended: kernels not yet started never start,
+ * its buffers are released once the ones in flight finished, and its
+ * callback gets FG_ECANCELED.  Does nothing to a run that ended. */
+void fg_run_cancel(fg_run *run);
+/* Whether run has ended (its callback was called). */
+bool fg_run_done(const fg_run *run);
+/* Status of an ended run; FG_ESTATE while it is in flight. */
+fg_status fg_run_status(const fg_run *run);
+/* Message of a failed run, "" otherwise; owned by the run. */
+const char *fg_run_errmsg(const fg_run *run);
+/* Releases the caller's handle.  A run still in flight goes on and frees
+ * itself after its callback.  NULL does nothing. */
+void fg_run_free(fg_run *run);
+/* Runs the context's loop until no run of ctx is in flight or queued.
+ * Not from a callback on that loop. */
+fg_status fg_context_wait(fg_context *ctx);
+/* The loop the context reports completions on (its own or the user's). */
+struct uv_loop_s *fg_context_loop(fg_context *ctx);
+/* Changes how many runs may be in flight at once (n >= 1); queued runs
+ * start as room frees up. */
+fg_status fg_context_set_max_runs(fg_context *ctx, int n);
 
 /* Inputs and outputs of a compiled program, in declaration order. */
 int fg_program_input_count(const fg_program *prog);

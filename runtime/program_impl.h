@@ -1,0 +1,111 @@
+/* runtime/program_impl.h - the body of a compiled program, shared by the
+ * compiler (program.c) and the run engine (run.c): fields, built kernels,
+ * the static task graph of one run, and pools of per-run buffers.
+ * Internal. */
+#ifndef FG_RUNTIME_PROGRAM_IMPL_H
+#define FG_RUNTIME_PROGRAM_IMPL_H
+
+#include "context_impl.h"
+
+typedef enum pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } pfield_role;
+
+typedef struct pfield {
+  fg_type type;
+  char *name;
+  pfield_role role;
+  int input;                /* PF_INPUT: graph input index */
+  fg__buffer *const_buf;    /* PF_CONST */
+} pfield;
+
+typedef struct pkernel {
+  char *name;
+  char *source;
+  fg__kbin *bin;
+  int nbuf;
+  int *field;               /* nbuf field ids: inputs, then outputs */
+  int64_t *dims;            /* 3 * (nbuf + 1) */
+  bool grouped;
+  int group[2];             /* work-group (rows, columns) when grouped */
+  int64_t threads[3];       /* what the backend launches */
+  int reduce;               /* 0, or 1 + fg_reduce_op */
+  int reduce_port;          /* output port of the reduction's partials */
+  int64_t partials;         /* how many */
+  int n_in;                 /* inputs among the nbuf buffers */
+} pkernel;
+
+/* One step of a run.  Device steps go through the backend; RT_COMBINE
+ * runs on the loop thread. */
+typedef enum rtask_kind {
+  RT_UPLOAD,        /* graph input `index` into its device buffer */
+  RT_KERNEL,        /* kernel `index` */
+  RT_PARTIALS,      /* reduction kernel `index`'s partials to the host */
+  RT_COMBINE,       /* ... combined in order on the host */
+  RT_RESULT,        /* ... and the result into its field's buffer */
+  RT_DOWNLOAD       /* graph output `index` into the caller's memory */
+} rtask_kind;
+
+typedef struct rtask {
+  rtask_kind kind;
+  int index;
+  int n_dep;
+  int *dep;                 /* tasks that must end first */
+} rtask;
+
+/* Buffers of one run in flight, kept in a pool between runs: allocating
+ * (and having the OS zero) fresh pages on every run costs more than the
+ * kernels. */
+typedef struct bufset {
+  struct bufset *next;
+  fg__buffer **buf;         /* per field: intermediates, and inputs on a
+                               backend that cannot alias host memory */
+  fg__buffer **partials;    /* per kernel: a reduction's partials */
+  unsigned char **host;     /* per kernel: partials and result on the host */
+} bufset;
+
+/* One way of computing the outputs: fused, or (check mode) unfused. */
+typedef struct variant {
+  int n_k;
+  pkernel *k;
+  bool *materialized;       /* per field: an operator output with a buffer */
+  char **reason;            /* per field, when materialized */
+  fg_fusion_stats stats;
+  char *report;
+  int *kernel_of_node;      /* per graph node: its kernel, or -1 */
+  bool *direct;             /* per output: kernels write the caller's
+                               memory (backends that alias host memory) */
+  int n_task;
+  rtask *task;              /* in an order where deps come first */
+  bufset *free_sets;        /* buffers of ended runs */
+} variant;
+
+struct fg_program {
+  fg_context *ctx;
+  int n_nodes;
+  int n_fields;
+  pfield *f;
+  int n_in, n_out;
+  char **in_name, **out_name;
+  int *in_field, *out_field;
+  variant main, check;      /* check.k is NULL unless in check mode */
+  int runs;                 /* runs started and not yet ended */
+  fg_run *live;             /* those runs */
+};
+
+/* Plans the tasks of one run of variant v (after its kernels are built). */
+fg_status fg__plan_tasks(fg_program *p, variant *v);
+/* Frees v's task plan and pooled buffers. */
+void fg__variant_free_runtime(fg_program *p, variant *v);
+/* Cancels p's runs and waits for them to end (fg_program_free). */
+void fg__program_drain(fg_program *p);
+/* Checks fg_program_run / fg_program_start arguments; the message goes to
+ * the context. */
+fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
+                             const void *const *in, int n_out,
+                             void *const *out);
+
+/* Folds n partials of a reduction (width components each) in order into
+ * out, as the kernels fold a chunk: acc = acc op partial. */
+void fg__combine_partials(fg_reduce_op op, fg_elem elem, int width,
+                          const void *partials, int64_t n, void *out);
+
+#endif

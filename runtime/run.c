@@ -1,0 +1,917 @@
+/* runtime/run.c - runs of compiled programs, driven by a libuv loop.
+ *
+ * A run walks its program's task graph (program_impl.h): a task starts
+ * when the tasks it needs have ended or, on a chaining backend (OpenCL),
+ * when they are queued with an event it can wait on.  Backends report the
+ * end of each operation from their own threads through task_done, which
+ * queues a node under a mutex and wakes the loop with uv_async_send; the
+ * loop thread applies completions, starts what became ready, begins queued
+ * runs while fewer than max_runs are in flight, and calls callbacks.  No
+ * thread spins: workers sleep in the pool, the loop in epoll, a blocking
+ * wait inside a callback on a condition variable.
+ *
+ * Every run has its own buffers (a bufset from the program's pool), so
+ * runs of one program overlap freely; fg_program_run is start + wait. */
+#include "program_impl.h"
+#include "run_hooks.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TS_WAIT, TS_STARTED, TS_DONE };
+
+/* A completion travelling from a device thread to the loop. */
+struct fg__done_node {
+  fg__done_node *next;
+  fg_run *run;
+  int var, task;
+  fg_status st;
+  char *msg;
+};
+
+typedef struct tstate {
+  int state;
+  fg__event *ev;            /* a chaining backend's event, else NULL */
+  fg__done_node node;
+} tstate;
+
+/* One variant's part of a run. */
+typedef struct vrun {
+  variant *v;
+  bufset *bs;
+  fg__buffer **view;        /* per field: the buffer kernels use */
+  fg__buffer **wrapped;     /* per field: aliases of this run's memory */
+  void *const *out;
+  tstate *t;
+  int n_done;
+} vrun;
+
+struct fg_run {
+  fg_context *ctx;
+  fg_program *prog;
+  fg_run *next;             /* ctx's pending queue */
+  fg_run *sweep_next;       /* ctx's sweep list */
+  fg_run *live_prev, *live_next;   /* prog's runs that have not ended */
+  bool in_sweep, begun, done, canceled, user_ref, in_cb;
+  fg_run_cb cb;
+  void *user;
+  const void **in;
+  void **out;
+  void **check_out;         /* check mode: the unfused outputs */
+  int n_var;
+  vrun vr[2];
+  int in_flight;            /* device operations started, not ended */
+  int fail_kernel;          /* run_hooks.h, -1 when none */
+  fg_status status;
+  char errmsg[4096];
+};
+
+static fg_status run_fail(fg_run *r, fg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static fg_status run_fail(fg_run *r, fg_status st, const char *fmt, ...) {
+  if (r->status == FG_OK) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+    va_end(ap);
+    r->status = st;
+  }
+  return st;
+}
+
+/* ---- the bridge from device threads to the loop ------------------------- */
+
+static void task_done(void *arg, fg_status st, const char *msg) {
+  fg__done_node *n = arg;
+  fg_context *ctx = n->run->ctx;
+  n->st = st;
+  n->msg = msg ? strdup(msg) : NULL;
+  n->next = NULL;
+  /* the send happens under the lock: once the loop thread has seen the
+   * node (and maybe ended the run and freed the context) this thread no
+   * longer touches anything of the context */
+  pthread_mutex_lock(&ctx->mu);
+  if (ctx->done_tail)
+    ctx->done_tail->next = n;
+  else
+    ctx->done_head = n;
+  ctx->done_tail = n;
+  pthread_cond_broadcast(&ctx->done_cv);
+  uv_async_send(ctx->wake);
+  pthread_mutex_unlock(&ctx->mu);
+}
+
+static void sweep_add(fg_context *ctx, fg_run *r) {
+  if (r->in_sweep)
+    return;
+  r->in_sweep = true;
+  r->sweep_next = ctx->sweep;
+  ctx->sweep = r;
+}
+
+/* The wake handle keeps the loop alive only while there is work. */
+static void update_ref(fg_context *ctx) {
+  if (ctx->active || ctx->pending_head || ctx->sweep)
+    uv_ref((uv_handle_t *)ctx->wake);
+  else
+    uv_unref((uv_handle_t *)ctx->wake);
+}
+
+/* ---- buffers of a run ----------------------------------------------------- */
+
+static void bufset_free(fg__backend *be, fg_program *p, variant *v,
+                        bufset *bs) {
+  for (int i = 0; bs->buf && i < p->n_fields; i++)
+    if (bs->buf[i])
+      be->i->buffer_free(be, bs->buf[i]);
+  for (int i = 0; bs->partials && i < v->n_k; i++)
+    if (bs->partials[i])
+      be->i->buffer_free(be, bs->partials[i]);
+  for (int i = 0; bs->host && i < v->n_k; i++)
+    free(bs->host[i]);
+  free(bs->buf);
+  free(bs->partials);
+  free(bs->host);
+  free(bs);
+}
+
+static bool is_direct_field(const fg_program *p, const variant *v, int f) {
+  for (int i = 0; i < p->n_out; i++)
+    if (v->direct[i] && p->out_field[i] == f)
+      return true;
+  return false;
+}
+
+/* Bytes of a reduction kernel's partials and of its result. */
+static void reduce_bytes(const fg_program *p, const pkernel *k,
+                         size_t *partials, size_t *result) {
+  fg_type t = p->f[k->field[k->n_in + k->reduce_port]].type;
+  *result = (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
+  *partials = (size_t)k->partials * *result;
+}
+
+static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
+  fg__backend *be = p->ctx->be;
+  bufset *bs = calloc(1, sizeof *bs);
+  fg_status st = FG_OK;
+  if (!bs || !(bs->buf = calloc((size_t)p->n_fields + 1, sizeof *bs->buf)) ||
+      !(bs->partials = calloc((size_t)v->n_k + 1, sizeof *bs->partials)) ||
+      !(bs->host = calloc((size_t)v->n_k + 1, sizeof *bs->host))) {
+    st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
+    const pfield *pf = &p->f[i];
+    bool need = (pf->role == PF_OP && v->materialized[i] &&
+                 !is_direct_field(p, v, i)) ||
+                (pf->role == PF_INPUT && !be->i->wrap);
+    if (need)
+      st = be->i->alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
+  }
+  for (int k = 0; k < v->n_k && st == FG_OK; k++) {
+    if (!v->k[k].reduce)
+      continue;
+    size_t pb, rb;
+    reduce_bytes(p, &v->k[k], &pb, &rb);
+    st = be->i->alloc(be, pb, &bs->partials[k]);
+    if (st == FG_OK && !(bs->host[k] = malloc(pb + rb)))
+      st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
+  }
+  if (st == FG_OK) {
+    *out = bs;
+    return FG_OK;
+  }
+fail:
+  if (bs)
+    bufset_free(be, p, v, bs);
+  return st;
+}
+
+/* Gives run r's variant vr its buffers: pooled ones, constants, and
+ * aliases of the caller's memory where the backend can. */
+static fg_status vrun_setup(fg_run *r, vrun *vr) {
+  fg_program *p = r->prog;
+  fg__backend *be = p->ctx->be;
+  variant *v = vr->v;
+  fg_status st = FG_OK;
+  if (v->free_sets) {
+    vr->bs = v->free_sets;
+    v->free_sets = vr->bs->next;
+  } else if ((st = bufset_new(p, v, &vr->bs)) != FG_OK) {
+    return st;
+  }
+  for (int i = 0; i < p->n_fields; i++) {
+    const pfield *pf = &p->f[i];
+    vr->view[i] = vr->bs->buf[i];
+    if (pf->role == PF_CONST)
+      vr->view[i] = pf->const_buf;
+    else if (pf->role == PF_INPUT && be->i->wrap && st == FG_OK) {
+      st = be->i->wrap(be, (void *)r->in[pf->input], fg_type_bytes(pf->type),
+                       &vr->wrapped[i]);
+      vr->view[i] = vr->wrapped[i];
+    }
+  }
+  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
+    int f = p->out_field[i];
+    if (v->direct[i]) {
+      st = be->i->wrap(be, vr->out[i], fg_type_bytes(p->f[f].type),
+                       &vr->wrapped[f]);
+      vr->view[f] = vr->wrapped[f];
+    }
+  }
+  return st;
+}
+
+static void vrun_release(fg_run *r, vrun *vr) {
+  fg_program *p = r->prog;
+  fg__backend *be = p->ctx->be;
+  for (int i = 0; vr->t && i < vr->v->n_task; i++)
+    if (vr->t[i].ev)
+      be->i->event_release(be, vr->t[i].ev);
+  for (int i = 0; vr->wrapped && i < p->n_fields; i++)
+    if (vr->wrapped[i])
+      be->i->buffer_free(be, vr->wrapped[i]);
+  if (vr->bs) {
+    vr->bs->next = vr->v->free_sets;
+    vr->v->free_sets = vr->bs;
+    vr->bs = NULL;
+  }
+  free(vr->t);
+  free(vr->view);
+  free(vr->wrapped);
+  vr->t = NULL;
+  vr->view = vr->wrapped = NULL;
+}
+
+/* ---- starting tasks ------------------------------------------------------- */
+
+static bool ready(const fg_run *r, const vrun *vr, const rtask *t) {
+  bool chains = r->ctx->be->chains && t->kind != RT_COMBINE;
+  for (int d = 0; d < t->n_dep; d++) {
+    const tstate *s = &vr->t[t->dep[d]];
+    if (s->state != TS_DONE && !(chains && s->state == TS_STARTED && s->ev))
+      return false;
+  }
+  return true;
+}
+
+static void start_task(fg_run *r, vrun *vr, int ti) {
+  fg_program *p = r->prog;
+  fg_context *ctx = p->ctx;
+  fg__backend *be = ctx->be;
+  const rtask *t = &vr->v->task[ti];
+  tstate *ts = &vr->t[ti];
+  fg__event *wait[256];
+  int n_wait = 0;
+  for (int d = 0; d < t->n_dep && n_wait < 256; d++)
+    if (vr->t[t->dep[d]].state == TS_STARTED && vr->t[t->dep[d]].ev)
+      wait[n_wait++] = vr->t[t->dep[d]].ev;
+  fg__async a = {n_wait, wait, be->chains ? &ts->ev : NULL, task_done,
+                 &ts->node};
+  ts->state = TS_STARTED;
+  r->in_flight++;
+  fg_status st = FG_OK;
+  const pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD
+                         ? NULL : &vr->v->k[t->index];
+  size_t pb = 0, rb = 0;
+  if (k && k->reduce)
+    reduce_bytes(p, k, &pb, &rb);
+  switch (t->kind) {
+  case RT_UPLOAD: {
+    int f = p->in_field[t->index];
+    st = be->i->upload_async(be, vr->view[f], r->in[t->index],
+                             fg_type_bytes(p->f[f].type), &a);
+    break;
+  }
+  case RT_KERNEL: {
+    if (r->fail_kernel == t->index && vr == &r->vr[0]) {
+      task_done(&ts->node, FG_EBACKEND, ctx->inject_msg);
+      break;
+    }
+    fg__buffer *bufs[256];
+    for (int j = 0; j < k->nbuf; j++)
+      bufs[j] = vr->view[k->field[j]];
+    if (k->reduce)
+      bufs[k->n_in + k->reduce_port] = vr->bs->partials[t->index];
+    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
+                       k->grouped ? k->group : NULL, &a);
+    break;
+  }
+  case RT_PARTIALS:
+    st = be->i->download_async(be, vr->bs->partials[t->index],
+                               vr->bs->host[t->index], pb, &a);
+    break;
+  case RT_COMBINE: {
+    fg_type ty = p->f[k->field[k->n_in + k->reduce_port]].type;
+    fg__combine_partials((fg_reduce_op)(k->reduce - 1), ty.elem,
+                         fg_type_tensor_elements(ty), vr->bs->host[t->index],
+                         k->partials, vr->bs->host[t->index] + pb);
+    r->in_flight--;
+    ts->state = TS_DONE;
+    vr->n_done++;
+    return;
+  }
+  case RT_RESULT:
+    st = be->i->upload_async(be, vr->view[k->field[k->n_in + k->reduce_port]],
+                             vr->bs->host[t->index] + pb, rb, &a);
+    break;
+  case RT_DOWNLOAD: {
+    int f = p->out_field[t->index];
+    st = be->i->download_async(be, vr->view[f], vr->out[t->index],
+                               fg_type_bytes(p->f[f].type), &a);
+    break;
+  }
+  }
+  if (st != FG_OK) {
+    r->in_flight--;
+    ts->state = TS_DONE;
+    vr->n_done++;
+    run_fail(r, st, "%s", ctx->errmsg);
+  }
+}
+
+/* Starts every task of r that can start. */
+static void advance(fg_run *r) {
+  if (!r->begun || r->done)
+    return;
+  for (int var = 0; var < r->n_var; var++) {
+    vrun *vr = &r->vr[var];
+    for (int i = 0; i < vr->v->n_task; i++) {
+      if (r->status != FG_OK || r->canceled)
+        return;
+      if (vr->t[i].state == TS_WAIT && ready(r, vr, &vr->v->task[i]))
+        start_task(r, vr, i);
+    }
+  }
+}
+
+static bool complete(const fg_run *r) {
+  if (r->done)
+    return false;
+  if (!r->begun)
+    return r->canceled;
+  if (r->in_flight > 0)
+    return false;
+  if (r->status != FG_OK || r->canceled)
+    return true;
+  for (int var = 0; var < r->n_var; var++)
+    if (r->vr[var].n_done < r->vr[var].v->n_task)
+      return false;
+  return true;
+}
+
+/* Begins a run taken from the pending queue: buffers, then its first
+ * tasks. */
+static void begin(fg_run *r) {
+  fg_context *ctx = r->ctx;
+  r->begun = true;
+  ctx->active++;
+  for (int var = 0; var < r->n_var && r->status == FG_OK; var++) {
+    vrun *vr = &r->vr[var];
+    fg_status st = vrun_setup(r, vr);
+    if (st != FG_OK)
+      run_fail(r, st, "%s", ctx->errmsg);
+  }
+  advance(r);
+  sweep_add(ctx, r);
+}
+
+static void pump(fg_context *ctx) {
+  while (ctx->active < ctx->max_runs && ctx->pending_head) {
+    fg_run *r = ctx->pending_head;
+    if (!(ctx->pending_head = r->next))
+      ctx->pending_tail = NULL;
+    r->next = NULL;
+    begin(r);
+  }
+}
+
+static void run_destroy(fg_run *r) {
+  for (int var = 0; var < 2; var++) {
+    free(r->vr[var].t);
+    free(r->vr[var].view);
+    free(r->vr[var].wrapped);
+  }
+  for (int i = 0; r->check_out && r->prog && i < r->prog->n_out; i++)
+    free(r->check_out[i]);
+  free(r->check_out);
+  free(r->in);
+  free(r->out);
+  free(r);
+}
+
+/* Check mode: the fused and unfused outputs must agree byte for byte. */
+static void compare_outputs(fg_run *r) {
+  fg_program *p = r->prog;
+  for (int i = 0; i < p->n_out; i++) {
+    size_t n = fg_type_bytes(p->f[p->out_field[i]].type);
+    const unsigned char *a = r->out[i], *b = r->check_out[i];
+    for (size_t j = 0; j < n; j++)
+      if (a[j] != b[j]) {
+        run_fail(r, FG_EBACKEND, "fusion check: output '%s' differs between "
+                 "the fused and unfused programs at byte %zu of %zu (fused "
+                 "%u, unfused %u)", p->out_name[i], j, n, a[j], b[j]);
+        return;
+      }
+  }
+}
+
+/* Ends a run: releases its buffers, calls its callback, frees it unless
+ * the caller holds a handle. */
+static void finish(fg_run *r) {
+  fg_context *ctx = r->ctx;
+  fg_program *p = r->prog;
+  if (r->status == FG_OK && r->canceled)
+    run_fail(r, FG_ECANCELED, "run of program with output '%s' canceled",
+             p->n_out ? p->out_name[0] : "?");
+  if (r->status == FG_OK && r->n_var == 2)
+    compare_outputs(r);
+  for (int var = 0; var < r->n_var; var++)
+    vrun_release(r, &r->vr[var]);
+  if (r->begun)
+    ctx->active--;
+  if (r->live_prev)
+    r->live_prev->live_next = r->live_next;
+  else
+    p->live = r->live_next;
+  if (r->live_next)
+    r->live_next->live_prev = r->live_prev;
+  p->runs--;
+  if (r->status == FG_OK)
+    ctx->stats.runs++;
+  r->done = true;
+  if (r->cb) {
+    r->in_cb = true;
+    r->cb(r, r->status, r->user);
+    r->in_cb = false;
+  }
+  if (!r->user_ref)
+    run_destroy(r);
+}
+
+/* Applies the completions that arrived, begins queued runs and ends the
+ * runs that are complete, until nothing changes.  Runs on the loop thread;
+ * callbacks may start, cancel and wait, so every list is re-read after
+ * each step. */
+static void process(fg_context *ctx) {
+  ctx->depth++;
+  for (;;) {
+    pthread_mutex_lock(&ctx->mu);
+    fg__done_node *n = ctx->done_head;
+    ctx->done_head = ctx->done_tail = NULL;
+    pthread_mutex_unlock(&ctx->mu);
+    while (n) {
+      fg__done_node *next = n->next;
+      fg_run *r = n->run;
+      vrun *vr = &r->vr[n->var];
+      vr->t[n->task].state = TS_DONE;
+      vr->n_done++;
+      r->in_flight--;
+      if (n->st != FG_OK)
+        run_fail(r, n->st, "%s", n->msg ? n->msg : fg_status_str(n->st));
+      free(n->msg);
+      n->msg = NULL;
+      sweep_add(ctx, r);
+      n = next;
+    }
+    pump(ctx);
+    if (!ctx->sweep)
+      break;
+    while (ctx->sweep) {
+      fg_run *r = ctx->sweep;
+      ctx->sweep = r->sweep_next;
+      r->in_sweep = false;
+      advance(r);
+      if (complete(r))
+        finish(r);
+    }
+  }
+  ctx->depth--;
+  update_ref(ctx);
+}
+
+static void on_wake(uv_async_t *h) { process(h->data); }
+
+/* Waits until done(arg) holds.  Runs the loop, or, from inside a callback
+ * (where uv_run must not be re-entered), sleeps on the completion
+ * condition and processes by hand. */
+static void wait_until(fg_context *ctx, bool (*done)(const void *),
+                       const void *arg) {
+  while (!done(arg)) {
+    if (ctx->depth == 0) {
+      uv_run(ctx->loop, UV_RUN_ONCE);
+    } else {
+      pthread_mutex_lock(&ctx->mu);
+      while (!ctx->done_head && !ctx->sweep)
+        pthread_cond_wait(&ctx->done_cv, &ctx->mu);
+      pthread_mutex_unlock(&ctx->mu);
+      process(ctx);
+    }
+  }
+}
+
+static bool run_ended(const void *r) { return ((const fg_run *)r)->done; }
+static bool ctx_idle(const void *c) {
+  const fg_context *ctx = c;
+  return !ctx->active && !ctx->pending_head && !ctx->sweep;
+}
+static bool program_idle(const void *p) {
+  return ((const fg_program *)p)->runs == 0;
+}
+
+/* ---- the public calls ----------------------------------------------------- */
+
+static bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
+  const char *pa = a, *pb = b;
+  return na && nb && pa < pb + nb && pb < pa + na;
+}
+
+fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
+                             const void *const *in, int n_out,
+                             void *const *out) {
+  fg_context *ctx = p->ctx;
+  if (n_in != p->n_in || n_out != p->n_out)
+    return fg__ctx_fail(ctx, FG_EINVAL, "%s: got %d input(s) and %d "
+                        "output(s), the program has %d and %d", fn, n_in,
+                        n_out, p->n_in, p->n_out);
+  if ((p->n_in && !in) || (p->n_out && !out))
+    return fg__ctx_fail(ctx, FG_EINVAL, "%s: %s array is NULL", fn,
+                        !out && p->n_out ? "outputs" : "inputs");
+  for (int i = 0; i < p->n_in; i++)
+    if (!in[i])
+      return fg__ctx_fail(ctx, FG_EINVAL, "%s: input %d ('%s') is NULL", fn,
+                          i, p->in_name[i]);
+  for (int i = 0; i < p->n_out; i++) {
+    size_t ni = fg_type_bytes(p->f[p->out_field[i]].type);
+    if (!out[i])
+      return fg__ctx_fail(ctx, FG_EINVAL, "%s: output %d ('%s') is NULL",
+                          fn, i, p->out_name[i]);
+    for (int j = 0; j < p->n_in; j++)
+      if (overlaps(out[i], ni, in[j],
+                   fg_type_bytes(p->f[p->in_field[j]].type)))
+        return fg__ctx_fail(ctx, FG_EINVAL, "%s: memory of output '%s' "
+                            "overlaps input '%s'", fn, p->out_name[i],
+                            p->in_name[j]);
+    for (int j = 0; j < i; j++)
+      if (overlaps(out[i], ni, out[j],
+                   fg_type_bytes(p->f[p->out_field[j]].type)))
+        return fg__ctx_fail(ctx, FG_EINVAL, "%s: memory of output '%s' "
+                            "overlaps output '%s'", fn, p->out_name[i],
+                            p->out_name[j]);
+  }
+  return FG_OK;
+}
+
+static fg_status vrun_alloc(fg_run *r, int var, variant *v, void **out) {
+  vrun *vr = &r->vr[var];
+  fg_program *p = r->prog;
+  vr->v = v;
+  vr->out = out;
+  vr->t = calloc((size_t)v->n_task + 1, sizeof *vr->t);
+  vr->view = calloc((size_t)p->n_fields + 1, sizeof *vr->view);
+  vr->wrapped = calloc((size_t)p->n_fields + 1, sizeof *vr->wrapped);
+  if (!vr->t || !vr->view || !vr->wrapped)
+    return FG_ENOMEM;
+  for (int i = 0; i < v->n_task; i++) {
+    vr->t[i].node.run = r;
+    vr->t[i].node.var = var;
+    vr->t[i].node.task = i;
+  }
+  return FG_OK;
+}
+
+static fg_status start(fg_program *p, const char *fn, int n_in,
+                       const void *const *in, int n_out, void *const *out,
+                       fg_run_cb cb, void *user, fg_run **res) {
+  fg_context *ctx = p->ctx;
+  fg_status st = fg__check_run_args(p, fn, n_in, in, n_out, out);
+  if (st != FG_OK)
+    return st;
+  fg_run *r = calloc(1, sizeof *r);
+  if (!r)
+    return fg__ctx_fail(ctx, FG_ENOMEM, "%s: out of memory", fn);
+  r->ctx = ctx;
+  r->prog = p;
+  r->cb = cb;
+  r->user = user;
+  r->fail_kernel = -1;
+  r->n_var = p->check.k ? 2 : 1;
+  r->in = calloc((size_t)p->n_in + 1, sizeof *r->in);
+  r->out = calloc((size_t)p->n_out + 1, sizeof *r->out);
+  if (r->n_var == 2)
+    r->check_out = calloc((size_t)p->n_out + 1, sizeof *r->check_out);
+  st = r->in && r->out && (r->n_var == 1 || r->check_out) ? FG_OK
+                                                           : FG_ENOMEM;
+  for (int i = 0; i < p->n_in; i++)
+    r->in[i] = in[i];
+  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
+    r->out[i] = out[i];
+    if (r->check_out &&
+        !(r->check_out[i] = malloc(fg_type_bytes(p->f[p->out_field[i]].type)
+                                   + 1)))
+      st = FG_ENOMEM;
+  }
+  if (st == FG_OK)
+    st = vrun_alloc(r, 0, &p->main, r->out);
+  if (st == FG_OK && r->n_var == 2)
+    st = vrun_alloc(r, 1, &p->check, r->check_out);
+  if (st != FG_OK) {
+    run_destroy(r);
+    return fg__ctx_fail(ctx, FG_ENOMEM, "%s: out of memory", fn);
+  }
+  if (ctx->inject_kernel >= 0 && ctx->runs_started == ctx->inject_run) {
+    r->fail_kernel = ctx->inject_kernel;
+    ctx->inject_kernel = -1;
+  }
+  ctx->runs_started++;
+  r->live_next = p->live;
+  if (p->live)
+    p->live->live_prev = r;
+  p->live = r;
+  p->runs++;
+  if (ctx->pending_tail)
+    ctx->pending_tail->next = r;
+  else
+    ctx->pending_head = r;
+  ctx->pending_tail = r;
+  if (res) {
+    r->user_ref = true;
+    *res = r;
+  }
+  /* work starts now; callbacks only ever come from the loop */
+  pump(ctx);
+  update_ref(ctx);
+  uv_async_send(ctx->wake);
+  return FG_OK;
+}
+
+fg_status fg_program_start(fg_program *p, int n_in, const void *const *in,
+                           int n_out, void *const *out, fg_run_cb cb,
+                           void *user, fg_run **res) {
+  if (res)
+    *res = NULL;
+  if (!p)
+    return FG_EINVAL;
+  return start(p, "fg_program_start", n_in, in, n_out, out, cb, user, res);
+}
+
+fg_status fg_program_run(fg_program *p, int n_in, const void *const *in,
+                         int n_out, void *const *out) {
+  if (!p)
+    return FG_EINVAL;
+  fg_run *r;
+  fg_status st = start(p, "fg_program_run", n_in, in, n_out, out, NULL,
+                       NULL, &r);
+  if (st != FG_OK)
+    return st;
+  st = fg_run_wait(r);
+  if (st != FG_OK)
+    fg__ctx_fail(p->ctx, st, "%s", r->errmsg);
+  fg_run_free(r);
+  return st;
+}
+
+fg_status fg_run_wait(fg_run *r) {
+  if (!r)
+    return FG_EINVAL;
+  wait_until(r->ctx, run_ended, r);
+  return r->status;
+}
+
+void fg_run_cancel(fg_run *r) {
+  if (!r || r->done || r->canceled)
+    return;
+  fg_context *ctx = r->ctx;
+  r->canceled = true;
+  if (!r->begun) {
+    fg_run **pp = &ctx->pending_head, *prev = NULL;
+    while (*pp && *pp != r) {
+      prev = *pp;
+      pp = &(*pp)->next;
+    }
+    if (*pp) {
+      *pp = r->next;
+      if (ctx->pending_tail == r)
+        ctx->pending_tail = prev;
+      r->next = NULL;
+    }
+  }
+  sweep_add(ctx, r);
+  update_ref(ctx);
+  uv_async_send(ctx->wake);
+}
+
+bool fg_run_done(const fg_run *r) { return r && r->done; }
+
+fg_status fg_run_status(const fg_run *r) {
+  if (!r)
+    return FG_EINVAL;
+  return r->done ? r->status : FG_ESTATE;
+}
+
+const char *fg_run_errmsg(const fg_run *r) {
+  if (!r)
+    return "run is NULL";
+  return r->done ? r->errmsg : "";
+}
+
+void fg_run_free(fg_run *r) {
+  if (!r)
+    return;
+  r->user_ref = false;
+  if (r->done && !r->in_cb)
+    run_destroy(r);
+}
+
+fg_status fg_context_wait(fg_context *ctx) {
+  if (!ctx)
+    return FG_EINVAL;
+  wait_until(ctx, ctx_idle, ctx);
+  return FG_OK;
+}
+
+struct uv_loop_s *fg_context_loop(fg_context *ctx) {
+  return ctx ? ctx->loop : NULL;
+}
+
+fg_status fg_context_set_max_runs(fg_context *ctx, int n) {
+  if (!ctx)
+    return FG_EINVAL;
+  if (n < 1)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_context_set_max_runs: n is %d "
+                        "(expected at least 1)", n);
+  ctx->max_runs = n;
+  pump(ctx);
+  update_ref(ctx);
+  uv_async_send(ctx->wake);
+  return FG_OK;
+}
+
+void fg__context_fail_kernel(fg_context *ctx, int nth, int kernel,
+                             const char *msg) {
+  ctx->inject_run = ctx->runs_started + (uint64_t)(nth < 0 ? 0 : nth);
+  ctx->inject_kernel = kernel;
+  snprintf(ctx->inject_msg, sizeof ctx->inject_msg, "%s",
+           msg ? msg : "injected failure");
+}
+
+/* ---- programs and contexts ------------------------------------------------- */
+
+void fg__program_drain(fg_program *p) {
+  for (fg_run *r = p->live; r; r = r->live_next)
+    fg_run_cancel(r);
+  wait_until(p->ctx, program_idle, p);
+}
+
+void fg__variant_free_runtime(fg_program *p, variant *v) {
+  fg__backend *be = p->ctx->be;
+  while (v->free_sets) {
+    bufset *bs = v->free_sets;
+    v->free_sets = bs->next;
+    bufset_free(be, p, v, bs);
+  }
+  for (int i = 0; v->task && i < v->n_task; i++)
+    free(v->task[i].dep);
+  free(v->task);
+  free(v->direct);
+  v->task = NULL;
+  v->direct = NULL;
+}
+
+static fg_status add_task(rtask *t, int *n, rtask_kind kind, int index,
+                          const int *deps, int n_deps) {
+  rtask *x = &t[(*n)++];
+  x->kind = kind;
+  x->index = index;
+  x->dep = calloc((size_t)n_deps + 1, sizeof *x->dep);
+  if (!x->dep)
+    return FG_ENOMEM;
+  for (int i = 0; i < n_deps; i++) {
+    bool seen = deps[i] < 0;
+    for (int j = 0; j < x->n_dep && !seen; j++)
+      seen = x->dep[j] == deps[i];
+    if (!seen)
+      x->dep[x->n_dep++] = deps[i];
+  }
+  return FG_OK;
+}
+
+fg_status fg__plan_tasks(fg_program *p, variant *v) {
+  fg__backend *be = p->ctx->be;
+  int cap = p->n_in + 4 * v->n_k + p->n_out + 1;
+  int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
+  int *deps = malloc(((size_t)p->n_fields + 257) * sizeof *deps);
+  bool *used = calloc((size_t)p->n_fields + 1, sizeof *used);
+  v->task = calloc((size_t)cap, sizeof *v->task);
+  v->direct = calloc((size_t)p->n_out + 1, sizeof *v->direct);
+  fg_status st = producer && deps && used && v->task && v->direct
+                     ? FG_OK : FG_ENOMEM;
+  for (int i = 0; st == FG_OK && i < p->n_fields; i++)
+    producer[i] = -1;
+  for (int k = 0; st == FG_OK && k < v->n_k; k++) {
+    if (v->k[k].nbuf > 256)
+      st = fg__ctx_fail(p->ctx, FG_ENOTSUP, "kernel '%s' takes %d buffers "
+                        "(at most 256)", v->k[k].name, v->k[k].nbuf);
+    for (int j = 0; st == FG_OK && j < v->k[k].n_in; j++)
+      used[v->k[k].field[j]] = true;
+  }
+  for (int i = 0; i < p->n_out; i++)
+    used[p->out_field[i]] = true;
+  /* kernels write the caller's memory where the backend aliases it */
+  for (int i = 0; st == FG_OK && i < p->n_out; i++) {
+    int f = p->out_field[i];
+    v->direct[i] = be->i->wrap && p->f[f].role == PF_OP &&
+                   v->materialized[f] && !is_direct_field(p, v, f);
+  }
+  if (!be->i->wrap)
+    for (int i = 0; st == FG_OK && i < p->n_in; i++)
+      if (used[p->in_field[i]]) {
+        producer[p->in_field[i]] = v->n_task;
+        st = add_task(v->task, &v->n_task, RT_UPLOAD, i, NULL, 0);
+      }
+  for (int k = 0; st == FG_OK && k < v->n_k; k++) {
+    const pkernel *pk = &v->k[k];
+    for (int j = 0; j < pk->n_in; j++)
+      deps[j] = producer[pk->field[j]];
+    int kt = v->n_task;
+    st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
+    for (int j = pk->n_in; j < pk->nbuf; j++)
+      producer[pk->field[j]] = kt;
+    if (pk->reduce && st == FG_OK) {
+      int d = kt;
+      if ((st = add_task(v->task, &v->n_task, RT_PARTIALS, k, &d, 1)))
+        break;
+      d = v->n_task - 1;
+      if ((st = add_task(v->task, &v->n_task, RT_COMBINE, k, &d, 1)))
+        break;
+      d = v->n_task - 1;
+      st = add_task(v->task, &v->n_task, RT_RESULT, k, &d, 1);
+      producer[pk->field[pk->n_in + pk->reduce_port]] = v->n_task - 1;
+    }
+  }
+  for (int i = 0; st == FG_OK && i < p->n_out; i++)
+    if (!v->direct[i]) {
+      int d = producer[p->out_field[i]];
+      st = add_task(v->task, &v->n_task, RT_DOWNLOAD, i, &d, 1);
+    }
+  free(producer);
+  free(deps);
+  free(used);
+  if (st == FG_ENOMEM)
+    fg__ctx_fail(p->ctx, st, "compile: out of memory");
+  return st;
+}
+
+/* ---- the context's loop --------------------------------------------------- */
+
+static void free_handle(uv_handle_t *h) { free(h); }
+
+fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop, char *err,
+                            size_t errlen) {
+  int rc = 0;
+  ctx->inject_kernel = -1;
+  if (user_loop) {
+    ctx->loop = user_loop;
+  } else if ((rc = uv_loop_init(&ctx->own_loop)) == 0) {
+    ctx->loop = &ctx->own_loop;
+  } else {
+    snprintf(err, errlen, "fg_context_new: uv_loop_init: %s",
+             uv_strerror(rc));
+    return FG_ENOMEM;
+  }
+  ctx->wake = malloc(sizeof *ctx->wake);
+  if (!ctx->wake || (rc = uv_async_init(ctx->loop, ctx->wake, on_wake))) {
+    snprintf(err, errlen, "fg_context_new: uv_async_init: %s",
+             ctx->wake ? uv_strerror(rc) : "out of memory");
+    free(ctx->wake);
+    ctx->wake = NULL;
+    if (ctx->loop == &ctx->own_loop)
+      uv_loop_close(&ctx->own_loop);
+    ctx->loop = NULL;
+    return FG_ENOMEM;
+  }
+  ctx->wake->data = ctx;
+  uv_unref((uv_handle_t *)ctx->wake);
+  pthread_mutex_init(&ctx->mu, NULL);
+  pthread_cond_init(&ctx->done_cv, NULL);
+  return FG_OK;
+}
+
+void fg__ctx_loop_close(fg_context *ctx) {
+  if (!ctx->wake)
+    return;
+  wait_until(ctx, ctx_idle, ctx);
+  pthread_mutex_lock(&ctx->mu);      /* no device thread is in task_done */
+  pthread_mutex_unlock(&ctx->mu);
+  /* a user's loop frees the handle when it next runs, as libuv wants */
+  uv_close((uv_handle_t *)ctx->wake, free_handle);
+  ctx->wake = NULL;
+  if (ctx->loop == &ctx->own_loop) {
+    uv_run(&ctx->own_loop, UV_RUN_DEFAULT);
+    uv_loop_close(&ctx->own_loop);
+  }
+  pthread_cond_destroy(&ctx->done_cv);
+  pthread_mutex_destroy(&ctx->mu);
+}
