@@ -101,7 +101,7 @@ void fg__program_drain(fg_program *p);
  * the context. */
 fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
                              const void *const *in, int n_out,
-                             void *const *out);
+                             void *const *out, bool null_out_ok);
 
 /* Folds n partials of a reduction (width components each) in order into
  * out, as the kernels fold a chunk: acc = acc op partial. */

@@ -60,7 +60,11 @@ struct fg_run {
   const void **in;
   void **out;
   void **check_out;         /* check mode: the unfused outputs */
+  void **owned_out;         /* outputs the caller left NULL: the run's */
+  size_t *out_bytes;        /* per output (the program may be freed before
+                               the run) */
   int n_var;
+  int n_out;
   vrun vr[2];
   int in_flight;            /* device operations started, not ended */
   int fail_kernel;          /* run_hooks.h, -1 when none */
@@ -394,9 +398,13 @@ static void run_destroy(fg_run *r) {
     free(r->vr[var].view);
     free(r->vr[var].wrapped);
   }
-  for (int i = 0; r->check_out && r->prog && i < r->prog->n_out; i++)
+  for (int i = 0; r->check_out && i < r->n_out; i++)
     free(r->check_out[i]);
+  for (int i = 0; r->owned_out && i < r->n_out; i++)
+    free(r->owned_out[i]);
   free(r->check_out);
+  free(r->owned_out);
+  free(r->out_bytes);
   free(r->in);
   free(r->out);
   free(r);
@@ -530,21 +538,25 @@ static bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
 
 fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
                              const void *const *in, int n_out,
-                             void *const *out) {
+                             void *const *out, bool null_out_ok) {
   fg_context *ctx = p->ctx;
   if (n_in != p->n_in || n_out != p->n_out)
     return fg__ctx_fail(ctx, FG_EINVAL, "%s: got %d input(s) and %d "
                         "output(s), the program has %d and %d", fn, n_in,
                         n_out, p->n_in, p->n_out);
-  if ((p->n_in && !in) || (p->n_out && !out))
+  if ((p->n_in && !in) || (p->n_out && !out && !null_out_ok))
     return fg__ctx_fail(ctx, FG_EINVAL, "%s: %s array is NULL", fn,
                         !out && p->n_out ? "outputs" : "inputs");
+  if (!out)
+    return FG_OK;
   for (int i = 0; i < p->n_in; i++)
     if (!in[i])
       return fg__ctx_fail(ctx, FG_EINVAL, "%s: input %d ('%s') is NULL", fn,
                           i, p->in_name[i]);
   for (int i = 0; i < p->n_out; i++) {
     size_t ni = fg_type_bytes(p->f[p->out_field[i]].type);
+    if (!out[i] && null_out_ok)
+      continue;
     if (!out[i])
       return fg__ctx_fail(ctx, FG_EINVAL, "%s: output %d ('%s') is NULL",
                           fn, i, p->out_name[i]);
@@ -586,7 +598,9 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
                        const void *const *in, int n_out, void *const *out,
                        fg_run_cb cb, void *user, fg_run **res) {
   fg_context *ctx = p->ctx;
-  fg_status st = fg__check_run_args(p, fn, n_in, in, n_out, out);
+  bool null_out_ok = !strcmp(fn, "fg_program_start");
+  fg_status st = fg__check_run_args(p, fn, n_in, in, n_out, out,
+                                    null_out_ok);
   if (st != FG_OK)
     return st;
   fg_run *r = calloc(1, sizeof *r);
@@ -598,16 +612,34 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   r->user = user;
   r->fail_kernel = -1;
   r->n_var = p->check.k ? 2 : 1;
+  r->n_out = p->n_out;
   r->in = calloc((size_t)p->n_in + 1, sizeof *r->in);
   r->out = calloc((size_t)p->n_out + 1, sizeof *r->out);
+  r->out_bytes = calloc((size_t)p->n_out + 1, sizeof *r->out_bytes);
   if (r->n_var == 2)
     r->check_out = calloc((size_t)p->n_out + 1, sizeof *r->check_out);
-  st = r->in && r->out && (r->n_var == 1 || r->check_out) ? FG_OK
-                                                           : FG_ENOMEM;
+  st = r->in && r->out && r->out_bytes && (r->n_var == 1 || r->check_out)
+           ? FG_OK : FG_ENOMEM;
+  for (int i = 0; st == FG_OK && i < p->n_out; i++)
+    r->out_bytes[i] = fg_type_bytes(p->f[p->out_field[i]].type);
   for (int i = 0; i < p->n_in; i++)
     r->in[i] = in[i];
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
-    r->out[i] = out[i];
+    r->out[i] = out ? out[i] : NULL;
+    if (!r->out[i]) {
+      /* the run keeps this output: fg_run_output / fg_run_get read it */
+      if (!r->owned_out &&
+          !(r->owned_out = calloc((size_t)p->n_out, sizeof *r->owned_out))) {
+        st = FG_ENOMEM;
+        break;
+      }
+      r->out[i] = r->owned_out[i] =
+          malloc(fg_type_bytes(p->f[p->out_field[i]].type) + 1);
+      if (!r->out[i]) {
+        st = FG_ENOMEM;
+        break;
+      }
+    }
     if (r->check_out &&
         !(r->check_out[i] = malloc(fg_type_bytes(p->f[p->out_field[i]].type)
                                    + 1)))
@@ -715,6 +747,31 @@ const char *fg_run_errmsg(const fg_run *r) {
   if (!r)
     return "run is NULL";
   return r->done ? r->errmsg : "";
+}
+
+const void *fg_run_output(const fg_run *r, int i) {
+  if (!r || !r->done || r->status != FG_OK || i < 0 || i >= r->n_out)
+    return NULL;
+  return r->out[i];
+}
+
+fg_status fg_run_get(fg_run *r, int i, void *dst, size_t size) {
+  if (!r)
+    return FG_EINVAL;
+  fg_context *ctx = r->ctx;
+  if (i < 0 || i >= r->n_out)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_run_get: output %d does not "
+                        "exist (the program has %d)", i, r->n_out);
+  size_t bytes = r->out_bytes[i];
+  if (!dst || size != bytes)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_run_get: output %d holds %zu "
+                        "bytes, got %s of %zu", i, bytes,
+                        dst ? "room" : "NULL", size);
+  fg_status st = fg_run_wait(r);
+  if (st != FG_OK)
+    return fg__ctx_fail(ctx, st, "%s", r->errmsg);
+  memcpy(dst, r->out[i], bytes);
+  return FG_OK;
 }
 
 void fg_run_free(fg_run *r) {

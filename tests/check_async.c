@@ -3,7 +3,8 @@
  * two programs interleaved, an injected kernel failure that reaches only
  * its own run's callback, cancelling queued and running runs, a user's
  * libuv loop, waiting from inside a callback, freeing a program with runs
- * in flight, check mode, and argument errors.  Every output is compared
+ * in flight, check mode, futures (outputs kept by the run, get blocks, the
+ * callback form does not), and argument errors.  Every output is compared
  * with a plain C computation of the same graph. */
 #include "testutil.h"
 #include "runtime/run_hooks.h"
@@ -398,6 +399,60 @@ START_TEST(test_async_argument_errors) {
 }
 END_TEST
 
+/* Callback form of a future: reads the run's own output, never blocks. */
+static void on_future(fg_run *run, fg_status st, void *user) {
+  job *j = user;
+  j->calls++;
+  j->status = st;
+  const int32_t *s = fg_run_output(run, 1);
+  ck_assert_ptr_nonnull(s);
+  j->s = *s;
+  memcpy(j->w, fg_run_output(run, 0), sizeof j->w);
+}
+
+START_TEST(test_async_futures) {
+  fg_context *ctx = context_with(0, NULL);
+  fg_graph *g = make_graph(1);
+  fg_program *p = tu_compile(ctx, g);
+  job a, b;
+  fill(&a, 3, 1);
+  fill(&b, 4, 1);
+  /* get blocks: both outputs kept by the run */
+  fg_run *ra, *rb;
+  ck_assert_int_eq(fg_program_start(p, 1, (const void *[]){a.x}, 2, NULL,
+                                    NULL, NULL, &ra), FG_OK);
+  ck_assert_ptr_null(fg_run_output(ra, 1));        /* not yet */
+  ck_assert_int_eq(fg_run_get(ra, 1, &a.s, sizeof a.s), FG_OK);
+  ck_assert_int_eq(fg_run_get(ra, 0, a.w, sizeof a.w), FG_OK);
+  check_outputs(&a);
+  ck_assert_int_eq(fg_run_get(ra, 1, &a.s, 2), FG_EINVAL);
+  ck_assert_msg(strstr(fg_context_errmsg(ctx), "holds 4 bytes"), "%s",
+                fg_context_errmsg(ctx));
+  ck_assert_int_eq(fg_run_get(ra, 2, &a.s, 4), FG_EINVAL);
+  fg_run_free(ra);
+  /* the callback form, with one output in the caller's memory */
+  ck_assert_int_eq(fg_program_start(p, 1, (const void *[]){b.x}, 2,
+                                    (void *[]){b.w, NULL}, on_future, &b,
+                                    &rb), FG_OK);
+  fg_context_wait(ctx);
+  ck_assert_int_eq(b.calls, 1);
+  check_outputs(&b);
+  fg_run_free(rb);
+  /* a failed run's future reports the failure */
+  fg__context_fail_kernel(ctx, 0, 0, "injected into a future");
+  ck_assert_int_eq(fg_program_start(p, 1, (const void *[]){a.x}, 2, NULL,
+                                    NULL, NULL, &ra), FG_OK);
+  ck_assert_int_eq(fg_run_get(ra, 1, &a.s, sizeof a.s), FG_EBACKEND);
+  ck_assert_msg(strstr(fg_context_errmsg(ctx), "injected into a future"),
+                "%s", fg_context_errmsg(ctx));
+  ck_assert_ptr_null(fg_run_output(ra, 1));
+  fg_run_free(ra);
+  fg_program_free(p);
+  fg_graph_free(g);
+  fg_context_free(ctx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("async");
   TCase *tc = tcase_create("runs");
@@ -411,6 +466,7 @@ int main(void) {
   tcase_add_test(tc, test_async_free_program_with_runs_in_flight);
   tcase_add_test(tc, test_async_check_mode_runs);
   tcase_add_test(tc, test_async_argument_errors);
+  tcase_add_test(tc, test_async_futures);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

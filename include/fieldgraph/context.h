@@ -168,7 +168,8 @@ fg_status fg_program_run(fg_program *prog, int n_inputs,
 typedef void (*fg_run_cb)(fg_run *run, fg_status status, void *user);
 
 /* Starts a run of prog with fg_program_run's arguments and returns at
- * once.  cb may be NULL.  When out is non-NULL it receives a handle the
+ * once.  An output left NULL (or outputs NULL) is kept by the run, read
+ * with fg_run_output / fg_run_get: a future.  cb may be NULL.  When out is non-NULL it receives a handle the
  * caller releases with fg_run_free; when NULL the run frees itself after
  * its callback.  A non-OK return (bad arguments) starts nothing and calls
  * nothing; the message is in fg_context_errmsg. */
@@ -189,6 +190,12 @@ bool fg_run_done(const fg_run *run);
 fg_status fg_run_status(const fg_run *run);
 /* Message of a failed run, "" otherwise; owned by the run. */
 const char *fg_run_errmsg(const fg_run *run);
+/* Output i of a run that ended well (the caller's memory or the run's own,
+ * valid until fg_run_free); NULL while in flight or after a failure. */
+const void *fg_run_output(const fg_run *run, int i);
+/* A future's get: waits for run (as fg_run_wait), then copies output i
+ * (size must be its fg_type_bytes) into dst, e.g. a reduction's value. */
+fg_status fg_run_get(fg_run *run, int i, void *dst, size_t size);
 /* Releases the caller's handle.  A run still in flight goes on and frees
  * itself after its callback.  NULL does nothing. */
 void fg_run_free(fg_run *run);
