@@ -453,6 +453,52 @@ START_TEST(test_async_futures) {
 }
 END_TEST
 
+START_TEST(test_async_out_of_memory_fails_only_that_run) {
+  /* a 2^20 x 2^20 float field (4 TiB, more than memory and swap):
+   * twice's result, which the flip reads, must be held in memory and
+   * cannot be, so the run
+   * fails before any kernel reads its input, and the next run of another
+   * program works.  The result is kept by the run (the input's huge
+   * extent would overlap any memory of ours). */
+  fg_context *ctx = context_with(0, NULL);
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(1 << 20, 1 << 20));
+  fg_graph *g = fg_graph_new("huge");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "twice", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, x), 2.0f));
+  fg_field *y = fg_op_end(op);
+  op = fg_op_begin(g, "flip", 1, &t);
+  fg_write_tensor(op, 0, fg_read_tensor_at(
+                             op, y, 2, fg_subi(fg_sub(fg_rows(op), fg_row(op)), 1),
+                             fg_column(op)));
+  fg_output(g, "s", fg_reduce(g, "sum", FG_REDUCE_SUM, fg_op_end(op)));
+  fg_program *p = tu_compile(ctx, g);
+  float *dummy = malloc(16);
+  job j;
+  fill(&j, 0, 1);
+  fg_run *r;
+  ck_assert_int_eq(fg_program_start(p, 1, (const void *[]){dummy}, 1, NULL,
+                                    on_done, &j, &r), FG_OK);
+  ck_assert_int_eq(fg_run_wait(r), FG_ENOMEM);
+  ck_assert_int_eq(j.calls, 1);
+  ck_assert_msg(strstr(j.msg, "bytes"), "message: %s", j.msg);
+  ck_assert_ptr_null(fg_run_output(r, 0));
+  fg_run_free(r);
+  fg_graph *g2 = make_graph(1);
+  fg_program *p2 = tu_compile(ctx, g2);
+  fill(&j, 1, 1);
+  ck_assert_int_eq(fg_program_run(p2, 1, (const void *[]){j.x}, 2,
+                                  (void *[]){j.w, &j.s}), FG_OK);
+  check_outputs(&j);
+  fg_program_free(p);
+  fg_program_free(p2);
+  fg_graph_free(g);
+  fg_graph_free(g2);
+  fg_context_free(ctx);
+  free(dummy);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("async");
   TCase *tc = tcase_create("runs");
@@ -467,6 +513,7 @@ int main(void) {
   tcase_add_test(tc, test_async_check_mode_runs);
   tcase_add_test(tc, test_async_argument_errors);
   tcase_add_test(tc, test_async_futures);
+  tcase_add_test(tc, test_async_out_of_memory_fails_only_that_run);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
