@@ -24,6 +24,7 @@ typedef struct pfield {
   pfield_role role;
   int input;                /* PF_INPUT: graph input index */
   fg__buffer *const_buf;    /* PF_CONST */
+  fg__live *live;           /* PF_CONST: re-uploaded at every run */
 } pfield;
 
 typedef struct pkernel {
@@ -108,6 +109,7 @@ void fg_program_free(fg_program *p) {
   for (int i = 0; p->f && i < p->n_fields; i++) {
     if (p->f[i].const_buf)
       be->i->buffer_free(be, p->f[i].const_buf);
+    fg__live_unref(p->f[i].live);
     free(p->f[i].name);
   }
   for (int i = 0; p->in_name && i < p->n_in; i++)
@@ -170,8 +172,8 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
      * the order of operations never depends on the backend or threads */
     int64_t n = fg_shape_points(k->threads);
     pk->partials = (n + 16383) / 16384;
-    if (pk->partials > 256)
-      pk->partials = 256;
+    if (pk->partials > FGK_MAX_PARTIALS)
+      pk->partials = FGK_MAX_PARTIALS;
     pk->reduce = k->reduce;
     pk->reduce_port = k->reduce_port;
     int64_t *d = pk->dims + 3 * (k->n_in + k->reduce_port);
@@ -381,6 +383,10 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
       st = ctx->be->i->alloc(ctx->be, bytes, &pf->const_buf);
       if (st == FG_OK)
         st = ctx->be->i->upload(ctx->be, pf->const_buf, n->data, bytes);
+      if (n->live) {         /* a script's globals: read at every run */
+        pf->live = n->live;
+        fg__live_ref(n->live);
+      }
     } else if (n->kind == FG_NODE_OP) {
       for (int j = 0; j < n->n_out; j++)
         p->f[n->out[j]->id].role = PF_OP;
@@ -520,6 +526,9 @@ static fg_status run_variant(fg_program *p, variant *v,
       owned[i] = st == FG_OK;
     } else if (pf->role == PF_CONST) {
       buf[i] = pf->const_buf;
+      if (pf->live)          /* the script values as the run starts */
+        st = be->i->upload(be, buf[i], pf->live->bytes,
+                           fg_type_bytes(pf->type));
     }
   }
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
@@ -548,7 +557,7 @@ static fg_status run_variant(fg_program *p, variant *v,
     }
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = buf[k->field[j]];
-    if (k->reduce) {
+    if (fgk_reduce_on_host(k->reduce)) {
       /* the kernel writes partials; the host combines them below */
       if (!v->partials[i]) {
         fg_type t = p->f[k->field[k->n_in + k->reduce_port]].type;
@@ -562,7 +571,8 @@ static fg_status run_variant(fg_program *p, variant *v,
     }
     st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
                        k->grouped ? k->group : NULL);
-    if (st == FG_OK && k->reduce && (st = be->i->wait(be)) == FG_OK)
+    if (st == FG_OK && fgk_reduce_on_host(k->reduce) &&
+        (st = be->i->wait(be)) == FG_OK)
       st = finish_reduce(p, v, i, buf);
   }
   if (st == FG_OK)
