@@ -268,6 +268,9 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
   case FGK_E_ATOMIC:
     e->d->atomic(e, x);
     break;
+  case FGK_E_RSCALL:
+    fgr_emit_call(e, x);
+    break;
   case FGK_E_THREAD:
     if (x->u.thread == FG_TENSOR_ELEMENTS)
       fgk_putf(e, "%d", e->foreach_count > 0
@@ -441,6 +444,10 @@ static fgk_type reduce_type(const fgk_kernel *k) {
 }
 
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
+  if (e->k->reduce == FGK_REDUCE_RS) {
+    fgr_emit_acc_decl(e, out);
+    return;
+  }
   fgk_type t = reduce_type(e->k);
   fg_reduce_op op = (fg_reduce_op)(e->k->reduce - 1);
   const char *ety = e->d->type_name(fgk_t(t.elem, 1));
@@ -492,6 +499,13 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
 
 /* The reduction's write: the value joins the thread's accumulator. */
 static void emit_accumulate(fgk_emitter *e, const fgk_stmt *s) {
+  if (e->k->reduce == FGK_REDUCE_RS) {
+    /* the value is the script's accumulator call itself */
+    line(e);
+    fgk_ex(e, s->u.write.value);
+    fgk_put(e, ";\n");
+    return;
+  }
   fgk_type t = reduce_type(e->k);
   fg_reduce_op op = (fg_reduce_op)(e->k->reduce - 1);
   line(e);
@@ -707,6 +721,11 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
     line(e);
     fgk_putf(e, "/* %s */\n", s->u.comment);
     break;
+  case FGK_S_EXPR:
+    line(e);
+    fgk_ex(e, s->u.expr);
+    fgk_put(e, ";\n");
+    break;
   }
 }
 
@@ -800,7 +819,11 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   } else {
     block(&e, &k->body);
   }
-  if (k->reduce) {
+  if (k->reduce == FGK_REDUCE_RS) {
+    /* end of the chunk: the script-typed partial goes into the record */
+    fgk_put(&e, "    }\n    ");
+    fgr_emit_store_partial(&e);
+  } else if (k->reduce) {
     /* end of the thread's chunk: store its partial */
     fgk_type t = reduce_type(k);
     char ptr[64];

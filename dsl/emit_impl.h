@@ -74,6 +74,7 @@ struct fgk_emitter {
   fgu_buf locals;      /* shared declarations at kernel scope */
   fgu_buf zero_locals; /* statements zeroing the shared variables */
   bool acc_name;       /* variable id -1 is the reduction accumulator */
+  const fg_expr *rs_acc; /* a RenderScript reduction's accumulate call */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
@@ -94,5 +95,13 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
 /* Lowest and highest value of an integer type, as C literals. */
 const char *fgk_int_min_literal(fg_elem e);
 const char *fgk_int_max_literal(fg_elem e);
+
+/* The RenderScript front end's part of emission (dsl/rs_emit.c): a call
+ * into carried script source (FGK_E_RSCALL), and for FGK_REDUCE_RS
+ * kernels the declaration of the script-typed accumulator and the store
+ * of a partial into the record. */
+void fgr_emit_call(fgk_emitter *e, const fg_expr *x);
+void fgr_emit_acc_decl(fgk_emitter *e, fgu_buf *out);
+void fgr_emit_store_partial(fgk_emitter *e);
 
 #endif

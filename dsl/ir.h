@@ -91,8 +91,26 @@ const char *fgk_atomic_name(fgk_atomic a);
 typedef enum fgk_expr_kind {
   FGK_E_CONST, FGK_E_VAR, FGK_E_THREAD, FGK_E_UNARY, FGK_E_BINARY,
   FGK_E_CALL, FGK_E_SWIZZLE, FGK_E_VECTOR, FGK_E_CONVERT, FGK_E_AS,
-  FGK_E_READ, FGK_E_INDEX, FGK_E_ADDR, FGK_E_ATOMIC
+  FGK_E_READ, FGK_E_INDEX, FGK_E_ADDR, FGK_E_ATOMIC,
+  FGK_E_RSCALL      /* an opaque, already-typed call into carried
+                       RenderScript source (dsl/rs_impl.h) */
 } fgk_expr_kind;
+
+/* What an FGK_E_RSCALL calls: defined by the RenderScript front end. */
+typedef struct fgk_rscall fgk_rscall;
+
+/* k->reduce of a RenderScript reduction's accumulate kernel: each partial
+ * keeps a script-typed accumulator and the kernel writes the partials
+ * record itself (no combining on the host); a second kernel folds it. */
+#define FGK_REDUCE_RS 64
+/* Most partials a reduction kernel is launched over (runtime/program.c). */
+#define FGK_MAX_PARTIALS 256
+
+/* Whether the host combines a reduction kernel's partials (the built-in
+ * reductions) or the kernel writes its own output (FGK_REDUCE_RS). */
+static inline bool fgk_reduce_on_host(int reduce) {
+  return reduce > 0 && reduce != FGK_REDUCE_RS;
+}
 
 /* How a read or write addresses its field. */
 typedef struct fgk_access {
@@ -120,12 +138,15 @@ struct fg_expr {
     struct { fgk_var *var; int n; struct fg_expr *idx[3]; } index;
     struct fg_expr *addr;                            /* ADDR: an lvalue */
     struct { fgk_atomic op; struct fg_expr *p, *a, *b; } atomic;
+    struct { const fgk_rscall *call; int n; struct fg_expr **arg;
+             int n_ports; int *port; int out_port; } rs;   /* RSCALL */
   } u;
 };
 
 typedef enum fgk_stmt_kind {
   FGK_S_DECL, FGK_S_ASSIGN, FGK_S_IF, FGK_S_FOR, FGK_S_WHILE,
-  FGK_S_WRITE, FGK_S_FOREACH, FGK_S_BARRIER, FGK_S_COMMENT
+  FGK_S_WRITE, FGK_S_FOREACH, FGK_S_BARRIER, FGK_S_COMMENT,
+  FGK_S_EXPR        /* an expression evaluated for its effect */
 } fgk_stmt_kind;
 
 typedef struct fgk_stmt fgk_stmt;
@@ -147,6 +168,7 @@ struct fgk_stmt {
     struct { int count; fgk_block body; } foreach;          /* FOREACH */
     bool global_fence;                                      /* BARRIER */
     const char *comment;                                    /* COMMENT */
+    struct fg_expr *expr;                                   /* EXPR */
   } u;
 };
 

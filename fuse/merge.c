@@ -20,6 +20,8 @@ typedef struct clone {
   fgk_var **out_var;         /* member output port -> variable */
   int *out_port;             /* member output port -> merged port */
   bool keep_writes;          /* an unfusable operator: writes stay */
+  bool keep_reduce_write;    /* a RenderScript reduction: its accumulate
+                                call stays where it is, a write */
   bool failed;
 } clone;
 
@@ -116,6 +118,20 @@ static fg_expr *cx(clone *c, const fg_expr *x) {
     e->u.atomic.a = cx(c, x->u.atomic.a);
     e->u.atomic.b = cx(c, x->u.atomic.b);
     break;
+  case FGK_E_RSCALL:
+    e->u.rs.arg = alloc(c, (size_t)(x->u.rs.n + 1) * sizeof *e->u.rs.arg);
+    e->u.rs.port = alloc(c, (size_t)(x->u.rs.n_ports + 1) * sizeof(int));
+    if (!e->u.rs.arg || !e->u.rs.port)
+      return NULL;
+    for (int i = 0; i < x->u.rs.n; i++)
+      e->u.rs.arg[i] = cx(c, x->u.rs.arg[i]);
+    /* ports are read non-locally, so never from inside the group */
+    for (int i = 0; i < x->u.rs.n_ports; i++)
+      e->u.rs.port[i] = x->u.rs.port[i] < 0 ? -1
+                                             : c->in_port[x->u.rs.port[i]];
+    e->u.rs.out_port = x->u.rs.out_port < 0 ? -1
+                                             : c->out_port[x->u.rs.out_port];
+    break;
   default:
     break;
   }
@@ -138,7 +154,7 @@ static fgk_stmt *new_stmt(clone *c, fgk_block *b, fgk_stmt_kind kind) {
 static void clone_block(clone *c, fgk_block *to, const fgk_block *from);
 
 static void clone_stmt(clone *c, fgk_block *to, const fgk_stmt *s) {
-  if (s->kind == FGK_S_WRITE && !c->keep_writes) {
+  if (s->kind == FGK_S_WRITE && !c->keep_writes && !c->keep_reduce_write) {
     /* a member's local _writeTensor: the value goes to its variable */
     fgk_stmt *d = new_stmt(c, to, FGK_S_ASSIGN);
     if (d) {
@@ -188,6 +204,9 @@ static void clone_stmt(clone *c, fgk_block *to, const fgk_stmt *s) {
     break;
   case FGK_S_COMMENT:
     d->u.comment = s->u.comment;
+    break;
+  case FGK_S_EXPR:
+    d->u.expr = cx(c, s->u.expr);
     break;
   }
 }
@@ -262,6 +281,7 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
                           ? port_of(kern->out_field, &n_out, n->out[o]->id)
                           : -1;
     var_base += mk->n_vars;
+    c.keep_reduce_write = mk->reduce == FGK_REDUCE_RS;
     for (int p = 0; p < n->n_in; p++) {
       const fg_field *f = n->in[p];
       bool inside = f->producer->kind == FG_NODE_OP &&
@@ -273,7 +293,7 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
     fgk_stmt *note = new_stmt(&c, &k->body, FGK_S_COMMENT);
     if (note)
       note->u.comment = fgu_arena_printf(a, "from operator '%s'", n->name);
-    for (int o = 0; o < n->n_out && simple; o++) {
+    for (int o = 0; o < n->n_out && simple && !c.keep_reduce_write; o++) {
       fgk_var *v = alloc(&c, sizeof *v);
       if (!v)
         break;
@@ -294,7 +314,7 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
     const fg__node *n = g->nodes.item[kern->nodes[m]];
     for (int o = 0; o < n->n_out; o++) {
       const fg_field *f = n->out[o];
-      if (!materialized[f->id])
+      if (!materialized[f->id] || n->kernel->reduce == FGK_REDUCE_RS)
         continue;
       int port = port_of(kern->out_field, &n_out, f->id);
       fgk_stmt *w = new_stmt(&c, &k->body, FGK_S_WRITE);

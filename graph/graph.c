@@ -23,6 +23,8 @@ fg_graph *fg_graph_new(const char *name) {
 void fg_graph_free(fg_graph *g) {
   if (!g)
     return;
+  for (int i = 0; i < g->held.n; i++)
+    fg__live_unref(g->held.item[i]);
   fgu_arena_free(&g->arena);
   free(g);
 }
@@ -74,6 +76,23 @@ int fg__vec_push(fg_graph *g, fg__vec *v, void *p) {
     v->cap = cap;
   }
   v->item[v->n++] = p;
+  return 1;
+}
+
+void fg__live_ref(fg__live *l) { l->refs++; }
+
+void fg__live_unref(fg__live *l) {
+  if (l && --l->refs == 0)
+    l->destroy(l);
+}
+
+int fg__graph_hold(fg_graph *g, fg__live *l) {
+  for (int i = 0; i < g->held.n; i++)
+    if (g->held.item[i] == l)
+      return 1;
+  if (!fg__vec_push(g, &g->held, l))
+    return 0;
+  fg__live_ref(l);
   return 1;
 }
 

@@ -12,6 +12,21 @@ typedef enum fg__node_kind {
 
 typedef struct fg__node fg__node;
 
+/* Bytes a constant takes its value from at the start of every run (a
+ * RenderScript script's globals), shared by reference count between their
+ * owner, the graphs that read them and the programs compiled from those.
+ * destroy frees the whole owner when the last reference goes. */
+typedef struct fg__live {
+  int refs;
+  size_t size;
+  unsigned char *bytes;
+  void (*destroy)(struct fg__live *l);
+} fg__live;
+
+void fg__live_ref(fg__live *l);
+/* Drops a reference; NULL does nothing. */
+void fg__live_unref(fg__live *l);
+
 struct fg_field {
   int id;                 /* index in graph->fields */
   fg_type type;
@@ -28,6 +43,8 @@ struct fg__node {
   int n_out;
   fg_field *out[FG_MAX_OUTPUTS];
   const void *data;       /* FG_NODE_CONST: fg_type_bytes(out[0]) bytes */
+  fg__live *live;         /* FG_NODE_CONST: when set, the value at each
+                             run is live->bytes, not data */
   fgk_kernel *kernel;     /* FG_NODE_OP */
   fg_field **in;          /* FG_NODE_OP: the fields the kernel reads, in */
   int n_in;               /* the order of its input ports */
@@ -51,6 +68,7 @@ struct fg_graph {
   char errmsg[1024];
   fg__vec nodes, fields, inputs, outputs;   /* fg__node*, fg_field*,
                                                fg_field*, fg__output* */
+  fg__vec held;           /* fg__live* the graph holds a reference on */
   fg_op *open_op;         /* operator being built, if any */
   const char *open_op_name;
 };
@@ -65,6 +83,9 @@ int fg__vec_push(fg_graph *g, fg__vec *v, void *p);
  * "<name>.out<i>" (or name when n_out is 1 and the node is no operator). */
 fg__node *fg__node_new(fg_graph *g, fg__node_kind kind, const char *name,
                        int n_out, const fg_type *types);
+/* Makes g hold a reference on l until fg_graph_free (once per l). */
+int fg__graph_hold(fg_graph *g, fg__live *l);
+
 /* Checks that t is a valid field type; on failure records a message about
  * what (e.g. "input 'img'") on g and returns 0. */
 int fg__check_type(fg_graph *g, const char *what, fg_type t);

@@ -4,7 +4,8 @@
  * operators with the kernel DSL (fieldgraph/dsl.h), compile and run it in a
  * context (fieldgraph/context.h), and read or write images
  * (fieldgraph/image.h), draw graphs before and after fusion
- * (fieldgraph/viz.h).  Status codes are in fieldgraph/status.h.
+ * (fieldgraph/viz.h), use RenderScript kernels as nodes
+ * (fieldgraph/renderscript.h).  Status codes are in fieldgraph/status.h.
  */
 #ifndef FIELDGRAPH_H
 #define FIELDGRAPH_H
@@ -21,6 +22,7 @@ extern "C" {
 #include "fieldgraph/context.h"
 #include "fieldgraph/image.h"
 #include "fieldgraph/viz.h"
+#include "fieldgraph/renderscript.h"
 
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *fg_version(void);

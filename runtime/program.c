@@ -51,6 +51,7 @@ void fg_program_free(fg_program *p) {
   for (int i = 0; p->f && i < p->n_fields; i++) {
     if (p->f[i].const_buf)
       be->i->buffer_free(be, p->f[i].const_buf);
+    fg__live_unref(p->f[i].live);
     free(p->f[i].name);
   }
   for (int i = 0; p->in_name && i < p->n_in; i++)
@@ -113,8 +114,8 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
      * the order of operations never depends on the backend or threads */
     int64_t n = fg_shape_points(k->threads);
     pk->partials = (n + 16383) / 16384;
-    if (pk->partials > 256)
-      pk->partials = 256;
+    if (pk->partials > FGK_MAX_PARTIALS)
+      pk->partials = FGK_MAX_PARTIALS;
     pk->reduce = k->reduce;
     pk->reduce_port = k->reduce_port;
     int64_t *d = pk->dims + 3 * (k->n_in + k->reduce_port);
@@ -323,6 +324,10 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
       st = ctx->be->i->alloc(ctx->be, bytes, &pf->const_buf);
       if (st == FG_OK)
         st = ctx->be->i->upload(ctx->be, pf->const_buf, n->data, bytes);
+      if (n->live) {         /* a script's globals: each run's own copy */
+        pf->live = n->live;
+        fg__live_ref(n->live);
+      }
     } else if (n->kind == FG_NODE_OP) {
       for (int j = 0; j < n->n_out; j++)
         p->f[n->out[j]->id].role = PF_OP;

@@ -6,6 +6,7 @@
 #define FG_RUNTIME_PROGRAM_IMPL_H
 
 #include "context_impl.h"
+#include "graph/graph_impl.h"
 
 typedef enum pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } pfield_role;
 
@@ -15,6 +16,8 @@ typedef struct pfield {
   pfield_role role;
   int input;                /* PF_INPUT: graph input index */
   fg__buffer *const_buf;    /* PF_CONST */
+  fg__live *live;           /* PF_CONST whose value is taken when each run
+                               starts (a script's globals) */
 } pfield;
 
 typedef struct pkernel {
@@ -37,6 +40,7 @@ typedef struct pkernel {
  * runs on the loop thread. */
 typedef enum rtask_kind {
   RT_UPLOAD,        /* graph input `index` into its device buffer */
+  RT_GLOBALS,       /* the run's copy of live constant field `index` */
   RT_KERNEL,        /* kernel `index` */
   RT_PARTIALS,      /* reduction kernel `index`'s partials to the host */
   RT_COMBINE,       /* ... combined in order on the host */
@@ -56,8 +60,9 @@ typedef struct rtask {
  * kernels. */
 typedef struct bufset {
   struct bufset *next;
-  fg__buffer **buf;         /* per field: intermediates, and inputs on a
-                               backend that cannot alias host memory */
+  fg__buffer **buf;         /* per field: intermediates, live constants,
+                               and inputs on a backend that cannot alias
+                               host memory */
   fg__buffer **partials;    /* per kernel: a reduction's partials */
   unsigned char **host;     /* per kernel: partials and result on the host */
 } bufset;

@@ -63,8 +63,11 @@ struct fg_run {
   void **owned_out;         /* outputs the caller left NULL: the run's */
   size_t *out_bytes;        /* per output (the program may be freed before
                                the run) */
+  unsigned char **globals;  /* per field: live constants as the run was
+                               started (RenderScript: a set applies to the
+                               launches after it) */
   int n_var;
-  int n_out;
+  int n_out, n_fields;
   vrun vr[2];
   int in_flight;            /* device operations started, not ended */
   int fail_kernel;          /* run_hooks.h, -1 when none */
@@ -170,12 +173,13 @@ static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
     const pfield *pf = &p->f[i];
     bool need = (pf->role == PF_OP && v->materialized[i] &&
                  !is_direct_field(p, v, i)) ||
-                (pf->role == PF_INPUT && !be->i->wrap);
+                (pf->role == PF_INPUT && !be->i->wrap) ||
+                (pf->role == PF_CONST && pf->live);
     if (need)
       st = be->i->alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
   }
   for (int k = 0; k < v->n_k && st == FG_OK; k++) {
-    if (!v->k[k].reduce)
+    if (!fgk_reduce_on_host(v->k[k].reduce))
       continue;
     size_t pb, rb;
     reduce_bytes(p, &v->k[k], &pb, &rb);
@@ -209,7 +213,7 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
   for (int i = 0; i < p->n_fields; i++) {
     const pfield *pf = &p->f[i];
     vr->view[i] = vr->bs->buf[i];
-    if (pf->role == PF_CONST)
+    if (pf->role == PF_CONST && !pf->live)
       vr->view[i] = pf->const_buf;
     else if (pf->role == PF_INPUT && be->i->wrap && st == FG_OK) {
       st = be->i->wrap(be, (void *)r->in[pf->input], fg_type_bytes(pf->type),
@@ -277,15 +281,22 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   ts->state = TS_STARTED;
   r->in_flight++;
   fg_status st = FG_OK;
-  const pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD
+  const pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD ||
+                             t->kind == RT_GLOBALS
                          ? NULL : &vr->v->k[t->index];
   size_t pb = 0, rb = 0;
-  if (k && k->reduce)
+  if (k && fgk_reduce_on_host(k->reduce))
     reduce_bytes(p, k, &pb, &rb);
   switch (t->kind) {
   case RT_UPLOAD: {
     int f = p->in_field[t->index];
     st = be->i->upload_async(be, vr->view[f], r->in[t->index],
+                             fg_type_bytes(p->f[f].type), &a);
+    break;
+  }
+  case RT_GLOBALS: {
+    int f = t->index;
+    st = be->i->upload_async(be, vr->view[f], r->globals[f],
                              fg_type_bytes(p->f[f].type), &a);
     break;
   }
@@ -297,7 +308,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     fg__buffer *bufs[256];
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = vr->view[k->field[j]];
-    if (k->reduce)
+    if (fgk_reduce_on_host(k->reduce))
       bufs[k->n_in + k->reduce_port] = vr->bs->partials[t->index];
     st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
                        k->grouped ? k->group : NULL, &a);
@@ -405,6 +416,9 @@ static void run_destroy(fg_run *r) {
   free(r->check_out);
   free(r->owned_out);
   free(r->out_bytes);
+  for (int i = 0; r->globals && i < r->n_fields; i++)
+    free(r->globals[i]);
+  free(r->globals);
   free(r->in);
   free(r->out);
   free(r);
@@ -613,6 +627,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   r->fail_kernel = -1;
   r->n_var = p->check.k ? 2 : 1;
   r->n_out = p->n_out;
+  r->n_fields = p->n_fields;
   r->in = calloc((size_t)p->n_in + 1, sizeof *r->in);
   r->out = calloc((size_t)p->n_out + 1, sizeof *r->out);
   r->out_bytes = calloc((size_t)p->n_out + 1, sizeof *r->out_bytes);
@@ -644,6 +659,20 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
         !(r->check_out[i] = malloc(fg_type_bytes(p->f[p->out_field[i]].type)
                                    + 1)))
       st = FG_ENOMEM;
+  }
+  for (int f = 0; st == FG_OK && f < p->n_fields; f++) {
+    const pfield *pf = &p->f[f];
+    if (pf->role != PF_CONST || !pf->live)
+      continue;
+    size_t bytes = fg_type_bytes(pf->type);
+    if ((!r->globals &&
+         !(r->globals = calloc((size_t)p->n_fields, sizeof *r->globals))) ||
+        !(r->globals[f] = calloc(1, bytes + 1))) {
+      st = FG_ENOMEM;
+      break;
+    }
+    memcpy(r->globals[f], pf->live->bytes,
+           pf->live->size < bytes ? pf->live->size : bytes);
   }
   if (st == FG_OK)
     st = vrun_alloc(r, 0, &p->main, r->out);
@@ -857,7 +886,7 @@ static fg_status add_task(rtask *t, int *n, rtask_kind kind, int index,
 
 fg_status fg__plan_tasks(fg_program *p, variant *v) {
   fg__backend *be = p->ctx->be;
-  int cap = p->n_in + 4 * v->n_k + p->n_out + 1;
+  int cap = p->n_fields + p->n_in + 4 * v->n_k + p->n_out + 1;
   int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
   int *deps = malloc(((size_t)p->n_fields + 257) * sizeof *deps);
   bool *used = calloc((size_t)p->n_fields + 1, sizeof *used);
@@ -882,6 +911,12 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
     v->direct[i] = be->i->wrap && p->f[f].role == PF_OP &&
                    v->materialized[f] && !is_direct_field(p, v, f);
   }
+  /* each run uploads its own copy of a script's globals */
+  for (int f = 0; st == FG_OK && f < p->n_fields; f++)
+    if (p->f[f].role == PF_CONST && p->f[f].live && used[f]) {
+      producer[f] = v->n_task;
+      st = add_task(v->task, &v->n_task, RT_GLOBALS, f, NULL, 0);
+    }
   if (!be->i->wrap)
     for (int i = 0; st == FG_OK && i < p->n_in; i++)
       if (used[p->in_field[i]]) {
@@ -896,7 +931,7 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
     st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
     for (int j = pk->n_in; j < pk->nbuf; j++)
       producer[pk->field[j]] = kt;
-    if (pk->reduce && st == FG_OK) {
+    if (fgk_reduce_on_host(pk->reduce) && st == FG_OK) {
       int d = kt;
       if ((st = add_task(v->task, &v->n_task, RT_PARTIALS, k, &d, 1)))
         break;

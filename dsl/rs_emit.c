@@ -1,0 +1,780 @@
+/* dsl/rs_emit.c - carrying a RenderScript script into a kernel of either
+ * dialect, and the calls that the kernel IR makes into it.
+ *
+ * The script's text is re-emitted from its tokens, once per kernel that
+ * calls it, with #line directives so that the kernel compiler reports
+ * errors at the user's file and line.  On the way the tokens are
+ * rewritten:
+ *  - script-local names (functions, typedefs, struct tags, constants,
+ *    macros) get the script's prefix ("rs_<name>_<hash>_"), so two scripts
+ *    in one fused kernel never collide;
+ *  - every script function takes one more parameter, a pointer to the
+ *    script's environment (its globals block and its bound allocations),
+ *    and every call passes it on; a reference to a global becomes a member
+ *    access through it (OpenCL devices such as PoCL have no program-scope
+ *    variables, so globals travel as a kernel argument);
+ *  - RS_KERNEL and __attribute__((kernel)) disappear, .r .g .b .a become
+ *    .x .y .z .w, and a vector literal (float4){ v } of one value splats
+ *    it (what the reference's greyscale kernel means; OpenCL C rejects it
+ *    and C would fill the rest with zeros).
+ * Declarations come out in two passes (types, macros and constants; then
+ * the globals block and the environment; then prototypes and functions)
+ * so that function bodies see every type.  The calls themselves go
+ * through small wrappers that build the environment from the kernel's
+ * buffers and put the special arguments in the prototype's order. */
+#include "rs_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rw {
+  fgk_emitter *e;
+  const fgr_unit *u;
+  fgu_buf *o;
+  int out_line;            /* the line the compiler gives the next text */
+  bool bol;                /* at the beginning of an output line */
+  bool cl;
+  const char **pre;        /* per token: text emitted before it */
+  const char **rep;        /* per token: replacement text */
+  const fgr_func *fn;      /* the function being emitted, if any */
+  int raw_tok;             /* a token emitted as it is (a member name) */
+  bool *emit_fn;           /* per function: carried into the kernel */
+} rw;
+
+static bool is_cl(const fgk_emitter *e) { return e->d == &fgk_dialect_cl; }
+static const char *gq(const fgk_emitter *e) {
+  return is_cl(e) ? "__global " : "";
+}
+
+static void put(rw *w, const char *s) {
+  fgu_buf_puts(w->o, s);
+  size_t n = strlen(s);
+  if (n)
+    w->bol = s[n - 1] == '\n';
+}
+
+static void line_directive(rw *w, int line) {
+  if (!w->bol)
+    put(w, "\n");
+  fgu_buf_printf(w->o, "#line %d \"", line);
+  for (const char *p = w->u->file; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fgu_buf_putc(w->o, '\\');
+    fgu_buf_putc(w->o, *p);
+  }
+  put(w, "\"\n");
+  w->out_line = line;
+}
+
+static int find_named_index(const fgr_unit *u, const char *p, int len) {
+  for (int k = u->n_named - 1; k >= 0; k--)
+    if ((int)strlen(u->named[k].name) == len &&
+        !memcmp(u->named[k].name, p, (size_t)len))
+      return k;
+  return -1;
+}
+
+static int find_macro_index(const fgr_unit *u, const char *p, int len) {
+  for (int k = u->n_macros - 1; k >= 0; k--)
+    if ((int)strlen(u->macros[k].name) == len &&
+        !memcmp(u->macros[k].name, p, (size_t)len))
+      return k;
+  return -1;
+}
+
+static int find_func_index(const fgr_unit *u, const char *p, int len) {
+  int found = -1;
+  for (int k = 0; k < u->n_funcs; k++)
+    if ((int)strlen(u->funcs[k].name) == len &&
+        !memcmp(u->funcs[k].name, p, (size_t)len)) {
+      if (u->funcs[k].has_body)
+        return k;
+      found = k;
+    }
+  return found;
+}
+
+static int find_global_index(const fgr_unit *u, const char *p, int len) {
+  for (int k = 0; k < u->n_globals; k++)
+    if ((int)strlen(u->globals[k].name) == len &&
+        !memcmp(u->globals[k].name, p, (size_t)len))
+      return k;
+  return -1;
+}
+
+static bool is_member_name(const fgr_unit *u, const char *p, int len) {
+  const char *s = u->member_names;
+  while (s && *s) {
+    const char *nl = strchr(s, '\n');
+    int n = nl ? (int)(nl - s) : (int)strlen(s);
+    if (n == len && !memcmp(s, p, (size_t)len))
+      return true;
+    s = nl ? nl + 1 : s + n;
+  }
+  return false;
+}
+
+static bool shadowed(const rw *w, const char *p, int len) {
+  if (!w->fn)
+    return false;
+  for (int k = 0; k < w->fn->n_params; k++) {
+    const char *n = w->fn->params[k].name;
+    if (n && (int)strlen(n) == len && !memcmp(n, p, (size_t)len))
+      return true;
+  }
+  return false;
+}
+
+/* Whether identifier token i names a vector type. */
+static bool vector_type_tok(const fgr_unit *u, int i) {
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  int k = find_named_index(u, p, len);
+  if (k >= 0)
+    return !u->named[k].tag && u->named[k].type->kind == FGR_NUM &&
+           u->named[k].type->width > 1;
+  static const char *const names[] = {"char", "uchar", "short", "ushort",
+                                      "int", "uint", "long", "ulong",
+                                      "float", "double"};
+  for (size_t n = 0; n < sizeof names / sizeof *names; n++) {
+    size_t l = strlen(names[n]);
+    if ((size_t)len == l + 1 && !memcmp(p, names[n], l) && p[l] >= '2' &&
+        p[l] <= '4')
+      return true;
+  }
+  return false;
+}
+
+/* Emits token i, rewritten. */
+static void token(rw *w, int i, bool in_pp) {
+  const fgr_unit *u = w->u;
+  const fgr_tok *t = &u->toks[i];
+  if (t->kind == FGR_T_PP_END) {
+    put(w, "\n");
+    w->out_line++;
+    return;
+  }
+  if (t->line > w->out_line && !in_pp) {
+    if (t->line - w->out_line > 8) {
+      line_directive(w, t->line);
+    } else {
+      while (w->out_line < t->line) {
+        put(w, "\n");
+        w->out_line++;
+      }
+    }
+    /* the token's own column, so that messages point at it */
+    for (int c = 1; c < t->col && c < 200; c++)
+      put(w, " ");
+  } else if (t->space && !w->bol) {
+    put(w, " ");
+  }
+  if (w->pre[i])
+    put(w, w->pre[i]);
+  if (w->rep[i]) {
+    put(w, w->rep[i]);
+    return;
+  }
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  char buf[256];
+  if (t->kind == FGR_T_PP_BEGIN) {
+    put(w, "#");
+    return;
+  }
+  if (t->kind == FGR_T_PUNCT && len == 1 && *p == '{' && i >= 3 &&
+      fgr_tok_is(u, i - 1, ")") && fgr_tok_is(u, i - 3, "(") &&
+      u->toks[i - 2].kind == FGR_T_IDENT && vector_type_tok(u, i - 2) &&
+      u->match[i] > i) {
+    /* a vector literal: one value splats, more keep their order */
+    int commas = 0, depth = 0;
+    for (int k = i + 1; k < u->match[i]; k++) {
+      if (fgr_tok_is(u, k, "(") || fgr_tok_is(u, k, "{") ||
+          fgr_tok_is(u, k, "["))
+        depth++;
+      else if (fgr_tok_is(u, k, ")") || fgr_tok_is(u, k, "}") ||
+               fgr_tok_is(u, k, "]"))
+        depth--;
+      else if (depth == 0 && fgr_tok_is(u, k, ","))
+        commas++;
+    }
+    if (commas == 0 || w->cl) {
+      put(w, "(");
+      w->rep[u->match[i]] = ")";
+      return;
+    }
+  }
+  if (t->kind != FGR_T_IDENT || i == w->raw_tok) {
+    fgu_buf_printf(w->o, "%.*s", len, p);
+    w->bol = false;
+    return;
+  }
+  bool member = i > 0 && (fgr_tok_is(u, i - 1, ".") ||
+                          fgr_tok_is(u, i - 1, "->"));
+  if (member) {
+    bool swz = len <= 4 && !is_member_name(u, p, len);
+    for (int k = 0; k < len && swz; k++)
+      swz = strchr("rgba", p[k]) != NULL;
+    if (swz) {
+      for (int k = 0; k < len; k++)
+        buf[k] = "xyzw"[strchr("rgba", p[k]) - "rgba"];
+      buf[len] = 0;
+      put(w, buf);
+    } else {
+      fgu_buf_printf(w->o, "%.*s", len, p);
+      w->bol = false;
+    }
+    return;
+  }
+  if (fgr_tok_is(u, i, "RS_KERNEL"))
+    return;
+  if ((fgr_tok_is(u, i, "__attribute__") || fgr_tok_is(u, i, "__attribute"))
+      && fgr_tok_is(u, i + 1, "(") && u->match[i + 1] > 0) {
+    bool kernel = false;
+    for (int k = i + 1; k < u->match[i + 1]; k++)
+      kernel |= fgr_tok_is(u, k, "kernel");
+    if (kernel) {
+      for (int k = i + 1; k <= u->match[i + 1]; k++)
+        w->rep[k] = "";
+      return;
+    }
+  }
+  if (find_macro_index(u, p, len) >= 0) {
+    fgu_buf_printf(w->o, "%s%.*s", u->mangle, len, p);
+    w->bol = false;
+    return;
+  }
+  if (shadowed(w, p, len)) {
+    fgu_buf_printf(w->o, "%.*s", len, p);
+    w->bol = false;
+    return;
+  }
+  int f = find_func_index(u, p, len);
+  if (f >= 0) {
+    fgu_buf_printf(w->o, "%s%.*s", u->mangle, len, p);
+    w->bol = false;
+    bool own = w->fn && i == w->fn->name_tok;
+    if (!own && fgr_tok_is(u, i + 1, "(") && u->match[i + 1] > 0) {
+      int close = u->match[i + 1];
+      w->pre[close] = close == i + 2 ? "fgk_env" : ", fgk_env";
+    }
+    return;
+  }
+  if (find_named_index(u, p, len) >= 0) {
+    fgu_buf_printf(w->o, "%s%.*s", u->mangle, len, p);
+    w->bol = false;
+    return;
+  }
+  int g = find_global_index(u, p, len);
+  if (g >= 0) {
+    const fgr_global *gl = &u->globals[g];
+    if (gl->alloc_index >= 0)
+      fgu_buf_printf(w->o, "(fgk_env->%s)", gl->name);
+    else if (gl->buffered)
+      fgu_buf_printf(w->o, "(fgk_env->fgk_g->%s)", gl->name);
+    else
+      fgu_buf_printf(w->o, "%s%s", u->mangle, gl->name);
+    w->bol = false;
+    return;
+  }
+  fgu_buf_printf(w->o, "%.*s", len, p);
+  w->bol = false;
+}
+
+static void tokens(rw *w, int a, int b) {
+  bool in_pp = false;
+  for (int i = a; i < b; i++) {
+    if (w->u->toks[i].kind == FGR_T_PP_BEGIN)
+      in_pp = true;
+    token(w, i, in_pp);
+    if (w->u->toks[i].kind == FGR_T_PP_END)
+      in_pp = false;
+  }
+}
+
+static void start_item(rw *w, int tok) {
+  int line = w->u->toks[tok].line;
+  if (w->out_line != line || !w->bol)
+    line_directive(w, line);
+  for (int c = 1; c < w->u->toks[tok].col && c < 200; c++)
+    put(w, " ");
+}
+
+/* The env parameter at the end of f's parameter list. */
+static void mark_params(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  const char *param = fgu_arena_printf(&((fgr_unit *)u)->arena,
+                                       "const %senv *fgk_env", u->mangle);
+  if (f->n_params == 0) {
+    if (f->rparen == f->lparen + 2)
+      w->rep[f->lparen + 1] = "";     /* (void) */
+    w->pre[f->rparen] = param;
+  } else {
+    w->pre[f->rparen] = fgu_arena_printf(&((fgr_unit *)u)->arena, ", %s",
+                                         param);
+  }
+}
+
+/* Which functions the kernel gets: kernels and static functions, and the
+ * other functions they call (invokables that only the host would run,
+ * such as single-source launchers, stay out). */
+static void reachable(const fgr_unit *u, bool *emit) {
+  for (int k = 0; k < u->n_funcs; k++)
+    emit[k] = u->funcs[k].has_body &&
+              (u->funcs[k].is_static || u->funcs[k].is_kernel);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (int k = 0; k < u->n_funcs; k++) {
+      if (!emit[k])
+        continue;
+      for (int i = u->funcs[k].rparen; i < u->funcs[k].tok1; i++) {
+        if (u->toks[i].kind != FGR_T_IDENT)
+          continue;
+        int len;
+        const char *p = fgr_tok_text(u, i, &len);
+        int f = find_func_index(u, p, len);
+        if (f >= 0 && u->funcs[f].has_body && !emit[f]) {
+          emit[f] = true;
+          changed = true;
+        }
+      }
+    }
+  }
+}
+
+/* Spelling of a script type in generated code. */
+static const char *spell(fgk_emitter *e, const fgr_unit *u,
+                         const fgr_type *t) {
+  fgu_arena *a = &((fgr_unit *)u)->arena;
+  if (t->kind == FGR_NUM)
+    return e->d->type_name(fgk_t(t->elem, t->width));
+  if (t->kind == FGR_BOOL)
+    return is_cl(e) ? "bool" : "_Bool";
+  for (int k = u->n_named - 1; k >= 0; k--)
+    if (u->named[k].type == t && !u->named[k].tag)
+      return fgu_arena_printf(a, "%s%s", u->mangle, u->named[k].name);
+  for (int k = u->n_named - 1; k >= 0; k--)
+    if (u->named[k].type == t)
+      return fgu_arena_printf(a, "struct %s%s", u->mangle, u->named[k].name);
+  return NULL;
+}
+
+/* "typedef <t> name;" (arrays spelled out when they have no name). */
+static void typedef_of(fgk_emitter *e, const fgr_unit *u, const fgr_type *t,
+                       const char *name) {
+  const char *s = spell(e, u, t);
+  if (s) {
+    fgu_buf_printf(&e->help, "typedef %s %s;\n", s, name);
+    return;
+  }
+  char dims[128] = "";
+  size_t n = 0;
+  while (t->kind == FGR_ARRAY && n + 24 < sizeof dims) {
+    n += (size_t)snprintf(dims + n, sizeof dims - n, "[%lld]",
+                          (long long)t->count);
+    t = t->of;
+  }
+  s = spell(e, u, t);
+  fgu_buf_printf(&e->help, "typedef %s %s%s;\n", s ? s : "uchar", name,
+                 s ? dims : "[1]");
+}
+
+/* Emits unit u's text into the kernel's helpers (once per kernel). */
+static void emit_script(fgk_emitter *e, const fgr_unit *u) {
+  if (fgk_first_use(e, "fgk_rs_compat"))
+    fgu_buf_puts(&e->help, is_cl(e) ? fgr_compat_cl : fgr_compat_c);
+  if (u->uses_double) {
+    e->uses_fp64 = true;
+    if (is_cl(e) && fgk_first_use(e, "fgk_rs_compat_f64"))
+      fgu_buf_puts(&e->help, fgr_compat_cl_f64);
+  }
+  if (!fgk_first_use(e, u->mangle))
+    return;
+  rw w = {.e = e, .u = u, .o = &e->help, .cl = is_cl(e), .raw_tok = -1};
+  w.pre = calloc((size_t)u->n_toks + 1, sizeof *w.pre);
+  w.rep = calloc((size_t)u->n_toks + 1, sizeof *w.rep);
+  w.emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w.emit_fn);
+  if (!w.pre || !w.rep || !w.emit_fn) {
+    e->help.oom = 1;
+    goto done;
+  }
+  reachable(u, w.emit_fn);
+  w.bol = !e->help.len || e->help.s[e->help.len - 1] == '\n';
+  fgu_buf_printf(&e->help, "/* RenderScript script '%s' (%s) */\n", u->name,
+                 u->file);
+  w.bol = true;
+  if (!is_cl(e))
+    for (int k = 0; fgr_c_renames[k]; k++)
+      fgu_buf_printf(&e->help, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
+                     fgr_c_renames[k], fgr_c_renames[k]);
+  if (!is_cl(e))
+    fgu_buf_puts(&e->help, "#define bool _Bool\n");
+  /* pass 1: macros, types and constants, in source order */
+  for (int k = 0; k < u->n_items; k++) {
+    const fgr_item *it = &u->items[k];
+    if (it->kind == FGR_I_DIRECTIVE || it->kind == FGR_I_TYPE) {
+      start_item(&w, it->tok0);
+      tokens(&w, it->tok0, it->tok1);
+    } else if (it->kind == FGR_I_GLOBAL && it->constant) {
+      start_item(&w, it->tok0);
+      put(&w, w.cl ? "__constant " : "");
+      if (!w.cl && !fgr_tok_is(u, it->tok0, "static"))
+        put(&w, "static ");
+      tokens(&w, it->tok0, it->tok1);
+    }
+  }
+  /* the globals block and the environment */
+  put(&w, w.bol ? "" : "\n");
+  fgu_buf_puts(&e->help, "typedef struct {\n");
+  for (int k = 0; k < u->n_globals; k++) {
+    const fgr_global *g = &u->globals[k];
+    if (!g->buffered)
+      continue;
+    const fgr_item *it = &u->items[g->item];
+    start_item(&w, g->tok);
+    for (int i = it->spec0; i < it->spec1; i++)
+      if (!fgr_tok_is(u, i, "static") && !fgr_tok_is(u, i, "const") &&
+          !fgr_tok_is(u, i, "volatile"))
+        token(&w, i, false);
+    w.raw_tok = g->tok;
+    tokens(&w, g->decl0, g->decl1);
+    w.raw_tok = -1;
+    put(&w, ";");
+  }
+  put(&w, w.bol ? "" : "\n");
+  fgu_buf_printf(&e->help, "  char fgk_pad;\n} %sG;\n", u->mangle);
+  fgu_buf_printf(&e->help, "typedef struct {\n  %sconst %sG *fgk_g;\n", gq(e),
+                 u->mangle);
+  for (int k = 0; k < u->n_globals; k++)
+    if (u->globals[k].alloc_index >= 0)
+      fgu_buf_printf(&e->help, "  rs_allocation %s;\n", u->globals[k].name);
+  fgu_buf_printf(&e->help, "} %senv;\n", u->mangle);
+  w.out_line = -1;
+  /* prototypes, then the functions */
+  for (int k = 0; k < u->n_funcs; k++) {
+    const fgr_func *f = &u->funcs[k];
+    if (!w.emit_fn[k])
+      continue;
+    w.fn = f;
+    mark_params(&w, f);
+    start_item(&w, f->tok0);
+    tokens(&w, f->tok0, f->rparen + 1);
+    put(&w, ";");
+    w.pre[f->rparen] = NULL;
+    w.rep[f->lparen + 1] = NULL;
+  }
+  for (int k = 0; k < u->n_funcs; k++) {
+    const fgr_func *f = &u->funcs[k];
+    if (!w.emit_fn[k])
+      continue;
+    w.fn = f;
+    mark_params(&w, f);
+    start_item(&w, f->tok0);
+    tokens(&w, f->tok0, f->tok1);
+  }
+  w.fn = NULL;
+  put(&w, w.bol ? "" : "\n");
+  for (int k = 0; k < u->n_macros; k++)
+    fgu_buf_printf(&e->help, "#undef %s%s\n", u->mangle, u->macros[k].name);
+  if (!is_cl(e)) {
+    for (int k = 0; fgr_c_renames[k]; k++)
+      fgu_buf_printf(&e->help, "#undef %s\n", fgr_c_renames[k]);
+    fgu_buf_puts(&e->help, "#undef bool\n");
+  }
+  fgu_buf_puts(&e->help, "/* end of script */\n");
+done:
+  free(w.pre);
+  free(w.rep);
+  free(w.emit_fn);
+}
+
+/* ---- wrappers ----------------------------------------------------------- */
+
+/* Parameters carrying the environment: the globals block and each
+ * allocation's data and extents. */
+static void env_params(fgk_emitter *e, const fgr_unit *u, fgu_buf *h) {
+  fgu_buf_printf(h, "%sconst uchar *fgk_gb", gq(e));
+  for (int k = 0; k < u->n_allocs; k++)
+    fgu_buf_printf(h, ", %sconst uchar *fgk_a%d, long fgk_a%dx, "
+                   "long fgk_a%dy, long fgk_a%dz", gq(e), k, k, k, k);
+}
+
+static void env_args(const fgr_unit *u, fgu_buf *h) {
+  fgu_buf_puts(h, "fgk_gb");
+  for (int k = 0; k < u->n_allocs; k++)
+    fgu_buf_printf(h, ", fgk_a%d, fgk_a%dx, fgk_a%dy, fgk_a%dz", k, k, k, k);
+}
+
+static void env_setup(fgk_emitter *e, const fgr_unit *u, fgu_buf *h) {
+  fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%sconst %sG *)"
+                 "fgk_gb;\n", u->mangle, gq(e), u->mangle);
+  for (int k = 0; k < u->n_globals; k++) {
+    int a = u->globals[k].alloc_index;
+    if (a >= 0)
+      fgu_buf_printf(h, "  fgk_envv.%s = fgk_rs_alloc(fgk_a%d, fgk_a%dx, "
+                     "fgk_a%dy, fgk_a%dz);\n", u->globals[k].name, a, a, a,
+                     a);
+  }
+}
+
+/* Arguments of f's call from a wrapper whose inputs are fgk_i<k> and
+ * whose specials are fgk_x, fgk_y, fgk_z and fgk_ctx; first is the
+ * parameter the inputs start at. */
+static void call_args(const fgr_func *f, int first, fgu_buf *h) {
+  static const char *const sp[FGR_SPECIAL_COUNT_] = {"fgk_x", "fgk_y",
+                                                     "fgk_z", "fgk_ctx"};
+  int in = 0;
+  for (int p = first; p < f->n_params; p++) {
+    const char *s = NULL;
+    for (int k = 0; k < FGR_SPECIAL_COUNT_; k++)
+      if (f->special[k] == p)
+        s = sp[k];
+    if (s)
+      fgu_buf_printf(h, "%s, ", s);
+    else
+      fgu_buf_printf(h, "fgk_i%d, ", in++);
+  }
+  fgu_buf_puts(h, "&fgk_envv");
+}
+
+static const char special_params[] =
+  "int fgk_x, int fgk_y, int fgk_z, long fgk_dx, long fgk_dy, long fgk_dz";
+static const char special_setup[] =
+  "  rs_kernel_context fgk_ctx = fgk_rs_ctx(fgk_dx, fgk_dy, fgk_dz);\n"
+  "  (void)fgk_ctx; (void)fgk_x; (void)fgk_y; (void)fgk_z;\n";
+
+static void acc_types(fgk_emitter *e, const fgr_unit *u,
+                      const fgr_reduce *r) {
+  char name[160];
+  snprintf(name, sizeof name, "%sA_%s", u->mangle, r->name);
+  if (fgk_first_use(e, name)) {
+    typedef_of(e, u, r->acc_type, name);
+    snprintf(name, sizeof name, "%sR_%s", u->mangle, r->name);
+    typedef_of(e, u, r->res_type, name);
+  }
+}
+
+static void init_wrapper(fgk_emitter *e, const fgr_unit *u,
+                         const fgr_reduce *r) {
+  char name[160];
+  snprintf(name, sizeof name, "%sinit_%s", u->mangle, r->name);
+  if (!fgk_first_use(e, name))
+    return;
+  fgu_buf *h = &e->help;
+  fgu_buf_printf(h, "static inline void %s(%sA_%s *fgk_a, ", name, u->mangle,
+                 r->name);
+  env_params(e, u, h);
+  fgu_buf_puts(h, ") {\n");
+  env_setup(e, u, h);
+  if (r->init)
+    fgu_buf_printf(h, "  %s%s(fgk_a, &fgk_envv);\n", u->mangle,
+                   r->init->name);
+  else
+    fgu_buf_puts(h, "  (void)fgk_envv;\n  for (ulong fgk_k = 0; fgk_k < "
+                 "sizeof(*fgk_a); fgk_k++)\n    ((uchar *)fgk_a)[fgk_k] = "
+                 "0;\n");
+  fgu_buf_puts(h, "}\n");
+}
+
+/* The wrapper a call of kind x->u.rs.call->kind goes through; writes its
+ * name into name. */
+static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
+                    size_t size) {
+  const fgk_rscall *c = x->u.rs.call;
+  const fgr_unit *u = c->u;
+  fgu_buf *h = &e->help;
+  if (c->kind == FGR_CALL_MAP) {
+    const fgr_func *f = c->fn;
+    snprintf(name, size, "%smap_%s", u->mangle, f->name);
+    if (!fgk_first_use(e, name))
+      return;
+    fgk_type rt;
+    fgr_type_fgk(f->ret, &rt);
+    fgu_buf_printf(h, "static inline %s %s(", e->d->type_name(rt), name);
+    for (int k = 0; k < x->u.rs.n; k++)
+      fgu_buf_printf(h, "%s fgk_i%d, ", e->d->type_name(x->u.rs.arg[k]->type),
+                     k);
+    fgu_buf_printf(h, "%s, ", special_params);
+    env_params(e, u, h);
+    fgu_buf_puts(h, ") {\n");
+    env_setup(e, u, h);
+    fgu_buf_puts(h, special_setup);
+    fgu_buf_printf(h, "  return %s%s(", u->mangle, f->name);
+    call_args(f, 0, h);
+    fgu_buf_puts(h, ");\n}\n");
+    return;
+  }
+  const fgr_reduce *r = c->red;
+  acc_types(e, u, r);
+  init_wrapper(e, u, r);
+  if (c->kind == FGR_CALL_ACC) {
+    snprintf(name, size, "%sacc_%s", u->mangle, r->name);
+    if (!fgk_first_use(e, name))
+      return;
+    fgu_buf_printf(h, "static inline void %s(%sA_%s *fgk_a, ", name,
+                   u->mangle, r->name);
+    for (int k = 0; k < x->u.rs.n; k++)
+      fgu_buf_printf(h, "%s fgk_i%d, ", e->d->type_name(x->u.rs.arg[k]->type),
+                     k);
+    fgu_buf_printf(h, "%s, ", special_params);
+    env_params(e, u, h);
+    fgu_buf_puts(h, ") {\n");
+    env_setup(e, u, h);
+    fgu_buf_puts(h, special_setup);
+    fgu_buf_printf(h, "  %s%s(fgk_a, ", u->mangle, r->accum->name);
+    call_args(r->accum, 1, h);
+    fgu_buf_puts(h, ");\n}\n");
+    /* storing a partial into the record: [0] the count, then the items */
+    char store[160];
+    snprintf(store, sizeof store, "%sstore_%s", u->mangle, r->name);
+    fgu_buf_printf(h, "static inline void %s(const %sA_%s *fgk_a, %suchar "
+                   "*fgk_rec, long fgk_p, long fgk_P) {\n"
+                   "  if (fgk_p == 0)\n    ((%slong *)fgk_rec)[0] = fgk_P;\n"
+                   "  if (fgk_p >= %d)\n    return;\n"
+                   "  %suchar *fgk_d = fgk_rec + 16 + fgk_p * (long)"
+                   "sizeof(*fgk_a);\n"
+                   "  for (ulong fgk_k = 0; fgk_k < sizeof(*fgk_a); fgk_k++)\n"
+                   "    fgk_d[fgk_k] = ((const uchar *)fgk_a)[fgk_k];\n}\n",
+                   store, u->mangle, r->name, gq(e), gq(e), FGK_MAX_PARTIALS,
+                   gq(e));
+    return;
+  }
+  /* FOLD: every partial combined into an initialized item, then the
+   * outconverter; one thread */
+  snprintf(name, size, "%sfold_%s", u->mangle, r->name);
+  if (!fgk_first_use(e, name))
+    return;
+  fgu_buf_printf(h, "static void %s(%sconst uchar *fgk_rec, %suchar *fgk_res, "
+                 "long fgk_bytes, ", name, gq(e), gq(e));
+  env_params(e, u, h);
+  fgu_buf_puts(h, ") {\n");
+  env_setup(e, u, h);
+  fgu_buf_printf(h, "  %sA_%s fgk_acc, fgk_other;\n  %sR_%s fgk_out;\n",
+                 u->mangle, r->name, u->mangle, r->name);
+  fgu_buf_printf(h, "  %sinit_%s(&fgk_acc, ", u->mangle, r->name);
+  env_args(u, h);
+  fgu_buf_printf(h, ");\n  const long fgk_P = ((%sconst long *)fgk_rec)[0];\n"
+                 "  for (long fgk_p = 0; fgk_p < fgk_P && fgk_p < %d; "
+                 "fgk_p++) {\n"
+                 "    for (ulong fgk_k = 0; fgk_k < sizeof fgk_other; "
+                 "fgk_k++)\n"
+                 "      ((uchar *)&fgk_other)[fgk_k] = fgk_rec[16 + fgk_p * "
+                 "(long)sizeof fgk_other + fgk_k];\n", gq(e),
+                 FGK_MAX_PARTIALS);
+  if (r->comb)
+    fgu_buf_printf(h, "    %s%s(&fgk_acc, &fgk_other, &fgk_envv);\n",
+                   u->mangle, r->comb->name);
+  else
+    fgu_buf_printf(h, "    %s%s(&fgk_acc, fgk_other, &fgk_envv);\n",
+                   u->mangle, r->accum->name);
+  fgu_buf_puts(h, "  }\n");
+  if (r->outc)
+    fgu_buf_printf(h, "  %s%s(&fgk_out, &fgk_acc, &fgk_envv);\n", u->mangle,
+                   r->outc->name);
+  else
+    fgu_buf_puts(h, "  for (ulong fgk_k = 0; fgk_k < sizeof fgk_out; "
+                 "fgk_k++)\n    ((uchar *)&fgk_out)[fgk_k] = ((uchar *)"
+                 "&fgk_acc)[fgk_k];\n");
+  fgu_buf_puts(h, "  for (long fgk_k = 0; fgk_k < fgk_bytes && fgk_k < "
+               "(long)sizeof fgk_out; fgk_k++)\n"
+               "    fgk_res[fgk_k] = ((uchar *)&fgk_out)[fgk_k];\n}\n");
+}
+
+/* ---- call sites --------------------------------------------------------- */
+
+/* The environment's arguments at a call site: the ports of x. */
+static void port_args(fgk_emitter *e, const fg_expr *x) {
+  const fgr_unit *u = x->u.rs.call->u;
+  for (int k = 0; k <= u->n_allocs; k++) {
+    int p = x->u.rs.port[k];
+    if (k)
+      fgk_put(e, ", ");
+    if (p < 0) {
+      fgk_put(e, k ? "0, 0, 0, 0" : "0");
+      continue;
+    }
+    fgk_putf(e, "(%sconst uchar *)in%d", gq(e), p);
+    if (k) {
+      int nd = e->k->in_type[p].field.ndim;
+      fgk_putf(e, ", %s%d%s, ", nd >= 1 ? "in" : "(long)", nd >= 1 ? p : 0,
+               nd >= 1 ? "_C" : "");
+      fgk_putf(e, "%s%d%s, ", nd >= 2 ? "in" : "(long)", nd >= 2 ? p : 0,
+               nd >= 2 ? "_R" : "");
+      fgk_putf(e, "%s%d%s", nd >= 3 ? "in" : "(long)", nd >= 3 ? p : 0,
+               nd >= 3 ? "_L" : "");
+    }
+  }
+}
+
+static void special_args(fgk_emitter *e) {
+  int nd = e->k->threads.ndim;
+  fgk_putf(e, "_column, _row, _layer, %s, %s, %s, ",
+           nd >= 1 ? "(long)_columns" : "0L", nd >= 2 ? "(long)_rows" : "0L",
+           nd >= 3 ? "(long)_layers" : "0L");
+}
+
+void fgr_emit_call(fgk_emitter *e, const fg_expr *x) {
+  const fgk_rscall *c = x->u.rs.call;
+  emit_script(e, c->u);
+  char name[200];
+  wrapper(e, x, name, sizeof name);
+  if (c->kind == FGR_CALL_FOLD) {
+    int rec = x->u.rs.port[c->u->n_allocs + 1];
+    fgk_putf(e, "%s((%sconst uchar *)in%d, (%suchar *)out%d, %lldL, ", name,
+             gq(e), rec, gq(e), x->u.rs.out_port,
+             (long long)c->result_bytes);
+    port_args(e, x);
+    fgk_put(e, ")");
+    return;
+  }
+  if (c->kind == FGR_CALL_ACC) {
+    e->rs_acc = x;
+    if (c->ranged) {
+      static const char *const ax[3] = {"_column", "_row", "_layer"};
+      fgk_put(e, "if (1");
+      for (int k = 0; k < 3; k++)
+        if (c->range[k][1] > 0)
+          fgk_putf(e, " && %s >= %lld && %s < %lld", ax[k],
+                   (long long)c->range[k][0], ax[k],
+                   (long long)c->range[k][1]);
+      fgk_put(e, ") ");
+    }
+    fgk_putf(e, "%s(&fgk_acc, ", name);
+  } else {
+    fgk_putf(e, "%s(", name);
+  }
+  for (int k = 0; k < x->u.rs.n; k++) {
+    fgk_ex(e, x->u.rs.arg[k]);
+    fgk_put(e, ", ");
+  }
+  special_args(e);
+  port_args(e, x);
+  fgk_put(e, ")");
+}
+
+void fgr_emit_acc_decl(fgk_emitter *e, fgu_buf *out) {
+  const fg_expr *x = e->rs_acc;
+  if (!x)
+    return;
+  const fgk_rscall *c = x->u.rs.call;
+  fgu_buf_printf(out, "    %sA_%s fgk_acc;\n    %sinit_%s(&fgk_acc, ",
+                 c->u->mangle, c->red->name, c->u->mangle, c->red->name);
+  fgu_buf tmp = e->out;
+  e->out = (fgu_buf){0};
+  port_args(e, x);
+  fgu_buf_printf(out, "%s);\n", e->out.s ? e->out.s : "");
+  out->oom |= e->out.oom;
+  fgu_buf_free(&e->out);
+  e->out = tmp;
+}
+
+void fgr_emit_store_partial(fgk_emitter *e) {
+  const fg_expr *x = e->rs_acc;
+  if (!x)
+    return;
+  const fgk_rscall *c = x->u.rs.call;
+  fgk_putf(e, "%sstore_%s(&fgk_acc, out%d, fgk_p, fgk_P);\n", c->u->mangle,
+           c->red->name, e->k->reduce_port);
+}

@@ -1,0 +1,716 @@
+/* dsl/rs_graph.c - RenderScript scripts and their kernels as graph nodes
+ * (the public API of fieldgraph/renderscript.h).
+ *
+ * A mapping kernel becomes an ordinary operator built with the kernel DSL:
+ * it reads its inputs locally, calls the kernel (an FGK_E_RSCALL into the
+ * carried script) and writes the value locally, so the fusion pass treats
+ * it like any pointwise operator.  A reduction kernel becomes two nodes:
+ * an accumulate operator over the inputs' coordinates that the runtime
+ * launches over a few partials (k->reduce = FGK_REDUCE_RS; its pointwise
+ * producers fuse into it like into the built-in reductions), writing each
+ * partial's script-typed accumulator into a record field; and a one-thread
+ * node that folds the record with the combiner and applies the
+ * outconverter, producing the 0-D result.  The script's globals reach
+ * both through a constant field whose bytes the program re-reads at every
+ * run; bound allocations are extra inputs read non-locally. */
+#include "rs_impl.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fg_rs_script {
+  fgr_unit *u;                  /* one reference */
+  fg_field **bound;             /* per rs_allocation global */
+  char errmsg[1024];
+};
+
+/* ---- scripts ------------------------------------------------------------ */
+
+static void put_err(char *errmsg, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void put_err(char *errmsg, size_t errlen, const char *fmt, ...) {
+  if (!errmsg || !errlen)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(errmsg, errlen, fmt, ap);
+  va_end(ap);
+}
+
+fg_status fg_rs_script_new_source(const char *name, const char *file,
+                                  const char *text, size_t len,
+                                  fg_rs_script **out, char *errmsg,
+                                  size_t errlen) {
+  if (errmsg && errlen)
+    errmsg[0] = 0;
+  if (!out) {
+    put_err(errmsg, errlen, "fg_rs_script_new_source: out is NULL");
+    return FG_EINVAL;
+  }
+  *out = NULL;
+  if (!name || !*name) {
+    put_err(errmsg, errlen, "fg_rs_script_new_source: name is %s (expected "
+            "a non-empty string)", name ? "empty" : "NULL");
+    return FG_EINVAL;
+  }
+  if (!text) {
+    put_err(errmsg, errlen, "fg_rs_script_new_source '%s': text is NULL",
+            name);
+    return FG_EINVAL;
+  }
+  if (len == (size_t)-1)
+    len = strlen(text);
+  char err[1024] = "";
+  fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, err,
+                             sizeof err);
+  if (!u) {
+    put_err(errmsg, errlen, "%s", err);
+    return strstr(err, "out of memory") ? FG_ENOMEM : FG_EFORMAT;
+  }
+  fg_rs_script *s = calloc(1, sizeof *s);
+  if (s)
+    s->bound = calloc((size_t)u->n_allocs + 1, sizeof *s->bound);
+  if (!s || !s->bound) {
+    free(s);
+    fg__live_unref(&u->live);
+    put_err(errmsg, errlen, "script '%s': out of memory", name);
+    return FG_ENOMEM;
+  }
+  s->u = u;
+  *out = s;
+  return FG_OK;
+}
+
+fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
+                                char *errmsg, size_t errlen) {
+  if (out)
+    *out = NULL;
+  if (!path || !out) {
+    put_err(errmsg, errlen, "fg_rs_script_new_file: %s is NULL",
+            path ? "out" : "path");
+    return FG_EINVAL;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    put_err(errmsg, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return FG_EIO;
+  }
+  fgu_buf b = {0};
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    size_t at = b.len;
+    for (size_t i = 0; i < n; i++)
+      fgu_buf_putc(&b, chunk[i]);
+    if (b.oom || b.len != at + n)
+      break;
+  }
+  bool bad = ferror(f) != 0;
+  fclose(f);
+  if (bad || b.oom) {
+    fgu_buf_free(&b);
+    put_err(errmsg, errlen, "%s: %s", path, bad ? "read error"
+                                                : "out of memory");
+    return bad ? FG_EIO : FG_ENOMEM;
+  }
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char name[256];
+  snprintf(name, sizeof name, "%s", base);
+  size_t nl = strlen(name);
+  if (nl > 3 && !strcmp(name + nl - 3, ".rs"))
+    name[nl - 3] = 0;
+  fg_status st = fg_rs_script_new_source(name, path, b.s ? b.s : "", b.len,
+                                         out, errmsg, errlen);
+  fgu_buf_free(&b);
+  return st;
+}
+
+void fg_rs_script_free(fg_rs_script *s) {
+  if (!s)
+    return;
+  fg__live_unref(&s->u->live);
+  free(s->bound);
+  free(s);
+}
+
+const char *fg_rs_script_errmsg(const fg_rs_script *s) {
+  return s ? s->errmsg : "script is NULL";
+}
+
+const char *fg_rs_script_name(const fg_rs_script *s) {
+  return s ? s->u->name : "";
+}
+
+fg_rs_fp fg_rs_script_fp(const fg_rs_script *s) {
+  return s ? s->u->fp : FG_RS_FP_FULL;
+}
+
+static fg_status script_fail(fg_rs_script *s, fg_status st, const char *fmt,
+                             ...) __attribute__((format(printf, 3, 4)));
+
+static fg_status script_fail(fg_rs_script *s, fg_status st, const char *fmt,
+                             ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+/* The global a set/get names, or NULL with the script's message set. */
+static const fgr_global *user_global(fg_rs_script *s, const char *call,
+                                     const char *name, size_t size,
+                                     bool set) {
+  const fgr_unit *u = s->u;
+  int k = name ? fgr_find_global(u, name) : -1;
+  if (k < 0) {
+    script_fail(s, FG_EINVAL, "%s: script '%s' has no global '%s'", call,
+                u->name, name ? name : "(null)");
+    return NULL;
+  }
+  const fgr_global *g = &u->globals[k];
+  const char *why = g->is_static ? "is static (only the script sees it)"
+                    : g->alloc_index >= 0 ? "is an rs_allocation (use "
+                                            "fg_rs_bind_allocation)"
+                    : set && g->is_const ? "is const" : NULL;
+  if (!why && !set && !g->has_value)
+    why = "has an initializer fieldgraph cannot evaluate";
+  if (why) {
+    script_fail(s, FG_EINVAL, "%s: global '%s' of script '%s' %s", call,
+                name, u->name, why);
+    return NULL;
+  }
+  if ((int64_t)size != g->type->size) {
+    script_fail(s, FG_EINVAL, "%s: global '%s' of script '%s' is %s, %lld "
+                "bytes (got %zu)", call, name, u->name, g->type->name,
+                (long long)g->type->size, size);
+    return NULL;
+  }
+  return g;
+}
+
+fg_status fg_rs_set(fg_rs_script *s, const char *global, const void *value,
+                    size_t size) {
+  if (!s)
+    return FG_EINVAL;
+  if (!value)
+    return script_fail(s, FG_EINVAL, "fg_rs_set '%s': value is NULL",
+                       global ? global : "(null)");
+  const fgr_global *g = user_global(s, "fg_rs_set", global, size, true);
+  if (!g)
+    return FG_EINVAL;
+  memcpy(s->u->c_values + g->offset, value, size);
+  memcpy(s->u->live.bytes + g->offset, value, size);
+  s->errmsg[0] = 0;
+  return FG_OK;
+}
+
+fg_status fg_rs_get(fg_rs_script *s, const char *global, void *value,
+                    size_t size) {
+  if (!s)
+    return FG_EINVAL;
+  if (!value)
+    return script_fail(s, FG_EINVAL, "fg_rs_get '%s': value is NULL",
+                       global ? global : "(null)");
+  const fgr_global *g = user_global(s, "fg_rs_get", global, size, false);
+  if (!g)
+    return FG_EINVAL;
+  memcpy(value, s->u->c_values + g->offset, size);
+  s->errmsg[0] = 0;
+  return FG_OK;
+}
+
+size_t fg_rs_global_size(const fg_rs_script *s, const char *global) {
+  int k = s && global ? fgr_find_global(s->u, global) : -1;
+  return k < 0 ? 0 : (size_t)s->u->globals[k].type->size;
+}
+
+fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
+                                fg_field *field) {
+  if (!s)
+    return FG_EINVAL;
+  int k = global ? fgr_find_global(s->u, global) : -1;
+  if (k < 0 || s->u->globals[k].alloc_index < 0)
+    return script_fail(s, FG_EINVAL, "fg_rs_bind_allocation: script '%s' "
+                       "has no rs_allocation global '%s'", s->u->name,
+                       global ? global : "(null)");
+  if (field && fg_type_is_big(field->type)) {
+    char ts[128];
+    return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
+                       "'%s' is %s; allocations hold small tensors (at most "
+                       "%d elements)", global, field->name,
+                       fg_type_str(field->type, ts, sizeof ts),
+                       FG_MAX_SMALL_TENSOR);
+  }
+  if (field && field->type.field.ndim == 0)
+    return script_fail(s, FG_ESHAPE, "fg_rs_bind_allocation '%s': field "
+                       "'%s' has no dimensions (an Allocation has 1 to 3)",
+                       global, field->name);
+  s->bound[s->u->globals[k].alloc_index] = field;
+  s->errmsg[0] = 0;
+  return FG_OK;
+}
+
+/* ---- launching ---------------------------------------------------------- */
+
+typedef struct launch {
+  fg_graph *g;
+  fg_rs_script *s;
+  const char *what;             /* "fg_rs_map 'script.kernel'" */
+  fg_shape shape;
+  int64_t range[3][2];
+  bool ranged;
+} launch;
+
+/* Checks inputs against the parameters params[first..] (the inputs of a
+ * kernel or an accumulator) and sets l->shape. */
+static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
+                         fg_field *const *in) {
+  fg_graph *g = l->g;
+  const fgr_unit *u = l->s->u;
+  if (n_in != f->n_inputs) {
+    fg__fail(g, FG_EINVAL, "%s: got %d input(s), the prototype of '%s' "
+             "(%s:%d:%d) takes %d", l->what, n_in, f->name, u->file,
+             u->toks[f->name_tok].line, u->toks[f->name_tok].col,
+             f->n_inputs);
+    return false;
+  }
+  if (n_in && !in) {
+    fg__fail(g, FG_EINVAL, "%s: the input array is NULL", l->what);
+    return false;
+  }
+  for (int k = 0; k < n_in; k++) {
+    if (!in[k]) {
+      fg__fail(g, FG_EINVAL, "%s: input %d is NULL", l->what, k);
+      return false;
+    }
+    if (in[k]->graph != g) {
+      fg__fail(g, FG_EINVAL, "%s: input %d ('%s') belongs to another graph",
+               l->what, k, in[k]->name);
+      return false;
+    }
+    const fgr_param *pa = &f->params[first + k];
+    fg_type t = in[k]->type;
+    fgk_type want;
+    char ts[128];
+    if (!fgr_type_fgk(pa->type, &want)) {
+      fg__fail(g, FG_ENOTSUP, "%s: argument '%s' of '%s' (%s:%d:%d) is %s; "
+               "fieldgraph passes scalar and vector Elements only", l->what,
+               pa->name ? pa->name : "?", f->name, u->file,
+               u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
+      return false;
+    }
+    if (t.elem != want.elem || fg_type_is_big(t) ||
+        fg_type_tensor_elements(t) != want.width) {
+      fg__fail(g, FG_ETYPE, "%s: input %d ('%s') is %s, but argument '%s' "
+               "of '%s' (%s:%d:%d) is %s: the Element types must match",
+               l->what, k, in[k]->name, fg_type_str(t, ts, sizeof ts),
+               pa->name ? pa->name : "?", f->name, u->file,
+               u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
+      return false;
+    }
+    if (t.field.ndim == 0) {
+      fg__fail(g, FG_ESHAPE, "%s: input %d ('%s') has no dimensions (an "
+               "Allocation has 1 to 3)", l->what, k, in[k]->name);
+      return false;
+    }
+    if (k && !fg_shape_equal(t.field, in[0]->type.field)) {
+      char ts0[128];
+      fg__fail(g, FG_ESHAPE, "%s: input %d ('%s') is %s but input 0 ('%s') "
+               "is %s: the inputs of a launch have the same dimensions",
+               l->what, k, in[k]->name, fg_type_str(t, ts, sizeof ts),
+               in[0]->name, fg_type_str(in[0]->type, ts0, sizeof ts0));
+      return false;
+    }
+  }
+  if (n_in)
+    l->shape = in[0]->type.field;
+  return true;
+}
+
+/* Reads the launch options' range into l. */
+static bool check_range(launch *l, const fg_rs_launch *opt) {
+  if (!opt)
+    return true;
+  const int64_t se[3][2] = {{opt->x_start, opt->x_end},
+                            {opt->y_start, opt->y_end},
+                            {opt->z_start, opt->z_end}};
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int a = 0; a < 3; a++) {
+    int64_t s = se[a][0], e = se[a][1];
+    int nd = l->shape.ndim;
+    int64_t extent = a < nd ? l->shape.dim[nd - 1 - a] : 1;
+    if (s == 0 && e == 0) {
+      l->range[a][0] = 0;
+      l->range[a][1] = 0;
+      continue;
+    }
+    if (a >= nd || s < 0 || e < s || e > extent) {
+      fg__fail(l->g, FG_EINVAL, "%s: launch range %c [%lld, %lld) is not "
+               "within [0, %lld)%s", l->what, axis[a], (long long)s,
+               (long long)e, (long long)(a < nd ? extent : 0),
+               a >= nd ? " (the launch has no such dimension)" : "");
+      return false;
+    }
+    l->range[a][0] = s;
+    l->range[a][1] = e;
+    l->ranged = true;
+  }
+  return true;
+}
+
+/* The constant field of u's globals block in g (made on first use). */
+static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
+  for (int i = 0; i < g->nodes.n; i++) {
+    fg__node *n = g->nodes.item[i];
+    if (n->kind == FG_NODE_CONST && n->live == &u->live)
+      return n->out[0];
+  }
+  char name[300];
+  snprintf(name, sizeof name, "%s.globals", u->name);
+  fg_field *f = fg_constant(g, name, fg_type_scalar(FG_U8,
+                                                    fg_shape1(u->block_size)),
+                            u->live.bytes);
+  if (!f || !fg__graph_hold(g, &u->live))
+    return NULL;
+  f->producer->live = &u->live;
+  return f;
+}
+
+/* Fills ports[0 .. n_allocs] (globals, allocations) for a call of u whose
+ * functions fns mention globals and allocations; the fields are in
+ * fields[] (port i reads fields[i], NULL for -1). */
+static bool env_fields(launch *l, const fgr_func *const *fns, int n_fns,
+                       fg_field **fields) {
+  fgr_unit *u = l->s->u;
+  fields[0] = u->n_buffered ? globals_field(l->g, u) : NULL;
+  if (u->n_buffered && !fields[0])
+    return false;
+  for (int k = 0; k < u->n_globals; k++) {
+    int a = u->globals[k].alloc_index;
+    if (a < 0)
+      continue;
+    fg_field *b = l->s->bound[a];
+    bool used = false;
+    for (int f = 0; f < n_fns && !used; f++)
+      used = fns[f] && fgr_func_mentions(u, fns[f], u->globals[k].name);
+    if (used && !b) {
+      fg__fail(l->g, FG_EINVAL, "%s: the kernel reads rs_allocation '%s', "
+               "which is not bound (fg_rs_bind_allocation)", l->what,
+               u->globals[k].name);
+      return false;
+    }
+    if (b && b->graph != l->g) {
+      fg__fail(l->g, FG_EINVAL, "%s: rs_allocation '%s' is bound to field "
+               "'%s' of another graph", l->what, u->globals[k].name,
+               b->name);
+      return false;
+    }
+    fields[1 + a] = used ? b : NULL;
+  }
+  return true;
+}
+
+static fgk_rscall *new_call(launch *l, fgr_call_kind kind) {
+  fgk_rscall *c = fgu_arena_alloc(&l->g->arena, sizeof *c);
+  if (!c)
+    return fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+  c->kind = kind;
+  c->u = l->s->u;
+  memcpy(c->range, l->range, sizeof c->range);
+  c->ranged = l->ranged;
+  return c;
+}
+
+/* An RSCALL expression of op with the given arguments; ports from
+ * fields[0 .. nf-1] (registered as non-local inputs). */
+static fg_expr *call_expr(fg_op *op, fgk_rscall *c, fgk_type type, int n,
+                          fg_expr **args, fg_field **fields, int nf) {
+  for (int k = 0; k < n; k++)
+    if (!args[k])
+      return NULL;
+  fg_expr *x = fgk_expr_new(op, FGK_E_RSCALL, type);
+  if (!x)
+    return NULL;
+  fgu_arena *a = &op->g->arena;
+  x->u.rs.call = c;
+  x->u.rs.n = n;
+  x->u.rs.arg = fgu_arena_alloc(a, (size_t)(n + 1) * sizeof *args);
+  x->u.rs.port = fgu_arena_alloc(a, (size_t)(nf + 1) * sizeof(int));
+  if (!x->u.rs.arg || !x->u.rs.port)
+    return fgk_fail(op, FG_ENOMEM, "out of memory");
+  memcpy(x->u.rs.arg, args, (size_t)n * sizeof *args);
+  x->u.rs.n_ports = nf;
+  x->u.rs.out_port = -1;
+  for (int k = 0; k < nf; k++) {
+    x->u.rs.port[k] = fields[k] ? fgk_op_input(op, fields[k], "script call")
+                                : -1;
+    if (fields[k] && x->u.rs.port[k] < 0)
+      return NULL;
+    if (x->u.rs.port[k] >= 0)
+      op->in_nonlocal[x->u.rs.port[k]] = true;
+  }
+  return x;
+}
+
+static bool launch_begin(launch *l, fg_graph *g, fg_rs_script *s,
+                         const char *call, const char *name) {
+  l->g = g;
+  l->s = s;
+  if (!g || g->status != FG_OK)
+    return false;
+  if (!s) {
+    fg__fail(g, FG_EINVAL, "%s: script is NULL", call);
+    return false;
+  }
+  if (!name) {
+    fg__fail(g, FG_EINVAL, "%s: script '%s': kernel name is NULL", call,
+             s->u->name);
+    return false;
+  }
+  l->what = fgu_arena_printf(&g->arena, "%s '%s.%s'", call, s->u->name,
+                             name);
+  if (!l->what) {
+    fg__fail(g, FG_ENOMEM, "%s: out of memory", call);
+    return false;
+  }
+  if (!fg__graph_hold(g, &s->u->live))
+    return false;
+  return true;
+}
+
+/* Names of u's kernels of one kind, for messages. */
+static const char *kernel_list(fg_graph *g, const fgr_unit *u, bool reduce) {
+  fgu_buf b = {0};
+  if (reduce)
+    for (int k = 0; k < u->n_reduces; k++)
+      fgu_buf_printf(&b, "%s%s", b.len ? ", " : "", u->reduces[k].name);
+  else
+    for (int k = 0; k < u->n_funcs; k++)
+      if (u->funcs[k].is_kernel && u->funcs[k].has_body)
+        fgu_buf_printf(&b, "%s%s", b.len ? ", " : "", u->funcs[k].name);
+  char *s = fgu_buf_take(&b);
+  const char *r = fgu_arena_strdup(&g->arena, s && *s ? s : "none");
+  free(s);
+  return r ? r : "?";
+}
+
+fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
+                    int n_in, fg_field *const *in, const fg_rs_launch *opt) {
+  launch l = {0};
+  if (!launch_begin(&l, g, s, "fg_rs_map", kernel))
+    return NULL;
+  fgr_unit *u = s->u;
+  const fgr_func *f = fgr_find_func(u, kernel);
+  if (!f || !f->is_kernel || !f->has_body)
+    return fg__fail(g, FG_EINVAL, "%s: script '%s' has no mapping kernel "
+                    "'%s' (its mapping kernels: %s)", l.what, u->name,
+                    kernel, kernel_list(g, u, false));
+  fgk_type rt;
+  if (!fgr_type_fgk(f->ret, &rt))
+    return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
+                    "runs mapping kernels that return a scalar or vector "
+                    "Element", l.what, kernel, f->ret->name);
+  if (!check_inputs(&l, f, 0, n_in, in))
+    return NULL;
+  if (n_in == 0) {
+    l.shape = opt ? opt->shape : fg_shape0();
+    if (l.shape.ndim < 1 || l.shape.ndim > 3)
+      return fg__fail(g, FG_ESHAPE, "%s: kernel '%s' takes no input, so the "
+                      "launch options must give the output's shape (1 to 3 "
+                      "dimensions, got %d)", l.what, kernel, l.shape.ndim);
+  }
+  if (!check_range(&l, opt))
+    return NULL;
+  fg_type out = rt.width == 1 ? fg_type_scalar(rt.elem, l.shape)
+                              : fg_type_vector(rt.elem, l.shape, rt.width);
+  fg_field *base = opt ? opt->base : NULL;
+  if (base && (base->graph != g || !fg_type_equal(base->type, out))) {
+    char ts[128], ts2[128];
+    return fg__fail(g, FG_ETYPE, "%s: base field '%s' is %s (expected %s%s)",
+                    l.what, base->name, fg_type_str(base->type, ts, sizeof ts),
+                    fg_type_str(out, ts2, sizeof ts2),
+                    base->graph != g ? " in this graph" : "");
+  }
+  fg_field *env[1 + 64] = {0};
+  if (u->n_allocs > 64)
+    return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
+                    l.what);
+  if (!env_fields(&l, &f, 1, env))
+    return NULL;
+  fgk_rscall *c = new_call(&l, FGR_CALL_MAP);
+  if (!c)
+    return NULL;
+  c->fn = f;
+  fg_op *op = fg_op_begin(g, kernel, 1, &out);
+  if (!op)
+    return NULL;
+  fg_expr *args[FGK_MAX_INPUTS] = {0};
+  for (int k = 0; k < n_in; k++)
+    args[k] = fg_read_tensor(op, in[k]);
+  fg_expr *value = call_expr(op, c, rt, n_in, args, env, 1 + u->n_allocs);
+  if (!l.ranged) {
+    fg_write_tensor(op, 0, value);
+    return fg_op_end(op);
+  }
+  /* a sub-range: the kernel runs only inside it; outside, the output
+   * keeps base's values (zeros without one) */
+  static const fg_thread_const ax[3] = {FG_COLUMN, FG_ROW, FG_LAYER};
+  fg_expr *v = fg_var(op, rt.elem, rt.width);
+  fg_expr *cond = fg_bool(op, 1);
+  for (int a = 0; a < 3; a++)
+    if (l.range[a][1] > 0)
+      cond = fg_land(cond, fg_land(
+          fg_ge(fg_thread(op, ax[a]), fg_long(op, l.range[a][0])),
+          fg_lt(fg_thread(op, ax[a]), fg_long(op, l.range[a][1]))));
+  fg_if(cond);
+  fg_assign(v, value);
+  if (base) {
+    fg_else(op);
+    fg_assign(v, fg_read_tensor(op, base));
+  }
+  fg_end(op);
+  fg_write_tensor(op, 0, v);
+  return fg_op_end(op);
+}
+
+/* The 0-D field type of a reduction's result. */
+static bool result_type(launch *l, const fgr_type *t, fg_type *out) {
+  fg_shape z = fg_shape0();
+  if (t->kind == FGR_NUM) {
+    *out = t->width == 1 ? fg_type_scalar(t->elem, z)
+                         : fg_type_vector(t->elem, z, t->width);
+    return true;
+  }
+  if (t->kind == FGR_ARRAY && t->of->kind == FGR_NUM && t->of->width != 3 &&
+      t->count * t->of->width <= 4096) {
+    *out = fg_type_vector(t->of->elem, z, (int)(t->count * t->of->width));
+    return true;
+  }
+  if (t->size > 4096) {
+    fg__fail(l->g, FG_ENOTSUP, "%s: the result type %s has %lld bytes; "
+             "fieldgraph holds results of up to 4096", l->what, t->name,
+             (long long)t->size);
+    return false;
+  }
+  *out = fg_type_vector(FG_U8, z, (int)t->size);    /* its bytes */
+  return true;
+}
+
+fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
+                       int n_in, fg_field *const *in,
+                       const fg_rs_launch *opt) {
+  launch l = {0};
+  if (!launch_begin(&l, g, s, "fg_rs_reduce", reduction))
+    return NULL;
+  fgr_unit *u = s->u;
+  const fgr_reduce *r = fgr_find_reduce(u, reduction);
+  if (!r)
+    return fg__fail(g, FG_EINVAL, "%s: script '%s' has no reduction kernel "
+                    "'%s' (its reduction kernels: %s)", l.what, u->name,
+                    reduction, kernel_list(g, u, true));
+  if (!check_inputs(&l, r->accum, 1, n_in, in) || !check_range(&l, opt))
+    return NULL;
+  fg_type res;
+  if (!result_type(&l, r->res_type, &res))
+    return NULL;
+  int64_t rec_bytes = fgr_record_bytes(r);
+  if (rec_bytes > (int64_t)4096 * 4096)
+    return fg__fail(g, FG_ENOTSUP, "%s: accumulator type %s is too large",
+                    l.what, r->acc_type->name);
+  fg_field *env[1 + 64 + 1] = {0};
+  if (u->n_allocs > 64)
+    return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
+                    l.what);
+  const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
+  if (!env_fields(&l, fns, 4, env))
+    return NULL;
+  /* the accumulate pass: one "thread" per input coordinate, launched over
+   * a few partials that each accumulate a contiguous chunk */
+  fgk_rscall *acc = new_call(&l, FGR_CALL_ACC);
+  fgk_rscall *fold = new_call(&l, FGR_CALL_FOLD);
+  if (!acc || !fold)
+    return NULL;
+  acc->red = fold->red = r;
+  fold->result_bytes = (int64_t)fg_type_bytes(res);
+  /* the record: a 0-D field of rec_bytes bytes (a big tensor), which the
+   * kernel writes whole; built as a byte, then widened, because the DSL's
+   * _writeTensor writes small tensors only */
+  fg_type rec_type = rec_bytes <= 4096
+      ? fg_type_vector(FG_U8, fg_shape0(), (int)rec_bytes)
+      : fg_type_matrix(FG_U8, fg_shape0(), (int)((rec_bytes + 4095) / 4096),
+                       4096);
+  fg_type byte = fg_type_scalar(FG_U8, fg_shape0());
+  char name[300];
+  snprintf(name, sizeof name, "%s.accumulate", reduction);
+  fg_op *op = fg_op_begin(g, name, 1, &byte);
+  if (!op)
+    return NULL;
+  fg_global_threads(op, l.shape);
+  fg_expr *args[FGK_MAX_INPUTS] = {0};
+  for (int k = 0; k < n_in; k++)
+    args[k] = fg_read_tensor(op, in[k]);
+  fg_write_tensor(op, 0, call_expr(op, acc, fgk_t(FG_U8, 1), n_in, args, env,
+                                   1 + u->n_allocs));
+  fg_field *rec = fg_op_end(op);
+  if (!rec)
+    return NULL;
+  rec->type = rec_type;
+  rec->producer->kernel->out_type[0] = rec_type;
+  rec->producer->kernel->reduce = FGK_REDUCE_RS;
+  rec->producer->kernel->reduce_port = 0;
+  /* the fold: one thread, partials -> combiner -> outconverter */
+  int nf = 2 + u->n_allocs;
+  env[nf - 1] = rec;
+  fgk_kernel *k = fgu_arena_alloc(&g->arena, sizeof *k);
+  fg_field **fin = fgu_arena_alloc(&g->arena, (size_t)nf * sizeof *fin);
+  fg_type *in_type = fgu_arena_alloc(&g->arena, (size_t)nf * sizeof *in_type);
+  bool *nonlocal = fgu_arena_alloc(&g->arena, (size_t)nf * sizeof *nonlocal);
+  fg_type *out_type = fgu_arena_alloc(&g->arena, sizeof *out_type);
+  fg_expr *x = fgu_arena_alloc(&g->arena, sizeof *x);
+  fgk_stmt *st = fgu_arena_alloc(&g->arena, sizeof *st);
+  int *port = fgu_arena_alloc(&g->arena, (size_t)nf * sizeof *port);
+  if (!k || !fin || !in_type || !nonlocal || !out_type || !x || !st || !port)
+    return fg__fail(g, FG_ENOMEM, "%s: out of memory", l.what);
+  int m = 0;
+  for (int i = 0; i < nf; i++) {
+    port[i] = env[i] ? m : -1;
+    if (env[i]) {
+      fin[m] = env[i];
+      in_type[m] = env[i]->type;
+      nonlocal[m] = true;
+      m++;
+    }
+  }
+  x->kind = FGK_E_RSCALL;
+  x->type = fgk_t(FG_U8, 1);
+  x->u.rs.call = fold;
+  x->u.rs.n_ports = nf;
+  x->u.rs.port = port;
+  x->u.rs.out_port = 0;
+  st->kind = FGK_S_EXPR;
+  st->u.expr = x;
+  *out_type = res;
+  snprintf(name, sizeof name, "%s", reduction);
+  k->name = fgu_arena_strdup(&g->arena, name);
+  k->n_in = m;
+  k->n_out = 1;
+  k->in_type = in_type;
+  k->out_type = out_type;
+  k->in_nonlocal = nonlocal;
+  k->threads = fg_shape0();
+  k->local[0] = k->local[1] = 1;
+  k->body.first = k->body.last = st;
+  fg__node *n = fg__node_new(g, FG_NODE_OP, name, 1, &res);
+  if (!n || !k->name)
+    return n ? fg__fail(g, FG_ENOMEM, "%s: out of memory", l.what) : NULL;
+  n->kernel = k;
+  n->in = fin;
+  n->n_in = m;
+  return n->out[0];
+}

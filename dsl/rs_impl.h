@@ -1,0 +1,238 @@
+/* dsl/rs_impl.h - the RenderScript front end's internals, shared by the
+ * tokenizer (rs_lex.c), the declaration scanner and type layout
+ * (rs_scan.c), the source emitter that carries a script into a kernel of
+ * either dialect (rs_emit.c) and the graph nodes (rs_graph.c).
+ *
+ * A script is parsed once into an fgr_unit: its tokens, its top-level
+ * declarations in source order, the types they define (with C layout, so
+ * the host can pack globals exactly as the device reads them) and its
+ * reduction kernels.  The unit is immutable afterwards except for the
+ * script values of its globals, and it is shared by reference count
+ * between the script object, the graphs whose nodes call into it and the
+ * programs that upload its globals at every run.  Internal; prefix fgr_.
+ */
+#ifndef FG_DSL_RS_IMPL_H
+#define FG_DSL_RS_IMPL_H
+
+#include "dsl/dsl_impl.h"
+#include "dsl/emit_impl.h"
+#include "fieldgraph/renderscript.h"
+
+/* ---- tokens ------------------------------------------------------------- */
+
+typedef enum fgr_tok_kind {
+  FGR_T_EOF, FGR_T_IDENT, FGR_T_NUMBER, FGR_T_STRING, FGR_T_CHAR,
+  FGR_T_PUNCT,
+  FGR_T_PP_BEGIN,     /* '#' opening a directive line */
+  FGR_T_PP_END        /* the end of that line */
+} fgr_tok_kind;
+
+typedef struct fgr_tok {
+  fgr_tok_kind kind;
+  int off, len;       /* in the source text */
+  int line, col;      /* 1-based, in the user's file */
+  bool space;         /* whitespace or a comment came before it */
+} fgr_tok;
+
+/* Tokenizes text (n bytes) into *out (malloc'd, ending in FGR_T_EOF).
+ * On error returns false with "file:line:col: message" in err. */
+bool fgr_lex(const char *file, const char *text, size_t n, fgr_tok **out,
+             int *n_out, char *err, size_t errlen);
+
+/* ---- types -------------------------------------------------------------- */
+
+typedef enum fgr_tkind {
+  FGR_VOID, FGR_BOOL, FGR_NUM, FGR_STRUCT, FGR_ARRAY, FGR_ALLOC,
+  FGR_CONTEXT, FGR_OPAQUE
+} fgr_tkind;
+
+typedef struct fgr_member fgr_member;
+
+typedef struct fgr_type {
+  fgr_tkind kind;
+  fg_elem elem;                 /* NUM */
+  int width;                    /* NUM: 1 for a scalar, 2-4 for vectors */
+  const struct fgr_type *of;    /* ARRAY */
+  int64_t count;                /* ARRAY */
+  int n_members;                /* STRUCT */
+  fgr_member *members;
+  int64_t size, align;          /* C layout (vec3 as vec4); 0 if unsized */
+  const char *name;             /* as the user spells it */
+} fgr_type;
+
+struct fgr_member {
+  const char *name;
+  const fgr_type *type;
+  int64_t offset;
+};
+
+/* ---- declarations ------------------------------------------------------- */
+
+typedef struct fgr_param {
+  const char *name;             /* NULL when unnamed (prototypes) */
+  const fgr_type *type;         /* the pointed-to type when ptr > 0 */
+  int ptr;                      /* levels of '*' */
+  bool is_const;
+  int tok;                      /* the name's token (or the type's) */
+  int spec0;                    /* first token of its specifiers */
+} fgr_param;
+
+enum { FGR_SPECIAL_X, FGR_SPECIAL_Y, FGR_SPECIAL_Z, FGR_SPECIAL_CONTEXT,
+       FGR_SPECIAL_COUNT_ };
+
+typedef struct fgr_func {
+  const char *name;
+  bool is_static, is_kernel, has_body;
+  const fgr_type *ret;
+  int ret_ptr;
+  int n_params;
+  fgr_param *params;
+  int special[FGR_SPECIAL_COUNT_];  /* param index, or -1 */
+  int n_inputs;                 /* params that are not special */
+  int tok0, tok1;               /* the whole declaration */
+  int name_tok, lparen, rparen; /* its name and parameter parentheses */
+} fgr_func;
+
+typedef struct fgr_global {
+  const char *name;
+  const fgr_type *type;
+  bool is_static, is_const;
+  bool buffered;                /* a member of the globals block */
+  bool has_value;               /* its C value is known (c_values) */
+  int64_t offset;               /* in c_values (and the block, when
+                                   buffered) */
+  int alloc_index;              /* rs_allocation: its binding slot, else -1 */
+  int tok;                      /* the name's token */
+  int init0, init1;             /* initializer tokens, init0 < 0: none */
+  int decl0, decl1;             /* declarator tokens (no initializer) */
+  int item;                     /* index of its declaration in items */
+} fgr_global;
+
+typedef struct fgr_reduce {
+  const char *name;
+  int line, col;                /* of the pragma */
+  const fgr_func *init, *accum, *comb, *outc;   /* NULL when absent */
+  const fgr_type *acc_type;     /* *accum's first parameter */
+  const fgr_type *res_type;     /* the outconverter's, else acc_type */
+} fgr_reduce;
+
+typedef struct fgr_macro {
+  const char *name;
+  int tok0, tok1;               /* replacement tokens */
+  bool function_like;
+} fgr_macro;
+
+typedef struct fgr_named {        /* a typedef name or a struct tag */
+  const char *name;
+  const fgr_type *type;
+  bool tag;
+} fgr_named;
+
+typedef enum fgr_item_kind {
+  FGR_I_DIRECTIVE,              /* #define / #undef: carried over */
+  FGR_I_PRAGMA,                 /* read by the scanner, not carried */
+  FGR_I_TYPE,                   /* typedef, struct definition */
+  FGR_I_FUNC,
+  FGR_I_GLOBAL                  /* a declaration of one or more globals */
+} fgr_item_kind;
+
+typedef struct fgr_item {
+  fgr_item_kind kind;
+  int tok0, tok1;
+  int func;                     /* FUNC: index in funcs */
+  bool constant;                /* GLOBAL: const globals kept as code */
+  int spec0, spec1;             /* GLOBAL: the declaration specifiers */
+} fgr_item;
+
+/* A parsed script.  `live` must stay the first member: graphs and
+ * programs hold the unit through it. */
+typedef struct fgr_unit {
+  fg__live live;                /* bytes = script values of the globals */
+  fgu_arena arena;
+  char *name, *file, *text;
+  size_t text_len;
+  fgr_tok *toks;
+  int n_toks;
+  int *match;                   /* per token: its matching bracket, or -1 */
+  char mangle[48];              /* "rs_<name>_<hash>_" */
+  char hash[65];                /* of the text: names generated code */
+  fg_rs_fp fp;
+  int n_items, n_funcs, n_globals, n_reduces, n_macros, n_named;
+  fgr_item *items;
+  fgr_func *funcs;
+  fgr_global *globals;
+  fgr_reduce *reduces;
+  fgr_macro *macros;
+  fgr_named *named;
+  int n_allocs;                 /* rs_allocation globals */
+  int64_t block_size;           /* the globals block (>= 8) */
+  unsigned char *c_values;      /* what fg_rs_get reads: the C side (the
+                                   block, then const globals) */
+  int n_buffered;               /* globals in the block */
+  bool uses_double;
+  const char *member_names;     /* "\n" separated: struct members, which
+                                   keep .r .g .b .a from being swizzles */
+} fgr_unit;
+
+/* Parses a script: tokens, declarations, types and layouts, initial values
+ * of the globals, and the reference's rules for kernels and reductions.
+ * On error returns NULL with "file:line:col: message" in err. */
+fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
+                       size_t len, char *err, size_t errlen);
+
+/* Lookups; NULL / -1 when absent. */
+const fgr_func *fgr_find_func(const fgr_unit *u, const char *name);
+int fgr_find_global(const fgr_unit *u, const char *name);
+const fgr_reduce *fgr_find_reduce(const fgr_unit *u, const char *name);
+
+/* Text of token i (not terminated): pointer and length. */
+static inline const char *fgr_tok_text(const fgr_unit *u, int i, int *len) {
+  *len = u->toks[i].len;
+  return u->text + u->toks[i].off;
+}
+/* Nonzero when token i is the identifier or punctuator s. */
+bool fgr_tok_is(const fgr_unit *u, int i, const char *s);
+
+/* Whether function f (transitively, through the script functions it
+ * calls and the macros it uses) mentions identifier name. */
+bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
+                       const char *name);
+
+/* The field element type and width of a NUM type; false otherwise. */
+bool fgr_type_fgk(const fgr_type *t, fgk_type *out);
+/* Writes a readable spelling of t ("uchar4", "struct MinAndMax"). */
+const char *fgr_type_str(const fgr_type *t);
+
+/* ---- calls into a script from kernel IR --------------------------------- */
+
+typedef enum fgr_call_kind {
+  FGR_CALL_MAP,       /* value = mapping kernel(inputs, specials) */
+  FGR_CALL_ACC,       /* accumulate into the kernel's fgk_acc */
+  FGR_CALL_FOLD       /* one thread: partials -> combiner -> outconverter */
+} fgr_call_kind;
+
+/* What an FGK_E_RSCALL expression calls; in the graph's arena.  Ports of
+ * the call (expression's u.rs.port): [0] the globals block (or -1),
+ * [1 .. n_allocs] the bound allocations (-1 unbound), and for FOLD
+ * [n_allocs + 1] the partials record; u.rs.out_port is FOLD's result. */
+struct fgk_rscall {
+  fgr_call_kind kind;
+  const fgr_unit *u;
+  const fgr_func *fn;           /* MAP */
+  const fgr_reduce *red;        /* ACC, FOLD */
+  int64_t range[3][2];          /* ACC: (x, y, z) [start, end) */
+  bool ranged;
+  int64_t result_bytes;         /* FOLD: bytes of the result field */
+};
+
+/* Bytes of a partials record of a reduction: a header, then one
+ * accumulator per partial, room for FGK_MAX_PARTIALS. */
+int64_t fgr_record_bytes(const fgr_reduce *r);
+
+/* The RenderScript runtime for each dialect (rs_compat.c), and the names
+ * the C dialect reaches as fgk_rs_<name> around a script's text. */
+extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
+extern const char *const fgr_c_renames[];
+
+
+#endif

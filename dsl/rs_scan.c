@@ -1,0 +1,1649 @@
+/* dsl/rs_scan.c - the RenderScript declaration scanner.  Reads a script's
+ * tokens (rs_lex.c) as a sequence of top-level declarations: directives
+ * (#pragma version, java_package_name, the fp pragmas, rs reduce;
+ * #define and #undef), typedefs and structs, globals with initializers,
+ * functions (kernels, static helpers, invokables, init).  It computes the
+ * C layout of every type it meets (the host packs globals exactly as the
+ * device reads them), evaluates the initializers of the globals, and
+ * checks the reference's rules for mapping and reduction kernels.  Bodies
+ * of functions are not parsed: the kernel compiler reads them, with
+ * #line directives pointing at the user's file.  Everything else it does
+ * not understand is an error with its line and column. */
+#include "rs_impl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct scan {
+  fgr_unit *u;
+  int i;                        /* cursor */
+  char *err;
+  size_t errlen;
+  jmp_buf fail;
+  int cap_items, cap_funcs, cap_globals, cap_reduces, cap_macros, cap_named;
+  fgr_type *builtin[FG_ELEM_COUNT_][5];
+  fgr_type *t_void, *t_bool, *t_alloc, *t_context;
+  fgu_buf members;
+} scan;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static const fgr_tok *tk(scan *s, int i) {
+  return &s->u->toks[i < s->u->n_toks ? i : s->u->n_toks - 1];
+}
+
+bool fgr_tok_is(const fgr_unit *u, int i, const char *str) {
+  if (i < 0 || i >= u->n_toks)
+    return false;
+  const fgr_tok *t = &u->toks[i];
+  size_t n = strlen(str);
+  return (t->kind == FGR_T_IDENT || t->kind == FGR_T_PUNCT) &&
+         (size_t)t->len == n && !memcmp(u->text + t->off, str, n);
+}
+
+static bool is(scan *s, int i, const char *str) {
+  return fgr_tok_is(s->u, i, str);
+}
+
+static char *tok_str(scan *s, int i) {
+  const fgr_tok *t = tk(s, i);
+  char *p = fgu_arena_alloc(&s->u->arena, (size_t)t->len + 1);
+  if (p)
+    memcpy(p, s->u->text + t->off, (size_t)t->len);
+  return p ? p : (char *)"";
+}
+
+static _Noreturn void failf(scan *s, int tok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static _Noreturn void failf(scan *s, int tok, const char *fmt, ...) {
+  const fgr_tok *t = tk(s, tok);
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->file, t->line, t->col,
+           msg);
+  longjmp(s->fail, 1);
+}
+
+/* A short quotation of token i for messages. */
+static const char *quote(scan *s, int i) {
+  const fgr_tok *t = tk(s, i);
+  if (t->kind == FGR_T_EOF)
+    return "end of file";
+  if (t->kind == FGR_T_PP_END)
+    return "end of line";
+  return fgu_arena_printf(&s->u->arena, "'%.*s'", t->len > 40 ? 40 : t->len,
+                          s->u->text + t->off);
+}
+
+static void expect(scan *s, const char *p) {
+  if (!is(s, s->i, p))
+    failf(s, s->i, "expected '%s', got %s", p, quote(s, s->i));
+  s->i++;
+}
+
+static void *grow(scan *s, void *arr, int *cap, int n, size_t size) {
+  if (n < *cap)
+    return arr;
+  int nc = *cap ? *cap * 2 : 16;
+  void *p = fgu_arena_alloc(&s->u->arena, (size_t)nc * size);
+  if (!p)
+    failf(s, s->i, "out of memory");
+  if (n)
+    memcpy(p, arr, (size_t)n * size);
+  *cap = nc;
+  return p;
+}
+
+#define PUSH(s, arr, n, cap)                                                 \
+  ((arr) = grow((s), (arr), &(s)->cap, (s)->u->n, sizeof *(arr)),            \
+   &(arr)[(s)->u->n++])
+
+static void *zalloc(scan *s, size_t n) {
+  void *p = fgu_arena_alloc(&s->u->arena, n);
+  if (!p)
+    failf(s, s->i, "out of memory");
+  return p;
+}
+
+/* ---- types -------------------------------------------------------------- */
+
+static const char *const elem_rs[FG_ELEM_COUNT_] = {
+  [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
+  [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
+  [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
+  [FG_F64] = "double"};
+
+static fgr_type *num_type(scan *s, fg_elem e, int w) {
+  if (!s->builtin[e][w]) {
+    fgr_type *t = zalloc(s, sizeof *t);
+    t->kind = FGR_NUM;
+    t->elem = e;
+    t->width = w;
+    int64_t es = (int64_t)fg_elem_size(e);
+    t->size = t->align = es * (w == 3 ? 4 : w);
+    t->name = w == 1 ? elem_rs[e]
+                     : fgu_arena_printf(&s->u->arena, "%s%d", elem_rs[e], w);
+    s->builtin[e][w] = t;
+  }
+  return s->builtin[e][w];
+}
+
+bool fgr_type_fgk(const fgr_type *t, fgk_type *out) {
+  if (!t || t->kind != FGR_NUM)
+    return false;
+  *out = fgk_t(t->elem, t->width);
+  return true;
+}
+
+const char *fgr_type_str(const fgr_type *t) { return t ? t->name : "?"; }
+
+static bool type_equal(const fgr_type *a, const fgr_type *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case FGR_NUM: return a->elem == b->elem && a->width == b->width;
+  case FGR_ARRAY: return a->count == b->count && type_equal(a->of, b->of);
+  case FGR_STRUCT: return false;
+  default: return true;
+  }
+}
+
+/* A built-in type named by identifier token i, or NULL. */
+static const fgr_type *named_builtin(scan *s, int i) {
+  int len;
+  const char *p = fgr_tok_text(s->u, i, &len);
+  char w[48];
+  if (len >= (int)sizeof w)
+    return NULL;
+  memcpy(w, p, (size_t)len);
+  w[len] = 0;
+  static const struct { const char *n; fg_elem e; } alias[] = {
+    {"int8_t", FG_I8}, {"uint8_t", FG_U8}, {"int16_t", FG_I16},
+    {"uint16_t", FG_U16}, {"int32_t", FG_I32}, {"uint32_t", FG_U32},
+    {"int64_t", FG_I64}, {"uint64_t", FG_U64}, {"size_t", FG_U64},
+    {"ssize_t", FG_I64}};
+  for (size_t k = 0; k < sizeof alias / sizeof *alias; k++)
+    if (!strcmp(w, alias[k].n))
+      return num_type(s, alias[k].e, 1);
+  for (int e = FG_I8; e <= FG_F64; e++) {
+    size_t n = strlen(elem_rs[e]);
+    if (strncmp(w, elem_rs[e], n))
+      continue;
+    if (w[n] == 0 && e != FG_I8 && e != FG_I16 && e != FG_I32 &&
+        e != FG_I64 && e != FG_F32 && e != FG_F64)
+      return num_type(s, (fg_elem)e, 1);   /* uchar, ushort, uint, ulong */
+    if (w[n] >= '2' && w[n] <= '4' && w[n + 1] == 0)
+      return num_type(s, (fg_elem)e, w[n] - '0');
+  }
+  if (!strcmp(w, "rs_allocation"))
+    return s->t_alloc;
+  if (!strcmp(w, "rs_kernel_context"))
+    return s->t_context;
+  if (!strncmp(w, "rs_", 3)) {
+    fgr_type *t = zalloc(s, sizeof *t);
+    t->kind = FGR_OPAQUE;
+    t->name = tok_str(s, i);
+    return t;
+  }
+  return NULL;
+}
+
+static const fgr_named *find_named(const fgr_unit *u, const char *name,
+                                   bool tag) {
+  for (int k = u->n_named - 1; k >= 0; k--)
+    if (u->named[k].tag == tag && !strcmp(u->named[k].name, name))
+      return &u->named[k];
+  return NULL;
+}
+
+/* ---- constant expressions ----------------------------------------------- */
+
+typedef struct cval {
+  bool f, uns;
+  double d;
+  int64_t i;
+} cval;
+
+typedef struct cexpr {
+  scan *s;
+  int *t;                       /* token indices, macros expanded */
+  int n, p;
+  int at;                       /* token for messages */
+} cexpr;
+
+static const fgr_macro *find_macro(const fgr_unit *u, const char *name,
+                                   int len) {
+  for (int k = u->n_macros - 1; k >= 0; k--)
+    if ((int)strlen(u->macros[k].name) == len &&
+        !memcmp(u->macros[k].name, name, (size_t)len))
+      return &u->macros[k];
+  return NULL;
+}
+
+/* Appends tokens [a, b) to c->t, expanding object-like macros. */
+static void expand(cexpr *c, int a, int b, int depth) {
+  scan *s = c->s;
+  for (int i = a; i < b; i++) {
+    int len;
+    const char *p = fgr_tok_text(s->u, i, &len);
+    const fgr_macro *m = tk(s, i)->kind == FGR_T_IDENT
+                             ? find_macro(s->u, p, len) : NULL;
+    if (m && !m->function_like && depth < 32) {
+      expand(c, m->tok0, m->tok1, depth + 1);
+      continue;
+    }
+    if (m)
+      failf(s, i, "cannot evaluate function-like macro '%.*s' in a "
+            "constant expression", len, p);
+    if (c->n % 64 == 0) {
+      int *nt = realloc(c->t, (size_t)(c->n + 64) * sizeof *nt);
+      if (!nt)
+        failf(s, i, "out of memory");
+      c->t = nt;
+    }
+    c->t[c->n++] = i;
+  }
+}
+
+static int cur(cexpr *c) { return c->p < c->n ? c->t[c->p] : -1; }
+
+static bool cis(cexpr *c, const char *str) {
+  return cur(c) >= 0 && is(c->s, cur(c), str);
+}
+
+static _Noreturn void cfail(cexpr *c, const char *what) {
+  int t = cur(c) >= 0 ? cur(c) : c->at;
+  failf(c->s, t, "cannot evaluate %s: fieldgraph evaluates constant "
+        "expressions of numbers, macros, casts and operators (at %s)", what,
+        cur(c) >= 0 ? quote(c->s, cur(c)) : "its end");
+}
+
+static cval cond_expr(cexpr *c);
+
+static cval to_int(cval v) {
+  if (v.f) {
+    v.i = (int64_t)v.d;
+    v.f = false;
+  }
+  return v;
+}
+
+static double as_double(cval v) {
+  return v.f ? v.d : v.uns ? (double)(uint64_t)v.i : (double)v.i;
+}
+
+static cval number(cexpr *c, int t) {
+  int len;
+  const char *p = fgr_tok_text(c->s->u, t, &len);
+  char buf[80];
+  if (len >= (int)sizeof buf)
+    cfail(c, "a number");
+  memcpy(buf, p, (size_t)len);
+  buf[len] = 0;
+  cval v = {0};
+  bool hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+  if ((!hex && strpbrk(buf, ".eE")) || (hex && strpbrk(buf, ".pP"))) {
+    char *end;
+    v.f = true;
+    v.d = strtod(buf, &end);
+    if (*end == 'f' || *end == 'F') {
+      v.d = (float)v.d;
+      end++;
+    }
+    if (*end)
+      cfail(c, "a number");
+    return v;
+  }
+  char *end;
+  errno = 0;
+  v.i = (int64_t)strtoull(buf, &end, 0);
+  for (; *end; end++) {
+    if (*end == 'u' || *end == 'U')
+      v.uns = true;
+    else if (*end != 'l' && *end != 'L')
+      cfail(c, "a number");
+  }
+  return v;
+}
+
+/* A cast's scalar type at the cursor ("(uint32_t)"), or NULL. */
+static const fgr_type *cast_type(cexpr *c) {
+  if (!cis(c, "(") || c->p + 2 >= c->n || !is(c->s, c->t[c->p + 2], ")"))
+    return NULL;
+  int t = c->t[c->p + 1];
+  if (tk(c->s, t)->kind != FGR_T_IDENT)
+    return NULL;
+  const fgr_type *ty = named_builtin(c->s, t);
+  if (!ty) {
+    static const struct { const char *n; fg_elem e; } kw[] = {
+      {"char", FG_I8}, {"short", FG_I16}, {"int", FG_I32}, {"long", FG_I64},
+      {"float", FG_F32}, {"double", FG_F64}};
+    for (size_t k = 0; k < 6 && !ty; k++)
+      if (is(c->s, t, kw[k].n))
+        ty = num_type(c->s, kw[k].e, 1);
+    const fgr_named *n = ty ? NULL : find_named(c->s->u, tok_str(c->s, t),
+                                                false);
+    ty = ty ? ty : n ? n->type : NULL;
+  }
+  return ty && ty->kind == FGR_NUM && ty->width == 1 ? ty : NULL;
+}
+
+static cval convert(cval v, fg_elem e) {
+  if (fgk_is_float(e)) {
+    double d = as_double(v);
+    return (cval){.f = true, .d = e == FG_F32 ? (float)d : d};
+  }
+  v = to_int(v);
+  uint64_t u = (uint64_t)v.i;
+  int bits = (int)fg_elem_size(e) * 8;
+  if (bits < 64) {
+    u &= (1ull << bits) - 1;
+    if (fgk_is_signed(e) && (u >> (bits - 1)))
+      u |= ~0ull << bits;
+  }
+  return (cval){.i = (int64_t)u, .uns = !fgk_is_signed(e)};
+}
+
+static cval unary(cexpr *c) {
+  const fgr_type *ct = cast_type(c);
+  if (ct) {
+    c->p += 3;
+    return convert(unary(c), ct->elem);
+  }
+  if (cis(c, "-") || cis(c, "+") || cis(c, "~") || cis(c, "!")) {
+    char op = *(c->s->u->text + tk(c->s, cur(c))->off);
+    c->p++;
+    cval v = unary(c);
+    if (op == '-') {
+      if (v.f)
+        v.d = -v.d;
+      else
+        v.i = (int64_t)(0 - (uint64_t)v.i);
+    } else if (op == '~') {
+      v = to_int(v);
+      v.i = ~v.i;
+    } else if (op == '!') {
+      v = (cval){.i = v.f ? v.d == 0 : v.i == 0};
+    }
+    return v;
+  }
+  if (cis(c, "(")) {
+    c->p++;
+    cval v = cond_expr(c);
+    if (!cis(c, ")"))
+      cfail(c, "a parenthesized expression");
+    c->p++;
+    return v;
+  }
+  int t = cur(c);
+  if (t >= 0 && tk(c->s, t)->kind == FGR_T_NUMBER) {
+    c->p++;
+    return number(c, t);
+  }
+  if (t >= 0 && tk(c->s, t)->kind == FGR_T_CHAR) {
+    int len;
+    const char *p = fgr_tok_text(c->s->u, t, &len);
+    c->p++;
+    if (len == 3)
+      return (cval){.i = (unsigned char)p[1]};
+    cfail(c, "a character constant");
+  }
+  cfail(c, "an expression");
+}
+
+static int prec(cexpr *c, const char **op) {
+  static const struct { const char *op; int p; } tab[] = {
+    {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6},
+    {"!=", 6}, {"<", 7}, {">", 7}, {"<=", 7}, {">=", 7}, {"<<", 8},
+    {">>", 8}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
+  for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
+    if (cis(c, tab[k].op)) {
+      *op = tab[k].op;
+      return tab[k].p;
+    }
+  return 0;
+}
+
+static cval binop(cexpr *c, const char *op, cval a, cval b) {
+  bool fl = a.f || b.f;
+  bool uns = a.uns || b.uns;
+  if (!strcmp(op, "||") || !strcmp(op, "&&")) {
+    bool x = a.f ? a.d != 0 : a.i != 0, y = b.f ? b.d != 0 : b.i != 0;
+    return (cval){.i = op[0] == '|' ? (x || y) : (x && y)};
+  }
+  if (fl) {
+    double x = as_double(a), y = as_double(b);
+    if (!strcmp(op, "+")) return (cval){.f = true, .d = x + y};
+    if (!strcmp(op, "-")) return (cval){.f = true, .d = x - y};
+    if (!strcmp(op, "*")) return (cval){.f = true, .d = x * y};
+    if (!strcmp(op, "/")) return (cval){.f = true, .d = x / y};
+    if (!strcmp(op, "<")) return (cval){.i = x < y};
+    if (!strcmp(op, ">")) return (cval){.i = x > y};
+    if (!strcmp(op, "<=")) return (cval){.i = x <= y};
+    if (!strcmp(op, ">=")) return (cval){.i = x >= y};
+    if (!strcmp(op, "==")) return (cval){.i = x == y};
+    if (!strcmp(op, "!=")) return (cval){.i = x != y};
+    cfail(c, "an integer operator on floating-point values");
+  }
+  uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+  cval r = {.uns = uns};
+  if (!strcmp(op, "+")) r.i = (int64_t)(x + y);
+  else if (!strcmp(op, "-")) r.i = (int64_t)(x - y);
+  else if (!strcmp(op, "*")) r.i = (int64_t)(x * y);
+  else if (!strcmp(op, "/") || !strcmp(op, "%")) {
+    if (y == 0)
+      cfail(c, "a division by zero");
+    if (uns)
+      r.i = (int64_t)(op[0] == '/' ? x / y : x % y);
+    else
+      r.i = op[0] == '/' ? a.i / b.i : a.i % b.i;
+  } else if (!strcmp(op, "<<")) r.i = (int64_t)(x << (y & 63));
+  else if (!strcmp(op, ">>"))
+    r.i = uns ? (int64_t)(x >> (y & 63)) : a.i >> (y & 63);
+  else if (!strcmp(op, "&")) r.i = (int64_t)(x & y);
+  else if (!strcmp(op, "|")) r.i = (int64_t)(x | y);
+  else if (!strcmp(op, "^")) r.i = (int64_t)(x ^ y);
+  else {
+    r.uns = false;
+    if (!strcmp(op, "<")) r.i = uns ? x < y : a.i < b.i;
+    else if (!strcmp(op, ">")) r.i = uns ? x > y : a.i > b.i;
+    else if (!strcmp(op, "<=")) r.i = uns ? x <= y : a.i <= b.i;
+    else if (!strcmp(op, ">=")) r.i = uns ? x >= y : a.i >= b.i;
+    else if (!strcmp(op, "==")) r.i = x == y;
+    else r.i = x != y;
+  }
+  return r;
+}
+
+static cval binary(cexpr *c, int min_prec) {
+  cval a = unary(c);
+  for (;;) {
+    const char *op;
+    int p = prec(c, &op);
+    if (!p || p < min_prec)
+      return a;
+    c->p++;
+    cval b = binary(c, p + 1);
+    a = binop(c, op, a, b);
+  }
+}
+
+static cval cond_expr(cexpr *c) {
+  cval v = binary(c, 1);
+  if (cis(c, "?")) {
+    c->p++;
+    cval a = cond_expr(c);
+    if (!cis(c, ":"))
+      cfail(c, "a conditional expression");
+    c->p++;
+    cval b = cond_expr(c);
+    v = (v.f ? v.d != 0 : v.i != 0) ? a : b;
+  }
+  return v;
+}
+
+/* Evaluates the constant expression in tokens [a, b). */
+static cval eval(scan *s, int a, int b, const char *what) {
+  cexpr c = {.s = s, .at = a};
+  expand(&c, a, b, 0);
+  if (!c.n) {
+    free(c.t);
+    failf(s, a, "expected %s, got %s", what, quote(s, a));
+  }
+  cval v = cond_expr(&c);
+  if (c.p != c.n) {
+    int t = c.t[c.p];
+    free(c.t);
+    failf(s, t, "unexpected %s in %s", quote(s, t), what);
+  }
+  free(c.t);
+  return v;
+}
+
+/* ---- initializers of globals -------------------------------------------- */
+
+static void store(unsigned char *p, fg_elem e, cval v) {
+  v = convert(v, e);
+  switch (e) {
+  case FG_F32: { float f = (float)v.d; memcpy(p, &f, 4); break; }
+  case FG_F64: memcpy(p, &v.d, 8); break;
+  default: {
+    uint64_t u = (uint64_t)v.i;
+    size_t n = fg_elem_size(e);
+    memcpy(p, &u, n);    /* little endian, as every supported device */
+  }
+  }
+}
+
+/* Evaluates the initializer at c (a cursor over an expanded list) for an
+ * object of type t at p. */
+static void init_object(cexpr *c, const fgr_type *t, unsigned char *p);
+
+static void init_scalar_expr(cexpr *c, const fgr_type *t, unsigned char *p) {
+  /* one assignment-expression: up to ',' or '}' at depth 0 */
+  int depth = 0, start = c->p;
+  while (c->p < c->n) {
+    if (cis(c, "(") || cis(c, "[") || cis(c, "{"))
+      depth++;
+    else if (cis(c, ")") || cis(c, "]") || (cis(c, "}") && depth > 0))
+      depth--;
+    else if (depth == 0 && (cis(c, ",") || cis(c, "}")))
+      break;
+    c->p++;
+  }
+  cexpr sub = {.s = c->s, .t = c->t + start, .n = c->p - start,
+               .at = start < c->n ? c->t[start] : c->at};
+  if (!sub.n)
+    cfail(c, "an initializer");
+  cval v = cond_expr(&sub);
+  if (sub.p != sub.n)
+    cfail(&sub, "an initializer");
+  if (t->kind == FGR_NUM) {
+    for (int k = 0; k < t->width; k++)
+      store(p + (int64_t)fg_elem_size(t->elem) * k, t->elem, v);
+  } else if (t->kind == FGR_BOOL) {
+    p[0] = v.f ? v.d != 0 : v.i != 0;
+  } else {
+    cfail(&sub, "an initializer of an aggregate");
+  }
+}
+
+static void init_list(cexpr *c, const fgr_type *t, unsigned char *p,
+                      bool braced) {
+  int n = t->kind == FGR_STRUCT ? t->n_members
+          : t->kind == FGR_ARRAY ? (int)t->count
+          : t->kind == FGR_NUM ? t->width : 1;
+  for (int k = 0; k < n; k++) {
+    if (cis(c, "}") || c->p >= c->n)
+      break;
+    if (t->kind == FGR_STRUCT && cis(c, ".")) {
+      /* a designator: .member = */
+      c->p++;
+      int mt = cur(c);
+      int m = -1;
+      for (int j = 0; mt >= 0 && j < t->n_members; j++)
+        if (is(c->s, mt, t->members[j].name))
+          m = j;
+      if (m < 0)
+        cfail(c, "a designated initializer");
+      c->p++;
+      if (!cis(c, "="))
+        cfail(c, "a designated initializer");
+      c->p++;
+      k = m;
+    }
+    if (t->kind == FGR_STRUCT)
+      init_object(c, t->members[k].type, p + t->members[k].offset);
+    else if (t->kind == FGR_ARRAY)
+      init_object(c, t->of, p + t->of->size * k);
+    else if (t->kind == FGR_NUM)
+      init_scalar_expr(c, num_type(c->s, t->elem, 1),
+                       p + (int64_t)fg_elem_size(t->elem) * k);
+    else
+      init_scalar_expr(c, t, p);
+    if (cis(c, ","))
+      c->p++;
+    else
+      break;
+    if (!braced && k + 1 < n && cis(c, "}"))
+      break;
+  }
+}
+
+static void init_object(cexpr *c, const fgr_type *t, unsigned char *p) {
+  if (cis(c, "{")) {
+    c->p++;
+    init_list(c, t, p, true);
+    if (cis(c, ","))
+      c->p++;
+    if (!cis(c, "}"))
+      cfail(c, "an initializer list");
+    c->p++;
+    return;
+  }
+  if (t->kind == FGR_STRUCT || t->kind == FGR_ARRAY) {
+    init_list(c, t, p, false);     /* brace elision */
+    return;
+  }
+  init_scalar_expr(c, t, p);
+}
+
+/* Writes the initial value of global g (zeros without an initializer). */
+static void init_global(scan *s, const fgr_global *g, unsigned char *p) {
+  memset(p, 0, (size_t)g->type->size);
+  if (g->init0 < 0)
+    return;
+  cexpr c = {.s = s, .at = g->init0};
+  expand(&c, g->init0, g->init1, 0);
+  init_object(&c, g->type, p);
+  if (c.p != c.n) {
+    int t = c.t[c.p];
+    free(c.t);
+    failf(s, t, "unexpected %s in the initializer of '%s'", quote(s, t),
+          g->name);
+  }
+  free(c.t);
+}
+
+/* init_global where failing is no error: g->has_value tells. */
+static void try_init_global(scan *s, fgr_global *g, unsigned char *p) {
+  jmp_buf saved;
+  memcpy(saved, s->fail, sizeof saved);
+  if (!setjmp(s->fail)) {
+    init_global(s, g, p);
+    g->has_value = true;
+  }
+  memcpy(s->fail, saved, sizeof saved);
+}
+
+/* ---- declarations ------------------------------------------------------- */
+
+typedef struct spec {
+  const fgr_type *type;
+  bool is_static, is_const, is_kernel, is_extern, is_typedef;
+  int tok0, tok1;
+} spec;
+
+static const fgr_type *struct_body(scan *s, const char *tag);
+
+/* Skips __attribute__((...)) at the cursor; sets *kernel when it names
+ * the kernel attribute. */
+static bool attribute(scan *s, bool *kernel) {
+  if (!is(s, s->i, "__attribute__") && !is(s, s->i, "__attribute"))
+    return false;
+  int open = s->i + 1;
+  if (!is(s, open, "(") || s->u->match[open] < 0)
+    failf(s, open, "expected '((' after __attribute__");
+  for (int k = open; k < s->u->match[open]; k++)
+    if (is(s, k, "kernel"))
+      *kernel = true;
+  s->i = s->u->match[open] + 1;
+  return true;
+}
+
+static spec specifiers(scan *s, bool allow_storage) {
+  spec sp = {.tok0 = s->i};
+  int n_unsigned = 0, n_signed = 0, n_short = 0, n_long = 0, n_int = 0,
+      n_char = 0, n_float = 0, n_double = 0, n_void = 0, n_bool = 0;
+  for (;;) {
+    int i = s->i;
+    if (attribute(s, &sp.is_kernel))
+      continue;
+    if (tk(s, i)->kind != FGR_T_IDENT)
+      break;
+    if (is(s, i, "RS_KERNEL")) {
+      sp.is_kernel = true;
+    } else if (is(s, i, "static")) {
+      if (!allow_storage)
+        failf(s, i, "'static' is not allowed here");
+      sp.is_static = true;
+    } else if (is(s, i, "extern")) {
+      sp.is_extern = true;
+    } else if (is(s, i, "typedef")) {
+      sp.is_typedef = true;
+    } else if (is(s, i, "const")) {
+      sp.is_const = true;
+    } else if (is(s, i, "volatile") || is(s, i, "inline") ||
+               is(s, i, "__inline") || is(s, i, "restrict")) {
+    } else if (is(s, i, "unsigned")) {
+      n_unsigned++;
+    } else if (is(s, i, "signed")) {
+      n_signed++;
+    } else if (is(s, i, "short")) {
+      n_short++;
+    } else if (is(s, i, "long")) {
+      n_long++;
+    } else if (is(s, i, "int")) {
+      n_int++;
+    } else if (is(s, i, "char")) {
+      n_char++;
+    } else if (is(s, i, "float")) {
+      n_float++;
+    } else if (is(s, i, "double")) {
+      n_double++;
+    } else if (is(s, i, "void")) {
+      n_void++;
+    } else if (is(s, i, "bool") || is(s, i, "_Bool")) {
+      n_bool++;
+    } else if (is(s, i, "half") || is(s, i, "half2") || is(s, i, "half3") ||
+               is(s, i, "half4")) {
+      failf(s, i, "type %s is not supported (OpenCL devices need "
+            "cl_khr_fp16 for it)", quote(s, i));
+    } else if (is(s, i, "enum") || is(s, i, "union")) {
+      failf(s, i, "%s types are not supported by fieldgraph's RenderScript "
+            "front end", quote(s, i));
+    } else if (is(s, i, "struct")) {
+      if (sp.type)
+        failf(s, i, "two types in one declaration");
+      s->i++;
+      const char *tag = NULL;
+      if (tk(s, s->i)->kind == FGR_T_IDENT) {
+        tag = tok_str(s, s->i);
+        s->i++;
+      }
+      if (is(s, s->i, "{")) {
+        sp.type = struct_body(s, tag);
+      } else {
+        const fgr_named *n = tag ? find_named(s->u, tag, true) : NULL;
+        if (!n)
+          failf(s, s->i - 1, "struct %s is not defined (fieldgraph needs "
+                "its members to lay it out)", tag ? tag : "");
+        sp.type = n->type;
+      }
+      continue;
+    } else {
+      const fgr_type *t = NULL;
+      if (!sp.type && !n_unsigned + !n_signed + !n_short + !n_long + !n_int +
+                          !n_char + !n_float + !n_double + !n_void + !n_bool
+                          == 10) {
+        t = named_builtin(s, i);
+        if (!t) {
+          const fgr_named *n = find_named(s->u, tok_str(s, i), false);
+          t = n ? n->type : NULL;
+        }
+      }
+      if (!t)
+        break;
+      sp.type = t;
+    }
+    s->i++;
+  }
+  int kw = n_unsigned + n_signed + n_short + n_long + n_int + n_char +
+           n_float + n_double + n_void + n_bool;
+  if (kw) {
+    if (sp.type)
+      failf(s, sp.tok0, "two types in one declaration");
+    fg_elem e = FG_I32;
+    bool u = n_unsigned > 0;
+    if (n_void)
+      sp.type = s->t_void;
+    else if (n_bool)
+      sp.type = s->t_bool;
+    else if (n_float)
+      sp.type = num_type(s, FG_F32, 1);
+    else if (n_double)
+      sp.type = num_type(s, FG_F64, 1);
+    else {
+      e = n_char ? (u ? FG_U8 : FG_I8) : n_short ? (u ? FG_U16 : FG_I16)
+          : n_long ? (u ? FG_U64 : FG_I64) : (u ? FG_U32 : FG_I32);
+      sp.type = num_type(s, e, 1);
+    }
+  }
+  if (!sp.type)
+    failf(s, s->i, "expected a type, got %s", quote(s, s->i));
+  sp.tok1 = s->i;
+  return sp;
+}
+
+typedef struct declarator {
+  const char *name;
+  int name_tok;
+  int ptr;
+  bool ptr_const;
+  const fgr_type *type;         /* with array dimensions applied */
+  bool is_func;
+  int lparen;
+} declarator;
+
+static const fgr_type *array_of(scan *s, const fgr_type *of, int64_t n,
+                                int tok) {
+  if (n <= 0)
+    failf(s, tok, "array size %lld is not positive", (long long)n);
+  if (of->size <= 0)
+    failf(s, tok, "array of %s, which has no size", of->name);
+  fgr_type *t = zalloc(s, sizeof *t);
+  t->kind = FGR_ARRAY;
+  t->of = of;
+  t->count = n;
+  t->size = of->size * n;
+  t->align = of->align;
+  t->name = fgu_arena_printf(&s->u->arena, "%s[%lld]", of->name,
+                             (long long)n);
+  return t;
+}
+
+static declarator parse_declarator(scan *s, const fgr_type *base,
+                                   bool name_optional) {
+  declarator d = {.type = base, .name_tok = s->i};
+  while (is(s, s->i, "*")) {
+    d.ptr++;
+    s->i++;
+    while (is(s, s->i, "const") || is(s, s->i, "restrict") ||
+           is(s, s->i, "volatile")) {
+      d.ptr_const |= is(s, s->i, "const");
+      s->i++;
+    }
+  }
+  bool k = false;
+  while (attribute(s, &k))
+    ;
+  if (tk(s, s->i)->kind == FGR_T_IDENT) {
+    d.name = tok_str(s, s->i);
+    d.name_tok = s->i;
+    s->i++;
+  } else if (!name_optional) {
+    failf(s, s->i, "expected a name, got %s", quote(s, s->i));
+  }
+  if (is(s, s->i, "(")) {
+    d.is_func = true;
+    d.lparen = s->i;
+    return d;
+  }
+  /* array dimensions, innermost last */
+  int dims[8], nd = 0;
+  while (is(s, s->i, "[")) {
+    int close = s->u->match[s->i];
+    if (close < 0)
+      failf(s, s->i, "unbalanced '['");
+    if (nd == 8)
+      failf(s, s->i, "too many array dimensions");
+    if (close == s->i + 1)
+      failf(s, s->i, "arrays need a size here");
+    dims[nd++] = s->i;
+    s->i = close + 1;
+  }
+  for (int k2 = nd - 1; k2 >= 0; k2--) {
+    int open = dims[k2];
+    cval v = to_int(eval(s, open + 1, s->u->match[open], "an array size"));
+    d.type = array_of(s, d.type, v.i, open + 1);
+  }
+  return d;
+}
+
+static const fgr_type *struct_body(scan *s, const char *tag) {
+  int open = s->i;
+  int close = s->u->match[open];
+  if (close < 0)
+    failf(s, open, "unbalanced '{'");
+  fgr_type *t = zalloc(s, sizeof *t);
+  t->kind = FGR_STRUCT;
+  t->name = tag ? fgu_arena_printf(&s->u->arena, "struct %s", tag)
+                : "struct";
+  int cap = 0;
+  int64_t off = 0, align = 1;
+  s->i = open + 1;
+  while (s->i < close) {
+    spec sp = specifiers(s, false);
+    for (;;) {
+      declarator d = parse_declarator(s, sp.type, false);
+      if (d.is_func)
+        failf(s, d.lparen, "functions cannot be struct members");
+      const fgr_type *mt = d.type;
+      if (d.ptr)
+        failf(s, d.name_tok, "pointer member '%s': structs passed between "
+              "the host and kernels cannot hold pointers", d.name);
+      if (mt->size <= 0)
+        failf(s, d.name_tok, "member '%s' of type %s has no size", d.name,
+              mt->name);
+      if (t->n_members == cap) {
+        int nc = cap ? cap * 2 : 8;
+        fgr_member *m = zalloc(s, (size_t)nc * sizeof *m);
+        if (cap)
+          memcpy(m, t->members, (size_t)cap * sizeof *m);
+        t->members = m;
+        cap = nc;
+      }
+      off = (off + mt->align - 1) / mt->align * mt->align;
+      t->members[t->n_members++] = (fgr_member){d.name, mt, off};
+      fgu_buf_printf(&s->members, "%s\n", d.name);
+      off += mt->size;
+      if (mt->align > align)
+        align = mt->align;
+      if (is(s, s->i, ",")) {
+        s->i++;
+        continue;
+      }
+      break;
+    }
+    expect(s, ";");
+  }
+  if (!t->n_members)
+    failf(s, open, "empty struct");
+  t->align = align;
+  t->size = (off + align - 1) / align * align;
+  s->i = close + 1;
+  if (tag) {
+    fgr_named *n = PUSH(s, s->u->named, n_named, cap_named);
+    *n = (fgr_named){tag, t, true};
+    t->name = fgu_arena_printf(&s->u->arena, "struct %s", tag);
+  }
+  return t;
+}
+
+static fgr_item *new_item(scan *s, fgr_item_kind kind, int tok0) {
+  fgr_item *it = PUSH(s, s->u->items, n_items, cap_items);
+  memset(it, 0, sizeof *it);
+  it->kind = kind;
+  it->tok0 = tok0;
+  it->func = -1;
+  return it;
+}
+
+/* Parameters between lparen and its match. */
+static void params(scan *s, fgr_func *f) {
+  int close = s->u->match[f->lparen];
+  if (close < 0)
+    failf(s, f->lparen, "unbalanced '('");
+  f->rparen = close;
+  s->i = f->lparen + 1;
+  if (is(s, s->i, "void") && s->i + 1 == close) {
+    s->i = close + 1;
+    return;
+  }
+  int cap = 0;
+  while (s->i < close) {
+    if (is(s, s->i, "..."))
+      failf(s, s->i, "variadic functions are not supported");
+    int spec0 = s->i;
+    spec sp = specifiers(s, false);
+    declarator d = parse_declarator(s, sp.type, true);
+    if (d.is_func)
+      failf(s, d.lparen, "function parameters are not supported");
+    if (f->n_params == cap) {
+      int nc = cap ? cap * 2 : 8;
+      fgr_param *p = zalloc(s, (size_t)nc * sizeof *p);
+      if (cap)
+        memcpy(p, f->params, (size_t)cap * sizeof *p);
+      f->params = p;
+      cap = nc;
+    }
+    f->params[f->n_params++] = (fgr_param){d.name, d.type, d.ptr, sp.is_const,
+                                           d.name ? d.name_tok : spec0,
+                                           spec0};
+    if (is(s, s->i, ","))
+      s->i++;
+    else if (s->i != close)
+      failf(s, s->i, "expected ',' or ')', got %s", quote(s, s->i));
+  }
+  s->i = close + 1;
+}
+
+static void function(scan *s, spec sp, declarator d, int tok0) {
+  fgr_func *f = PUSH(s, s->u->funcs, n_funcs, cap_funcs);
+  memset(f, 0, sizeof *f);
+  f->name = d.name;
+  f->is_static = sp.is_static;
+  f->is_kernel = sp.is_kernel;
+  f->ret = sp.type;
+  f->ret_ptr = d.ptr;
+  f->name_tok = d.name_tok;
+  f->lparen = d.lparen;
+  f->tok0 = tok0;
+  for (int k = 0; k < FGR_SPECIAL_COUNT_; k++)
+    f->special[k] = -1;
+  params(s, f);
+  bool k = false;
+  while (attribute(s, &k))
+    ;
+  f->is_kernel |= k;
+  if (is(s, s->i, ";")) {
+    s->i++;
+  } else if (is(s, s->i, "{")) {
+    int close = s->u->match[s->i];
+    if (close < 0)
+      failf(s, s->i, "unbalanced '{'");
+    f->has_body = true;
+    s->i = close + 1;
+  } else {
+    failf(s, s->i, "expected '{' or ';' after the parameters of '%s', got "
+          "%s", f->name, quote(s, s->i));
+  }
+  f->tok1 = s->i;
+  fgr_item *it = new_item(s, FGR_I_FUNC, tok0);
+  it->tok1 = s->i;
+  it->func = s->u->n_funcs - 1;
+}
+
+static void globals(scan *s, spec sp, declarator d, int tok0) {
+  fgr_item *it = new_item(s, FGR_I_GLOBAL, tok0);
+  int item = s->u->n_items - 1;
+  it->spec0 = sp.tok0;
+  it->spec1 = sp.tok1;
+  it->constant = sp.is_const;
+  if (sp.is_extern)
+    failf(s, tok0, "extern globals are not supported");
+  for (;;) {
+    if (d.ptr)
+      failf(s, d.name_tok, "pointer global '%s' is not supported (bind an "
+            "rs_allocation instead)", d.name);
+    if (find_named(s->u, d.name, false) || fgr_find_global(s->u, d.name) >= 0)
+      failf(s, d.name_tok, "redefinition of '%s'", d.name);
+    fgr_global *g = PUSH(s, s->u->globals, n_globals, cap_globals);
+    memset(g, 0, sizeof *g);
+    g->name = d.name;
+    g->type = d.type;
+    g->is_static = sp.is_static;
+    g->is_const = sp.is_const;
+    g->tok = d.name_tok;
+    g->decl0 = d.name_tok - d.ptr;
+    g->decl1 = s->i;
+    g->init0 = -1;
+    g->item = item;
+    g->alloc_index = -1;
+    if (d.type->kind == FGR_ALLOC)
+      g->alloc_index = s->u->n_allocs++;
+    else if (d.type->size <= 0)
+      failf(s, d.name_tok, "global '%s' of type %s is not supported",
+            d.name, d.type->name);
+    if (is(s, s->i, "=")) {
+      s->i++;
+      g->init0 = s->i;
+      int depth = 0;
+      while (tk(s, s->i)->kind != FGR_T_EOF) {
+        if (is(s, s->i, "{") || is(s, s->i, "(") || is(s, s->i, "["))
+          depth++;
+        else if (is(s, s->i, "}") || is(s, s->i, ")") || is(s, s->i, "]"))
+          depth--;
+        else if (depth == 0 && (is(s, s->i, ",") || is(s, s->i, ";")))
+          break;
+        s->i++;
+      }
+      g->init1 = s->i;
+      if (g->init1 == g->init0)
+        failf(s, g->init0, "expected an initializer for '%s'", g->name);
+    }
+    if (is(s, s->i, ",")) {
+      s->i++;
+      d = parse_declarator(s, sp.type, false);
+      if (d.is_func)
+        failf(s, d.lparen, "a function declared beside variables");
+      continue;
+    }
+    expect(s, ";");
+    break;
+  }
+  it->tok1 = s->i;
+}
+
+/* ---- directives --------------------------------------------------------- */
+
+/* The identifier inside "(" name ")" at the cursor. */
+static const char *paren_name(scan *s, const char *what) {
+  expect(s, "(");
+  if (tk(s, s->i)->kind != FGR_T_IDENT)
+    failf(s, s->i, "expected the %s's name, got %s", what, quote(s, s->i));
+  const char *n = tok_str(s, s->i);
+  s->i++;
+  expect(s, ")");
+  return n;
+}
+
+static const fgr_func *must_func(scan *s, int tok, const char *role,
+                                 const char *name) {
+  const fgr_func *f = fgr_find_func(s->u, name);
+  if (!f || !f->has_body)
+    failf(s, tok, "%s function '%s' is not defined", role, name);
+  if (!f->is_static)
+    failf(s, f->name_tok, "%s function '%s' must be static (the "
+          "functions of a reduction kernel are)", role, name);
+  return f;
+}
+
+typedef struct pending_reduce {
+  int tok;                      /* the pragma's "reduce" */
+  const char *name;
+  const char *fn[4];            /* initializer accumulator combiner out */
+  int fn_tok[4];
+} pending_reduce;
+
+static void pragma(scan *s, int end, pending_reduce **pr, int *npr) {
+  int t = s->i;
+  if (is(s, t, "version")) {
+    s->i++;
+    expect(s, "(");
+    cval v = to_int(eval(s, s->i, s->u->match[s->i - 1], "a version"));
+    if (v.i != 1)
+      failf(s, s->i, "#pragma version(%lld): 1 is the only valid version",
+            (long long)v.i);
+    s->i = s->u->match[s->i - 1] + 1;
+  } else if (is(s, t, "rs_fp_full") || is(s, t, "rs_fp_relaxed") ||
+             is(s, t, "rs_fp_imprecise")) {
+    s->u->fp = is(s, t, "rs_fp_full") ? FG_RS_FP_FULL
+               : is(s, t, "rs_fp_relaxed") ? FG_RS_FP_RELAXED
+                                           : FG_RS_FP_IMPRECISE;
+    s->i++;
+  } else if (is(s, t, "rs") && is(s, t + 1, "java_package_name")) {
+    s->i = end;                 /* accepted, ignored */
+  } else if (is(s, t, "rs") && (is(s, t + 1, "rs_fp_full") ||
+                                is(s, t + 1, "rs_fp_relaxed") ||
+                                is(s, t + 1, "rs_fp_imprecise"))) {
+    s->i++;
+    pragma(s, end, pr, npr);
+    return;
+  } else if (is(s, t, "rs") && is(s, t + 1, "reduce")) {
+    s->i += 2;
+    pending_reduce *r = realloc(*pr, (size_t)(*npr + 1) * sizeof *r);
+    if (!r)
+      failf(s, t, "out of memory");
+    *pr = r;
+    r = &r[(*npr)++];
+    memset(r, 0, sizeof *r);
+    r->tok = t + 1;
+    r->name = paren_name(s, "reduction kernel");
+    static const char *const role[4] = {"initializer", "accumulator",
+                                        "combiner", "outconverter"};
+    while (s->i < end) {
+      int k = 0;
+      while (k < 4 && !is(s, s->i, role[k]))
+        k++;
+      if (k == 4)
+        failf(s, s->i, "expected initializer, accumulator, combiner or "
+              "outconverter in #pragma rs reduce, got %s", quote(s, s->i));
+      if (r->fn[k])
+        failf(s, s->i, "%s given twice", role[k]);
+      r->fn_tok[k] = s->i;
+      s->i++;
+      r->fn[k] = paren_name(s, role[k]);
+    }
+    if (!r->fn[1])
+      failf(s, r->tok, "reduction kernel '%s' has no accumulator (it is "
+            "mandatory)", r->name);
+  } else {
+    failf(s, t, "unknown #pragma %s", quote(s, t));
+  }
+  if (s->i != end)
+    failf(s, s->i, "unexpected %s after the pragma", quote(s, s->i));
+}
+
+static void directive(scan *s, pending_reduce **pr, int *npr) {
+  int begin = s->i;
+  int end = begin + 1;
+  while (tk(s, end)->kind != FGR_T_PP_END && tk(s, end)->kind != FGR_T_EOF)
+    end++;
+  s->i = begin + 1;
+  fgr_item *it = NULL;
+  if (s->i == end) {
+    /* a null directive */
+  } else if (is(s, s->i, "pragma")) {
+    s->i++;
+    it = new_item(s, FGR_I_PRAGMA, begin);
+    pragma(s, end, pr, npr);
+  } else if (is(s, s->i, "define") || is(s, s->i, "undef")) {
+    bool def = is(s, s->i, "define");
+    s->i++;
+    if (tk(s, s->i)->kind != FGR_T_IDENT)
+      failf(s, s->i, "expected a macro name, got %s", quote(s, s->i));
+    fgr_macro *m = PUSH(s, s->u->macros, n_macros, cap_macros);
+    m->name = tok_str(s, s->i);
+    m->function_like = def && is(s, s->i + 1, "(") && !tk(s, s->i + 1)->space;
+    m->tok0 = s->i + 1;
+    m->tok1 = def ? end : s->i + 1;   /* an #undef expands to nothing */
+    it = new_item(s, FGR_I_DIRECTIVE, begin);
+  } else if (is(s, s->i, "include")) {
+    failf(s, s->i, "#include is not supported: fieldgraph provides the "
+          "RenderScript runtime functions itself; paste the included code "
+          "into the script");
+  } else {
+    failf(s, s->i, "#%.*s is not supported by fieldgraph's RenderScript "
+          "front end", tk(s, s->i)->len, s->u->text + tk(s, s->i)->off);
+  }
+  s->i = end + 1;
+  if (it)
+    it->tok1 = s->i;
+}
+
+/* ---- semantic checks ---------------------------------------------------- */
+
+static bool is_index_type(const fgr_type *t) {
+  return t->kind == FGR_NUM && t->width == 1 &&
+         (t->elem == FG_I32 || t->elem == FG_U32);
+}
+
+/* Sorts f's parameters (from `first` on) into inputs and special
+ * arguments, checking the special arguments' types. */
+static void specials(scan *s, fgr_func *f, int first) {
+  static const char *const names[FGR_SPECIAL_COUNT_] = {"x", "y", "z",
+                                                        "context"};
+  for (int p = first; p < f->n_params; p++) {
+    fgr_param *pa = &f->params[p];
+    int k = 0;
+    while (k < FGR_SPECIAL_COUNT_ && !(pa->name && !strcmp(pa->name,
+                                                           names[k])))
+      k++;
+    if (k == FGR_SPECIAL_COUNT_) {
+      if (f->n_inputs != p - first)
+        failf(s, pa->tok, "input argument '%s' of '%s' comes after a "
+              "special argument (x, y, z and context come last)",
+              pa->name ? pa->name : "?", f->name);
+      f->n_inputs++;
+      if (pa->ptr || pa->type->kind == FGR_VOID || pa->type->size <= 0)
+        failf(s, pa->tok, "input argument '%s' of '%s' must be a value of "
+              "an Element type, not %s%s", pa->name ? pa->name : "?",
+              f->name, pa->type->name, pa->ptr ? " *" : "");
+      continue;
+    }
+    if (f->special[k] >= 0)
+      failf(s, pa->tok, "special argument '%s' given twice", names[k]);
+    f->special[k] = p;
+    if (k == FGR_SPECIAL_CONTEXT ? pa->type->kind != FGR_CONTEXT || pa->ptr
+                                 : !is_index_type(pa->type) || pa->ptr)
+      failf(s, pa->tok, "special argument '%s' of '%s' must be of type %s, "
+            "not %s", names[k], f->name,
+            k == FGR_SPECIAL_CONTEXT ? "rs_kernel_context"
+                                     : "int or uint32_t", pa->type->name);
+  }
+}
+
+static void check_kernel(scan *s, fgr_func *f) {
+  if (!f->has_body)
+    return;
+  specials(s, f, 0);
+  if (f->ret_ptr || (f->ret->kind != FGR_VOID && f->ret->size <= 0))
+    failf(s, f->name_tok, "kernel '%s' returns %s, which is no Element "
+          "type", f->name, f->ret->name);
+}
+
+static void check_reduce(scan *s, const pending_reduce *p, fgr_reduce *r) {
+  r->name = p->name;
+  r->line = tk(s, p->tok)->line;
+  r->col = tk(s, p->tok)->col;
+  fgr_func *acc = (fgr_func *)must_func(s, p->fn_tok[1], "accumulator",
+                                        p->fn[1]);
+  r->accum = acc;
+  if (acc->ret->kind != FGR_VOID || acc->ret_ptr)
+    failf(s, acc->name_tok, "accumulator function '%s' must return void",
+          acc->name);
+  if (acc->n_params < 2 || acc->params[0].ptr != 1 ||
+      acc->params[0].is_const)
+    failf(s, acc->name_tok, "accumulator function '%s' must take a pointer "
+          "to the accumulator data item and at least one input",
+          acc->name);
+  r->acc_type = acc->params[0].type;
+  if (r->acc_type->size <= 0)
+    failf(s, acc->params[0].tok, "the accumulator type %s has no size",
+          r->acc_type->name);
+  if (acc->n_inputs == 0 && acc->special[0] < 0 && acc->special[1] < 0 &&
+      acc->special[2] < 0 && acc->special[3] < 0)
+    specials(s, acc, 1);
+  if (acc->n_inputs < 1)
+    failf(s, acc->name_tok, "accumulator function '%s' takes no input "
+          "argument (a reduction kernel has one or more inputs)", acc->name);
+  if (p->fn[0]) {
+    const fgr_func *f = must_func(s, p->fn_tok[0], "initializer", p->fn[0]);
+    if (f->ret->kind != FGR_VOID || f->n_params != 1 ||
+        f->params[0].ptr != 1 || !type_equal(f->params[0].type, r->acc_type))
+      failf(s, f->name_tok, "initializer function '%s' must be "
+            "void %s(%s *accum)", f->name, f->name, r->acc_type->name);
+    r->init = f;
+  }
+  if (p->fn[2]) {
+    const fgr_func *f = must_func(s, p->fn_tok[2], "combiner", p->fn[2]);
+    if (f->ret->kind != FGR_VOID || f->n_params != 2 ||
+        f->params[0].ptr != 1 || f->params[1].ptr != 1 ||
+        !type_equal(f->params[0].type, r->acc_type) ||
+        !type_equal(f->params[1].type, r->acc_type))
+      failf(s, f->name_tok, "combiner function '%s' must be void %s(%s "
+            "*accum, const %s *other)", f->name, f->name, r->acc_type->name,
+            r->acc_type->name);
+    r->comb = f;
+  } else {
+    /* the accumulator stands in for the combiner only when it has one
+     * input of the accumulator's type and no special arguments */
+    const char *why = NULL;
+    char buf[160];
+    bool special = false;
+    for (int k = 0; k < FGR_SPECIAL_COUNT_; k++)
+      special |= acc->special[k] >= 0;
+    if (acc->n_inputs > 1) {
+      snprintf(buf, sizeof buf, "the accumulator '%s' takes %d inputs",
+               acc->name, acc->n_inputs);
+      why = buf;
+    } else if (!type_equal(acc->params[1].type, r->acc_type)) {
+      snprintf(buf, sizeof buf, "the input type %s is not the accumulator "
+               "type %s", acc->params[1].type->name, r->acc_type->name);
+      why = buf;
+    } else if (special) {
+      snprintf(buf, sizeof buf, "the accumulator '%s' takes special "
+               "arguments", acc->name);
+      why = buf;
+    }
+    if (why)
+      failf(s, p->tok, "reduction kernel '%s' needs a combiner function: %s",
+            r->name, why);
+  }
+  r->res_type = r->acc_type;
+  if (p->fn[3]) {
+    const fgr_func *f = must_func(s, p->fn_tok[3], "outconverter", p->fn[3]);
+    if (f->ret->kind != FGR_VOID || f->n_params != 2 ||
+        f->params[0].ptr != 1 || f->params[1].ptr != 1 ||
+        !type_equal(f->params[1].type, r->acc_type))
+      failf(s, f->name_tok, "outconverter function '%s' must be void %s("
+            "resultType *result, const %s *accum)", f->name, f->name,
+            r->acc_type->name);
+    r->res_type = f->params[0].type;
+    if (r->res_type->size <= 0)
+      failf(s, f->params[0].tok, "the result type %s has no size",
+            r->res_type->name);
+    r->outc = f;
+  }
+}
+
+/* ---- the unit ----------------------------------------------------------- */
+
+const fgr_func *fgr_find_func(const fgr_unit *u, const char *name) {
+  const fgr_func *proto = NULL;
+  for (int k = 0; k < u->n_funcs; k++)
+    if (!strcmp(u->funcs[k].name, name)) {
+      if (u->funcs[k].has_body)
+        return &u->funcs[k];
+      proto = &u->funcs[k];
+    }
+  return proto;
+}
+
+int fgr_find_global(const fgr_unit *u, const char *name) {
+  for (int k = 0; k < u->n_globals; k++)
+    if (!strcmp(u->globals[k].name, name))
+      return k;
+  return -1;
+}
+
+const fgr_reduce *fgr_find_reduce(const fgr_unit *u, const char *name) {
+  for (int k = 0; k < u->n_reduces; k++)
+    if (!strcmp(u->reduces[k].name, name))
+      return &u->reduces[k];
+  return NULL;
+}
+
+static bool mentions(const fgr_unit *u, int a, int b, const char *name,
+                     bool *seen_f, bool *seen_m) {
+  for (int i = a; i < b; i++) {
+    if (u->toks[i].kind != FGR_T_IDENT)
+      continue;
+    if (fgr_tok_is(u, i, name))
+      return true;
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    for (int k = 0; k < u->n_funcs; k++)
+      if (!seen_f[k] && u->funcs[k].has_body &&
+          (int)strlen(u->funcs[k].name) == len &&
+          !memcmp(u->funcs[k].name, p, (size_t)len)) {
+        seen_f[k] = true;
+        if (mentions(u, u->funcs[k].rparen, u->funcs[k].tok1, name, seen_f,
+                     seen_m))
+          return true;
+      }
+    for (int k = 0; k < u->n_macros; k++)
+      if (!seen_m[k] && (int)strlen(u->macros[k].name) == len &&
+          !memcmp(u->macros[k].name, p, (size_t)len)) {
+        seen_m[k] = true;
+        if (mentions(u, u->macros[k].tok0, u->macros[k].tok1, name, seen_f,
+                     seen_m))
+          return true;
+      }
+  }
+  return false;
+}
+
+bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
+                       const char *name) {
+  bool *seen_f = calloc((size_t)u->n_funcs + 1, 1);
+  bool *seen_m = calloc((size_t)u->n_macros + 1, 1);
+  bool r = seen_f && seen_m &&
+           mentions(u, f->rparen, f->tok1, name, seen_f, seen_m);
+  free(seen_f);
+  free(seen_m);
+  return r;
+}
+
+static void unit_destroy(fg__live *l) {
+  fgr_unit *u = (fgr_unit *)l;
+  free(u->toks);
+  free(u->match);
+  free(u->live.bytes);
+  free(u->c_values);
+  free(u->text);
+  fgu_arena_free(&u->arena);
+  free(u);
+}
+
+static void compute_matches(scan *s) {
+  fgr_unit *u = s->u;
+  int *stack = malloc((size_t)u->n_toks * sizeof *stack);
+  if (!stack)
+    failf(s, 0, "out of memory");
+  int sp = 0;
+  for (int i = 0; i < u->n_toks; i++) {
+    u->match[i] = -1;
+    const fgr_tok *t = &u->toks[i];
+    if (t->kind == FGR_T_PP_BEGIN || t->kind == FGR_T_PP_END) {
+      /* directives balance on their own line */
+      continue;
+    }
+    if (t->kind != FGR_T_PUNCT || t->len != 1)
+      continue;
+    char c = u->text[t->off];
+    if (c == '(' || c == '[' || c == '{') {
+      stack[sp++] = i;
+    } else if (c == ')' || c == ']' || c == '}') {
+      char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+      if (!sp || u->text[u->toks[stack[sp - 1]].off] != want) {
+        free(stack);
+        failf(s, i, "unbalanced '%c'", c);
+      }
+      int o = stack[--sp];
+      u->match[o] = i;
+      u->match[i] = o;
+    }
+  }
+  int open = sp ? stack[sp - 1] : -1;
+  free(stack);
+  if (open >= 0)
+    failf(s, open, "'%c' is never closed", u->text[u->toks[open].off]);
+}
+
+static bool parse(scan *s, pending_reduce **prp, int *nprp);
+
+fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
+                       size_t len, char *err, size_t errlen) {
+  fgr_unit *u = calloc(1, sizeof *u);
+  if (!u) {
+    snprintf(err, errlen, "%s: out of memory", file);
+    return NULL;
+  }
+  u->live.refs = 1;
+  u->live.destroy = unit_destroy;
+  u->name = fgu_arena_strdup(&u->arena, name);
+  u->file = fgu_arena_strdup(&u->arena, file);
+  u->text = malloc(len + 1);
+  if (!u->name || !u->file || !u->text) {
+    snprintf(err, errlen, "%s: out of memory", file);
+    unit_destroy(&u->live);
+    return NULL;
+  }
+  memcpy(u->text, text, len);
+  u->text[len] = 0;
+  u->text_len = len;
+  if (!fgr_lex(file, u->text, len, &u->toks, &u->n_toks, err, errlen)) {
+    unit_destroy(&u->live);
+    return NULL;
+  }
+  scan *s = calloc(1, sizeof *s);
+  pending_reduce *pr = NULL;
+  int npr = 0;
+  if (!s || !(u->match = malloc((size_t)u->n_toks * sizeof *u->match))) {
+    free(s);
+    snprintf(err, errlen, "%s: out of memory", file);
+    unit_destroy(&u->live);
+    return NULL;
+  }
+  s->u = u;
+  s->err = err;
+  s->errlen = errlen;
+  bool ok = parse(s, &pr, &npr);
+  free(pr);
+  fgu_buf_free(&s->members);
+  free(s);
+  if (!ok) {
+    unit_destroy(&u->live);
+    return NULL;
+  }
+  if (errlen)
+    err[0] = 0;
+  return u;
+}
+
+/* Everything the scanner does after tokenizing; false on an error (the
+ * message is in s->err). */
+static bool parse(scan *s, pending_reduce **prp, int *nprp) {
+  fgr_unit *u = s->u;
+  size_t len = u->text_len;
+  const char *name = u->name;
+  if (setjmp(s->fail))
+    return false;
+  fgr_type *own = zalloc(s, 4 * sizeof *own);
+  own[0] = (fgr_type){.kind = FGR_VOID, .name = "void"};
+  own[1] = (fgr_type){.kind = FGR_BOOL, .size = 1, .align = 1,
+                      .name = "bool"};
+  own[2] = (fgr_type){.kind = FGR_ALLOC, .name = "rs_allocation"};
+  own[3] = (fgr_type){.kind = FGR_CONTEXT, .name = "rs_kernel_context"};
+  s->t_void = &own[0];
+  s->t_bool = &own[1];
+  s->t_alloc = &own[2];
+  s->t_context = &own[3];
+  compute_matches(s);
+  while (tk(s, s->i)->kind != FGR_T_EOF) {
+    int t0 = s->i;
+    if (tk(s, t0)->kind == FGR_T_PP_BEGIN) {
+      directive(s, prp, nprp);
+      continue;
+    }
+    if (is(s, t0, ";")) {
+      s->i++;
+      continue;
+    }
+    if (tk(s, t0)->kind != FGR_T_IDENT)
+      failf(s, t0, "expected a declaration, got %s", quote(s, t0));
+    spec sp = specifiers(s, true);
+    if (sp.is_typedef) {
+      for (;;) {
+        declarator d = parse_declarator(s, sp.type, false);
+        if (d.is_func || d.ptr)
+          failf(s, d.name_tok, "typedef '%s' of a %s is not supported",
+                d.name, d.is_func ? "function" : "pointer");
+        fgr_named *n = PUSH(s, u->named, n_named, cap_named);
+        *n = (fgr_named){d.name, d.type, false};
+        if (d.type->kind == FGR_STRUCT && !strcmp(d.type->name, "struct"))
+          ((fgr_type *)d.type)->name = d.name;
+        if (!is(s, s->i, ","))
+          break;
+        s->i++;
+      }
+      expect(s, ";");
+      new_item(s, FGR_I_TYPE, t0)->tok1 = s->i;
+      continue;
+    }
+    if (is(s, s->i, ";")) {
+      if (sp.type->kind != FGR_STRUCT)
+        failf(s, s->i, "declaration declares nothing");
+      s->i++;
+      new_item(s, FGR_I_TYPE, t0)->tok1 = s->i;
+      continue;
+    }
+    declarator d = parse_declarator(s, sp.type, false);
+    if (d.is_func)
+      function(s, sp, d, t0);
+    else
+      globals(s, sp, d, t0);
+  }
+  u->member_names = fgu_arena_strdup(&u->arena, s->members.s ? s->members.s
+                                                              : "");
+  /* kernels, then reductions, by the reference's rules */
+  for (int k = 0; k < u->n_funcs; k++) {
+    fgr_func *f = &u->funcs[k];
+    if (f->is_kernel)
+      check_kernel(s, f);
+    if (!f->has_body && !fgr_find_func(u, f->name)->has_body &&
+        (f->is_static || f->is_kernel))
+      failf(s, f->name_tok, "function '%s' is declared but never defined",
+            f->name);
+    for (int j = 0; j < k; j++)
+      if (u->funcs[j].has_body && f->has_body &&
+          !strcmp(u->funcs[j].name, f->name))
+        failf(s, f->name_tok, "redefinition of function '%s'", f->name);
+  }
+  pending_reduce *pr = *prp;
+  int npr = *nprp;
+  u->reduces = npr ? zalloc(s, (size_t)npr * sizeof *u->reduces) : NULL;
+  for (int k = 0; k < npr; k++) {
+    for (int j = 0; j < k; j++)
+      if (!strcmp(pr[j].name, pr[k].name))
+        failf(s, pr[k].tok, "reduction kernel '%s' defined twice",
+              pr[k].name);
+    check_reduce(s, &pr[k], &u->reduces[k]);
+    u->n_reduces++;
+  }
+  /* the globals block: every non-const global with a value, laid out as
+   * the emitted struct (natural alignment) */
+  int64_t off = 0;
+  for (int k = 0; k < u->n_globals; k++) {
+    fgr_global *g = &u->globals[k];
+    if (g->alloc_index >= 0 || g->is_const)
+      continue;
+    g->buffered = true;
+    off = (off + g->type->align - 1) / g->type->align * g->type->align;
+    g->offset = off;
+    off += g->type->size;
+  }
+  u->block_size = (off + 1 + 15) / 16 * 16;   /* + fgk_pad */
+  /* non-static constants: fg_rs_get reads them after the block */
+  int64_t coff = u->block_size;
+  for (int k = 0; k < u->n_globals; k++) {
+    fgr_global *g = &u->globals[k];
+    if (g->buffered) {
+      u->n_buffered++;
+    } else if (g->alloc_index < 0) {
+      coff = (coff + g->type->align - 1) / g->type->align * g->type->align;
+      g->offset = coff;
+      coff += g->type->size;
+    }
+  }
+  u->live.size = (size_t)u->block_size;
+  u->live.bytes = calloc(1, u->live.size);
+  u->c_values = calloc(1, (size_t)coff);
+  if (!u->live.bytes || !u->c_values)
+    failf(s, 0, "out of memory");
+  for (int k = 0; k < u->n_globals; k++) {
+    fgr_global *g = &u->globals[k];
+    if (g->buffered) {
+      init_global(s, g, u->c_values + g->offset);
+      g->has_value = true;
+    } else if (g->alloc_index < 0) {
+      /* a constant stays code; its value is only for fg_rs_get, so one
+       * fieldgraph cannot evaluate is not an error */
+      try_init_global(s, g, u->c_values + g->offset);
+    }
+  }
+  memcpy(u->live.bytes, u->c_values, u->live.size);
+  for (int i = 0; i < u->n_toks; i++)
+    if (fgr_tok_is(u, i, "double"))
+      u->uses_double = true;
+  for (int w = 1; w <= 4; w++)
+    if (s->builtin[FG_F64][w])
+      u->uses_double = true;
+  /* names in generated code: the script's name and a hash of its text */
+  fgu_sha256 h;
+  fgu_sha256_init(&h);
+  fgu_sha256_update(&h, u->text, len);
+  fgu_sha256_hex(&h, u->hash);
+  char ident[24];
+  fgk_identifier(name, ident, sizeof ident);
+  snprintf(u->mangle, sizeof u->mangle, "rs_%s_%.8s_", ident, u->hash);
+  return true;
+}
+
+int64_t fgr_record_bytes(const fgr_reduce *r) {
+  return 16 + r->acc_type->size * FGK_MAX_PARTIALS;
+}

@@ -1,0 +1,119 @@
+/* fieldgraph/renderscript.h - RenderScript kernels (.rs source) as graph
+ * nodes, on every backend.
+ *
+ *   fg_rs_script *s;
+ *   char err[512];
+ *   if (fg_rs_script_new_file("invert.rs", &s, err, sizeof err) != FG_OK)
+ *     puts(err);                                 // "invert.rs:7:3: ..."
+ *   float gain = 2;
+ *   fg_rs_set(s, "gain", &gain, sizeof gain);    // a script global
+ *   fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, h, w, 4));
+ *   fg_field *inv = fg_rs_map(g, s, "invert", 1, &img, NULL);
+ *   fg_field *sum = fg_rs_reduce(g, s, "addint", 1, &ints, NULL);  // 0-D
+ *   fg_output(g, "inv", inv);
+ *   ...compile and run; then fg_rs_script_free(s) (any time: graphs and
+ *   programs keep what they need).
+ *
+ * Mapping kernels (RS_KERNEL or __attribute__((kernel))) and reduction
+ * kernels (#pragma rs reduce) are nodes like any other: mapping kernels
+ * fuse with neighbouring pointwise operators, reductions take their
+ * pointwise producers into their accumulation pass.  A kernel's Element
+ * types are the fields' element type and tensor width (uchar4 is u8 with
+ * 4 elements).  Coordinates: x is the column, y the row, z the layer.
+ *
+ * Script globals have a C value (what fg_rs_get reads) and a script value
+ * (what kernels see); fg_rs_set writes both; a compiled program reads the
+ * script values at the start of every run.  Kernels read globals only.
+ * rs_allocation globals are bound to fields with fg_rs_bind_allocation
+ * and read with rsGetElementAt_<type> (a non-local read).
+ *
+ * Builder calls follow graph.h's sticky errors; the script calls return a
+ * status with a message in fg_rs_script_errmsg.  A script belongs to one
+ * thread at a time.
+ */
+#ifndef FIELDGRAPH_RENDERSCRIPT_H
+#define FIELDGRAPH_RENDERSCRIPT_H
+
+#include "graph.h"
+
+typedef struct fg_rs_script fg_rs_script;
+
+/* Floating-point precision a script asked for with its pragma. */
+typedef enum fg_rs_fp {
+  FG_RS_FP_FULL,        /* #pragma rs_fp_full, the default */
+  FG_RS_FP_RELAXED,     /* #pragma rs_fp_relaxed */
+  FG_RS_FP_IMPRECISE    /* #pragma rs_fp_imprecise */
+} fg_rs_fp;
+
+/* Parses a script from text (len bytes; (size_t)-1: up to the NUL).  name
+ * names it in messages and generated code; file is what errors and #line
+ * directives call the source (NULL: name).  On failure *out is NULL and
+ * errmsg (errlen bytes, may be NULL) holds "file:line:column: message".
+ * FG_EINVAL bad arguments, FG_EFORMAT a script it cannot understand,
+ * FG_ENOMEM.  Any thread. */
+fg_status fg_rs_script_new_source(const char *name, const char *file,
+                                  const char *text, size_t len,
+                                  fg_rs_script **out, char *errmsg,
+                                  size_t errlen);
+/* Reads and parses the script at path (its name: the file name without
+ * directory and .rs).  FG_EIO when it cannot be read. */
+fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
+                                char *errmsg, size_t errlen);
+/* Frees the script; graphs and programs that use it keep what they need.
+ * NULL does nothing. */
+void fg_rs_script_free(fg_rs_script *s);
+/* Message of the script's last failed call, "" if none; never NULL. */
+const char *fg_rs_script_errmsg(const fg_rs_script *s);
+/* The script's name, and its precision pragma. */
+const char *fg_rs_script_name(const fg_rs_script *s);
+fg_rs_fp fg_rs_script_fp(const fg_rs_script *s);
+
+/* Sets non-static, non-const global `global` (its C and script values)
+ * from size bytes at value; size must be the global's size in the
+ * script's layout (vec3 types take 4 elements).  FG_EINVAL: no such
+ * settable global, or the wrong size. */
+fg_status fg_rs_set(fg_rs_script *s, const char *global, const void *value,
+                    size_t size);
+/* Copies the C value of non-static global `global` to value (size bytes,
+ * as for fg_rs_set): its initializer, or what fg_rs_set last wrote. */
+fg_status fg_rs_get(fg_rs_script *s, const char *global, void *value,
+                    size_t size);
+/* Size in bytes of a global, 0 when there is none of that name. */
+size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
+
+/* Binds rs_allocation global `global` to field (NULL unbinds): kernels
+ * launched afterwards read it with rsGetElementAt_<type> and
+ * rsAllocationGetDimX/Y/Z.  The field must be in the graph of those
+ * launches. */
+fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
+                                fg_field *field);
+
+/* Script.LaunchOptions: the coordinates a launch covers, [start, end) per
+ * axis; an axis with end == 0 is covered whole.  Zero-initialize. */
+typedef struct fg_rs_launch {
+  int64_t x_start, x_end, y_start, y_end, z_start, z_end;
+  /* Mapping kernels: the shape of the output when the kernel takes no
+   * input (ignored otherwise); the output outside the range takes base's
+   * values (the output Allocation's old contents), or zeros when base is
+   * NULL. */
+  fg_shape shape;
+  fg_field *base;
+} fg_rs_launch;
+
+/* A node running mapping kernel `kernel` of s over n_in inputs of one
+ * shape (as many as the kernel has input arguments, with the Element
+ * types of its prototype); returns its output, of the kernel's return
+ * type and the inputs' shape.  opt may be NULL. */
+fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
+                    int n_in, fg_field *const *in, const fg_rs_launch *opt);
+
+/* A node running reduction kernel `reduction` of s over n_in inputs of one
+ * shape (1-3 dimensions); returns a 0-dimensional field holding the
+ * result: a scalar or vector of the outconverter's result type, the
+ * elements of an array result, or the bytes of a struct result.  The
+ * result may be a graph output or the input of later nodes. */
+fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
+                       int n_in, fg_field *const *in,
+                       const fg_rs_launch *opt);
+
+#endif

@@ -1,0 +1,738 @@
+/* tests/check_rs.c - RenderScript kernels as graph nodes, on the backend
+ * $FG_TEST_BACKEND names (cpu by default; tests/opencl-suites.sh runs it
+ * again on OpenCL): the scanner's declarations and its errors with
+ * file:line:column, the reference's kernels (invert, greyscale, the
+ * single-source pipeline fused into one pass, addint, findMinAndMax,
+ * dotProduct, fz2, histogram, mode) on a real photo and on synthetic
+ * inputs checked against plain C, script globals (set, get, per-run
+ * values), bound allocations, special arguments, launch ranges, the rules
+ * on mandatory combiners, type and shape mismatches, compiler errors at
+ * the user's line, and fusion with DSL operators and between scripts. */
+#ifndef FG_SAMPLES_DIR
+#define FG_SAMPLES_DIR "data/samples"
+#endif
+#ifndef FG_RS_DIR
+#define FG_RS_DIR "tests/rs"
+#endif
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static fg_rs_script *load(const char *file) {
+  char path[1024], err[1024];
+  snprintf(path, sizeof path, "%s/%s", FG_RS_DIR, file);
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
+  ck_assert_msg(st == FG_OK, "%s", err);
+  return s;
+}
+
+static fg_rs_script *source(const char *name, const char *text) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_source(name, NULL, text, (size_t)-1, &s,
+                                         err, sizeof err);
+  ck_assert_msg(st == FG_OK, "%s", err);
+  return s;
+}
+
+/* The error a script's text gives (FG_EFORMAT expected). */
+static const char *bad_source(const char *file, const char *text, char *err,
+                              size_t errlen) {
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_source("bad", file, text, (size_t)-1, &s,
+                                         err, errlen);
+  ck_assert_msg(st == FG_EFORMAT, "expected FG_EFORMAT, got %s",
+                fg_status_name(st));
+  ck_assert_ptr_null(s);
+  return err;
+}
+
+/* An RGBA copy of a bundled photo. */
+static uint8_t *photo_rgba(const char *name, int *w, int *h) {
+  char path[1024], err[512];
+  fg_image img;
+  ck_assert_msg(fg_image_read(tu_sample(name, path, sizeof path), &img, err,
+                              sizeof err) == FG_OK, "%s", err);
+  *w = img.width;
+  *h = img.height;
+  uint8_t *p = malloc((size_t)img.width * img.height * 4);
+  for (int i = 0; i < img.width * img.height; i++)
+    for (int c = 0; c < 4; c++)
+      p[4 * i + c] = c < img.channels ? img.data[i * img.channels + c]
+                     : c == 3 ? 255 : img.data[i * img.channels];
+  fg_image_free(&img);
+  return p;
+}
+
+static fg_program *compile_fusion(fg_context *ctx, fg_graph *g, fg_fusion f) {
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "graph: %s", fg_graph_errmsg(g));
+  fg_compile_options o = {.fusion = f};
+  fg_program *p = NULL;
+  ck_assert_msg(fg_compile(ctx, g, &o, &p) == FG_OK, "fg_compile: %s",
+                fg_context_errmsg(ctx));
+  return p;
+}
+
+static void run(fg_context *ctx, fg_program *p, int n_in,
+                const void *const *in, int n_out, void *const *out) {
+  ck_assert_msg(fg_program_run(p, n_in, in, n_out, out) == FG_OK,
+                "fg_program_run: %s", fg_context_errmsg(ctx));
+}
+
+/* greyscale's arithmetic, as the script does it in float */
+static uint8_t grey_of(const uint8_t *px) {
+  const float w[4] = {0.299f, 0.587f, 0.114f, 0.0f};
+  float d = 0;
+  for (int c = 0; c < 4; c++)
+    d += (float)px[c] * 0.003921569f * w[c];
+  float v = d * 255.f + 0.5f;
+  v = v < 0 ? 0 : v > 255 ? 255 : v;
+  return (uint8_t)v;
+}
+
+/* ---- the scanner -------------------------------------------------------- */
+
+START_TEST(test_rs_scan_reads_the_reference_scripts) {
+  fg_rs_script *s = load("singlesource.rs");
+  ck_assert_str_eq(fg_rs_script_name(s), "singlesource");
+  ck_assert_int_eq(fg_rs_script_fp(s), FG_RS_FP_FULL);
+  /* a static global is the script's own */
+  ck_assert_int_eq(fg_rs_global_size(s, "weight"), 16);
+  float w[4];
+  ck_assert_int_eq(fg_rs_get(s, "weight", w, sizeof w), FG_EINVAL);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "static"), "%s",
+                fg_rs_script_errmsg(s));
+  fg_rs_script_free(s);
+  fg_rs_script *r = load("reductions.rs");
+  fg_rs_script_free(r);
+  fg_rs_script *f = source("fp", "#pragma version(1)\n"
+                           "#pragma rs_fp_relaxed\n"
+                           "float RS_KERNEL twice(float v) { return 2 * v; }\n");
+  ck_assert_int_eq(fg_rs_script_fp(f), FG_RS_FP_RELAXED);
+  fg_rs_script_free(f);
+}
+END_TEST
+
+START_TEST(test_rs_scan_errors_carry_line_and_column) {
+  char err[1024];
+  bad_source("bad.rs", "#pragma version(1)\n\nint gain = ;\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:3:12:"), "%s", err);
+  bad_source("bad.rs", "#pragma version(2)\n", err, sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:1:17:") && strstr(err, "version"), "%s",
+                err);
+  bad_source("bad.rs", "#pragma version(1)\n#pragma rs frobnicate\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:9:"), "%s", err);
+  bad_source("bad.rs", "static int f(int a) {\n  return a;\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:1:21:") && strstr(err, "never closed"),
+                "%s", err);
+  bad_source("bad.rs", "int x;\n  @\n", err, sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:3:"), "%s", err);
+  bad_source("bad.rs", "#include \"rs_debug.rsh\"\n", err, sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:1:2:"), "%s", err);
+  bad_source("bad.rs", "uchar4 RS_KERNEL k(uchar4 in, float x) "
+             "{ return in; }\n", err, sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:1:37:") && strstr(err, "special"), "%s",
+                err);
+  bad_source("bad.rs", "#pragma rs reduce(r) accumulator(acc)\n"
+             "void acc(int *a, int v) { *a += v; }\n", err, sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:6:") && strstr(err, "static"), "%s",
+                err);
+  /* the API's own checks */
+  fg_rs_script *s = (fg_rs_script *)1;
+  ck_assert_int_eq(fg_rs_script_new_source(NULL, NULL, "", 0, &s, err,
+                                           sizeof err), FG_EINVAL);
+  ck_assert_ptr_null(s);
+  ck_assert_int_eq(fg_rs_script_new_file("/nonexistent/x.rs", &s, err,
+                                         sizeof err), FG_EIO);
+  ck_assert_msg(strstr(err, "/nonexistent/x.rs"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_rs_combiner_rules) {
+  char err[1024];
+  /* more than one input */
+  bad_source("c.rs", "#pragma rs reduce(dp) accumulator(acc)\n"
+             "static void acc(float *a, float p, float q) { *a += p * q; }\n",
+             err, sizeof err);
+  ck_assert_msg(strstr(err, "c.rs:1:12:") && strstr(err, "combiner") &&
+                strstr(err, "2 inputs"), "%s", err);
+  /* an input type that is not the accumulator's */
+  bad_source("c.rs", "#pragma rs reduce(cnt) accumulator(acc)\n"
+             "static void acc(int *a, uchar v) { *a += v; }\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "combiner") && strstr(err, "uchar"), "%s", err);
+  /* special arguments */
+  bad_source("c.rs", "#pragma rs reduce(sx) accumulator(acc)\n"
+             "static void acc(int *a, int v, int x) { *a += v * x; }\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "combiner") && strstr(err, "special"), "%s", err);
+  /* an outconverter of the wrong shape */
+  bad_source("c.rs", "#pragma rs reduce(s) accumulator(acc) "
+             "outconverter(out)\n"
+             "static void acc(int *a, int v) { *a += v; }\n"
+             "static void out(int *r, const float *a) { *r = *a; }\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "c.rs:3:13:") && strstr(err, "outconverter"),
+                "%s", err);
+  /* one input of the accumulator's type and no special argument: the
+   * accumulator stands in for the combiner */
+  fg_rs_script *ok = source("ok", "#pragma rs reduce(s) accumulator(acc)\n"
+                            "static void acc(int *a, int v) { *a += v; }\n");
+  fg_rs_script_free(ok);
+}
+END_TEST
+
+/* ---- mapping kernels ---------------------------------------------------- */
+
+START_TEST(test_rs_invert_greyscale_photo_fused_into_one_pass) {
+  int W, H;
+  uint8_t *px = photo_rgba("chelsea.png", &W, &H);
+  fg_rs_script *s = load("singlesource.rs");
+  fg_graph *g = fg_graph_new("process");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_field *inv = fg_rs_map(g, s, "invert", 1, &img, NULL);
+  fg_output(g, "inverted", inv);
+  fg_output(g, "grey", fg_rs_map(g, s, "greyscale", 1, &inv, NULL));
+  fg_rs_script_free(s);     /* the graph keeps what it needs */
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 1);
+  ck_assert_str_eq(fg_program_kernel_name(p, 0), "invert+greyscale");
+  size_t n = (size_t)W * H * 4;
+  uint8_t *inv_out = malloc(n), *grey = malloc(n);
+  run(ctx, p, 1, (const void *[]){px}, 2, (void *[]){inv_out, grey});
+  int bad = 0;
+  for (size_t i = 0; i < (size_t)W * H; i++) {
+    uint8_t want[4] = {(uint8_t)(255 - px[4 * i]),
+                       (uint8_t)(255 - px[4 * i + 1]),
+                       (uint8_t)(255 - px[4 * i + 2]), px[4 * i + 3]};
+    bad += memcmp(inv_out + 4 * i, want, 4) != 0;
+    uint8_t gv = grey_of(want);
+    for (int c = 0; c < 4; c++)   /* (float4){ v } splats v */
+      bad += abs((int)grey[4 * i + c] - gv) > 1;
+  }
+  ck_assert_int_eq(bad, 0);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  free(px);
+  free(inv_out);
+  free(grey);
+}
+END_TEST
+
+static fg_field *dsl_add(fg_graph *g, fg_field *a, int k) {
+  fg_type t = fg_field_type(a);
+  fg_op *op = fg_op_begin(g, "add", 1, &t);
+  fg_write_tensor(op, 0, fg_convert(fg_add(fg_read_tensor(op, a),
+                                           fg_int(op, k)), t.elem, 1));
+  return fg_op_end(op);
+}
+
+START_TEST(test_rs_fuses_with_dsl_operators_and_other_scripts) {
+  /* two scripts with the same static names and different bodies */
+  fg_rs_script *a = source("a", "static int f(int v) { return v * 3; }\n"
+                           "static const int K = 1;\n"
+                           "#define M 100\n"
+                           "int RS_KERNEL k(int v) { return f(v) + K + M; }\n");
+  fg_rs_script *b = source("b", "static int f(int v) { return v - 7; }\n"
+                           "static const int K = 2;\n"
+                           "#define M 1000\n"
+                           "int RS_KERNEL k(int v, int x, int y) {\n"
+                           "  return f(v) * K + M + x - y;\n}\n");
+  const int R = 19, C = 33;
+  fg_graph *g = fg_graph_new("mix");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape2(R, C)));
+  fg_field *x = dsl_add(g, in, 5);
+  fg_field *y = fg_rs_map(g, a, "k", 1, &x, NULL);
+  fg_field *z = fg_rs_map(g, b, "k", 1, &y, NULL);
+  fg_output(g, "out", dsl_add(g, z, -1));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_program *q = compile_fusion(ctx, g, FG_FUSION_OFF);
+  ck_assert_int_eq(fg_program_kernel_count(p), 1);
+  ck_assert_int_eq(fg_program_kernel_count(q), 4);
+  int32_t v[R * C], o1[R * C], o2[R * C];
+  for (int i = 0; i < R * C; i++)
+    v[i] = i * 13 - 400;
+  run(ctx, p, 1, (const void *[]){v}, 1, (void *[]){o1});
+  run(ctx, q, 1, (const void *[]){v}, 1, (void *[]){o2});
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++) {
+      int i = r * C + c;
+      int want = (((v[i] + 5) * 3 + 1 + 100) - 7) * 2 + 1000 + c - r - 1;
+      ck_assert_int_eq(o1[i], want);
+      ck_assert_int_eq(o2[i], want);
+    }
+  fg_program_free(p);
+  fg_program_free(q);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(a);
+  fg_rs_script_free(b);
+}
+END_TEST
+
+START_TEST(test_rs_globals_set_get_and_per_run_values) {
+  fg_rs_script *s = source("gl",
+      "#pragma version(1)\n"
+      "float gain = 1.5f;\n"
+      "int2 offset = {3, -4};\n"
+      "static int hidden = 7;\n"
+      "const int LIMIT = 2 * 50;\n"
+      "float4 RS_KERNEL scale(float4 v, int x) {\n"
+      "  return v * gain + (float)(offset.x + offset.y + hidden + x);\n"
+      "}\n");
+  float gain = 0;
+  int32_t off[2], lim = 0;
+  ck_assert_int_eq(fg_rs_get(s, "gain", &gain, sizeof gain), FG_OK);
+  ck_assert_float_eq(gain, 1.5f);
+  ck_assert_int_eq(fg_rs_get(s, "offset", off, sizeof off), FG_OK);
+  ck_assert_int_eq(off[0], 3);
+  ck_assert_int_eq(off[1], -4);
+  ck_assert_int_eq(fg_rs_get(s, "LIMIT", &lim, sizeof lim), FG_OK);
+  ck_assert_int_eq(lim, 100);
+  ck_assert_int_eq(fg_rs_set(s, "LIMIT", &lim, sizeof lim), FG_EINVAL);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "const"), "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_set(s, "hidden", &lim, sizeof lim), FG_EINVAL);
+  ck_assert_int_eq(fg_rs_set(s, "gain", &gain, 8), FG_EINVAL);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "4 bytes"), "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_set(s, "nothere", &gain, 4), FG_EINVAL);
+  const int N = 50;
+  fg_graph *g = fg_graph_new("g");
+  fg_field *in = fg_input(g, "in", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  fg_output(g, "out", fg_rs_map(g, s, "scale", 1, &in, NULL));
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  float v[4 * N], o[4 * N];
+  for (int i = 0; i < 4 * N; i++)
+    v[i] = (float)i * 0.25f;
+  run(ctx, p, 1, (const void *[]){v}, 1, (void *[]){o});
+  for (int i = 0; i < 4 * N; i++)
+    ck_assert_float_eq(o[i], v[i] * 1.5f + (float)(3 - 4 + 7 + i / 4));
+  /* a new value reaches the next run of the same program */
+  gain = -2.0f;
+  off[0] = 10;
+  ck_assert_int_eq(fg_rs_set(s, "gain", &gain, sizeof gain), FG_OK);
+  ck_assert_int_eq(fg_rs_set(s, "offset", off, sizeof off), FG_OK);
+  float back = 0;
+  ck_assert_int_eq(fg_rs_get(s, "gain", &back, sizeof back), FG_OK);
+  ck_assert_float_eq(back, -2.0f);
+  run(ctx, p, 1, (const void *[]){v}, 1, (void *[]){o});
+  for (int i = 0; i < 4 * N; i++)
+    ck_assert_float_eq(o[i], v[i] * -2.0f + (float)(10 - 4 + 7 + i / 4));
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+START_TEST(test_rs_bound_allocation_is_a_non_local_read) {
+  fg_rs_script *s = source("lut",
+      "rs_allocation table;\n"
+      "uchar RS_KERNEL look(uchar v, uint32_t x) {\n"
+      "  uint32_t n = rsAllocationGetDimX(table);\n"
+      "  return rsGetElementAt_uchar(table, (v + x) % n);\n"
+      "}\n");
+  const int N = 1000, T = 200;
+  fg_graph *g = fg_graph_new("g");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_U8, fg_shape1(N)));
+  fg_field *tab = fg_input(g, "tab", fg_type_scalar(FG_U8, fg_shape1(T)));
+  /* unbound: an error naming the global */
+  ck_assert_ptr_null(fg_rs_map(g, s, "look", 1, &in, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "'table'"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("g");
+  in = fg_input(g, "in", fg_type_scalar(FG_U8, fg_shape1(N)));
+  tab = fg_input(g, "tab", fg_type_scalar(FG_U8, fg_shape1(T)));
+  fg_field *tab2 = dsl_add(g, tab, 1);       /* produced in the graph */
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "table", tab2), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "nothere", tab2), FG_EINVAL);
+  fg_field *out = fg_rs_map(g, s, "look", 1, &in, NULL);
+  fg_output(g, "out", out);
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  /* the table is materialized: the script reads it anywhere */
+  const char *why = fg_program_field_reason(p, "add.out0");
+  ck_assert_msg(why && strstr(why, "non-local"), "%s", why ? why : "(null)");
+  uint8_t v[N], t[T], o[N];
+  for (int i = 0; i < N; i++)
+    v[i] = (uint8_t)(i * 31);
+  for (int i = 0; i < T; i++)
+    t[i] = (uint8_t)(i * 3 + 11);
+  run(ctx, p, 2, (const void *[]){v, t}, 1, (void *[]){o});
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(o[i], (uint8_t)(t[(v[i] + i) % T] + 1));
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+START_TEST(test_rs_map_checks_types_shapes_and_arity) {
+  fg_rs_script *s = load("singlesource.rs");
+  fg_rs_script *two = source("two", "float RS_KERNEL add(float a, float b) "
+                             "{ return a + b; }\n");
+  fg_graph *g = fg_graph_new("g");
+  fg_field *f = fg_input(g, "f", fg_type_image(FG_F32, 8, 8, 4));
+  ck_assert_ptr_null(fg_rs_map(g, s, "invert", 1, &f, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ETYPE);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "uchar4") &&
+                strstr(fg_graph_errmsg(g), "'f'") &&
+                strstr(fg_graph_errmsg(g), "singlesource.rs:8:"),
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("g");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(4, 5)));
+  fg_field *b = fg_input(g, "b", fg_type_scalar(FG_F32, fg_shape2(5, 4)));
+  ck_assert_ptr_null(fg_rs_map(g, two, "add", 2, (fg_field *[]){a, b},
+                               NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ESHAPE);
+  fg_graph_free(g);
+  g = fg_graph_new("g");
+  a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(4, 5)));
+  ck_assert_ptr_null(fg_rs_map(g, two, "add", 1, &a, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "takes 2"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("g");
+  a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(4, 5)));
+  ck_assert_ptr_null(fg_rs_map(g, two, "nothere", 1, &a, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "add"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  fg_rs_script_free(two);
+}
+END_TEST
+
+START_TEST(test_rs_kernel_error_reported_at_the_users_line) {
+  fg_rs_script *s = NULL;
+  char err[512];
+  ck_assert_int_eq(fg_rs_script_new_source(
+      "oops", "oops.rs",
+      "#pragma version(1)\n"
+      "float RS_KERNEL k(float v) {\n"
+      "  float w = v * 2;\n"
+      "  return w + undeclared_thing;\n"
+      "}\n", (size_t)-1, &s, err, sizeof err), FG_OK);
+  fg_graph *g = fg_graph_new("g");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(8)));
+  fg_output(g, "out", fg_rs_map(g, s, "k", 1, &in, NULL));
+  fg_context *ctx = tu_context();
+  fg_program *p = NULL;
+  ck_assert_int_eq(fg_compile(ctx, g, NULL, &p), FG_EBUILD);
+  ck_assert_msg(strstr(fg_context_errmsg(ctx), "oops.rs:4:"), "%s",
+                fg_context_errmsg(ctx));
+  ck_assert_msg(strstr(fg_context_errmsg(ctx), "undeclared_thing"), "%s",
+                fg_context_errmsg(ctx));
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+START_TEST(test_rs_specials_context_and_launch_range) {
+  fg_rs_script *s = source("sp",
+      "int RS_KERNEL coords(uint32_t x, uint32_t y, uint32_t z,\n"
+      "                     rs_kernel_context context) {\n"
+      "  return x + 100 * y + 10000 * z + 1000000 * rsGetDimX(context)\n"
+      "         + 100000000 * rsGetDimZ(context);\n"
+      "}\n");
+  const int L = 3, R = 4, C = 5;
+  fg_graph *g = fg_graph_new("g");
+  fg_rs_launch opt = {.shape = fg_shape3(L, R, C)};
+  fg_output(g, "all", fg_rs_map(g, s, "coords", 0, NULL, &opt));
+  fg_field *base = fg_input(g, "base", fg_type_scalar(FG_I32,
+                                                      fg_shape3(L, R, C)));
+  fg_rs_launch sub = {.shape = fg_shape3(L, R, C), .x_start = 1, .x_end = 4,
+                      .y_start = 2, .y_end = 3, .base = base};
+  fg_output(g, "sub", fg_rs_map(g, s, "coords", 0, NULL, &sub));
+  fg_rs_launch bad = {.shape = fg_shape1(4), .y_start = 0, .y_end = 2};
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  int32_t all[L * R * C], part[L * R * C], b[L * R * C];
+  for (int i = 0; i < L * R * C; i++)
+    b[i] = -i;
+  run(ctx, p, 1, (const void *[]){b}, 2, (void *[]){all, part});
+  for (int z = 0; z < L; z++)
+    for (int y = 0; y < R; y++)
+      for (int x = 0; x < C; x++) {
+        int i = (z * R + y) * C + x;
+        int want = x + 100 * y + 10000 * z + 1000000 * C + 100000000 * L;
+        ck_assert_int_eq(all[i], want);
+        bool in = x >= 1 && x < 4 && y == 2;
+        ck_assert_int_eq(part[i], in ? want : -i);
+      }
+  ck_assert_ptr_null(fg_rs_map(g, s, "coords", 0, NULL, &bad));
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* ---- reductions --------------------------------------------------------- */
+
+START_TEST(test_rs_reference_reductions) {
+  fg_rs_script *s = load("reductions.rs");
+  int W, H;
+  uint8_t *px = photo_rgba("astronaut.png", &W, &H);
+  const int N = 300007, FR = 61, FC = 53;
+  fg_graph *g = fg_graph_new("red");
+  fg_field *ints = fg_input(g, "ints", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *longs = fg_input(g, "longs", fg_type_scalar(FG_I64,
+                                                        fg_shape1(N)));
+  fg_field *fa = fg_input(g, "fa", fg_type_scalar(FG_F32, fg_shape2(FR, FC)));
+  fg_field *fb = fg_input(g, "fb", fg_type_scalar(FG_F32, fg_shape2(FR, FC)));
+  fg_field *z2 = fg_input(g, "z2", fg_type_scalar(FG_I32, fg_shape2(FR, FC)));
+  fg_field *nz = fg_input(g, "nz", fg_type_scalar(FG_I32, fg_shape2(FR, FC)));
+  fg_field *grey = fg_input(g, "grey", fg_type_scalar(FG_U8,
+                                                      fg_shape2(H, W)));
+  fg_output(g, "addint", fg_rs_reduce(g, s, "addint", 1, &ints, NULL));
+  fg_output(g, "mm", fg_rs_reduce(g, s, "findMinAndMax", 1, &longs, NULL));
+  fg_output(g, "dot", fg_rs_reduce(g, s, "dotProduct", 2,
+                                   (fg_field *[]){fa, fb}, NULL));
+  fg_output(g, "fz2", fg_rs_reduce(g, s, "fz2", 1, &z2, NULL));
+  fg_output(g, "fz2none", fg_rs_reduce(g, s, "fz2", 1, &nz, NULL));
+  fg_field *hist = fg_rs_reduce(g, s, "histogram", 1, &grey, NULL);
+  fg_output(g, "hist", hist);
+  fg_output(g, "mode", fg_rs_reduce(g, s, "mode", 1, &grey, NULL));
+  ck_assert_int_eq(fg_field_type(hist).elem, FG_U32);
+  ck_assert_int_eq(fg_type_tensor_elements(fg_field_type(hist)), 256);
+  int32_t *iv = malloc(sizeof *iv * N);
+  int64_t *lv = malloc(sizeof *lv * N);
+  float a[FR * FC], b[FR * FC];
+  int32_t zv[FR * FC], nzv[FR * FC];
+  uint8_t *gv = malloc((size_t)W * H);
+  uint32_t isum = 0;
+  int64_t lmin = INT64_MAX, lmax = INT64_MIN;
+  for (int i = 0; i < N; i++) {
+    iv[i] = (int32_t)((i * 2654435761u) >> 7) - 1000;
+    isum += (uint32_t)iv[i];
+    lv[i] = (int64_t)(((int64_t)i * 7919) % 100003) * 1000003 - 50000000000LL;
+    lmin = lv[i] < lmin ? lv[i] : lmin;
+    lmax = lv[i] > lmax ? lv[i] : lmax;
+  }
+  double dot = 0;
+  for (int i = 0; i < FR * FC; i++) {
+    a[i] = (float)(i % 17) * 0.5f - 3;
+    b[i] = (float)(i % 13) * 0.25f + 1;
+    dot += (double)a[i] * b[i];
+    zv[i] = 1 + i % 5;
+    nzv[i] = 1 + i % 7;
+  }
+  zv[17 * FC + 29] = 0;
+  uint32_t h[256] = {0};
+  for (int i = 0; i < W * H; i++) {
+    gv[i] = grey_of(px + 4 * i);
+    h[gv[i]]++;
+  }
+  int mode = 0;
+  for (int i = 1; i < 256; i++)
+    if (h[i] > h[mode])
+      mode = i;
+  int32_t r_add, r_mm[2], r_fz[2], r_fzn[2], r_mode[2];
+  float r_dot;
+  uint32_t r_h[256];
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  run(ctx, p, 7, (const void *[]){iv, lv, a, b, zv, nzv, gv}, 7,
+      (void *[]){&r_add, r_mm, &r_dot, r_fz, r_fzn, r_h, r_mode});
+  ck_assert_int_eq((uint32_t)r_add, isum);
+  /* any location of the min and max, as the reference defines it */
+  ck_assert(r_mm[0] >= 0 && r_mm[0] < N && r_mm[1] >= 0 && r_mm[1] < N);
+  ck_assert(lv[r_mm[0]] == lmin);
+  ck_assert(lv[r_mm[1]] == lmax);
+  ck_assert_msg(fabs(r_dot - dot) < 1e-4 * fabs(dot) + 1e-3, "%g vs %g",
+                r_dot, dot);
+  ck_assert_int_eq(r_fz[0], 29);
+  ck_assert_int_eq(r_fz[1], 17);
+  ck_assert_int_eq(r_fzn[0], -1);
+  ck_assert_int_eq(r_fzn[1], -1);
+  ck_assert_int_eq(memcmp(r_h, h, sizeof h), 0);
+  ck_assert_int_eq(r_mode[0], mode);
+  ck_assert_int_eq(r_mode[1], (int32_t)h[mode]);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  free(px);
+  free(iv);
+  free(lv);
+  free(gv);
+}
+END_TEST
+
+START_TEST(test_rs_reduction_dims_ranges_and_empty_range) {
+  fg_rs_script *s = load("reductions.rs");
+  const int L = 3, R = 41, C = 67, N = L * R * C;
+  fg_graph *g = fg_graph_new("dims");
+  fg_field *v1 = fg_input(g, "v1", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *v2 = fg_input(g, "v2", fg_type_scalar(FG_I32, fg_shape2(L * R,
+                                                                    C)));
+  fg_field *v3 = fg_input(g, "v3", fg_type_scalar(FG_I32,
+                                                  fg_shape3(L, R, C)));
+  fg_field *lv = fg_input(g, "lv", fg_type_scalar(FG_I64, fg_shape1(N)));
+  fg_rs_launch box = {.x_start = 5, .x_end = 60, .y_start = 10,
+                      .y_end = 30, .z_start = 1, .z_end = 3};
+  fg_rs_launch empty = {.x_start = 7, .x_end = 7};
+  fg_output(g, "s1", fg_rs_reduce(g, s, "addint", 1, &v1, NULL));
+  fg_output(g, "s2", fg_rs_reduce(g, s, "addint", 1, &v2, NULL));
+  fg_output(g, "s3", fg_rs_reduce(g, s, "addint", 1, &v3, NULL));
+  fg_output(g, "box", fg_rs_reduce(g, s, "addint", 1, &v3, &box));
+  fg_output(g, "e_add", fg_rs_reduce(g, s, "addint", 1, &v1, &empty));
+  /* the initializer's value through the outconverter */
+  fg_output(g, "e_mm", fg_rs_reduce(g, s, "findMinAndMax", 1, &lv, &empty));
+  fg_rs_launch bad = {.x_start = 0, .x_end = N + 1};
+  ck_assert_ptr_null(fg_rs_reduce(g, s, "addint", 1, &v1, &bad));
+  ck_assert_int_eq(fg_graph_status(g), FG_EINVAL);
+  fg_graph_free(g);
+  g = fg_graph_new("dims");
+  v1 = fg_input(g, "v1", fg_type_scalar(FG_I32, fg_shape1(N)));
+  v2 = fg_input(g, "v2", fg_type_scalar(FG_I32, fg_shape2(L * R, C)));
+  v3 = fg_input(g, "v3", fg_type_scalar(FG_I32, fg_shape3(L, R, C)));
+  lv = fg_input(g, "lv", fg_type_scalar(FG_I64, fg_shape1(N)));
+  fg_output(g, "s1", fg_rs_reduce(g, s, "addint", 1, &v1, NULL));
+  fg_output(g, "s2", fg_rs_reduce(g, s, "addint", 1, &v2, NULL));
+  fg_output(g, "s3", fg_rs_reduce(g, s, "addint", 1, &v3, NULL));
+  fg_output(g, "box", fg_rs_reduce(g, s, "addint", 1, &v3, &box));
+  fg_output(g, "e_add", fg_rs_reduce(g, s, "addint", 1, &v1, &empty));
+  fg_output(g, "e_mm", fg_rs_reduce(g, s, "findMinAndMax", 1, &lv, &empty));
+  int32_t *v = malloc(sizeof *v * N);
+  int64_t *l = malloc(sizeof *l * N);
+  uint32_t all = 0, inbox = 0;
+  for (int i = 0; i < N; i++) {
+    v[i] = i % 1009 - 500;
+    l[i] = i;
+    all += (uint32_t)v[i];
+    int z = i / (R * C), y = i / C % R, x = i % C;
+    if (x >= 5 && x < 60 && y >= 10 && y < 30 && z >= 1)
+      inbox += (uint32_t)v[i];
+  }
+  int32_t s1, s2, s3, sb, e_add, e_mm[2];
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  run(ctx, p, 4, (const void *[]){v, v, v, l}, 6,
+      (void *[]){&s1, &s2, &s3, &sb, &e_add, e_mm});
+  ck_assert_int_eq((uint32_t)s1, all);
+  ck_assert_int_eq((uint32_t)s2, all);
+  ck_assert_int_eq((uint32_t)s3, all);
+  ck_assert_int_eq((uint32_t)sb, inbox);
+  ck_assert_int_eq(e_add, 0);
+  ck_assert_int_eq(e_mm[0], -1);
+  ck_assert_int_eq(e_mm[1], -1);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  free(v);
+  free(l);
+}
+END_TEST
+
+START_TEST(test_rs_reduction_fuses_its_producer_and_feeds_a_node) {
+  fg_rs_script *s = load("reductions.rs");
+  const int R = 123, C = 77;
+  fg_graph *g = fg_graph_new("fuse");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape2(R, C)));
+  fg_field *x = dsl_add(g, in, 3);
+  fg_field *sum = fg_rs_reduce(g, s, "addint", 1, &x, NULL);
+  ck_assert_int_eq(fg_field_type(sum).field.ndim, 0);
+  fg_output(g, "sum", sum);
+  /* the 0-D result read by a later operator */
+  fg_type t = fg_type_scalar(FG_I32, fg_shape2(R, C));
+  fg_op *op = fg_op_begin(g, "plus_sum", 1, &t);
+  fg_write_tensor(op, 0, fg_add(fg_read_tensor(op, in),
+                                fg_read_tensor(op, sum)));
+  fg_output(g, "plus", fg_op_end(op));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_program *q = compile_fusion(ctx, g, FG_FUSION_OFF);
+  /* add fused into the accumulate pass; add.out0 never written */
+  ck_assert_str_eq(fg_program_kernel_name(p, 0), "add+addint.accumulate");
+  ck_assert_ptr_null(fg_program_field_reason(p, "add.out0"));
+  ck_assert_int_eq(fg_program_kernel_count(p), 3);
+  ck_assert_int_eq(fg_program_kernel_count(q), 4);
+  int32_t v[R * C], o1[R * C], o2[R * C], s1, s2;
+  uint32_t want = 0;
+  for (int i = 0; i < R * C; i++) {
+    v[i] = (i * 37) % 1001 - 480;
+    want += (uint32_t)(v[i] + 3);
+  }
+  run(ctx, p, 1, (const void *[]){v}, 2, (void *[]){&s1, o1});
+  run(ctx, q, 1, (const void *[]){v}, 2, (void *[]){&s2, o2});
+  ck_assert_int_eq((uint32_t)s1, want);
+  ck_assert_int_eq(s1, s2);
+  for (int i = 0; i < R * C; i++) {
+    ck_assert_int_eq(o1[i], (int32_t)((uint32_t)v[i] + want));
+    ck_assert_int_eq(o2[i], o1[i]);
+  }
+  fg_program_free(p);
+  fg_program_free(q);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+START_TEST(test_rs_reduce_checks_inputs) {
+  fg_rs_script *s = load("reductions.rs");
+  fg_graph *g = fg_graph_new("g");
+  fg_field *f = fg_input(g, "f", fg_type_scalar(FG_F32, fg_shape1(10)));
+  ck_assert_ptr_null(fg_rs_reduce(g, s, "addint", 1, &f, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ETYPE);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "reductions.rs:7:"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("g");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(10)));
+  fg_field *b = fg_input(g, "b", fg_type_scalar(FG_F32, fg_shape1(11)));
+  ck_assert_ptr_null(fg_rs_reduce(g, s, "dotProduct", 2,
+                                  (fg_field *[]){a, b}, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ESHAPE);
+  fg_graph_free(g);
+  g = fg_graph_new("g");
+  a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(10)));
+  ck_assert_ptr_null(fg_rs_reduce(g, s, "nothere", 1, &a, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "histogram"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("rs");
+  TCase *tc = tcase_create("rs");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_rs_scan_reads_the_reference_scripts);
+  tcase_add_test(tc, test_rs_scan_errors_carry_line_and_column);
+  tcase_add_test(tc, test_rs_combiner_rules);
+  tcase_add_test(tc, test_rs_invert_greyscale_photo_fused_into_one_pass);
+  tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
+  tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
+  tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
+  tcase_add_test(tc, test_rs_map_checks_types_shapes_and_arity);
+  tcase_add_test(tc, test_rs_kernel_error_reported_at_the_users_line);
+  tcase_add_test(tc, test_rs_specials_context_and_launch_range);
+  tcase_add_test(tc, test_rs_reference_reductions);
+  tcase_add_test(tc, test_rs_reduction_dims_ranges_and_empty_range);
+  tcase_add_test(tc, test_rs_reduction_fuses_its_producer_and_feeds_a_node);
+  tcase_add_test(tc, test_rs_reduce_checks_inputs);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
