@@ -4,12 +4,12 @@
  * problem; sticky errors are followed through chains of calls and into
  * fg_compile; accepted programs (if/elseif/else, nested and plain loops,
  * while, arrays, vector literals, swizzles, conversions, big tensors) are
- * built and most of them compiled and run on the default (CPU) backend
- * against values computed here in plain C.  The "regressions" case holds
- * tests of library bugs these tests once found. */
-#include "fieldgraph.h"
+ * built and most of them compiled and run on the backend $FG_TEST_BACKEND
+ * names (the CPU by default) against values computed here in plain C.
+ * The "regressions" case holds tests of library bugs these tests once
+ * found. */
+#include "testutil.h"
 
-#include <check.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,16 +40,14 @@ static void expect_ok(fg_graph *g) {
                 fg_graph_errmsg(g));
 }
 
-/* Compiles g on the default backend and runs it once. */
+/* Compiles g on the backend $FG_TEST_BACKEND names and runs it once. */
 static void run_graph(fg_graph *g, int n_in, const void *const *in,
                       int n_out, void *const *out) {
   expect_ok(g);
-  fg_context *ctx = NULL;
-  char err[1024] = "";
-  fg_status st = fg_context_new(NULL, &ctx, err, sizeof err);
-  ck_assert_msg(st == FG_OK, "fg_context_new: %s", err);
+  fg_context *ctx = tu_context();
   fg_program *prog = NULL;
-  st = fg_compile(ctx, g, NULL, &prog);
+  char err[1024] = "";
+  fg_status st = fg_compile(ctx, g, NULL, &prog);
   if (st == FG_OK)
     st = fg_program_run(prog, n_in, in, n_out, out);
   snprintf(err, sizeof err, "%s", fg_context_errmsg(ctx));
@@ -1544,10 +1542,4 @@ static Suite *dsl_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(dsl_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? 1 : 0;
-}
+int main(void) { return tu_run_suite(dsl_suite()); }
