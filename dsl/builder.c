@@ -288,52 +288,106 @@ fg_expr *fg_var(fg_op *op, fg_elem elem, int width) {
   return e;
 }
 
-fg_expr *fg_tensor_var(fg_op *op, fg_field *field) {
+/* The kernel type of what a tensor variable or array declared from field
+ * holds: one tensor (element false; small tensors only) or one tensor
+ * element.  False, with an error unless field is NULL (an earlier
+ * failure), when field cannot give one. */
+static bool tensor_decl_type(fg_op *op, fg_field *field, bool element,
+                             const char *call, fgk_type *t) {
   if (!fgk_op_usable(op) || !field)
+    return false;
+  if (field->graph != op->g) {
+    fgk_fail(op, FG_EINVAL, "%s: field '%s' belongs to another graph", call,
+             field->name);
+    return false;
+  }
+  int n = fg_type_tensor_elements(field->type);
+  if (!element && n > FG_MAX_SMALL_TENSOR) {
+    fgk_fail(op, FG_ETYPE, "%s: field '%s' holds big tensors (%d "
+             "elements); use %s", call, field->name, n,
+             strcmp(call, "_tensorVar") ? "_tensorElementArray"
+                                        : "_tensorElementVar");
+    return false;
+  }
+  *t = fgk_t(field->type.elem, element ? 1 : n);
+  return true;
+}
+
+fg_expr *fg_tensor_var(fg_op *op, fg_field *field) {
+  fgk_type t;
+  if (!tensor_decl_type(op, field, false, "_tensorVar", &t))
     return NULL;
-  if (fg_type_is_big(field->type))
-    return fgk_fail(op, FG_ETYPE, "_tensorVar: field '%s' holds big "
-                    "tensors (%d elements); use _tensorElementVar",
-                    field->name, fg_type_tensor_elements(field->type));
-  return fg_var(op, field->type.elem, fg_type_tensor_elements(field->type));
+  return fg_var(op, t.elem, t.width);
 }
 
 fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field) {
-  if (!fgk_op_usable(op) || !field)
+  fgk_type t;
+  if (!tensor_decl_type(op, field, true, "_tensorElementVar", &t))
     return NULL;
-  return fg_var(op, field->type.elem, 1);
+  return fg_var(op, t.elem, t.width);
 }
 
 enum { FGK_MAX_ARRAY = 16384 };
 
-fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...) {
-  if (!fgk_op_usable(op))
-    return NULL;
+/* Declares an array of type t with ndims extents taken from ap; call names
+ * the DSL call in messages. */
+static fg_expr *array_of(fg_op *op, fgk_type t, int ndims, va_list ap,
+                         const char *call) {
   if (ndims < 1 || ndims > 3)
-    return fgk_fail(op, FG_EINVAL, "fg_array: %d dimensions (expected 1 "
-                    "to 3)", ndims);
+    return fgk_fail(op, FG_EINVAL, "%s: %d dimensions (expected 1 to 3)",
+                    call, ndims);
   int dims[3];
   long total = 1;
-  va_list ap;
-  va_start(ap, ndims);
   for (int i = 0; i < ndims; i++)
     dims[i] = va_arg(ap, int);
-  va_end(ap);
   for (int i = 0; i < ndims; i++) {
     if (dims[i] < 1 || dims[i] > FGK_MAX_ARRAY)
-      return fgk_fail(op, FG_EINVAL, "fg_array: extent %d on axis %d "
-                      "(expected 1 to %d)", dims[i], i, FGK_MAX_ARRAY);
+      return fgk_fail(op, FG_EINVAL, "%s: extent %d on axis %d (expected 1 "
+                      "to %d)", call, dims[i], i, FGK_MAX_ARRAY);
     total *= dims[i];
   }
   if (total > FGK_MAX_ARRAY)
-    return fgk_fail(op, FG_EINVAL, "fg_array: %ld elements (at most %d per "
-                    "thread)", total, FGK_MAX_ARRAY);
-  fgk_var *v = new_var(op, fgk_t(elem, width), ndims, dims, "fg_array");
+    return fgk_fail(op, FG_EINVAL, "%s: %ld elements (at most %d per "
+                    "thread)", call, total, FGK_MAX_ARRAY);
+  fgk_var *v = new_var(op, t, ndims, dims, call);
   if (!v)
     return NULL;
   fg_expr *e = fgk_expr_new(op, FGK_E_VAR, v->type);
   if (e)
     e->u.var = v;
+  return e;
+}
+
+fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...) {
+  if (!fgk_op_usable(op))
+    return NULL;
+  va_list ap;
+  va_start(ap, ndims);
+  fg_expr *e = array_of(op, fgk_t(elem, width), ndims, ap, "fg_array");
+  va_end(ap);
+  return e;
+}
+
+fg_expr *fg_tensor_array(fg_op *op, fg_field *field, int ndims, ...) {
+  fgk_type t;
+  if (!tensor_decl_type(op, field, false, "_tensorArray", &t))
+    return NULL;
+  va_list ap;
+  va_start(ap, ndims);
+  fg_expr *e = array_of(op, t, ndims, ap, "_tensorArray");
+  va_end(ap);
+  return e;
+}
+
+fg_expr *fg_tensor_element_array(fg_op *op, fg_field *field, int ndims,
+                                 ...) {
+  fgk_type t;
+  if (!tensor_decl_type(op, field, true, "_tensorElementArray", &t))
+    return NULL;
+  va_list ap;
+  va_start(ap, ndims);
+  fg_expr *e = array_of(op, t, ndims, ap, "_tensorElementArray");
+  va_end(ap);
   return e;
 }
 

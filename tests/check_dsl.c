@@ -502,6 +502,179 @@ START_TEST(test_dsl_tensor_var_of_big_field_refused) {
 }
 END_TEST
 
+/* ---- variables and arrays typed after a field ---------------------------- */
+
+START_TEST(test_dsl_tensor_decls_follow_the_field) {
+  /* _tensorVar/_tensorArray hold a field's tensors, _tensorElementVar/
+   * _tensorElementArray its elements, whatever the element type */
+  fg_graph *g = fg_graph_new("t");
+  fg_shape s = fg_shape2(3, 4);
+  fg_field *rgba = fg_input(g, "rgba", fg_type_vector(FG_U8, s, 4));
+  fg_field *d = fg_input(g, "d", fg_type_scalar(FG_F64, s));
+  fg_field *m = fg_input(g, "m", fg_type_matrix(FG_I16, s, 3, 3));
+  fg_op *op = fg_op_begin(g, "decls", 1, (fg_type[]){f44()});
+  fg_expr *ta = fg_tensor_array(op, rgba, 2, 4, 4);
+  fg_expr *tea = fg_tensor_element_array(op, rgba, 1, 8);
+  fg_expr *da = fg_tensor_array(op, d, 3, 2, 2, 2);
+  fg_expr *ma = fg_tensor_element_array(op, m, 1, 9);
+  fg_expr *mv = fg_tensor_element_var(op, m);
+  expect_ok(g);
+  ck_assert_int_eq(fg_expr_elem(ta), FG_U8);
+  ck_assert_int_eq(fg_expr_width(ta), 4);
+  ck_assert_int_eq(fg_expr_elem(tea), FG_U8);
+  ck_assert_int_eq(fg_expr_width(tea), 1);
+  ck_assert_int_eq(fg_expr_elem(da), FG_F64);
+  ck_assert_int_eq(fg_expr_width(da), 1);
+  ck_assert_int_eq(fg_expr_elem(ma), FG_I16);
+  ck_assert_int_eq(fg_expr_width(ma), 1);
+  ck_assert_int_eq(fg_expr_elem(mv), FG_I16);
+  /* arrays: indexed with as many indices as dimensions, never assigned
+   * whole */
+  fg_expr *z = fg_int(op, 0);
+  ck_assert_int_eq(fg_expr_width(fg_at(ta, 2, z, z)), 4);
+  ck_assert_int_eq(fg_expr_elem(fg_at(da, 3, z, z, z)), FG_F64);
+  expect_ok(g);
+  ck_assert_ptr_null(fg_at(ta, 1, z));
+  expect_error(g, FG_EINVAL, "operator 'decls'", "fg_at",
+               "1 indices for a 2-dimensional array", NULL);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_tensor_decls_refused) {
+  /* a field of another graph does not exist in this one: each call says
+   * so, naming itself */
+  static const char *const calls[4] = {"_tensorVar", "_tensorArray",
+                                       "_tensorElementVar",
+                                       "_tensorElementArray"};
+  fg_graph *other = fg_graph_new("other");
+  fg_field *alien = fg_input(other, "alien", f44());
+  for (int i = 0; i < 4; i++) {
+    fixture f = open_op("decl", f44(), f44());
+    fg_expr *v = i == 0   ? fg_tensor_var(f.op, alien)
+                 : i == 1 ? fg_tensor_array(f.op, alien, 1, 4)
+                 : i == 2 ? fg_tensor_element_var(f.op, alien)
+                          : fg_tensor_element_array(f.op, alien, 1, 4);
+    ck_assert_ptr_null(v);
+    expect_error(f.g, FG_EINVAL, "operator 'decl'", calls[i],
+                 "field 'alien'", "another graph", NULL);
+    fg_graph_free(f.g);
+  }
+  expect_ok(other);
+  fg_graph_free(other);
+
+  /* an output port that does not exist is reported where it is asked
+   * for; the array built from its NULL adds nothing */
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "in", f44());
+  fg_op *a = fg_op_begin(g, "a", 1, (fg_type[]){f44()});
+  fg_write_tensor(a, 0, fg_read_tensor(a, in));
+  fg_op_end(a);
+  fg_op *b = fg_op_begin(g, "b", 1, (fg_type[]){f44()});
+  ck_assert_ptr_null(fg_tensor_array(b, fg_op_output(a, 3), 2, 4, 4));
+  expect_error(g, FG_EINVAL, "operator 'a'", "output 3 does not exist",
+               "outputs 0 to 0", NULL);
+  ck_assert_ptr_null(fg_tensor_element_array(b, fg_op_output(a, 0), 1, 4));
+  expect_error(g, FG_EINVAL, "output 3 does not exist", NULL);
+  fg_graph_free(g);
+
+  /* a NULL field from an earlier failure records nothing */
+  fixture f = open_op("decl", f44(), f44());
+  ck_assert_ptr_null(fg_tensor_array(f.op, NULL, 1, 4));
+  ck_assert_ptr_null(fg_tensor_element_array(f.op, NULL, 1, 4));
+  ck_assert_ptr_null(fg_tensor_element_var(f.op, NULL));
+  expect_ok(f.g);
+  fg_graph_free(f.g);
+
+  /* big tensors have no tensor array; their elements do */
+  f = open_op("bigarr", m33(), m33());
+  ck_assert_ptr_nonnull(fg_tensor_element_array(f.op, f.in, 2, 3, 3));
+  ck_assert_ptr_null(fg_tensor_array(f.op, f.in, 2, 3, 3));
+  expect_error(f.g, FG_ETYPE, "operator 'bigarr'", "_tensorArray",
+               "field 'in'", "9 elements", "_tensorElementArray", NULL);
+  fg_graph_free(f.g);
+
+  /* extents as fg_array's, with the call named */
+  f = open_op("dims", f44(), f44());
+  ck_assert_ptr_null(fg_tensor_array(f.op, f.in, 4, 2, 2, 2, 2));
+  expect_error(f.g, FG_EINVAL, "operator 'dims'", "_tensorArray",
+               "4 dimensions (expected 1 to 3)", NULL);
+  fg_graph_free(f.g);
+  f = open_op("dims", f44(), f44());
+  ck_assert_ptr_null(fg_tensor_element_array(f.op, f.in, 2, 3, 0));
+  expect_error(f.g, FG_EINVAL, "operator 'dims'", "_tensorElementArray",
+               "extent 0 on axis 1", NULL);
+  fg_graph_free(f.g);
+}
+END_TEST
+
+START_TEST(test_dsl_tensor_arrays_run) {
+  /* img: u8 RGB pixels; m: 2x3 matrices (big, one plane per element).
+   *   t = _tensorArray(img, 3):         t[0] = px, t[k] = t[k-1] + px
+   *   e = _tensorElementArray(m, 2, 3): e[r][c] = element 3r + c
+   *   out0 = t[2] (3 px, wrapping), out1 = sum of e[r][c] * (3r + c + 1) */
+  enum { R = 5, C = 7, P = R * C, E = 6 };
+  fg_shape s = fg_shape2(R, C);
+  fg_type ti = fg_type_vector(FG_U8, s, 3);
+  fg_type tm = fg_type_matrix(FG_F32, s, 2, 3);
+  fg_type ts = fg_type_scalar(FG_F32, s);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *img = fg_input(g, "img", ti);
+  fg_field *m = fg_input(g, "m", tm);
+  fg_op *op = fg_op_begin(g, "arrays", 2, (fg_type[]){ti, ts});
+  fg_expr *px = fg_tensor_var(op, img);
+  fg_assign(px, fg_read_tensor(op, img));
+  fg_expr *t = fg_tensor_array(op, img, 1, 3);
+  fg_expr *e = fg_tensor_element_array(op, m, 2, 2, 3);
+  fg_expr *sum = fg_tensor_element_var(op, m);
+  fg_expr *k = fg_var(op, FG_I32, 1);
+  fg_expr *r = fg_var(op, FG_I32, 1);
+  fg_expr *c = fg_var(op, FG_I32, 1);
+  fg_assign(fg_at(t, 1, fg_int(op, 0)), px);
+  fg_for(k, fg_int(op, 1), fg_lt(k, fg_int(op, 3)), fg_int(op, 1));
+  fg_assign(fg_at(t, 1, k), fg_add(fg_at(t, 1, fg_subi(k, 1)), px));
+  fg_end(op);
+  fg_for(r, fg_int(op, 0), fg_lt(r, fg_int(op, 2)), fg_int(op, 1));
+  fg_for(c, fg_int(op, 0), fg_lt(c, fg_int(op, 3)), fg_int(op, 1));
+  fg_assign(fg_at(e, 2, r, c),
+            fg_read_element(op, m, fg_add(fg_muli(r, 3), c)));
+  fg_end(op);
+  fg_end(op);
+  fg_for(r, fg_int(op, 0), fg_lt(r, fg_int(op, 2)), fg_int(op, 1));
+  fg_for(c, fg_int(op, 0), fg_lt(c, fg_int(op, 3)), fg_int(op, 1));
+  fg_assign(sum, fg_add(sum, fg_mul(fg_at(e, 2, r, c),
+                                    fg_convert(fg_addi(fg_add(fg_muli(r, 3),
+                                                              c), 1),
+                                               FG_F32, 1))));
+  fg_end(op);
+  fg_end(op);
+  fg_write_tensor(op, 0, fg_at(t, 1, fg_int(op, 2)));
+  fg_write_tensor(op, 1, sum);
+  fg_output(g, "thrice", fg_op_end(op));
+  fg_output(g, "weighted", fg_op_output(op, 1));
+  expect_ok(g);
+  uint8_t pix[P][3], out0[P][3];
+  float mat[E][P], out1[P];
+  for (int p = 0; p < P; p++)
+    for (int j = 0; j < 3; j++)
+      pix[p][j] = (uint8_t)(p * 37 + j * 101);
+  for (int q = 0; q < E; q++)
+    for (int p = 0; p < P; p++)
+      mat[q][p] = (float)(q * 10 - p) * 0.5f;   /* small halves: exact */
+  run_graph(g, 2, (const void *[]){pix, mat}, 2, (void *[]){out0, out1});
+  for (int p = 0; p < P; p++) {
+    for (int j = 0; j < 3; j++)
+      ck_assert_uint_eq(out0[p][j], (uint8_t)(3 * pix[p][j]));
+    float want = 0;
+    for (int q = 0; q < E; q++)
+      want += mat[q][p] * (float)(q + 1);
+    ck_assert_msg(out1[p] == want, "point %d: got %g, want %g", p, out1[p],
+                  want);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
 /* ---- statement order ---------------------------------------------------- */
 
 START_TEST(test_dsl_statement_after_write_refused) {
@@ -1484,6 +1657,13 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_tensor_element_outside_foreach_refused);
   tcase_add_test(tc, test_dsl_foreach_count_mismatch_refused);
   tcase_add_test(tc, test_dsl_tensor_var_of_big_field_refused);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("tensor_decls");
+  tcase_set_timeout(tc, 120); /* compiles a kernel */
+  tcase_add_test(tc, test_dsl_tensor_decls_follow_the_field);
+  tcase_add_test(tc, test_dsl_tensor_decls_refused);
+  tcase_add_test(tc, test_dsl_tensor_arrays_run);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("order_addressing_blocks");

@@ -76,13 +76,22 @@ fg_expr *fg_bool(fg_op *op, int v);           /* true / false */
  * _floatVar() is fg_var(op, FG_F32, 1), _int4Var() is fg_var(op, FG_I32, 4).
  */
 fg_expr *fg_var(fg_op *op, fg_elem elem, int width);
-/* A variable holding one tensor of field (small tensors only). */
-fg_expr *fg_tensor_var(fg_op *op, fg_field *field);
-/* A variable holding one tensor element of field. */
-fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field);
 /* A thread-local array of 1-3 dimensions, zero-initialized:
  * _floatArray(4, 4) is fg_array(op, FG_F32, 1, 2, 4, 4). */
 fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...);
+
+/* Variables and arrays typed after a field of the operator's graph (which
+ * they do not read): its tensors (small tensors only) or its tensor
+ * elements.  Arrays take 1-3 int extents, like fg_array. */
+/* _tensorVar(field): a variable holding one tensor of field. */
+fg_expr *fg_tensor_var(fg_op *op, fg_field *field);
+/* _tensorArray(field, 4, 4) is fg_tensor_array(op, field, 2, 4, 4). */
+fg_expr *fg_tensor_array(fg_op *op, fg_field *field, int ndims, ...);
+/* _tensorElementVar(field): a variable holding one tensor element. */
+fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field);
+/* _tensorElementArray(field, 4, 4): an array of tensor elements. */
+fg_expr *fg_tensor_element_array(fg_op *op, fg_field *field, int ndims,
+                                 ...);
 /* Element of an array variable at ndims integer indices; readable and
  * assignable. */
 fg_expr *fg_at(fg_expr *array, int nidx, ...);
