@@ -41,6 +41,10 @@ bool fgk_in_foreach(fg_op *op) {
   return false;
 }
 
+bool fgk_has_tensor_element(fg_op *op) {
+  return op->thread_elements > 0 || fgk_in_foreach(op);
+}
+
 fg_expr *fgk_expr_new(fg_op *op, fgk_expr_kind kind, fgk_type type) {
   fg_expr *e = fgu_arena_alloc(&op->g->arena, sizeof *e);
   if (!e)
@@ -163,6 +167,7 @@ fg_field *fg_op_end(fg_op *op) {
     return fgk_fail(op, FG_ENOMEM, "out of memory");
   memcpy(k->out_type, op->out_type, sizeof op->out_type);
   k->threads = op->threads;
+  k->thread_elements = op->thread_elements;
   k->local[0] = op->local[0];
   k->local[1] = op->local[1];
   k->grouped = op->grouped;
@@ -571,6 +576,12 @@ void fg_for_each_tensor_element(fg_op *op, fg_shape tensor_shape) {
              "statement executed, at the top level of the operator");
     return;
   }
+  if (op->thread_elements) {
+    fgk_fail(op, FG_ERULE, "_forEachTensorElement after _globalThreads("
+             "fieldShape, tensorShape): each thread already has its "
+             "_tensorElement");
+    return;
+  }
   if (tensor_shape.ndim < 0 || tensor_shape.ndim > 2 ||
       fg_shape_points(tensor_shape) < 1) {
     fgk_fail(op, FG_ESHAPE, "_forEachTensorElement: invalid tensor shape "
@@ -635,10 +646,11 @@ static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
                       "(%d elements); read them with _readTensorElement",
                       call, f->name, n);
   } else if (!elem) {
-    if (!fgk_in_foreach(op))
+    if (!fgk_has_tensor_element(op))
       return fgk_fail(op, FG_ERULE, "%s('%s'): no element index given and "
-                      "no _forEachTensorElement block is open", call,
-                      f->name);
+                      "no _tensorElement (no _forEachTensorElement block is "
+                      "open, no _globalThreads(fieldShape, tensorShape))",
+                      call, f->name);
   } else if (!fgk_check_index(op, elem, call, "the element index")) {
     return NULL;
   }
@@ -743,10 +755,18 @@ static void write_common(fg_op *op, int out, fg_expr *value, bool element,
                "block", call, out);
       return;
     }
+    if (ncoords == 0 && op->thread_elements) {
+      fgk_fail(op, FG_ERULE, "%s(_out%d): after _globalThreads(fieldShape, "
+               "tensorShape) %d threads share each location; write one "
+               "element each with _writeTensorElement, or give "
+               "coordinates", call, out, op->thread_elements);
+      return;
+    }
   } else if (!elem) {
-    if (!fgk_in_foreach(op)) {
+    if (!fgk_has_tensor_element(op)) {
       fgk_fail(op, FG_ERULE, "%s(_out%d): no element index given and no "
-               "_forEachTensorElement block is open", call, out);
+               "_tensorElement (no _forEachTensorElement block is open, no "
+               "_globalThreads(fieldShape, tensorShape))", call, out);
       return;
     }
   } else if (!fgk_check_index(op, elem, call, "the element index")) {
@@ -868,6 +888,22 @@ void fg_global_threads(fg_op *op, fg_shape shape) {
   if (!fg__check_type(op->g, what, fg_type_scalar(FG_F32, shape)))
     return;
   op->threads = shape;
+  op->thread_elements = 0;
+}
+
+void fg_global_threads_elements(fg_op *op, fg_shape field_shape,
+                                fg_shape tensor_shape) {
+  if (!allocation_ok(op, "_globalThreads"))
+    return;
+  /* the shapes of a field type: the checks (and messages) of any field */
+  char what[300];
+  snprintf(what, sizeof what, "operator '%s' _globalThreads(fieldShape, "
+           "tensorShape)", op->name);
+  fg_type t = {.elem = FG_F32, .field = field_shape, .tensor = tensor_shape};
+  if (!fg__check_type(op->g, what, t))
+    return;
+  op->threads = field_shape;
+  op->thread_elements = (int)fg_shape_points(tensor_shape);
 }
 
 int fg_op_local_extent(fg_op *op, fg_thread_const axis) {

@@ -3,8 +3,9 @@
  * and that the message names the operator ("operator 'NAME'") and the
  * problem; sticky errors are followed through chains of calls and into
  * fg_compile; accepted programs (if/elseif/else, nested and plain loops,
- * while, arrays, vector literals, swizzles, conversions, big tensors) are
- * built and most of them compiled and run on the backend $FG_TEST_BACKEND
+ * while, arrays, vector literals, swizzles, conversions, big tensors,
+ * variables and arrays typed after a field, one thread per tensor
+ * element) are built and most of them compiled and run on the backend $FG_TEST_BACKEND
  * names (the CPU by default) against values computed here in plain C.
  * The "regressions" case holds tests of library bugs these tests once
  * found. */
@@ -1617,6 +1618,215 @@ START_TEST(test_dsl_global_threads_changes_implicit_shape) {
 }
 END_TEST
 
+/* ---- _globalThreads(fieldShape, tensorShape) ----------------------------- */
+
+START_TEST(test_dsl_global_threads_elements_run) {
+  /* one thread per element of a 2x3 matrix at each point of a 2x3x4 field:
+   *   out0[e] = in[e] * 2 + e + 100 * _tensorElements (implicit element)
+   *   out1[e] = 1000 _layer + 100 _row + 10 _column + e (thread identity)
+   *   out2 = in transposed: element (r, c) written to (c, r)
+   * and, in a second operator whose output is not the thread shape, the
+   * field flattened: flat[(point * 9) + e] = m[e] (explicit writes) */
+  enum { L = 2, R = 3, C = 4, P = L * R * C, E = 6, E9 = 9 };
+  fg_shape fs = fg_shape3(L, R, C);
+  fg_type tm = fg_type_matrix(FG_F32, fs, 2, 3);
+  fg_type ti = fg_type_matrix(FG_I32, fs, 2, 3);
+  fg_type tt = fg_type_matrix(FG_F32, fs, 3, 2);
+  fg_type t9 = fg_type_matrix(FG_F32, fs, 3, 3);
+  fg_type tflat = fg_type_scalar(FG_F32, fg_shape1(P * E9));
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "in", tm);
+  fg_field *m = fg_input(g, "m", t9);
+  fg_op *op = fg_op_begin(g, "perElement", 3, (fg_type[]){tm, ti, tt});
+  fg_global_threads_elements(op, fs, fg_shape2(2, 3));
+  fg_expr *te = fg_tensor_element(op);
+  fg_expr *x = fg_tensor_element_var(op, in);
+  fg_assign(x, fg_read_element(op, in, NULL));
+  fg_write_element(op, 0, fg_add(fg_add(fg_mulf(x, 2.0f),
+                                        fg_convert(te, FG_F32, 1)),
+                                 fg_convert(fg_muli(fg_tensor_elements(op),
+                                                    100), FG_F32, 1)),
+                   NULL);
+  fg_write_element(op, 1, fg_add(fg_add(fg_muli(fg_layer(op), 1000),
+                                        fg_muli(fg_row(op), 100)),
+                                 fg_add(fg_muli(fg_column(op), 10), te)),
+                   NULL);
+  fg_write_element(op, 2, x,
+                   fg_add(fg_muli(fg_mod(te, fg_int(op, 3)), 2),
+                          fg_div(te, fg_int(op, 3))));
+  fg_output(g, "scaled", fg_op_end(op));
+  fg_output(g, "ids", fg_op_output(op, 1));
+  fg_output(g, "transposed", fg_op_output(op, 2));
+  op = fg_op_begin(g, "flatten", 1, &tflat);
+  fg_global_threads_elements(op, fs, t9.tensor);
+  fg_expr *point = fg_add(fg_muli(fg_add(fg_muli(fg_layer(op), R),
+                                         fg_row(op)), C), fg_column(op));
+  fg_write_tensor_at(op, 0, fg_read_element(op, m, NULL), 1,
+                     fg_add(fg_muli(point, E9), fg_tensor_element(op)));
+  fg_output(g, "flat", fg_op_end(op));
+  expect_ok(g);
+
+  /* big tensors: one plane of P points per element */
+  static float vin[E][P], mv[E9][P], o0[E][P], o2[E][P], flat[P * E9];
+  static int32_t o1[E][P];
+  for (int e = 0; e < E; e++)
+    for (int p = 0; p < P; p++)
+      vin[e][p] = (float)(e * 31 - p) * 0.25f;
+  for (int e = 0; e < E9; e++)
+    for (int p = 0; p < P; p++)
+      mv[e][p] = (float)(e * 1000 + p);
+  run_graph(g, 2, (const void *[]){vin, mv}, 4,
+            (void *[]){o0, o1, o2, flat});
+  for (int l = 0, p = 0; l < L; l++)
+    for (int r = 0; r < R; r++)
+      for (int c = 0; c < C; c++, p++)
+        for (int e = 0; e < E; e++) {
+          ck_assert_float_eq(o0[e][p], vin[e][p] * 2 + (float)e + 600);
+          ck_assert_int_eq(o1[e][p], l * 1000 + r * 100 + c * 10 + e);
+          ck_assert_float_eq(o2[(e % 3) * 2 + e / 3][p], vin[e][p]);
+        }
+  for (int p = 0; p < P; p++)
+    for (int e = 0; e < E9; e++)
+      ck_assert_float_eq(flat[p * E9 + e], mv[e][p]);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_per_element_threads_do_not_fuse) {
+  /* per-element threads over float4 pixels: ramp[e] = v[e] * (e + 1);
+   * a pointwise consumer cannot join it (four threads per point) */
+  enum { R = 5, C = 6, P = R * C };
+  fg_shape s = fg_shape2(R, C);
+  fg_type t = fg_type_vector(FG_F32, s, 4);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "v", t);
+  fg_op *op = fg_op_begin(g, "ramp", 1, &t);
+  fg_global_threads_elements(op, s, fg_shape1(4));
+  fg_write_element(op, 0, fg_mul(fg_read_element(op, in, NULL),
+                                 fg_convert(fg_addi(fg_tensor_element(op), 1),
+                                            FG_F32, 1)), NULL);
+  fg_field *ramp = fg_op_end(op);
+  op = fg_op_begin(g, "plus1", 1, &t);
+  fg_write_tensor(op, 0, fg_addf(fg_read_tensor(op, ramp), 1.0f));
+  fg_output(g, "out", fg_op_end(op));
+  expect_ok(g);
+  fg_context *ctx = tu_context();
+  fg_compile_options on = {.fusion = FG_FUSION_ON};
+  fg_program *p = NULL;
+  ck_assert_msg(fg_compile(ctx, g, &on, &p) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  const char *why = fg_program_field_reason(p, "ramp.out0");
+  ck_assert_msg(why && strstr(why, "per-element threads"), "reason: %s",
+                why ? why : "(none)");
+  float v[P][4], out[P][4];
+  for (int i = 0; i < P; i++)
+    for (int e = 0; e < 4; e++)
+      v[i][e] = (float)(i - 3 * e) * 0.5f;
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){v}, 1,
+                               (void *[]){out}) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  for (int i = 0; i < P; i++)
+    for (int e = 0; e < 4; e++)
+      ck_assert_float_eq(out[i][e], v[i][e] * (float)(e + 1) + 1.0f);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_global_threads_elements_with_work_groups) {
+  /* per-element threads in 4 x 4 work-groups sharing a tile of elements:
+   * out(r, c)[e] = in(r, c ^ 1)[e] * 2, the neighbour read from the tile;
+   * 6 rows leave a partial group whose extra threads write nothing */
+  enum { R = 6, C = 8, P = R * C };
+  fg_shape s = fg_shape2(R, C);
+  fg_type t = fg_type_vector(FG_F32, s, 3);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "v", t);
+  fg_op *op = fg_op_begin(g, "swapPairs", 1, &t);
+  fg_global_threads_elements(op, s, fg_shape1(3));
+  fg_local_threads(op, fg_shape2(4, 4));
+  fg_expr *tile = fg_local(fg_tensor_element_array(op, in, 2, 4, 4));
+  fg_assign(fg_at(tile, 2, fg_local_row(op), fg_local_column(op)),
+            fg_read_element(op, in, NULL));
+  fg_sync_threads_local(op);
+  fg_write_element(op, 0, fg_mulf(fg_at(tile, 2, fg_local_row(op),
+                                        fg_bxor(fg_local_column(op),
+                                                fg_int(op, 1))), 2.0f),
+                   NULL);
+  fg_output(g, "out", fg_op_end(op));
+  expect_ok(g);
+  float v[P][3], out[P][3];
+  for (int i = 0; i < P; i++)
+    for (int e = 0; e < 3; e++)
+      v[i][e] = (float)(i * 3 + e);
+  memset(out, 0, sizeof out);
+  run_graph(g, 1, (const void *[]){v}, 1, (void *[]){out});
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++)
+      for (int e = 0; e < 3; e++)
+        ck_assert_float_eq(out[r * C + c][e], v[r * C + (c ^ 1)][e] * 2);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_global_threads_elements_refused) {
+  fg_graph *g;
+  fg_field *in;
+  fg_shape s = fg_shape2(4, 4), t22 = fg_shape2(2, 2);
+  /* thread allocation before code */
+  fg_op *op = wg_open(&g, &in);
+  fg_var(op, FG_F32, 1);
+  fg_global_threads_elements(op, s, t22);
+  wg_expect(g, FG_ERULE, "must precede executable code");
+  fg_graph_free(g);
+  /* shapes checked as a field type's */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, fg_shape3(2, 2, 2));
+  wg_expect(g, FG_ESHAPE, "tensor shape has 3 dimensions");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, fg_shape1(0));
+  wg_expect(g, FG_ESHAPE, "tensor extent 0");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, fg_shape2(0, 4), t22);
+  wg_expect(g, FG_ESHAPE, "field extent 0");
+  fg_graph_free(g);
+  /* _tensorElement is the thread's: no for-each loop over elements */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, t22);
+  fg_for_each_tensor_element(op, t22);
+  wg_expect(g, FG_ERULE, "_forEachTensorElement after _globalThreads");
+  fg_graph_free(g);
+  /* four threads share each point: no implicit _writeTensor */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, t22);
+  fg_write_tensor(op, 0, fg_read_tensor(op, in));
+  wg_expect(g, FG_ERULE, "4 threads share each location");
+  fg_graph_free(g);
+  /* implicit reads address the field shape given */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, fg_shape2(8, 8), t22);
+  fg_read_element(op, in, NULL);
+  wg_expect(g, FG_ESHAPE, "threads are f32[8x8]");
+  fg_graph_free(g);
+  /* without it (or after the one-shape form replaced it) there is no
+   * _tensorElement */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, t22);
+  fg_global_threads(op, s);
+  ck_assert_ptr_null(fg_tensor_element(op));
+  wg_expect(g, FG_ERULE, "or after _globalThreads(fieldShape, tensorShape)");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_write_element(op, 0, fg_float(op, 1.0f), NULL);
+  wg_expect(g, FG_ERULE, "no _tensorElement");
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -1711,6 +1921,14 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_atomics_need_local_volatile_int);
   tcase_add_test(tc, test_dsl_global_threads_changes_implicit_shape);
   suite_add_tcase(s, tc);
+  tc = tcase_create("global_threads_elements");
+  tcase_set_timeout(tc, 120); /* compiles kernels */
+  tcase_add_test(tc, test_dsl_global_threads_elements_run);
+  tcase_add_test(tc, test_dsl_per_element_threads_do_not_fuse);
+  tcase_add_test(tc, test_dsl_global_threads_elements_with_work_groups);
+  tcase_add_test(tc, test_dsl_global_threads_elements_refused);
+  suite_add_tcase(s, tc);
+
   tc = tcase_create("regressions");
   tcase_add_test(tc, test_dsl_regression_closed_operator_expr_first_operand);
   tcase_add_test(tc, test_dsl_regression_assign_to_closed_operator_variable);
