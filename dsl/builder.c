@@ -41,6 +41,10 @@ bool fgk_in_foreach(fg_op *op) {
   return false;
 }
 
+bool fgk_has_tensor_element(fg_op *op) {
+  return op->thread_elements > 0 || fgk_in_foreach(op);
+}
+
 fg_expr *fgk_expr_new(fg_op *op, fgk_expr_kind kind, fgk_type type) {
   fg_expr *e = fgu_arena_alloc(&op->g->arena, sizeof *e);
   if (!e)
@@ -163,6 +167,7 @@ fg_field *fg_op_end(fg_op *op) {
     return fgk_fail(op, FG_ENOMEM, "out of memory");
   memcpy(k->out_type, op->out_type, sizeof op->out_type);
   k->threads = op->threads;
+  k->thread_elements = op->thread_elements;
   k->local[0] = op->local[0];
   k->local[1] = op->local[1];
   k->grouped = op->grouped;
@@ -288,52 +293,106 @@ fg_expr *fg_var(fg_op *op, fg_elem elem, int width) {
   return e;
 }
 
-fg_expr *fg_tensor_var(fg_op *op, fg_field *field) {
+/* The kernel type of what a tensor variable or array declared from field
+ * holds: one tensor (element false; small tensors only) or one tensor
+ * element.  False, with an error unless field is NULL (an earlier
+ * failure), when field cannot give one. */
+static bool tensor_decl_type(fg_op *op, fg_field *field, bool element,
+                             const char *call, fgk_type *t) {
   if (!fgk_op_usable(op) || !field)
+    return false;
+  if (field->graph != op->g) {
+    fgk_fail(op, FG_EINVAL, "%s: field '%s' belongs to another graph", call,
+             field->name);
+    return false;
+  }
+  int n = fg_type_tensor_elements(field->type);
+  if (!element && n > FG_MAX_SMALL_TENSOR) {
+    fgk_fail(op, FG_ETYPE, "%s: field '%s' holds big tensors (%d "
+             "elements); use %s", call, field->name, n,
+             strcmp(call, "_tensorVar") ? "_tensorElementArray"
+                                        : "_tensorElementVar");
+    return false;
+  }
+  *t = fgk_t(field->type.elem, element ? 1 : n);
+  return true;
+}
+
+fg_expr *fg_tensor_var(fg_op *op, fg_field *field) {
+  fgk_type t;
+  if (!tensor_decl_type(op, field, false, "_tensorVar", &t))
     return NULL;
-  if (fg_type_is_big(field->type))
-    return fgk_fail(op, FG_ETYPE, "_tensorVar: field '%s' holds big "
-                    "tensors (%d elements); use _tensorElementVar",
-                    field->name, fg_type_tensor_elements(field->type));
-  return fg_var(op, field->type.elem, fg_type_tensor_elements(field->type));
+  return fg_var(op, t.elem, t.width);
 }
 
 fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field) {
-  if (!fgk_op_usable(op) || !field)
+  fgk_type t;
+  if (!tensor_decl_type(op, field, true, "_tensorElementVar", &t))
     return NULL;
-  return fg_var(op, field->type.elem, 1);
+  return fg_var(op, t.elem, t.width);
 }
 
 enum { FGK_MAX_ARRAY = 16384 };
 
-fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...) {
-  if (!fgk_op_usable(op))
-    return NULL;
+/* Declares an array of type t with ndims extents taken from ap; call names
+ * the DSL call in messages. */
+static fg_expr *array_of(fg_op *op, fgk_type t, int ndims, va_list ap,
+                         const char *call) {
   if (ndims < 1 || ndims > 3)
-    return fgk_fail(op, FG_EINVAL, "fg_array: %d dimensions (expected 1 "
-                    "to 3)", ndims);
+    return fgk_fail(op, FG_EINVAL, "%s: %d dimensions (expected 1 to 3)",
+                    call, ndims);
   int dims[3];
   long total = 1;
-  va_list ap;
-  va_start(ap, ndims);
   for (int i = 0; i < ndims; i++)
     dims[i] = va_arg(ap, int);
-  va_end(ap);
   for (int i = 0; i < ndims; i++) {
     if (dims[i] < 1 || dims[i] > FGK_MAX_ARRAY)
-      return fgk_fail(op, FG_EINVAL, "fg_array: extent %d on axis %d "
-                      "(expected 1 to %d)", dims[i], i, FGK_MAX_ARRAY);
+      return fgk_fail(op, FG_EINVAL, "%s: extent %d on axis %d (expected 1 "
+                      "to %d)", call, dims[i], i, FGK_MAX_ARRAY);
     total *= dims[i];
   }
   if (total > FGK_MAX_ARRAY)
-    return fgk_fail(op, FG_EINVAL, "fg_array: %ld elements (at most %d per "
-                    "thread)", total, FGK_MAX_ARRAY);
-  fgk_var *v = new_var(op, fgk_t(elem, width), ndims, dims, "fg_array");
+    return fgk_fail(op, FG_EINVAL, "%s: %ld elements (at most %d per "
+                    "thread)", call, total, FGK_MAX_ARRAY);
+  fgk_var *v = new_var(op, t, ndims, dims, call);
   if (!v)
     return NULL;
   fg_expr *e = fgk_expr_new(op, FGK_E_VAR, v->type);
   if (e)
     e->u.var = v;
+  return e;
+}
+
+fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...) {
+  if (!fgk_op_usable(op))
+    return NULL;
+  va_list ap;
+  va_start(ap, ndims);
+  fg_expr *e = array_of(op, fgk_t(elem, width), ndims, ap, "fg_array");
+  va_end(ap);
+  return e;
+}
+
+fg_expr *fg_tensor_array(fg_op *op, fg_field *field, int ndims, ...) {
+  fgk_type t;
+  if (!tensor_decl_type(op, field, false, "_tensorArray", &t))
+    return NULL;
+  va_list ap;
+  va_start(ap, ndims);
+  fg_expr *e = array_of(op, t, ndims, ap, "_tensorArray");
+  va_end(ap);
+  return e;
+}
+
+fg_expr *fg_tensor_element_array(fg_op *op, fg_field *field, int ndims,
+                                 ...) {
+  fgk_type t;
+  if (!tensor_decl_type(op, field, true, "_tensorElementArray", &t))
+    return NULL;
+  va_list ap;
+  va_start(ap, ndims);
+  fg_expr *e = array_of(op, t, ndims, ap, "_tensorElementArray");
+  va_end(ap);
   return e;
 }
 
@@ -517,6 +576,12 @@ void fg_for_each_tensor_element(fg_op *op, fg_shape tensor_shape) {
              "statement executed, at the top level of the operator");
     return;
   }
+  if (op->thread_elements) {
+    fgk_fail(op, FG_ERULE, "_forEachTensorElement after _globalThreads("
+             "fieldShape, tensorShape): each thread already has its "
+             "_tensorElement");
+    return;
+  }
   if (tensor_shape.ndim < 0 || tensor_shape.ndim > 2 ||
       fg_shape_points(tensor_shape) < 1) {
     fgk_fail(op, FG_ESHAPE, "_forEachTensorElement: invalid tensor shape "
@@ -581,10 +646,11 @@ static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
                       "(%d elements); read them with _readTensorElement",
                       call, f->name, n);
   } else if (!elem) {
-    if (!fgk_in_foreach(op))
+    if (!fgk_has_tensor_element(op))
       return fgk_fail(op, FG_ERULE, "%s('%s'): no element index given and "
-                      "no _forEachTensorElement block is open", call,
-                      f->name);
+                      "no _tensorElement (no _forEachTensorElement block is "
+                      "open, no _globalThreads(fieldShape, tensorShape))",
+                      call, f->name);
   } else if (!fgk_check_index(op, elem, call, "the element index")) {
     return NULL;
   }
@@ -689,10 +755,18 @@ static void write_common(fg_op *op, int out, fg_expr *value, bool element,
                "block", call, out);
       return;
     }
+    if (ncoords == 0 && op->thread_elements) {
+      fgk_fail(op, FG_ERULE, "%s(_out%d): after _globalThreads(fieldShape, "
+               "tensorShape) %d threads share each location; write one "
+               "element each with _writeTensorElement, or give "
+               "coordinates", call, out, op->thread_elements);
+      return;
+    }
   } else if (!elem) {
-    if (!fgk_in_foreach(op)) {
+    if (!fgk_has_tensor_element(op)) {
       fgk_fail(op, FG_ERULE, "%s(_out%d): no element index given and no "
-               "_forEachTensorElement block is open", call, out);
+               "_tensorElement (no _forEachTensorElement block is open, no "
+               "_globalThreads(fieldShape, tensorShape))", call, out);
       return;
     }
   } else if (!fgk_check_index(op, elem, call, "the element index")) {
@@ -814,6 +888,22 @@ void fg_global_threads(fg_op *op, fg_shape shape) {
   if (!fg__check_type(op->g, what, fg_type_scalar(FG_F32, shape)))
     return;
   op->threads = shape;
+  op->thread_elements = 0;
+}
+
+void fg_global_threads_elements(fg_op *op, fg_shape field_shape,
+                                fg_shape tensor_shape) {
+  if (!allocation_ok(op, "_globalThreads"))
+    return;
+  /* the shapes of a field type: the checks (and messages) of any field */
+  char what[300];
+  snprintf(what, sizeof what, "operator '%s' _globalThreads(fieldShape, "
+           "tensorShape)", op->name);
+  fg_type t = {.elem = FG_F32, .field = field_shape, .tensor = tensor_shape};
+  if (!fg__check_type(op->g, what, t))
+    return;
+  op->threads = field_shape;
+  op->thread_elements = (int)fg_shape_points(tensor_shape);
 }
 
 int fg_op_local_extent(fg_op *op, fg_thread_const axis) {

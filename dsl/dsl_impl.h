@@ -38,6 +38,7 @@ struct fg_op {
   int foreach_count;         /* its element count */
   fg__node *node;            /* set by fg_op_end */
   fg_shape threads;          /* output 0's field shape or _globalThreads */
+  int thread_elements;       /* > 0: threads per point, _tensorElement */
   int local[2];              /* work-group (rows, columns) */
   bool grouped;              /* uses work-group features */
 };
@@ -52,6 +53,10 @@ void *fgk_fail(fg_op *op, fg_status st, const char *fmt, ...)
 int fgk_op_input(fg_op *op, fg_field *f, const char *call);
 /* True inside a _forEachTensorElement block. */
 bool fgk_in_foreach(fg_op *op);
+/* True where the thread constant _tensorElement is defined: inside a
+ * _forEachTensorElement block, or anywhere after _globalThreads(fieldShape,
+ * tensorShape). */
+bool fgk_has_tensor_element(fg_op *op);
 /* New expression node of op, or NULL (error recorded) when out of memory. */
 fg_expr *fgk_expr_new(fg_op *op, fgk_expr_kind kind, fgk_type type);
 /* Checks that e is an integer scalar usable as a coordinate or index. */

@@ -273,9 +273,9 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     break;
   case FGK_E_THREAD:
     if (x->u.thread == FG_TENSOR_ELEMENTS)
-      fgk_putf(e, "%d", e->foreach_count > 0
-                            ? e->foreach_count
-                            : fg_type_tensor_elements(k->out_type[0]));
+      fgk_putf(e, "%d", e->foreach_count > 0    ? e->foreach_count
+                        : k->thread_elements > 0 ? k->thread_elements
+                        : fg_type_tensor_elements(k->out_type[0]));
     else
       fgk_put(e, thread_name[x->u.thread]);
     break;

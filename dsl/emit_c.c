@@ -571,6 +571,23 @@ static void c_buffer(fgu_buf *o, const char *pfx, int i, int slot, fg_type t,
   fgu_buf_printf(o, "  (void)%s%d_P;\n", pfx, i);
 }
 
+/* Opens the loop over fgk_t, the kernel's (layer, row) pairs, rows being
+ * per_layer per layer (rows, or groups of rows).  With per-element threads
+ * (_globalThreads(fieldShape, tensorShape)) the backend launches that many
+ * times as many: the element is the outermost part of the index. */
+static void c_open_row_loop(fgu_buf *o, const fgk_kernel *k,
+                            const char *per_layer) {
+  if (!k->thread_elements) {
+    fgu_buf_puts(o, "  for (long fgk_t = fgk_t0; fgk_t < fgk_t1; ++fgk_t) {\n");
+    return;
+  }
+  fgu_buf_printf(o, "  for (long fgk_u = fgk_t0; fgk_u < fgk_t1; ++fgk_u) {\n"
+                 "    const int _tensorElement = (int)(fgk_u / ((long)_layers "
+                 "* %s));\n"
+                 "    const long fgk_t = fgk_u %% ((long)_layers * %s);\n"
+                 "    (void)_tensorElement;\n", per_layer, per_layer);
+}
+
 static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                           const char *fn_name) {
   const fgk_kernel *k = e->k;
@@ -618,8 +635,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    "  const long fgk_GY = (_rows + fgk_LY - 1) / fgk_LY;\n"
                    "  (void)_localLayers; (void)_localRows; "
                    "(void)_localColumns;\n", k->local[0], k->local[1]);
-    fgu_buf_puts(o, "  for (long fgk_t = fgk_t0; fgk_t < fgk_t1; ++fgk_t) {\n"
-                 "    const int _layer = (int)(fgk_t / fgk_GY), "
+    c_open_row_loop(o, k, "fgk_GY");
+    fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / fgk_GY), "
                  "_groupRow = (int)(fgk_t % fgk_GY);\n"
                  "    const int _groupLayer = _layer, _localLayer = 0;\n"
                  "    (void)_groupLayer; (void)_localLayer;\n"
@@ -628,8 +645,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "      (void)_groupColumn;\n");
     return;
   }
-  fgu_buf_puts(o, "  for (long fgk_t = fgk_t0; fgk_t < fgk_t1; ++fgk_t) {\n"
-               "    const int _layer = (int)(fgk_t / _rows), "
+  c_open_row_loop(o, k, "_rows");
+  fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
                "    (void)_layer; (void)_row;\n"
                "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) {\n"

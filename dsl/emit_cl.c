@@ -153,10 +153,16 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "_column = (int)(fgk_i % fgk_TC);\n");
     return;
   }
-  fgu_buf_puts(o, "  const long fgk_c = get_global_id(0), "
-               "fgk_r = get_global_id(1), fgk_l = get_global_id(2);\n"
-               "  const int _layer = (int)fgk_l, _row = (int)fgk_r, "
-               "_column = (int)fgk_c;\n");
+  /* per-element threads (_globalThreads(fieldShape, tensorShape)): the
+   * third axis runs over elements times layers */
+  fgu_buf_printf(o, "  const long fgk_c = get_global_id(0), "
+                 "fgk_r = get_global_id(1), fgk_l = get_global_id(2)%s;\n"
+                 "  const int _layer = (int)fgk_l, _row = (int)fgk_r, "
+                 "_column = (int)fgk_c;\n",
+                 k->thread_elements ? " % fgk_TL" : "");
+  if (k->thread_elements)
+    fgu_buf_puts(o, "  const int _tensorElement = (int)(get_global_id(2) / "
+                 "fgk_TL);\n");
   if (!k->grouped) {
     fgu_buf_puts(o, "  /* the global size is rounded up: extra work-items "
                  "idle */\n"

@@ -125,9 +125,10 @@ fg_expr *fg_thread(fg_op *op, fg_thread_const which) {
   if ((unsigned)which >= FG_THREAD_CONST_COUNT_)
     return fgk_fail(op, FG_EINVAL, "fg_thread: unknown thread constant %d",
                     (int)which);
-  if (which == FG_TENSOR_ELEMENT && !fgk_in_foreach(op))
+  if (which == FG_TENSOR_ELEMENT && !fgk_has_tensor_element(op))
     return fgk_fail(op, FG_ERULE, "_tensorElement is only defined inside "
-                    "_forEachTensorElement");
+                    "_forEachTensorElement or after _globalThreads("
+                    "fieldShape, tensorShape)");
   if (which >= FG_LOCAL_LAYERS)
     op->grouped = true;           /* work-group identity: a grouped kernel */
   fg_expr *e = fgk_expr_new(op, FGK_E_THREAD, fgk_t(FG_I32, 1));

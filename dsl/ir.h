@@ -180,6 +180,9 @@ typedef struct fgk_kernel {
   fg_type *out_type;     /* n_out */
   fg_shape threads;      /* thread shape: output 0's field shape, or what
                             _globalThreads asked for */
+  int thread_elements;   /* 0, or _globalThreads(threads, tensorShape)'s
+                            element count: that many threads per point,
+                            each with its own _tensorElement */
   int local[2];          /* work-group (rows, columns) of a grouped kernel */
   int reduce;            /* 0, or 1 + fg_reduce_op: output reduce_port
                             (0-D) accumulates over all threads */

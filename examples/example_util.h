@@ -1,12 +1,36 @@
-/* examples/example_util.h - the compile-and-run boilerplate the small
- * example programs share: one context, one program, one synchronous run,
- * errors printed with the name of the example. */
+/* examples/example_util.h - the boilerplate the small example programs
+ * share: one context, one program, one synchronous run, errors printed with
+ * the name of the example; the output directory and file names of the
+ * programs that write images. */
 #ifndef FG_EXAMPLE_UTIL_H
 #define FG_EXAMPLE_UTIL_H
 
 #include "fieldgraph.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The file name of path without its directory and extension
+ * ("data/chelsea.png" gives "chelsea"). */
+static inline void example_stem(const char *path, char *out, size_t size) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  snprintf(out, size, "%s", base);
+  char *dot = strrchr(out, '.');
+  if (dot && dot != out)
+    *dot = 0;
+}
+
+/* Creates directory dir unless it exists; 0 on success, else prints why
+ * (prefixed with who) and returns 1. */
+static inline int example_mkdir(const char *who, const char *dir) {
+  if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+    return 0;
+  fprintf(stderr, "%s: cannot create %s: %s\n", who, dir, strerror(errno));
+  return 1;
+}
 
 /* Compiles g on the default backend and runs it once; 0 on success, else
  * prints why (prefixed with who) and returns 1. */

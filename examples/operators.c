@@ -181,10 +181,9 @@ fg_field *ex_lightness_u8(fg_graph *g, fg_field *lab) {
 /* tile: a GPU function reading a work-group's tile of field into local
  * memory, every thread copying its own tensor, then a barrier. */
 static fg_expr *tile(fg_op *op, fg_field *field) {
-  fg_type t = fg_field_type(field);
-  fg_expr *memory = fg_local(fg_array(op, t.elem, fg_type_tensor_elements(t),
-                                      2, fg_op_local_extent(op, FG_ROWS),
-                                      fg_op_local_extent(op, FG_COLUMNS)));
+  fg_expr *memory = fg_local(fg_tensor_array(
+      op, field, 2, fg_op_local_extent(op, FG_ROWS),
+      fg_op_local_extent(op, FG_COLUMNS)));
   fg_assign(fg_at(memory, 2, fg_local_row(op), fg_local_column(op)),
             fg_read_tensor_at(op, field, 2, fg_row(op), fg_column(op)));
   fg_sync_threads_global(op);

@@ -1,8 +1,8 @@
 /* fuse/classify.c - what an operator's IR says about its edges: which
  * inputs it reads only locally (implicit addressing of whole tensors),
  * and whether it is simple enough to fuse (each output written once by a
- * top-level local _writeTensor; no work-group features, for-each loops,
- * element writes or explicit writes). */
+ * top-level local _writeTensor; no work-group features, per-element
+ * threads, for-each loops, element writes or explicit writes). */
 #include "fuse.h"
 
 /* Marks in nonlocal[] every input port that e reads other than by a local
@@ -137,6 +137,11 @@ bool fgf_classify(const fg__node *n, fgu_arena *a, fgf_node_info *info) {
   if (k->grouped) {
     ok = false;
     why = "work-group kernel";
+  } else if (k->thread_elements) {
+    /* several threads per point: not the one-thread-per-tensor shape of
+     * the kernels it would join */
+    ok = false;
+    why = "per-element threads";
   }
   for (int i = 0; ok && i < k->n_out; i++)
     if (local_writes[i] != 1) {

@@ -26,9 +26,10 @@
 
 /* How one operator reads and writes, from its IR. */
 typedef struct fgf_node_info {
-  bool simple;            /* fusable at all: not grouped, no for-each, no
-                             element or explicit writes, each output written
-                             by one top-level local _writeTensor */
+  bool simple;            /* fusable at all: not grouped, one thread per
+                             point, no for-each, no element or explicit
+                             writes, each output written by one top-level
+                             local _writeTensor */
   const char *why_not;    /* when !simple: a short phrase */
   bool *read_local;       /* per input port: read only with implicit
                              addressing, as whole tensors */

@@ -243,6 +243,7 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
     return false;
   const fg__node *lead = g->nodes.item[kern->nodes[0]];
   k->threads = lead->kernel->threads;
+  k->thread_elements = lead->kernel->thread_elements;
   k->local[0] = lead->kernel->local[0];
   k->local[1] = lead->kernel->local[1];
   k->grouped = lead->kernel->grouped;

@@ -9,6 +9,7 @@
 #include "fuse/fuse.h"
 #include "program_view.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -109,6 +110,11 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
   }
   dims_of(k->threads, pk->dims + 3 * pk->nbuf);
   memcpy(pk->threads, pk->dims + 3 * pk->nbuf, sizeof pk->threads);
+  /* per-element threads: the kernel splits the element off the layer
+   * (never a reduction: such kernels do not fuse) */
+  assert(!k->reduce || !k->thread_elements);
+  if (k->thread_elements > 0)
+    pk->threads[0] *= k->thread_elements;
   if (k->reduce) {
     /* a fixed number of partials for the shape, each a contiguous chunk:
      * the order of operations never depends on the backend or threads */

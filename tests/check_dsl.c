@@ -3,13 +3,14 @@
  * and that the message names the operator ("operator 'NAME'") and the
  * problem; sticky errors are followed through chains of calls and into
  * fg_compile; accepted programs (if/elseif/else, nested and plain loops,
- * while, arrays, vector literals, swizzles, conversions, big tensors) are
- * built and most of them compiled and run on the default (CPU) backend
- * against values computed here in plain C.  The "regressions" case holds
- * tests of library bugs these tests once found. */
-#include "fieldgraph.h"
+ * while, arrays, vector literals, swizzles, conversions, big tensors,
+ * variables and arrays typed after a field, one thread per tensor
+ * element) are built and most of them compiled and run on the backend $FG_TEST_BACKEND
+ * names (the CPU by default) against values computed here in plain C.
+ * The "regressions" case holds tests of library bugs these tests once
+ * found. */
+#include "testutil.h"
 
-#include <check.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,16 +41,14 @@ static void expect_ok(fg_graph *g) {
                 fg_graph_errmsg(g));
 }
 
-/* Compiles g on the default backend and runs it once. */
+/* Compiles g on the backend $FG_TEST_BACKEND names and runs it once. */
 static void run_graph(fg_graph *g, int n_in, const void *const *in,
                       int n_out, void *const *out) {
   expect_ok(g);
-  fg_context *ctx = NULL;
-  char err[1024] = "";
-  fg_status st = fg_context_new(NULL, &ctx, err, sizeof err);
-  ck_assert_msg(st == FG_OK, "fg_context_new: %s", err);
+  fg_context *ctx = tu_context();
   fg_program *prog = NULL;
-  st = fg_compile(ctx, g, NULL, &prog);
+  char err[1024] = "";
+  fg_status st = fg_compile(ctx, g, NULL, &prog);
   if (st == FG_OK)
     st = fg_program_run(prog, n_in, in, n_out, out);
   snprintf(err, sizeof err, "%s", fg_context_errmsg(ctx));
@@ -501,6 +500,179 @@ START_TEST(test_dsl_tensor_var_of_big_field_refused) {
   expect_error(f.g, FG_ETYPE, "operator 'bigvar'", "_tensorVar",
                "field 'in'", "_tensorElementVar", NULL);
   fg_graph_free(f.g);
+}
+END_TEST
+
+/* ---- variables and arrays typed after a field ---------------------------- */
+
+START_TEST(test_dsl_tensor_decls_follow_the_field) {
+  /* _tensorVar/_tensorArray hold a field's tensors, _tensorElementVar/
+   * _tensorElementArray its elements, whatever the element type */
+  fg_graph *g = fg_graph_new("t");
+  fg_shape s = fg_shape2(3, 4);
+  fg_field *rgba = fg_input(g, "rgba", fg_type_vector(FG_U8, s, 4));
+  fg_field *d = fg_input(g, "d", fg_type_scalar(FG_F64, s));
+  fg_field *m = fg_input(g, "m", fg_type_matrix(FG_I16, s, 3, 3));
+  fg_op *op = fg_op_begin(g, "decls", 1, (fg_type[]){f44()});
+  fg_expr *ta = fg_tensor_array(op, rgba, 2, 4, 4);
+  fg_expr *tea = fg_tensor_element_array(op, rgba, 1, 8);
+  fg_expr *da = fg_tensor_array(op, d, 3, 2, 2, 2);
+  fg_expr *ma = fg_tensor_element_array(op, m, 1, 9);
+  fg_expr *mv = fg_tensor_element_var(op, m);
+  expect_ok(g);
+  ck_assert_int_eq(fg_expr_elem(ta), FG_U8);
+  ck_assert_int_eq(fg_expr_width(ta), 4);
+  ck_assert_int_eq(fg_expr_elem(tea), FG_U8);
+  ck_assert_int_eq(fg_expr_width(tea), 1);
+  ck_assert_int_eq(fg_expr_elem(da), FG_F64);
+  ck_assert_int_eq(fg_expr_width(da), 1);
+  ck_assert_int_eq(fg_expr_elem(ma), FG_I16);
+  ck_assert_int_eq(fg_expr_width(ma), 1);
+  ck_assert_int_eq(fg_expr_elem(mv), FG_I16);
+  /* arrays: indexed with as many indices as dimensions, never assigned
+   * whole */
+  fg_expr *z = fg_int(op, 0);
+  ck_assert_int_eq(fg_expr_width(fg_at(ta, 2, z, z)), 4);
+  ck_assert_int_eq(fg_expr_elem(fg_at(da, 3, z, z, z)), FG_F64);
+  expect_ok(g);
+  ck_assert_ptr_null(fg_at(ta, 1, z));
+  expect_error(g, FG_EINVAL, "operator 'decls'", "fg_at",
+               "1 indices for a 2-dimensional array", NULL);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_tensor_decls_refused) {
+  /* a field of another graph does not exist in this one: each call says
+   * so, naming itself */
+  static const char *const calls[4] = {"_tensorVar", "_tensorArray",
+                                       "_tensorElementVar",
+                                       "_tensorElementArray"};
+  fg_graph *other = fg_graph_new("other");
+  fg_field *alien = fg_input(other, "alien", f44());
+  for (int i = 0; i < 4; i++) {
+    fixture f = open_op("decl", f44(), f44());
+    fg_expr *v = i == 0   ? fg_tensor_var(f.op, alien)
+                 : i == 1 ? fg_tensor_array(f.op, alien, 1, 4)
+                 : i == 2 ? fg_tensor_element_var(f.op, alien)
+                          : fg_tensor_element_array(f.op, alien, 1, 4);
+    ck_assert_ptr_null(v);
+    expect_error(f.g, FG_EINVAL, "operator 'decl'", calls[i],
+                 "field 'alien'", "another graph", NULL);
+    fg_graph_free(f.g);
+  }
+  expect_ok(other);
+  fg_graph_free(other);
+
+  /* an output port that does not exist is reported where it is asked
+   * for; the array built from its NULL adds nothing */
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "in", f44());
+  fg_op *a = fg_op_begin(g, "a", 1, (fg_type[]){f44()});
+  fg_write_tensor(a, 0, fg_read_tensor(a, in));
+  fg_op_end(a);
+  fg_op *b = fg_op_begin(g, "b", 1, (fg_type[]){f44()});
+  ck_assert_ptr_null(fg_tensor_array(b, fg_op_output(a, 3), 2, 4, 4));
+  expect_error(g, FG_EINVAL, "operator 'a'", "output 3 does not exist",
+               "outputs 0 to 0", NULL);
+  ck_assert_ptr_null(fg_tensor_element_array(b, fg_op_output(a, 0), 1, 4));
+  expect_error(g, FG_EINVAL, "output 3 does not exist", NULL);
+  fg_graph_free(g);
+
+  /* a NULL field from an earlier failure records nothing */
+  fixture f = open_op("decl", f44(), f44());
+  ck_assert_ptr_null(fg_tensor_array(f.op, NULL, 1, 4));
+  ck_assert_ptr_null(fg_tensor_element_array(f.op, NULL, 1, 4));
+  ck_assert_ptr_null(fg_tensor_element_var(f.op, NULL));
+  expect_ok(f.g);
+  fg_graph_free(f.g);
+
+  /* big tensors have no tensor array; their elements do */
+  f = open_op("bigarr", m33(), m33());
+  ck_assert_ptr_nonnull(fg_tensor_element_array(f.op, f.in, 2, 3, 3));
+  ck_assert_ptr_null(fg_tensor_array(f.op, f.in, 2, 3, 3));
+  expect_error(f.g, FG_ETYPE, "operator 'bigarr'", "_tensorArray",
+               "field 'in'", "9 elements", "_tensorElementArray", NULL);
+  fg_graph_free(f.g);
+
+  /* extents as fg_array's, with the call named */
+  f = open_op("dims", f44(), f44());
+  ck_assert_ptr_null(fg_tensor_array(f.op, f.in, 4, 2, 2, 2, 2));
+  expect_error(f.g, FG_EINVAL, "operator 'dims'", "_tensorArray",
+               "4 dimensions (expected 1 to 3)", NULL);
+  fg_graph_free(f.g);
+  f = open_op("dims", f44(), f44());
+  ck_assert_ptr_null(fg_tensor_element_array(f.op, f.in, 2, 3, 0));
+  expect_error(f.g, FG_EINVAL, "operator 'dims'", "_tensorElementArray",
+               "extent 0 on axis 1", NULL);
+  fg_graph_free(f.g);
+}
+END_TEST
+
+START_TEST(test_dsl_tensor_arrays_run) {
+  /* img: u8 RGB pixels; m: 2x3 matrices (big, one plane per element).
+   *   t = _tensorArray(img, 3):         t[0] = px, t[k] = t[k-1] + px
+   *   e = _tensorElementArray(m, 2, 3): e[r][c] = element 3r + c
+   *   out0 = t[2] (3 px, wrapping), out1 = sum of e[r][c] * (3r + c + 1) */
+  enum { R = 5, C = 7, P = R * C, E = 6 };
+  fg_shape s = fg_shape2(R, C);
+  fg_type ti = fg_type_vector(FG_U8, s, 3);
+  fg_type tm = fg_type_matrix(FG_F32, s, 2, 3);
+  fg_type ts = fg_type_scalar(FG_F32, s);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *img = fg_input(g, "img", ti);
+  fg_field *m = fg_input(g, "m", tm);
+  fg_op *op = fg_op_begin(g, "arrays", 2, (fg_type[]){ti, ts});
+  fg_expr *px = fg_tensor_var(op, img);
+  fg_assign(px, fg_read_tensor(op, img));
+  fg_expr *t = fg_tensor_array(op, img, 1, 3);
+  fg_expr *e = fg_tensor_element_array(op, m, 2, 2, 3);
+  fg_expr *sum = fg_tensor_element_var(op, m);
+  fg_expr *k = fg_var(op, FG_I32, 1);
+  fg_expr *r = fg_var(op, FG_I32, 1);
+  fg_expr *c = fg_var(op, FG_I32, 1);
+  fg_assign(fg_at(t, 1, fg_int(op, 0)), px);
+  fg_for(k, fg_int(op, 1), fg_lt(k, fg_int(op, 3)), fg_int(op, 1));
+  fg_assign(fg_at(t, 1, k), fg_add(fg_at(t, 1, fg_subi(k, 1)), px));
+  fg_end(op);
+  fg_for(r, fg_int(op, 0), fg_lt(r, fg_int(op, 2)), fg_int(op, 1));
+  fg_for(c, fg_int(op, 0), fg_lt(c, fg_int(op, 3)), fg_int(op, 1));
+  fg_assign(fg_at(e, 2, r, c),
+            fg_read_element(op, m, fg_add(fg_muli(r, 3), c)));
+  fg_end(op);
+  fg_end(op);
+  fg_for(r, fg_int(op, 0), fg_lt(r, fg_int(op, 2)), fg_int(op, 1));
+  fg_for(c, fg_int(op, 0), fg_lt(c, fg_int(op, 3)), fg_int(op, 1));
+  fg_assign(sum, fg_add(sum, fg_mul(fg_at(e, 2, r, c),
+                                    fg_convert(fg_addi(fg_add(fg_muli(r, 3),
+                                                              c), 1),
+                                               FG_F32, 1))));
+  fg_end(op);
+  fg_end(op);
+  fg_write_tensor(op, 0, fg_at(t, 1, fg_int(op, 2)));
+  fg_write_tensor(op, 1, sum);
+  fg_output(g, "thrice", fg_op_end(op));
+  fg_output(g, "weighted", fg_op_output(op, 1));
+  expect_ok(g);
+  uint8_t pix[P][3], out0[P][3];
+  float mat[E][P], out1[P];
+  for (int p = 0; p < P; p++)
+    for (int j = 0; j < 3; j++)
+      pix[p][j] = (uint8_t)(p * 37 + j * 101);
+  for (int q = 0; q < E; q++)
+    for (int p = 0; p < P; p++)
+      mat[q][p] = (float)(q * 10 - p) * 0.5f;   /* small halves: exact */
+  run_graph(g, 2, (const void *[]){pix, mat}, 2, (void *[]){out0, out1});
+  for (int p = 0; p < P; p++) {
+    for (int j = 0; j < 3; j++)
+      ck_assert_uint_eq(out0[p][j], (uint8_t)(3 * pix[p][j]));
+    float want = 0;
+    for (int q = 0; q < E; q++)
+      want += mat[q][p] * (float)(q + 1);
+    ck_assert_msg(out1[p] == want, "point %d: got %g, want %g", p, out1[p],
+                  want);
+  }
+  fg_graph_free(g);
 }
 END_TEST
 
@@ -1446,6 +1618,215 @@ START_TEST(test_dsl_global_threads_changes_implicit_shape) {
 }
 END_TEST
 
+/* ---- _globalThreads(fieldShape, tensorShape) ----------------------------- */
+
+START_TEST(test_dsl_global_threads_elements_run) {
+  /* one thread per element of a 2x3 matrix at each point of a 2x3x4 field:
+   *   out0[e] = in[e] * 2 + e + 100 * _tensorElements (implicit element)
+   *   out1[e] = 1000 _layer + 100 _row + 10 _column + e (thread identity)
+   *   out2 = in transposed: element (r, c) written to (c, r)
+   * and, in a second operator whose output is not the thread shape, the
+   * field flattened: flat[(point * 9) + e] = m[e] (explicit writes) */
+  enum { L = 2, R = 3, C = 4, P = L * R * C, E = 6, E9 = 9 };
+  fg_shape fs = fg_shape3(L, R, C);
+  fg_type tm = fg_type_matrix(FG_F32, fs, 2, 3);
+  fg_type ti = fg_type_matrix(FG_I32, fs, 2, 3);
+  fg_type tt = fg_type_matrix(FG_F32, fs, 3, 2);
+  fg_type t9 = fg_type_matrix(FG_F32, fs, 3, 3);
+  fg_type tflat = fg_type_scalar(FG_F32, fg_shape1(P * E9));
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "in", tm);
+  fg_field *m = fg_input(g, "m", t9);
+  fg_op *op = fg_op_begin(g, "perElement", 3, (fg_type[]){tm, ti, tt});
+  fg_global_threads_elements(op, fs, fg_shape2(2, 3));
+  fg_expr *te = fg_tensor_element(op);
+  fg_expr *x = fg_tensor_element_var(op, in);
+  fg_assign(x, fg_read_element(op, in, NULL));
+  fg_write_element(op, 0, fg_add(fg_add(fg_mulf(x, 2.0f),
+                                        fg_convert(te, FG_F32, 1)),
+                                 fg_convert(fg_muli(fg_tensor_elements(op),
+                                                    100), FG_F32, 1)),
+                   NULL);
+  fg_write_element(op, 1, fg_add(fg_add(fg_muli(fg_layer(op), 1000),
+                                        fg_muli(fg_row(op), 100)),
+                                 fg_add(fg_muli(fg_column(op), 10), te)),
+                   NULL);
+  fg_write_element(op, 2, x,
+                   fg_add(fg_muli(fg_mod(te, fg_int(op, 3)), 2),
+                          fg_div(te, fg_int(op, 3))));
+  fg_output(g, "scaled", fg_op_end(op));
+  fg_output(g, "ids", fg_op_output(op, 1));
+  fg_output(g, "transposed", fg_op_output(op, 2));
+  op = fg_op_begin(g, "flatten", 1, &tflat);
+  fg_global_threads_elements(op, fs, t9.tensor);
+  fg_expr *point = fg_add(fg_muli(fg_add(fg_muli(fg_layer(op), R),
+                                         fg_row(op)), C), fg_column(op));
+  fg_write_tensor_at(op, 0, fg_read_element(op, m, NULL), 1,
+                     fg_add(fg_muli(point, E9), fg_tensor_element(op)));
+  fg_output(g, "flat", fg_op_end(op));
+  expect_ok(g);
+
+  /* big tensors: one plane of P points per element */
+  static float vin[E][P], mv[E9][P], o0[E][P], o2[E][P], flat[P * E9];
+  static int32_t o1[E][P];
+  for (int e = 0; e < E; e++)
+    for (int p = 0; p < P; p++)
+      vin[e][p] = (float)(e * 31 - p) * 0.25f;
+  for (int e = 0; e < E9; e++)
+    for (int p = 0; p < P; p++)
+      mv[e][p] = (float)(e * 1000 + p);
+  run_graph(g, 2, (const void *[]){vin, mv}, 4,
+            (void *[]){o0, o1, o2, flat});
+  for (int l = 0, p = 0; l < L; l++)
+    for (int r = 0; r < R; r++)
+      for (int c = 0; c < C; c++, p++)
+        for (int e = 0; e < E; e++) {
+          ck_assert_float_eq(o0[e][p], vin[e][p] * 2 + (float)e + 600);
+          ck_assert_int_eq(o1[e][p], l * 1000 + r * 100 + c * 10 + e);
+          ck_assert_float_eq(o2[(e % 3) * 2 + e / 3][p], vin[e][p]);
+        }
+  for (int p = 0; p < P; p++)
+    for (int e = 0; e < E9; e++)
+      ck_assert_float_eq(flat[p * E9 + e], mv[e][p]);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_per_element_threads_do_not_fuse) {
+  /* per-element threads over float4 pixels: ramp[e] = v[e] * (e + 1);
+   * a pointwise consumer cannot join it (four threads per point) */
+  enum { R = 5, C = 6, P = R * C };
+  fg_shape s = fg_shape2(R, C);
+  fg_type t = fg_type_vector(FG_F32, s, 4);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "v", t);
+  fg_op *op = fg_op_begin(g, "ramp", 1, &t);
+  fg_global_threads_elements(op, s, fg_shape1(4));
+  fg_write_element(op, 0, fg_mul(fg_read_element(op, in, NULL),
+                                 fg_convert(fg_addi(fg_tensor_element(op), 1),
+                                            FG_F32, 1)), NULL);
+  fg_field *ramp = fg_op_end(op);
+  op = fg_op_begin(g, "plus1", 1, &t);
+  fg_write_tensor(op, 0, fg_addf(fg_read_tensor(op, ramp), 1.0f));
+  fg_output(g, "out", fg_op_end(op));
+  expect_ok(g);
+  fg_context *ctx = tu_context();
+  fg_compile_options on = {.fusion = FG_FUSION_ON};
+  fg_program *p = NULL;
+  ck_assert_msg(fg_compile(ctx, g, &on, &p) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  const char *why = fg_program_field_reason(p, "ramp.out0");
+  ck_assert_msg(why && strstr(why, "per-element threads"), "reason: %s",
+                why ? why : "(none)");
+  float v[P][4], out[P][4];
+  for (int i = 0; i < P; i++)
+    for (int e = 0; e < 4; e++)
+      v[i][e] = (float)(i - 3 * e) * 0.5f;
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){v}, 1,
+                               (void *[]){out}) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  for (int i = 0; i < P; i++)
+    for (int e = 0; e < 4; e++)
+      ck_assert_float_eq(out[i][e], v[i][e] * (float)(e + 1) + 1.0f);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_global_threads_elements_with_work_groups) {
+  /* per-element threads in 4 x 4 work-groups sharing a tile of elements:
+   * out(r, c)[e] = in(r, c ^ 1)[e] * 2, the neighbour read from the tile;
+   * 6 rows leave a partial group whose extra threads write nothing */
+  enum { R = 6, C = 8, P = R * C };
+  fg_shape s = fg_shape2(R, C);
+  fg_type t = fg_type_vector(FG_F32, s, 3);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "v", t);
+  fg_op *op = fg_op_begin(g, "swapPairs", 1, &t);
+  fg_global_threads_elements(op, s, fg_shape1(3));
+  fg_local_threads(op, fg_shape2(4, 4));
+  fg_expr *tile = fg_local(fg_tensor_element_array(op, in, 2, 4, 4));
+  fg_assign(fg_at(tile, 2, fg_local_row(op), fg_local_column(op)),
+            fg_read_element(op, in, NULL));
+  fg_sync_threads_local(op);
+  fg_write_element(op, 0, fg_mulf(fg_at(tile, 2, fg_local_row(op),
+                                        fg_bxor(fg_local_column(op),
+                                                fg_int(op, 1))), 2.0f),
+                   NULL);
+  fg_output(g, "out", fg_op_end(op));
+  expect_ok(g);
+  float v[P][3], out[P][3];
+  for (int i = 0; i < P; i++)
+    for (int e = 0; e < 3; e++)
+      v[i][e] = (float)(i * 3 + e);
+  memset(out, 0, sizeof out);
+  run_graph(g, 1, (const void *[]){v}, 1, (void *[]){out});
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++)
+      for (int e = 0; e < 3; e++)
+        ck_assert_float_eq(out[r * C + c][e], v[r * C + (c ^ 1)][e] * 2);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_dsl_global_threads_elements_refused) {
+  fg_graph *g;
+  fg_field *in;
+  fg_shape s = fg_shape2(4, 4), t22 = fg_shape2(2, 2);
+  /* thread allocation before code */
+  fg_op *op = wg_open(&g, &in);
+  fg_var(op, FG_F32, 1);
+  fg_global_threads_elements(op, s, t22);
+  wg_expect(g, FG_ERULE, "must precede executable code");
+  fg_graph_free(g);
+  /* shapes checked as a field type's */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, fg_shape3(2, 2, 2));
+  wg_expect(g, FG_ESHAPE, "tensor shape has 3 dimensions");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, fg_shape1(0));
+  wg_expect(g, FG_ESHAPE, "tensor extent 0");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, fg_shape2(0, 4), t22);
+  wg_expect(g, FG_ESHAPE, "field extent 0");
+  fg_graph_free(g);
+  /* _tensorElement is the thread's: no for-each loop over elements */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, t22);
+  fg_for_each_tensor_element(op, t22);
+  wg_expect(g, FG_ERULE, "_forEachTensorElement after _globalThreads");
+  fg_graph_free(g);
+  /* four threads share each point: no implicit _writeTensor */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, t22);
+  fg_write_tensor(op, 0, fg_read_tensor(op, in));
+  wg_expect(g, FG_ERULE, "4 threads share each location");
+  fg_graph_free(g);
+  /* implicit reads address the field shape given */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, fg_shape2(8, 8), t22);
+  fg_read_element(op, in, NULL);
+  wg_expect(g, FG_ESHAPE, "threads are f32[8x8]");
+  fg_graph_free(g);
+  /* without it (or after the one-shape form replaced it) there is no
+   * _tensorElement */
+  op = wg_open(&g, &in);
+  fg_global_threads_elements(op, s, t22);
+  fg_global_threads(op, s);
+  ck_assert_ptr_null(fg_tensor_element(op));
+  wg_expect(g, FG_ERULE, "or after _globalThreads(fieldShape, tensorShape)");
+  fg_graph_free(g);
+  op = wg_open(&g, &in);
+  fg_write_element(op, 0, fg_float(op, 1.0f), NULL);
+  wg_expect(g, FG_ERULE, "no _tensorElement");
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -1486,6 +1867,13 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_tensor_element_outside_foreach_refused);
   tcase_add_test(tc, test_dsl_foreach_count_mismatch_refused);
   tcase_add_test(tc, test_dsl_tensor_var_of_big_field_refused);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("tensor_decls");
+  tcase_set_timeout(tc, 120); /* compiles a kernel */
+  tcase_add_test(tc, test_dsl_tensor_decls_follow_the_field);
+  tcase_add_test(tc, test_dsl_tensor_decls_refused);
+  tcase_add_test(tc, test_dsl_tensor_arrays_run);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("order_addressing_blocks");
@@ -1533,6 +1921,14 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_atomics_need_local_volatile_int);
   tcase_add_test(tc, test_dsl_global_threads_changes_implicit_shape);
   suite_add_tcase(s, tc);
+  tc = tcase_create("global_threads_elements");
+  tcase_set_timeout(tc, 120); /* compiles kernels */
+  tcase_add_test(tc, test_dsl_global_threads_elements_run);
+  tcase_add_test(tc, test_dsl_per_element_threads_do_not_fuse);
+  tcase_add_test(tc, test_dsl_global_threads_elements_with_work_groups);
+  tcase_add_test(tc, test_dsl_global_threads_elements_refused);
+  suite_add_tcase(s, tc);
+
   tc = tcase_create("regressions");
   tcase_add_test(tc, test_dsl_regression_closed_operator_expr_first_operand);
   tcase_add_test(tc, test_dsl_regression_assign_to_closed_operator_variable);
@@ -1544,10 +1940,4 @@ static Suite *dsl_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(dsl_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? 1 : 0;
-}
+int main(void) { return tu_run_suite(dsl_suite()); }

@@ -7,8 +7,9 @@
  * both fused and unfused and the outputs must be byte-identical; where a
  * result is also computed here in plain C, the operations are chosen so
  * that C gives the same bits.  The property test builds random DAGs from
- * a fixed seed (200; 100 on OpenCL; $FG_FUSE_DAGS overrides) and checks
- * the results and the partition's invariants on each. */
+ * a fixed seed (200; 100 on OpenCL; $FG_FUSE_DAGS overrides), with
+ * pointwise operators, non-local ones and reductions, and checks the
+ * results and the partition's invariants on each. */
 /* testutil.h's tu_sample names it; the Makefile defines it. */
 #ifndef FG_SAMPLES_DIR
 #define FG_SAMPLES_DIR "data/samples"
@@ -577,7 +578,9 @@ END_TEST
 /* ---- the property test: random DAGs --------------------------------------
  *
  * A DAG is a list of operators over the fields made so far, all of one
- * type (f32 or f32x2 on one 2-D shape).  The vocabulary is small and its
+ * type (f32 or f32x2 on one 2-D shape) except the 0-D results of
+ * reductions, which pointwise operators read as their only tensor
+ * (explicit reads need the 2-D fields).  The vocabulary is small and its
  * constants fixed, so that kernels repeat and the kernel cache serves most
  * of them. */
 
@@ -591,12 +594,18 @@ typedef enum dkind {
   D_FLIP,       /* upsideDown: a at (rows - 1 - row, column) */
   D_WFLIP,      /* the flip by explicit writes: never fusable */
   D_TILE,       /* -x through a work-group's local memory: never fusable */
+  D_SUM,        /* fg_reduce: the 0-D sum (min, max, product) of x, into */
+  D_MIN,        /* which its pointwise producers fuse */
+  D_MAX,
+  D_PROD,
   D_KINDS
 } dkind;
 
 static const char *const dkind_name[D_KINDS] = {
     "scale", "offset", "root", "blend", "halfDouble", "stencil", "flip",
-    "wflip", "tile"};
+    "wflip", "tile", "sum", "min", "max", "prod"};
+
+static bool dkind_reduces(dkind k) { return k >= D_SUM && k <= D_PROD; }
 
 enum { MAX_OPS = 12, MAX_FIELDS = 2 + 2 * MAX_OPS, MAX_OUTS = 3 };
 
@@ -612,6 +621,7 @@ typedef struct dag {
   int n_inputs, n_ops, n_fields, n_outputs;
   dop op[MAX_OPS];
   int producer[MAX_FIELDS];        /* op index, -1 for a graph input */
+  bool zero_d[MAX_FIELDS];         /* a reduction's 0-D result */
   char fname[MAX_FIELDS][40];
   int output[MAX_OUTS];            /* field indices */
 } dag;
@@ -621,8 +631,10 @@ static int dkind_inputs(dkind k) {
 }
 
 /* An earlier field: the newest one half of the time (chains), else one
- * nobody reads yet (so that few operators are dead), else any (fan-out). */
-static int pick_field(rng *r, const dag *d, const bool *used) {
+ * nobody reads yet (so that few operators are dead), else any (fan-out);
+ * a 2-D one when need_2d (then the newest 2-D field instead of a 0-D
+ * pick). */
+static int pick_field(rng *r, const dag *d, const bool *used, bool need_2d) {
   int u = rng_int(r, 4), pick = d->n_fields - 1;
   if (u == 2) {
     int n_unused = 0;
@@ -635,13 +647,24 @@ static int pick_field(rng *r, const dag *d, const bool *used) {
   } else if (u == 3) {
     pick = rng_int(r, d->n_fields);
   }
+  if (need_2d)
+    while (d->zero_d[pick])
+      pick--;                   /* the graph inputs come first, all 2-D */
   return pick;
+}
+
+/* Whether input p of an operator of kind k is read at explicit
+ * coordinates, which a 0-D field does not have. */
+static bool dkind_reads_2d(dkind k, int p) {
+  return p == 0 && (k == D_STENCIL || k == D_FLIP || k == D_TILE);
 }
 
 static void dag_random(rng *r, dag *d) {
   static const int shapes[][2] = {{13, 17}, {16, 16}, {7, 33}, {1, 29}};
-  /* weights per kind: mostly fusable, with boundaries now and then */
-  static const int weight[D_KINDS] = {10, 10, 8, 12, 8, 7, 6, 3, 3};
+  /* weights per kind: mostly fusable, with boundaries now and then, and a
+   * reduction in about one operator of eight */
+  static const int weight[D_KINDS] = {10, 10, 8, 12, 8, 7, 6, 3, 3,
+                                      4, 2, 2, 1};
   memset(d, 0, sizeof *d);
   int sh = rng_int(r, 4);
   d->rows = shapes[sh][0];
@@ -673,13 +696,15 @@ static void dag_random(rng *r, dag *d) {
     snprintf(o->name, sizeof o->name, "%s%d", dkind_name[k], count[k]++);
     o->n_in = dkind_inputs(o->kind);
     for (int p = 0; p < o->n_in; p++)
-      used[o->in[p] = pick_field(r, d, used)] = true;
+      used[o->in[p] = pick_field(r, d, used, dkind_reads_2d(o->kind, p))] =
+          true;
     o->n_out = o->kind == D_HALFDOUBLE ? 2 : 1;
     for (int j = 0; j < o->n_out; j++) {
       char opname[sizeof o->name];   /* a copy: the compiler cannot see */
       memcpy(opname, o->name, sizeof opname);   /* that fname and op differ */
       o->out[j] = d->n_fields;
       d->producer[d->n_fields] = i;
+      d->zero_d[d->n_fields] = dkind_reduces(o->kind);
       snprintf(d->fname[d->n_fields++], sizeof d->fname[0], "%.28s.out%c",
                opname, (char)('0' + j));
     }
@@ -687,7 +712,7 @@ static void dag_random(rng *r, dag *d) {
   d->n_outputs = 1 + rng_int(r, MAX_OUTS);
   for (int i = 0; i < d->n_outputs; i++)
     d->output[i] = i == 0 && rng_int(r, 4) ? d->n_fields - 1
-                                           : pick_field(r, d, used);
+                                           : pick_field(r, d, used, false);
 }
 
 /* A one-line description from which the DAG can be rebuilt by hand. */
@@ -719,6 +744,11 @@ static fg_graph *dag_build(const dag *d, fg_field **f) {
   for (int i = 0; i < d->n_ops; i++) {
     const dop *o = &d->op[i];
     fg_field *a = f[o->in[0]], *b = o->n_in > 1 ? f[o->in[1]] : NULL;
+    if (dkind_reduces(o->kind)) {
+      fg_reduce_op rop = (fg_reduce_op)(FG_REDUCE_SUM + (o->kind - D_SUM));
+      f[o->out[0]] = fg_reduce(g, o->name, rop, a);
+      continue;
+    }
     fg_op *op = fg_op_begin(g, o->name, o->n_out, (fg_type[]){t, t});
     fg_expr *v;
     switch (o->kind) {
@@ -759,15 +789,18 @@ static fg_graph *dag_build(const dag *d, fg_field **f) {
       break;
     case D_TILE:
       /* examples/operators.c's identityTransform, negated */
-      v = fg_local(fg_array(op, FG_F32, d->width, 2,
-                            fg_op_local_extent(op, FG_ROWS),
-                            fg_op_local_extent(op, FG_COLUMNS)));
+      v = fg_local(fg_tensor_array(op, a, 2, fg_op_local_extent(op, FG_ROWS),
+                                   fg_op_local_extent(op, FG_COLUMNS)));
       fg_assign(fg_at(v, 2, fg_local_row(op), fg_local_column(op)),
                 fg_read_tensor_at(op, a, 2, fg_row(op), fg_column(op)));
       fg_sync_threads_local(op);
       fg_write_tensor(op, 0, fg_neg(fg_at(v, 2, fg_local_row(op),
                                           fg_local_column(op))));
       break;
+    case D_SUM:
+    case D_MIN:
+    case D_MAX:
+    case D_PROD:
     case D_KINDS:
       break;
     }
@@ -848,8 +881,28 @@ static void on_crash(int sig) {
   raise(sig);
 }
 
-/* Compiles, runs and checks one DAG; returns whether fusion saved kernels. */
-static bool check_dag(fg_context *ctx, const dag *d, int index, rng *r) {
+/* What the DAGs checked so far had, to show that the mix exercised what it
+ * is meant to. */
+typedef struct dag_tally {
+  int saved;               /* DAGs where fusion saved kernels */
+  int reductions;          /* live reductions */
+  int reductions_fused;    /* ... with a producer fused into them */
+  int zero_d_read;         /* live operators reading a reduction's result */
+} dag_tally;
+
+/* Whether operator a is a (transitive) producer of operator b's inputs. */
+static bool feeds(const dag *d, int a, int b) {
+  for (int p = 0; p < d->op[b].n_in; p++) {
+    int prod = d->producer[d->op[b].in[p]];
+    if (prod >= 0 && (prod == a || feeds(d, a, prod)))
+      return true;
+  }
+  return false;
+}
+
+/* Compiles, runs and checks one DAG; adds what it had to *t. */
+static void check_dag(fg_context *ctx, const dag *d, int index, rng *r,
+                      dag_tally *t) {
   char *desc = crash_desc;
   dag_describe(d, index, desc, sizeof crash_desc);
   fg_field *f[MAX_FIELDS];
@@ -892,17 +945,18 @@ static bool check_dag(fg_context *ctx, const dag *d, int index, rng *r) {
 
   /* the same data through both */
   size_t pts = (size_t)d->rows * (size_t)d->cols * (size_t)d->width;
-  size_t bytes = pts * sizeof(float);
+  size_t bytes = pts * sizeof(float), out_bytes[MAX_OUTS];
   float *in[2] = {NULL, NULL}, *of[MAX_OUTS], *ou[MAX_OUTS];
   for (int i = 0; i < d->n_inputs; i++) {
     in[i] = malloc(bytes);
     fill_floats(r, in[i], pts);
   }
   for (int i = 0; i < d->n_outputs; i++) {
-    of[i] = malloc(bytes);
-    ou[i] = malloc(bytes);
-    memset(of[i], 0xa5, bytes);
-    memset(ou[i], 0x5a, bytes);
+    out_bytes[i] = d->zero_d[d->output[i]] ? d->width * sizeof(float) : bytes;
+    of[i] = malloc(out_bytes[i]);
+    ou[i] = malloc(out_bytes[i]);
+    memset(of[i], 0xa5, out_bytes[i]);
+    memset(ou[i], 0x5a, out_bytes[i]);
   }
   fg_status st = fg_program_run(pf, d->n_inputs, (const void *const *)in,
                                 d->n_outputs, (void *const *)of);
@@ -915,10 +969,10 @@ static bool check_dag(fg_context *ctx, const dag *d, int index, rng *r) {
   for (int i = 0; i < d->n_outputs; i++) {
     size_t at = 0;
     const unsigned char *a = (const void *)of[i], *b = (const void *)ou[i];
-    while (at < bytes && a[at] == b[at])
+    while (at < out_bytes[i] && a[at] == b[at])
       at++;
-    ck_assert_msg(at == bytes, "%s: output o%d (%s) differs at float %zu: "
-                  "fused %a, unfused %a\n%s", desc, i,
+    ck_assert_msg(at == out_bytes[i], "%s: output o%d (%s) differs at "
+                  "float %zu: fused %a, unfused %a\n%s", desc, i,
                   d->fname[d->output[i]], at / 4, (double)of[i][at / 4],
                   (double)ou[i][at / 4], rep);
   }
@@ -1014,6 +1068,28 @@ static bool check_dag(fg_context *ctx, const dag *d, int index, rng *r) {
       ck_assert_msg(fg_program_field_reason(pf, d->fname[o->out[0]]),
                     "%s: %s's output is not materialized", desc, o->name);
     }
+    for (int p = 0; p < o->n_in; p++)
+      t->zero_d_read += d->zero_d[o->in[p]];
+    if (dkind_reduces(o->kind)) {
+      /* a reduction ends its kernel: it shares it with pointwise
+       * operators over its input's shape (its producers, fused into its
+       * input, and their other consumers), never with another reduction
+       * or anything reading its result; that result is written */
+      bool fused_in = false;
+      for (int k = 0; k < d->n_ops; k++) {
+        if (k == c || !op_live[k] || kern[k] != kern[c])
+          continue;
+        ck_assert_msg(!dkind_reduces(d->op[k].kind) && !feeds(d, c, k),
+                      "%s: %s shares the kernel of reduction %s\n%s", desc,
+                      d->op[k].name, o->name, rep);
+        fused_in |= feeds(d, k, c);
+      }
+      ck_assert_msg(fg_program_field_reason(pf, d->fname[o->out[0]]),
+                    "%s: the result of reduction %s is not materialized\n%s",
+                    desc, o->name, rep);
+      t->reductions++;
+      t->reductions_fused += fused_in;
+    }
   }
 
   for (int i = 0; i < d->n_inputs; i++)
@@ -1025,7 +1101,7 @@ static bool check_dag(fg_context *ctx, const dag *d, int index, rng *r) {
   fg_program_free(pf);
   fg_program_free(pu);
   fg_graph_free(g);
-  return kf < ku;
+  t->saved += kf < ku;
 }
 
 /* Compiles DAGs w, w + step, ... of dags[0..n-1] both ways, running
@@ -1097,17 +1173,25 @@ START_TEST(test_fuse_random_dags_match_unfused) {
   }
 
   rng data = {0x9e3779b97f4a7c15ull};
-  int reduced = 0;
+  dag_tally tally = {0};
   static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
   void (*old[5])(int);
   for (int i = 0; i < 5; i++)
     old[i] = signal(sigs[i], on_crash);
   for (int i = 0; i < n; i++)
-    reduced += check_dag(ctx, &dags[i], i, &data);
+    check_dag(ctx, &dags[i], i, &data, &tally);
   for (int i = 0; i < 5; i++)
     signal(sigs[i], old[i]);
-  ck_assert_msg(2 * reduced > n, "fusion saved kernels in only %d of %d "
-                "DAGs", reduced, n);
+  ck_assert_msg(2 * tally.saved > n, "fusion saved kernels in only %d of %d "
+                "DAGs", tally.saved, n);
+  /* the mix had reductions, some fusing their producers, some results
+   * read by later operators (every DAG count of 50 or more has them) */
+  if (n >= 50)
+    ck_assert_msg(tally.reductions_fused > 0 && tally.zero_d_read > 0 &&
+                  tally.reductions > tally.reductions_fused,
+                  "%d DAGs: %d live reductions, %d with producers fused "
+                  "in, %d reads of their results", n, tally.reductions,
+                  tally.reductions_fused, tally.zero_d_read);
   fg_context_free(ctx);
   free(dags);
 }

@@ -23,8 +23,9 @@
  *    inside it (use the _element calls);
  *  - explicit addressing gives exactly as many coordinates as the field has
  *    dimensions;
- *  - thread allocation (fg_local_threads, fg_global_threads) comes before
- *    any executable statement; barriers only at the top level;
+ *  - thread allocation (fg_local_threads, fg_global_threads[_elements])
+ *    comes before any executable statement; barriers only at the top
+ *    level;
  *  - every output is written; at most FG_MAX_OUTPUTS outputs.
  * Reads at explicit coordinates outside the field read the nearest edge
  * tensor (clamp to edge); explicit writes outside the field are dropped.
@@ -76,13 +77,22 @@ fg_expr *fg_bool(fg_op *op, int v);           /* true / false */
  * _floatVar() is fg_var(op, FG_F32, 1), _int4Var() is fg_var(op, FG_I32, 4).
  */
 fg_expr *fg_var(fg_op *op, fg_elem elem, int width);
-/* A variable holding one tensor of field (small tensors only). */
-fg_expr *fg_tensor_var(fg_op *op, fg_field *field);
-/* A variable holding one tensor element of field. */
-fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field);
 /* A thread-local array of 1-3 dimensions, zero-initialized:
  * _floatArray(4, 4) is fg_array(op, FG_F32, 1, 2, 4, 4). */
 fg_expr *fg_array(fg_op *op, fg_elem elem, int width, int ndims, ...);
+
+/* Variables and arrays typed after a field of the operator's graph (which
+ * they do not read): its tensors (small tensors only) or its tensor
+ * elements.  Arrays take 1-3 int extents, like fg_array. */
+/* _tensorVar(field): a variable holding one tensor of field. */
+fg_expr *fg_tensor_var(fg_op *op, fg_field *field);
+/* _tensorArray(field, 4, 4) is fg_tensor_array(op, field, 2, 4, 4). */
+fg_expr *fg_tensor_array(fg_op *op, fg_field *field, int ndims, ...);
+/* _tensorElementVar(field): a variable holding one tensor element. */
+fg_expr *fg_tensor_element_var(fg_op *op, fg_field *field);
+/* _tensorElementArray(field, 4, 4): an array of tensor elements. */
+fg_expr *fg_tensor_element_array(fg_op *op, fg_field *field, int ndims,
+                                 ...);
 /* Element of an array variable at ndims integer indices; readable and
  * assignable. */
 fg_expr *fg_at(fg_expr *array, int nidx, ...);
@@ -136,7 +146,9 @@ void fg_write_element_at(fg_op *op, int out, fg_expr *value,
 typedef enum fg_thread_const {
   FG_LAYER, FG_ROW, FG_COLUMN,              /* this thread's location */
   FG_LAYERS, FG_ROWS, FG_COLUMNS,           /* the thread shape */
-  FG_TENSOR_ELEMENT, FG_TENSOR_ELEMENTS,    /* for-each index / count */
+  FG_TENSOR_ELEMENT, FG_TENSOR_ELEMENTS,    /* element index / count (in a
+                                               for-each, or per-element
+                                               threads) */
   FG_LOCAL_LAYERS, FG_LOCAL_ROWS, FG_LOCAL_COLUMNS,  /* work-group shape */
   FG_LOCAL_LAYER, FG_LOCAL_ROW, FG_LOCAL_COLUMN,     /* place in the group */
   FG_GROUP_LAYER, FG_GROUP_ROW, FG_GROUP_COLUMN,     /* which group */
@@ -166,6 +178,13 @@ void fg_local_threads(fg_op *op, fg_shape shape);
 /* _globalThreads(shape): one thread per point of shape instead of output
  * 0's field shape; implicit reads and writes then address that shape. */
 void fg_global_threads(fg_op *op, fg_shape shape);
+/* _globalThreads(fieldShape, tensorShape): one thread per element of a
+ * tensorShape tensor at every point of fieldShape (the thread shape); a
+ * thread's fg_tensor_element() is its element, which implicit element
+ * reads and writes address.  Each point is shared by that many threads,
+ * so _writeTensor needs coordinates here; no _forEachTensorElement. */
+void fg_global_threads_elements(fg_op *op, fg_shape field_shape,
+                                fg_shape tensor_shape);
 /* The work-group extent along FG_LAYERS, FG_ROWS or FG_COLUMNS, as a C int
  * known while building (for sizing _local arrays); 0 on error. */
 int fg_op_local_extent(fg_op *op, fg_thread_const axis);
