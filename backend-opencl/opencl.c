@@ -212,34 +212,35 @@ static fg_status done_now(const fg__async *a) {
   return FG_OK;
 }
 
-static fg_status ocl_upload_async(fg__backend *be, fg__buffer *dst,
-                                  const void *src, size_t bytes,
-                                  const fg__async *a) {
+/* One asynchronous copy between host memory and a buffer. */
+static fg_status copy_async(fg__backend *be, cl_mem mem, bool to_device,
+                            void *host, size_t bytes, const fg__async *a) {
   cl_backend *cb = (cl_backend *)be;
   if (bytes == 0)
     return done_now(a);
-  cl_event w[64], ev;
-  cl_uint nw = wait_list(a, w, 64);
-  cl_int rc = clEnqueueWriteBuffer(cb->queue, dst->mem, CL_FALSE, 0, bytes,
-                                   src, nw, nw ? w : NULL, &ev);
+  cl_event w[FG_MAX_WAIT], ev;
+  cl_uint nw = wait_list(a, w, FG_MAX_WAIT);
+  cl_int rc = to_device
+                  ? clEnqueueWriteBuffer(cb->queue, mem, CL_FALSE, 0, bytes,
+                                         host, nw, nw ? w : NULL, &ev)
+                  : clEnqueueReadBuffer(cb->queue, mem, CL_FALSE, 0, bytes,
+                                        host, nw, nw ? w : NULL, &ev);
   if (rc != CL_SUCCESS)
-    return cl_fail(be, rc, "clEnqueueWriteBuffer", NULL);
-  return watch(cb, ev, a, "upload");
+    return cl_fail(be, rc, to_device ? "clEnqueueWriteBuffer"
+                                     : "clEnqueueReadBuffer", NULL);
+  return watch(cb, ev, a, to_device ? "upload" : "download");
+}
+
+static fg_status ocl_upload_async(fg__backend *be, fg__buffer *dst,
+                                  const void *src, size_t bytes,
+                                  const fg__async *a) {
+  return copy_async(be, dst->mem, true, (void *)src, bytes, a);
 }
 
 static fg_status ocl_download_async(fg__backend *be, fg__buffer *src,
                                     void *dst, size_t bytes,
                                     const fg__async *a) {
-  cl_backend *cb = (cl_backend *)be;
-  if (bytes == 0)
-    return done_now(a);
-  cl_event w[64], ev;
-  cl_uint nw = wait_list(a, w, 64);
-  cl_int rc = clEnqueueReadBuffer(cb->queue, src->mem, CL_FALSE, 0, bytes,
-                                  dst, nw, nw ? w : NULL, &ev);
-  if (rc != CL_SUCCESS)
-    return cl_fail(be, rc, "clEnqueueReadBuffer", NULL);
-  return watch(cb, ev, a, "download");
+  return copy_async(be, src->mem, false, dst, bytes, a);
 }
 
 static void ocl_event_release(fg__backend *be, fg__event *ev) {
@@ -309,8 +310,8 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
   global[0] = round_up((size_t)t[2], local[0]);
   global[1] = round_up((size_t)t[1], local[1]);
   global[2] = (size_t)t[0];
-  cl_event w[64], ev;
-  cl_uint nw = wait_list(a, w, 64);
+  cl_event w[FG_MAX_WAIT], ev;
+  cl_uint nw = wait_list(a, w, FG_MAX_WAIT);
   rc = clEnqueueNDRangeKernel(cb->queue, k->kernel, 3, NULL, global, local,
                               nw, nw ? w : NULL, &ev);
   if (rc != CL_SUCCESS)

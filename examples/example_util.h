@@ -23,6 +23,18 @@ static inline void example_stem(const char *path, char *out, size_t size) {
     *dot = 0;
 }
 
+/* Reads an optional leading "-o OUTDIR" (default "out") into *outdir;
+ * returns the index of the first argument after it. */
+static inline int example_outdir(int argc, char **argv,
+                                 const char **outdir) {
+  *outdir = "out";
+  if (argc > 2 && !strcmp(argv[1], "-o")) {
+    *outdir = argv[2];
+    return 3;
+  }
+  return 1;
+}
+
 /* Creates directory dir unless it exists; 0 on success, else prints why
  * (prefixed with who) and returns 1. */
 static inline int example_mkdir(const char *who, const char *dir) {

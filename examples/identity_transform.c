@@ -11,12 +11,8 @@
 #include "operators.h"
 
 int main(int argc, char **argv) {
-  const char *outdir = "out";
-  int first = 1;
-  if (argc > 2 && !strcmp(argv[1], "-o")) {
-    outdir = argv[2];
-    first = 3;
-  }
+  const char *outdir;
+  int first = example_outdir(argc, argv, &outdir);
   if (argc > first + 1) {
     fprintf(stderr, "usage: identity_transform [-o OUTDIR] [IMAGE]\n");
     return 2;

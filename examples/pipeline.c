@@ -7,13 +7,12 @@
  *
  *   pipeline [-o OUTDIR] IMAGE...
  */
+#include "example_util.h"
 #include "operators.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Builds the pipeline for one image type; outputs: flipped-half, lightness. */
 static fg_graph *build(fg_type t) {
@@ -23,15 +22,6 @@ static fg_graph *build(fg_type t) {
   fg_output(g, "flipped_half", ex_to_u8(g, ex_half(g, ex_upside_down(g, rgb))));
   fg_output(g, "lightness", ex_lightness_u8(g, ex_rgb_to_cielab(g, rgb)));
   return g;
-}
-
-static void stem(const char *path, char *out, size_t size) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  snprintf(out, size, "%s", base);
-  char *dot = strrchr(out, '.');
-  if (dot && dot != out)
-    *dot = 0;
 }
 
 /* The batch: photos start as earlier ones finish, a few in flight, each
@@ -73,7 +63,7 @@ static void on_done(fg_run *run, fg_status st, void *user) {
     fprintf(stderr, "pipeline: %s: %s\n", j->path, fg_run_errmsg(run));
     b->failures++;
   } else {
-    stem(j->path, name, sizeof name);
+    example_stem(j->path, name, sizeof name);
     snprintf(out1, sizeof out1, "%s/%s-flipped-half.png", b->outdir, name);
     snprintf(out2, sizeof out2, "%s/%s-lightness.png", b->outdir, name);
     if (fg_image_write(out1, &j->half, 0, err, sizeof err) != FG_OK ||
@@ -134,21 +124,14 @@ static void start_next(batch *b) {
 }
 
 int main(int argc, char **argv) {
-  const char *outdir = "out";
-  int first = 1;
-  if (argc > 2 && !strcmp(argv[1], "-o")) {
-    outdir = argv[2];
-    first = 3;
-  }
+  const char *outdir;
+  int first = example_outdir(argc, argv, &outdir);
   if (first >= argc) {
     fprintf(stderr, "usage: pipeline [-o OUTDIR] IMAGE...\n");
     return 2;
   }
-  if (mkdir(outdir, 0755) != 0 && errno != EEXIST) {
-    fprintf(stderr, "pipeline: cannot create %s: %s\n", outdir,
-            strerror(errno));
+  if (example_mkdir("pipeline", outdir))
     return 1;
-  }
   fg_context *ctx;
   char err[512];
   if (fg_context_new(NULL, &ctx, err, sizeof err) != FG_OK) {

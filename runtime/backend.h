@@ -17,9 +17,13 @@ typedef struct fg__event fg__event;      /* a chaining backend's event */
  * NULL, or the failure and its message (valid during the call only). */
 typedef void (*fg__done_fn)(void *arg, fg_status st, const char *msg);
 
+/* Most events one operation waits for. */
+#define FG_MAX_WAIT 256
+
 /* How an asynchronous operation starts and reports. */
 typedef struct fg__async {
-  int n_wait;                  /* events it must follow (chaining only) */
+  int n_wait;                  /* events it must follow (chaining only),
+                                  at most FG_MAX_WAIT */
   fg__event *const *wait;
   fg__event **ev;              /* NULL, or where its own event goes */
   fg__done_fn done;

@@ -271,9 +271,9 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   fg__backend *be = ctx->be;
   const rtask *t = &vr->v->task[ti];
   tstate *ts = &vr->t[ti];
-  fg__event *wait[256];
+  fg__event *wait[FG_MAX_WAIT];
   int n_wait = 0;
-  for (int d = 0; d < t->n_dep && n_wait < 256; d++)
+  for (int d = 0; d < t->n_dep && n_wait < FG_MAX_WAIT; d++)
     if (vr->t[t->dep[d]].state == TS_STARTED && vr->t[t->dep[d]].ev)
       wait[n_wait++] = vr->t[t->dep[d]].ev;
   fg__async a = {n_wait, wait, be->chains ? &ts->ev : NULL, task_done,
