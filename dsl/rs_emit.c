@@ -571,6 +571,11 @@ static void init_wrapper(fgk_emitter *e, const fgr_unit *u,
   if (r->init)
     fgu_buf_printf(h, "  %s%s(fgk_a, &fgk_envv);\n", u->mangle,
                    r->init->name);
+  else if (!is_cl(e))
+    fgu_buf_puts(h, "  (void)fgk_envv;\n  memset(fgk_a, 0, sizeof *fgk_a);\n");
+  else if (r->acc_type->kind == FGR_NUM)
+    fgu_buf_printf(h, "  (void)fgk_envv;\n  *fgk_a = (%s)(0);\n",
+                   spell(e, u, r->acc_type));
   else
     fgu_buf_puts(h, "  (void)fgk_envv;\n  for (ulong fgk_k = 0; fgk_k < "
                  "sizeof(*fgk_a); fgk_k++)\n    ((uchar *)fgk_a)[fgk_k] = "
@@ -634,11 +639,22 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
                    "  if (fgk_p == 0)\n    ((%slong *)fgk_rec)[0] = fgk_P;\n"
                    "  if (fgk_p >= %d)\n    return;\n"
                    "  %suchar *fgk_d = fgk_rec + 16 + fgk_p * (long)"
-                   "sizeof(*fgk_a);\n"
-                   "  for (ulong fgk_k = 0; fgk_k < sizeof(*fgk_a); fgk_k++)\n"
-                   "    fgk_d[fgk_k] = ((const uchar *)fgk_a)[fgk_k];\n}\n",
+                   "sizeof(*fgk_a);\n",
                    store, u->mangle, r->name, gq(e), gq(e), FGK_MAX_PARTIALS,
                    gq(e));
+    /* a byte-wise copy would make clang split the accumulator into bytes
+     * (SROA follows every access) and reassemble it at every element: the
+     * copy is one memcpy, or one typed store of a scalar or vector (the
+     * record's items of up to 16 bytes are aligned to their size) */
+    if (!is_cl(e))
+      fgu_buf_puts(h, "  memcpy(fgk_d, fgk_a, sizeof *fgk_a);\n}\n");
+    else if (r->acc_type->kind == FGR_NUM && r->acc_type->size <= 16)
+      fgu_buf_printf(h, "  *(__global %s *)fgk_d = *fgk_a;\n}\n",
+                     spell(e, u, r->acc_type));
+    else
+      fgu_buf_puts(h, "  for (ulong fgk_k = 0; fgk_k < sizeof(*fgk_a); "
+                   "fgk_k++)\n"
+                   "    fgk_d[fgk_k] = ((const uchar *)fgk_a)[fgk_k];\n}\n");
     return;
   }
   /* FOLD: every partial combined into an initialized item, then the
