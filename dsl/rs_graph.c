@@ -21,12 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct fg_rs_script {
-  fgr_unit *u;                  /* one reference */
-  fg_field **bound;             /* per rs_allocation global */
-  char errmsg[1024];
-};
-
 /* ---- scripts ------------------------------------------------------------ */
 
 static void put_err(char *errmsg, size_t errlen, const char *fmt, ...)

@@ -229,6 +229,14 @@ struct fgk_rscall {
  * accumulator per partial, room for FGK_MAX_PARTIALS. */
 int64_t fgr_record_bytes(const fgr_reduce *r);
 
+/* ---- the public script object (rs_graph.c, rs_invoke.c) ---------------- */
+
+struct fg_rs_script {
+  fgr_unit *u;                  /* one reference */
+  fg_field **bound;             /* per rs_allocation global */
+  char errmsg[1024];
+};
+
 /* The RenderScript runtime for each dialect (rs_compat.c), and the names
  * the C dialect reaches as fgk_rs_<name> around a script's text. */
 extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];

@@ -2,7 +2,8 @@
  * $FG_TEST_BACKEND names (cpu by default; tests/opencl-suites.sh runs it
  * again on OpenCL): the scanner's declarations and its errors with
  * file:line:column, the reference's kernels (invert, greyscale, the
- * single-source pipeline fused into one pass, addint, findMinAndMax,
+ * single-source pipeline fused into one pass, also through fg_rs_invoke
+ * of its process() with a temporary allocation, addint, findMinAndMax,
  * dotProduct, fz2, histogram, mode) on a real photo and on synthetic
  * inputs checked against plain C, script globals (set, get, per-run
  * values), bound allocations, special arguments, launch ranges, the rules
@@ -226,6 +227,156 @@ START_TEST(test_rs_invert_greyscale_photo_fused_into_one_pass) {
   free(px);
   free(inv_out);
   free(grey);
+}
+END_TEST
+
+/* The reference's single-source process(): invert, then greyscale through
+ * a temporary rsCreateAllocation_uchar4, as one fused kernel. */
+START_TEST(test_rs_invoke_single_source_process_fuses_into_one_kernel) {
+  int W, H;
+  uint8_t *px = photo_rgba("chelsea.png", &W, &H);
+  fg_rs_script *s = load("singlesource.rs");
+  fg_graph *g = fg_graph_new("invoke");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_field *out = NULL;
+  ck_assert_int_eq(fg_rs_invoke(g, s, "process", 1, &img, 1, &out), FG_OK);
+  ck_assert_ptr_nonnull(out);
+  char ts[128], ts2[128];
+  ck_assert_str_eq(fg_type_str(fg_field_type(out), ts, sizeof ts),
+                   fg_type_str(fg_type_image(FG_U8, H, W, 4), ts2,
+                               sizeof ts2));
+  fg_output(g, "grey", out);
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 1);
+  ck_assert_str_eq(fg_program_kernel_name(p, 0), "invert+greyscale");
+  size_t n = (size_t)W * H * 4;
+  uint8_t *grey = malloc(n);
+  memset(grey, 7, n);
+  run(ctx, p, 1, (const void *[]){px}, 1, (void *[]){grey});
+  int bad = 0;
+  for (size_t i = 0; i < (size_t)W * H; i++) {
+    uint8_t inv[4] = {(uint8_t)(255 - px[4 * i]),
+                      (uint8_t)(255 - px[4 * i + 1]),
+                      (uint8_t)(255 - px[4 * i + 2]), px[4 * i + 3]};
+    uint8_t gv = grey_of(inv);
+    for (int c = 0; c < 4; c++)
+      bad += abs((int)grey[4 * i + c] - gv) > 1;
+  }
+  ck_assert_int_eq(bad, 0);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  free(px);
+  free(grey);
+}
+END_TEST
+
+/* Options, dimensions arithmetic, a zero-input kernel, an in-place
+ * parameter (argument and result), and rsClearObject. */
+START_TEST(test_rs_invoke_options_dims_and_in_place) {
+  fg_rs_script *s = source("inv2",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "int RS_KERNEL twice(int v) { return 2 * v; }\n"
+    "int RS_KERNEL coord(uint32_t x, uint32_t y) { return x + 1000 * y; }\n"
+    "int RS_KERNEL add(int a, int b) { return a + b; }\n"
+    "void run(rs_allocation io, rs_allocation made) {\n"
+    "  const uint32_t w = rsAllocationGetDimX(io);\n"
+    "  uint32_t h = rsAllocationGetDimY(io);\n"
+    "  rs_allocation c = rsCreateAllocation_int(w, h);\n"
+    "  rsForEach(coord, c);\n"
+    "  rs_script_call_t opts = {0};\n"
+    "  opts.xStart = 1; opts.xEnd = w - 1;\n"
+    "  opts.yStart = h / 2; opts.yEnd = (h / 2) + 1;\n"
+    "  rsForEachWithOptions(twice, &opts, io, io);\n"
+    "  rsForEach(add, io, c, made);\n"
+    "  rsClearObject(&c);\n"
+    "}\n");
+  const int W = 7, H = 5;
+  fg_graph *g = fg_graph_new("invoke2");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape2(H, W)));
+  fg_field *res[2] = {NULL, NULL};
+  ck_assert_msg(fg_rs_invoke(g, s, "run", 1, &a, 2, res) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "io", res[0]);
+  fg_output(g, "made", res[1]);
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  int32_t in[H * W], io[H * W], made[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = 3 * i - 40;
+  run(ctx, p, 1, (const void *[]){in}, 2, (void *[]){io, made});
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      int want = y == H / 2 && x >= 1 && x < W - 1 ? 2 * in[i] : in[i];
+      ck_assert_int_eq(io[i], want);
+      ck_assert_int_eq(made[i], want + x + 1000 * y);
+    }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
+/* What fg_rs_invoke cannot run is an error naming file:line:column. */
+START_TEST(test_rs_invoke_errors_name_file_line_column) {
+  static const struct { const char *body, *want; } cases[] = {
+    {"  if (rsAllocationGetDimX(in) > 2)\n    rsForEach(k, in, out);\n",
+     "t.rs:5:3: fg_rs_invoke 't.run': 'if' is not supported"},
+    {"  rsForEach(k, in, out);\n  float f = 1.0f;\n",
+     "t.rs:6:3: fg_rs_invoke 't.run': 'float' is not supported"},
+    {"  rs_allocation t = rsCreateAllocation_float(3);\n"
+     "  rsForEach(k, in, t);\n  rsForEach(k, t, out);\n",
+     "t.rs:6:20: fg_rs_invoke 't.run': kernel k writes i32[4], but 't' is "
+     "f32[3]"},
+    {"  rsForEach(nope, in, out);\n",
+     "t.rs:5:13: fg_rs_invoke 't.run': 'nope' is not a mapping kernel"},
+    {"  rs_allocation t = rsCreateAllocation(3);\n  rsForEach(k, in, out);\n",
+     "t.rs:5:21: fg_rs_invoke 't.run': 'rsCreateAllocation': rs_allocation "
+     "locals come from rsCreateAllocation_<type>"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    char text[1024], err[1024];
+    snprintf(text, sizeof text, "#pragma version(1)\n"
+             "#pragma rs java_package_name(t)\n"
+             "int RS_KERNEL k(int v) { return v + 1; }\n"
+             "void run(rs_allocation in, rs_allocation out) {\n%s}\n",
+             cases[c].body);
+    fg_rs_script *s = NULL;
+    ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs", text, (size_t)-1,
+                                              &s, err, sizeof err), FG_OK);
+    fg_graph *g = fg_graph_new("bad");
+    fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(4)));
+    fg_field *r = (fg_field *)1;
+    ck_assert_int_ne(fg_rs_invoke(g, s, "run", 1, &a, 1, &r), FG_OK);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(fg_graph_errmsg(g), cases[c].want) != NULL,
+                  "case %zu: got \"%s\", want \"%s\"", c, fg_graph_errmsg(g),
+                  cases[c].want);
+    fg_graph_free(g);
+    fg_rs_script_free(s);
+  }
+  /* the interface: what the function reads and writes */
+  fg_rs_script *s = load("singlesource.rs");
+  fg_graph *g = fg_graph_new("bad");
+  fg_field *a = fg_input(g, "a", fg_type_image(FG_U8, 4, 4, 4));
+  fg_field *r[2];
+  ck_assert_int_eq(fg_rs_invoke(g, s, "process", 1, &a, 2, r), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "'process' reads 1 allocation "
+                       "parameter(s) (inputImage) and writes 1 "
+                       "(outputImage); got 1 argument(s) and 2 result(s)"),
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("bad2");
+  a = fg_input(g, "a", fg_type_image(FG_U8, 4, 4, 4));
+  ck_assert_int_eq(fg_rs_invoke(g, s, "invert", 1, &a, 1, r), FG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fg_graph_errmsg(g), "use fg_rs_map"));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
 }
 END_TEST
 
@@ -723,6 +874,9 @@ int main(void) {
   tcase_add_test(tc, test_rs_scan_errors_carry_line_and_column);
   tcase_add_test(tc, test_rs_combiner_rules);
   tcase_add_test(tc, test_rs_invert_greyscale_photo_fused_into_one_pass);
+  tcase_add_test(tc, test_rs_invoke_single_source_process_fuses_into_one_kernel);
+  tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
+  tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
