@@ -478,6 +478,14 @@ static bool launch_begin(launch *l, fg_graph *g, fg_rs_script *s,
   return true;
 }
 
+/* The node of f (NULL passes through) asks for its script's precision. */
+static fg_field *with_fp(fg_field *f, const fgr_unit *u) {
+  if (f && f->producer && f->producer->kernel)
+    f->producer->kernel->fp = u->fp == FG_RS_FP_FULL ? FGK_FP_FULL
+                                                     : FGK_FP_RELAXED;
+  return f;
+}
+
 /* Names of u's kernels of one kind, for messages. */
 static const char *kernel_list(fg_graph *g, const fgr_unit *u, bool reduce) {
   fgu_buf b = {0};
@@ -550,7 +558,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   fg_expr *value = call_expr(op, c, rt, n_in, args, env, 1 + u->n_allocs);
   if (!l.ranged) {
     fg_write_tensor(op, 0, value);
-    return fg_op_end(op);
+    return with_fp(fg_op_end(op), u);
   }
   /* a sub-range: the kernel runs only inside it; outside, the output
    * keeps base's values (zeros without one) */
@@ -570,7 +578,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   }
   fg_end(op);
   fg_write_tensor(op, 0, v);
-  return fg_op_end(op);
+  return with_fp(fg_op_end(op), u);
 }
 
 /* The 0-D field type of a reduction's result. */
@@ -651,7 +659,7 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     args[k] = fg_read_tensor(op, in[k]);
   fg_write_tensor(op, 0, call_expr(op, acc, fgk_t(FG_U8, 1), n_in, args, env,
                                    1 + u->n_allocs));
-  fg_field *rec = fg_op_end(op);
+  fg_field *rec = with_fp(fg_op_end(op), u);
   if (!rec)
     return NULL;
   rec->type = rec_type;
@@ -706,5 +714,5 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
   n->kernel = k;
   n->in = fin;
   n->n_in = m;
-  return n->out[0];
+  return with_fp(n->out[0], u);
 }

@@ -388,6 +388,77 @@ static fg_field *dsl_add(fg_graph *g, fg_field *a, int k) {
   return fg_op_end(op);
 }
 
+/* rs_fp_relaxed / rs_fp_imprecise build relaxed kernels, rs_fp_full (the
+ * default) full ones; a fused kernel is relaxed only if all its operators
+ * allow it. */
+START_TEST(test_rs_fp_pragmas_choose_each_kernels_precision) {
+  fg_rs_script *rel = source("rel", "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n#pragma rs_fp_relaxed\n"
+    "float RS_KERNEL halve(float v) { return v * 0.5f; }\n");
+  fg_rs_script *imp = source("imp", "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n#pragma rs_fp_imprecise\n"
+    "float RS_KERNEL third(float v) { return v / 3.0f; }\n");
+  fg_rs_script *full = source("full", "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "float RS_KERNEL twice(float v) { return v * 2.0f; }\n");
+  ck_assert_int_eq(fg_rs_script_fp(rel), FG_RS_FP_RELAXED);
+  ck_assert_int_eq(fg_rs_script_fp(imp), FG_RS_FP_IMPRECISE);
+  ck_assert_int_eq(fg_rs_script_fp(full), FG_RS_FP_FULL);
+  fg_context *ctx = tu_context();
+  float in[64], out[64];
+  for (int i = 0; i < 64; i++)
+    in[i] = (float)i * 1.25f - 20.0f;
+  /* 0: relaxed alone, 1: relaxed + imprecise, 2: relaxed + full, 3: full
+   * with relaxed options, 4: relaxed + a DSL operator (the options decide),
+   * 5: the same with relaxed options */
+  static const fg_precision want[6] = {
+    FG_PRECISION_RELAXED, FG_PRECISION_RELAXED, FG_PRECISION_FULL,
+    FG_PRECISION_FULL, FG_PRECISION_FULL, FG_PRECISION_RELAXED};
+  for (int c = 0; c < 6; c++) {
+    fg_graph *g = fg_graph_new("fp");
+    fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(64)));
+    fg_field *x = fg_rs_map(g, c == 3 ? full : rel, c == 3 ? "twice"
+                                                           : "halve", 1, &a,
+                            NULL);
+    if (c == 1)
+      x = fg_rs_map(g, imp, "third", 1, &x, NULL);
+    else if (c == 2)
+      x = fg_rs_map(g, full, "twice", 1, &x, NULL);
+    else if (c >= 4) {
+      fg_type t = fg_field_type(x);
+      fg_op *op = fg_op_begin(g, "neg", 1, &t);
+      fg_write_tensor(op, 0, fg_neg(fg_read_tensor(op, x)));
+      x = fg_op_end(op);
+    }
+    fg_output(g, "x", x);
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    fg_compile_options o = {.fusion = FG_FUSION_ON,
+                            .precision = c == 3 || c == 5
+                                ? FG_PRECISION_RELAXED : FG_PRECISION_FULL};
+    fg_program *p = NULL;
+    ck_assert_msg(fg_compile(ctx, g, &o, &p) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+    fg_graph_free(g);
+    ck_assert_int_eq(fg_program_kernel_count(p), 1);
+    ck_assert_msg(fg_program_kernel_precision(p, 0) == want[c],
+                  "case %d: precision %d, want %d", c,
+                  (int)fg_program_kernel_precision(p, 0), (int)want[c]);
+    run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
+    for (int i = 0; i < 64; i++) {
+      float v = c == 3 ? in[i] * 2.0f : in[i] * 0.5f;
+      v = c == 1 ? v / 3.0f : c == 2 ? v * 2.0f : c >= 4 ? -v : v;
+      ck_assert_float_eq_tol(out[i], v, 1e-4f * (1.0f + fabsf(v)));
+    }
+    fg_program_free(p);
+  }
+  ck_assert_int_eq(fg_program_kernel_precision(NULL, 0), FG_PRECISION_FULL);
+  fg_context_free(ctx);
+  fg_rs_script_free(rel);
+  fg_rs_script_free(imp);
+  fg_rs_script_free(full);
+}
+END_TEST
+
 START_TEST(test_rs_fuses_with_dsl_operators_and_other_scripts) {
   /* two scripts with the same static names and different bodies */
   fg_rs_script *a = source("a", "static int f(int v) { return v * 3; }\n"
@@ -878,6 +949,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
   tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
+  tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
   tcase_add_test(tc, test_rs_map_checks_types_shapes_and_arity);
