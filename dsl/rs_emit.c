@@ -40,6 +40,7 @@ typedef struct rw {
   const fgr_func *fn;      /* the function being emitted, if any */
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
+  bool *local;             /* per token: names a local variable in scope */
 } rw;
 
 static bool is_cl(const fgk_emitter *e) { return e->d == &fgk_dialect_cl; }
@@ -124,6 +125,148 @@ static bool shadowed(const rw *w, const char *p, int len) {
       return true;
   }
   return false;
+}
+
+/* ---- scopes ------------------------------------------------------------- */
+
+static bool vector_type_tok(const fgr_unit *u, int i);
+
+/* Whether token i is a word of a declaration's type: a scalar, vector or
+ * RenderScript type, a typedef name of the script, or a qualifier. */
+static bool type_word(const fgr_unit *u, int i) {
+  static const char *const words[] = {
+    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+    "float", "double", "half", "bool", "void", "unsigned", "signed",
+    "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+    "uint16_t", "uint32_t", "uint64_t", "rs_allocation", "rs_kernel_context",
+    "rs_script_call_t", "const", "volatile", "static", "register", NULL};
+  if (u->toks[i].kind != FGR_T_IDENT)
+    return false;
+  for (int k = 0; words[k]; k++)
+    if (fgr_tok_is(u, i, words[k]))
+      return true;
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  int k = find_named_index(u, p, len);
+  if (k >= 0 && !u->named[k].tag)
+    return true;
+  return vector_type_tok(u, i);
+}
+
+/* Marks the uses of a local declared at token decl, visible up to token
+ * end (exclusive), in w->local. */
+static void mark_scope(rw *w, int decl, int end) {
+  const fgr_unit *u = w->u;
+  int len;
+  const char *name = fgr_tok_text(u, decl, &len);
+  for (int i = decl; i < end; i++) {
+    int l;
+    const char *p = fgr_tok_text(u, i, &l);
+    if (u->toks[i].kind == FGR_T_IDENT && l == len &&
+        !memcmp(p, name, (size_t)len) &&
+        !(i > 0 && (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))))
+      w->local[i] = true;
+  }
+}
+
+/* The declaration that may start at token i (a statement start, or just
+ * after "for ("): marks each declarator's uses up to token end.  Returns
+ * the token after the declaration, or i when none starts there. */
+static int declaration(rw *w, int i, int end, int limit) {
+  const fgr_unit *u = w->u;
+  int j = i;
+  if (fgr_tok_is(u, j, "struct") || fgr_tok_is(u, j, "union") ||
+      fgr_tok_is(u, j, "enum")) {
+    j += 2;
+    if (fgr_tok_is(u, j, "{") && u->match[j] > j)
+      j = u->match[j] + 1;
+  } else if (type_word(u, j)) {
+    while (j < limit && type_word(u, j))
+      j++;
+  } else {
+    return i;
+  }
+  while (j < limit) {
+    while (j < limit && (fgr_tok_is(u, j, "*") || fgr_tok_is(u, j, "const")
+                         || fgr_tok_is(u, j, "volatile")))
+      j++;
+    if (j >= limit || u->toks[j].kind != FGR_T_IDENT ||
+        fgr_tok_is(u, j + 1, "("))
+      return j;
+    mark_scope(w, j, end);
+    j++;
+    while (fgr_tok_is(u, j, "[") && u->match[j] > j)
+      j = u->match[j] + 1;
+    if (fgr_tok_is(u, j, "=")) {
+      while (j < limit && !fgr_tok_is(u, j, ",") && !fgr_tok_is(u, j, ";")) {
+        if ((fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+             fgr_tok_is(u, j, "{")) && u->match[j] > j)
+          j = u->match[j];
+        j++;
+      }
+    }
+    if (!fgr_tok_is(u, j, ","))
+      return j;
+    j++;
+  }
+  return j;
+}
+
+/* The end (exclusive) of the statement that starts at token i. */
+static int statement_end(const fgr_unit *u, int i, int limit) {
+  if (fgr_tok_is(u, i, "{") && u->match[i] > i)
+    return u->match[i] + 1;
+  while (i < limit && !fgr_tok_is(u, i, ";")) {
+    if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "[") ||
+         fgr_tok_is(u, i, "{")) && u->match[i] > i)
+      i = u->match[i];
+    i++;
+  }
+  return i + 1;
+}
+
+/* Marks in w->local the tokens of f's body that name its local variables
+ * where they are in scope: a global, function or type of the same name is
+ * not what they mean, so they are emitted as they are.  Declarations are
+ * found at statement starts (after '{', '}' and ';') and in the first
+ * clause of a for; a block's locals live to its '}', a for's to the end of
+ * the loop. */
+static void mark_locals(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  int close = f->tok1 - 1;
+  if (close <= f->rparen || !fgr_tok_is(u, close, "}"))
+    return;
+  int open = u->match[close];
+  int stack[256], depth = 0;
+  stack[depth++] = close;
+  bool start = true;
+  for (int i = open + 1; i < close; i++) {
+    if (fgr_tok_is(u, i, "{")) {
+      if (depth < 256)
+        stack[depth++] = u->match[i] > i ? u->match[i] : close;
+      start = true;
+      continue;
+    }
+    if (fgr_tok_is(u, i, "}")) {
+      if (depth > 1)
+        depth--;
+      start = true;
+      continue;
+    }
+    if (fgr_tok_is(u, i, "for") && fgr_tok_is(u, i + 1, "(") &&
+        u->match[i + 1] > i + 1) {
+      int rp = u->match[i + 1];
+      declaration(w, i + 2, statement_end(u, rp + 1, close), rp);
+      start = false;
+      continue;
+    }
+    if (start) {
+      int next = declaration(w, i, stack[depth - 1], close);
+      if (next > i)
+        i = next - 1;
+    }
+    start = fgr_tok_is(u, i, ";");
+  }
 }
 
 /* Whether identifier token i names a vector type. */
@@ -245,7 +388,7 @@ static void token(rw *w, int i, bool in_pp) {
     w->bol = false;
     return;
   }
-  if (shadowed(w, p, len)) {
+  if (shadowed(w, p, len) || (w->local && w->local[i])) {
     fgu_buf_printf(w->o, "%.*s", len, p);
     w->bol = false;
     return;
@@ -396,11 +539,15 @@ static void emit_script(fgk_emitter *e, const fgr_unit *u) {
   w.pre = calloc((size_t)u->n_toks + 1, sizeof *w.pre);
   w.rep = calloc((size_t)u->n_toks + 1, sizeof *w.rep);
   w.emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w.emit_fn);
-  if (!w.pre || !w.rep || !w.emit_fn) {
+  w.local = calloc((size_t)u->n_toks + 1, sizeof *w.local);
+  if (!w.pre || !w.rep || !w.emit_fn || !w.local) {
     e->help.oom = 1;
     goto done;
   }
   reachable(u, w.emit_fn);
+  for (int k = 0; k < u->n_funcs; k++)
+    if (w.emit_fn[k])
+      mark_locals(&w, &u->funcs[k]);
   w.bol = !e->help.len || e->help.s[e->help.len - 1] == '\n';
   fgu_buf_printf(&e->help, "/* RenderScript script '%s' (%s) */\n", u->name,
                  u->file);
@@ -488,6 +635,7 @@ done:
   free(w.pre);
   free(w.rep);
   free(w.emit_fn);
+  free(w.local);
 }
 
 /* ---- wrappers ----------------------------------------------------------- */

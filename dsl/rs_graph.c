@@ -376,6 +376,32 @@ static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
   return f;
 }
 
+/* Refuses functions fns that write a bound allocation: rsSetElementAt_
+ * from a kernel writes other coordinates than the thread's own (a
+ * non-local write, which in RenderScript races between the kernel's
+ * threads), and a field is a value that one node produces whole, so
+ * fieldgraph runs no such kernel; the reference's way out is a launch's
+ * output Allocation (a kernel's return value). */
+static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
+  const fgr_unit *u = l->s->u;
+  for (int k = 0; k < n; k++) {
+    int t = fns[k] ? fgr_func_mention(u, fns[k], "rsSetElementAt", true)
+                   : -1;
+    if (t < 0)
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, t, &len);
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes a bound "
+             "allocation at coordinates of its choosing, a non-local write "
+             "that fieldgraph does not run (the kernel's threads would race, "
+             "and a field is produced whole by one node); return the value "
+             "and let the launch write its output Allocation", u->file,
+             u->toks[t].line, u->toks[t].col, l->what, len, p);
+    return false;
+  }
+  return true;
+}
+
 /* Fills ports[0 .. n_allocs] (globals, allocations) for a call of u whose
  * functions fns mention globals and allocations; the fields are in
  * fields[] (port i reads fields[i], NULL for -1). */
@@ -543,7 +569,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   if (u->n_allocs > 64)
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
-  if (!env_fields(&l, &f, 1, env))
+  if (!no_set_element(&l, &f, 1) || !env_fields(&l, &f, 1, env))
     return NULL;
   fgk_rscall *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
@@ -630,7 +656,7 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
   const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
-  if (!env_fields(&l, fns, 4, env))
+  if (!no_set_element(&l, fns, 4) || !env_fields(&l, fns, 4, env))
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over
    * a few partials that each accumulate a contiguous chunk */

@@ -197,6 +197,10 @@ bool fgr_tok_is(const fgr_unit *u, int i, const char *s);
  * calls and the macros it uses) mentions identifier name. */
 bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
                        const char *name);
+/* The same, as the token that mentions it (with prefix: an identifier
+ * starting with name), or -1. */
+int fgr_func_mention(const fgr_unit *u, const fgr_func *f, const char *name,
+                     bool prefix);
 
 /* The field element type and width of a NUM type; false otherwise. */
 bool fgr_type_fgk(const fgr_type *t, fgk_type *out);

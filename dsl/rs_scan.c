@@ -1357,45 +1357,58 @@ const fgr_reduce *fgr_find_reduce(const fgr_unit *u, const char *name) {
   return NULL;
 }
 
-static bool mentions(const fgr_unit *u, int a, int b, const char *name,
-                     bool *seen_f, bool *seen_m) {
+/* The first token in [a, b) naming identifier name (or, with prefix, one
+ * that starts with it), following the script functions and macros the
+ * range uses; -1 when none. */
+static int mentions(const fgr_unit *u, int a, int b, const char *name,
+                    bool prefix, bool *seen_f, bool *seen_m) {
+  size_t nl = strlen(name);
   for (int i = a; i < b; i++) {
     if (u->toks[i].kind != FGR_T_IDENT)
       continue;
-    if (fgr_tok_is(u, i, name))
-      return true;
     int len;
     const char *p = fgr_tok_text(u, i, &len);
+    if (prefix ? (size_t)len >= nl && !memcmp(p, name, nl)
+               : fgr_tok_is(u, i, name))
+      return i;
     for (int k = 0; k < u->n_funcs; k++)
       if (!seen_f[k] && u->funcs[k].has_body &&
           (int)strlen(u->funcs[k].name) == len &&
           !memcmp(u->funcs[k].name, p, (size_t)len)) {
         seen_f[k] = true;
-        if (mentions(u, u->funcs[k].rparen, u->funcs[k].tok1, name, seen_f,
-                     seen_m))
-          return true;
+        int r = mentions(u, u->funcs[k].rparen, u->funcs[k].tok1, name,
+                         prefix, seen_f, seen_m);
+        if (r >= 0)
+          return r;
       }
     for (int k = 0; k < u->n_macros; k++)
       if (!seen_m[k] && (int)strlen(u->macros[k].name) == len &&
           !memcmp(u->macros[k].name, p, (size_t)len)) {
         seen_m[k] = true;
-        if (mentions(u, u->macros[k].tok0, u->macros[k].tok1, name, seen_f,
-                     seen_m))
-          return true;
+        int r = mentions(u, u->macros[k].tok0, u->macros[k].tok1, name,
+                         prefix, seen_f, seen_m);
+        if (r >= 0)
+          return r;
       }
   }
-  return false;
+  return -1;
+}
+
+int fgr_func_mention(const fgr_unit *u, const fgr_func *f, const char *name,
+                     bool prefix) {
+  bool *seen_f = calloc((size_t)u->n_funcs + 1, 1);
+  bool *seen_m = calloc((size_t)u->n_macros + 1, 1);
+  int r = seen_f && seen_m
+              ? mentions(u, f->rparen, f->tok1, name, prefix, seen_f, seen_m)
+              : -1;
+  free(seen_f);
+  free(seen_m);
+  return r;
 }
 
 bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
                        const char *name) {
-  bool *seen_f = calloc((size_t)u->n_funcs + 1, 1);
-  bool *seen_m = calloc((size_t)u->n_macros + 1, 1);
-  bool r = seen_f && seen_m &&
-           mentions(u, f->rparen, f->tok1, name, seen_f, seen_m);
-  free(seen_f);
-  free(seen_m);
-  return r;
+  return fgr_func_mention(u, f, name, false) >= 0;
 }
 
 static void unit_destroy(fg__live *l) {

@@ -380,6 +380,122 @@ START_TEST(test_rs_invoke_errors_name_file_line_column) {
 }
 END_TEST
 
+/* A local or parameter named like a global is the local in its scope
+ * (a for's variable to the end of the loop, a block's to its '}'); the
+ * global elsewhere. */
+START_TEST(test_rs_locals_shadow_globals_in_their_scope) {
+  fg_rs_script *s = source("shadow",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "float gain = 2.0f;\n"
+    "int count = 5;\n"
+    "static float bump(float gain) { return gain + 1.0f; }\n"
+    "float RS_KERNEL scaled(float v) {\n"
+    "  float r;\n"
+    "  {\n"
+    "    float gain = 0.5f, count = 0.25f;\n"
+    "    r = v * gain + count;\n"
+    "  }\n"
+    "  for (int count = 0; count < 2; count++)\n"
+    "    r += 1.0f;\n"
+    "  r += count;\n"
+    "  return bump(r) + gain;\n"
+    "}\n");
+  float g3 = 3.0f;
+  ck_assert_int_eq(fg_rs_set(s, "gain", &g3, sizeof g3), FG_OK);
+  fg_graph *g = fg_graph_new("shadow");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(16)));
+  fg_output(g, "r", fg_rs_map(g, s, "scaled", 1, &a, NULL));
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  float in[16], out[16];
+  for (int i = 0; i < 16; i++)
+    in[i] = (float)i - 4.0f;
+  run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
+  for (int i = 0; i < 16; i++) {
+    float r = in[i] * 0.5f + 0.25f;
+    r += 1.0f;
+    r += 1.0f;
+    r += 5.0f;
+    ck_assert_float_eq_tol(out[i], r + 1.0f + 3.0f, 1e-5f);
+  }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
+/* RenderScript's one-argument fract, the two-argument one and rsClamp, on
+ * every backend (OpenCL C has only the two-argument fract). */
+START_TEST(test_rs_fract_and_rsclamp_on_every_backend) {
+  fg_rs_script *s = source("fr",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "float RS_KERNEL fr(float v) {\n"
+    "  float fl;\n"
+    "  const float a = fract(v, &fl);\n"
+    "  return fract(v) + 10.0f * a + 100.0f * fl;\n"
+    "}\n"
+    "float2 RS_KERNEL fr2(float2 v) { return fract(v); }\n"
+    "int RS_KERNEL cl(int v) { return rsClamp(v, -3, 4); }\n");
+  fg_graph *g = fg_graph_new("fract");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(32)));
+  fg_field *a2 = fg_input(g, "a2", fg_type_vector(FG_F32, fg_shape1(16), 2));
+  fg_field *b = fg_input(g, "b", fg_type_scalar(FG_I32, fg_shape1(32)));
+  fg_output(g, "fr", fg_rs_map(g, s, "fr", 1, &a, NULL));
+  fg_output(g, "fr2", fg_rs_map(g, s, "fr2", 1, &a2, NULL));
+  fg_output(g, "cl", fg_rs_map(g, s, "cl", 1, &b, NULL));
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  float in[32], out[32], out2[32];
+  int32_t bi[32], bo[32];
+  for (int i = 0; i < 32; i++) {
+    in[i] = (float)i * 0.37f - 5.3f;
+    bi[i] = i - 16;
+  }
+  run(ctx, p, 3, (const void *[]){in, in, bi}, 3,
+      (void *[]){out, out2, bo});
+  for (int i = 0; i < 32; i++) {
+    float fl = floorf(in[i]);
+    float f = fminf(in[i] - fl, 0x1.fffffep-1f);
+    ck_assert_float_eq_tol(out[i], f + 10.0f * f + 100.0f * fl, 1e-3f);
+    ck_assert_float_eq_tol(out2[i], f, 1e-6f);
+    ck_assert_int_eq(bo[i], bi[i] < -3 ? -3 : bi[i] > 4 ? 4 : bi[i]);
+  }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
+/* rsSetElementAt_<type> from a kernel is a non-local write: refused at the
+ * launch, at the call's file:line:column. */
+START_TEST(test_rs_set_element_is_refused_at_its_line) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "rs_allocation dst;\n"
+    "static void put(int v, uint32_t x) { rsSetElementAt_int(dst, v, x); }\n"
+    "int RS_KERNEL k(int v, uint32_t x) { put(v, x); return v; }\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  fg_graph *g = fg_graph_new("set");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(8)));
+  fg_field *d = fg_input(g, "d", fg_type_scalar(FG_I32, fg_shape1(8)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "dst", d), FG_OK);
+  ck_assert_ptr_null(fg_rs_map(g, s, "k", 1, &a, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:4:38: fg_rs_map 't.k': "
+                       "rsSetElementAt_int writes a bound allocation") != NULL,
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 static fg_field *dsl_add(fg_graph *g, fg_field *a, int k) {
   fg_type t = fg_field_type(a);
   fg_op *op = fg_op_begin(g, "add", 1, &t);
@@ -949,6 +1065,9 @@ int main(void) {
   tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
   tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
+  tcase_add_test(tc, test_rs_locals_shadow_globals_in_their_scope);
+  tcase_add_test(tc, test_rs_fract_and_rsclamp_on_every_backend);
+  tcase_add_test(tc, test_rs_set_element_is_refused_at_its_line);
   tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
