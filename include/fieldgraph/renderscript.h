@@ -11,6 +11,8 @@
  *   fg_field *inv = fg_rs_map(g, s, "invert", 1, &img, NULL);
  *   fg_field *sum = fg_rs_reduce(g, s, "addint", 1, &ints, NULL);  // 0-D
  *   fg_output(g, "inv", inv);
+ *   fg_field *grey;                              // Single-Source: process()
+ *   fg_rs_invoke(g, s, "process", 1, &img, 1, &grey);  // rsForEach inside
  *   ...compile and run; then fg_rs_script_free(s) (any time: graphs and
  *   programs keep what they need).
  *
@@ -20,12 +22,19 @@
  * pointwise producers into their accumulation pass.  A kernel's Element
  * types are the fields' element type and tensor width (uchar4 is u8 with
  * 4 elements).  Coordinates: x is the column, y the row, z the layer.
+ * Each kernel is built with its script's precision pragma (rs_fp_relaxed
+ * and rs_fp_imprecise relaxed, rs_fp_full full); a fused kernel is
+ * relaxed only if all its operators allow it.
  *
  * Script globals have a C value (what fg_rs_get reads) and a script value
- * (what kernels see); fg_rs_set writes both; a compiled program reads the
- * script values at the start of every run.  Kernels read globals only.
+ * (what kernels see); fg_rs_set writes both.  A compiled program reads the
+ * script values when each run is started (fg_program_start, or
+ * fg_program_run): a run sees the globals as they were at its start, and
+ * fg_rs_set afterwards changes only later runs, even while that run waits
+ * or executes.  Kernels read globals only.
  * rs_allocation globals are bound to fields with fg_rs_bind_allocation
- * and read with rsGetElementAt_<type> (a non-local read).
+ * and read with rsGetElementAt_<type> (a non-local read); kernels that
+ * write them (rsSetElementAt_<type>, a non-local write) are refused.
  *
  * Builder calls follow graph.h's sticky errors; the script calls return a
  * status with a message in fg_rs_script_errmsg.  A script belongs to one
