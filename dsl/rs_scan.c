@@ -6,10 +6,9 @@
  * C layout of every type it meets (the host packs globals exactly as the
  * device reads them), has rs_const.c evaluate the initializers of the
  * globals, and checks the reference's rules for mapping and reduction
- * kernels.  Bodies
- * of functions are not parsed: the kernel compiler reads them, with
- * #line directives pointing at the user's file.  Everything else it does
- * not understand is an error with its line and column. */
+ * kernels.  Bodies of functions are not parsed: the kernel compiler reads
+ * them, with #line directives pointing at the user's file.  Everything
+ * else it does not understand is an error with its line and column. */
 #include "rs_scan_impl.h"
 
 #include <ctype.h>
