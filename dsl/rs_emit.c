@@ -670,6 +670,13 @@ static void env_setup(fgk_emitter *e, const fgr_unit *u, fgu_buf *h) {
 /* Arguments of f's call from a wrapper whose inputs are fgk_i<k> and
  * whose specials are fgk_x, fgk_y, fgk_z and fgk_ctx; first is the
  * parameter the inputs start at. */
+static bool is_special(const fgr_func *f, int p) {
+  for (int k = 0; k < FGR_SPECIAL_COUNT_; k++)
+    if (f->special[k] == p)
+      return true;
+  return false;
+}
+
 static void call_args(const fgr_func *f, int first, fgu_buf *h) {
   static const char *const sp[FGR_SPECIAL_COUNT_] = {"fgk_x", "fgk_y",
                                                      "fgk_z", "fgk_ctx"};
@@ -681,10 +688,30 @@ static void call_args(const fgr_func *f, int first, fgu_buf *h) {
         s = sp[k];
     if (s)
       fgu_buf_printf(h, "%s, ", s);
+    else if (f->params[p].type->kind == FGR_STRUCT)
+      fgu_buf_printf(h, "fgk_c%d.s, ", in++);
     else
       fgu_buf_printf(h, "fgk_i%d, ", in++);
   }
   fgu_buf_puts(h, "&fgk_envv");
+}
+
+/* A struct travels between kernels in a field of its carrier type (see
+ * fgr_type_carrier): a union turns input fgk_i<k> of struct parameters
+ * back into the struct, fgk_c<k>.s. */
+static void struct_inputs(fgk_emitter *e, const fgr_unit *u,
+                          const fgr_func *f, int first, const fg_expr *x,
+                          fgu_buf *h) {
+  int in = 0;
+  for (int p = first; p < f->n_params; p++) {
+    if (is_special(f, p))
+      continue;
+    if (f->params[p].type->kind == FGR_STRUCT)
+      fgu_buf_printf(h, "  union { %s s; %s v; } fgk_c%d;\n  fgk_c%d.v = "
+                     "fgk_i%d;\n", spell(e, u, f->params[p].type),
+                     e->d->type_name(x->u.rs.arg[in]->type), in, in, in);
+    in++;
+  }
 }
 
 static const char special_params[] =
@@ -743,9 +770,10 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
     snprintf(name, size, "%smap_%s", u->mangle, f->name);
     if (!fgk_first_use(e, name))
       return;
-    fgk_type rt;
-    fgr_type_fgk(f->ret, &rt);
-    fgu_buf_printf(h, "static inline %s %s(", e->d->type_name(rt), name);
+    /* the call's type: the kernel's, or a struct's carrier */
+    const char *rt = e->d->type_name(x->type);
+    bool st = f->ret->kind == FGR_STRUCT;
+    fgu_buf_printf(h, "static inline %s %s(", rt, name);
     for (int k = 0; k < x->u.rs.n; k++)
       fgu_buf_printf(h, "%s fgk_i%d, ", e->d->type_name(x->u.rs.arg[k]->type),
                      k);
@@ -754,9 +782,15 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
     fgu_buf_puts(h, ") {\n");
     env_setup(e, u, h);
     fgu_buf_puts(h, special_setup);
-    fgu_buf_printf(h, "  return %s%s(", u->mangle, f->name);
+    struct_inputs(e, u, f, 0, x, h);
+    if (st)
+      fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n  fgk_r.s = ",
+                     spell(e, u, f->ret), rt);
+    else
+      fgu_buf_puts(h, "  return ");
+    fgu_buf_printf(h, "%s%s(", u->mangle, f->name);
     call_args(f, 0, h);
-    fgu_buf_puts(h, ");\n}\n");
+    fgu_buf_puts(h, st ? ");\n  return fgk_r.v;\n}\n" : ");\n}\n");
     return;
   }
   const fgr_reduce *r = c->red;
@@ -776,6 +810,7 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
     fgu_buf_puts(h, ") {\n");
     env_setup(e, u, h);
     fgu_buf_puts(h, special_setup);
+    struct_inputs(e, u, r->accum, 1, x, h);
     fgu_buf_printf(h, "  %s%s(fgk_a, ", u->mangle, r->accum->name);
     call_args(r->accum, 1, h);
     fgu_buf_puts(h, ");\n}\n");

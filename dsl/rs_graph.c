@@ -250,6 +250,22 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
   return FG_OK;
 }
 
+bool fgr_type_carrier(const fgr_type *t, fgk_type *out) {
+  if (fgr_type_fgk(t, out))
+    return true;
+  if (!t || t->kind != FGR_STRUCT || t->size <= 0 || t->size > 32)
+    return false;
+  static const fg_elem e[4] = {FG_U64, FG_U32, FG_U16, FG_U8};
+  for (int k = 0; k < 4; k++) {
+    int64_t es = (int64_t)fg_elem_size(e[k]);
+    if (t->size % es == 0 && t->size / es <= 4) {
+      *out = fgk_t(e[k], (int)(t->size / es));
+      return true;
+    }
+  }
+  return false;
+}
+
 /* ---- launching ---------------------------------------------------------- */
 
 typedef struct launch {
@@ -292,9 +308,10 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
     fg_type t = in[k]->type;
     fgk_type want;
     char ts[128];
-    if (!fgr_type_fgk(pa->type, &want)) {
+    if (!fgr_type_carrier(pa->type, &want)) {
       fg__fail(g, FG_ENOTSUP, "%s: argument '%s' of '%s' (%s:%d:%d) is %s; "
-               "fieldgraph passes scalar and vector Elements only", l->what,
+               "fieldgraph passes scalar and vector Elements and structs of "
+               "up to 32 bytes only", l->what,
                pa->name ? pa->name : "?", f->name, u->file,
                u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
       return false;
@@ -540,10 +557,11 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     "'%s' (its mapping kernels: %s)", l.what, u->name,
                     kernel, kernel_list(g, u, false));
   fgk_type rt;
-  if (!fgr_type_fgk(f->ret, &rt))
+  if (f->ret_ptr || !fgr_type_carrier(f->ret, &rt))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
                     "runs mapping kernels that return a scalar or vector "
-                    "Element", l.what, kernel, f->ret->name);
+                    "Element or a struct of up to 32 bytes", l.what, kernel,
+                    f->ret->name);
   if (!check_inputs(&l, f, 0, n_in, in))
     return NULL;
   if (n_in == 0) {

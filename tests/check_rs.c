@@ -496,6 +496,61 @@ START_TEST(test_rs_set_element_is_refused_at_its_line) {
 }
 END_TEST
 
+/* A kernel returning a struct writes its bytes into a field of the
+ * struct's carrier type (8 bytes: u64, 12: 3 x u32); a kernel taking that
+ * struct reads it back, and the two fuse. */
+START_TEST(test_rs_kernels_return_and_take_structs) {
+  fg_rs_script *s = source("st",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "typedef struct { float sum; int count; } Stat;\n"
+    "struct Tri { float a, b; int c; };\n"
+    "Stat RS_KERNEL stat(float v, uint32_t x) {\n"
+    "  Stat s;\n  s.sum = v * 2.0f;\n  s.count = (int)x - 3;\n  return s;\n"
+    "}\n"
+    "struct Tri RS_KERNEL tri(float v) {\n"
+    "  struct Tri t = {v, -v, 7};\n  return t;\n}\n"
+    "float RS_KERNEL use(Stat s) { return s.sum + (float)s.count; }\n");
+  fg_graph *g = fg_graph_new("structs");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(20)));
+  fg_field *st = fg_rs_map(g, s, "stat", 1, &a, NULL);
+  fg_field *tr = fg_rs_map(g, s, "tri", 1, &a, NULL);
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  char ts[128];
+  ck_assert_str_eq(fg_type_str(fg_field_type(st), ts, sizeof ts),
+                   "u64[20]");
+  ck_assert_int_eq((int)fg_type_bytes(fg_field_type(tr)), 20 * 12);
+  fg_output(g, "stat", st);
+  fg_output(g, "tri", tr);
+  fg_output(g, "use", fg_rs_map(g, s, "use", 1, &st, NULL));
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  /* stat and use fuse (tri, a sibling, is a kernel of its own) */
+  int fused = 0;
+  for (int k = 0; k < fg_program_kernel_count(p); k++)
+    fused += !strcmp(fg_program_kernel_name(p, k), "stat+use");
+  ck_assert_int_eq(fused, 1);
+  float in[20], use[20];
+  struct { float sum; int32_t count; } stv[20];
+  struct { float a, b; int32_t c; } trv[20];
+  for (int i = 0; i < 20; i++)
+    in[i] = (float)i * 0.5f - 2.0f;
+  run(ctx, p, 1, (const void *[]){in}, 3, (void *[]){stv, trv, use});
+  for (int i = 0; i < 20; i++) {
+    ck_assert_float_eq(stv[i].sum, in[i] * 2.0f);
+    ck_assert_int_eq(stv[i].count, i - 3);
+    ck_assert_float_eq(trv[i].a, in[i]);
+    ck_assert_float_eq(trv[i].b, -in[i]);
+    ck_assert_int_eq(trv[i].c, 7);
+    ck_assert_float_eq(use[i], in[i] * 2.0f + (float)(i - 3));
+  }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
 static fg_field *dsl_add(fg_graph *g, fg_field *a, int k) {
   fg_type t = fg_field_type(a);
   fg_op *op = fg_op_begin(g, "add", 1, &t);
@@ -1065,6 +1120,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
   tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
+  tcase_add_test(tc, test_rs_kernels_return_and_take_structs);
   tcase_add_test(tc, test_rs_locals_shadow_globals_in_their_scope);
   tcase_add_test(tc, test_rs_fract_and_rsclamp_on_every_backend);
   tcase_add_test(tc, test_rs_set_element_is_refused_at_its_line);

@@ -112,7 +112,10 @@ typedef struct fg_rs_launch {
 /* A node running mapping kernel `kernel` of s over n_in inputs of one
  * shape (as many as the kernel has input arguments, with the Element
  * types of its prototype); returns its output, of the kernel's return
- * type and the inputs' shape.  opt may be NULL. */
+ * type and the inputs' shape.  A struct of up to 32 bytes travels as its
+ * bytes in the widest of u64, u32, u16, u8 that holds them in at most 4
+ * elements (struct { float f; int i; } is one u64 per point), as a
+ * kernel's result and as an argument.  opt may be NULL. */
 fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     int n_in, fg_field *const *in, const fg_rs_launch *opt);
 
