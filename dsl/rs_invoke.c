@@ -414,6 +414,16 @@ static bool for_each(inv *in, int t, bool with_options) {
   opt.base = ranged ? out->field : NULL;
   fg_field *r = fg_rs_map(in->g, in->s, kname, n_in, ins, &opt);
   if (!r) {
+    /* the launch's own message, located at the rsForEach */
+    char msg[sizeof in->g->errmsg + 1024];
+    const fgr_tok *k = &in->u->toks[t];
+    snprintf(msg, sizeof msg, "%s:%d:%d: %s: %s", in->u->file, k->line,
+             k->col, in->what, in->g->errmsg);
+    size_t len = strlen(msg);
+    if (len >= sizeof in->g->errmsg)
+      len = sizeof in->g->errmsg - 1;
+    memcpy(in->g->errmsg, msg, len);
+    in->g->errmsg[len] = 0;
     in->failed = true;
     return false;
   }

@@ -335,6 +335,8 @@ START_TEST(test_rs_invoke_errors_name_file_line_column) {
      "f32[3]"},
     {"  rsForEach(nope, in, out);\n",
      "t.rs:5:13: fg_rs_invoke 't.run': 'nope' is not a mapping kernel"},
+    {"  rsForEach(k, in, in, out);\n",
+     "t.rs:5:3: fg_rs_invoke 't.run': fg_rs_map 't.k': got 2 input(s)"},
     {"  rs_allocation t = rsCreateAllocation(3);\n  rsForEach(k, in, out);\n",
      "t.rs:5:21: fg_rs_invoke 't.run': 'rsCreateAllocation': rs_allocation "
      "locals come from rsCreateAllocation_<type>"},
