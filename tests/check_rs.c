@@ -8,7 +8,10 @@
  * inputs checked against plain C, script globals (set, get, per-run
  * values), bound allocations, special arguments, launch ranges, the rules
  * on mandatory combiners, type and shape mismatches, compiler errors at
- * the user's line, and fusion with DSL operators and between scripts. */
+ * the user's line, fusion with DSL operators and between scripts,
+ * fg_rs_invoke's subset and its errors, each kernel's precision from the
+ * fp pragmas, locals shadowing globals, fract and rsClamp, structs
+ * between kernels, and the refusal of rsSetElementAt. */
 #ifndef FG_SAMPLES_DIR
 #define FG_SAMPLES_DIR "data/samples"
 #endif
@@ -1118,7 +1121,8 @@ int main(void) {
   tcase_add_test(tc, test_rs_scan_errors_carry_line_and_column);
   tcase_add_test(tc, test_rs_combiner_rules);
   tcase_add_test(tc, test_rs_invert_greyscale_photo_fused_into_one_pass);
-  tcase_add_test(tc, test_rs_invoke_single_source_process_fuses_into_one_kernel);
+  tcase_add_test(tc,
+                 test_rs_invoke_single_source_process_fuses_into_one_kernel);
   tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
   tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
