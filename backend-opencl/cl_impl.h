@@ -38,6 +38,7 @@ typedef struct fgcl_device_info {
   char driver_version[128];
   char device_version[128];
   bool is_gpu;                   /* CL_DEVICE_TYPE_GPU (or accelerator) */
+  bool host_unified;             /* CL_DEVICE_HOST_UNIFIED_MEMORY */
   cl_uint compute_units;
   size_t max_work_group_size;
   size_t max_work_item_sizes[3];

@@ -137,6 +137,13 @@ static cl_int describe(cl_device_id d, fgcl_device_info *di) {
                             &di->max_parameter_size, NULL)))
     return rc;
   di->is_gpu = (type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
+  /* deprecated in OpenCL 2.0 but still answered; a device that does not
+   * answer is taken to have its own memory */
+  cl_bool unified = CL_FALSE;
+  if (clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
+                      &unified, NULL) != CL_SUCCESS)
+    unified = CL_FALSE;
+  di->host_unified = unified == CL_TRUE;
 
   /* The work-item sizes come as one size_t per dimension (at least 3). */
   size_t bytes = 0;

@@ -821,14 +821,14 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   }
   if (k->reduce == FGK_REDUCE_RS) {
     /* end of the chunk: the script-typed partial goes into the record */
-    fgk_put(&e, "    }\n    ");
+    fgk_put(&e, "      }\n    }\n    ");
     fgr_emit_store_partial(&e);
   } else if (k->reduce) {
     /* end of the thread's chunk: store its partial */
     fgk_type t = reduce_type(k);
     char ptr[64];
     snprintf(ptr, sizeof ptr, "out%d + fgk_p * %d", k->reduce_port, t.width);
-    fgk_put(&e, "    }\n    ");
+    fgk_put(&e, "      }\n    }\n    ");
     if (t.width == 1) {
       fgk_putf(&e, "out%d[fgk_p] = fgk_acc;\n", k->reduce_port);
     } else {

@@ -614,15 +614,26 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    "  for (long fgk_p = fgk_c0; fgk_p < fgk_c1; ++fgk_p) {\n",
                    k->reduce_port);
     fgk_reduce_acc_decl(e, o);
+    /* the chunk row by row: the coordinates of a row's first point cost
+     * two divisions, the points of a row step through the columns, so
+     * the inner loop is a plain counted loop clang can vectorize */
     fgu_buf_puts(o, "    const long fgk_end = (fgk_p + 1) * fgk_chunk < fgk_N "
                  "? (fgk_p + 1) * fgk_chunk : fgk_N;\n"
-                 "    for (long fgk_i = fgk_p * fgk_chunk; fgk_i < fgk_end; "
-                 "++fgk_i) {\n"
-                 "      const int _layer = (int)(fgk_i / ((long)_rows * "
-                 "_columns));\n"
-                 "      const int _row = (int)(fgk_i / _columns % _rows), "
-                 "_column = (int)(fgk_i % _columns);\n"
-                 "      (void)_layer; (void)_row; (void)_column;\n");
+                 "    for (long fgk_r0 = fgk_p * fgk_chunk; fgk_r0 < fgk_end;) "
+                 "{\n"
+                 "      const long fgk_lr = fgk_r0 / _columns;\n"
+                 "      const int _layer = (int)(fgk_lr / _rows), "
+                 "_row = (int)(fgk_lr % _rows);\n"
+                 "      const long fgk_cb = fgk_r0 - fgk_lr * _columns;\n"
+                 "      const long fgk_ce = fgk_cb + (fgk_end - fgk_r0) < "
+                 "_columns ? fgk_cb + (fgk_end - fgk_r0) : _columns;\n"
+                 "      const long fgk_row0 = fgk_lr * _columns;\n"
+                 "      fgk_r0 = fgk_row0 + fgk_ce;\n"
+                 "      (void)_layer; (void)_row;\n"
+                 "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; ++fgk_c) {\n"
+                 "      const int _column = (int)fgk_c;\n"
+                 "      const long fgk_i = fgk_row0 + fgk_c;\n"
+                 "      (void)_column;\n");
     return;
   }
   if (k->grouped) {

@@ -144,13 +144,22 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    "  if (fgk_p >= fgk_P)\n    return;\n  {\n",
                    k->reduce_port);
     fgk_reduce_acc_decl(e, o);
+    /* row by row, as in the C dialect: two divisions per row */
     fgu_buf_puts(o, "    const long fgk_end = min((fgk_p + 1) * fgk_chunk, "
                  "fgk_N);\n"
-                 "    for (long fgk_i = fgk_p * fgk_chunk; fgk_i < fgk_end; "
-                 "++fgk_i) {\n"
-                 "      const int _layer = (int)(fgk_i / (fgk_TR * fgk_TC));\n"
-                 "      const int _row = (int)(fgk_i / fgk_TC % fgk_TR), "
-                 "_column = (int)(fgk_i % fgk_TC);\n");
+                 "    for (long fgk_r0 = fgk_p * fgk_chunk; fgk_r0 < fgk_end;) "
+                 "{\n"
+                 "      const long fgk_lr = fgk_r0 / fgk_TC;\n"
+                 "      const int _layer = (int)(fgk_lr / fgk_TR), "
+                 "_row = (int)(fgk_lr % fgk_TR);\n"
+                 "      const long fgk_cb = fgk_r0 - fgk_lr * fgk_TC;\n"
+                 "      const long fgk_ce = min(fgk_cb + (fgk_end - fgk_r0), "
+                 "fgk_TC);\n"
+                 "      const long fgk_row0 = fgk_lr * fgk_TC;\n"
+                 "      fgk_r0 = fgk_row0 + fgk_ce;\n"
+                 "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; ++fgk_c) {\n"
+                 "      const int _column = (int)fgk_c;\n"
+                 "      const long fgk_i = fgk_row0 + fgk_c;\n");
     return;
   }
   /* per-element threads (_globalThreads(fieldShape, tensorShape)): the

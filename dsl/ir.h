@@ -193,6 +193,22 @@ typedef struct fgk_kernel {
   fgk_block body;
   int n_vars;
   bool *in_nonlocal;     /* n_in: read with explicit addressing somewhere */
+  int fp;                /* FGK_FP_*: the precision its code asked for */
 } fgk_kernel;
+
+/* A kernel's floating-point precision: DEFAULT follows the compile
+ * options; FULL and RELAXED are what its code asked for (RenderScript's
+ * rs_fp_full, rs_fp_relaxed / rs_fp_imprecise).  A fused kernel is relaxed
+ * only if every member allows it: any FULL member makes it FULL, any
+ * DEFAULT member leaves it to the options, otherwise it is RELAXED. */
+enum { FGK_FP_DEFAULT, FGK_FP_FULL, FGK_FP_RELAXED };
+
+static inline int fgk_fp_merge(int a, int b) {
+  if (a == FGK_FP_FULL || b == FGK_FP_FULL)
+    return FGK_FP_FULL;
+  if (a == FGK_FP_DEFAULT || b == FGK_FP_DEFAULT)
+    return FGK_FP_DEFAULT;
+  return FGK_FP_RELAXED;
+}
 
 #endif

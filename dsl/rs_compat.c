@@ -213,6 +213,14 @@ const char fgr_compat_c[] =
   "FGK_RS_TT(fgk_rs_fma, double, fma)\n"
   "FGK_RS_TT(fgk_rs_mix, float, fgk_rs_mixf)\n"
   "FGK_RS_TT(fgk_rs_mix, double, fgk_rs_mixd)\n"
+  /* fract with the floor written through a pointer, and the deprecated
+   * rsClamp (integers) */
+  "#define FGK_RS_FRACT2(T) FGK_RS_F T fgk_rs_fract(T v, T *fl) {\\\n"
+  "  *fl = fgk_rs_floor(v); return fgk_rs_fract(v); }\n"
+  "FGK_RS_FRACT2(float) FGK_RS_FRACT2(float2) FGK_RS_FRACT2(float3)\n"
+  "FGK_RS_FRACT2(float4) FGK_RS_FRACT2(double) FGK_RS_FRACT2(double2)\n"
+  "FGK_RS_FRACT2(double3) FGK_RS_FRACT2(double4)\n"
+  "#define rsClamp(a, lo, hi) clamp(a, lo, hi)\n"
   "#define FGK_RS_MIXS(T, N) FGK_RS_F T##N fgk_rs_mix(T##N a, T##N b, T t) "
   "{\\\n"
   "  return a + (b - a) * t; }\n"
@@ -384,6 +392,15 @@ const char fgr_compat_cl[] =
   "  FGK_RS_GETX(T##4, FGK_RS_LDN(T##4, T, 4))\n"
   "FGK_RS_GETS(char) FGK_RS_GETS(uchar) FGK_RS_GETS(short)\n"
   "FGK_RS_GETS(ushort) FGK_RS_GETS(int) FGK_RS_GETS(uint)\n"
-  "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n";
+  "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"
+  /* RenderScript's one-argument fract (OpenCL C has only the one that
+   * writes the floor), and the deprecated rsClamp (integers) */
+  "#define FGK_RS_FRACT1(T) FGK_RS_F T fract(T v) { T i; return fract(v, "
+  "&i); }\n"
+  "FGK_RS_FRACT1(float) FGK_RS_FRACT1(float2) FGK_RS_FRACT1(float3)\n"
+  "FGK_RS_FRACT1(float4)\n"
+  "#define rsClamp(a, lo, hi) clamp(a, lo, hi)\n";
 
-const char fgr_compat_cl_f64[] = "FGK_RS_GETS(double)\n";
+const char fgr_compat_cl_f64[] = "FGK_RS_GETS(double)\n"
+  "FGK_RS_FRACT1(double) FGK_RS_FRACT1(double2) FGK_RS_FRACT1(double3)\n"
+  "FGK_RS_FRACT1(double4)\n";

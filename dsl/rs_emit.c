@@ -40,6 +40,7 @@ typedef struct rw {
   const fgr_func *fn;      /* the function being emitted, if any */
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
+  bool *local;             /* per token: names a local variable in scope */
 } rw;
 
 static bool is_cl(const fgk_emitter *e) { return e->d == &fgk_dialect_cl; }
@@ -124,6 +125,148 @@ static bool shadowed(const rw *w, const char *p, int len) {
       return true;
   }
   return false;
+}
+
+/* ---- scopes ------------------------------------------------------------- */
+
+static bool vector_type_tok(const fgr_unit *u, int i);
+
+/* Whether token i is a word of a declaration's type: a scalar, vector or
+ * RenderScript type, a typedef name of the script, or a qualifier. */
+static bool type_word(const fgr_unit *u, int i) {
+  static const char *const words[] = {
+    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+    "float", "double", "half", "bool", "void", "unsigned", "signed",
+    "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+    "uint16_t", "uint32_t", "uint64_t", "rs_allocation", "rs_kernel_context",
+    "rs_script_call_t", "const", "volatile", "static", "register", NULL};
+  if (u->toks[i].kind != FGR_T_IDENT)
+    return false;
+  for (int k = 0; words[k]; k++)
+    if (fgr_tok_is(u, i, words[k]))
+      return true;
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  int k = find_named_index(u, p, len);
+  if (k >= 0 && !u->named[k].tag)
+    return true;
+  return vector_type_tok(u, i);
+}
+
+/* Marks the uses of a local declared at token decl, visible up to token
+ * end (exclusive), in w->local. */
+static void mark_scope(rw *w, int decl, int end) {
+  const fgr_unit *u = w->u;
+  int len;
+  const char *name = fgr_tok_text(u, decl, &len);
+  for (int i = decl; i < end; i++) {
+    int l;
+    const char *p = fgr_tok_text(u, i, &l);
+    if (u->toks[i].kind == FGR_T_IDENT && l == len &&
+        !memcmp(p, name, (size_t)len) &&
+        !(i > 0 && (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))))
+      w->local[i] = true;
+  }
+}
+
+/* The declaration that may start at token i (a statement start, or just
+ * after "for ("): marks each declarator's uses up to token end.  Returns
+ * the token after the declaration, or i when none starts there. */
+static int declaration(rw *w, int i, int end, int limit) {
+  const fgr_unit *u = w->u;
+  int j = i;
+  if (fgr_tok_is(u, j, "struct") || fgr_tok_is(u, j, "union") ||
+      fgr_tok_is(u, j, "enum")) {
+    j += 2;
+    if (fgr_tok_is(u, j, "{") && u->match[j] > j)
+      j = u->match[j] + 1;
+  } else if (type_word(u, j)) {
+    while (j < limit && type_word(u, j))
+      j++;
+  } else {
+    return i;
+  }
+  while (j < limit) {
+    while (j < limit && (fgr_tok_is(u, j, "*") || fgr_tok_is(u, j, "const")
+                         || fgr_tok_is(u, j, "volatile")))
+      j++;
+    if (j >= limit || u->toks[j].kind != FGR_T_IDENT ||
+        fgr_tok_is(u, j + 1, "("))
+      return j;
+    mark_scope(w, j, end);
+    j++;
+    while (fgr_tok_is(u, j, "[") && u->match[j] > j)
+      j = u->match[j] + 1;
+    if (fgr_tok_is(u, j, "=")) {
+      while (j < limit && !fgr_tok_is(u, j, ",") && !fgr_tok_is(u, j, ";")) {
+        if ((fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+             fgr_tok_is(u, j, "{")) && u->match[j] > j)
+          j = u->match[j];
+        j++;
+      }
+    }
+    if (!fgr_tok_is(u, j, ","))
+      return j;
+    j++;
+  }
+  return j;
+}
+
+/* The end (exclusive) of the statement that starts at token i. */
+static int statement_end(const fgr_unit *u, int i, int limit) {
+  if (fgr_tok_is(u, i, "{") && u->match[i] > i)
+    return u->match[i] + 1;
+  while (i < limit && !fgr_tok_is(u, i, ";")) {
+    if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "[") ||
+         fgr_tok_is(u, i, "{")) && u->match[i] > i)
+      i = u->match[i];
+    i++;
+  }
+  return i + 1;
+}
+
+/* Marks in w->local the tokens of f's body that name its local variables
+ * where they are in scope: a global, function or type of the same name is
+ * not what they mean, so they are emitted as they are.  Declarations are
+ * found at statement starts (after '{', '}' and ';') and in the first
+ * clause of a for; a block's locals live to its '}', a for's to the end of
+ * the loop. */
+static void mark_locals(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  int close = f->tok1 - 1;
+  if (close <= f->rparen || !fgr_tok_is(u, close, "}"))
+    return;
+  int open = u->match[close];
+  int stack[256], depth = 0;
+  stack[depth++] = close;
+  bool start = true;
+  for (int i = open + 1; i < close; i++) {
+    if (fgr_tok_is(u, i, "{")) {
+      if (depth < 256)
+        stack[depth++] = u->match[i] > i ? u->match[i] : close;
+      start = true;
+      continue;
+    }
+    if (fgr_tok_is(u, i, "}")) {
+      if (depth > 1)
+        depth--;
+      start = true;
+      continue;
+    }
+    if (fgr_tok_is(u, i, "for") && fgr_tok_is(u, i + 1, "(") &&
+        u->match[i + 1] > i + 1) {
+      int rp = u->match[i + 1];
+      declaration(w, i + 2, statement_end(u, rp + 1, close), rp);
+      start = false;
+      continue;
+    }
+    if (start) {
+      int next = declaration(w, i, stack[depth - 1], close);
+      if (next > i)
+        i = next - 1;
+    }
+    start = fgr_tok_is(u, i, ";");
+  }
 }
 
 /* Whether identifier token i names a vector type. */
@@ -245,7 +388,7 @@ static void token(rw *w, int i, bool in_pp) {
     w->bol = false;
     return;
   }
-  if (shadowed(w, p, len)) {
+  if (shadowed(w, p, len) || (w->local && w->local[i])) {
     fgu_buf_printf(w->o, "%.*s", len, p);
     w->bol = false;
     return;
@@ -396,11 +539,15 @@ static void emit_script(fgk_emitter *e, const fgr_unit *u) {
   w.pre = calloc((size_t)u->n_toks + 1, sizeof *w.pre);
   w.rep = calloc((size_t)u->n_toks + 1, sizeof *w.rep);
   w.emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w.emit_fn);
-  if (!w.pre || !w.rep || !w.emit_fn) {
+  w.local = calloc((size_t)u->n_toks + 1, sizeof *w.local);
+  if (!w.pre || !w.rep || !w.emit_fn || !w.local) {
     e->help.oom = 1;
     goto done;
   }
   reachable(u, w.emit_fn);
+  for (int k = 0; k < u->n_funcs; k++)
+    if (w.emit_fn[k])
+      mark_locals(&w, &u->funcs[k]);
   w.bol = !e->help.len || e->help.s[e->help.len - 1] == '\n';
   fgu_buf_printf(&e->help, "/* RenderScript script '%s' (%s) */\n", u->name,
                  u->file);
@@ -488,6 +635,7 @@ done:
   free(w.pre);
   free(w.rep);
   free(w.emit_fn);
+  free(w.local);
 }
 
 /* ---- wrappers ----------------------------------------------------------- */
@@ -522,6 +670,13 @@ static void env_setup(fgk_emitter *e, const fgr_unit *u, fgu_buf *h) {
 /* Arguments of f's call from a wrapper whose inputs are fgk_i<k> and
  * whose specials are fgk_x, fgk_y, fgk_z and fgk_ctx; first is the
  * parameter the inputs start at. */
+static bool is_special(const fgr_func *f, int p) {
+  for (int k = 0; k < FGR_SPECIAL_COUNT_; k++)
+    if (f->special[k] == p)
+      return true;
+  return false;
+}
+
 static void call_args(const fgr_func *f, int first, fgu_buf *h) {
   static const char *const sp[FGR_SPECIAL_COUNT_] = {"fgk_x", "fgk_y",
                                                      "fgk_z", "fgk_ctx"};
@@ -533,10 +688,30 @@ static void call_args(const fgr_func *f, int first, fgu_buf *h) {
         s = sp[k];
     if (s)
       fgu_buf_printf(h, "%s, ", s);
+    else if (f->params[p].type->kind == FGR_STRUCT)
+      fgu_buf_printf(h, "fgk_c%d.s, ", in++);
     else
       fgu_buf_printf(h, "fgk_i%d, ", in++);
   }
   fgu_buf_puts(h, "&fgk_envv");
+}
+
+/* A struct travels between kernels in a field of its carrier type (see
+ * fgr_type_carrier): a union turns input fgk_i<k> of struct parameters
+ * back into the struct, fgk_c<k>.s. */
+static void struct_inputs(fgk_emitter *e, const fgr_unit *u,
+                          const fgr_func *f, int first, const fg_expr *x,
+                          fgu_buf *h) {
+  int in = 0;
+  for (int p = first; p < f->n_params; p++) {
+    if (is_special(f, p))
+      continue;
+    if (f->params[p].type->kind == FGR_STRUCT)
+      fgu_buf_printf(h, "  union { %s s; %s v; } fgk_c%d;\n  fgk_c%d.v = "
+                     "fgk_i%d;\n", spell(e, u, f->params[p].type),
+                     e->d->type_name(x->u.rs.arg[in]->type), in, in, in);
+    in++;
+  }
 }
 
 static const char special_params[] =
@@ -571,6 +746,11 @@ static void init_wrapper(fgk_emitter *e, const fgr_unit *u,
   if (r->init)
     fgu_buf_printf(h, "  %s%s(fgk_a, &fgk_envv);\n", u->mangle,
                    r->init->name);
+  else if (!is_cl(e))
+    fgu_buf_puts(h, "  (void)fgk_envv;\n  memset(fgk_a, 0, sizeof *fgk_a);\n");
+  else if (r->acc_type->kind == FGR_NUM)
+    fgu_buf_printf(h, "  (void)fgk_envv;\n  *fgk_a = (%s)(0);\n",
+                   spell(e, u, r->acc_type));
   else
     fgu_buf_puts(h, "  (void)fgk_envv;\n  for (ulong fgk_k = 0; fgk_k < "
                  "sizeof(*fgk_a); fgk_k++)\n    ((uchar *)fgk_a)[fgk_k] = "
@@ -590,9 +770,10 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
     snprintf(name, size, "%smap_%s", u->mangle, f->name);
     if (!fgk_first_use(e, name))
       return;
-    fgk_type rt;
-    fgr_type_fgk(f->ret, &rt);
-    fgu_buf_printf(h, "static inline %s %s(", e->d->type_name(rt), name);
+    /* the call's type: the kernel's, or a struct's carrier */
+    const char *rt = e->d->type_name(x->type);
+    bool st = f->ret->kind == FGR_STRUCT;
+    fgu_buf_printf(h, "static inline %s %s(", rt, name);
     for (int k = 0; k < x->u.rs.n; k++)
       fgu_buf_printf(h, "%s fgk_i%d, ", e->d->type_name(x->u.rs.arg[k]->type),
                      k);
@@ -601,9 +782,15 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
     fgu_buf_puts(h, ") {\n");
     env_setup(e, u, h);
     fgu_buf_puts(h, special_setup);
-    fgu_buf_printf(h, "  return %s%s(", u->mangle, f->name);
+    struct_inputs(e, u, f, 0, x, h);
+    if (st)
+      fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n  fgk_r.s = ",
+                     spell(e, u, f->ret), rt);
+    else
+      fgu_buf_puts(h, "  return ");
+    fgu_buf_printf(h, "%s%s(", u->mangle, f->name);
     call_args(f, 0, h);
-    fgu_buf_puts(h, ");\n}\n");
+    fgu_buf_puts(h, st ? ");\n  return fgk_r.v;\n}\n" : ");\n}\n");
     return;
   }
   const fgr_reduce *r = c->red;
@@ -623,6 +810,7 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
     fgu_buf_puts(h, ") {\n");
     env_setup(e, u, h);
     fgu_buf_puts(h, special_setup);
+    struct_inputs(e, u, r->accum, 1, x, h);
     fgu_buf_printf(h, "  %s%s(fgk_a, ", u->mangle, r->accum->name);
     call_args(r->accum, 1, h);
     fgu_buf_puts(h, ");\n}\n");
@@ -634,11 +822,22 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
                    "  if (fgk_p == 0)\n    ((%slong *)fgk_rec)[0] = fgk_P;\n"
                    "  if (fgk_p >= %d)\n    return;\n"
                    "  %suchar *fgk_d = fgk_rec + 16 + fgk_p * (long)"
-                   "sizeof(*fgk_a);\n"
-                   "  for (ulong fgk_k = 0; fgk_k < sizeof(*fgk_a); fgk_k++)\n"
-                   "    fgk_d[fgk_k] = ((const uchar *)fgk_a)[fgk_k];\n}\n",
+                   "sizeof(*fgk_a);\n",
                    store, u->mangle, r->name, gq(e), gq(e), FGK_MAX_PARTIALS,
                    gq(e));
+    /* a byte-wise copy would make clang split the accumulator into bytes
+     * (SROA follows every access) and reassemble it at every element: the
+     * copy is one memcpy, or one typed store of a scalar or vector (the
+     * record's items of up to 16 bytes are aligned to their size) */
+    if (!is_cl(e))
+      fgu_buf_puts(h, "  memcpy(fgk_d, fgk_a, sizeof *fgk_a);\n}\n");
+    else if (r->acc_type->kind == FGR_NUM && r->acc_type->size <= 16)
+      fgu_buf_printf(h, "  *(__global %s *)fgk_d = *fgk_a;\n}\n",
+                     spell(e, u, r->acc_type));
+    else
+      fgu_buf_puts(h, "  for (ulong fgk_k = 0; fgk_k < sizeof(*fgk_a); "
+                   "fgk_k++)\n"
+                   "    fgk_d[fgk_k] = ((const uchar *)fgk_a)[fgk_k];\n}\n");
     return;
   }
   /* FOLD: every partial combined into an initialized item, then the

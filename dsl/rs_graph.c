@@ -21,12 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct fg_rs_script {
-  fgr_unit *u;                  /* one reference */
-  fg_field **bound;             /* per rs_allocation global */
-  char errmsg[1024];
-};
-
 /* ---- scripts ------------------------------------------------------------ */
 
 static void put_err(char *errmsg, size_t errlen, const char *fmt, ...)
@@ -256,6 +250,22 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
   return FG_OK;
 }
 
+bool fgr_type_carrier(const fgr_type *t, fgk_type *out) {
+  if (fgr_type_fgk(t, out))
+    return true;
+  if (!t || t->kind != FGR_STRUCT || t->size <= 0 || t->size > 32)
+    return false;
+  static const fg_elem e[4] = {FG_U64, FG_U32, FG_U16, FG_U8};
+  for (int k = 0; k < 4; k++) {
+    int64_t es = (int64_t)fg_elem_size(e[k]);
+    if (t->size % es == 0 && t->size / es <= 4) {
+      *out = fgk_t(e[k], (int)(t->size / es));
+      return true;
+    }
+  }
+  return false;
+}
+
 /* ---- launching ---------------------------------------------------------- */
 
 typedef struct launch {
@@ -298,9 +308,10 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
     fg_type t = in[k]->type;
     fgk_type want;
     char ts[128];
-    if (!fgr_type_fgk(pa->type, &want)) {
+    if (!fgr_type_carrier(pa->type, &want)) {
       fg__fail(g, FG_ENOTSUP, "%s: argument '%s' of '%s' (%s:%d:%d) is %s; "
-               "fieldgraph passes scalar and vector Elements only", l->what,
+               "fieldgraph passes scalar and vector Elements and structs of "
+               "up to 32 bytes only", l->what,
                pa->name ? pa->name : "?", f->name, u->file,
                u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
       return false;
@@ -380,6 +391,32 @@ static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
     return NULL;
   f->producer->live = &u->live;
   return f;
+}
+
+/* Refuses functions fns that write a bound allocation: rsSetElementAt_
+ * from a kernel writes other coordinates than the thread's own (a
+ * non-local write, which in RenderScript races between the kernel's
+ * threads), and a field is a value that one node produces whole, so
+ * fieldgraph runs no such kernel; the reference's way out is a launch's
+ * output Allocation (a kernel's return value). */
+static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
+  const fgr_unit *u = l->s->u;
+  for (int k = 0; k < n; k++) {
+    int t = fns[k] ? fgr_func_mention(u, fns[k], "rsSetElementAt", true)
+                   : -1;
+    if (t < 0)
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, t, &len);
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes a bound "
+             "allocation at coordinates of its choosing, a non-local write "
+             "that fieldgraph does not run (the kernel's threads would race, "
+             "and a field is produced whole by one node); return the value "
+             "and let the launch write its output Allocation", u->file,
+             u->toks[t].line, u->toks[t].col, l->what, len, p);
+    return false;
+  }
+  return true;
 }
 
 /* Fills ports[0 .. n_allocs] (globals, allocations) for a call of u whose
@@ -484,6 +521,14 @@ static bool launch_begin(launch *l, fg_graph *g, fg_rs_script *s,
   return true;
 }
 
+/* The node of f (NULL passes through) asks for its script's precision. */
+static fg_field *with_fp(fg_field *f, const fgr_unit *u) {
+  if (f && f->producer && f->producer->kernel)
+    f->producer->kernel->fp = u->fp == FG_RS_FP_FULL ? FGK_FP_FULL
+                                                     : FGK_FP_RELAXED;
+  return f;
+}
+
 /* Names of u's kernels of one kind, for messages. */
 static const char *kernel_list(fg_graph *g, const fgr_unit *u, bool reduce) {
   fgu_buf b = {0};
@@ -512,10 +557,11 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     "'%s' (its mapping kernels: %s)", l.what, u->name,
                     kernel, kernel_list(g, u, false));
   fgk_type rt;
-  if (!fgr_type_fgk(f->ret, &rt))
+  if (f->ret_ptr || !fgr_type_carrier(f->ret, &rt))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
                     "runs mapping kernels that return a scalar or vector "
-                    "Element", l.what, kernel, f->ret->name);
+                    "Element or a struct of up to 32 bytes", l.what, kernel,
+                    f->ret->name);
   if (!check_inputs(&l, f, 0, n_in, in))
     return NULL;
   if (n_in == 0) {
@@ -541,7 +587,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   if (u->n_allocs > 64)
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
-  if (!env_fields(&l, &f, 1, env))
+  if (!no_set_element(&l, &f, 1) || !env_fields(&l, &f, 1, env))
     return NULL;
   fgk_rscall *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
@@ -556,7 +602,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   fg_expr *value = call_expr(op, c, rt, n_in, args, env, 1 + u->n_allocs);
   if (!l.ranged) {
     fg_write_tensor(op, 0, value);
-    return fg_op_end(op);
+    return with_fp(fg_op_end(op), u);
   }
   /* a sub-range: the kernel runs only inside it; outside, the output
    * keeps base's values (zeros without one) */
@@ -576,7 +622,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   }
   fg_end(op);
   fg_write_tensor(op, 0, v);
-  return fg_op_end(op);
+  return with_fp(fg_op_end(op), u);
 }
 
 /* The 0-D field type of a reduction's result. */
@@ -628,7 +674,7 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
   const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
-  if (!env_fields(&l, fns, 4, env))
+  if (!no_set_element(&l, fns, 4) || !env_fields(&l, fns, 4, env))
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over
    * a few partials that each accumulate a contiguous chunk */
@@ -657,7 +703,7 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     args[k] = fg_read_tensor(op, in[k]);
   fg_write_tensor(op, 0, call_expr(op, acc, fgk_t(FG_U8, 1), n_in, args, env,
                                    1 + u->n_allocs));
-  fg_field *rec = fg_op_end(op);
+  fg_field *rec = with_fp(fg_op_end(op), u);
   if (!rec)
     return NULL;
   rec->type = rec_type;
@@ -712,5 +758,5 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
   n->kernel = k;
   n->in = fin;
   n->n_in = m;
-  return n->out[0];
+  return with_fp(n->out[0], u);
 }

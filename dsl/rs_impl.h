@@ -197,9 +197,18 @@ bool fgr_tok_is(const fgr_unit *u, int i, const char *s);
  * calls and the macros it uses) mentions identifier name. */
 bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
                        const char *name);
+/* The same, as the token that mentions it (with prefix: an identifier
+ * starting with name), or -1. */
+int fgr_func_mention(const fgr_unit *u, const fgr_func *f, const char *name,
+                     bool prefix);
 
 /* The field element type and width of a NUM type; false otherwise. */
 bool fgr_type_fgk(const fgr_type *t, fgk_type *out);
+/* The field element type and width that carry a value of type t between
+ * kernels: a NUM type's own; for a struct of up to 32 bytes, the widest
+ * elements (u64, u32, u16, u8) of which at most 4 hold its bytes.  False
+ * for other types. */
+bool fgr_type_carrier(const fgr_type *t, fgk_type *out);
 /* Writes a readable spelling of t ("uchar4", "struct MinAndMax"). */
 const char *fgr_type_str(const fgr_type *t);
 
@@ -228,6 +237,14 @@ struct fgk_rscall {
 /* Bytes of a partials record of a reduction: a header, then one
  * accumulator per partial, room for FGK_MAX_PARTIALS. */
 int64_t fgr_record_bytes(const fgr_reduce *r);
+
+/* ---- the public script object (rs_graph.c, rs_invoke.c) ---------------- */
+
+struct fg_rs_script {
+  fgr_unit *u;                  /* one reference */
+  fg_field **bound;             /* per rs_allocation global */
+  char errmsg[1024];
+};
 
 /* The RenderScript runtime for each dialect (rs_compat.c), and the names
  * the C dialect reaches as fgk_rs_<name> around a script's text. */

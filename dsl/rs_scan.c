@@ -4,12 +4,12 @@
  * #define and #undef), typedefs and structs, globals with initializers,
  * functions (kernels, static helpers, invokables, init).  It computes the
  * C layout of every type it meets (the host packs globals exactly as the
- * device reads them), evaluates the initializers of the globals, and
- * checks the reference's rules for mapping and reduction kernels.  Bodies
- * of functions are not parsed: the kernel compiler reads them, with
- * #line directives pointing at the user's file.  Everything else it does
- * not understand is an error with its line and column. */
-#include "rs_impl.h"
+ * device reads them), has rs_const.c evaluate the initializers of the
+ * globals, and checks the reference's rules for mapping and reduction
+ * kernels.  Bodies of functions are not parsed: the kernel compiler reads
+ * them, with #line directives pointing at the user's file.  Everything
+ * else it does not understand is an error with its line and column. */
+#include "rs_scan_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,21 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct scan {
-  fgr_unit *u;
-  int i;                        /* cursor */
-  char *err;
-  size_t errlen;
-  jmp_buf fail;
-  int cap_items, cap_funcs, cap_globals, cap_reduces, cap_macros, cap_named;
-  fgr_type *builtin[FG_ELEM_COUNT_][5];
-  fgr_type *t_void, *t_bool, *t_alloc, *t_context;
-  fgu_buf members;
-} scan;
-
 /* ---- helpers ------------------------------------------------------------ */
 
-static const fgr_tok *tk(scan *s, int i) {
+const fgr_tok *fgr_scan_tok(fgr_scan *s, int i) {
   return &s->u->toks[i < s->u->n_toks ? i : s->u->n_toks - 1];
 }
 
@@ -47,23 +35,23 @@ bool fgr_tok_is(const fgr_unit *u, int i, const char *str) {
          (size_t)t->len == n && !memcmp(u->text + t->off, str, n);
 }
 
-static bool is(scan *s, int i, const char *str) {
+static bool is(fgr_scan *s, int i, const char *str) {
   return fgr_tok_is(s->u, i, str);
 }
 
-static char *tok_str(scan *s, int i) {
-  const fgr_tok *t = tk(s, i);
+char *fgr_scan_tok_str(fgr_scan *s, int i) {
+  const fgr_tok *t = fgr_scan_tok(s, i);
   char *p = fgu_arena_alloc(&s->u->arena, (size_t)t->len + 1);
   if (p)
     memcpy(p, s->u->text + t->off, (size_t)t->len);
   return p ? p : (char *)"";
 }
 
-static _Noreturn void failf(scan *s, int tok, const char *fmt, ...)
+_Noreturn void fgr_scan_fail(fgr_scan *s, int tok, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static _Noreturn void failf(scan *s, int tok, const char *fmt, ...) {
-  const fgr_tok *t = tk(s, tok);
+_Noreturn void fgr_scan_fail(fgr_scan *s, int tok, const char *fmt, ...) {
+  const fgr_tok *t = fgr_scan_tok(s, tok);
   char msg[600];
   va_list ap;
   va_start(ap, fmt);
@@ -75,8 +63,8 @@ static _Noreturn void failf(scan *s, int tok, const char *fmt, ...) {
 }
 
 /* A short quotation of token i for messages. */
-static const char *quote(scan *s, int i) {
-  const fgr_tok *t = tk(s, i);
+const char *fgr_scan_quote(fgr_scan *s, int i) {
+  const fgr_tok *t = fgr_scan_tok(s, i);
   if (t->kind == FGR_T_EOF)
     return "end of file";
   if (t->kind == FGR_T_PP_END)
@@ -85,19 +73,19 @@ static const char *quote(scan *s, int i) {
                           s->u->text + t->off);
 }
 
-static void expect(scan *s, const char *p) {
+static void expect(fgr_scan *s, const char *p) {
   if (!is(s, s->i, p))
-    failf(s, s->i, "expected '%s', got %s", p, quote(s, s->i));
+    fgr_scan_fail(s, s->i, "expected '%s', got %s", p, fgr_scan_quote(s, s->i));
   s->i++;
 }
 
-static void *grow(scan *s, void *arr, int *cap, int n, size_t size) {
+static void *grow(fgr_scan *s, void *arr, int *cap, int n, size_t size) {
   if (n < *cap)
     return arr;
   int nc = *cap ? *cap * 2 : 16;
   void *p = fgu_arena_alloc(&s->u->arena, (size_t)nc * size);
   if (!p)
-    failf(s, s->i, "out of memory");
+    fgr_scan_fail(s, s->i, "out of memory");
   if (n)
     memcpy(p, arr, (size_t)n * size);
   *cap = nc;
@@ -108,10 +96,10 @@ static void *grow(scan *s, void *arr, int *cap, int n, size_t size) {
   ((arr) = grow((s), (arr), &(s)->cap, (s)->u->n, sizeof *(arr)),            \
    &(arr)[(s)->u->n++])
 
-static void *zalloc(scan *s, size_t n) {
+static void *zalloc(fgr_scan *s, size_t n) {
   void *p = fgu_arena_alloc(&s->u->arena, n);
   if (!p)
-    failf(s, s->i, "out of memory");
+    fgr_scan_fail(s, s->i, "out of memory");
   return p;
 }
 
@@ -123,7 +111,7 @@ static const char *const elem_rs[FG_ELEM_COUNT_] = {
   [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
   [FG_F64] = "double"};
 
-static fgr_type *num_type(scan *s, fg_elem e, int w) {
+fgr_type *fgr_scan_num_type(fgr_scan *s, fg_elem e, int w) {
   if (!s->builtin[e][w]) {
     fgr_type *t = zalloc(s, sizeof *t);
     t->kind = FGR_NUM;
@@ -161,7 +149,7 @@ static bool type_equal(const fgr_type *a, const fgr_type *b) {
 }
 
 /* A built-in type named by identifier token i, or NULL. */
-static const fgr_type *named_builtin(scan *s, int i) {
+const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
   int len;
   const char *p = fgr_tok_text(s->u, i, &len);
   char w[48];
@@ -176,16 +164,17 @@ static const fgr_type *named_builtin(scan *s, int i) {
     {"ssize_t", FG_I64}};
   for (size_t k = 0; k < sizeof alias / sizeof *alias; k++)
     if (!strcmp(w, alias[k].n))
-      return num_type(s, alias[k].e, 1);
+      return fgr_scan_num_type(s, alias[k].e, 1);
   for (int e = FG_I8; e <= FG_F64; e++) {
     size_t n = strlen(elem_rs[e]);
     if (strncmp(w, elem_rs[e], n))
       continue;
     if (w[n] == 0 && e != FG_I8 && e != FG_I16 && e != FG_I32 &&
         e != FG_I64 && e != FG_F32 && e != FG_F64)
-      return num_type(s, (fg_elem)e, 1);   /* uchar, ushort, uint, ulong */
+      return fgr_scan_num_type(s, (fg_elem)e,
+                               1); /* uchar, ushort, uint, ulong */
     if (w[n] >= '2' && w[n] <= '4' && w[n + 1] == 0)
-      return num_type(s, (fg_elem)e, w[n] - '0');
+      return fgr_scan_num_type(s, (fg_elem)e, w[n] - '0');
   }
   if (!strcmp(w, "rs_allocation"))
     return s->t_alloc;
@@ -194,458 +183,18 @@ static const fgr_type *named_builtin(scan *s, int i) {
   if (!strncmp(w, "rs_", 3)) {
     fgr_type *t = zalloc(s, sizeof *t);
     t->kind = FGR_OPAQUE;
-    t->name = tok_str(s, i);
+    t->name = fgr_scan_tok_str(s, i);
     return t;
   }
   return NULL;
 }
 
-static const fgr_named *find_named(const fgr_unit *u, const char *name,
-                                   bool tag) {
+const fgr_named *fgr_scan_find_named(const fgr_unit *u, const char *name,
+                                     bool tag) {
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].tag == tag && !strcmp(u->named[k].name, name))
       return &u->named[k];
   return NULL;
-}
-
-/* ---- constant expressions ----------------------------------------------- */
-
-typedef struct cval {
-  bool f, uns;
-  double d;
-  int64_t i;
-} cval;
-
-typedef struct cexpr {
-  scan *s;
-  int *t;                       /* token indices, macros expanded */
-  int n, p;
-  int at;                       /* token for messages */
-} cexpr;
-
-static const fgr_macro *find_macro(const fgr_unit *u, const char *name,
-                                   int len) {
-  for (int k = u->n_macros - 1; k >= 0; k--)
-    if ((int)strlen(u->macros[k].name) == len &&
-        !memcmp(u->macros[k].name, name, (size_t)len))
-      return &u->macros[k];
-  return NULL;
-}
-
-/* Appends tokens [a, b) to c->t, expanding object-like macros. */
-static void expand(cexpr *c, int a, int b, int depth) {
-  scan *s = c->s;
-  for (int i = a; i < b; i++) {
-    int len;
-    const char *p = fgr_tok_text(s->u, i, &len);
-    const fgr_macro *m = tk(s, i)->kind == FGR_T_IDENT
-                             ? find_macro(s->u, p, len) : NULL;
-    if (m && !m->function_like && depth < 32) {
-      expand(c, m->tok0, m->tok1, depth + 1);
-      continue;
-    }
-    if (m)
-      failf(s, i, "cannot evaluate function-like macro '%.*s' in a "
-            "constant expression", len, p);
-    if (c->n % 64 == 0) {
-      int *nt = realloc(c->t, (size_t)(c->n + 64) * sizeof *nt);
-      if (!nt)
-        failf(s, i, "out of memory");
-      c->t = nt;
-    }
-    c->t[c->n++] = i;
-  }
-}
-
-static int cur(cexpr *c) { return c->p < c->n ? c->t[c->p] : -1; }
-
-static bool cis(cexpr *c, const char *str) {
-  return cur(c) >= 0 && is(c->s, cur(c), str);
-}
-
-static _Noreturn void cfail(cexpr *c, const char *what) {
-  int t = cur(c) >= 0 ? cur(c) : c->at;
-  failf(c->s, t, "cannot evaluate %s: fieldgraph evaluates constant "
-        "expressions of numbers, macros, casts and operators (at %s)", what,
-        cur(c) >= 0 ? quote(c->s, cur(c)) : "its end");
-}
-
-static cval cond_expr(cexpr *c);
-
-static cval to_int(cval v) {
-  if (v.f) {
-    v.i = (int64_t)v.d;
-    v.f = false;
-  }
-  return v;
-}
-
-static double as_double(cval v) {
-  return v.f ? v.d : v.uns ? (double)(uint64_t)v.i : (double)v.i;
-}
-
-static cval number(cexpr *c, int t) {
-  int len;
-  const char *p = fgr_tok_text(c->s->u, t, &len);
-  char buf[80];
-  if (len >= (int)sizeof buf)
-    cfail(c, "a number");
-  memcpy(buf, p, (size_t)len);
-  buf[len] = 0;
-  cval v = {0};
-  bool hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
-  if ((!hex && strpbrk(buf, ".eE")) || (hex && strpbrk(buf, ".pP"))) {
-    char *end;
-    v.f = true;
-    v.d = strtod(buf, &end);
-    if (*end == 'f' || *end == 'F') {
-      v.d = (float)v.d;
-      end++;
-    }
-    if (*end)
-      cfail(c, "a number");
-    return v;
-  }
-  char *end;
-  errno = 0;
-  v.i = (int64_t)strtoull(buf, &end, 0);
-  for (; *end; end++) {
-    if (*end == 'u' || *end == 'U')
-      v.uns = true;
-    else if (*end != 'l' && *end != 'L')
-      cfail(c, "a number");
-  }
-  return v;
-}
-
-/* A cast's scalar type at the cursor ("(uint32_t)"), or NULL. */
-static const fgr_type *cast_type(cexpr *c) {
-  if (!cis(c, "(") || c->p + 2 >= c->n || !is(c->s, c->t[c->p + 2], ")"))
-    return NULL;
-  int t = c->t[c->p + 1];
-  if (tk(c->s, t)->kind != FGR_T_IDENT)
-    return NULL;
-  const fgr_type *ty = named_builtin(c->s, t);
-  if (!ty) {
-    static const struct { const char *n; fg_elem e; } kw[] = {
-      {"char", FG_I8}, {"short", FG_I16}, {"int", FG_I32}, {"long", FG_I64},
-      {"float", FG_F32}, {"double", FG_F64}};
-    for (size_t k = 0; k < 6 && !ty; k++)
-      if (is(c->s, t, kw[k].n))
-        ty = num_type(c->s, kw[k].e, 1);
-    const fgr_named *n = ty ? NULL : find_named(c->s->u, tok_str(c->s, t),
-                                                false);
-    ty = ty ? ty : n ? n->type : NULL;
-  }
-  return ty && ty->kind == FGR_NUM && ty->width == 1 ? ty : NULL;
-}
-
-static cval convert(cval v, fg_elem e) {
-  if (fgk_is_float(e)) {
-    double d = as_double(v);
-    return (cval){.f = true, .d = e == FG_F32 ? (float)d : d};
-  }
-  v = to_int(v);
-  uint64_t u = (uint64_t)v.i;
-  int bits = (int)fg_elem_size(e) * 8;
-  if (bits < 64) {
-    u &= (1ull << bits) - 1;
-    if (fgk_is_signed(e) && (u >> (bits - 1)))
-      u |= ~0ull << bits;
-  }
-  return (cval){.i = (int64_t)u, .uns = !fgk_is_signed(e)};
-}
-
-static cval unary(cexpr *c) {
-  const fgr_type *ct = cast_type(c);
-  if (ct) {
-    c->p += 3;
-    return convert(unary(c), ct->elem);
-  }
-  if (cis(c, "-") || cis(c, "+") || cis(c, "~") || cis(c, "!")) {
-    char op = *(c->s->u->text + tk(c->s, cur(c))->off);
-    c->p++;
-    cval v = unary(c);
-    if (op == '-') {
-      if (v.f)
-        v.d = -v.d;
-      else
-        v.i = (int64_t)(0 - (uint64_t)v.i);
-    } else if (op == '~') {
-      v = to_int(v);
-      v.i = ~v.i;
-    } else if (op == '!') {
-      v = (cval){.i = v.f ? v.d == 0 : v.i == 0};
-    }
-    return v;
-  }
-  if (cis(c, "(")) {
-    c->p++;
-    cval v = cond_expr(c);
-    if (!cis(c, ")"))
-      cfail(c, "a parenthesized expression");
-    c->p++;
-    return v;
-  }
-  int t = cur(c);
-  if (t >= 0 && tk(c->s, t)->kind == FGR_T_NUMBER) {
-    c->p++;
-    return number(c, t);
-  }
-  if (t >= 0 && tk(c->s, t)->kind == FGR_T_CHAR) {
-    int len;
-    const char *p = fgr_tok_text(c->s->u, t, &len);
-    c->p++;
-    if (len == 3)
-      return (cval){.i = (unsigned char)p[1]};
-    cfail(c, "a character constant");
-  }
-  cfail(c, "an expression");
-}
-
-static int prec(cexpr *c, const char **op) {
-  static const struct { const char *op; int p; } tab[] = {
-    {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6},
-    {"!=", 6}, {"<", 7}, {">", 7}, {"<=", 7}, {">=", 7}, {"<<", 8},
-    {">>", 8}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
-  for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
-    if (cis(c, tab[k].op)) {
-      *op = tab[k].op;
-      return tab[k].p;
-    }
-  return 0;
-}
-
-static cval binop(cexpr *c, const char *op, cval a, cval b) {
-  bool fl = a.f || b.f;
-  bool uns = a.uns || b.uns;
-  if (!strcmp(op, "||") || !strcmp(op, "&&")) {
-    bool x = a.f ? a.d != 0 : a.i != 0, y = b.f ? b.d != 0 : b.i != 0;
-    return (cval){.i = op[0] == '|' ? (x || y) : (x && y)};
-  }
-  if (fl) {
-    double x = as_double(a), y = as_double(b);
-    if (!strcmp(op, "+")) return (cval){.f = true, .d = x + y};
-    if (!strcmp(op, "-")) return (cval){.f = true, .d = x - y};
-    if (!strcmp(op, "*")) return (cval){.f = true, .d = x * y};
-    if (!strcmp(op, "/")) return (cval){.f = true, .d = x / y};
-    if (!strcmp(op, "<")) return (cval){.i = x < y};
-    if (!strcmp(op, ">")) return (cval){.i = x > y};
-    if (!strcmp(op, "<=")) return (cval){.i = x <= y};
-    if (!strcmp(op, ">=")) return (cval){.i = x >= y};
-    if (!strcmp(op, "==")) return (cval){.i = x == y};
-    if (!strcmp(op, "!=")) return (cval){.i = x != y};
-    cfail(c, "an integer operator on floating-point values");
-  }
-  uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
-  cval r = {.uns = uns};
-  if (!strcmp(op, "+")) r.i = (int64_t)(x + y);
-  else if (!strcmp(op, "-")) r.i = (int64_t)(x - y);
-  else if (!strcmp(op, "*")) r.i = (int64_t)(x * y);
-  else if (!strcmp(op, "/") || !strcmp(op, "%")) {
-    if (y == 0)
-      cfail(c, "a division by zero");
-    if (uns)
-      r.i = (int64_t)(op[0] == '/' ? x / y : x % y);
-    else
-      r.i = op[0] == '/' ? a.i / b.i : a.i % b.i;
-  } else if (!strcmp(op, "<<")) r.i = (int64_t)(x << (y & 63));
-  else if (!strcmp(op, ">>"))
-    r.i = uns ? (int64_t)(x >> (y & 63)) : a.i >> (y & 63);
-  else if (!strcmp(op, "&")) r.i = (int64_t)(x & y);
-  else if (!strcmp(op, "|")) r.i = (int64_t)(x | y);
-  else if (!strcmp(op, "^")) r.i = (int64_t)(x ^ y);
-  else {
-    r.uns = false;
-    if (!strcmp(op, "<")) r.i = uns ? x < y : a.i < b.i;
-    else if (!strcmp(op, ">")) r.i = uns ? x > y : a.i > b.i;
-    else if (!strcmp(op, "<=")) r.i = uns ? x <= y : a.i <= b.i;
-    else if (!strcmp(op, ">=")) r.i = uns ? x >= y : a.i >= b.i;
-    else if (!strcmp(op, "==")) r.i = x == y;
-    else r.i = x != y;
-  }
-  return r;
-}
-
-static cval binary(cexpr *c, int min_prec) {
-  cval a = unary(c);
-  for (;;) {
-    const char *op;
-    int p = prec(c, &op);
-    if (!p || p < min_prec)
-      return a;
-    c->p++;
-    cval b = binary(c, p + 1);
-    a = binop(c, op, a, b);
-  }
-}
-
-static cval cond_expr(cexpr *c) {
-  cval v = binary(c, 1);
-  if (cis(c, "?")) {
-    c->p++;
-    cval a = cond_expr(c);
-    if (!cis(c, ":"))
-      cfail(c, "a conditional expression");
-    c->p++;
-    cval b = cond_expr(c);
-    v = (v.f ? v.d != 0 : v.i != 0) ? a : b;
-  }
-  return v;
-}
-
-/* Evaluates the constant expression in tokens [a, b). */
-static cval eval(scan *s, int a, int b, const char *what) {
-  cexpr c = {.s = s, .at = a};
-  expand(&c, a, b, 0);
-  if (!c.n) {
-    free(c.t);
-    failf(s, a, "expected %s, got %s", what, quote(s, a));
-  }
-  cval v = cond_expr(&c);
-  if (c.p != c.n) {
-    int t = c.t[c.p];
-    free(c.t);
-    failf(s, t, "unexpected %s in %s", quote(s, t), what);
-  }
-  free(c.t);
-  return v;
-}
-
-/* ---- initializers of globals -------------------------------------------- */
-
-static void store(unsigned char *p, fg_elem e, cval v) {
-  v = convert(v, e);
-  switch (e) {
-  case FG_F32: { float f = (float)v.d; memcpy(p, &f, 4); break; }
-  case FG_F64: memcpy(p, &v.d, 8); break;
-  default: {
-    uint64_t u = (uint64_t)v.i;
-    size_t n = fg_elem_size(e);
-    memcpy(p, &u, n);    /* little endian, as every supported device */
-  }
-  }
-}
-
-/* Evaluates the initializer at c (a cursor over an expanded list) for an
- * object of type t at p. */
-static void init_object(cexpr *c, const fgr_type *t, unsigned char *p);
-
-static void init_scalar_expr(cexpr *c, const fgr_type *t, unsigned char *p) {
-  /* one assignment-expression: up to ',' or '}' at depth 0 */
-  int depth = 0, start = c->p;
-  while (c->p < c->n) {
-    if (cis(c, "(") || cis(c, "[") || cis(c, "{"))
-      depth++;
-    else if (cis(c, ")") || cis(c, "]") || (cis(c, "}") && depth > 0))
-      depth--;
-    else if (depth == 0 && (cis(c, ",") || cis(c, "}")))
-      break;
-    c->p++;
-  }
-  cexpr sub = {.s = c->s, .t = c->t + start, .n = c->p - start,
-               .at = start < c->n ? c->t[start] : c->at};
-  if (!sub.n)
-    cfail(c, "an initializer");
-  cval v = cond_expr(&sub);
-  if (sub.p != sub.n)
-    cfail(&sub, "an initializer");
-  if (t->kind == FGR_NUM) {
-    for (int k = 0; k < t->width; k++)
-      store(p + (int64_t)fg_elem_size(t->elem) * k, t->elem, v);
-  } else if (t->kind == FGR_BOOL) {
-    p[0] = v.f ? v.d != 0 : v.i != 0;
-  } else {
-    cfail(&sub, "an initializer of an aggregate");
-  }
-}
-
-static void init_list(cexpr *c, const fgr_type *t, unsigned char *p,
-                      bool braced) {
-  int n = t->kind == FGR_STRUCT ? t->n_members
-          : t->kind == FGR_ARRAY ? (int)t->count
-          : t->kind == FGR_NUM ? t->width : 1;
-  for (int k = 0; k < n; k++) {
-    if (cis(c, "}") || c->p >= c->n)
-      break;
-    if (t->kind == FGR_STRUCT && cis(c, ".")) {
-      /* a designator: .member = */
-      c->p++;
-      int mt = cur(c);
-      int m = -1;
-      for (int j = 0; mt >= 0 && j < t->n_members; j++)
-        if (is(c->s, mt, t->members[j].name))
-          m = j;
-      if (m < 0)
-        cfail(c, "a designated initializer");
-      c->p++;
-      if (!cis(c, "="))
-        cfail(c, "a designated initializer");
-      c->p++;
-      k = m;
-    }
-    if (t->kind == FGR_STRUCT)
-      init_object(c, t->members[k].type, p + t->members[k].offset);
-    else if (t->kind == FGR_ARRAY)
-      init_object(c, t->of, p + t->of->size * k);
-    else if (t->kind == FGR_NUM)
-      init_scalar_expr(c, num_type(c->s, t->elem, 1),
-                       p + (int64_t)fg_elem_size(t->elem) * k);
-    else
-      init_scalar_expr(c, t, p);
-    if (cis(c, ","))
-      c->p++;
-    else
-      break;
-    if (!braced && k + 1 < n && cis(c, "}"))
-      break;
-  }
-}
-
-static void init_object(cexpr *c, const fgr_type *t, unsigned char *p) {
-  if (cis(c, "{")) {
-    c->p++;
-    init_list(c, t, p, true);
-    if (cis(c, ","))
-      c->p++;
-    if (!cis(c, "}"))
-      cfail(c, "an initializer list");
-    c->p++;
-    return;
-  }
-  if (t->kind == FGR_STRUCT || t->kind == FGR_ARRAY) {
-    init_list(c, t, p, false);     /* brace elision */
-    return;
-  }
-  init_scalar_expr(c, t, p);
-}
-
-/* Writes the initial value of global g (zeros without an initializer). */
-static void init_global(scan *s, const fgr_global *g, unsigned char *p) {
-  memset(p, 0, (size_t)g->type->size);
-  if (g->init0 < 0)
-    return;
-  cexpr c = {.s = s, .at = g->init0};
-  expand(&c, g->init0, g->init1, 0);
-  init_object(&c, g->type, p);
-  if (c.p != c.n) {
-    int t = c.t[c.p];
-    free(c.t);
-    failf(s, t, "unexpected %s in the initializer of '%s'", quote(s, t),
-          g->name);
-  }
-  free(c.t);
-}
-
-/* init_global where failing is no error: g->has_value tells. */
-static void try_init_global(scan *s, fgr_global *g, unsigned char *p) {
-  jmp_buf saved;
-  memcpy(saved, s->fail, sizeof saved);
-  if (!setjmp(s->fail)) {
-    init_global(s, g, p);
-    g->has_value = true;
-  }
-  memcpy(s->fail, saved, sizeof saved);
 }
 
 /* ---- declarations ------------------------------------------------------- */
@@ -656,16 +205,16 @@ typedef struct spec {
   int tok0, tok1;
 } spec;
 
-static const fgr_type *struct_body(scan *s, const char *tag);
+static const fgr_type *struct_body(fgr_scan *s, const char *tag);
 
 /* Skips __attribute__((...)) at the cursor; sets *kernel when it names
  * the kernel attribute. */
-static bool attribute(scan *s, bool *kernel) {
+static bool attribute(fgr_scan *s, bool *kernel) {
   if (!is(s, s->i, "__attribute__") && !is(s, s->i, "__attribute"))
     return false;
   int open = s->i + 1;
   if (!is(s, open, "(") || s->u->match[open] < 0)
-    failf(s, open, "expected '((' after __attribute__");
+    fgr_scan_fail(s, open, "expected '((' after __attribute__");
   for (int k = open; k < s->u->match[open]; k++)
     if (is(s, k, "kernel"))
       *kernel = true;
@@ -673,7 +222,7 @@ static bool attribute(scan *s, bool *kernel) {
   return true;
 }
 
-static spec specifiers(scan *s, bool allow_storage) {
+static spec specifiers(fgr_scan *s, bool allow_storage) {
   spec sp = {.tok0 = s->i};
   int n_unsigned = 0, n_signed = 0, n_short = 0, n_long = 0, n_int = 0,
       n_char = 0, n_float = 0, n_double = 0, n_void = 0, n_bool = 0;
@@ -681,13 +230,13 @@ static spec specifiers(scan *s, bool allow_storage) {
     int i = s->i;
     if (attribute(s, &sp.is_kernel))
       continue;
-    if (tk(s, i)->kind != FGR_T_IDENT)
+    if (fgr_scan_tok(s, i)->kind != FGR_T_IDENT)
       break;
     if (is(s, i, "RS_KERNEL")) {
       sp.is_kernel = true;
     } else if (is(s, i, "static")) {
       if (!allow_storage)
-        failf(s, i, "'static' is not allowed here");
+        fgr_scan_fail(s, i, "'static' is not allowed here");
       sp.is_static = true;
     } else if (is(s, i, "extern")) {
       sp.is_extern = true;
@@ -719,27 +268,33 @@ static spec specifiers(scan *s, bool allow_storage) {
       n_bool++;
     } else if (is(s, i, "half") || is(s, i, "half2") || is(s, i, "half3") ||
                is(s, i, "half4")) {
-      failf(s, i, "type %s is not supported (OpenCL devices need "
-            "cl_khr_fp16 for it)", quote(s, i));
+      fgr_scan_fail(s, i,
+                    "type %s is not supported (OpenCL devices need "
+                    "cl_khr_fp16 for it)",
+                    fgr_scan_quote(s, i));
     } else if (is(s, i, "enum") || is(s, i, "union")) {
-      failf(s, i, "%s types are not supported by fieldgraph's RenderScript "
-            "front end", quote(s, i));
+      fgr_scan_fail(s, i,
+                    "%s types are not supported by fieldgraph's RenderScript "
+                    "front end",
+                    fgr_scan_quote(s, i));
     } else if (is(s, i, "struct")) {
       if (sp.type)
-        failf(s, i, "two types in one declaration");
+        fgr_scan_fail(s, i, "two types in one declaration");
       s->i++;
       const char *tag = NULL;
-      if (tk(s, s->i)->kind == FGR_T_IDENT) {
-        tag = tok_str(s, s->i);
+      if (fgr_scan_tok(s, s->i)->kind == FGR_T_IDENT) {
+        tag = fgr_scan_tok_str(s, s->i);
         s->i++;
       }
       if (is(s, s->i, "{")) {
         sp.type = struct_body(s, tag);
       } else {
-        const fgr_named *n = tag ? find_named(s->u, tag, true) : NULL;
+        const fgr_named *n = tag ? fgr_scan_find_named(s->u, tag, true) : NULL;
         if (!n)
-          failf(s, s->i - 1, "struct %s is not defined (fieldgraph needs "
-                "its members to lay it out)", tag ? tag : "");
+          fgr_scan_fail(s, s->i - 1,
+                        "struct %s is not defined (fieldgraph needs "
+                        "its members to lay it out)",
+                        tag ? tag : "");
         sp.type = n->type;
       }
       continue;
@@ -748,9 +303,10 @@ static spec specifiers(scan *s, bool allow_storage) {
       if (!sp.type && !n_unsigned + !n_signed + !n_short + !n_long + !n_int +
                           !n_char + !n_float + !n_double + !n_void + !n_bool
                           == 10) {
-        t = named_builtin(s, i);
+        t = fgr_scan_builtin(s, i);
         if (!t) {
-          const fgr_named *n = find_named(s->u, tok_str(s, i), false);
+          const fgr_named *n =
+              fgr_scan_find_named(s->u, fgr_scan_tok_str(s, i), false);
           t = n ? n->type : NULL;
         }
       }
@@ -764,7 +320,7 @@ static spec specifiers(scan *s, bool allow_storage) {
            n_float + n_double + n_void + n_bool;
   if (kw) {
     if (sp.type)
-      failf(s, sp.tok0, "two types in one declaration");
+      fgr_scan_fail(s, sp.tok0, "two types in one declaration");
     fg_elem e = FG_I32;
     bool u = n_unsigned > 0;
     if (n_void)
@@ -772,17 +328,17 @@ static spec specifiers(scan *s, bool allow_storage) {
     else if (n_bool)
       sp.type = s->t_bool;
     else if (n_float)
-      sp.type = num_type(s, FG_F32, 1);
+      sp.type = fgr_scan_num_type(s, FG_F32, 1);
     else if (n_double)
-      sp.type = num_type(s, FG_F64, 1);
+      sp.type = fgr_scan_num_type(s, FG_F64, 1);
     else {
       e = n_char ? (u ? FG_U8 : FG_I8) : n_short ? (u ? FG_U16 : FG_I16)
           : n_long ? (u ? FG_U64 : FG_I64) : (u ? FG_U32 : FG_I32);
-      sp.type = num_type(s, e, 1);
+      sp.type = fgr_scan_num_type(s, e, 1);
     }
   }
   if (!sp.type)
-    failf(s, s->i, "expected a type, got %s", quote(s, s->i));
+    fgr_scan_fail(s, s->i, "expected a type, got %s", fgr_scan_quote(s, s->i));
   sp.tok1 = s->i;
   return sp;
 }
@@ -797,12 +353,12 @@ typedef struct declarator {
   int lparen;
 } declarator;
 
-static const fgr_type *array_of(scan *s, const fgr_type *of, int64_t n,
+static const fgr_type *array_of(fgr_scan *s, const fgr_type *of, int64_t n,
                                 int tok) {
   if (n <= 0)
-    failf(s, tok, "array size %lld is not positive", (long long)n);
+    fgr_scan_fail(s, tok, "array size %lld is not positive", (long long)n);
   if (of->size <= 0)
-    failf(s, tok, "array of %s, which has no size", of->name);
+    fgr_scan_fail(s, tok, "array of %s, which has no size", of->name);
   fgr_type *t = zalloc(s, sizeof *t);
   t->kind = FGR_ARRAY;
   t->of = of;
@@ -814,7 +370,7 @@ static const fgr_type *array_of(scan *s, const fgr_type *of, int64_t n,
   return t;
 }
 
-static declarator parse_declarator(scan *s, const fgr_type *base,
+static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
                                    bool name_optional) {
   declarator d = {.type = base, .name_tok = s->i};
   while (is(s, s->i, "*")) {
@@ -829,12 +385,12 @@ static declarator parse_declarator(scan *s, const fgr_type *base,
   bool k = false;
   while (attribute(s, &k))
     ;
-  if (tk(s, s->i)->kind == FGR_T_IDENT) {
-    d.name = tok_str(s, s->i);
+  if (fgr_scan_tok(s, s->i)->kind == FGR_T_IDENT) {
+    d.name = fgr_scan_tok_str(s, s->i);
     d.name_tok = s->i;
     s->i++;
   } else if (!name_optional) {
-    failf(s, s->i, "expected a name, got %s", quote(s, s->i));
+    fgr_scan_fail(s, s->i, "expected a name, got %s", fgr_scan_quote(s, s->i));
   }
   if (is(s, s->i, "(")) {
     d.is_func = true;
@@ -846,27 +402,28 @@ static declarator parse_declarator(scan *s, const fgr_type *base,
   while (is(s, s->i, "[")) {
     int close = s->u->match[s->i];
     if (close < 0)
-      failf(s, s->i, "unbalanced '['");
+      fgr_scan_fail(s, s->i, "unbalanced '['");
     if (nd == 8)
-      failf(s, s->i, "too many array dimensions");
+      fgr_scan_fail(s, s->i, "too many array dimensions");
     if (close == s->i + 1)
-      failf(s, s->i, "arrays need a size here");
+      fgr_scan_fail(s, s->i, "arrays need a size here");
     dims[nd++] = s->i;
     s->i = close + 1;
   }
   for (int k2 = nd - 1; k2 >= 0; k2--) {
     int open = dims[k2];
-    cval v = to_int(eval(s, open + 1, s->u->match[open], "an array size"));
+    fgr_cval v = fgr_cval_to_int(
+        fgr_const_eval(s, open + 1, s->u->match[open], "an array size"));
     d.type = array_of(s, d.type, v.i, open + 1);
   }
   return d;
 }
 
-static const fgr_type *struct_body(scan *s, const char *tag) {
+static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
   int open = s->i;
   int close = s->u->match[open];
   if (close < 0)
-    failf(s, open, "unbalanced '{'");
+    fgr_scan_fail(s, open, "unbalanced '{'");
   fgr_type *t = zalloc(s, sizeof *t);
   t->kind = FGR_STRUCT;
   t->name = tag ? fgu_arena_printf(&s->u->arena, "struct %s", tag)
@@ -879,14 +436,16 @@ static const fgr_type *struct_body(scan *s, const char *tag) {
     for (;;) {
       declarator d = parse_declarator(s, sp.type, false);
       if (d.is_func)
-        failf(s, d.lparen, "functions cannot be struct members");
+        fgr_scan_fail(s, d.lparen, "functions cannot be struct members");
       const fgr_type *mt = d.type;
       if (d.ptr)
-        failf(s, d.name_tok, "pointer member '%s': structs passed between "
-              "the host and kernels cannot hold pointers", d.name);
+        fgr_scan_fail(s, d.name_tok,
+                      "pointer member '%s': structs passed between "
+                      "the host and kernels cannot hold pointers",
+                      d.name);
       if (mt->size <= 0)
-        failf(s, d.name_tok, "member '%s' of type %s has no size", d.name,
-              mt->name);
+        fgr_scan_fail(s, d.name_tok, "member '%s' of type %s has no size",
+                      d.name, mt->name);
       if (t->n_members == cap) {
         int nc = cap ? cap * 2 : 8;
         fgr_member *m = zalloc(s, (size_t)nc * sizeof *m);
@@ -910,7 +469,7 @@ static const fgr_type *struct_body(scan *s, const char *tag) {
     expect(s, ";");
   }
   if (!t->n_members)
-    failf(s, open, "empty struct");
+    fgr_scan_fail(s, open, "empty struct");
   t->align = align;
   t->size = (off + align - 1) / align * align;
   s->i = close + 1;
@@ -922,7 +481,7 @@ static const fgr_type *struct_body(scan *s, const char *tag) {
   return t;
 }
 
-static fgr_item *new_item(scan *s, fgr_item_kind kind, int tok0) {
+static fgr_item *new_item(fgr_scan *s, fgr_item_kind kind, int tok0) {
   fgr_item *it = PUSH(s, s->u->items, n_items, cap_items);
   memset(it, 0, sizeof *it);
   it->kind = kind;
@@ -932,10 +491,10 @@ static fgr_item *new_item(scan *s, fgr_item_kind kind, int tok0) {
 }
 
 /* Parameters between lparen and its match. */
-static void params(scan *s, fgr_func *f) {
+static void params(fgr_scan *s, fgr_func *f) {
   int close = s->u->match[f->lparen];
   if (close < 0)
-    failf(s, f->lparen, "unbalanced '('");
+    fgr_scan_fail(s, f->lparen, "unbalanced '('");
   f->rparen = close;
   s->i = f->lparen + 1;
   if (is(s, s->i, "void") && s->i + 1 == close) {
@@ -945,12 +504,12 @@ static void params(scan *s, fgr_func *f) {
   int cap = 0;
   while (s->i < close) {
     if (is(s, s->i, "..."))
-      failf(s, s->i, "variadic functions are not supported");
+      fgr_scan_fail(s, s->i, "variadic functions are not supported");
     int spec0 = s->i;
     spec sp = specifiers(s, false);
     declarator d = parse_declarator(s, sp.type, true);
     if (d.is_func)
-      failf(s, d.lparen, "function parameters are not supported");
+      fgr_scan_fail(s, d.lparen, "function parameters are not supported");
     if (f->n_params == cap) {
       int nc = cap ? cap * 2 : 8;
       fgr_param *p = zalloc(s, (size_t)nc * sizeof *p);
@@ -965,12 +524,13 @@ static void params(scan *s, fgr_func *f) {
     if (is(s, s->i, ","))
       s->i++;
     else if (s->i != close)
-      failf(s, s->i, "expected ',' or ')', got %s", quote(s, s->i));
+      fgr_scan_fail(s, s->i, "expected ',' or ')', got %s",
+                    fgr_scan_quote(s, s->i));
   }
   s->i = close + 1;
 }
 
-static void function(scan *s, spec sp, declarator d, int tok0) {
+static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
   fgr_func *f = PUSH(s, s->u->funcs, n_funcs, cap_funcs);
   memset(f, 0, sizeof *f);
   f->name = d.name;
@@ -993,12 +553,14 @@ static void function(scan *s, spec sp, declarator d, int tok0) {
   } else if (is(s, s->i, "{")) {
     int close = s->u->match[s->i];
     if (close < 0)
-      failf(s, s->i, "unbalanced '{'");
+      fgr_scan_fail(s, s->i, "unbalanced '{'");
     f->has_body = true;
     s->i = close + 1;
   } else {
-    failf(s, s->i, "expected '{' or ';' after the parameters of '%s', got "
-          "%s", f->name, quote(s, s->i));
+    fgr_scan_fail(s, s->i,
+                  "expected '{' or ';' after the parameters of '%s', got "
+                  "%s",
+                  f->name, fgr_scan_quote(s, s->i));
   }
   f->tok1 = s->i;
   fgr_item *it = new_item(s, FGR_I_FUNC, tok0);
@@ -1006,20 +568,23 @@ static void function(scan *s, spec sp, declarator d, int tok0) {
   it->func = s->u->n_funcs - 1;
 }
 
-static void globals(scan *s, spec sp, declarator d, int tok0) {
+static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
   fgr_item *it = new_item(s, FGR_I_GLOBAL, tok0);
   int item = s->u->n_items - 1;
   it->spec0 = sp.tok0;
   it->spec1 = sp.tok1;
   it->constant = sp.is_const;
   if (sp.is_extern)
-    failf(s, tok0, "extern globals are not supported");
+    fgr_scan_fail(s, tok0, "extern globals are not supported");
   for (;;) {
     if (d.ptr)
-      failf(s, d.name_tok, "pointer global '%s' is not supported (bind an "
-            "rs_allocation instead)", d.name);
-    if (find_named(s->u, d.name, false) || fgr_find_global(s->u, d.name) >= 0)
-      failf(s, d.name_tok, "redefinition of '%s'", d.name);
+      fgr_scan_fail(s, d.name_tok,
+                    "pointer global '%s' is not supported (bind an "
+                    "rs_allocation instead)",
+                    d.name);
+    if (fgr_scan_find_named(s->u, d.name, false) ||
+        fgr_find_global(s->u, d.name) >= 0)
+      fgr_scan_fail(s, d.name_tok, "redefinition of '%s'", d.name);
     fgr_global *g = PUSH(s, s->u->globals, n_globals, cap_globals);
     memset(g, 0, sizeof *g);
     g->name = d.name;
@@ -1035,13 +600,13 @@ static void globals(scan *s, spec sp, declarator d, int tok0) {
     if (d.type->kind == FGR_ALLOC)
       g->alloc_index = s->u->n_allocs++;
     else if (d.type->size <= 0)
-      failf(s, d.name_tok, "global '%s' of type %s is not supported",
-            d.name, d.type->name);
+      fgr_scan_fail(s, d.name_tok, "global '%s' of type %s is not supported",
+                    d.name, d.type->name);
     if (is(s, s->i, "=")) {
       s->i++;
       g->init0 = s->i;
       int depth = 0;
-      while (tk(s, s->i)->kind != FGR_T_EOF) {
+      while (fgr_scan_tok(s, s->i)->kind != FGR_T_EOF) {
         if (is(s, s->i, "{") || is(s, s->i, "(") || is(s, s->i, "["))
           depth++;
         else if (is(s, s->i, "}") || is(s, s->i, ")") || is(s, s->i, "]"))
@@ -1052,13 +617,13 @@ static void globals(scan *s, spec sp, declarator d, int tok0) {
       }
       g->init1 = s->i;
       if (g->init1 == g->init0)
-        failf(s, g->init0, "expected an initializer for '%s'", g->name);
+        fgr_scan_fail(s, g->init0, "expected an initializer for '%s'", g->name);
     }
     if (is(s, s->i, ",")) {
       s->i++;
       d = parse_declarator(s, sp.type, false);
       if (d.is_func)
-        failf(s, d.lparen, "a function declared beside variables");
+        fgr_scan_fail(s, d.lparen, "a function declared beside variables");
       continue;
     }
     expect(s, ";");
@@ -1070,24 +635,27 @@ static void globals(scan *s, spec sp, declarator d, int tok0) {
 /* ---- directives --------------------------------------------------------- */
 
 /* The identifier inside "(" name ")" at the cursor. */
-static const char *paren_name(scan *s, const char *what) {
+static const char *paren_name(fgr_scan *s, const char *what) {
   expect(s, "(");
-  if (tk(s, s->i)->kind != FGR_T_IDENT)
-    failf(s, s->i, "expected the %s's name, got %s", what, quote(s, s->i));
-  const char *n = tok_str(s, s->i);
+  if (fgr_scan_tok(s, s->i)->kind != FGR_T_IDENT)
+    fgr_scan_fail(s, s->i, "expected the %s's name, got %s", what,
+                  fgr_scan_quote(s, s->i));
+  const char *n = fgr_scan_tok_str(s, s->i);
   s->i++;
   expect(s, ")");
   return n;
 }
 
-static const fgr_func *must_func(scan *s, int tok, const char *role,
+static const fgr_func *must_func(fgr_scan *s, int tok, const char *role,
                                  const char *name) {
   const fgr_func *f = fgr_find_func(s->u, name);
   if (!f || !f->has_body)
-    failf(s, tok, "%s function '%s' is not defined", role, name);
+    fgr_scan_fail(s, tok, "%s function '%s' is not defined", role, name);
   if (!f->is_static)
-    failf(s, f->name_tok, "%s function '%s' must be static (the "
-          "functions of a reduction kernel are)", role, name);
+    fgr_scan_fail(s, f->name_tok,
+                  "%s function '%s' must be static (the "
+                  "functions of a reduction kernel are)",
+                  role, name);
   return f;
 }
 
@@ -1098,15 +666,17 @@ typedef struct pending_reduce {
   int fn_tok[4];
 } pending_reduce;
 
-static void pragma(scan *s, int end, pending_reduce **pr, int *npr) {
+static void pragma(fgr_scan *s, int end, pending_reduce **pr, int *npr) {
   int t = s->i;
   if (is(s, t, "version")) {
     s->i++;
     expect(s, "(");
-    cval v = to_int(eval(s, s->i, s->u->match[s->i - 1], "a version"));
+    fgr_cval v = fgr_cval_to_int(
+        fgr_const_eval(s, s->i, s->u->match[s->i - 1], "a version"));
     if (v.i != 1)
-      failf(s, s->i, "#pragma version(%lld): 1 is the only valid version",
-            (long long)v.i);
+      fgr_scan_fail(s, s->i,
+                    "#pragma version(%lld): 1 is the only valid version",
+                    (long long)v.i);
     s->i = s->u->match[s->i - 1] + 1;
   } else if (is(s, t, "rs_fp_full") || is(s, t, "rs_fp_relaxed") ||
              is(s, t, "rs_fp_imprecise")) {
@@ -1126,7 +696,7 @@ static void pragma(scan *s, int end, pending_reduce **pr, int *npr) {
     s->i += 2;
     pending_reduce *r = realloc(*pr, (size_t)(*npr + 1) * sizeof *r);
     if (!r)
-      failf(s, t, "out of memory");
+      fgr_scan_fail(s, t, "out of memory");
     *pr = r;
     r = &r[(*npr)++];
     memset(r, 0, sizeof *r);
@@ -1139,28 +709,34 @@ static void pragma(scan *s, int end, pending_reduce **pr, int *npr) {
       while (k < 4 && !is(s, s->i, role[k]))
         k++;
       if (k == 4)
-        failf(s, s->i, "expected initializer, accumulator, combiner or "
-              "outconverter in #pragma rs reduce, got %s", quote(s, s->i));
+        fgr_scan_fail(s, s->i,
+                      "expected initializer, accumulator, combiner or "
+                      "outconverter in #pragma rs reduce, got %s",
+                      fgr_scan_quote(s, s->i));
       if (r->fn[k])
-        failf(s, s->i, "%s given twice", role[k]);
+        fgr_scan_fail(s, s->i, "%s given twice", role[k]);
       r->fn_tok[k] = s->i;
       s->i++;
       r->fn[k] = paren_name(s, role[k]);
     }
     if (!r->fn[1])
-      failf(s, r->tok, "reduction kernel '%s' has no accumulator (it is "
-            "mandatory)", r->name);
+      fgr_scan_fail(s, r->tok,
+                    "reduction kernel '%s' has no accumulator (it is "
+                    "mandatory)",
+                    r->name);
   } else {
-    failf(s, t, "unknown #pragma %s", quote(s, t));
+    fgr_scan_fail(s, t, "unknown #pragma %s", fgr_scan_quote(s, t));
   }
   if (s->i != end)
-    failf(s, s->i, "unexpected %s after the pragma", quote(s, s->i));
+    fgr_scan_fail(s, s->i, "unexpected %s after the pragma",
+                  fgr_scan_quote(s, s->i));
 }
 
-static void directive(scan *s, pending_reduce **pr, int *npr) {
+static void directive(fgr_scan *s, pending_reduce **pr, int *npr) {
   int begin = s->i;
   int end = begin + 1;
-  while (tk(s, end)->kind != FGR_T_PP_END && tk(s, end)->kind != FGR_T_EOF)
+  while (fgr_scan_tok(s, end)->kind != FGR_T_PP_END &&
+         fgr_scan_tok(s, end)->kind != FGR_T_EOF)
     end++;
   s->i = begin + 1;
   fgr_item *it = NULL;
@@ -1173,21 +749,28 @@ static void directive(scan *s, pending_reduce **pr, int *npr) {
   } else if (is(s, s->i, "define") || is(s, s->i, "undef")) {
     bool def = is(s, s->i, "define");
     s->i++;
-    if (tk(s, s->i)->kind != FGR_T_IDENT)
-      failf(s, s->i, "expected a macro name, got %s", quote(s, s->i));
+    if (fgr_scan_tok(s, s->i)->kind != FGR_T_IDENT)
+      fgr_scan_fail(s, s->i, "expected a macro name, got %s",
+                    fgr_scan_quote(s, s->i));
     fgr_macro *m = PUSH(s, s->u->macros, n_macros, cap_macros);
-    m->name = tok_str(s, s->i);
-    m->function_like = def && is(s, s->i + 1, "(") && !tk(s, s->i + 1)->space;
+    m->name = fgr_scan_tok_str(s, s->i);
+    m->function_like =
+        def && is(s, s->i + 1, "(") && !fgr_scan_tok(s, s->i + 1)->space;
     m->tok0 = s->i + 1;
     m->tok1 = def ? end : s->i + 1;   /* an #undef expands to nothing */
     it = new_item(s, FGR_I_DIRECTIVE, begin);
   } else if (is(s, s->i, "include")) {
-    failf(s, s->i, "#include is not supported: fieldgraph provides the "
-          "RenderScript runtime functions itself; paste the included code "
-          "into the script");
+    fgr_scan_fail(
+        s, s->i,
+        "#include is not supported: fieldgraph provides the "
+        "RenderScript runtime functions itself; paste the included code "
+        "into the script");
   } else {
-    failf(s, s->i, "#%.*s is not supported by fieldgraph's RenderScript "
-          "front end", tk(s, s->i)->len, s->u->text + tk(s, s->i)->off);
+    fgr_scan_fail(s, s->i,
+                  "#%.*s is not supported by fieldgraph's RenderScript "
+                  "front end",
+                  fgr_scan_tok(s, s->i)->len,
+                  s->u->text + fgr_scan_tok(s, s->i)->off);
   }
   s->i = end + 1;
   if (it)
@@ -1203,7 +786,7 @@ static bool is_index_type(const fgr_type *t) {
 
 /* Sorts f's parameters (from `first` on) into inputs and special
  * arguments, checking the special arguments' types. */
-static void specials(scan *s, fgr_func *f, int first) {
+static void specials(fgr_scan *s, fgr_func *f, int first) {
   static const char *const names[FGR_SPECIAL_COUNT_] = {"x", "y", "z",
                                                         "context"};
   for (int p = first; p < f->n_params; p++) {
@@ -1214,68 +797,81 @@ static void specials(scan *s, fgr_func *f, int first) {
       k++;
     if (k == FGR_SPECIAL_COUNT_) {
       if (f->n_inputs != p - first)
-        failf(s, pa->tok, "input argument '%s' of '%s' comes after a "
-              "special argument (x, y, z and context come last)",
-              pa->name ? pa->name : "?", f->name);
+        fgr_scan_fail(s, pa->tok,
+                      "input argument '%s' of '%s' comes after a "
+                      "special argument (x, y, z and context come last)",
+                      pa->name ? pa->name : "?", f->name);
       f->n_inputs++;
       if (pa->ptr || pa->type->kind == FGR_VOID || pa->type->size <= 0)
-        failf(s, pa->tok, "input argument '%s' of '%s' must be a value of "
-              "an Element type, not %s%s", pa->name ? pa->name : "?",
-              f->name, pa->type->name, pa->ptr ? " *" : "");
+        fgr_scan_fail(s, pa->tok,
+                      "input argument '%s' of '%s' must be a value of "
+                      "an Element type, not %s%s",
+                      pa->name ? pa->name : "?", f->name, pa->type->name,
+                      pa->ptr ? " *" : "");
       continue;
     }
     if (f->special[k] >= 0)
-      failf(s, pa->tok, "special argument '%s' given twice", names[k]);
+      fgr_scan_fail(s, pa->tok, "special argument '%s' given twice", names[k]);
     f->special[k] = p;
     if (k == FGR_SPECIAL_CONTEXT ? pa->type->kind != FGR_CONTEXT || pa->ptr
                                  : !is_index_type(pa->type) || pa->ptr)
-      failf(s, pa->tok, "special argument '%s' of '%s' must be of type %s, "
-            "not %s", names[k], f->name,
-            k == FGR_SPECIAL_CONTEXT ? "rs_kernel_context"
-                                     : "int or uint32_t", pa->type->name);
+      fgr_scan_fail(s, pa->tok,
+                    "special argument '%s' of '%s' must be of type %s, "
+                    "not %s",
+                    names[k], f->name,
+                    k == FGR_SPECIAL_CONTEXT ? "rs_kernel_context"
+                                             : "int or uint32_t",
+                    pa->type->name);
   }
 }
 
-static void check_kernel(scan *s, fgr_func *f) {
+static void check_kernel(fgr_scan *s, fgr_func *f) {
   if (!f->has_body)
     return;
   specials(s, f, 0);
   if (f->ret_ptr || (f->ret->kind != FGR_VOID && f->ret->size <= 0))
-    failf(s, f->name_tok, "kernel '%s' returns %s, which is no Element "
-          "type", f->name, f->ret->name);
+    fgr_scan_fail(s, f->name_tok,
+                  "kernel '%s' returns %s, which is no Element "
+                  "type",
+                  f->name, f->ret->name);
 }
 
-static void check_reduce(scan *s, const pending_reduce *p, fgr_reduce *r) {
+static void check_reduce(fgr_scan *s, const pending_reduce *p, fgr_reduce *r) {
   r->name = p->name;
-  r->line = tk(s, p->tok)->line;
-  r->col = tk(s, p->tok)->col;
+  r->line = fgr_scan_tok(s, p->tok)->line;
+  r->col = fgr_scan_tok(s, p->tok)->col;
   fgr_func *acc = (fgr_func *)must_func(s, p->fn_tok[1], "accumulator",
                                         p->fn[1]);
   r->accum = acc;
   if (acc->ret->kind != FGR_VOID || acc->ret_ptr)
-    failf(s, acc->name_tok, "accumulator function '%s' must return void",
-          acc->name);
+    fgr_scan_fail(s, acc->name_tok,
+                  "accumulator function '%s' must return void", acc->name);
   if (acc->n_params < 2 || acc->params[0].ptr != 1 ||
       acc->params[0].is_const)
-    failf(s, acc->name_tok, "accumulator function '%s' must take a pointer "
-          "to the accumulator data item and at least one input",
-          acc->name);
+    fgr_scan_fail(s, acc->name_tok,
+                  "accumulator function '%s' must take a pointer "
+                  "to the accumulator data item and at least one input",
+                  acc->name);
   r->acc_type = acc->params[0].type;
   if (r->acc_type->size <= 0)
-    failf(s, acc->params[0].tok, "the accumulator type %s has no size",
-          r->acc_type->name);
+    fgr_scan_fail(s, acc->params[0].tok, "the accumulator type %s has no size",
+                  r->acc_type->name);
   if (acc->n_inputs == 0 && acc->special[0] < 0 && acc->special[1] < 0 &&
       acc->special[2] < 0 && acc->special[3] < 0)
     specials(s, acc, 1);
   if (acc->n_inputs < 1)
-    failf(s, acc->name_tok, "accumulator function '%s' takes no input "
-          "argument (a reduction kernel has one or more inputs)", acc->name);
+    fgr_scan_fail(s, acc->name_tok,
+                  "accumulator function '%s' takes no input "
+                  "argument (a reduction kernel has one or more inputs)",
+                  acc->name);
   if (p->fn[0]) {
     const fgr_func *f = must_func(s, p->fn_tok[0], "initializer", p->fn[0]);
     if (f->ret->kind != FGR_VOID || f->n_params != 1 ||
         f->params[0].ptr != 1 || !type_equal(f->params[0].type, r->acc_type))
-      failf(s, f->name_tok, "initializer function '%s' must be "
-            "void %s(%s *accum)", f->name, f->name, r->acc_type->name);
+      fgr_scan_fail(s, f->name_tok,
+                    "initializer function '%s' must be "
+                    "void %s(%s *accum)",
+                    f->name, f->name, r->acc_type->name);
     r->init = f;
   }
   if (p->fn[2]) {
@@ -1284,9 +880,10 @@ static void check_reduce(scan *s, const pending_reduce *p, fgr_reduce *r) {
         f->params[0].ptr != 1 || f->params[1].ptr != 1 ||
         !type_equal(f->params[0].type, r->acc_type) ||
         !type_equal(f->params[1].type, r->acc_type))
-      failf(s, f->name_tok, "combiner function '%s' must be void %s(%s "
-            "*accum, const %s *other)", f->name, f->name, r->acc_type->name,
-            r->acc_type->name);
+      fgr_scan_fail(s, f->name_tok,
+                    "combiner function '%s' must be void %s(%s "
+                    "*accum, const %s *other)",
+                    f->name, f->name, r->acc_type->name, r->acc_type->name);
     r->comb = f;
   } else {
     /* the accumulator stands in for the combiner only when it has one
@@ -1310,8 +907,9 @@ static void check_reduce(scan *s, const pending_reduce *p, fgr_reduce *r) {
       why = buf;
     }
     if (why)
-      failf(s, p->tok, "reduction kernel '%s' needs a combiner function: %s",
-            r->name, why);
+      fgr_scan_fail(s, p->tok,
+                    "reduction kernel '%s' needs a combiner function: %s",
+                    r->name, why);
   }
   r->res_type = r->acc_type;
   if (p->fn[3]) {
@@ -1319,13 +917,14 @@ static void check_reduce(scan *s, const pending_reduce *p, fgr_reduce *r) {
     if (f->ret->kind != FGR_VOID || f->n_params != 2 ||
         f->params[0].ptr != 1 || f->params[1].ptr != 1 ||
         !type_equal(f->params[1].type, r->acc_type))
-      failf(s, f->name_tok, "outconverter function '%s' must be void %s("
-            "resultType *result, const %s *accum)", f->name, f->name,
-            r->acc_type->name);
+      fgr_scan_fail(s, f->name_tok,
+                    "outconverter function '%s' must be void %s("
+                    "resultType *result, const %s *accum)",
+                    f->name, f->name, r->acc_type->name);
     r->res_type = f->params[0].type;
     if (r->res_type->size <= 0)
-      failf(s, f->params[0].tok, "the result type %s has no size",
-            r->res_type->name);
+      fgr_scan_fail(s, f->params[0].tok, "the result type %s has no size",
+                    r->res_type->name);
     r->outc = f;
   }
 }
@@ -1357,45 +956,58 @@ const fgr_reduce *fgr_find_reduce(const fgr_unit *u, const char *name) {
   return NULL;
 }
 
-static bool mentions(const fgr_unit *u, int a, int b, const char *name,
-                     bool *seen_f, bool *seen_m) {
+/* The first token in [a, b) naming identifier name (or, with prefix, one
+ * that starts with it), following the script functions and macros the
+ * range uses; -1 when none. */
+static int mentions(const fgr_unit *u, int a, int b, const char *name,
+                    bool prefix, bool *seen_f, bool *seen_m) {
+  size_t nl = strlen(name);
   for (int i = a; i < b; i++) {
     if (u->toks[i].kind != FGR_T_IDENT)
       continue;
-    if (fgr_tok_is(u, i, name))
-      return true;
     int len;
     const char *p = fgr_tok_text(u, i, &len);
+    if (prefix ? (size_t)len >= nl && !memcmp(p, name, nl)
+               : fgr_tok_is(u, i, name))
+      return i;
     for (int k = 0; k < u->n_funcs; k++)
       if (!seen_f[k] && u->funcs[k].has_body &&
           (int)strlen(u->funcs[k].name) == len &&
           !memcmp(u->funcs[k].name, p, (size_t)len)) {
         seen_f[k] = true;
-        if (mentions(u, u->funcs[k].rparen, u->funcs[k].tok1, name, seen_f,
-                     seen_m))
-          return true;
+        int r = mentions(u, u->funcs[k].rparen, u->funcs[k].tok1, name,
+                         prefix, seen_f, seen_m);
+        if (r >= 0)
+          return r;
       }
     for (int k = 0; k < u->n_macros; k++)
       if (!seen_m[k] && (int)strlen(u->macros[k].name) == len &&
           !memcmp(u->macros[k].name, p, (size_t)len)) {
         seen_m[k] = true;
-        if (mentions(u, u->macros[k].tok0, u->macros[k].tok1, name, seen_f,
-                     seen_m))
-          return true;
+        int r = mentions(u, u->macros[k].tok0, u->macros[k].tok1, name,
+                         prefix, seen_f, seen_m);
+        if (r >= 0)
+          return r;
       }
   }
-  return false;
+  return -1;
+}
+
+int fgr_func_mention(const fgr_unit *u, const fgr_func *f, const char *name,
+                     bool prefix) {
+  bool *seen_f = calloc((size_t)u->n_funcs + 1, 1);
+  bool *seen_m = calloc((size_t)u->n_macros + 1, 1);
+  int r = seen_f && seen_m
+              ? mentions(u, f->rparen, f->tok1, name, prefix, seen_f, seen_m)
+              : -1;
+  free(seen_f);
+  free(seen_m);
+  return r;
 }
 
 bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
                        const char *name) {
-  bool *seen_f = calloc((size_t)u->n_funcs + 1, 1);
-  bool *seen_m = calloc((size_t)u->n_macros + 1, 1);
-  bool r = seen_f && seen_m &&
-           mentions(u, f->rparen, f->tok1, name, seen_f, seen_m);
-  free(seen_f);
-  free(seen_m);
-  return r;
+  return fgr_func_mention(u, f, name, false) >= 0;
 }
 
 static void unit_destroy(fg__live *l) {
@@ -1409,11 +1021,11 @@ static void unit_destroy(fg__live *l) {
   free(u);
 }
 
-static void compute_matches(scan *s) {
+static void compute_matches(fgr_scan *s) {
   fgr_unit *u = s->u;
   int *stack = malloc((size_t)u->n_toks * sizeof *stack);
   if (!stack)
-    failf(s, 0, "out of memory");
+    fgr_scan_fail(s, 0, "out of memory");
   int sp = 0;
   for (int i = 0; i < u->n_toks; i++) {
     u->match[i] = -1;
@@ -1431,7 +1043,7 @@ static void compute_matches(scan *s) {
       char want = c == ')' ? '(' : c == ']' ? '[' : '{';
       if (!sp || u->text[u->toks[stack[sp - 1]].off] != want) {
         free(stack);
-        failf(s, i, "unbalanced '%c'", c);
+        fgr_scan_fail(s, i, "unbalanced '%c'", c);
       }
       int o = stack[--sp];
       u->match[o] = i;
@@ -1441,10 +1053,10 @@ static void compute_matches(scan *s) {
   int open = sp ? stack[sp - 1] : -1;
   free(stack);
   if (open >= 0)
-    failf(s, open, "'%c' is never closed", u->text[u->toks[open].off]);
+    fgr_scan_fail(s, open, "'%c' is never closed", u->text[u->toks[open].off]);
 }
 
-static bool parse(scan *s, pending_reduce **prp, int *nprp);
+static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp);
 
 fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
                        size_t len, char *err, size_t errlen) {
@@ -1470,7 +1082,7 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
     unit_destroy(&u->live);
     return NULL;
   }
-  scan *s = calloc(1, sizeof *s);
+  fgr_scan *s = calloc(1, sizeof *s);
   pending_reduce *pr = NULL;
   int npr = 0;
   if (!s || !(u->match = malloc((size_t)u->n_toks * sizeof *u->match))) {
@@ -1497,7 +1109,7 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
 
 /* Everything the scanner does after tokenizing; false on an error (the
  * message is in s->err). */
-static bool parse(scan *s, pending_reduce **prp, int *nprp) {
+static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
   fgr_unit *u = s->u;
   size_t len = u->text_len;
   const char *name = u->name;
@@ -1514,9 +1126,9 @@ static bool parse(scan *s, pending_reduce **prp, int *nprp) {
   s->t_alloc = &own[2];
   s->t_context = &own[3];
   compute_matches(s);
-  while (tk(s, s->i)->kind != FGR_T_EOF) {
+  while (fgr_scan_tok(s, s->i)->kind != FGR_T_EOF) {
     int t0 = s->i;
-    if (tk(s, t0)->kind == FGR_T_PP_BEGIN) {
+    if (fgr_scan_tok(s, t0)->kind == FGR_T_PP_BEGIN) {
       directive(s, prp, nprp);
       continue;
     }
@@ -1524,15 +1136,16 @@ static bool parse(scan *s, pending_reduce **prp, int *nprp) {
       s->i++;
       continue;
     }
-    if (tk(s, t0)->kind != FGR_T_IDENT)
-      failf(s, t0, "expected a declaration, got %s", quote(s, t0));
+    if (fgr_scan_tok(s, t0)->kind != FGR_T_IDENT)
+      fgr_scan_fail(s, t0, "expected a declaration, got %s",
+                    fgr_scan_quote(s, t0));
     spec sp = specifiers(s, true);
     if (sp.is_typedef) {
       for (;;) {
         declarator d = parse_declarator(s, sp.type, false);
         if (d.is_func || d.ptr)
-          failf(s, d.name_tok, "typedef '%s' of a %s is not supported",
-                d.name, d.is_func ? "function" : "pointer");
+          fgr_scan_fail(s, d.name_tok, "typedef '%s' of a %s is not supported",
+                        d.name, d.is_func ? "function" : "pointer");
         fgr_named *n = PUSH(s, u->named, n_named, cap_named);
         *n = (fgr_named){d.name, d.type, false};
         if (d.type->kind == FGR_STRUCT && !strcmp(d.type->name, "struct"))
@@ -1547,7 +1160,7 @@ static bool parse(scan *s, pending_reduce **prp, int *nprp) {
     }
     if (is(s, s->i, ";")) {
       if (sp.type->kind != FGR_STRUCT)
-        failf(s, s->i, "declaration declares nothing");
+        fgr_scan_fail(s, s->i, "declaration declares nothing");
       s->i++;
       new_item(s, FGR_I_TYPE, t0)->tok1 = s->i;
       continue;
@@ -1567,12 +1180,12 @@ static bool parse(scan *s, pending_reduce **prp, int *nprp) {
       check_kernel(s, f);
     if (!f->has_body && !fgr_find_func(u, f->name)->has_body &&
         (f->is_static || f->is_kernel))
-      failf(s, f->name_tok, "function '%s' is declared but never defined",
-            f->name);
+      fgr_scan_fail(s, f->name_tok,
+                    "function '%s' is declared but never defined", f->name);
     for (int j = 0; j < k; j++)
       if (u->funcs[j].has_body && f->has_body &&
           !strcmp(u->funcs[j].name, f->name))
-        failf(s, f->name_tok, "redefinition of function '%s'", f->name);
+        fgr_scan_fail(s, f->name_tok, "redefinition of function '%s'", f->name);
   }
   pending_reduce *pr = *prp;
   int npr = *nprp;
@@ -1580,8 +1193,8 @@ static bool parse(scan *s, pending_reduce **prp, int *nprp) {
   for (int k = 0; k < npr; k++) {
     for (int j = 0; j < k; j++)
       if (!strcmp(pr[j].name, pr[k].name))
-        failf(s, pr[k].tok, "reduction kernel '%s' defined twice",
-              pr[k].name);
+        fgr_scan_fail(s, pr[k].tok, "reduction kernel '%s' defined twice",
+                      pr[k].name);
     check_reduce(s, &pr[k], &u->reduces[k]);
     u->n_reduces++;
   }
@@ -1614,16 +1227,16 @@ static bool parse(scan *s, pending_reduce **prp, int *nprp) {
   u->live.bytes = calloc(1, u->live.size);
   u->c_values = calloc(1, (size_t)coff);
   if (!u->live.bytes || !u->c_values)
-    failf(s, 0, "out of memory");
+    fgr_scan_fail(s, 0, "out of memory");
   for (int k = 0; k < u->n_globals; k++) {
     fgr_global *g = &u->globals[k];
     if (g->buffered) {
-      init_global(s, g, u->c_values + g->offset);
+      fgr_init_global(s, g, u->c_values + g->offset);
       g->has_value = true;
     } else if (g->alloc_index < 0) {
       /* a constant stays code; its value is only for fg_rs_get, so one
        * fieldgraph cannot evaluate is not an error */
-      try_init_global(s, g, u->c_values + g->offset);
+      fgr_try_init_global(s, g, u->c_values + g->offset);
     }
   }
   memcpy(u->live.bytes, u->c_values, u->live.size);

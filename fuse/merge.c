@@ -248,10 +248,12 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
   k->local[1] = lead->kernel->local[1];
   k->grouped = lead->kernel->grouped;
   const fg__node *reducer = NULL;
+  k->fp = lead->kernel->fp;
   for (int m = 0; m < kern->n_nodes; m++) {
     const fg__node *n = g->nodes.item[kern->nodes[m]];
     if (n->kernel->reduce)
       reducer = n;
+    k->fp = fgk_fp_merge(k->fp, n->kernel->fp);
   }
   int n_in = 0, n_out = 0, var_base = 0;
   /* output ports first: the materialized fields in member order */

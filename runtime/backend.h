@@ -43,6 +43,12 @@ typedef struct fg__backend_i {
   /* Optional: a buffer that aliases host memory (no copy). */
   fg_status (*wrap)(fg__backend *be, void *host, size_t bytes,
                     fg__buffer **out);
+  /* Optional, used for a run's inputs when wrap is NULL: a read-only
+   * buffer over host memory that the caller leaves unchanged until the
+   * run completes (a device sharing the host's memory reads it in place,
+   * instead of a copy uploaded at every run). */
+  fg_status (*wrap_input)(fg__backend *be, const void *host, size_t bytes,
+                          fg__buffer **out);
   void (*buffer_free)(fg__backend *be, fg__buffer *b);
   fg_status (*upload)(fg__backend *be, fg__buffer *dst, const void *src,
                       size_t bytes);

@@ -136,7 +136,14 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
   const char *dump = getenv("FG_DUMP_KERNELS");
   if (dump && *dump)
     dump_kernel(dump, index, pk, be->i->dialect);
-  return be->i->build(be, pk->source, entry, fk->name, opt, &pk->bin);
+  /* the kernel's own precision, when its code asked for one */
+  fg_compile_options kopt = opt ? *opt : (fg_compile_options){0};
+  if (k->fp == FGK_FP_FULL)
+    kopt.precision = FG_PRECISION_FULL;
+  else if (k->fp == FGK_FP_RELAXED)
+    kopt.precision = FG_PRECISION_RELAXED;
+  pk->precision = kopt.precision;
+  return be->i->build(be, pk->source, entry, fk->name, &kopt, &pk->bin);
 }
 
 /* The readable fusion report of a variant. */
@@ -393,6 +400,11 @@ const char *fg_program_kernel_source(const fg_program *p, int i) {
 }
 const char *fg_program_kernel_name(const fg_program *p, int i) {
   return p && i >= 0 && i < p->main.n_k ? p->main.k[i].name : NULL;
+}
+
+fg_precision fg_program_kernel_precision(const fg_program *p, int i) {
+  return p && i >= 0 && i < p->main.n_k ? p->main.k[i].precision
+                                        : FG_PRECISION_FULL;
 }
 
 fg_status fg_program_fusion_stats(const fg_program *p, fg_fusion_stats *s) {

@@ -34,6 +34,7 @@ typedef struct pkernel {
   int reduce_port;          /* output port of the reduction's partials */
   int64_t partials;         /* how many */
   int n_in;                 /* inputs among the nbuf buffers */
+  fg_precision precision;   /* what it was built with */
 } pkernel;
 
 /* One step of a run.  Device steps go through the backend; RT_COMBINE

@@ -151,6 +151,11 @@ static bool is_direct_field(const fg_program *p, const variant *v, int f) {
   return false;
 }
 
+/* Whether kernels read a run's inputs where the caller keeps them. */
+static bool wraps_inputs(const fg__backend *be) {
+  return be->i->wrap || be->i->wrap_input;
+}
+
 /* Bytes of a reduction kernel's partials and of its result. */
 static void reduce_bytes(const fg_program *p, const pkernel *k,
                          size_t *partials, size_t *result) {
@@ -173,7 +178,7 @@ static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
     const pfield *pf = &p->f[i];
     bool need = (pf->role == PF_OP && v->materialized[i] &&
                  !is_direct_field(p, v, i)) ||
-                (pf->role == PF_INPUT && !be->i->wrap) ||
+                (pf->role == PF_INPUT && !wraps_inputs(be)) ||
                 (pf->role == PF_CONST && pf->live);
     if (need)
       st = be->i->alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
@@ -215,9 +220,12 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
     vr->view[i] = vr->bs->buf[i];
     if (pf->role == PF_CONST && !pf->live)
       vr->view[i] = pf->const_buf;
-    else if (pf->role == PF_INPUT && be->i->wrap && st == FG_OK) {
-      st = be->i->wrap(be, (void *)r->in[pf->input], fg_type_bytes(pf->type),
-                       &vr->wrapped[i]);
+    else if (pf->role == PF_INPUT && wraps_inputs(be) && st == FG_OK) {
+      st = be->i->wrap ? be->i->wrap(be, (void *)r->in[pf->input],
+                                     fg_type_bytes(pf->type), &vr->wrapped[i])
+                       : be->i->wrap_input(be, r->in[pf->input],
+                                           fg_type_bytes(pf->type),
+                                           &vr->wrapped[i]);
       vr->view[i] = vr->wrapped[i];
     }
   }
@@ -917,7 +925,7 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
       producer[f] = v->n_task;
       st = add_task(v->task, &v->n_task, RT_GLOBALS, f, NULL, 0);
     }
-  if (!be->i->wrap)
+  if (!wraps_inputs(be))
     for (int i = 0; st == FG_OK && i < p->n_in; i++)
       if (used[p->in_field[i]]) {
         producer[p->in_field[i]] = v->n_task;

@@ -2,12 +2,16 @@
  * $FG_TEST_BACKEND names (cpu by default; tests/opencl-suites.sh runs it
  * again on OpenCL): the scanner's declarations and its errors with
  * file:line:column, the reference's kernels (invert, greyscale, the
- * single-source pipeline fused into one pass, addint, findMinAndMax,
+ * single-source pipeline fused into one pass, also through fg_rs_invoke
+ * of its process() with a temporary allocation, addint, findMinAndMax,
  * dotProduct, fz2, histogram, mode) on a real photo and on synthetic
  * inputs checked against plain C, script globals (set, get, per-run
  * values), bound allocations, special arguments, launch ranges, the rules
  * on mandatory combiners, type and shape mismatches, compiler errors at
- * the user's line, and fusion with DSL operators and between scripts. */
+ * the user's line, fusion with DSL operators and between scripts,
+ * fg_rs_invoke's subset and its errors, each kernel's precision from the
+ * fp pragmas, locals shadowing globals, fract and rsClamp, structs
+ * between kernels, and the refusal of rsSetElementAt. */
 #ifndef FG_SAMPLES_DIR
 #define FG_SAMPLES_DIR "data/samples"
 #endif
@@ -229,6 +233,329 @@ START_TEST(test_rs_invert_greyscale_photo_fused_into_one_pass) {
 }
 END_TEST
 
+/* The reference's single-source process(): invert, then greyscale through
+ * a temporary rsCreateAllocation_uchar4, as one fused kernel. */
+START_TEST(test_rs_invoke_single_source_process_fuses_into_one_kernel) {
+  int W, H;
+  uint8_t *px = photo_rgba("chelsea.png", &W, &H);
+  fg_rs_script *s = load("singlesource.rs");
+  fg_graph *g = fg_graph_new("invoke");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_field *out = NULL;
+  ck_assert_int_eq(fg_rs_invoke(g, s, "process", 1, &img, 1, &out), FG_OK);
+  ck_assert_ptr_nonnull(out);
+  char ts[128], ts2[128];
+  ck_assert_str_eq(fg_type_str(fg_field_type(out), ts, sizeof ts),
+                   fg_type_str(fg_type_image(FG_U8, H, W, 4), ts2,
+                               sizeof ts2));
+  fg_output(g, "grey", out);
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 1);
+  ck_assert_str_eq(fg_program_kernel_name(p, 0), "invert+greyscale");
+  size_t n = (size_t)W * H * 4;
+  uint8_t *grey = malloc(n);
+  memset(grey, 7, n);
+  run(ctx, p, 1, (const void *[]){px}, 1, (void *[]){grey});
+  int bad = 0;
+  for (size_t i = 0; i < (size_t)W * H; i++) {
+    uint8_t inv[4] = {(uint8_t)(255 - px[4 * i]),
+                      (uint8_t)(255 - px[4 * i + 1]),
+                      (uint8_t)(255 - px[4 * i + 2]), px[4 * i + 3]};
+    uint8_t gv = grey_of(inv);
+    for (int c = 0; c < 4; c++)
+      bad += abs((int)grey[4 * i + c] - gv) > 1;
+  }
+  ck_assert_int_eq(bad, 0);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  free(px);
+  free(grey);
+}
+END_TEST
+
+/* Options, dimensions arithmetic, a zero-input kernel, an in-place
+ * parameter (argument and result), and rsClearObject. */
+START_TEST(test_rs_invoke_options_dims_and_in_place) {
+  fg_rs_script *s = source("inv2",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "int RS_KERNEL twice(int v) { return 2 * v; }\n"
+    "int RS_KERNEL coord(uint32_t x, uint32_t y) { return x + 1000 * y; }\n"
+    "int RS_KERNEL add(int a, int b) { return a + b; }\n"
+    "void run(rs_allocation io, rs_allocation made) {\n"
+    "  const uint32_t w = rsAllocationGetDimX(io);\n"
+    "  uint32_t h = rsAllocationGetDimY(io);\n"
+    "  rs_allocation c = rsCreateAllocation_int(w, h);\n"
+    "  rsForEach(coord, c);\n"
+    "  rs_script_call_t opts = {0};\n"
+    "  opts.xStart = 1; opts.xEnd = w - 1;\n"
+    "  opts.yStart = h / 2; opts.yEnd = (h / 2) + 1;\n"
+    "  rsForEachWithOptions(twice, &opts, io, io);\n"
+    "  rsForEach(add, io, c, made);\n"
+    "  rsClearObject(&c);\n"
+    "}\n");
+  const int W = 7, H = 5;
+  fg_graph *g = fg_graph_new("invoke2");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape2(H, W)));
+  fg_field *res[2] = {NULL, NULL};
+  ck_assert_msg(fg_rs_invoke(g, s, "run", 1, &a, 2, res) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "io", res[0]);
+  fg_output(g, "made", res[1]);
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  int32_t in[H * W], io[H * W], made[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = 3 * i - 40;
+  run(ctx, p, 1, (const void *[]){in}, 2, (void *[]){io, made});
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      int want = y == H / 2 && x >= 1 && x < W - 1 ? 2 * in[i] : in[i];
+      ck_assert_int_eq(io[i], want);
+      ck_assert_int_eq(made[i], want + x + 1000 * y);
+    }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
+/* What fg_rs_invoke cannot run is an error naming file:line:column. */
+START_TEST(test_rs_invoke_errors_name_file_line_column) {
+  static const struct { const char *body, *want; } cases[] = {
+    {"  if (rsAllocationGetDimX(in) > 2)\n    rsForEach(k, in, out);\n",
+     "t.rs:5:3: fg_rs_invoke 't.run': 'if' is not supported"},
+    {"  rsForEach(k, in, out);\n  float f = 1.0f;\n",
+     "t.rs:6:3: fg_rs_invoke 't.run': 'float' is not supported"},
+    {"  rs_allocation t = rsCreateAllocation_float(3);\n"
+     "  rsForEach(k, in, t);\n  rsForEach(k, t, out);\n",
+     "t.rs:6:20: fg_rs_invoke 't.run': kernel k writes i32[4], but 't' is "
+     "f32[3]"},
+    {"  rsForEach(nope, in, out);\n",
+     "t.rs:5:13: fg_rs_invoke 't.run': 'nope' is not a mapping kernel"},
+    {"  rsForEach(k, in, in, out);\n",
+     "t.rs:5:3: fg_rs_invoke 't.run': fg_rs_map 't.k': got 2 input(s)"},
+    {"  rs_allocation t = rsCreateAllocation(3);\n  rsForEach(k, in, out);\n",
+     "t.rs:5:21: fg_rs_invoke 't.run': 'rsCreateAllocation': rs_allocation "
+     "locals come from rsCreateAllocation_<type>"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    char text[1024], err[1024];
+    snprintf(text, sizeof text, "#pragma version(1)\n"
+             "#pragma rs java_package_name(t)\n"
+             "int RS_KERNEL k(int v) { return v + 1; }\n"
+             "void run(rs_allocation in, rs_allocation out) {\n%s}\n",
+             cases[c].body);
+    fg_rs_script *s = NULL;
+    ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs", text, (size_t)-1,
+                                              &s, err, sizeof err), FG_OK);
+    fg_graph *g = fg_graph_new("bad");
+    fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(4)));
+    fg_field *r = (fg_field *)1;
+    ck_assert_int_ne(fg_rs_invoke(g, s, "run", 1, &a, 1, &r), FG_OK);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(fg_graph_errmsg(g), cases[c].want) != NULL,
+                  "case %zu: got \"%s\", want \"%s\"", c, fg_graph_errmsg(g),
+                  cases[c].want);
+    fg_graph_free(g);
+    fg_rs_script_free(s);
+  }
+  /* the interface: what the function reads and writes */
+  fg_rs_script *s = load("singlesource.rs");
+  fg_graph *g = fg_graph_new("bad");
+  fg_field *a = fg_input(g, "a", fg_type_image(FG_U8, 4, 4, 4));
+  fg_field *r[2];
+  ck_assert_int_eq(fg_rs_invoke(g, s, "process", 1, &a, 2, r), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "'process' reads 1 allocation "
+                       "parameter(s) (inputImage) and writes 1 "
+                       "(outputImage); got 1 argument(s) and 2 result(s)"),
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("bad2");
+  a = fg_input(g, "a", fg_type_image(FG_U8, 4, 4, 4));
+  ck_assert_int_eq(fg_rs_invoke(g, s, "invert", 1, &a, 1, r), FG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fg_graph_errmsg(g), "use fg_rs_map"));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* A local or parameter named like a global is the local in its scope
+ * (a for's variable to the end of the loop, a block's to its '}'); the
+ * global elsewhere. */
+START_TEST(test_rs_locals_shadow_globals_in_their_scope) {
+  fg_rs_script *s = source("shadow",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "float gain = 2.0f;\n"
+    "int count = 5;\n"
+    "static float bump(float gain) { return gain + 1.0f; }\n"
+    "float RS_KERNEL scaled(float v) {\n"
+    "  float r;\n"
+    "  {\n"
+    "    float gain = 0.5f, count = 0.25f;\n"
+    "    r = v * gain + count;\n"
+    "  }\n"
+    "  for (int count = 0; count < 2; count++)\n"
+    "    r += 1.0f;\n"
+    "  r += count;\n"
+    "  return bump(r) + gain;\n"
+    "}\n");
+  float g3 = 3.0f;
+  ck_assert_int_eq(fg_rs_set(s, "gain", &g3, sizeof g3), FG_OK);
+  fg_graph *g = fg_graph_new("shadow");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(16)));
+  fg_output(g, "r", fg_rs_map(g, s, "scaled", 1, &a, NULL));
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  float in[16], out[16];
+  for (int i = 0; i < 16; i++)
+    in[i] = (float)i - 4.0f;
+  run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
+  for (int i = 0; i < 16; i++) {
+    float r = in[i] * 0.5f + 0.25f;
+    r += 1.0f;
+    r += 1.0f;
+    r += 5.0f;
+    ck_assert_float_eq_tol(out[i], r + 1.0f + 3.0f, 1e-5f);
+  }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
+/* RenderScript's one-argument fract, the two-argument one and rsClamp, on
+ * every backend (OpenCL C has only the two-argument fract). */
+START_TEST(test_rs_fract_and_rsclamp_on_every_backend) {
+  fg_rs_script *s = source("fr",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "float RS_KERNEL fr(float v) {\n"
+    "  float fl;\n"
+    "  const float a = fract(v, &fl);\n"
+    "  return fract(v) + 10.0f * a + 100.0f * fl;\n"
+    "}\n"
+    "float2 RS_KERNEL fr2(float2 v) { return fract(v); }\n"
+    "int RS_KERNEL cl(int v) { return rsClamp(v, -3, 4); }\n");
+  fg_graph *g = fg_graph_new("fract");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(32)));
+  fg_field *a2 = fg_input(g, "a2", fg_type_vector(FG_F32, fg_shape1(16), 2));
+  fg_field *b = fg_input(g, "b", fg_type_scalar(FG_I32, fg_shape1(32)));
+  fg_output(g, "fr", fg_rs_map(g, s, "fr", 1, &a, NULL));
+  fg_output(g, "fr2", fg_rs_map(g, s, "fr2", 1, &a2, NULL));
+  fg_output(g, "cl", fg_rs_map(g, s, "cl", 1, &b, NULL));
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  float in[32], out[32], out2[32];
+  int32_t bi[32], bo[32];
+  for (int i = 0; i < 32; i++) {
+    in[i] = (float)i * 0.37f - 5.3f;
+    bi[i] = i - 16;
+  }
+  run(ctx, p, 3, (const void *[]){in, in, bi}, 3,
+      (void *[]){out, out2, bo});
+  for (int i = 0; i < 32; i++) {
+    float fl = floorf(in[i]);
+    float f = fminf(in[i] - fl, 0x1.fffffep-1f);
+    ck_assert_float_eq_tol(out[i], f + 10.0f * f + 100.0f * fl, 1e-3f);
+    ck_assert_float_eq_tol(out2[i], f, 1e-6f);
+    ck_assert_int_eq(bo[i], bi[i] < -3 ? -3 : bi[i] > 4 ? 4 : bi[i]);
+  }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
+/* rsSetElementAt_<type> from a kernel is a non-local write: refused at the
+ * launch, at the call's file:line:column. */
+START_TEST(test_rs_set_element_is_refused_at_its_line) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "rs_allocation dst;\n"
+    "static void put(int v, uint32_t x) { rsSetElementAt_int(dst, v, x); }\n"
+    "int RS_KERNEL k(int v, uint32_t x) { put(v, x); return v; }\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  fg_graph *g = fg_graph_new("set");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(8)));
+  fg_field *d = fg_input(g, "d", fg_type_scalar(FG_I32, fg_shape1(8)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "dst", d), FG_OK);
+  ck_assert_ptr_null(fg_rs_map(g, s, "k", 1, &a, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:4:38: fg_rs_map 't.k': "
+                       "rsSetElementAt_int writes a bound allocation") != NULL,
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* A kernel returning a struct writes its bytes into a field of the
+ * struct's carrier type (8 bytes: u64, 12: 3 x u32); a kernel taking that
+ * struct reads it back, and the two fuse. */
+START_TEST(test_rs_kernels_return_and_take_structs) {
+  fg_rs_script *s = source("st",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "typedef struct { float sum; int count; } Stat;\n"
+    "struct Tri { float a, b; int c; };\n"
+    "Stat RS_KERNEL stat(float v, uint32_t x) {\n"
+    "  Stat s;\n  s.sum = v * 2.0f;\n  s.count = (int)x - 3;\n  return s;\n"
+    "}\n"
+    "struct Tri RS_KERNEL tri(float v) {\n"
+    "  struct Tri t = {v, -v, 7};\n  return t;\n}\n"
+    "float RS_KERNEL use(Stat s) { return s.sum + (float)s.count; }\n");
+  fg_graph *g = fg_graph_new("structs");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(20)));
+  fg_field *st = fg_rs_map(g, s, "stat", 1, &a, NULL);
+  fg_field *tr = fg_rs_map(g, s, "tri", 1, &a, NULL);
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  char ts[128];
+  ck_assert_str_eq(fg_type_str(fg_field_type(st), ts, sizeof ts),
+                   "u64[20]");
+  ck_assert_int_eq((int)fg_type_bytes(fg_field_type(tr)), 20 * 12);
+  fg_output(g, "stat", st);
+  fg_output(g, "tri", tr);
+  fg_output(g, "use", fg_rs_map(g, s, "use", 1, &st, NULL));
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  /* stat and use fuse (tri, a sibling, is a kernel of its own) */
+  int fused = 0;
+  for (int k = 0; k < fg_program_kernel_count(p); k++)
+    fused += !strcmp(fg_program_kernel_name(p, k), "stat+use");
+  ck_assert_int_eq(fused, 1);
+  float in[20], use[20];
+  struct { float sum; int32_t count; } stv[20];
+  struct { float a, b; int32_t c; } trv[20];
+  for (int i = 0; i < 20; i++)
+    in[i] = (float)i * 0.5f - 2.0f;
+  run(ctx, p, 1, (const void *[]){in}, 3, (void *[]){stv, trv, use});
+  for (int i = 0; i < 20; i++) {
+    ck_assert_float_eq(stv[i].sum, in[i] * 2.0f);
+    ck_assert_int_eq(stv[i].count, i - 3);
+    ck_assert_float_eq(trv[i].a, in[i]);
+    ck_assert_float_eq(trv[i].b, -in[i]);
+    ck_assert_int_eq(trv[i].c, 7);
+    ck_assert_float_eq(use[i], in[i] * 2.0f + (float)(i - 3));
+  }
+  fg_program_free(p);
+  fg_context_free(ctx);
+}
+END_TEST
+
 static fg_field *dsl_add(fg_graph *g, fg_field *a, int k) {
   fg_type t = fg_field_type(a);
   fg_op *op = fg_op_begin(g, "add", 1, &t);
@@ -236,6 +563,77 @@ static fg_field *dsl_add(fg_graph *g, fg_field *a, int k) {
                                            fg_int(op, k)), t.elem, 1));
   return fg_op_end(op);
 }
+
+/* rs_fp_relaxed / rs_fp_imprecise build relaxed kernels, rs_fp_full (the
+ * default) full ones; a fused kernel is relaxed only if all its operators
+ * allow it. */
+START_TEST(test_rs_fp_pragmas_choose_each_kernels_precision) {
+  fg_rs_script *rel = source("rel", "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n#pragma rs_fp_relaxed\n"
+    "float RS_KERNEL halve(float v) { return v * 0.5f; }\n");
+  fg_rs_script *imp = source("imp", "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n#pragma rs_fp_imprecise\n"
+    "float RS_KERNEL third(float v) { return v / 3.0f; }\n");
+  fg_rs_script *full = source("full", "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "float RS_KERNEL twice(float v) { return v * 2.0f; }\n");
+  ck_assert_int_eq(fg_rs_script_fp(rel), FG_RS_FP_RELAXED);
+  ck_assert_int_eq(fg_rs_script_fp(imp), FG_RS_FP_IMPRECISE);
+  ck_assert_int_eq(fg_rs_script_fp(full), FG_RS_FP_FULL);
+  fg_context *ctx = tu_context();
+  float in[64], out[64];
+  for (int i = 0; i < 64; i++)
+    in[i] = (float)i * 1.25f - 20.0f;
+  /* 0: relaxed alone, 1: relaxed + imprecise, 2: relaxed + full, 3: full
+   * with relaxed options, 4: relaxed + a DSL operator (the options decide),
+   * 5: the same with relaxed options */
+  static const fg_precision want[6] = {
+    FG_PRECISION_RELAXED, FG_PRECISION_RELAXED, FG_PRECISION_FULL,
+    FG_PRECISION_FULL, FG_PRECISION_FULL, FG_PRECISION_RELAXED};
+  for (int c = 0; c < 6; c++) {
+    fg_graph *g = fg_graph_new("fp");
+    fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(64)));
+    fg_field *x = fg_rs_map(g, c == 3 ? full : rel, c == 3 ? "twice"
+                                                           : "halve", 1, &a,
+                            NULL);
+    if (c == 1)
+      x = fg_rs_map(g, imp, "third", 1, &x, NULL);
+    else if (c == 2)
+      x = fg_rs_map(g, full, "twice", 1, &x, NULL);
+    else if (c >= 4) {
+      fg_type t = fg_field_type(x);
+      fg_op *op = fg_op_begin(g, "neg", 1, &t);
+      fg_write_tensor(op, 0, fg_neg(fg_read_tensor(op, x)));
+      x = fg_op_end(op);
+    }
+    fg_output(g, "x", x);
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    fg_compile_options o = {.fusion = FG_FUSION_ON,
+                            .precision = c == 3 || c == 5
+                                ? FG_PRECISION_RELAXED : FG_PRECISION_FULL};
+    fg_program *p = NULL;
+    ck_assert_msg(fg_compile(ctx, g, &o, &p) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+    fg_graph_free(g);
+    ck_assert_int_eq(fg_program_kernel_count(p), 1);
+    ck_assert_msg(fg_program_kernel_precision(p, 0) == want[c],
+                  "case %d: precision %d, want %d", c,
+                  (int)fg_program_kernel_precision(p, 0), (int)want[c]);
+    run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
+    for (int i = 0; i < 64; i++) {
+      float v = c == 3 ? in[i] * 2.0f : in[i] * 0.5f;
+      v = c == 1 ? v / 3.0f : c == 2 ? v * 2.0f : c >= 4 ? -v : v;
+      ck_assert_float_eq_tol(out[i], v, 1e-4f * (1.0f + fabsf(v)));
+    }
+    fg_program_free(p);
+  }
+  ck_assert_int_eq(fg_program_kernel_precision(NULL, 0), FG_PRECISION_FULL);
+  fg_context_free(ctx);
+  fg_rs_script_free(rel);
+  fg_rs_script_free(imp);
+  fg_rs_script_free(full);
+}
+END_TEST
 
 START_TEST(test_rs_fuses_with_dsl_operators_and_other_scripts) {
   /* two scripts with the same static names and different bodies */
@@ -723,7 +1121,16 @@ int main(void) {
   tcase_add_test(tc, test_rs_scan_errors_carry_line_and_column);
   tcase_add_test(tc, test_rs_combiner_rules);
   tcase_add_test(tc, test_rs_invert_greyscale_photo_fused_into_one_pass);
+  tcase_add_test(tc,
+                 test_rs_invoke_single_source_process_fuses_into_one_kernel);
+  tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
+  tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
+  tcase_add_test(tc, test_rs_kernels_return_and_take_structs);
+  tcase_add_test(tc, test_rs_locals_shadow_globals_in_their_scope);
+  tcase_add_test(tc, test_rs_fract_and_rsclamp_on_every_backend);
+  tcase_add_test(tc, test_rs_set_element_is_refused_at_its_line);
+  tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
   tcase_add_test(tc, test_rs_map_checks_types_shapes_and_arity);

@@ -228,6 +228,10 @@ const char *fg_program_kernel_source(const fg_program *prog, int i);
 /* Name of kernel i: its operators joined by '+' ("toUnitFloat+half");
  * NULL when out of range. */
 const char *fg_program_kernel_name(const fg_program *prog, int i);
+/* Precision kernel i was built with: the compile options', unless its
+ * code asked for one (RenderScript's fp pragmas; a fused kernel is relaxed
+ * only if all its operators allow it).  FULL when out of range. */
+fg_precision fg_program_kernel_precision(const fg_program *prog, int i);
 
 /* Fusion counters of a compiled program. */
 fg_status fg_program_fusion_stats(const fg_program *prog,

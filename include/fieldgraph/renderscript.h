@@ -11,6 +11,8 @@
  *   fg_field *inv = fg_rs_map(g, s, "invert", 1, &img, NULL);
  *   fg_field *sum = fg_rs_reduce(g, s, "addint", 1, &ints, NULL);  // 0-D
  *   fg_output(g, "inv", inv);
+ *   fg_field *grey;                              // Single-Source: process()
+ *   fg_rs_invoke(g, s, "process", 1, &img, 1, &grey);  // rsForEach inside
  *   ...compile and run; then fg_rs_script_free(s) (any time: graphs and
  *   programs keep what they need).
  *
@@ -20,12 +22,19 @@
  * pointwise producers into their accumulation pass.  A kernel's Element
  * types are the fields' element type and tensor width (uchar4 is u8 with
  * 4 elements).  Coordinates: x is the column, y the row, z the layer.
+ * Each kernel is built with its script's precision pragma (rs_fp_relaxed
+ * and rs_fp_imprecise relaxed, rs_fp_full full); a fused kernel is
+ * relaxed only if all its operators allow it.
  *
  * Script globals have a C value (what fg_rs_get reads) and a script value
- * (what kernels see); fg_rs_set writes both; a compiled program reads the
- * script values at the start of every run.  Kernels read globals only.
+ * (what kernels see); fg_rs_set writes both.  A compiled program reads the
+ * script values when each run is started (fg_program_start, or
+ * fg_program_run): a run sees the globals as they were at its start, and
+ * fg_rs_set afterwards changes only later runs, even while that run waits
+ * or executes.  Kernels read globals only.
  * rs_allocation globals are bound to fields with fg_rs_bind_allocation
- * and read with rsGetElementAt_<type> (a non-local read).
+ * and read with rsGetElementAt_<type> (a non-local read); kernels that
+ * write them (rsSetElementAt_<type>, a non-local write) are refused.
  *
  * Builder calls follow graph.h's sticky errors; the script calls return a
  * status with a message in fg_rs_script_errmsg.  A script belongs to one
@@ -103,7 +112,10 @@ typedef struct fg_rs_launch {
 /* A node running mapping kernel `kernel` of s over n_in inputs of one
  * shape (as many as the kernel has input arguments, with the Element
  * types of its prototype); returns its output, of the kernel's return
- * type and the inputs' shape.  opt may be NULL. */
+ * type and the inputs' shape.  A struct of up to 32 bytes travels as its
+ * bytes in the widest of u64, u32, u16, u8 that holds them in at most 4
+ * elements (struct { float f; int i; } is one u64 per point), as a
+ * kernel's result and as an argument.  opt may be NULL. */
 fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     int n_in, fg_field *const *in, const fg_rs_launch *opt);
 
@@ -115,5 +127,21 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
 fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
                        int n_in, fg_field *const *in,
                        const fg_rs_launch *opt);
+
+/* Single-Source RenderScript: runs invokable function `function` of s
+ * (an rs_allocation-only, void function) as part of g.  Its body may hold
+ * straight-line code of integer locals, rsAllocationGetDimX/Y/Z,
+ * rsCreateAllocation_<type>(x[, y[, z]]), rs_script_call_t locals,
+ * rsForEach, rsForEachWithOptions and rsClearObject; each launch is the
+ * node fg_rs_map builds, so launches fuse (a temporary allocation between
+ * two of them stays virtual).  args: one field per rs_allocation
+ * parameter the function reads before any launch writes it, in parameter
+ * order; results (n_results slots) receive one field per parameter a
+ * launch writes, in parameter order: its contents when the function
+ * returns.  Returns FG_OK, or the graph's sticky error (results NULL); an
+ * unsupported statement is an FG_ENOTSUP naming its file:line:column. */
+fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
+                       int n_args, fg_field *const *args, int n_results,
+                       fg_field **results);
 
 #endif

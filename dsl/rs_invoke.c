@@ -1,0 +1,724 @@
+/* dsl/rs_invoke.c - Single-Source RenderScript: an invokable function that
+ * launches kernels (rsForEach) runs as part of a graph (fg_rs_invoke).
+ *
+ * The function is not compiled: its body is read once, statement by
+ * statement, and each rsForEach becomes the node fg_rs_map would build, so
+ * its kernels fuse like any other launches (invert then greyscale through
+ * a temporary allocation is one pass, the temporary virtual).  The body
+ * must be straight-line code of
+ *   - integer locals initialized (or assigned) from integer constants,
+ *     rsAllocationGetDimX/Y/Z and + - * / % of those;
+ *   - rs_allocation locals from rsCreateAllocation_<type>(x[, y[, z]]) or
+ *     from another allocation;
+ *   - rs_script_call_t locals (= {0} or uninitialized) whose xStart, xEnd,
+ *     yStart, yEnd, zStart, zEnd are assigned;
+ *   - rsForEach(kernel, in..., out), rsForEachWithOptions(kernel, &opts,
+ *     in..., out) and rsClearObject(&alloc).
+ * Anything else is an error at its file:line:column.  The function's
+ * rs_allocation parameters are its interface: a parameter it reads (as a
+ * launch input or for its dimensions) before any launch writes it is an
+ * argument, one a launch writes is a result; an Allocation's contents are
+ * a field, and a launch writing an Allocation makes a new field. */
+#include "rs_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_VARS = 64, MAX_ARGS = FGK_MAX_INPUTS + 2 };
+
+typedef enum vkind { V_INT, V_ALLOC, V_OPTS } vkind;
+
+typedef struct var {
+  const char *name;
+  int len;
+  vkind kind;
+  int64_t value;                /* INT */
+  int64_t range[3][2];          /* OPTS: (x, y, z) [start, end) */
+  /* ALLOC: its contents (NULL while none), and its type when known (a
+   * created allocation, an argument, or the last launch's output) */
+  fg_field *field;
+  bool typed;
+  fg_type type;
+  int param;                    /* the parameter it is, or -1 */
+} var;
+
+typedef struct inv {
+  fg_graph *g;
+  fg_rs_script *s;
+  const fgr_unit *u;
+  const fgr_func *f;
+  const char *what;             /* "fg_rs_invoke 'script.function'" */
+  var v[MAX_VARS];
+  int n;
+  bool failed;
+} inv;
+
+static const char supported[] = "an invokable run as a graph holds "
+  "straight-line code of integer locals, rsAllocationGetDimX/Y/Z, "
+  "rsCreateAllocation_<type>, rs_script_call_t locals, rsForEach, "
+  "rsForEachWithOptions and rsClearObject";
+
+/* Records the first error, at token t, on the graph; returns false. */
+static bool fail_at(inv *in, fg_status st, int t, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool fail_at(inv *in, fg_status st, int t, const char *fmt, ...) {
+  if (in->failed)
+    return false;
+  in->failed = true;
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const fgr_tok *k = &in->u->toks[t];
+  fg__fail(in->g, st, "%s:%d:%d: %s: %s", in->u->file, k->line, k->col,
+           in->what, msg);
+  return false;
+}
+
+static bool is(const inv *in, int i, const char *s) {
+  return fgr_tok_is(in->u, i, s);
+}
+
+static bool ident(const inv *in, int i) {
+  return in->u->toks[i].kind == FGR_T_IDENT;
+}
+
+/* The text of token i, as a quoted string for messages. */
+static const char *text(inv *in, int i) {
+  int len;
+  const char *p = fgr_tok_text(in->u, i, &len);
+  const char *r = fgu_arena_printf(&in->g->arena, "'%.*s'", len, p);
+  return r ? r : "?";
+}
+
+static var *lookup(inv *in, int t) {
+  int len;
+  const char *p = fgr_tok_text(in->u, t, &len);
+  for (int k = in->n - 1; k >= 0; k--)
+    if (in->v[k].len == len && !memcmp(in->v[k].name, p, (size_t)len))
+      return &in->v[k];
+  return NULL;
+}
+
+static var *declare(inv *in, int t, vkind kind) {
+  if (lookup(in, t))
+    return fail_at(in, FG_ENOTSUP, t, "%s is declared twice (%s)", text(in, t),
+                   supported), NULL;
+  if (in->n == MAX_VARS)
+    return fail_at(in, FG_ENOTSUP, t, "more than %d locals", MAX_VARS), NULL;
+  var *v = &in->v[in->n++];
+  memset(v, 0, sizeof *v);
+  v->name = fgr_tok_text(in->u, t, &v->len);
+  v->kind = kind;
+  v->param = -1;
+  return v;
+}
+
+/* The variable of kind `kind` that token t names, or NULL (error set). */
+static var *use(inv *in, int t, vkind kind) {
+  static const char *const kn[] = {"an integer", "an rs_allocation",
+                                   "an rs_script_call_t"};
+  var *v = ident(in, t) ? lookup(in, t) : NULL;
+  if (!v)
+    return fail_at(in, FG_ENOTSUP, t, "expected %s local or parameter, got "
+                   "%s (%s)", kn[kind], text(in, t), supported), NULL;
+  if (v->kind != kind)
+    return fail_at(in, FG_ETYPE, t, "%s is %s, expected %s", text(in, t),
+                   kn[v->kind], kn[kind]), NULL;
+  return v;
+}
+
+/* ---- integer expressions ------------------------------------------------ */
+
+typedef struct cursor {
+  int i, end;                   /* tokens [i, end) */
+} cursor;
+
+static int64_t expr(inv *in, cursor *c);
+
+/* An Allocation's extent along axis a (0 x, 1 y, 2 z), 0 when it has no
+ * such dimension (what rsAllocationGetDimY returns for a 1-D one). */
+static int64_t extent(const var *v, int a) {
+  fg_shape s = v->type.field;
+  return a < s.ndim ? s.dim[s.ndim - 1 - a] : 0;
+}
+
+static int64_t primary(inv *in, cursor *c) {
+  if (in->failed || c->i >= c->end)
+    return fail_at(in, FG_ENOTSUP, c->i < c->end ? c->i : c->end - 1,
+                   "expected an integer expression"), 0;
+  int t = c->i;
+  if (is(in, t, "(")) {
+    int close = in->u->match[t];
+    cursor sub = {t + 1, close};
+    int64_t r = expr(in, &sub);
+    if (!in->failed && sub.i != close)
+      fail_at(in, FG_ENOTSUP, sub.i, "unexpected %s", text(in, sub.i));
+    c->i = close + 1;
+    return r;
+  }
+  if (is(in, t, "-") || is(in, t, "+")) {
+    c->i++;
+    int64_t r = primary(in, c);
+    return is(in, t, "-") ? (int64_t)(0 - (uint64_t)r) : r;
+  }
+  if (in->u->toks[t].kind == FGR_T_NUMBER) {
+    int len;
+    const char *p = fgr_tok_text(in->u, t, &len);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*s", len, p);
+    char *e;
+    long long r = strtoll(buf, &e, 0);
+    while (*e && strchr("uUlL", *e))
+      e++;
+    c->i++;
+    if (*e)
+      return fail_at(in, FG_ENOTSUP, t, "%s is not an integer constant",
+                     text(in, t)), 0;
+    return r;
+  }
+  static const char *const dims[3] = {"rsAllocationGetDimX",
+                                      "rsAllocationGetDimY",
+                                      "rsAllocationGetDimZ"};
+  for (int a = 0; a < 3; a++) {
+    if (!is(in, t, dims[a]))
+      continue;
+    if (!is(in, t + 1, "(") || in->u->match[t + 1] != t + 3)
+      return fail_at(in, FG_ENOTSUP, t, "%s takes one rs_allocation",
+                     dims[a]), 0;
+    var *v = use(in, t + 2, V_ALLOC);
+    c->i = t + 4;
+    if (!v)
+      return 0;
+    if (!v->typed)
+      return fail_at(in, FG_ENOTSUP, t + 2, "the dimensions of %s are not "
+                     "known here (no launch has written it yet)",
+                     text(in, t + 2)), 0;
+    return extent(v, a);
+  }
+  if (ident(in, t) && !is(in, t + 1, "(")) {
+    var *v = use(in, t, V_INT);
+    c->i++;
+    return v ? v->value : 0;
+  }
+  return fail_at(in, FG_ENOTSUP, t, "%s is not supported in an integer "
+                 "expression (%s)", text(in, t), supported), 0;
+}
+
+static int64_t term(inv *in, cursor *c) {
+  int64_t r = primary(in, c);
+  while (!in->failed && c->i < c->end &&
+         (is(in, c->i, "*") || is(in, c->i, "/") || is(in, c->i, "%"))) {
+    int op = c->i++;
+    int64_t b = primary(in, c);
+    if (is(in, op, "*"))
+      r = (int64_t)((uint64_t)r * (uint64_t)b);
+    else if (b == 0)
+      return fail_at(in, FG_EINVAL, op, "division by zero"), 0;
+    else
+      r = is(in, op, "/") ? r / b : r % b;
+  }
+  return r;
+}
+
+static int64_t expr(inv *in, cursor *c) {
+  int64_t r = term(in, c);
+  while (!in->failed && c->i < c->end &&
+         (is(in, c->i, "+") || is(in, c->i, "-"))) {
+    bool plus = is(in, c->i++, "+");
+    int64_t b = term(in, c);
+    r = (int64_t)(plus ? (uint64_t)r + (uint64_t)b
+                       : (uint64_t)r - (uint64_t)b);
+  }
+  return r;
+}
+
+/* The integer expression in tokens [a, b). */
+static int64_t int_expr(inv *in, int a, int b) {
+  if (a >= b)
+    return fail_at(in, FG_ENOTSUP, a, "expected an integer expression"), 0;
+  cursor c = {a, b};
+  int64_t r = expr(in, &c);
+  if (!in->failed && c.i != b)
+    fail_at(in, FG_ENOTSUP, c.i, "unexpected %s (%s)", text(in, c.i),
+            supported);
+  return r;
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+/* Splits the arguments of the call whose '(' is token lp at depth-0 commas:
+ * arg[k] = first token, argend[k] = one past its last; returns the count
+ * or -1. */
+static int split_args(inv *in, int lp, int *arg, int *argend, int max) {
+  int rp = in->u->match[lp];
+  if (rp == lp + 1)
+    return 0;
+  int n = 0, start = lp + 1;
+  for (int i = lp + 1; i <= rp; i++) {
+    if (i < rp && (is(in, i, "(") || is(in, i, "{") || is(in, i, "["))) {
+      i = in->u->match[i];
+      continue;
+    }
+    if (i == rp || is(in, i, ",")) {
+      if (n == max)
+        return fail_at(in, FG_ENOTSUP, i, "too many arguments"), -1;
+      if (start == i)
+        return fail_at(in, FG_ENOTSUP, i, "empty argument"), -1;
+      arg[n] = start;
+      argend[n++] = i;
+      start = i + 1;
+    }
+  }
+  return n;
+}
+
+static bool elem_of(const char *p, int len, fg_elem *e, int *w) {
+  static const struct { const char *n; fg_elem e; } names[] = {
+    {"char", FG_I8}, {"uchar", FG_U8}, {"short", FG_I16},
+    {"ushort", FG_U16}, {"int", FG_I32}, {"uint", FG_U32},
+    {"long", FG_I64}, {"ulong", FG_U64}, {"float", FG_F32},
+    {"double", FG_F64}};
+  *w = 1;
+  if (len > 1 && p[len - 1] >= '2' && p[len - 1] <= '4') {
+    *w = p[len - 1] - '0';
+    len--;
+  }
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if ((int)strlen(names[k].n) == len && !memcmp(names[k].n, p, (size_t)len)) {
+      *e = names[k].e;
+      return true;
+    }
+  return false;
+}
+
+/* rsCreateAllocation_<type>(x[, y[, z]]) at token t, into v. */
+static bool create_alloc(inv *in, int t, var *v) {
+  int len;
+  const char *p = fgr_tok_text(in->u, t, &len);
+  const int pl = (int)strlen("rsCreateAllocation_");
+  fg_elem e;
+  int w;
+  if (len <= pl || !elem_of(p + pl, len - pl, &e, &w) || w == 3)
+    return fail_at(in, FG_ENOTSUP, t, "%s: fieldgraph creates allocations "
+                   "of char, uchar, short, ushort, int, uint, long, ulong, "
+                   "float and double, with widths 1, 2 and 4", text(in, t));
+  if (!is(in, t + 1, "("))
+    return fail_at(in, FG_ENOTSUP, t, "expected '(' after %s", text(in, t));
+  int arg[4], argend[4];
+  int n = split_args(in, t + 1, arg, argend, 3);
+  if (n < 0)
+    return false;
+  if (n < 1)
+    return fail_at(in, FG_EINVAL, t, "%s takes 1 to 3 dimensions",
+                   text(in, t));
+  int64_t d[3];
+  for (int k = 0; k < n; k++) {
+    d[k] = int_expr(in, arg[k], argend[k]);
+    if (in->failed)
+      return false;
+    if (d[k] < 1)
+      return fail_at(in, FG_ESHAPE, arg[k], "dimension %c of %s is %lld "
+                     "(expected at least 1)", "XYZ"[k], text(in, t),
+                     (long long)d[k]);
+  }
+  fg_shape s = n == 1 ? fg_shape1(d[0]) : n == 2 ? fg_shape2(d[1], d[0])
+                                                 : fg_shape3(d[2], d[1], d[0]);
+  v->typed = true;
+  v->type = w == 1 ? fg_type_scalar(e, s) : fg_type_vector(e, s, w);
+  v->field = NULL;
+  return true;
+}
+
+/* rsForEach(kernel, in..., out) or, with opts, rsForEachWithOptions(
+ * kernel, &opts, in..., out), at token t. */
+static bool for_each(inv *in, int t, bool with_options) {
+  int arg[MAX_ARGS + 1], argend[MAX_ARGS + 1];
+  int n = split_args(in, t + 1, arg, argend, MAX_ARGS);
+  if (n < 0)
+    return false;
+  int first = with_options ? 2 : 1;
+  if (n < first + 1)
+    return fail_at(in, FG_EINVAL, t, "%s takes a kernel, %sinput "
+                   "allocations and an output allocation", text(in, t),
+                   with_options ? "a pointer to an rs_script_call_t, " : "");
+  for (int k = 0; k < n; k++)
+    if (argend[k] != arg[k] + 1 && !(with_options && k == 1))
+      return fail_at(in, FG_ENOTSUP, arg[k], "argument %d of %s must be a "
+                     "name", k + 1, text(in, t));
+  int ktok = arg[0];
+  int klen;
+  const char *kp = fgr_tok_text(in->u, ktok, &klen);
+  char kname[128];
+  snprintf(kname, sizeof kname, "%.*s", klen, kp);
+  const fgr_func *kf = fgr_find_func(in->u, kname);
+  if (!kf || !kf->is_kernel || !kf->has_body)
+    return fail_at(in, FG_EINVAL, ktok, "%s is not a mapping kernel of the "
+                   "script", text(in, ktok));
+  fg_rs_launch opt = {0};
+  if (with_options) {
+    if (argend[1] != arg[1] + 2 || !is(in, arg[1], "&"))
+      return fail_at(in, FG_ENOTSUP, arg[1], "argument 2 of %s must be "
+                     "&name of an rs_script_call_t local", text(in, t));
+    var *o = use(in, arg[1] + 1, V_OPTS);
+    if (!o)
+      return false;
+    opt.x_start = o->range[0][0];
+    opt.x_end = o->range[0][1];
+    opt.y_start = o->range[1][0];
+    opt.y_end = o->range[1][1];
+    opt.z_start = o->range[2][0];
+    opt.z_end = o->range[2][1];
+  }
+  int n_in = n - first - 1;
+  fg_field *ins[MAX_ARGS];
+  for (int k = 0; k < n_in; k++) {
+    var *a = use(in, arg[first + k], V_ALLOC);
+    if (!a)
+      return false;
+    if (!a->field)
+      return fail_at(in, FG_EINVAL, arg[first + k], "%s is read before a "
+                     "launch writes it", text(in, arg[first + k]));
+    ins[k] = a->field;
+  }
+  int otok = arg[n - 1];
+  var *out = use(in, otok, V_ALLOC);
+  if (!out)
+    return false;
+  if (n_in == 0) {
+    if (!out->typed)
+      return fail_at(in, FG_ENOTSUP, otok, "kernel %s takes no input, and "
+                     "the dimensions of %s are not known here", kname,
+                     text(in, otok));
+    opt.shape = out->type.field;
+  }
+  /* the output Allocation must be what the launch writes */
+  fgk_type rt;
+  if (out->typed && fgr_type_fgk(kf->ret, &rt)) {
+    fg_shape sh = n_in ? ins[0]->type.field : opt.shape;
+    fg_type want = rt.width == 1 ? fg_type_scalar(rt.elem, sh)
+                                 : fg_type_vector(rt.elem, sh, rt.width);
+    if (!fg_type_equal(out->type, want)) {
+      char ta[128], tb[128];
+      return fail_at(in, FG_ETYPE, otok, "kernel %s writes %s, but %s is %s",
+                     kname, fg_type_str(want, ta, sizeof ta),
+                     text(in, otok), fg_type_str(out->type, tb, sizeof tb));
+    }
+  }
+  /* outside a launch range the output keeps the Allocation's contents */
+  bool ranged = opt.x_end || opt.y_end || opt.z_end;
+  opt.base = ranged ? out->field : NULL;
+  fg_field *r = fg_rs_map(in->g, in->s, kname, n_in, ins, &opt);
+  if (!r) {
+    /* the launch's own message, located at the rsForEach */
+    char msg[sizeof in->g->errmsg + 1024];
+    const fgr_tok *k = &in->u->toks[t];
+    snprintf(msg, sizeof msg, "%s:%d:%d: %s: %s", in->u->file, k->line,
+             k->col, in->what, in->g->errmsg);
+    size_t len = strlen(msg);
+    if (len >= sizeof in->g->errmsg)
+      len = sizeof in->g->errmsg - 1;
+    memcpy(in->g->errmsg, msg, len);
+    in->g->errmsg[len] = 0;
+    in->failed = true;
+    return false;
+  }
+  out->field = r;
+  out->typed = true;
+  out->type = r->type;
+  return true;
+}
+
+/* The member of rs_script_call_t that token t names: axis and end. */
+static bool opts_member(inv *in, int t, int *axis, int *end) {
+  static const char *const m[6] = {"xStart", "xEnd", "yStart", "yEnd",
+                                   "zStart", "zEnd"};
+  for (int k = 0; k < 6; k++)
+    if (is(in, t, m[k])) {
+      *axis = k / 2;
+      *end = k % 2;
+      return true;
+    }
+  return fail_at(in, FG_ENOTSUP, t, "rs_script_call_t member %s is not "
+                 "supported (xStart, xEnd, yStart, yEnd, zStart, zEnd are)",
+                 text(in, t));
+}
+
+static bool zero_tok(const inv *in, int t) {
+  int len;
+  const char *p = fgr_tok_text(in->u, t, &len);
+  return in->u->toks[t].kind == FGR_T_NUMBER && len == 1 && *p == '0';
+}
+
+static bool is_int_type(const inv *in, int t) {
+  static const char *const names[] = {
+    "int", "uint", "long", "ulong", "short", "ushort", "char", "uchar",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "size_t", "unsigned", "signed"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (is(in, t, names[k]))
+      return true;
+  return false;
+}
+
+/* One statement at token t, ending at its ';' (*next: the token after). */
+static bool statement(inv *in, int t, int end, int *next) {
+  int semi = t;
+  while (semi < end && !is(in, semi, ";")) {
+    if (is(in, semi, "(") || is(in, semi, "{") || is(in, semi, "["))
+      semi = in->u->match[semi];
+    semi++;
+  }
+  *next = semi + 1;
+  if (semi >= end)
+    return fail_at(in, FG_ENOTSUP, t, "%s: expected a statement ending in "
+                   "';' (%s)", text(in, t), supported);
+  if (semi == t)
+    return true;
+  if (is(in, t, "rsForEach") || is(in, t, "rsForEachWithOptions")) {
+    if (!is(in, t + 1, "(") || in->u->match[t + 1] != semi - 1)
+      return fail_at(in, FG_ENOTSUP, t, "expected %s(...);", text(in, t));
+    return for_each(in, t, is(in, t, "rsForEachWithOptions"));
+  }
+  if (is(in, t, "rsClearObject")) {
+    if (!is(in, t + 1, "(") || !is(in, t + 2, "&") || !is(in, t + 4, ")") ||
+        t + 5 != semi)
+      return fail_at(in, FG_ENOTSUP, t, "expected rsClearObject(&name);");
+    var *v = use(in, t + 3, V_ALLOC);
+    if (v) {      /* the handle is gone; the field lives while it is used */
+      v->field = NULL;
+      v->typed = false;
+    }
+    return v != NULL;
+  }
+  int d = t;
+  while (is(in, d, "const"))
+    d++;
+  if (is(in, d, "rs_allocation")) {
+    if (!ident(in, d + 1) || !is(in, d + 2, "=") || d + 3 >= semi)
+      return fail_at(in, FG_ENOTSUP, d, "expected rs_allocation name = "
+                     "rsCreateAllocation_<type>(...) or another allocation");
+    var *v = declare(in, d + 1, V_ALLOC);
+    if (!v)
+      return false;
+    int x = d + 3;
+    int len;
+    const char *p = fgr_tok_text(in->u, x, &len);
+    if (len > 19 && !memcmp(p, "rsCreateAllocation_", 19)) {
+      if (!is(in, x + 1, "(") || in->u->match[x + 1] != semi - 1)
+        return fail_at(in, FG_ENOTSUP, x, "expected %s(...);", text(in, x));
+      return create_alloc(in, x, v);
+    }
+    if (x + 1 == semi && ident(in, x)) {
+      var *o = use(in, x, V_ALLOC);
+      if (o) {
+        v->field = o->field;
+        v->typed = o->typed;
+        v->type = o->type;
+      }
+      return o != NULL;
+    }
+    return fail_at(in, FG_ENOTSUP, x, "%s: rs_allocation locals come from "
+                   "rsCreateAllocation_<type>(x[, y[, z]]) (%s)",
+                   text(in, x), supported);
+  }
+  if (is(in, d, "rs_script_call_t")) {
+    var *v = ident(in, d + 1) ? declare(in, d + 1, V_OPTS) : NULL;
+    if (!v)
+      return in->failed ? false
+                        : fail_at(in, FG_ENOTSUP, d, "expected a name");
+    if (d + 2 == semi)
+      return true;      /* the members are assigned below */
+    if (is(in, d + 2, "=") && is(in, d + 3, "{") &&
+        in->u->match[d + 3] == semi - 1 &&
+        (d + 5 == semi || (d + 6 == semi && zero_tok(in, d + 4))))
+      return true;
+    return fail_at(in, FG_ENOTSUP, d + 2, "rs_script_call_t locals are "
+                   "initialized with = {0} (then their members assigned)");
+  }
+  if (is_int_type(in, d)) {
+    while (is_int_type(in, d))
+      d++;
+    if (!ident(in, d) || !is(in, d + 1, "="))
+      return fail_at(in, FG_ENOTSUP, d, "expected an integer local with an "
+                     "initializer");
+    var *v = declare(in, d, V_INT);
+    if (!v)
+      return false;
+    v->value = int_expr(in, d + 2, semi);
+    return !in->failed;
+  }
+  if (ident(in, t) && is(in, t + 1, ".") && is(in, t + 3, "=")) {
+    var *v = use(in, t, V_OPTS);
+    int axis = 0, e = 0;
+    if (!v || !opts_member(in, t + 2, &axis, &e))
+      return false;
+    v->range[axis][e] = int_expr(in, t + 4, semi);
+    return !in->failed;
+  }
+  if (ident(in, t) && is(in, t + 1, "=")) {
+    var *v = lookup(in, t);
+    if (v && v->kind == V_INT) {
+      v->value = int_expr(in, t + 2, semi);
+      return !in->failed;
+    }
+  }
+  return fail_at(in, FG_ENOTSUP, t, "%s is not supported (%s)", text(in, t),
+                 supported);
+}
+
+/* ---- roles of the parameters -------------------------------------------- */
+
+/* Whether each rs_allocation parameter is read before any launch writes it
+ * (an argument) and whether a launch writes it (a result); from the order
+ * of the tokens, which in straight-line code is the order of execution
+ * (a launch reads its inputs before it writes its output). */
+static void roles(inv *in, int a, int b, bool *read, bool *written) {
+  const fgr_func *f = in->f;
+  for (int i = a; i < b; i++) {
+    if (!ident(in, i))
+      continue;
+    int out_tok = -1;
+    if ((is(in, i, "rsForEach") || is(in, i, "rsForEachWithOptions")) &&
+        is(in, i + 1, "(") && in->u->match[i + 1] > i + 1) {
+      int rp = in->u->match[i + 1];
+      out_tok = rp - 1;
+      for (int k = i + 2; k < out_tok; k++)
+        for (int p = 0; p < f->n_params; p++)
+          if (f->params[p].name && fgr_tok_is(in->u, k, f->params[p].name) &&
+              !written[p])
+            read[p] = true;
+      for (int p = 0; p < f->n_params; p++)
+        if (f->params[p].name && fgr_tok_is(in->u, out_tok, f->params[p].name)
+            && is(in, out_tok - 1, ","))
+          written[p] = true;
+      i = rp;
+      continue;
+    }
+    for (int p = 0; p < f->n_params; p++)
+      if (f->params[p].name && fgr_tok_is(in->u, i, f->params[p].name) &&
+          !written[p])
+        read[p] = true;
+  }
+}
+
+/* "a, b" of the parameters flagged in which, for messages. */
+static const char *param_list(inv *in, const bool *which) {
+  fgu_buf b = {0};
+  for (int p = 0; p < in->f->n_params; p++)
+    if (which[p])
+      fgu_buf_printf(&b, "%s%s", b.len ? ", " : "", in->f->params[p].name);
+  char *s = fgu_buf_take(&b);
+  const char *r = fgu_arena_strdup(&in->g->arena, s && *s ? s : "none");
+  free(s);
+  return r ? r : "?";
+}
+
+fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
+                       int n_args, fg_field *const *args, int n_results,
+                       fg_field **results) {
+  for (int k = 0; results && k < n_results; k++)
+    results[k] = NULL;
+  if (!g)
+    return FG_EINVAL;
+  if (g->status != FG_OK)
+    return g->status;
+  if (!s || !function) {
+    fg__fail(g, FG_EINVAL, "fg_rs_invoke: %s is NULL",
+             s ? "the function name" : "the script");
+    return g->status;
+  }
+  inv in = {.g = g, .s = s, .u = s->u};
+  in.what = fgu_arena_printf(&g->arena, "fg_rs_invoke '%s.%s'", s->u->name,
+                             function);
+  if (!in.what) {
+    fg__fail(g, FG_ENOMEM, "fg_rs_invoke: out of memory");
+    return g->status;
+  }
+  const fgr_func *f = fgr_find_func(s->u, function);
+  if (!f || !f->has_body || f->is_kernel || f->is_static) {
+    fg__fail(g, FG_EINVAL, "%s: script '%s' has no invokable function '%s'%s",
+             in.what, s->u->name, function,
+             f && f->is_kernel ? " (it is a kernel: use fg_rs_map)"
+             : f && f->is_static ? " (a static function is not invokable)"
+             : "");
+    return g->status;
+  }
+  in.f = f;
+  if (f->ret->kind != FGR_VOID || f->ret_ptr) {
+    fail_at(&in, FG_ENOTSUP, f->name_tok, "'%s' returns %s; fieldgraph runs "
+            "invokables that return void", f->name, f->ret->name);
+    return g->status;
+  }
+  if (n_args < 0 || n_results < 0 || (n_args && !args) ||
+      (n_results && !results)) {
+    fg__fail(g, FG_EINVAL, "%s: bad argument or result array", in.what);
+    return g->status;
+  }
+  bool read[64] = {0}, written[64] = {0};
+  if (f->n_params > 64) {
+    fail_at(&in, FG_ENOTSUP, f->lparen, "more than 64 parameters");
+    return g->status;
+  }
+  for (int p = 0; p < f->n_params; p++) {
+    const fgr_param *pa = &f->params[p];
+    if (pa->type->kind != FGR_ALLOC || pa->ptr || !pa->name) {
+      fail_at(&in, FG_ENOTSUP, pa->tok, "parameter %s of '%s' is %s%s; an "
+              "invokable run as a graph takes named rs_allocation "
+              "parameters only", pa->name ? pa->name : "?", f->name,
+              pa->type->name, pa->ptr ? " *" : "");
+      return g->status;
+    }
+  }
+  int close = f->tok1 - 1, open = s->u->match[close];
+  roles(&in, open + 1, close, read, written);
+  int want_in = 0, want_out = 0;
+  for (int p = 0; p < f->n_params; p++) {
+    want_in += read[p];
+    want_out += written[p];
+  }
+  if (n_args != want_in || n_results != want_out) {
+    fail_at(&in, FG_EINVAL, f->name_tok, "'%s' reads %d allocation "
+            "parameter(s) (%s) and writes %d (%s); got %d argument(s) and "
+            "%d result(s)", f->name, want_in, param_list(&in, read),
+            want_out, param_list(&in, written), n_args, n_results);
+    return g->status;
+  }
+  int a = 0;
+  for (int p = 0; p < f->n_params; p++) {
+    var *v = &in.v[in.n++];
+    v->name = f->params[p].name;
+    v->len = (int)strlen(v->name);
+    v->kind = V_ALLOC;
+    v->param = p;
+    if (!read[p])
+      continue;
+    fg_field *x = args[a];
+    if (!x || x->graph != g) {
+      fg__fail(g, FG_EINVAL, "%s: argument %d (%s) is %s", in.what, a,
+               v->name, x ? "a field of another graph" : "NULL");
+      return g->status;
+    }
+    v->field = x;
+    v->typed = true;
+    v->type = x->type;
+    a++;
+  }
+  for (int t = open + 1; t < close && !in.failed;) {
+    int next;
+    if (!statement(&in, t, close, &next))
+      break;
+    t = next;
+  }
+  if (in.failed || g->status != FG_OK)
+    return g->status;
+  int r = 0;
+  for (int p = 0; p < f->n_params; p++)
+    if (written[p])
+      results[r++] = in.v[p].field;
+  return FG_OK;
+}
