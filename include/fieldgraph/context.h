@@ -150,8 +150,8 @@ void fg_program_free(fg_program *prog);
 /* Runs the program once and waits for it: inputs[i] points at the data of
  * graph input i (fg_type_bytes of its type, declaration order), outputs[i]
  * at room for graph output i.  Output memory must not overlap inputs or
- * other outputs.  On failure the message is in fg_context_errmsg.  Not
- * from a callback on the context's loop (use fg_program_start there). */
+ * other outputs.  On failure the message is in fg_context_errmsg.  Also
+ * allowed inside a callback (see fg_run_wait). */
 fg_status fg_program_run(fg_program *prog, int n_inputs,
                          const void *const *inputs, int n_outputs,
                          void *const *outputs);
@@ -178,7 +178,8 @@ fg_status fg_program_start(fg_program *prog, int n_inputs,
                            void *const *outputs, fg_run_cb cb, void *user,
                            fg_run **out);
 /* Waits for run to end, running the context's loop; returns its status.
- * Not from a callback on that loop. */
+ * Inside a callback on that loop (where uv_run must not be re-entered) it
+ * sleeps until completions arrive and handles them itself. */
 fg_status fg_run_wait(fg_run *run);
 /* Cancels a run that has not ended: kernels not yet started never start,
  * its buffers are released once the ones in flight finished, and its
@@ -199,8 +200,8 @@ fg_status fg_run_get(fg_run *run, int i, void *dst, size_t size);
 /* Releases the caller's handle.  A run still in flight goes on and frees
  * itself after its callback.  NULL does nothing. */
 void fg_run_free(fg_run *run);
-/* Runs the context's loop until no run of ctx is in flight or queued.
- * Not from a callback on that loop. */
+/* Runs the context's loop until no run of ctx is in flight or queued
+ * (inside a callback: as fg_run_wait). */
 fg_status fg_context_wait(fg_context *ctx);
 /* The loop the context reports completions on (its own or the user's). */
 struct uv_loop_s *fg_context_loop(fg_context *ctx);
