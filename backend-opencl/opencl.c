@@ -378,24 +378,6 @@ static const fg__backend_i opencl_interface = {
   .kernel_free = ocl_kernel_free,
   .alloc = ocl_alloc,
   .wrap = NULL,
-  .buffer_free = ocl_buffer_free,
-  .upload = ocl_upload,
-  .download = ocl_download,
-  .launch = ocl_launch,
-  .upload_async = ocl_upload_async,
-  .download_async = ocl_download_async,
-  .event_release = ocl_event_release,
-  .destroy = ocl_destroy,
-};
-/* The same, for a device sharing the host's memory: inputs are read in
- * place. */
-static const fg__backend_i opencl_unified_interface = {
-  .name = "opencl",
-  .dialect = FGK_DIALECT_CL,
-  .build = ocl_build,
-  .kernel_free = ocl_kernel_free,
-  .alloc = ocl_alloc,
-  .wrap = NULL,
   .wrap_input = ocl_wrap_input,
   .buffer_free = ocl_buffer_free,
   .upload = ocl_upload,
@@ -459,8 +441,9 @@ fg_status fg__opencl_backend_new(const fg_context_options *opt,
            "OpenCL device %d: %s (%s, %s, driver %s)", cb->dev.index,
            cb->dev.name, cb->dev.is_gpu ? "GPU" : "CPU",
            cb->dev.platform_name, cb->dev.driver_version);
-  cb->base.i = cb->dev.host_unified ? &opencl_unified_interface
-                                    : &opencl_interface;
+  cb->base.i = &opencl_interface;
+  /* a device sharing the host's memory reads run inputs in place */
+  cb->base.inputs_in_place = cb->dev.host_unified;
   cb->base.chains = true;
   /* each buffer is a cl_mem and three longs of extents; the thread shape
    * takes three more longs */

@@ -43,10 +43,11 @@ typedef struct fg__backend_i {
   /* Optional: a buffer that aliases host memory (no copy). */
   fg_status (*wrap)(fg__backend *be, void *host, size_t bytes,
                     fg__buffer **out);
-  /* Optional, used for a run's inputs when wrap is NULL: a read-only
-   * buffer over host memory that the caller leaves unchanged until the
-   * run completes (a device sharing the host's memory reads it in place,
-   * instead of a copy uploaded at every run). */
+  /* Optional, used for a run's inputs when wrap is NULL and the instance
+   * sets inputs_in_place: a read-only buffer over host memory that the
+   * caller leaves unchanged until the run completes (a device sharing the
+   * host's memory reads it in place, instead of a copy uploaded at every
+   * run). */
   fg_status (*wrap_input)(fg__backend *be, const void *host, size_t bytes,
                           fg__buffer **out);
   void (*buffer_free)(fg__backend *be, fg__buffer *b);
@@ -89,6 +90,7 @@ struct fg__backend {
   size_t errlen;
   fg_context_stats *stats;     /* the owning context's counters */
   int max_kernel_buffers;      /* most buffers one kernel may take */
+  bool inputs_in_place;        /* wrap_input may alias run inputs */
   bool chains;                 /* operations may be queued behind events
                                   of unfinished ones (OpenCL); otherwise
                                   the runtime starts an operation only

@@ -153,7 +153,7 @@ static bool is_direct_field(const fg_program *p, const variant *v, int f) {
 
 /* Whether kernels read a run's inputs where the caller keeps them. */
 static bool wraps_inputs(const fg__backend *be) {
-  return be->i->wrap || be->i->wrap_input;
+  return be->i->wrap || (be->i->wrap_input && be->inputs_in_place);
 }
 
 /* Bytes of a reduction kernel's partials and of its result. */
