@@ -20,27 +20,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Asserts that g failed with status st and that its message contains every
- * phrase of the NULL-terminated list. */
-static void expect_error(fg_graph *g, fg_status st, ...) {
-  const char *msg = fg_graph_errmsg(g);
-  ck_assert_ptr_nonnull(msg);
-  ck_assert_msg(fg_graph_status(g) == st, "status %s, expected %s (%s)",
-                fg_status_name(fg_graph_status(g)), fg_status_name(st), msg);
-  va_list ap;
-  va_start(ap, st);
-  for (const char *p = va_arg(ap, const char *); p;
-       p = va_arg(ap, const char *))
-    ck_assert_msg(strstr(msg, p) != NULL, "message \"%s\" lacks \"%s\"", msg,
-                  p);
-  va_end(ap);
-}
-
-static void expect_ok(fg_graph *g) {
-  ck_assert_msg(fg_graph_status(g) == FG_OK, "unexpected error: %s",
-                fg_graph_errmsg(g));
-}
-
 /* Compiles g on the backend $FG_TEST_BACKEND names and runs it once. */
 static void run_graph(fg_graph *g, int n_in, const void *const *in,
                       int n_out, void *const *out) {

@@ -4,7 +4,7 @@
  * counts and names), its argument and type checks with their status codes
  * and messages, sticky errors, fg_graph_set_error, and the status texts of
  * fieldgraph/status.h.  Nothing here compiles a kernel. */
-#include "fieldgraph.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <stdarg.h>
@@ -12,29 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Asserts that g failed with status st and that its message contains every
- * phrase of the NULL-terminated list. */
-static void expect_error(fg_graph *g, fg_status st, ...) {
-  const char *msg = fg_graph_errmsg(g);
-  ck_assert_ptr_nonnull(msg);
-  ck_assert_msg(fg_graph_status(g) == st, "status %s, expected %s (%s)",
-                fg_status_name(fg_graph_status(g)), fg_status_name(st), msg);
-  va_list ap;
-  va_start(ap, st);
-  for (const char *p = va_arg(ap, const char *); p;
-       p = va_arg(ap, const char *))
-    ck_assert_msg(strstr(msg, p) != NULL, "message \"%s\" lacks \"%s\"", msg,
-                  p);
-  va_end(ap);
-}
-
-/* Asserts that g has no error. */
-static void expect_ok(fg_graph *g) {
-  ck_assert_msg(fg_graph_status(g) == FG_OK, "unexpected error: %s",
-                fg_graph_errmsg(g));
-  ck_assert_str_eq(fg_graph_errmsg(g), "");
-}
 
 static fg_type img_type(void) { return fg_type_image(FG_F32, 4, 5, 4); }
 

@@ -196,6 +196,25 @@ END_TEST
 
 /* ---- mapping kernels ---------------------------------------------------- */
 
+/* Counts pixels where grey (4 channels, each the grey value) or, when
+ * non-NULL, inv differ from the reference's invert then greyscale of the
+ * RGBA photo px (grey within 1). */
+static int invert_grey_mismatches(const uint8_t *px, int W, int H,
+                                  const uint8_t *inv, const uint8_t *grey) {
+  int bad = 0;
+  for (size_t i = 0; i < (size_t)W * H; i++) {
+    uint8_t want[4] = {(uint8_t)(255 - px[4 * i]),
+                       (uint8_t)(255 - px[4 * i + 1]),
+                       (uint8_t)(255 - px[4 * i + 2]), px[4 * i + 3]};
+    if (inv)
+      bad += memcmp(inv + 4 * i, want, 4) != 0;
+    uint8_t gv = grey_of(want);
+    for (int c = 0; c < 4; c++)   /* (float4){ v } splats v */
+      bad += abs((int)grey[4 * i + c] - gv) > 1;
+  }
+  return bad;
+}
+
 START_TEST(test_rs_invert_greyscale_photo_fused_into_one_pass) {
   int W, H;
   uint8_t *px = photo_rgba("chelsea.png", &W, &H);
@@ -214,17 +233,7 @@ START_TEST(test_rs_invert_greyscale_photo_fused_into_one_pass) {
   size_t n = (size_t)W * H * 4;
   uint8_t *inv_out = malloc(n), *grey = malloc(n);
   run(ctx, p, 1, (const void *[]){px}, 2, (void *[]){inv_out, grey});
-  int bad = 0;
-  for (size_t i = 0; i < (size_t)W * H; i++) {
-    uint8_t want[4] = {(uint8_t)(255 - px[4 * i]),
-                       (uint8_t)(255 - px[4 * i + 1]),
-                       (uint8_t)(255 - px[4 * i + 2]), px[4 * i + 3]};
-    bad += memcmp(inv_out + 4 * i, want, 4) != 0;
-    uint8_t gv = grey_of(want);
-    for (int c = 0; c < 4; c++)   /* (float4){ v } splats v */
-      bad += abs((int)grey[4 * i + c] - gv) > 1;
-  }
-  ck_assert_int_eq(bad, 0);
+  ck_assert_int_eq(invert_grey_mismatches(px, W, H, inv_out, grey), 0);
   fg_program_free(p);
   fg_context_free(ctx);
   free(px);
@@ -259,16 +268,7 @@ START_TEST(test_rs_invoke_single_source_process_fuses_into_one_kernel) {
   uint8_t *grey = malloc(n);
   memset(grey, 7, n);
   run(ctx, p, 1, (const void *[]){px}, 1, (void *[]){grey});
-  int bad = 0;
-  for (size_t i = 0; i < (size_t)W * H; i++) {
-    uint8_t inv[4] = {(uint8_t)(255 - px[4 * i]),
-                      (uint8_t)(255 - px[4 * i + 1]),
-                      (uint8_t)(255 - px[4 * i + 2]), px[4 * i + 3]};
-    uint8_t gv = grey_of(inv);
-    for (int c = 0; c < 4; c++)
-      bad += abs((int)grey[4 * i + c] - gv) > 1;
-  }
-  ck_assert_int_eq(bad, 0);
+  ck_assert_int_eq(invert_grey_mismatches(px, W, H, NULL, grey), 0);
   fg_program_free(p);
   fg_context_free(ctx);
   free(px);

@@ -8,6 +8,7 @@
 #include "fieldgraph.h"
 
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,29 @@ static inline const char *tu_sample(const char *name, char *buf,
   const char *dir = getenv("FG_SAMPLES_DIR");
   snprintf(buf, size, "%s/%s", dir && *dir ? dir : FG_SAMPLES_DIR, name);
   return buf;
+}
+
+/* Asserts that g failed with status st and that its message contains every
+ * phrase of the NULL-terminated list. */
+static inline void expect_error(fg_graph *g, fg_status st, ...) {
+  const char *msg = fg_graph_errmsg(g);
+  ck_assert_ptr_nonnull(msg);
+  ck_assert_msg(fg_graph_status(g) == st, "status %s, expected %s (%s)",
+                fg_status_name(fg_graph_status(g)), fg_status_name(st), msg);
+  va_list ap;
+  va_start(ap, st);
+  for (const char *p = va_arg(ap, const char *); p;
+       p = va_arg(ap, const char *))
+    ck_assert_msg(strstr(msg, p) != NULL, "message \"%s\" lacks \"%s\"", msg,
+                  p);
+  va_end(ap);
+}
+
+/* Asserts that g has no error (and an empty message). */
+static inline void expect_ok(fg_graph *g) {
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "unexpected error: %s",
+                fg_graph_errmsg(g));
+  ck_assert_str_eq(fg_graph_errmsg(g), "");
 }
 
 /* Runs every test case of suite s; the exit status for main. */
