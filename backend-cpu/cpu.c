@@ -278,12 +278,6 @@ static fg_status cpu_upload(fg__backend *be, fg__buffer *dst, const void *src,
   return FG_OK;
 }
 
-static fg_status cpu_download(fg__backend *be, fg__buffer *src, void *dst,
-                              size_t bytes) {
-  memcpy(dst, src->p, bytes);
-  return FG_OK;
-}
-
 /* One launch split into tiles: rows of the flattened (layer, row) index,
  * or column ranges when there is only one row.  Lives until the last tile
  * finished. */
@@ -403,7 +397,6 @@ static const fg__backend_i cpu_interface = {
   .wrap = cpu_wrap,
   .buffer_free = cpu_buffer_free,
   .upload = cpu_upload,
-  .download = cpu_download,
   .launch = cpu_launch,
   .upload_async = cpu_upload_async,
   .download_async = cpu_download_async,

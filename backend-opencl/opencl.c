@@ -150,17 +150,6 @@ static fg_status ocl_upload(fg__backend *be, fg__buffer *dst, const void *src,
                                             NULL);
 }
 
-static fg_status ocl_download(fg__backend *be, fg__buffer *src, void *dst,
-                              size_t bytes) {
-  cl_backend *cb = (cl_backend *)be;
-  if (bytes == 0)
-    return FG_OK;
-  cl_int rc = clEnqueueReadBuffer(cb->queue, src->mem, CL_TRUE, 0, bytes, dst,
-                                  0, NULL, NULL);
-  return rc == CL_SUCCESS ? FG_OK : cl_fail(be, rc, "clEnqueueReadBuffer",
-                                            NULL);
-}
-
 /* What an event callback needs to report one operation's end. */
 typedef struct cl_pending {
   fg__done_fn done;
@@ -381,7 +370,6 @@ static const fg__backend_i opencl_interface = {
   .wrap_input = ocl_wrap_input,
   .buffer_free = ocl_buffer_free,
   .upload = ocl_upload,
-  .download = ocl_download,
   .launch = ocl_launch,
   .upload_async = ocl_upload_async,
   .download_async = ocl_download_async,

@@ -51,10 +51,10 @@ typedef struct fg__backend_i {
   fg_status (*wrap_input)(fg__backend *be, const void *host, size_t bytes,
                           fg__buffer **out);
   void (*buffer_free)(fg__backend *be, fg__buffer *b);
+  /* A blocking copy into a buffer (a program's constants, at compile
+   * time); runs use upload_async. */
   fg_status (*upload)(fg__backend *be, fg__buffer *dst, const void *src,
                       size_t bytes);
-  fg_status (*download)(fg__backend *be, fg__buffer *src, void *dst,
-                        size_t bytes);
   /* Starts kernel k over threads (layers, rows, columns) and returns at
    * once: bufs are its inputs then outputs, dims their (L, R, C) followed
    * by the kernel's thread shape (which a reduction kernel iterates
