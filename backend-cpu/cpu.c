@@ -1,4 +1,4 @@
-/* backend-cpu/cpu.c - the CPU backend: kernels are C (dsl/emit_c.c)
+/* backend-cpu/cpu.c - the CPU backend: kernels are C (emit/dialect_c.c)
  * compiled by the system's clang into shared objects, cached on disk by a
  * hash of everything that affects the object, loaded with dlopen, and run
  * over row (or column) tiles on a thread pool.

@@ -990,16 +990,10 @@ fg_expr *fg_pointer_to(fg_expr *lv) {
   return e;
 }
 
-static const char *const atomic_name[FGK_AT_COUNT_] = {
-  "atomic_add", "atomic_sub", "atomic_xchg", "atomic_min", "atomic_max",
-  "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
-  "atomic_cmpxchg"};
-
-const char *fgk_atomic_name(fgk_atomic a) { return atomic_name[a]; }
 
 static fg_expr *atomic(fgk_atomic at, fg_expr *p, fg_expr *a, fg_expr *b,
                        int nargs) {
-  const char *call = atomic_name[at];
+  const char *call = fgk_atomic_name(at);
   if (!p || !fgk_op_usable(p->op) || (nargs > 1 && !a) || (nargs > 2 && !b))
     return NULL;
   fg_op *op = p->op;

@@ -4,7 +4,7 @@
 #ifndef FG_GRAPH_IMPL_H
 #define FG_GRAPH_IMPL_H
 
-#include "dsl/ir.h"
+#include "ir/ir.h"
 
 typedef enum fg__node_kind {
   FG_NODE_INPUT, FG_NODE_CONST, FG_NODE_OP

@@ -6,7 +6,7 @@
 #ifndef FG_RUNTIME_BACKEND_H
 #define FG_RUNTIME_BACKEND_H
 
-#include "dsl/emit.h"
+#include "emit/emit.h"
 
 typedef struct fg__backend fg__backend;
 typedef struct fg__kbin fg__kbin;        /* a built kernel */

@@ -1,10 +1,10 @@
-/* dsl/emit_impl.h - what the shared IR walker (dsl/emit.c) and the two
- * dialects (dsl/emit_c.c, dsl/emit_cl.c) share: the emission state and the
+/* emit/emit_impl.h - what the shared IR walker (emit/walk.c) and the two
+ * dialects (emit/dialect_c.c, emit/dialect_cl.c) share: the emission state and the
  * dialect hooks.  The walker owns statement and expression structure; a
  * dialect only says how a type, a literal vector, a conversion, a load or
  * a built-in call is spelled.  Internal. */
-#ifndef FG_DSL_EMIT_IMPL_H
-#define FG_DSL_EMIT_IMPL_H
+#ifndef FG_EMIT_EMIT_IMPL_H
+#define FG_EMIT_EMIT_IMPL_H
 
 #include "emit.h"
 
@@ -80,7 +80,7 @@ struct fgk_emitter {
 extern const fgk_dialect_i fgk_dialect_c;
 extern const fgk_dialect_i fgk_dialect_cl;
 
-/* Shared emission helpers (dsl/emit.c). */
+/* Shared emission helpers (emit/walk.c). */
 void fgk_put(fgk_emitter *e, const char *s);
 void fgk_putf(fgk_emitter *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -96,7 +96,7 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
 const char *fgk_int_min_literal(fg_elem e);
 const char *fgk_int_max_literal(fg_elem e);
 
-/* The RenderScript front end's part of emission (dsl/rs_emit.c): a call
+/* The RenderScript front end's part of emission (rs/emit_hooks.c): a call
  * into carried script source (FGK_E_RSCALL), and for FGK_REDUCE_RS
  * kernels the declaration of the script-typed accumulator and the store
  * of a partial into the record. */

@@ -1,4 +1,4 @@
-/* dsl/emit.h - turning a kernel's IR into source text.
+/* emit/emit.h - turning a kernel's IR into source text.
  *
  * The C dialect (for backend-cpu) produces one function
  *
@@ -17,10 +17,10 @@
  * Field extents are arguments, not constants, so one build serves every
  * image size.  Internal.
  */
-#ifndef FG_DSL_EMIT_H
-#define FG_DSL_EMIT_H
+#ifndef FG_EMIT_EMIT_H
+#define FG_EMIT_EMIT_H
 
-#include "ir.h"
+#include "ir/ir.h"
 
 typedef enum fgk_dialect { FGK_DIALECT_C, FGK_DIALECT_CL } fgk_dialect;
 

@@ -1,11 +1,11 @@
-/* dsl/rs_compat.c - the RenderScript runtime as each dialect sees it: the
+/* rs/compat.c - the RenderScript runtime as each dialect sees it: the
  * RS scalar and vector type names, rs_allocation and rs_kernel_context,
  * rsUnpackColor8888 / rsPackColorTo8888, rsGetDimX/Y/Z,
  * rsAllocationGetDimX/Y/Z and rsGetElementAt_<type>.  OpenCL C has the
  * math functions, dot, clamp and convert_* itself; the C dialect gets
  * them here as clang overloadable functions (component-wise over
  * ext_vector types), under fgk_rs_ names that the script's text reaches
- * through function-like macros defined only around it (rs_emit.c), so
+ * through function-like macros defined only around it (emit_hooks.c), so
  * they never clash with <math.h> in the rest of the kernel. */
 #include "rs_impl.h"
 

@@ -1,4 +1,4 @@
-/* dsl/rs_graph.c - RenderScript scripts and their kernels as graph nodes
+/* rs/nodes.c - RenderScript scripts and their kernels as graph nodes
  * (the public API of fieldgraph/renderscript.h).
  *
  * A mapping kernel becomes an ordinary operator built with the kernel DSL:

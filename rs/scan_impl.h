@@ -1,10 +1,10 @@
-/* dsl/rs_scan_impl.h - what the declaration scanner (rs_scan.c) and its
- * constant evaluator (rs_const.c) share: the scanner's state, its error
+/* rs/scan_impl.h - what the declaration scanner (scan.c) and its
+ * constant evaluator (const.c) share: the scanner's state, its error
  * exit (a longjmp to fgr_unit_new with "file:line:col: message"), token
  * and type helpers, and the evaluator's entry points.  Internal to those
  * two files. */
-#ifndef FG_DSL_RS_SCAN_IMPL_H
-#define FG_DSL_RS_SCAN_IMPL_H
+#ifndef FG_RS_SCAN_IMPL_H
+#define FG_RS_SCAN_IMPL_H
 
 #include "rs_impl.h"
 

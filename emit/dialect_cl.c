@@ -1,4 +1,4 @@
-/* dsl/emit_cl.c - the OpenCL C dialect, for the OpenCL backend.  Most of
+/* emit/dialect_cl.c - the OpenCL C dialect, for the OpenCL backend.  Most of
  * the IR maps onto OpenCL C's own vectors and built-ins; what it adds is a
  * never-trapping integer division (a CPU device such as PoCL's would trap
  * on x / 0), packed vloadN/vstoreN for tensors of 3, and the guard that

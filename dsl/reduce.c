@@ -1,9 +1,9 @@
-/* graph/reduce.c - the built-in reductions, written in the kernel IR like
+/* dsl/reduce.c - the built-in reductions, written in the kernel IR like
  * every built-in operator: one thread per point of the input
  * (_globalThreads), each "writing" its tensor to the 0-D output, which the
  * kernel marks as accumulating (sum, min, max, product).  So a reduction
  * fuses like any operator: its pointwise producers become its body. */
-#include "dsl/dsl_impl.h"
+#include "dsl_impl.h"
 
 #include <stdio.h>
 

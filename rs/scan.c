@@ -1,15 +1,15 @@
-/* dsl/rs_scan.c - the RenderScript declaration scanner.  Reads a script's
- * tokens (rs_lex.c) as a sequence of top-level declarations: directives
+/* rs/scan.c - the RenderScript declaration scanner.  Reads a script's
+ * tokens (lex.c) as a sequence of top-level declarations: directives
  * (#pragma version, java_package_name, the fp pragmas, rs reduce;
  * #define and #undef), typedefs and structs, globals with initializers,
  * functions (kernels, static helpers, invokables, init).  It computes the
  * C layout of every type it meets (the host packs globals exactly as the
- * device reads them), has rs_const.c evaluate the initializers of the
+ * device reads them), has const.c evaluate the initializers of the
  * globals, and checks the reference's rules for mapping and reduction
  * kernels.  Bodies of functions are not parsed: the kernel compiler reads
  * them, with #line directives pointing at the user's file.  Everything
  * else it does not understand is an error with its line and column. */
-#include "rs_scan_impl.h"
+#include "scan_impl.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* dsl/rs_emit.c - carrying a RenderScript script into a kernel of either
+/* rs/emit_hooks.c - carrying a RenderScript script into a kernel of either
  * dialect, and the calls that the kernel IR makes into it.
  *
  * The script's text is re-emitted from its tokens, once per kernel that

@@ -1,4 +1,4 @@
-/* dsl/rs_invoke.c - Single-Source RenderScript: an invokable function that
+/* rs/invoke.c - Single-Source RenderScript: an invokable function that
  * launches kernels (rsForEach) runs as part of a graph (fg_rs_invoke).
  *
  * The function is not compiled: its body is read once, statement by

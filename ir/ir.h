@@ -1,11 +1,11 @@
-/* dsl/ir.h - the kernel IR: a small typed tree of statements and
+/* ir/ir.h - the kernel IR: a small typed tree of statements and
  * expressions that every operator (built-in or user-written) is expressed
  * in.  The DSL builder (dsl/builder.c, dsl/expr.c) creates it, the fusion
- * pass (fuse/) groups it, the emitters (dsl/emit*.c) turn it into source.
+ * pass (fuse/) groups it, the emitters (emit/) turn it into source.
  * Internal; prefix fgk_.  All nodes live in the owning graph's arena.
  */
-#ifndef FG_DSL_IR_H
-#define FG_DSL_IR_H
+#ifndef FG_IR_IR_H
+#define FG_IR_IR_H
 
 #include "fieldgraph.h"
 #include "util/util.h"
@@ -93,7 +93,7 @@ typedef enum fgk_expr_kind {
   FGK_E_CALL, FGK_E_SWIZZLE, FGK_E_VECTOR, FGK_E_CONVERT, FGK_E_AS,
   FGK_E_READ, FGK_E_INDEX, FGK_E_ADDR, FGK_E_ATOMIC,
   FGK_E_RSCALL      /* an opaque, already-typed call into carried
-                       RenderScript source (dsl/rs_impl.h) */
+                       RenderScript source (rs/rs_impl.h) */
 } fgk_expr_kind;
 
 /* What an FGK_E_RSCALL calls: defined by the RenderScript front end. */

@@ -1,7 +1,7 @@
-/* dsl/rs_impl.h - the RenderScript front end's internals, shared by the
- * tokenizer (rs_lex.c), the declaration scanner and type layout
- * (rs_scan.c), the source emitter that carries a script into a kernel of
- * either dialect (rs_emit.c) and the graph nodes (rs_graph.c).
+/* rs/rs_impl.h - the RenderScript front end's internals, shared by the
+ * tokenizer (lex.c), the declaration scanner and type layout
+ * (scan.c), the source emitter that carries a script into a kernel of
+ * either dialect (emit_hooks.c) and the graph nodes (nodes.c).
  *
  * A script is parsed once into an fgr_unit: its tokens, its top-level
  * declarations in source order, the types they define (with C layout, so
@@ -11,11 +11,11 @@
  * between the script object, the graphs whose nodes call into it and the
  * programs that upload its globals at every run.  Internal; prefix fgr_.
  */
-#ifndef FG_DSL_RS_IMPL_H
-#define FG_DSL_RS_IMPL_H
+#ifndef FG_RS_RS_IMPL_H
+#define FG_RS_RS_IMPL_H
 
 #include "dsl/dsl_impl.h"
-#include "dsl/emit_impl.h"
+#include "emit/emit_impl.h"
 #include "fieldgraph/renderscript.h"
 
 /* ---- tokens ------------------------------------------------------------- */
@@ -238,7 +238,7 @@ struct fgk_rscall {
  * accumulator per partial, room for FGK_MAX_PARTIALS. */
 int64_t fgr_record_bytes(const fgr_reduce *r);
 
-/* ---- the public script object (rs_graph.c, rs_invoke.c) ---------------- */
+/* ---- the public script object (nodes.c, invoke.c) ---------------- */
 
 struct fg_rs_script {
   fgr_unit *u;                  /* one reference */
@@ -246,7 +246,7 @@ struct fg_rs_script {
   char errmsg[1024];
 };
 
-/* The RenderScript runtime for each dialect (rs_compat.c), and the names
+/* The RenderScript runtime for each dialect (compat.c), and the names
  * the C dialect reaches as fgk_rs_<name> around a script's text. */
 extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
 extern const char *const fgr_c_renames[];

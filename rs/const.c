@@ -1,11 +1,11 @@
-/* dsl/rs_const.c - the RenderScript scanner's constant evaluator: C
+/* rs/const.c - the RenderScript scanner's constant evaluator: C
  * constant expressions over a script's tokens (numbers, character
  * constants, object-like macros, casts to scalar types, C's operators with
  * its integer promotions) and the initializers of globals (scalars,
  * vectors, arrays, structs, designated members), written into the C
  * layout the host packs and the device reads.  Errors leave the scan
  * through fgr_scan_fail, at the token they concern. */
-#include "rs_scan_impl.h"
+#include "scan_impl.h"
 
 #include <errno.h>
 #include <math.h>

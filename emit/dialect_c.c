@@ -1,4 +1,4 @@
-/* dsl/emit_c.c - the C dialect, for the CPU backend.  C11 with clang's
+/* emit/dialect_c.c - the C dialect, for the CPU backend.  C11 with clang's
  * ext_vector_type vectors (OpenCL-style float4, swizzles, scalar
  * broadcast, vector comparisons), so the IR's vector semantics carry over
  * unchanged.  Built-in functions, never-trapping integer division,

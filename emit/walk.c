@@ -1,8 +1,8 @@
-/* dsl/emit.c - the IR walker shared by both source dialects: statements,
+/* emit/walk.c - the IR walker shared by both source dialects: statements,
  * expressions, addressing of tensor fields (implicit, explicit with
  * clamp-to-edge reads and dropped out-of-field writes, big and small
  * tensors), variable declarations and kernel assembly.  What differs
- * between C and OpenCL C is asked of the dialect (dsl/emit_impl.h). */
+ * between C and OpenCL C is asked of the dialect (emit/emit_impl.h). */
 #include "emit_impl.h"
 
 #include <ctype.h>

@@ -1,8 +1,8 @@
-/* dsl/rs_lex.c - the RenderScript tokenizer: C99 tokens with their line
+/* rs/lex.c - the RenderScript tokenizer: C99 tokens with their line
  * and column in the user's file, comments and line splices dropped, and
  * each preprocessor directive bracketed by FGR_T_PP_BEGIN / FGR_T_PP_END
- * so the scanner can read it as one unit.  The scanner (rs_scan.c) and the
- * emitter (rs_emit.c) work on these tokens only. */
+ * so the scanner can read it as one unit.  The scanner (scan.c) and the
+ * emitter (emit_hooks.c) work on these tokens only. */
 #include "rs_impl.h"
 
 #include <ctype.h>

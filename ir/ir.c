@@ -1,0 +1,37 @@
+/* ir/ir.c - the kernel IR's tables: the built-in function table, the
+ * OpenCL spelling of IR types and the names of the atomic functions.  What
+ * the builders, the fusion pass and the emitters look up alike. */
+#include "ir.h"
+
+const fgk_builtin_info fgk_builtins[FGK_FN_COUNT_] = {
+#define FGK__BUILTIN_ROW(name, arity, rule, ctmpl, clname, text) \
+  {#name, arity, FGK_RULE_##rule, ctmpl, clname, text},
+  FG_BUILTINS(FGK__BUILTIN_ROW)
+#undef FGK__BUILTIN_ROW
+};
+
+const char *fgk_type_name(fgk_type t) {
+  static const char *const names[FG_ELEM_COUNT_][4] = {
+    [FG_BOOL] = {"bool", "bool2", "bool3", "bool4"},
+    [FG_I8] = {"char", "char2", "char3", "char4"},
+    [FG_U8] = {"uchar", "uchar2", "uchar3", "uchar4"},
+    [FG_I16] = {"short", "short2", "short3", "short4"},
+    [FG_U16] = {"ushort", "ushort2", "ushort3", "ushort4"},
+    [FG_I32] = {"int", "int2", "int3", "int4"},
+    [FG_U32] = {"uint", "uint2", "uint3", "uint4"},
+    [FG_I64] = {"long", "long2", "long3", "long4"},
+    [FG_U64] = {"ulong", "ulong2", "ulong3", "ulong4"},
+    [FG_F32] = {"float", "float2", "float3", "float4"},
+    [FG_F64] = {"double", "double2", "double3", "double4"},
+  };
+  if ((unsigned)t.elem >= FG_ELEM_COUNT_ || t.width < 1 || t.width > 4)
+    return "<invalid type>";
+  return names[t.elem][t.width - 1];
+}
+
+static const char *const atomic_name[FGK_AT_COUNT_] = {
+  "atomic_add", "atomic_sub", "atomic_xchg", "atomic_min", "atomic_max",
+  "atomic_and", "atomic_or", "atomic_xor", "atomic_inc", "atomic_dec",
+  "atomic_cmpxchg"};
+
+const char *fgk_atomic_name(fgk_atomic a) { return atomic_name[a]; }
