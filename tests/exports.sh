@@ -2,7 +2,8 @@
 # tests/exports.sh - the shared library exports the public API and nothing
 # else: every defined dynamic symbol is fg_ followed by a lower-case letter
 # or digit (no fg__ internals, no fgk_/fgu_/fgcl_ module symbols, no stray
-# globals), and a few known entry points are there.  Skipped (77) only when
+# globals), a few known entry points are there, and so is every built-in
+# function that include/fieldgraph/builtins.h declares.  Skipped (77) only when
 # the build made no shared library (--disable-shared).
 # automake runs tests from the top build directory (also in VPATH builds)
 lib=.libs/libfieldgraph.so
@@ -20,6 +21,13 @@ fi
 for want in fg_graph_new fg_context_new fg_program_run fg_sqrt fg_image_read; do
   printf '%s\n' "$syms" | grep -qx "$want" || {
     echo "public symbol $want is not exported"; status=1; }
+done
+header=${srcdir:-.}/include/fieldgraph/builtins.h
+decls=$(sed -n 's/^fg_expr \*\(fg_[a-z0-9_]*\)(.*/\1/p' "$header")
+[ -n "$decls" ] || { echo "no declarations read from $header"; exit 1; }
+for want in $decls; do
+  printf '%s\n' "$syms" | grep -qx "$want" || {
+    echo "built-in $want is declared but not exported"; status=1; }
 done
 echo "$(printf '%s\n' "$syms" | wc -l) exported symbols checked"
 exit $status
