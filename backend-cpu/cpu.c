@@ -4,13 +4,14 @@
  * over row (or column) tiles on a thread pool.
  *
  * Cache protocol: the object for key K is CACHE/cpu/K.so.  A build writes
- * K.<pid>.<n>.c, compiles it to K.<pid>.<n>.so and renames that to K.so;
- * rename is atomic, so a concurrent process sees either no object or a
- * whole one, never a half-written file. */
+ * K.c atomically (util/fs.h), compiles it to K.<pid>.<n>.so and renames
+ * that to K.so; rename is atomic, so a concurrent process sees either no
+ * object or a whole one, never a half-written file. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "runtime/backend.h"
 #include "pool.h"
+#include "util/fs.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -82,41 +83,14 @@ static int run_logged(char *const argv[], const char *log_path) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Whole content of a small text file (malloc'd), or NULL. */
-static char *read_text(const char *path, size_t limit) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *s = malloc(limit + 1);
-  size_t n = s ? fread(s, 1, limit, f) : 0;
-  fclose(f);
-  if (s)
-    s[n] = 0;
-  return s;
-}
-
-static int write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return -1;
-  size_t n = strlen(text);
-  int ok = fwrite(text, 1, n, f) == n;
-  return (fclose(f) == 0 && ok) ? 0 : -1;
-}
-
-/* mkdir -p; 0 on success. */
-static int make_dirs(const char *path) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-    return -1;
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return -1;
-      *p = '/';
-    }
-  return (mkdir(tmp, 0755) == 0 || errno == EEXIST) ? 0 : -1;
+/* The compiler's output in log_path (malloc'd, cut at 16000 bytes), or
+ * NULL when there is none. */
+static char *read_log(const char *log_path) {
+  size_t n;
+  char *text = fgu_read_file(log_path, 1 << 20, &n);
+  if (text && n > 16000)
+    text[16000] = 0;
+  return text;
 }
 
 /* The CPU as the compiler will target it: model name and flags from
@@ -155,28 +129,26 @@ static fg_status cpu_build(fg__backend *be, const char *source,
   fgu_sha256_update(&h, source, strlen(source));
   char key[65];
   fgu_sha256_hex(&h, key);
-  char so[4600], tmp_c[4700], tmp_so[4700], log[4700], src_keep[4600];
-  snprintf(so, sizeof so, "%s/%s.so", cb->cache_dir, key);
-  snprintf(src_keep, sizeof src_keep, "%s/%s.c", cb->cache_dir, key);
+  char so[4600], tmp_so[4700], log[4700], src_keep[4600];
+  fgu_cache_path(so, sizeof so, cb->cache_dir, key, "so");
+  fgu_cache_path(src_keep, sizeof src_keep, cb->cache_dir, key, "c");
 
   void *dl = access(so, R_OK) == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
   if (dl) {
     be->stats->cache_hits++;
   } else {
     unsigned seq = ++cb->build_seq;
-    snprintf(tmp_c, sizeof tmp_c, "%s/%s.%d.%u.c", cb->cache_dir, key,
-             (int)getpid(), seq);
     snprintf(tmp_so, sizeof tmp_so, "%s/%s.%d.%u.so", cb->cache_dir, key,
              (int)getpid(), seq);
     snprintf(log, sizeof log, "%s/%s.%d.%u.log", cb->cache_dir, key,
              (int)getpid(), seq);
     /* The source goes in place first (atomically), so that the compiler's
      * messages name the file a user can open. */
-    if (write_text(tmp_c, source) != 0 || rename(tmp_c, src_keep) != 0) {
-      fg__be_fail(be, FG_EIO, "kernel '%s': cannot write %s: %s", what,
-                  src_keep, strerror(errno));
-      unlink(tmp_c);
-      return FG_EIO;
+    int e = fgu_write_file_atomic(src_keep, source, strlen(source), 0644);
+    if (e != 0) {
+      char ebuf[128];
+      return fg__be_fail(be, FG_EIO, "kernel '%s': cannot write %s: %s",
+                         what, src_keep, fgu_strerror(e, ebuf, sizeof ebuf));
     }
     char *argv[32];
     int n = 0;
@@ -192,7 +164,7 @@ static fg_status cpu_build(fg__backend *be, const char *source,
     int rc = run_logged(argv, log);
     be->stats->kernels_compiled++;
     if (rc != 0) {
-      char *text = read_text(log, 16000);
+      char *text = read_log(log);
       fg__be_fail(be, FG_EBUILD, "kernel '%s': %s failed (%s %d) compiling "
                   "%s:\n%s", what, cb->clang, rc < 0 ? "could not run, code"
                   : "exit status", rc, src_keep, text ? text : "(no log)");
@@ -428,9 +400,12 @@ fg_status fg__cpu_backend_new(const fg_context_options *opt,
     return FG_ENOMEM;
   }
   snprintf(cb->cache_dir, n, "%s/cpu", cache_dir);
-  if (make_dirs(cb->cache_dir) != 0) {
+  int e = fgu_mkdir_p(cb->cache_dir);
+  if (e != 0) {
+    char ebuf[128];
     snprintf(err, errlen, "CPU backend: cannot create the kernel cache "
-             "directory %s: %s", cb->cache_dir, strerror(errno));
+             "directory %s: %s", cb->cache_dir,
+             fgu_strerror(e, ebuf, sizeof ebuf));
     cpu_destroy(&cb->base);
     return FG_EIO;
   }
@@ -439,7 +414,8 @@ fg_status fg__cpu_backend_new(const fg_context_options *opt,
   snprintf(log, sizeof log, "%s/version.%d.log", cb->cache_dir, (int)getpid());
   char *argv[] = {cb->clang, "--version", NULL};
   int rc = run_logged(argv, log);
-  char *version = rc == 0 ? read_text(log, 4000) : NULL;
+  size_t vlen;
+  char *version = rc == 0 ? fgu_read_file(log, 1 << 16, &vlen) : NULL;
   unlink(log);
   if (!version) {
     snprintf(err, errlen, "CPU backend: cannot run the C compiler '%s' "

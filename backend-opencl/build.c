@@ -5,14 +5,15 @@
  * binary (source, build options, device, driver, platform, fieldgraph
  * version).  CACHE/opencl/K.bin holds the device's program binary and K.cl
  * the source it came from, for a reader of build errors.  Each is written
- * to a fresh mkstemp file in that directory and renamed into place; rename
- * is atomic, so a concurrent process sees no file or a whole one.  A binary
+ * atomically (util/fs.h: a fresh temporary file in that directory, renamed
+ * into place), so a concurrent process sees no file or a whole one.  A binary
  * the driver rejects (corrupt, or from another driver build) is deleted and
  * rebuilt from source.  A cache directory that cannot be created or written
  * only loses the caching: the program is still built from source. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "cl_impl.h"
+#include "util/fs.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -28,22 +29,7 @@ enum {
   PATH_LEN = 4096,
   /* No program binary is this large; a bigger .bin is not ours. */
   MAX_BINARY = 1 << 30,
-  BINARY_PAD = 64, /* see read_file */
 };
-
-/* Writes the message into err (when there is room) and returns st. */
-static fg_status fail(char *err, size_t errlen, fg_status st, const char *fmt,
-                      ...) __attribute__((format(printf, 4, 5)));
-static fg_status fail(char *err, size_t errlen, fg_status st, const char *fmt,
-                      ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return st;
-}
 
 /* The name of an OpenCL error code, with the number when it is unknown
  * (formatted into buf). */
@@ -79,97 +65,21 @@ static void cache_key(const fgcl_device_info *dev, const char *source,
   fgu_sha256_hex(&h, key);
 }
 
-/* ---- files --------------------------------------------------------------- */
-
-/* mkdir -p; 0 on success. */
-static int make_dirs(const char *path) {
-  char tmp[PATH_LEN];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-    return -1;
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return -1;
-      *p = '/';
-    }
-  return (mkdir(tmp, 0755) == 0 || errno == EEXIST) ? 0 : -1;
-}
-
-/* Writes n bytes to a temporary file in dir, then renames it to path.
- * 0 on success; on failure -1 and no temporary file is left behind. */
-static int write_atomic(const char *dir, const char *key, const char *path,
-                        const void *data, size_t n) {
-  char tmp[PATH_LEN];
-  if (snprintf(tmp, sizeof tmp, "%s/%s.tmp.XXXXXX", dir, key) >=
-      (int)sizeof tmp)
-    return -1;
-  int fd = mkstemp(tmp);
-  if (fd < 0)
-    return -1;
-  const char *p = data;
-  size_t left = n;
-  while (left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      break;
-    p += w;
-    left -= (size_t)w;
-  }
-  /* mkstemp makes the file 0600; the cache is shared like its directory. */
-  int ok = left == 0 && fchmod(fd, 0644) == 0;
-  if (close(fd) != 0)
-    ok = 0;
-  if (!ok || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
-}
-
-/* The whole of a file (malloc'd), or NULL when it is missing, empty,
- * implausibly large or unreadable.  Zero bytes follow the data: a driver
- * checking a short garbage binary's header may read past its end (PoCL
- * does, by up to 16 bytes). */
-static unsigned char *read_file(const char *path, size_t *n) {
-  *n = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  struct stat st;
-  unsigned char *data = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      st.st_size <= MAX_BINARY)
-    data = calloc(1, (size_t)st.st_size + BINARY_PAD);
-  size_t got = 0;
-  while (data && got < (size_t)st.st_size) {
-    ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    got += (size_t)r;
-  }
-  close(fd);
-  if (data && got != (size_t)st.st_size) {
-    free(data);
-    data = NULL;
-  }
-  if (data)
-    *n = got;
-  return data;
-}
-
 /* ---- OpenCL -------------------------------------------------------------- */
 
 /* A program from the cached binary at path, built (linked) for the device,
  * or NULL (nothing held) when there is no usable binary. */
 static cl_program load_cached(cl_context ctx, const fgcl_device_info *dev,
                               const char *path, const char *options) {
+  /* The zero bytes fgu_read_file puts after the data matter here: a
+   * driver checking a short garbage binary's header may read past its
+   * end (PoCL does, by up to 16 bytes). */
   size_t n;
-  unsigned char *bin = read_file(path, &n);
+  unsigned char *bin = fgu_read_file(path, MAX_BINARY, &n);
+  if (bin && n == 0) {
+    free(bin);
+    bin = NULL;
+  }
   if (!bin)
     return NULL;
   const unsigned char *bins[1] = {bin};
@@ -276,19 +186,18 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
   if (!what)
     what = "(unnamed)";
   if (!ctx || !dev || !source)
-    return fail(err, errlen, FG_EINVAL, "kernel '%s': OpenCL build without "
-                "a context, device or source", what);
+    return fgu_fail(err, errlen, FG_EINVAL, "kernel '%s': OpenCL build "
+                    "without a context, device or source", what);
 
   char key[65], dir[PATH_LEN], bin_path[PATH_LEN], cl_path[PATH_LEN];
   cache_key(dev, source, options, key);
   bool cache = cache_dir && *cache_dir &&
                snprintf(dir, sizeof dir, "%s/opencl", cache_dir) <
                    (int)sizeof dir &&
-               snprintf(bin_path, sizeof bin_path, "%s/%s.bin", dir, key) <
-                   (int)sizeof bin_path &&
-               snprintf(cl_path, sizeof cl_path, "%s/%s.cl", dir, key) <
-                   (int)sizeof cl_path &&
-               make_dirs(dir) == 0;
+               fgu_cache_path(bin_path, sizeof bin_path, dir, key, "bin") ==
+                   0 &&
+               fgu_cache_path(cl_path, sizeof cl_path, dir, key, "cl") == 0 &&
+               fgu_mkdir_p(dir) == 0;
 
   if (cache) {
     cl_program prog = load_cached(ctx, dev, bin_path, options);
@@ -304,8 +213,8 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
   /* The source goes in place first, so that a build error can name a file
    * the user can open.  Failing to write it only costs the caching. */
   bool kept = cache && (access(cl_path, R_OK) == 0 ||
-                        write_atomic(dir, key, cl_path, source,
-                                     strlen(source)) == 0);
+                        fgu_write_file_atomic(cl_path, source, strlen(source),
+                                              0644) == 0);
   if (!kept)
     cache = false;
 
@@ -315,8 +224,9 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
   if (rc != CL_SUCCESS) {
     if (prog)
       clReleaseProgram(prog);
-    return fail(err, errlen, fgcl_status(rc), "kernel '%s': "
-                "clCreateProgramWithSource: %s", what, error_name(rc, name));
+    return fgu_fail(err, errlen, fgcl_status(rc), "kernel '%s': "
+                    "clCreateProgramWithSource: %s", what,
+                    error_name(rc, name));
   }
   *compiled = true;
   rc = clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
@@ -326,12 +236,12 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
     /* Whatever the code, a failed build is FG_EBUILD unless memory ran
      * out. */
     fg_status st = fgcl_status(rc) == FG_ENOMEM ? FG_ENOMEM : FG_EBUILD;
-    fail(err, errlen, st,
-         "kernel '%s': clBuildProgram: %s on %s (options \"%s\"), source "
-         "%s%s:\n%s", what, error_name(rc, name), dev->name,
-         options ? options : "", kept ? cl_path : "not kept",
-         kept ? "" : " (no writable cache directory)",
-         log ? log : "(no build log: out of memory)");
+    fgu_fail(err, errlen, st,
+             "kernel '%s': clBuildProgram: %s on %s (options \"%s\"), "
+             "source %s%s:\n%s", what, error_name(rc, name), dev->name,
+             options ? options : "", kept ? cl_path : "not kept",
+             kept ? "" : " (no writable cache directory)",
+             log ? log : "(no build log: out of memory)");
     free(log);
     return st;
   }
@@ -340,7 +250,7 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
     size_t n;
     unsigned char *bin = program_binary(prog, dev->device, &n);
     if (bin)
-      write_atomic(dir, key, bin_path, bin, n);
+      fgu_write_file_atomic(bin_path, bin, n, 0644);
     free(bin);
   }
   *out = prog;

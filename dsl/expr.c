@@ -551,6 +551,14 @@ fg_expr *fg_call(const char *name, int nargs, fg_expr *const *args) {
                   "named '%s'", name ? name : "(null)");
 }
 
+/* Every row has its public declaration in fieldgraph/builtins.h: naming
+ * an undeclared function does not compile, and a declaration of another
+ * arity conflicts with the definition below. */
+#define FGK__DECLARED(name, arity, rule, ctmpl, clname, text)               \
+  _Static_assert(sizeof(&fg_##name) > 0, "fg_" #name " is declared");
+FGK_BUILTINS(FGK__DECLARED)
+#undef FGK__DECLARED
+
 #define FGK__DEF_1(n) \
   fg_expr *fg_##n(fg_expr *a) { return call_builtin(FGK_FN_##n, 1, &a); }
 #define FGK__DEF_2(n)                                                        \
@@ -564,5 +572,5 @@ fg_expr *fg_call(const char *name, int nargs, fg_expr *const *args) {
     return call_builtin(FGK_FN_##n, 3, args);                                \
   }
 #define FGK__DEF(name, arity, rule, ctmpl, clname, text) FGK__DEF_##arity(name)
-FG_BUILTINS(FGK__DEF)
+FGK_BUILTINS(FGK__DEF)
 #undef FGK__DEF

@@ -11,181 +11,84 @@
  * buffer) is volatile.  Library warnings are never printed; libjpeg warnings
  * that mean corrupt or truncated data are turned into errors.
  *
- * Writing goes to PATH.tmp-XXXXXX (mkstemp, same directory), which is
- * renamed over PATH only when everything was written; it is unlinked on any
- * failure.  No global writable state: every call is thread safe.
+ * Writing goes through util/fs.h's atomic replacement: a temporary file
+ * PATH.tmp-XXXXXX in the same directory, renamed over PATH only when
+ * everything was written and unlinked on any failure.  No global writable
+ * state: every call is thread safe.
  */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-
 #include "fieldgraph/image.h"
+#include "util/fs.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <unistd.h>
 
 #include <png.h>
 #include <jpeglib.h>
 #include <jerror.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FG_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define FG_NORETURN __attribute__((noreturn))
-#else
-#define FG_PRINTF(f, a)
-#define FG_NORETURN
-#endif
+/* ---- small helpers ------------------------------------------------------- */
 
-/* ------------------------------------------------------------------ */
-/* Small helpers                                                       */
-/* ------------------------------------------------------------------ */
+typedef enum format { FORMAT_NONE, FORMAT_PNG, FORMAT_JPEG } format;
 
-enum fg_format { FG_FORMAT_NONE, FG_FORMAT_PNG, FG_FORMAT_JPEG };
-
-static const unsigned char fg_png_signature[8] = {
-  0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'
-};
-
-FG_PRINTF(3, 4)
-static void fg_set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-  va_list ap;
-
-  if (!err || errlen == 0)
-    return;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
-
-/* strerror_r comes in an XSI (int) and a GNU (char *) flavour depending on
- * feature macros the build may set; pick the right use by its return type. */
-static inline const char *fg_strerror_xsi(int rc, char *buf, size_t len,
-                                          int errnum)
-{
-  if (rc != 0)
-    snprintf(buf, len, "error %d", errnum);
-  return buf;
-}
-
-static inline const char *fg_strerror_gnu(const char *rc, char *buf,
-                                          size_t len, int errnum)
-{
-  (void)buf;
-  (void)len;
-  (void)errnum;
-  return rc;
-}
-
-static const char *fg_strerror(int errnum, char *buf, size_t len)
-{
-  buf[0] = '\0';
-  return _Generic(strerror_r(errnum, buf, len),
-                  int: fg_strerror_xsi,
-                  default: fg_strerror_gnu)(strerror_r(errnum, buf, len),
-                                            buf, len, errnum);
-}
+static const unsigned char png_signature[8] = {0x89, 'P',  'N',  'G',
+                                               '\r', '\n', 0x1a, '\n'};
 
 /* Bytes of a width x height x channels image, or FG_EINVAL if any size is
  * out of range or the byte count does not fit in size_t. */
-static fg_status fg_image_bytes(unsigned long width, unsigned long height,
-                                unsigned long channels, size_t *bytes)
-{
-  size_t row;
-
+static fg_status image_bytes(unsigned long width, unsigned long height,
+                             unsigned long channels, size_t *bytes) {
   if (width < 1 || height < 1 || width > FG_IMAGE_MAX_DIM ||
       height > FG_IMAGE_MAX_DIM || channels < 1 || channels > 4)
     return FG_EINVAL;
-  row = (size_t)width * (size_t)channels;
+  size_t row = (size_t)width * (size_t)channels;
   if ((size_t)height > SIZE_MAX / row)
     return FG_EINVAL;
   *bytes = row * (size_t)height;
   return FG_OK;
 }
 
-static int fg_lower(int c)
-{
-  return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-}
+static int lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
 
 /* ASCII case-insensitive string equality (locale independent). */
-static int fg_ieq(const char *a, const char *b)
-{
-  while (*a && *b && fg_lower((unsigned char)*a) == fg_lower((unsigned char)*b)) {
+static int ieq(const char *a, const char *b) {
+  while (*a && *b && lower((unsigned char)*a) == lower((unsigned char)*b)) {
     a++;
     b++;
   }
   return *a == '\0' && *b == '\0';
 }
 
-static enum fg_format fg_format_from_extension(const char *path)
-{
+static format format_from_extension(const char *path) {
   const char *base = strrchr(path, '/');
-  const char *dot;
-
   base = base ? base + 1 : path;
-  dot = strrchr(base, '.');
+  const char *dot = strrchr(base, '.');
   if (!dot || dot == base)
-    return FG_FORMAT_NONE;
-  if (fg_ieq(dot, ".png"))
-    return FG_FORMAT_PNG;
-  if (fg_ieq(dot, ".jpg") || fg_ieq(dot, ".jpeg"))
-    return FG_FORMAT_JPEG;
-  return FG_FORMAT_NONE;
+    return FORMAT_NONE;
+  if (ieq(dot, ".png"))
+    return FORMAT_PNG;
+  if (ieq(dot, ".jpg") || ieq(dot, ".jpeg"))
+    return FORMAT_JPEG;
+  return FORMAT_NONE;
 }
 
-/* Permission bits for a new file at path: those of the file it replaces,
- * else 0666 minus the umask (read from /proc, since umask() cannot be
- * queried without changing it, which would not be thread safe), else the
- * 0600 that mkstemp already gave. */
-static mode_t fg_new_file_mode(const char *path)
-{
-  struct stat st;
-  char line[128];
-  mode_t mode = 0600;
-  FILE *f;
+/* ---- libpng glue --------------------------------------------------------- */
 
-  if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-    return st.st_mode & 0777;
-  f = fopen("/proc/self/status", "r");
-  if (!f)
-    return mode;
-  while (fgets(line, sizeof line, f)) {
-    unsigned int mask;
-
-    if (sscanf(line, "Umask: %o", &mask) == 1) {
-      mode = 0666 & ~(mode_t)mask;
-      break;
-    }
-  }
-  fclose(f);
-  return mode;
-}
-
-/* ------------------------------------------------------------------ */
-/* libpng glue                                                         */
-/* ------------------------------------------------------------------ */
-
-struct fg_png_ctx {
+typedef struct pngio {
   FILE *fp;
-  fg_status status;       /* FG_OK until the first error is recorded */
-  fg_status default_st;   /* status for errors raised inside libpng */
+  fg_status status;     /* FG_OK until the first error is recorded */
+  fg_status default_st; /* status for errors raised inside libpng */
   char msg[256];
-};
+} pngio;
 
-FG_NORETURN
-static void fg_png_error_cb(png_structp png, png_const_charp msg)
-{
-  struct fg_png_ctx *ctx = (struct fg_png_ctx *)png_get_error_ptr(png);
-
+static void on_png_error(png_structp png, png_const_charp msg)
+    __attribute__((noreturn));
+static void on_png_error(png_structp png, png_const_charp msg) {
+  pngio *ctx = (pngio *)png_get_error_ptr(png);
   if (ctx->status == FG_OK) {
     ctx->status = ctx->default_st;
     snprintf(ctx->msg, sizeof ctx->msg, "%s",
@@ -194,21 +97,17 @@ static void fg_png_error_cb(png_structp png, png_const_charp msg)
   png_longjmp(png, 1);
 }
 
-static void fg_png_warning_cb(png_structp png, png_const_charp msg)
-{
-  (void)png;
-  (void)msg;
-}
+static void on_png_warning(png_structp png, png_const_charp msg) {}
 
-/* Record an error of our own and unwind through libpng's error path. */
-FG_NORETURN FG_PRINTF(4, 5)
-static void fg_png_fail(png_structp png, struct fg_png_ctx *ctx,
-                        fg_status status, const char *fmt, ...)
-{
-  va_list ap;
-
+/* Records an error of our own and unwinds through libpng's error path. */
+static void fail_png(png_structp png, pngio *ctx, fg_status status,
+                     const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 4, 5)));
+static void fail_png(png_structp png, pngio *ctx, fg_status status,
+                     const char *fmt, ...) {
   if (ctx->status == FG_OK) {
     ctx->status = status;
+    va_list ap;
     va_start(ap, fmt);
     vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
     va_end(ap);
@@ -216,86 +115,73 @@ static void fg_png_fail(png_structp png, struct fg_png_ctx *ctx,
   png_error(png, ctx->msg);
 }
 
-static void fg_png_read_cb(png_structp png, png_bytep buf, size_t len)
-{
-  struct fg_png_ctx *ctx = (struct fg_png_ctx *)png_get_io_ptr(png);
-  char ebuf[128];
-
+static void pngio_read(png_structp png, png_bytep buf, size_t len) {
+  pngio *ctx = (pngio *)png_get_io_ptr(png);
   if (fread(buf, 1, len, ctx->fp) == len)
     return;
   if (ferror(ctx->fp)) {
     int e = errno;
-
-    fg_png_fail(png, ctx, FG_EIO, "read error: %s",
-                fg_strerror(e, ebuf, sizeof ebuf));
+    char ebuf[128];
+    fail_png(png, ctx, FG_EIO, "read error: %s",
+             fgu_strerror(e, ebuf, sizeof ebuf));
   }
-  fg_png_fail(png, ctx, FG_EFORMAT, "truncated PNG (unexpected end of file)");
+  fail_png(png, ctx, FG_EFORMAT, "truncated PNG (unexpected end of file)");
 }
 
-static void fg_png_write_cb(png_structp png, png_bytep buf, size_t len)
-{
-  struct fg_png_ctx *ctx = (struct fg_png_ctx *)png_get_io_ptr(png);
-  char ebuf[128];
-
+static void pngio_write(png_structp png, png_bytep buf, size_t len) {
+  pngio *ctx = (pngio *)png_get_io_ptr(png);
   if (fwrite(buf, 1, len, ctx->fp) != len) {
     int e = errno;
-
-    fg_png_fail(png, ctx, FG_EIO, "write error: %s",
-                fg_strerror(e, ebuf, sizeof ebuf));
+    char ebuf[128];
+    fail_png(png, ctx, FG_EIO, "write error: %s",
+             fgu_strerror(e, ebuf, sizeof ebuf));
   }
 }
 
-static void fg_png_flush_cb(png_structp png)
-{
-  struct fg_png_ctx *ctx = (struct fg_png_ctx *)png_get_io_ptr(png);
-  char ebuf[128];
-
+static void pngio_flush(png_structp png) {
+  pngio *ctx = (pngio *)png_get_io_ptr(png);
   if (fflush(ctx->fp) != 0) {
     int e = errno;
-
-    fg_png_fail(png, ctx, FG_EIO, "write error: %s",
-                fg_strerror(e, ebuf, sizeof ebuf));
+    char ebuf[128];
+    fail_png(png, ctx, FG_EIO, "write error: %s",
+             fgu_strerror(e, ebuf, sizeof ebuf));
   }
 }
 
-/* fp is positioned just after the 8 signature bytes. */
-static fg_status fg_read_png(struct fg_png_ctx *ctx, const char *path,
-                             fg_image *out, char *err, size_t errlen)
-{
-  png_structp png;
-  png_infop info;
+/* Decodes the PNG in ctx->fp, positioned just after the 8 signature bytes,
+ * into out (pixels malloc'd).  On failure out is untouched and err says
+ * why. */
+static fg_status read_png(pngio *ctx, const char *path, fg_image *out,
+                          char *err, size_t errlen) {
   uint8_t *volatile data = NULL;
-  png_uint_32 width, height, y;
-  int depth, color_type, passes, pass, channels;
-  size_t bytes, stride;
-
   ctx->status = FG_OK;
   ctx->default_st = FG_EFORMAT;
   ctx->msg[0] = '\0';
-  png = png_create_read_struct(PNG_LIBPNG_VER_STRING, ctx, fg_png_error_cb,
-                               fg_png_warning_cb);
-  if (!png) {
-    fg_set_err(err, errlen, "%s: out of memory (libpng)", path);
-    return FG_ENOMEM;
-  }
-  info = png_create_info_struct(png);
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, ctx,
+                                           on_png_error, on_png_warning);
+  if (!png)
+    return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory (libpng)",
+                    path);
+  png_infop info = png_create_info_struct(png);
   if (!info) {
     png_destroy_read_struct(&png, NULL, NULL);
-    fg_set_err(err, errlen, "%s: out of memory (libpng)", path);
-    return FG_ENOMEM;
+    return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory (libpng)",
+                    path);
   }
   if (setjmp(png_jmpbuf(png))) {
     free(data);
     png_destroy_read_struct(&png, &info, NULL);
-    fg_set_err(err, errlen, "%s: %s", path,
-               ctx->msg[0] ? ctx->msg : "invalid PNG data");
-    return ctx->status != FG_OK ? ctx->status : FG_EFORMAT;
+    return fgu_fail(err, errlen,
+                    ctx->status != FG_OK ? ctx->status : FG_EFORMAT, "%s: %s",
+                    path, ctx->msg[0] ? ctx->msg : "invalid PNG data");
   }
 
-  png_set_read_fn(png, ctx, fg_png_read_cb);
-  png_set_sig_bytes(png, (int)sizeof fg_png_signature);
+  png_set_read_fn(png, ctx, pngio_read);
+  png_set_sig_bytes(png, (int)sizeof png_signature);
   png_set_user_limits(png, FG_IMAGE_MAX_DIM, FG_IMAGE_MAX_DIM);
   png_read_info(png, info);
+  png_uint_32 width, height;
+  int depth, color_type;
   png_get_IHDR(png, info, &width, &height, &depth, &color_type, NULL, NULL,
                NULL);
 
@@ -312,26 +198,28 @@ static fg_status fg_read_png(struct fg_png_ctx *ctx, const char *path,
     png_set_expand_gray_1_2_4_to_8(png);
   if (png_get_valid(png, info, PNG_INFO_tRNS))
     png_set_tRNS_to_alpha(png);
-  passes = png_set_interlace_handling(png);
+  int passes = png_set_interlace_handling(png);
   png_read_update_info(png, info);
 
-  channels = png_get_channels(png, info);
-  if (fg_image_bytes(width, height, (unsigned long)channels, &bytes) != FG_OK)
-    fg_png_fail(png, ctx, FG_EFORMAT,
-                "unsupported PNG size %lux%lu with %d channels (at most %dx%d)",
-                (unsigned long)width, (unsigned long)height, channels,
-                FG_IMAGE_MAX_DIM, FG_IMAGE_MAX_DIM);
-  stride = (size_t)width * (size_t)channels;
-  if (png_get_bit_depth(png, info) != 8 || png_get_rowbytes(png, info) != stride)
-    fg_png_fail(png, ctx, FG_EFORMAT, "unsupported PNG pixel layout");
+  int channels = png_get_channels(png, info);
+  size_t bytes;
+  if (image_bytes(width, height, (unsigned long)channels, &bytes) != FG_OK)
+    fail_png(png, ctx, FG_EFORMAT,
+             "unsupported PNG size %lux%lu with %d channels (at most %dx%d)",
+             (unsigned long)width, (unsigned long)height, channels,
+             FG_IMAGE_MAX_DIM, FG_IMAGE_MAX_DIM);
+  size_t stride = (size_t)width * (size_t)channels;
+  if (png_get_bit_depth(png, info) != 8 ||
+      png_get_rowbytes(png, info) != stride)
+    fail_png(png, ctx, FG_EFORMAT, "unsupported PNG pixel layout");
 
   /* calloc: interlaced passes fill each row piecewise. */
   data = calloc(bytes, 1);
   if (!data)
-    fg_png_fail(png, ctx, FG_ENOMEM, "out of memory (%zu bytes of pixels)",
-                bytes);
-  for (pass = 0; pass < passes; pass++)
-    for (y = 0; y < height; y++)
+    fail_png(png, ctx, FG_ENOMEM, "out of memory (%zu bytes of pixels)",
+             bytes);
+  for (int pass = 0; pass < passes; pass++)
+    for (png_uint_32 y = 0; y < height; y++)
       png_read_row(png, data + (size_t)y * stride, NULL);
   png_read_end(png, NULL);
   png_destroy_read_struct(&png, &info, NULL);
@@ -343,80 +231,71 @@ static fg_status fg_read_png(struct fg_png_ctx *ctx, const char *path,
   return FG_OK;
 }
 
-static fg_status fg_write_png(struct fg_png_ctx *ctx, const char *path,
-                              const fg_image *img, char *err, size_t errlen)
-{
-  static const int color_types[5] = {
-    0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
-    PNG_COLOR_TYPE_RGB_ALPHA
-  };
-  png_structp png;
-  png_infop info;
+/* Encodes img as PNG into ctx->fp. */
+static fg_status write_png(pngio *ctx, const char *path, const fg_image *img,
+                           char *err, size_t errlen) {
+  static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY,
+                                     PNG_COLOR_TYPE_GRAY_ALPHA,
+                                     PNG_COLOR_TYPE_RGB,
+                                     PNG_COLOR_TYPE_RGB_ALPHA};
   size_t stride = (size_t)img->width * (size_t)img->channels;
-  int y;
-
   ctx->status = FG_OK;
   ctx->default_st = FG_EIO;
   ctx->msg[0] = '\0';
-  png = png_create_write_struct(PNG_LIBPNG_VER_STRING, ctx, fg_png_error_cb,
-                                fg_png_warning_cb);
-  if (!png) {
-    fg_set_err(err, errlen, "%s: out of memory (libpng)", path);
-    return FG_ENOMEM;
-  }
-  info = png_create_info_struct(png);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, ctx,
+                                            on_png_error, on_png_warning);
+  if (!png)
+    return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory (libpng)",
+                    path);
+  png_infop info = png_create_info_struct(png);
   if (!info) {
     png_destroy_write_struct(&png, NULL);
-    fg_set_err(err, errlen, "%s: out of memory (libpng)", path);
-    return FG_ENOMEM;
+    return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory (libpng)",
+                    path);
   }
   if (setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
-    fg_set_err(err, errlen, "%s: %s", path,
-               ctx->msg[0] ? ctx->msg : "PNG write failed");
-    return ctx->status != FG_OK ? ctx->status : FG_EIO;
+    return fgu_fail(err, errlen, ctx->status != FG_OK ? ctx->status : FG_EIO,
+                    "%s: %s", path,
+                    ctx->msg[0] ? ctx->msg : "PNG write failed");
   }
 
-  png_set_write_fn(png, ctx, fg_png_write_cb, fg_png_flush_cb);
+  png_set_write_fn(png, ctx, pngio_write, pngio_flush);
   png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height,
                8, color_types[img->channels], PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
-  for (y = 0; y < img->height; y++)
+  for (int y = 0; y < img->height; y++)
     png_write_row(png, img->data + (size_t)y * stride);
   png_write_end(png, info);
   png_destroy_write_struct(&png, &info);
   return FG_OK;
 }
 
-/* ------------------------------------------------------------------ */
-/* libjpeg glue                                                        */
-/* ------------------------------------------------------------------ */
+/* ---- libjpeg glue -------------------------------------------------------- */
 
-struct fg_jpeg_err {
-  struct jpeg_error_mgr pub;   /* first: libjpeg sees only this */
+typedef struct jerr_state {
+  struct jpeg_error_mgr pub; /* first: libjpeg sees only this */
   jmp_buf jb;
-  fg_status status;            /* FG_OK until the first error is recorded */
-  int sys_errno;               /* errno when the error was raised */
+  fg_status status; /* FG_OK until the first error is recorded */
+  int sys_errno;    /* errno when the error was raised */
   char msg[JMSG_LENGTH_MAX];
-};
+} jerr_state;
 
-struct fg_jpeg_dec {
+typedef struct jdec {
   struct jpeg_decompress_struct cinfo;
-  struct fg_jpeg_err jerr;
-};
+  jerr_state jerr;
+} jdec;
 
-struct fg_jpeg_enc {
+typedef struct jenc {
   struct jpeg_compress_struct cinfo;
-  struct fg_jpeg_err jerr;
-};
+  jerr_state jerr;
+} jenc;
 
-FG_NORETURN
-static void fg_jpeg_error_exit(j_common_ptr cinfo)
-{
-  struct fg_jpeg_err *e = (struct fg_jpeg_err *)cinfo->err;
+static void on_jpeg_error_exit(j_common_ptr cinfo) __attribute__((noreturn));
+static void on_jpeg_error_exit(j_common_ptr cinfo) {
+  jerr_state *e = (jerr_state *)cinfo->err;
   int sys = errno;
-
   if (e->status == FG_OK) {
     e->sys_errno = sys;
     switch (cinfo->err->msg_code) {
@@ -437,8 +316,7 @@ static void fg_jpeg_error_exit(j_common_ptr cinfo)
 
 /* Trace messages are ignored; warnings that mean the data is corrupt or
  * truncated (libjpeg would otherwise pad the image with grey) are fatal. */
-static void fg_jpeg_emit_message(j_common_ptr cinfo, int level)
-{
+static void on_jpeg_emit_message(j_common_ptr cinfo, int level) {
   if (level >= 0)
     return;
   switch (cinfo->err->msg_code) {
@@ -447,37 +325,32 @@ static void fg_jpeg_emit_message(j_common_ptr cinfo, int level)
   case JWRN_HUFF_BAD_CODE:
   case JWRN_MUST_RESYNC:
   case JWRN_NOT_SEQUENTIAL:
-    fg_jpeg_error_exit(cinfo);
+    on_jpeg_error_exit(cinfo);
   default:
     cinfo->err->num_warnings++;
     break;
   }
 }
 
-static void fg_jpeg_output_message(j_common_ptr cinfo)
-{
-  (void)cinfo;
-}
+static void on_jpeg_output_message(j_common_ptr cinfo) {}
 
-static void fg_jpeg_init_err(struct fg_jpeg_err *e)
-{
+static void init_jerr(jerr_state *e) {
   jpeg_std_error(&e->pub);
-  e->pub.error_exit = fg_jpeg_error_exit;
-  e->pub.emit_message = fg_jpeg_emit_message;
-  e->pub.output_message = fg_jpeg_output_message;
+  e->pub.error_exit = on_jpeg_error_exit;
+  e->pub.emit_message = on_jpeg_emit_message;
+  e->pub.output_message = on_jpeg_output_message;
   e->status = FG_OK;
   e->sys_errno = 0;
   e->msg[0] = '\0';
 }
 
-FG_NORETURN FG_PRINTF(3, 4)
-static void fg_jpeg_fail(struct fg_jpeg_err *e, fg_status status,
-                         const char *fmt, ...)
-{
-  va_list ap;
-
+/* Records an error of our own and unwinds to the caller's setjmp. */
+static void fail_jpeg(jerr_state *e, fg_status status, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
+static void fail_jpeg(jerr_state *e, fg_status status, const char *fmt, ...) {
   if (e->status == FG_OK) {
     e->status = status;
+    va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
@@ -485,39 +358,34 @@ static void fg_jpeg_fail(struct fg_jpeg_err *e, fg_status status,
   longjmp(e->jb, 1);
 }
 
-/* d is zeroed by the caller; fp is positioned at the start of the file. */
-static fg_status fg_read_jpeg(struct fg_jpeg_dec *d, FILE *fp,
-                              const char *path, fg_image *out, char *err,
-                              size_t errlen)
-{
+/* Decodes the JPEG in fp, positioned at the start of the file, into out
+ * (pixels malloc'd).  d is zeroed by the caller.  On failure out is
+ * untouched and err says why. */
+static fg_status read_jpeg(jdec *d, FILE *fp, const char *path,
+                           fg_image *out, char *err, size_t errlen) {
   struct jpeg_decompress_struct *ci = &d->cinfo;
   uint8_t *volatile data = NULL;
-  size_t bytes, stride;
-  int channels;
-
-  fg_jpeg_init_err(&d->jerr);
+  init_jerr(&d->jerr);
   ci->err = &d->jerr.pub;
   if (setjmp(d->jerr.jb)) {
     fg_status st = d->jerr.status != FG_OK ? d->jerr.status : FG_EFORMAT;
-    char ebuf[128];
-
     free(data);
     jpeg_destroy_decompress(ci);
     if (ferror(fp)) {
-      fg_set_err(err, errlen, "%s: read error: %s", path,
-                 fg_strerror(d->jerr.sys_errno, ebuf, sizeof ebuf));
-      return FG_EIO;
+      char ebuf[128];
+      return fgu_fail(err, errlen, FG_EIO, "%s: read error: %s", path,
+                      fgu_strerror(d->jerr.sys_errno, ebuf, sizeof ebuf));
     }
-    fg_set_err(err, errlen, "%s: %s", path,
-               d->jerr.msg[0] ? d->jerr.msg : "invalid JPEG data");
-    return st;
+    return fgu_fail(err, errlen, st, "%s: %s", path,
+                    d->jerr.msg[0] ? d->jerr.msg : "invalid JPEG data");
   }
 
   jpeg_create_decompress(ci);
   jpeg_stdio_src(ci, fp);
   jpeg_read_header(ci, TRUE);
   if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
-    fg_jpeg_fail(&d->jerr, FG_EFORMAT, "CMYK JPEG images are not supported");
+    fail_jpeg(&d->jerr, FG_EFORMAT, "CMYK JPEG images are not supported");
+  int channels;
   if (ci->jpeg_color_space == JCS_GRAYSCALE) {
     ci->out_color_space = JCS_GRAYSCALE;
     channels = 1;
@@ -527,22 +395,22 @@ static fg_status fg_read_jpeg(struct fg_jpeg_dec *d, FILE *fp,
   }
   jpeg_start_decompress(ci);
   if (ci->output_components != channels)
-    fg_jpeg_fail(&d->jerr, FG_EFORMAT, "unsupported JPEG colour layout");
-  if (fg_image_bytes(ci->output_width, ci->output_height,
-                     (unsigned long)channels, &bytes) != FG_OK)
-    fg_jpeg_fail(&d->jerr, FG_EFORMAT,
-                 "unsupported JPEG size %lux%lu (at most %dx%d)",
-                 (unsigned long)ci->output_width,
-                 (unsigned long)ci->output_height, FG_IMAGE_MAX_DIM,
-                 FG_IMAGE_MAX_DIM);
-  stride = (size_t)ci->output_width * (size_t)channels;
+    fail_jpeg(&d->jerr, FG_EFORMAT, "unsupported JPEG colour layout");
+  size_t bytes;
+  if (image_bytes(ci->output_width, ci->output_height,
+                  (unsigned long)channels, &bytes) != FG_OK)
+    fail_jpeg(&d->jerr, FG_EFORMAT,
+              "unsupported JPEG size %lux%lu (at most %dx%d)",
+              (unsigned long)ci->output_width,
+              (unsigned long)ci->output_height, FG_IMAGE_MAX_DIM,
+              FG_IMAGE_MAX_DIM);
+  size_t stride = (size_t)ci->output_width * (size_t)channels;
   data = malloc(bytes);
   if (!data)
-    fg_jpeg_fail(&d->jerr, FG_ENOMEM, "out of memory (%zu bytes of pixels)",
-                 bytes);
+    fail_jpeg(&d->jerr, FG_ENOMEM, "out of memory (%zu bytes of pixels)",
+              bytes);
   while (ci->output_scanline < ci->output_height) {
     JSAMPROW row = data + (size_t)ci->output_scanline * stride;
-
     jpeg_read_scanlines(ci, &row, 1);
   }
   jpeg_finish_decompress(ci);
@@ -555,11 +423,11 @@ static fg_status fg_read_jpeg(struct fg_jpeg_dec *d, FILE *fp,
   return FG_OK;
 }
 
-/* e is zeroed by the caller. */
-static fg_status fg_write_jpeg(struct fg_jpeg_enc *e, FILE *fp,
-                               const char *path, const fg_image *img,
-                               int quality, char *err, size_t errlen)
-{
+/* Encodes img as JPEG of the given quality (1..100) into fp.  e is zeroed
+ * by the caller. */
+static fg_status write_jpeg(jenc *e, FILE *fp, const char *path,
+                            const fg_image *img, int quality, char *err,
+                            size_t errlen) {
   struct jpeg_compress_struct *ci = &e->cinfo;
   const int out_channels = img->channels >= 3 ? 3 : 1;
   const size_t stride = (size_t)img->width * (size_t)img->channels;
@@ -568,29 +436,24 @@ static fg_status fg_write_jpeg(struct fg_jpeg_enc *e, FILE *fp,
   /* 2 and 4 channels: JPEG has no alpha, drop it into a row buffer. */
   if (img->channels != out_channels) {
     rowbuf = malloc((size_t)img->width * (size_t)out_channels);
-    if (!rowbuf) {
-      fg_set_err(err, errlen, "%s: out of memory", path);
-      return FG_ENOMEM;
-    }
+    if (!rowbuf)
+      return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
   }
-  fg_jpeg_init_err(&e->jerr);
+  init_jerr(&e->jerr);
   ci->err = &e->jerr.pub;
   if (setjmp(e->jerr.jb)) {
     fg_status st = e->jerr.status != FG_OK ? e->jerr.status : FG_EIO;
-    char ebuf[128];
-
     jpeg_destroy_compress(ci);
     free(rowbuf);
     if (st == FG_EIO || ferror(fp)) {
-      fg_set_err(err, errlen, "%s: write error: %s", path,
-                 e->jerr.sys_errno
-                     ? fg_strerror(e->jerr.sys_errno, ebuf, sizeof ebuf)
-                     : e->jerr.msg);
-      return FG_EIO;
+      char ebuf[128];
+      return fgu_fail(err, errlen, FG_EIO, "%s: write error: %s", path,
+                      e->jerr.sys_errno ? fgu_strerror(e->jerr.sys_errno, ebuf,
+                                                       sizeof ebuf)
+                                        : e->jerr.msg);
     }
-    fg_set_err(err, errlen, "%s: %s", path,
-               e->jerr.msg[0] ? e->jerr.msg : "JPEG write failed");
-    return st;
+    return fgu_fail(err, errlen, st, "%s: %s", path,
+                    e->jerr.msg[0] ? e->jerr.msg : "JPEG write failed");
   }
 
   jpeg_create_compress(ci);
@@ -605,19 +468,14 @@ static fg_status fg_write_jpeg(struct fg_jpeg_enc *e, FILE *fp,
   jpeg_start_compress(ci, TRUE);
   while (ci->next_scanline < ci->image_height) {
     uint8_t *src = img->data + (size_t)ci->next_scanline * stride;
-    JSAMPROW row;
-
+    JSAMPROW row = src; /* libjpeg only reads it */
     if (rowbuf) {
       uint8_t *dst = rowbuf;
-      int x, c;
-
-      for (x = 0; x < img->width; x++)
-        for (c = 0; c < out_channels; c++)
+      for (int x = 0; x < img->width; x++)
+        for (int c = 0; c < out_channels; c++)
           dst[(size_t)x * out_channels + c] =
               src[(size_t)x * img->channels + c];
       row = dst;
-    } else {
-      row = src; /* libjpeg only reads it */
     }
     jpeg_write_scanlines(ci, &row, 1);
   }
@@ -627,23 +485,18 @@ static fg_status fg_write_jpeg(struct fg_jpeg_enc *e, FILE *fp,
   return FG_OK;
 }
 
-/* ------------------------------------------------------------------ */
-/* Public API                                                          */
-/* ------------------------------------------------------------------ */
+/* ---- public API ---------------------------------------------------------- */
 
-fg_status fg_image_alloc(fg_image *out, int width, int height, int channels)
-{
-  size_t bytes;
-  uint8_t *data;
-
+fg_status fg_image_alloc(fg_image *out, int width, int height, int channels) {
   if (!out)
     return FG_EINVAL;
   memset(out, 0, sizeof *out);
+  size_t bytes;
   if (width <= 0 || height <= 0 || channels <= 0 ||
-      fg_image_bytes((unsigned long)width, (unsigned long)height,
-                     (unsigned long)channels, &bytes) != FG_OK)
+      image_bytes((unsigned long)width, (unsigned long)height,
+                  (unsigned long)channels, &bytes) != FG_OK)
     return FG_EINVAL;
-  data = calloc(bytes, 1);
+  uint8_t *data = calloc(bytes, 1);
   if (!data)
     return FG_ENOMEM;
   out->width = width;
@@ -653,8 +506,7 @@ fg_status fg_image_alloc(fg_image *out, int width, int height, int channels)
   return FG_OK;
 }
 
-void fg_image_free(fg_image *img)
-{
+void fg_image_free(fg_image *img) {
   if (!img)
     return;
   free(img->data);
@@ -662,67 +514,49 @@ void fg_image_free(fg_image *img)
 }
 
 fg_status fg_image_read(const char *path, fg_image *out, char *err,
-                        size_t errlen)
-{
-  unsigned char sig[sizeof fg_png_signature];
-  char ebuf[128];
-  size_t n;
-  FILE *fp;
-  fg_status st;
-
+                        size_t errlen) {
   if (err && errlen)
     err[0] = '\0';
   if (out)
     memset(out, 0, sizeof *out);
-  if (!path || !out) {
-    fg_set_err(err, errlen, "fg_image_read: %s is NULL",
-               !path ? "path" : "out");
-    return FG_EINVAL;
-  }
-  if (!*path) {
-    fg_set_err(err, errlen, "fg_image_read: empty path");
-    return FG_EINVAL;
-  }
+  if (!path || !out)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: %s is NULL",
+                    !path ? "path" : "out");
+  if (!*path)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: empty path");
 
-  fp = fopen(path, "rb");
+  char ebuf[128];
+  FILE *fp = fopen(path, "rb");
   if (!fp) {
     int e = errno;
-
-    fg_set_err(err, errlen, "%s: cannot open: %s", path,
-               fg_strerror(e, ebuf, sizeof ebuf));
-    return FG_EIO;
+    return fgu_fail(err, errlen, FG_EIO, "%s: cannot open: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
   }
-  n = fread(sig, 1, sizeof sig, fp);
+  unsigned char sig[sizeof png_signature];
+  size_t n = fread(sig, 1, sizeof sig, fp);
+  fg_status st;
   if (n < sizeof sig && ferror(fp)) {
     int e = errno;
-
-    fg_set_err(err, errlen, "%s: cannot read: %s", path,
-               fg_strerror(e, ebuf, sizeof ebuf));
-    st = FG_EIO;
-  } else if (n == sizeof sig && memcmp(sig, fg_png_signature, n) == 0) {
-    struct fg_png_ctx ctx;
-
-    memset(&ctx, 0, sizeof ctx);
-    ctx.fp = fp;
-    st = fg_read_png(&ctx, path, out, err, errlen);
+    st = fgu_fail(err, errlen, FG_EIO, "%s: cannot read: %s", path,
+                  fgu_strerror(e, ebuf, sizeof ebuf));
+  } else if (n == sizeof sig && memcmp(sig, png_signature, n) == 0) {
+    pngio ctx = {.fp = fp};
+    st = read_png(&ctx, path, out, err, errlen);
   } else if (n >= 3 && sig[0] == 0xff && sig[1] == 0xd8 && sig[2] == 0xff) {
     if (fseek(fp, 0L, SEEK_SET) != 0) {
       int e = errno;
-
-      fg_set_err(err, errlen, "%s: cannot seek: %s", path,
-                 fg_strerror(e, ebuf, sizeof ebuf));
-      st = FG_EIO;
+      st = fgu_fail(err, errlen, FG_EIO, "%s: cannot seek: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
     } else {
-      struct fg_jpeg_dec dec;
-
+      jdec dec;
       memset(&dec, 0, sizeof dec);
-      st = fg_read_jpeg(&dec, fp, path, out, err, errlen);
+      st = read_jpeg(&dec, fp, path, out, err, errlen);
     }
   } else {
-    fg_set_err(err, errlen, "%s: %s", path,
-               n == 0 ? "empty file, not a PNG or JPEG image"
-                      : "not a PNG or JPEG image (unrecognised signature)");
-    st = FG_EFORMAT;
+    st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %s", path,
+                  n == 0 ? "empty file, not a PNG or JPEG image"
+                         : "not a PNG or JPEG image (unrecognised "
+                           "signature)");
   }
   fclose(fp);
   if (st != FG_OK)
@@ -731,115 +565,62 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
 }
 
 fg_status fg_image_write(const char *path, const fg_image *img, int quality,
-                         char *err, size_t errlen)
-{
-  static const char suffix[] = ".tmp-XXXXXX";
-  enum fg_format format;
-  char ebuf[128];
-  char *tmp;
-  size_t len, bytes;
-  int fd;
-  FILE *fp;
-  fg_status st;
-
+                         char *err, size_t errlen) {
   if (err && errlen)
     err[0] = '\0';
-  if (!path) {
-    fg_set_err(err, errlen, "fg_image_write: path is NULL");
-    return FG_EINVAL;
-  }
-  if (!img) {
-    fg_set_err(err, errlen, "%s: image is NULL", path);
-    return FG_EINVAL;
-  }
-  format = fg_format_from_extension(path);
-  if (format == FG_FORMAT_NONE) {
-    fg_set_err(err, errlen,
-               "%s: unknown file extension (expected .png, .jpg or .jpeg)",
-               path);
-    return FG_EINVAL;
-  }
+  if (!path)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_write: path is NULL");
+  if (!img)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: image is NULL", path);
+  format fmt = format_from_extension(path);
+  if (fmt == FORMAT_NONE)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: unknown file extension "
+                    "(expected .png, .jpg or .jpeg)", path);
+  size_t bytes;
   if (!img->data || img->width <= 0 || img->height <= 0 ||
       img->channels <= 0 ||
-      fg_image_bytes((unsigned long)img->width, (unsigned long)img->height,
-                     (unsigned long)img->channels, &bytes) != FG_OK) {
-    fg_set_err(err, errlen,
-               "%s: invalid image (%d x %d, %d channels, data %s; sizes must "
-               "be 1..%d, channels 1..4)",
-               path, img->width, img->height, img->channels,
-               img->data ? "set" : "NULL", FG_IMAGE_MAX_DIM);
-    return FG_EINVAL;
-  }
-  if (format == FG_FORMAT_JPEG) {
+      image_bytes((unsigned long)img->width, (unsigned long)img->height,
+                  (unsigned long)img->channels, &bytes) != FG_OK)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: invalid image (%d x %d, %d "
+                    "channels, data %s; sizes must be 1..%d, channels 1..4)",
+                    path, img->width, img->height, img->channels,
+                    img->data ? "set" : "NULL", FG_IMAGE_MAX_DIM);
+  if (fmt == FORMAT_JPEG) {
     if (quality == 0)
       quality = 90;
-    if (quality < 1 || quality > 100) {
-      fg_set_err(err, errlen,
-                 "%s: JPEG quality %d out of range (1..100, 0 means 90)",
-                 path, quality);
-      return FG_EINVAL;
-    }
+    if (quality < 1 || quality > 100)
+      return fgu_fail(err, errlen, FG_EINVAL, "%s: JPEG quality %d out of "
+                      "range (1..100, 0 means 90)", path, quality);
   }
 
-  len = strlen(path);
-  tmp = malloc(len + sizeof suffix);
-  if (!tmp) {
-    fg_set_err(err, errlen, "%s: out of memory", path);
-    return FG_ENOMEM;
-  }
-  memcpy(tmp, path, len);
-  memcpy(tmp + len, suffix, sizeof suffix);
-  fd = mkstemp(tmp);
-  if (fd < 0) {
-    int e = errno;
-
-    fg_set_err(err, errlen, "%s: cannot create temporary file: %s", path,
-               fg_strerror(e, ebuf, sizeof ebuf));
-    free(tmp);
-    return FG_EIO;
-  }
-  (void)fchmod(fd, fg_new_file_mode(path));
-  fp = fdopen(fd, "wb");
-  if (!fp) {
-    int e = errno;
-
-    close(fd);
-    unlink(tmp);
-    free(tmp);
-    fg_set_err(err, errlen, "%s: cannot open temporary file: %s", path,
-               fg_strerror(e, ebuf, sizeof ebuf));
-    return FG_EIO;
-  }
-
-  if (format == FG_FORMAT_PNG) {
-    struct fg_png_ctx ctx;
-
-    memset(&ctx, 0, sizeof ctx);
-    ctx.fp = fp;
-    st = fg_write_png(&ctx, path, img, err, errlen);
+  char ebuf[128];
+  fgu_atomic out;
+  int e = fgu_atomic_begin(&out, path, FGU_MODE_DEFAULT);
+  if (e != 0)
+    return fgu_fail(err, errlen, e == ENOMEM ? FG_ENOMEM : FG_EIO,
+                    "%s: cannot create temporary file: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+  fg_status st;
+  if (fmt == FORMAT_PNG) {
+    pngio ctx = {.fp = out.fp};
+    st = write_png(&ctx, path, img, err, errlen);
   } else {
-    struct fg_jpeg_enc enc;
-
+    jenc enc;
     memset(&enc, 0, sizeof enc);
-    st = fg_write_jpeg(&enc, fp, path, img, quality, err, errlen);
+    st = write_jpeg(&enc, out.fp, path, img, quality, err, errlen);
   }
-
-  if (fclose(fp) != 0 && st == FG_OK) {
-    int e = errno;
-
-    fg_set_err(err, errlen, "%s: write error: %s", path,
-               fg_strerror(e, ebuf, sizeof ebuf));
-    st = FG_EIO;
+  e = fgu_atomic_close(&out);
+  if (e != 0 && st == FG_OK)
+    st = fgu_fail(err, errlen, FG_EIO, "%s: write error: %s", path,
+                  fgu_strerror(e, ebuf, sizeof ebuf));
+  if (st != FG_OK) {
+    fgu_atomic_abort(&out);
+    return st;
   }
-  if (st == FG_OK && rename(tmp, path) != 0) {
-    int e = errno;
-
-    fg_set_err(err, errlen, "%s: cannot rename temporary file into place: %s",
-               path, fg_strerror(e, ebuf, sizeof ebuf));
-    st = FG_EIO;
-  }
-  if (st != FG_OK)
-    unlink(tmp);
-  free(tmp);
-  return st;
+  e = fgu_atomic_commit(&out, path);
+  if (e != 0)
+    return fgu_fail(err, errlen, FG_EIO, "%s: cannot rename temporary file "
+                    "into place: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+  return FG_OK;
 }

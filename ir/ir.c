@@ -6,7 +6,7 @@
 const fgk_builtin_info fgk_builtins[FGK_FN_COUNT_] = {
 #define FGK__BUILTIN_ROW(name, arity, rule, ctmpl, clname, text) \
   {#name, arity, FGK_RULE_##rule, ctmpl, clname, text},
-  FG_BUILTINS(FGK__BUILTIN_ROW)
+  FGK_BUILTINS(FGK__BUILTIN_ROW)
 #undef FGK__BUILTIN_ROW
 };
 

@@ -8,6 +8,7 @@
 #define FG_IR_IR_H
 
 #include "fieldgraph.h"
+#include "builtins.h"
 #include "util/util.h"
 
 #include <stdbool.h>
@@ -33,15 +34,15 @@ static inline bool fgk_type_eq(fgk_type a, fgk_type b) {
 /* OpenCL-style type name ("float4", "uchar", "bool") of t. */
 const char *fgk_type_name(fgk_type t);
 
-/* Builtin function ids, in the order of FG_BUILTINS. */
+/* Builtin function ids, in the order of FGK_BUILTINS (ir/builtins.h). */
 typedef enum fgk_builtin {
 #define FGK__BUILTIN_ID(name, arity, rule, ctmpl, clname, text) FGK_FN_##name,
-  FG_BUILTINS(FGK__BUILTIN_ID)
+  FGK_BUILTINS(FGK__BUILTIN_ID)
 #undef FGK__BUILTIN_ID
   FGK_FN_COUNT_
 } fgk_builtin;
 
-/* Type rules of built-ins; builtins.h describes each. */
+/* Type rules of built-ins; ir/builtins.h describes each. */
 typedef enum fgk_rule { FGK_RULE_FLT, FGK_RULE_NUM, FGK_RULE_INT,
                         FGK_RULE_INTU, FGK_RULE_INT32,
                         FGK_RULE_FLTRED, FGK_RULE_F32, FGK_RULE_F32RED,

@@ -1,9 +1,12 @@
 /* util/util.h - small helpers every stage uses: a bump arena, a growable
- * string buffer, SHA-256 and a few checked-arithmetic helpers.  Internal;
+ * string buffer, SHA-256, error-message formatting and a few others
+ * (util/fs.h has the file helpers).  Internal;
  * never installed.  Prefix fgu_.
  */
 #ifndef FG_UTIL_H
 #define FG_UTIL_H
+
+#include "fieldgraph/status.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,6 +63,17 @@ void fgu_sha256_init(fgu_sha256 *c);
 void fgu_sha256_update(fgu_sha256 *c, const void *data, size_t n);
 /* Writes 64 lowercase hex digits and a NUL into hex. */
 void fgu_sha256_hex(fgu_sha256 *c, char hex[65]);
+
+/* ---- error messages ----------------------------------------------------- */
+
+/* Formats the message into err (truncated to errlen; nothing when err is
+ * NULL or errlen 0) and returns st: `return fgu_fail(err, errlen, FG_EIO,
+ * "%s: ...", path);`. */
+fg_status fgu_fail(char *err, size_t errlen, fg_status st, const char *fmt,
+                   ...) __attribute__((format(printf, 4, 5)));
+/* The text of errno value errnum, thread safe (in buf, or a static string
+ * of the C library); never NULL. */
+const char *fgu_strerror(int errnum, char *buf, size_t len);
 
 /* ---- misc --------------------------------------------------------------- */
 

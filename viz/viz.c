@@ -5,6 +5,8 @@
  * compiled program. */
 #include "config.h"
 #include "runtime/program_view.h"
+#include "util/fs.h"
+#include "util/util.h"
 
 #include <gvc.h>
 
@@ -14,13 +16,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-static fg_status fail(char *err, size_t errlen, fg_status st,
-                      const char *fmt, const char *a, const char *b) {
-  if (err && errlen)
-    snprintf(err, errlen, fmt, a, b);
-  return st;
-}
 
 static void set(void *obj, const char *name, const char *value) {
   agsafeset(obj, (char *)name, (char *)value, "");
@@ -149,14 +144,14 @@ fg_status fg_graph_draw(fg_graph *g, const fg_program *prog,
                         const char *file, char *err, size_t errlen) {
   const char *out_path = file;
   if (!g || !out_path || !*out_path)
-    return fail(err, errlen, FG_EINVAL, "fg_graph_draw: %s%s",
-                !g ? "graph is NULL" : "path is NULL or empty", "");
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_graph_draw: %s",
+                    !g ? "graph is NULL" : "path is NULL or empty");
   if (g->status != FG_OK)
-    return fail(err, errlen, g->status, "fg_graph_draw: graph '%s' has an "
-                "error: %s", g->name, g->errmsg);
+    return fgu_fail(err, errlen, g->status, "fg_graph_draw: graph '%s' has "
+                    "an error: %s", g->name, g->errmsg);
   if (prog && !fg__program_matches(prog, g))
-    return fail(err, errlen, FG_EINVAL, "fg_graph_draw: the program was not "
-                "compiled from graph '%s'%s", g->name, "");
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_graph_draw: the program was "
+                    "not compiled from graph '%s'", g->name);
   const char *ext = extension(out_path);
   const char *format = !strcasecmp(ext, "svg") ? "svg"
                        : !strcasecmp(ext, "png") ? "png"
@@ -164,27 +159,34 @@ fg_status fg_graph_draw(fg_graph *g, const fg_program *prog,
                            ? "dot"
                            : NULL;
   if (!format)
-    return fail(err, errlen, FG_EINVAL, "fg_graph_draw: '%s' does not end in "
-                ".dot, .gv, .svg or .png (got '.%s')", out_path, ext);
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp-%d", out_path, (int)getpid());
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_graph_draw: '%s' does not "
+                    "end in .dot, .gv, .svg or .png (got '.%s')", out_path,
+                    ext);
   Agraph_t *root = build(g, prog);
   if (!root)
-    return fail(err, errlen, FG_ENOMEM, "fg_graph_draw: out of memory%s%s",
-                "", "");
+    return fgu_fail(err, errlen, FG_ENOMEM, "fg_graph_draw: out of memory");
+  /* The drawing goes to a temporary file renamed over the path at the end,
+   * so a reader never sees half a drawing. */
+  fgu_atomic out;
+  int e = fgu_atomic_begin(&out, out_path, FGU_MODE_DEFAULT);
+  if (e != 0) {
+    agclose(root);
+    char ebuf[128];
+    return fgu_fail(err, errlen, FG_EIO, "fg_graph_draw: cannot write '%s' "
+                    "(%s)", out_path, fgu_strerror(e, ebuf, sizeof ebuf));
+  }
   fg_status st = FG_OK;
   if (!strcmp(format, "dot")) {
-    FILE *f = fopen(tmp, "w");
-    if (!f || agwrite(root, f) != 0)
-      st = FG_EIO;
-    if (f && fclose(f) != 0)
+    if (agwrite(root, out.fp) != 0)
       st = FG_EIO;
   } else {
+    /* Graphviz writes the file by name. */
+    fgu_atomic_close(&out);
     GVC_t *gvc = gvContext();
     if (!gvc || gvLayout(gvc, root, "dot") != 0) {
       st = FG_EBACKEND;
     } else {
-      if (gvRenderFilename(gvc, root, format, tmp) != 0)
+      if (gvRenderFilename(gvc, root, format, out.tmp) != 0)
         st = FG_EIO;
       gvFreeLayout(gvc, root);
     }
@@ -192,13 +194,13 @@ fg_status fg_graph_draw(fg_graph *g, const fg_program *prog,
       gvFreeContext(gvc);
   }
   agclose(root);
-  if (st == FG_OK && rename(tmp, out_path) != 0)
+  if (st == FG_OK && fgu_atomic_commit(&out, out_path) != 0)
     st = FG_EIO;
   if (st != FG_OK) {
-    unlink(tmp);
-    return fail(err, errlen, st, "fg_graph_draw: cannot write '%s' (%s)",
-                out_path, st == FG_EBACKEND ? "Graphviz layout failed; is the "
-                "graphviz package installed?" : "write failed");
+    fgu_atomic_abort(&out);
+    return fgu_fail(err, errlen, st, "fg_graph_draw: cannot write '%s' (%s)",
+                    out_path, st == FG_EBACKEND ? "Graphviz layout failed; "
+                    "is the graphviz package installed?" : "write failed");
   }
   return FG_OK;
 }

@@ -1,168 +1,275 @@
-/* fieldgraph/builtins.h - the table of kernel built-in functions.
+/* fieldgraph/builtins.h - the kernel built-in functions: the integer, math,
+ * geometric, common and relational functions of Cog's GPUOperator (OpenCL
+ * C's built-ins), called on kernel expressions inside an operator body:
  *
- * One row per function; the library builds its type checker and both
- * source dialects from this table, and dsl.h declares fg_<name>() for each
- * row (e.g. fg_sqrt(x), fg_pow(x, y), fg_clamp(x, lo, hi)).  The rows are
- * grouped as Cog's GPUOperator reference groups them: integer, math,
- * geometric, common and relational functions (vector literals and
- * conversions are macros in dsl.h).
+ *   fg_expr *r = fg_sqrt(fg_add(fg_mul(x, x), fg_mul(y, y)));
+ *   fg_expr *c = fg_clamp(v, fg_float(0), fg_float(1));
  *
- * Columns: name, arity, type rule, C scalar template, OpenCL name, text.
- * In the template %0..%2 are the arguments (one component of each, for
- * vectors), %f is "f" for float and "" for double, and %t is the C name of
- * T's element type (schar, uchar, short, ushort, int, uint, long, ulong,
- * float, double): fgk_<name>_%t names a per-type scalar helper that the C
- * dialect emits on first use.  An empty template marks a function the C
- * dialect writes whole (reductions, cross, normalize, any, all, select).
+ * Each returns a new expression of the operator that its arguments belong
+ * to, or NULL (with the graph's sticky error set, see graph.h) when an
+ * argument is NULL or the types do not fit; fg_call (dsl.h) calls one by
+ * name.  Vector literals, conversions and the atomics are in dsl.h.
  *
- * Type rules (T is the type of the first argument; scalar arguments are
- * widened to T's vector width where T is a vector):
- *   FLT     T float/double (scalar or vector); every argument T; result T
- *   NUM     T any integer or float type; every argument T; result T
- *   INT     T any integer type; every argument T; result T
- *   INTU    T any integer type; every argument T; result U, the unsigned
- *           type of T's size and width
- *   INT32   T int or uint (scalar or vector); every argument T; result T
- *   FLTRED  T float/double; every argument T; result is T's scalar
- *   F32     T float (scalar or vector); every argument T; result T
- *   F32RED  T float; every argument T; result float
- *   FLT34   T float3, float4, double3 or double4; every argument T;
- *           result T
- *   FLTINT  T float/double; second argument int (or intn); result T
- *   FLTI    T float/double; result int (or intn of T's width)
- *   REL     T float/double; every argument T; result int 0 or 1 for a
- *           scalar, and for a vector an int (float) or long (double)
- *           vector of T's width holding -1 (true) or 0
- *   SINTRED T any signed integer type; result int 0 or 1
- *   SELECT  T any integer or float type; second argument T; third an
- *           integer vector of T's width and element size when T is a
- *           vector (its most significant bits select), any integer or
- *           bool scalar when T is a scalar; result T
- *   NANCODE T uint or ulong (scalar or vector); result float (uint) or
- *           double (ulong) of T's width
+ * Argument types, after each description in brackets: T is the type of the
+ * first argument, scalar or vector unless a rule says otherwise; every
+ * other argument has type T (a scalar argument is widened to T's vector
+ * width) and the result is T, unless the bracket says otherwise.  Two
+ * rules need more words:
+ *  - relational functions give an int 0 or 1 for scalars, and for a vector
+ *    an int (float) or long (double) vector of T's width holding -1 (true)
+ *    or 0;
+ *  - fg_select(a, b, c) takes a and b of any type T and c an integer vector
+ *    of T's width and element size when T is a vector (its most
+ *    significant bits select), any integer or bool scalar when T is a
+ *    scalar.
  *
- * Left out: the functions with pointer outputs (lgamma_r and remquo of
- * the reference; OpenCL's frexp, modf, fract and sincos, which it does not
- * list), the half types (the library has none, so no nan(ushortn)), and
- * the atomics, which dsl.h declares on their own.
+ * Left out: the functions with pointer outputs (lgamma_r, remquo, frexp,
+ * modf, fract, sincos) and the half types.
  */
 #ifndef FIELDGRAPH_BUILTINS_H
 #define FIELDGRAPH_BUILTINS_H
 
-#define FG_BUILTINS(X)                                                        \
-  /* integer functions (U is the unsigned type of T's size) */               \
-  X(abs,       1, INTU,   "fgk_abs_%t(%0)",        "abs",       "|x|, as U") \
-  X(abs_diff,  2, INTU,   "fgk_abs_diff_%t(%0, %1)", "abs_diff", "|x - y| without modulo overflow, as U") \
-  X(add_sat,   2, INT,    "fgk_add_sat_%t(%0, %1)", "add_sat",  "x + y, saturating") \
-  X(hadd,      2, INT,    "fgk_hadd_%t(%0, %1)",   "hadd",      "(x + y) >> 1 without modulo overflow") \
-  X(rhadd,     2, INT,    "fgk_rhadd_%t(%0, %1)",  "rhadd",     "(x + y + 1) >> 1 without modulo overflow") \
-  X(clz,       1, INT,    "fgk_clz_%t(%0)",        "clz",       "number of leading 0-bits (the bit width for 0)") \
-  X(mad_hi,    3, INT,    "fgk_mad_hi_%t(%0, %1, %2)", "mad_hi", "mul_hi(a, b) + c") \
-  X(mad_sat,   3, INT,    "fgk_mad_sat_%t(%0, %1, %2)", "mad_sat", "a * b + c, saturating") \
-  X(mul_hi,    2, INT,    "fgk_mul_hi_%t(%0, %1)", "mul_hi",    "high half of the product x * y") \
-  X(rotate,    2, INT,    "fgk_rotate_%t(%0, %1)", "rotate",    "v rotated left by i (modulo the bit width)") \
-  X(sub_sat,   2, INT,    "fgk_sub_sat_%t(%0, %1)", "sub_sat",  "x - y, saturating") \
-  X(mad24,     3, INT32,  "fgk_mad24_%t(%0, %1, %2)", "mad24",  "a * b + c for 24-bit a and b") \
-  X(mul24,     2, INT32,  "fgk_mul24_%t(%0, %1)",  "mul24",     "a * b for 24-bit a and b") \
-  /* math functions */                                                        \
-  X(acos,      1, FLT,    "acos%f(%0)",            "acos",      "arc cosine") \
-  X(acosh,     1, FLT,    "acosh%f(%0)",           "acosh",     "inverse hyperbolic cosine") \
-  X(acospi,    1, FLT,    "(acos%f(%0) * FGK_1_PI)", "acospi",  "acos(x) / pi") \
-  X(asin,      1, FLT,    "asin%f(%0)",            "asin",      "arc sine") \
-  X(asinh,     1, FLT,    "asinh%f(%0)",           "asinh",     "inverse hyperbolic sine") \
-  X(asinpi,    1, FLT,    "(asin%f(%0) * FGK_1_PI)", "asinpi",  "asin(x) / pi") \
-  X(atan,      1, FLT,    "atan%f(%0)",            "atan",      "arc tangent") \
-  X(atan2,     2, FLT,    "atan2%f(%0, %1)",       "atan2",     "arc tangent of y / x") \
-  X(atanh,     1, FLT,    "atanh%f(%0)",           "atanh",     "hyperbolic arc tangent") \
-  X(atanpi,    1, FLT,    "(atan%f(%0) * FGK_1_PI)", "atanpi",  "atan(x) / pi") \
-  X(atan2pi,   2, FLT,    "(atan2%f(%0, %1) * FGK_1_PI)", "atan2pi", "atan2(y, x) / pi") \
-  X(cbrt,      1, FLT,    "cbrt%f(%0)",            "cbrt",      "cube root") \
-  X(ceil,      1, FLT,    "ceil%f(%0)",            "ceil",      "round toward +infinity") \
-  X(copysign,  2, FLT,    "copysign%f(%0, %1)",    "copysign",  "x with the sign of y") \
-  X(cos,       1, FLT,    "cos%f(%0)",             "cos",       "cosine") \
-  X(cosh,      1, FLT,    "cosh%f(%0)",            "cosh",      "hyperbolic cosine") \
-  X(cospi,     1, FLT,    "fgk_cospi%f(%0)",       "cospi",     "cos(pi x)") \
-  X(native_divide, 2, F32, "(%0 / %1)",            "native_divide", "x / y for floats, possibly approximated") \
-  X(erf,       1, FLT,    "erf%f(%0)",             "erf",       "error function") \
-  X(erfc,      1, FLT,    "erfc%f(%0)",            "erfc",      "complementary error function") \
-  X(exp,       1, FLT,    "exp%f(%0)",             "exp",       "e to the x") \
-  X(exp2,      1, FLT,    "exp2%f(%0)",            "exp2",      "2 to the x") \
-  X(exp10,     1, FLT,    "exp10%f(%0)",           "exp10",     "10 to the x") \
-  X(expm1,     1, FLT,    "expm1%f(%0)",           "expm1",     "e to the x, minus 1") \
-  X(fabs,      1, FLT,    "fabs%f(%0)",            "fabs",      "absolute value") \
-  X(fdim,      2, FLT,    "fdim%f(%0, %1)",        "fdim",      "positive difference") \
-  X(floor,     1, FLT,    "floor%f(%0)",           "floor",     "round toward -infinity") \
-  X(fma,       3, FLT,    "fma%f(%0, %1, %2)",     "fma",       "a * b + c, rounded once") \
-  X(fmax,      2, FLT,    "fmax%f(%0, %1)",        "fmax",      "larger of x and y") \
-  X(fmin,      2, FLT,    "fmin%f(%0, %1)",        "fmin",      "smaller of x and y") \
-  X(fmod,      2, FLT,    "fmod%f(%0, %1)",        "fmod",      "x - y * trunc(x / y)") \
-  X(hypot,     2, FLT,    "hypot%f(%0, %1)",       "hypot",     "sqrt(x^2 + y^2)") \
-  X(ilogb,     1, FLTI,   "ilogb%f(%0)",           "ilogb",     "exponent as an integer") \
-  X(ldexp,     2, FLTINT, "ldexp%f(%0, %1)",       "ldexp",     "x * 2^n") \
-  X(lgamma,    1, FLT,    "lgamma%f(%0)",          "lgamma",    "log gamma") \
-  X(log,       1, FLT,    "log%f(%0)",             "log",       "natural logarithm") \
-  X(log2,      1, FLT,    "log2%f(%0)",            "log2",      "base 2 logarithm") \
-  X(log10,     1, FLT,    "log10%f(%0)",           "log10",     "base 10 logarithm") \
-  X(log1p,     1, FLT,    "log1p%f(%0)",           "log1p",     "ln(1 + x)") \
-  X(logb,      1, FLT,    "logb%f(%0)",            "logb",      "exponent of x") \
-  X(mad,       3, FLT,    "(%0 * %1 + %2)",        "mad",       "approximates a * b + c") \
-  X(maxmag,    2, FLT,    "fgk_maxmag%f(%0, %1)",  "maxmag",    "argument of larger magnitude") \
-  X(minmag,    2, FLT,    "fgk_minmag%f(%0, %1)",  "minmag",    "argument of smaller magnitude") \
-  X(nan,       1, NANCODE, "fgk_nan_%t(%0)",       "nan",       "quiet NaN carrying nancode") \
-  X(nextafter, 2, FLT,    "nextafter%f(%0, %1)",   "nextafter", "next value after x toward y") \
-  X(pow,       2, FLT,    "pow%f(%0, %1)",         "pow",       "x to the power y") \
-  X(pown,      2, FLTINT, "pow%f(%0, %1)",         "pown",      "x to the integer power n") \
-  X(powr,      2, FLT,    "fgk_powr%f(%0, %1)",    "powr",      "x to the power y, x >= 0") \
-  X(remainder, 2, FLT,    "remainder%f(%0, %1)",   "remainder", "IEEE remainder") \
-  X(rint,      1, FLT,    "rint%f(%0)",            "rint",      "round to nearest even") \
-  X(rootn,     2, FLTINT, "fgk_rootn%f(%0, %1)",   "rootn",     "x to the power 1/n") \
-  X(round,     1, FLT,    "round%f(%0)",           "round",     "round half away from zero") \
-  X(rsqrt,     1, FLT,    "(1 / sqrt%f(%0))",      "rsqrt",     "inverse square root") \
-  X(sin,       1, FLT,    "sin%f(%0)",             "sin",       "sine") \
-  X(sinh,      1, FLT,    "sinh%f(%0)",            "sinh",      "hyperbolic sine") \
-  X(sinpi,     1, FLT,    "fgk_sinpi%f(%0)",       "sinpi",     "sin(pi x)") \
-  X(sqrt,      1, FLT,    "sqrt%f(%0)",            "sqrt",      "square root") \
-  X(tan,       1, FLT,    "tan%f(%0)",             "tan",       "tangent") \
-  X(tanh,      1, FLT,    "tanh%f(%0)",            "tanh",      "hyperbolic tangent") \
-  X(tanpi,     1, FLT,    "fgk_tanpi%f(%0)",       "tanpi",     "tan(pi x)") \
-  X(tgamma,    1, FLT,    "tgamma%f(%0)",          "tgamma",    "gamma function") \
-  X(trunc,     1, FLT,    "trunc%f(%0)",           "trunc",     "round toward zero") \
-  /* geometric functions */                                                   \
-  X(cross,     2, FLT34,  "",                      "cross",     "cross product (w of a 4-vector is 0)") \
-  X(dot,       2, FLTRED, "",                      "dot",       "dot product") \
-  X(distance,  2, FLTRED, "",                      "distance",  "vector distance") \
-  X(length,    1, FLTRED, "",                      "length",    "vector length") \
-  X(normalize, 1, FLT,    "",                      "normalize", "vector of length 1 in p's direction") \
-  X(fast_distance, 2, F32RED, "",                  "fast_distance", "vector distance, possibly approximated") \
-  X(fast_length, 1, F32RED, "",                    "fast_length", "vector length, possibly approximated") \
-  X(fast_normalize, 1, F32, "",                    "fast_normalize", "normalize, possibly approximated") \
-  /* common functions (clamp, max and min serve integers too) */              \
-  X(clamp,     3, NUM,    "fgk_min(fgk_max(%0, %1), %2)", "clamp", "min(max(x, lo), hi)") \
-  X(degrees,   1, FLT,    "(%0 * FGK_180_PI)",     "degrees",   "radians to degrees") \
-  X(max,       2, NUM,    "fgk_max(%0, %1)",       "max",       "y if x < y, else x") \
-  X(min,       2, NUM,    "fgk_min(%0, %1)",       "min",       "y if y < x, else x") \
-  X(mix,       3, FLT,    "(%0 + (%1 - %0) * %2)", "mix",       "x + (y - x) * a") \
-  X(radians,   1, FLT,    "(%0 * FGK_PI_180)",     "radians",   "degrees to radians") \
-  X(sign,      1, FLT,    "fgk_sign%f(%0)",        "sign",      "1 if x > 0, -1 if x < 0, x for +-0, 0 for NaN") \
-  X(step,      2, FLT,    "(%1 < %0 ? 0 : 1)",     "step",      "0 if x < edge, else 1") \
-  /* relational functions */                                                  \
-  X(isequal,   2, REL,    "(%0 == %1)",            "isequal",   "x == y") \
-  X(isnotequal, 2, REL,   "(%0 != %1)",            "isnotequal", "x != y (true if either is NaN)") \
-  X(isgreater, 2, REL,    "isgreater(%0, %1)",     "isgreater", "x > y") \
-  X(isgreaterequal, 2, REL, "isgreaterequal(%0, %1)", "isgreaterequal", "x >= y") \
-  X(isless,    2, REL,    "isless(%0, %1)",        "isless",    "x < y") \
-  X(islessequal, 2, REL,  "islessequal(%0, %1)",   "islessequal", "x <= y") \
-  X(islessgreater, 2, REL, "islessgreater(%0, %1)", "islessgreater", "(x < y) || (x > y)") \
-  X(isfinite,  1, REL,    "isfinite(%0)",          "isfinite",  "x is finite") \
-  X(isinf,     1, REL,    "isinf(%0)",             "isinf",     "x is +infinity or -infinity") \
-  X(isnan,     1, REL,    "isnan(%0)",             "isnan",     "x is a NaN") \
-  X(isnormal,  1, REL,    "isnormal(%0)",          "isnormal",  "x is a normal value") \
-  X(isordered, 2, REL,    "!isunordered(%0, %1)",  "isordered", "neither x nor y is a NaN") \
-  X(isunordered, 2, REL,  "isunordered(%0, %1)",   "isunordered", "x or y is a NaN") \
-  X(signbit,   1, REL,    "signbit(%0)",           "signbit",   "the sign bit of x is set") \
-  X(any,       1, SINTRED, "",                     "any",       "1 if the MSB of any component is set, else 0") \
-  X(all,       1, SINTRED, "",                     "all",       "1 if the MSB of every component is set, else 0") \
-  X(bitselect, 3, NUM,    "fgk_bitselect_%t(%0, %1, %2)", "bitselect", "each bit from b where c's bit is 1, else from a") \
-  X(select,    3, SELECT, "",                      "select",    "per component: b if c's MSB is set, else a (scalars: c ? b : a)")
+/* fg_expr is declared there; dsl.h includes this header at its end, so
+ * either may be included first. */
+#include "dsl.h"
+
+/* ---- integer functions --------------------------------------------------- */
+
+/* |x|, as U [T any integer type; result U, its unsigned type] */
+fg_expr *fg_abs(fg_expr *x);
+/* |x - y| without modulo overflow, as U [T any integer type; result U, its
+ * unsigned type] */
+fg_expr *fg_abs_diff(fg_expr *x, fg_expr *y);
+/* x + y, saturating [T any integer type] */
+fg_expr *fg_add_sat(fg_expr *x, fg_expr *y);
+/* (x + y) >> 1 without modulo overflow [T any integer type] */
+fg_expr *fg_hadd(fg_expr *x, fg_expr *y);
+/* (x + y + 1) >> 1 without modulo overflow [T any integer type] */
+fg_expr *fg_rhadd(fg_expr *x, fg_expr *y);
+/* number of leading 0-bits (the bit width for 0) [T any integer type] */
+fg_expr *fg_clz(fg_expr *x);
+/* mul_hi(a, b) + c [T any integer type] */
+fg_expr *fg_mad_hi(fg_expr *a, fg_expr *b, fg_expr *c);
+/* a * b + c, saturating [T any integer type] */
+fg_expr *fg_mad_sat(fg_expr *a, fg_expr *b, fg_expr *c);
+/* high half of the product x * y [T any integer type] */
+fg_expr *fg_mul_hi(fg_expr *x, fg_expr *y);
+/* v rotated left by i (modulo the bit width) [T any integer type] */
+fg_expr *fg_rotate(fg_expr *v, fg_expr *i);
+/* x - y, saturating [T any integer type] */
+fg_expr *fg_sub_sat(fg_expr *x, fg_expr *y);
+/* a * b + c for 24-bit a and b [T int or uint] */
+fg_expr *fg_mad24(fg_expr *a, fg_expr *b, fg_expr *c);
+/* a * b for 24-bit a and b [T int or uint] */
+fg_expr *fg_mul24(fg_expr *a, fg_expr *b);
+
+/* ---- math functions ------------------------------------------------------ */
+
+/* arc cosine [T float or double] */
+fg_expr *fg_acos(fg_expr *x);
+/* inverse hyperbolic cosine [T float or double] */
+fg_expr *fg_acosh(fg_expr *x);
+/* acos(x) / pi [T float or double] */
+fg_expr *fg_acospi(fg_expr *x);
+/* arc sine [T float or double] */
+fg_expr *fg_asin(fg_expr *x);
+/* inverse hyperbolic sine [T float or double] */
+fg_expr *fg_asinh(fg_expr *x);
+/* asin(x) / pi [T float or double] */
+fg_expr *fg_asinpi(fg_expr *x);
+/* arc tangent [T float or double] */
+fg_expr *fg_atan(fg_expr *x);
+/* arc tangent of y / x [T float or double] */
+fg_expr *fg_atan2(fg_expr *y, fg_expr *x);
+/* hyperbolic arc tangent [T float or double] */
+fg_expr *fg_atanh(fg_expr *x);
+/* atan(x) / pi [T float or double] */
+fg_expr *fg_atanpi(fg_expr *x);
+/* atan2(y, x) / pi [T float or double] */
+fg_expr *fg_atan2pi(fg_expr *y, fg_expr *x);
+/* cube root [T float or double] */
+fg_expr *fg_cbrt(fg_expr *x);
+/* round toward +infinity [T float or double] */
+fg_expr *fg_ceil(fg_expr *x);
+/* x with the sign of y [T float or double] */
+fg_expr *fg_copysign(fg_expr *x, fg_expr *y);
+/* cosine [T float or double] */
+fg_expr *fg_cos(fg_expr *x);
+/* hyperbolic cosine [T float or double] */
+fg_expr *fg_cosh(fg_expr *x);
+/* cos(pi x) [T float or double] */
+fg_expr *fg_cospi(fg_expr *x);
+/* x / y for floats, possibly approximated [T float] */
+fg_expr *fg_native_divide(fg_expr *x, fg_expr *y);
+/* error function [T float or double] */
+fg_expr *fg_erf(fg_expr *x);
+/* complementary error function [T float or double] */
+fg_expr *fg_erfc(fg_expr *x);
+/* e to the x [T float or double] */
+fg_expr *fg_exp(fg_expr *x);
+/* 2 to the x [T float or double] */
+fg_expr *fg_exp2(fg_expr *x);
+/* 10 to the x [T float or double] */
+fg_expr *fg_exp10(fg_expr *x);
+/* e to the x, minus 1 [T float or double] */
+fg_expr *fg_expm1(fg_expr *x);
+/* absolute value [T float or double] */
+fg_expr *fg_fabs(fg_expr *x);
+/* positive difference [T float or double] */
+fg_expr *fg_fdim(fg_expr *x, fg_expr *y);
+/* round toward -infinity [T float or double] */
+fg_expr *fg_floor(fg_expr *x);
+/* a * b + c, rounded once [T float or double] */
+fg_expr *fg_fma(fg_expr *a, fg_expr *b, fg_expr *c);
+/* larger of x and y [T float or double] */
+fg_expr *fg_fmax(fg_expr *x, fg_expr *y);
+/* smaller of x and y [T float or double] */
+fg_expr *fg_fmin(fg_expr *x, fg_expr *y);
+/* x - y * trunc(x / y) [T float or double] */
+fg_expr *fg_fmod(fg_expr *x, fg_expr *y);
+/* sqrt(x^2 + y^2) [T float or double] */
+fg_expr *fg_hypot(fg_expr *x, fg_expr *y);
+/* exponent as an integer [T float or double; result int (intn)] */
+fg_expr *fg_ilogb(fg_expr *x);
+/* x * 2^n [T float or double; n int (intn)] */
+fg_expr *fg_ldexp(fg_expr *x, fg_expr *n);
+/* log gamma [T float or double] */
+fg_expr *fg_lgamma(fg_expr *x);
+/* natural logarithm [T float or double] */
+fg_expr *fg_log(fg_expr *x);
+/* base 2 logarithm [T float or double] */
+fg_expr *fg_log2(fg_expr *x);
+/* base 10 logarithm [T float or double] */
+fg_expr *fg_log10(fg_expr *x);
+/* ln(1 + x) [T float or double] */
+fg_expr *fg_log1p(fg_expr *x);
+/* exponent of x [T float or double] */
+fg_expr *fg_logb(fg_expr *x);
+/* approximates a * b + c [T float or double] */
+fg_expr *fg_mad(fg_expr *a, fg_expr *b, fg_expr *c);
+/* argument of larger magnitude [T float or double] */
+fg_expr *fg_maxmag(fg_expr *x, fg_expr *y);
+/* argument of smaller magnitude [T float or double] */
+fg_expr *fg_minmag(fg_expr *x, fg_expr *y);
+/* quiet NaN carrying nancode [T uint or ulong; result float or double] */
+fg_expr *fg_nan(fg_expr *nancode);
+/* next value after x toward y [T float or double] */
+fg_expr *fg_nextafter(fg_expr *x, fg_expr *y);
+/* x to the power y [T float or double] */
+fg_expr *fg_pow(fg_expr *x, fg_expr *y);
+/* x to the integer power n [T float or double; n int (intn)] */
+fg_expr *fg_pown(fg_expr *x, fg_expr *n);
+/* x to the power y, x >= 0 [T float or double] */
+fg_expr *fg_powr(fg_expr *x, fg_expr *y);
+/* IEEE remainder [T float or double] */
+fg_expr *fg_remainder(fg_expr *x, fg_expr *y);
+/* round to nearest even [T float or double] */
+fg_expr *fg_rint(fg_expr *x);
+/* x to the power 1/n [T float or double; n int (intn)] */
+fg_expr *fg_rootn(fg_expr *x, fg_expr *n);
+/* round half away from zero [T float or double] */
+fg_expr *fg_round(fg_expr *x);
+/* inverse square root [T float or double] */
+fg_expr *fg_rsqrt(fg_expr *x);
+/* sine [T float or double] */
+fg_expr *fg_sin(fg_expr *x);
+/* hyperbolic sine [T float or double] */
+fg_expr *fg_sinh(fg_expr *x);
+/* sin(pi x) [T float or double] */
+fg_expr *fg_sinpi(fg_expr *x);
+/* square root [T float or double] */
+fg_expr *fg_sqrt(fg_expr *x);
+/* tangent [T float or double] */
+fg_expr *fg_tan(fg_expr *x);
+/* hyperbolic tangent [T float or double] */
+fg_expr *fg_tanh(fg_expr *x);
+/* tan(pi x) [T float or double] */
+fg_expr *fg_tanpi(fg_expr *x);
+/* gamma function [T float or double] */
+fg_expr *fg_tgamma(fg_expr *x);
+/* round toward zero [T float or double] */
+fg_expr *fg_trunc(fg_expr *x);
+
+/* ---- geometric functions ------------------------------------------------- */
+
+/* cross product (w of a 4-vector is 0) [T float3, float4, double3 or
+ * double4] */
+fg_expr *fg_cross(fg_expr *a, fg_expr *b);
+/* dot product [T float or double; result T's scalar] */
+fg_expr *fg_dot(fg_expr *a, fg_expr *b);
+/* vector distance [T float or double; result T's scalar] */
+fg_expr *fg_distance(fg_expr *a, fg_expr *b);
+/* vector length [T float or double; result T's scalar] */
+fg_expr *fg_length(fg_expr *p);
+/* vector of length 1 in p's direction [T float or double] */
+fg_expr *fg_normalize(fg_expr *p);
+/* vector distance, possibly approximated [T float; result float] */
+fg_expr *fg_fast_distance(fg_expr *a, fg_expr *b);
+/* vector length, possibly approximated [T float; result float] */
+fg_expr *fg_fast_length(fg_expr *p);
+/* normalize, possibly approximated [T float] */
+fg_expr *fg_fast_normalize(fg_expr *p);
+
+/* ---- common functions ---------------------------------------------------- */
+
+/* min(max(x, lo), hi) [T any integer or float type] */
+fg_expr *fg_clamp(fg_expr *x, fg_expr *lo, fg_expr *hi);
+/* radians to degrees [T float or double] */
+fg_expr *fg_degrees(fg_expr *x);
+/* y if x < y, else x [T any integer or float type] */
+fg_expr *fg_max(fg_expr *x, fg_expr *y);
+/* y if y < x, else x [T any integer or float type] */
+fg_expr *fg_min(fg_expr *x, fg_expr *y);
+/* x + (y - x) * a [T float or double] */
+fg_expr *fg_mix(fg_expr *x, fg_expr *y, fg_expr *a);
+/* degrees to radians [T float or double] */
+fg_expr *fg_radians(fg_expr *x);
+/* 1 if x > 0, -1 if x < 0, x for +-0, 0 for NaN [T float or double] */
+fg_expr *fg_sign(fg_expr *x);
+/* 0 if x < edge, else 1 [T float or double] */
+fg_expr *fg_step(fg_expr *edge, fg_expr *x);
+
+/* ---- relational functions ------------------------------------------------ */
+
+/* x == y [T float or double; result int (see above)] */
+fg_expr *fg_isequal(fg_expr *x, fg_expr *y);
+/* x != y (true if either is NaN) [T float or double; result int (see above)] */
+fg_expr *fg_isnotequal(fg_expr *x, fg_expr *y);
+/* x > y [T float or double; result int (see above)] */
+fg_expr *fg_isgreater(fg_expr *x, fg_expr *y);
+/* x >= y [T float or double; result int (see above)] */
+fg_expr *fg_isgreaterequal(fg_expr *x, fg_expr *y);
+/* x < y [T float or double; result int (see above)] */
+fg_expr *fg_isless(fg_expr *x, fg_expr *y);
+/* x <= y [T float or double; result int (see above)] */
+fg_expr *fg_islessequal(fg_expr *x, fg_expr *y);
+/* (x < y) || (x > y) [T float or double; result int (see above)] */
+fg_expr *fg_islessgreater(fg_expr *x, fg_expr *y);
+/* x is finite [T float or double; result int (see above)] */
+fg_expr *fg_isfinite(fg_expr *x);
+/* x is +infinity or -infinity [T float or double; result int (see above)] */
+fg_expr *fg_isinf(fg_expr *x);
+/* x is a NaN [T float or double; result int (see above)] */
+fg_expr *fg_isnan(fg_expr *x);
+/* x is a normal value [T float or double; result int (see above)] */
+fg_expr *fg_isnormal(fg_expr *x);
+/* neither x nor y is a NaN [T float or double; result int (see above)] */
+fg_expr *fg_isordered(fg_expr *x, fg_expr *y);
+/* x or y is a NaN [T float or double; result int (see above)] */
+fg_expr *fg_isunordered(fg_expr *x, fg_expr *y);
+/* the sign bit of x is set [T float or double; result int (see above)] */
+fg_expr *fg_signbit(fg_expr *x);
+/* 1 if the MSB of any component is set, else 0 [T any signed integer type;
+ * result int] */
+fg_expr *fg_any(fg_expr *x);
+/* 1 if the MSB of every component is set, else 0 [T any signed integer type;
+ * result int] */
+fg_expr *fg_all(fg_expr *x);
+/* each bit from b where c's bit is 1, else from a [T any integer or float
+ * type] */
+fg_expr *fg_bitselect(fg_expr *a, fg_expr *b, fg_expr *c);
+/* per component: b if c's MSB is set, else a (scalars: c ? b : a) [c an
+ * integer type (see above)] */
+fg_expr *fg_select(fg_expr *a, fg_expr *b, fg_expr *c);
 
 #endif

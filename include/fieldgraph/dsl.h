@@ -34,7 +34,6 @@
 #define FIELDGRAPH_DSL_H
 
 #include "graph.h"
-#include "builtins.h"
 
 #define FG_MAX_OUTPUTS 10
 
@@ -420,20 +419,10 @@ fg_expr *fg_as(fg_expr *e, fg_elem elem, int width);
 #define fg_as_double3(e) fg_as((e), FG_F64, 3)
 #define fg_as_double4(e) fg_as((e), FG_F64, 4)
 
-/* Built-in functions, one per row of builtins.h, where each has its line
- * of description: the integer (fg_add_sat(x, y), fg_clz(x)), math
- * (fg_sqrt(x), fg_pow(x, y)), geometric (fg_dot(a, b), fg_cross(a, b)),
- * common (fg_clamp(x, lo, hi)) and relational (fg_isnan(x),
- * fg_select(a, b, c)) functions of Cog's GPUOperator. */
-#define FG__DECL_BUILTIN_1(n) fg_expr *fg_##n(fg_expr *a);
-#define FG__DECL_BUILTIN_2(n) fg_expr *fg_##n(fg_expr *a, fg_expr *b);
-#define FG__DECL_BUILTIN_3(n) fg_expr *fg_##n(fg_expr *a, fg_expr *b, \
-                                              fg_expr *c);
-#define FG__DECL_BUILTIN(name, arity, rule, ctmpl, clname, text) \
-  FG__DECL_BUILTIN_##arity(name)
-FG_BUILTINS(FG__DECL_BUILTIN)
-#undef FG__DECL_BUILTIN
 /* Any built-in by name, e.g. fg_call("pow", 2, (fg_expr *[]){x, y}). */
 fg_expr *fg_call(const char *name, int nargs, fg_expr *const *args);
+
+/* The built-in functions themselves (fg_sqrt, fg_pow, fg_clamp, ...). */
+#include "builtins.h"
 
 #endif
