@@ -7,6 +7,7 @@
  * runs along columns innermost with restrict pointers so clang can
  * vectorize it. */
 #include "emit_impl.h"
+#include "math_c.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -406,6 +407,10 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
       len += (size_t)snprintf(name + len, sizeof name - len, "_%s",
                               fgk_type_name(pt[i]));
   if (fgk_first_use(e, name)) {
+    /* f32 cbrt, exp, log, pow...: vectorizable routines (emit/math_c.c) */
+    const char *tpl = fge_math_c_template(e, fn, t.elem);
+    if (!tpl)
+      tpl = b->c_template;
     if (strstr(b->c_template, "%t"))
       c_scalar_helper(e, fn, t.elem);   /* before the helper that calls it */
     fgu_buf *h = &e->help;
@@ -426,7 +431,7 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
       if (rel)
         fgu_buf_putc(h, '(');
       const char *sfx = t.elem == FG_F32 ? "f" : "";
-      for (const char *p = b->c_template; *p; p++) {
+      for (const char *p = tpl; *p; p++) {
         if (*p == '%' && p[1] >= '0' && p[1] <= '2') {
           int a = p[1] - '0';
           fgu_buf_printf(h, "a%d%s", a, pt[a].width > 1 ? "[i]" : "");

@@ -1,0 +1,16 @@
+/* emit/math_c.h - the C dialect's vectorizable float math (emit/math_c.c).
+ * Internal. */
+#ifndef FG_EMIT_MATH_C_H
+#define FG_EMIT_MATH_C_H
+
+#include "emit_impl.h"
+
+/* The C spelling (a c_template of the built-in table, with %0 and %1 for
+ * the arguments) of built-in fn on elements of type el when the C dialect
+ * computes it with its own routines: cbrt, exp, exp2, exp10, log, log2,
+ * log10, pow and pown on f32.  The first such call of a kernel adds the
+ * routines to its helpers (before the helper being written).  NULL for
+ * every other function and type: the table's spelling stands. */
+const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el);
+
+#endif
