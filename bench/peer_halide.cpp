@@ -37,7 +37,9 @@ extern "C" double peer_halide_lab(const float *rgba, float *lab, int w,
                                   int h, int fast) {
   Var x("x"), y("y"), c("c"), yo("yo");
   ImageParam in(Float(32), 3, "rgba");
-  auto pw = [fast](Expr a, Expr b) { return fast ? fast_pow(a, b) : pow(a, b); };
+  auto pw = [fast](Expr a, Expr b) {
+    return fast ? fast_pow(a, b) : pow(a, b);
+  };
   Func lin("lin"), t("t"), f("f"), out("lab");
   Expr v = in(x, y, c);
   lin(x, y, c) = select(v > 0.04045f, pw((v + 0.055f) / 1.055f, 2.4f),
@@ -47,7 +49,8 @@ extern "C" double peer_halide_lab(const float *rgba, float *lab, int w,
                        (r * 0.2126f + g * 0.7152f + b * 0.0722f) / 100.0f,
                        (r * 0.0193f + g * 0.1192f + b * 0.9505f) / 108.883f});
   Expr tv = t(x, y, c);
-  f(x, y, c) = select(tv > 0.008856f, pw(tv, 1.0f / 3), tv * 7.787f + 16.0f / 116);
+  f(x, y, c) = select(tv > 0.008856f, pw(tv, 1.0f / 3),
+                      tv * 7.787f + 16.0f / 116);
   out(x, y, c) = mux(c, {f(x, y, 1) * 116.0f - 16.0f,
                          (f(x, y, 0) - f(x, y, 1)) * 500.0f,
                          (f(x, y, 1) - f(x, y, 2)) * 200.0f, in(x, y, 3)});

@@ -52,7 +52,9 @@ typedef struct w2_job {
   int n;
 } w2_job;
 
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int clampi(int v, int lo, int hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
 
 /* Rows [begin, end): the taps in the graph's order, then the pointwise
  * tail; one fused loop, as a C programmer would write it. */

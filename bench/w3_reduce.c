@@ -296,7 +296,8 @@ void bench_w3(fg_context *ctx) {
     fg_type tf = fg_type_scalar(FG_F32, shape);
     fg_field *x = fg_input(g, "a", tf), *y = fg_input(g, "b", tf);
     fg_op *op = fg_op_begin(g, "mul", 1, &tf);
-    fg_write_tensor(op, 0, fg_mul(fg_read_tensor(op, x), fg_read_tensor(op, y)));
+    fg_write_tensor(op, 0,
+                    fg_mul(fg_read_tensor(op, x), fg_read_tensor(op, y)));
     fg_output(g, "dot", fg_reduce(g, "dot", FG_REDUCE_SUM, fg_op_end(op)));
     fgb_check_graph(g, "W3 dot");
     float v;
@@ -306,16 +307,6 @@ void bench_w3(fg_context *ctx) {
               crow, cvrow);
     fg_graph_free(g);
   }
-  /* double-precision reference for the float sums' accuracy */
-  {
-    double da = 0, dd = 0;
-    for (int64_t i = 0; i < n; i++) {
-      da += a[i];
-      dd += (double)a[i] * b[i];
-    }
-    printf("  (exact sums for reference: sum f32 %.9g, dot %.9g)\n", da, dd);
-  }
-
   /* min + max, u8 */
   job->kind = 3;
   s = bench_median(w3_c, job, -1, -1);
@@ -398,6 +389,15 @@ void bench_w3(fg_context *ctx) {
     fg_rs_script_free(rs);
   }
   bench_table_print(&t);
+  {
+    /* double-precision sums: how far each float result is from exact */
+    double da = 0, dd = 0;
+    for (int64_t i = 0; i < n; i++) {
+      da += a[i];
+      dd += (double)a[i] * b[i];
+    }
+    printf("  exact sums (double): sum f32 %.9g, dot f32 %.9g\n", da, dd);
+  }
   free(job);
   free(u8);
   free(a);

@@ -215,8 +215,9 @@ void bench_w5(fg_backend_kind kind) {
     char label[64];
     snprintf(label, sizeof label, "%s cold (empty cache dir)", name);
     int r = bench_row_add(&tb, label, cold[cold_reps / 2], 0, NAN);
-    snprintf(tb.rows[r].note, sizeof tb.rows[r].note, "%llu kernels built%s",
-             (unsigned long long)built_cold,
+    snprintf(tb.rows[r].note, sizeof tb.rows[r].note,
+             "%llu kernel%s built%s", (unsigned long long)built_cold,
+             built_cold == 1 ? "" : "s",
              kind == FG_BACKEND_OPENCL ? "; PoCL's own cache not cleared"
                                        : "");
     snprintf(label, sizeof label, "%s warm (same context)", name);
@@ -224,7 +225,8 @@ void bench_w5(fg_backend_kind kind) {
     snprintf(label, sizeof label, "%s warm (new context)", name);
     int r2 = bench_row_add(&tb, label, warm_new[nw / 2], 0, NAN);
     snprintf(tb.rows[r2].note, sizeof tb.rows[r2].note,
-             "%llu kernels built when warm", (unsigned long long)built_warm);
+             "%llu kernel%s built when warm",
+             (unsigned long long)built_warm, built_warm == 1 ? "" : "s");
     for (int k = 0; k < 3; k++) {          /* rows r - 1, r, r2 */
       int row = k == 0 ? r - 1 : k == 1 ? r : r2;
       if (fu)
