@@ -1,0 +1,43 @@
+/* bench/workloads.h - the workloads W1-W5 of the benchmark suite, each
+ * timing fieldgraph (fused and unfused, full and relaxed precision) on
+ * the context's backend next to a plain C loop and the peers this program
+ * was built with, checking every result against the C loop and printing
+ * one table; and the fieldgraph helpers they share. */
+#ifndef BENCH_WORKLOADS_H
+#define BENCH_WORKLOADS_H
+
+#include "bench.h"
+#include "fieldgraph.h"
+
+/* Compiles g for ctx with the given fusion and precision; exits with the
+ * context's message on failure. */
+fg_program *fgb_compile(fg_context *ctx, fg_graph *g, fg_fusion fusion,
+                        fg_precision precision);
+/* Median seconds of fg_program_run(p, ...) (warm-up and repetitions as
+ * bench); exits with the message when a run fails. */
+double fgb_time(fg_context *ctx, fg_program *p, int n_in,
+                const void *const *in, int n_out, void *const *out);
+/* Exits with "what: <message of the graph>" when g is in error. */
+void fgb_check_graph(fg_graph *g, const char *what);
+/* The label "fieldgraph <fusion> <precision>" into buf. */
+const char *fgb_label(char *buf, size_t size, const char *what,
+                      fg_fusion fusion, fg_precision precision);
+
+/* W1 sRGB -> CIE L*a*b* as 8 pointwise float4 operators, 4096 x 4096. */
+void bench_w1(fg_context *ctx);
+/* W2 3x3 blur -> scale -> add -> clamp on a float 4096 x 4096 field. */
+void bench_w2(fg_context *ctx);
+/* W3 reductions over 16M elements: sums, dot, min/max (with location). */
+void bench_w3(fg_context *ctx);
+/* W4 per-run latency of a 1-node 64 x 64 graph, blocking and 4 in
+ * flight. */
+void bench_w4(fg_context *ctx);
+/* W5 compile time of the W1 graph, cold (empty kernel cache) and warm;
+ * kind is the backend to make fresh contexts of. */
+void bench_w5(fg_backend_kind kind);
+
+/* The 8-node W1 graph over a size x size float4 image (shared by W1 and
+ * W5). */
+fg_graph *bench_w1_graph(int64_t size);
+
+#endif
