@@ -148,7 +148,7 @@ END_TEST
     const void *in[4];                                                      \
     void *out[4];                                                           \
     for (int o = 0; o < 4; o++) {                                           \
-      char name[8], res[8];                                                 \
+      char name[16], res[16];                                               \
       snprintf(name, sizeof name, "x%d", o);                                \
       snprintf(res, sizeof res, "r%d", o);                                  \
       fg_output(g, res, fg_reduce(g, res, ops[o], fg_input(g, name, t)));   \
