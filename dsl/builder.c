@@ -145,6 +145,9 @@ fg_field *fg_op_end(fg_op *op) {
     if (!op->written[i])
       return fgk_fail(op, FG_ERULE, "output %d (_out%d) is never written",
                       i, i);
+  if (fgk_is_reduction(op->reduce) && (op->thread_elements || op->grouped))
+    return fgk_fail(op, FG_ERULE, "a reduction runs one thread per point "
+                    "and no work-group features");
   fg_graph *g = op->g;
   fgk_kernel *k = fgu_arena_alloc(&g->arena, sizeof *k);
   fg_type *in_type =
@@ -171,6 +174,7 @@ fg_field *fg_op_end(fg_op *op) {
   k->local[0] = op->local[0];
   k->local[1] = op->local[1];
   k->grouped = op->grouped;
+  k->reduce = op->reduce;
   k->body = op->body;
   k->n_vars = op->n_vars;
   g->open_op = NULL;
@@ -186,6 +190,32 @@ fg_field *fg_op_end(fg_op *op) {
   n->n_in = op->n_in;
   op->node = n;
   return n->out[0];
+}
+
+bool fgk_op_set_reduction(fg_op *op, fgk_reduction r) {
+  if (!fgk_op_usable(op))
+    return false;
+  if (fgk_is_reduction(op->reduce)) {
+    fgk_fail(op, FG_ERULE, "the operator is a reduction already");
+    return false;
+  }
+  if (r.port < 0 || r.port >= op->n_out) {
+    fgk_fail(op, FG_EINVAL, "reduction output %d: the operator has %d "
+             "output%s", r.port, op->n_out, op->n_out == 1 ? "" : "s");
+    return false;
+  }
+  if (op->out_type[r.port].field.ndim != 0) {
+    fgk_fail(op, FG_ESHAPE, "reduction output %d has %d dimensions "
+             "(expected 0)", r.port, op->out_type[r.port].field.ndim);
+    return false;
+  }
+  if (r.kind == FGK_REDUCE_BUILTIN && (unsigned)r.op > FG_REDUCE_PROD) {
+    fgk_fail(op, FG_EINVAL, "reduction operation %d is not FG_REDUCE_SUM, "
+             "_MIN, _MAX or _PROD", (int)r.op);
+    return false;
+  }
+  op->reduce = r;
+  return true;
 }
 
 int fgk_op_input(fg_op *op, fg_field *f, const char *call) {

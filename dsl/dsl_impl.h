@@ -41,6 +41,7 @@ struct fg_op {
   int thread_elements;       /* > 0: threads per point, _tensorElement */
   int local[2];              /* work-group (rows, columns) */
   bool grouped;              /* uses work-group features */
+  fgk_reduction reduce;      /* fgk_op_set_reduction's, else NONE */
 };
 
 /* NULL when op cannot take more building (NULL, errored graph, closed). */
@@ -62,6 +63,11 @@ fg_expr *fgk_expr_new(fg_op *op, fgk_expr_kind kind, fgk_type type);
 /* Checks that e is an integer scalar usable as a coordinate or index. */
 bool fgk_check_index(fg_op *op, fg_expr *e, const char *call,
                      const char *what);
+/* Marks op as a reduction (ir/ir.h): output r.port, which must be 0-D,
+ * accumulates what the threads write to it.  Call before fg_op_end, at
+ * most once.  False with an error recorded when op is unusable or r does
+ * not fit it. */
+bool fgk_op_set_reduction(fg_op *op, fgk_reduction r);
 /* Nonzero when a value of type from may be assigned or passed where to is
  * expected without an explicit conversion. */
 bool fgk_implicit_ok(fgk_type from, fgk_type to);

@@ -28,10 +28,7 @@ fg_field *fg_reduce(fg_graph *g, const char *name, fg_reduce_op op,
   fg_op *o = fg_op_begin(g, name, 1, &out);
   fg_global_threads(o, t.field);
   fg_write_tensor(o, 0, fg_read_tensor(o, field));
-  fg_field *result = fg_op_end(o);
-  if (!result)
+  if (!fgk_op_set_reduction(o, fgk_reduce_builtin(op, 0)))
     return NULL;
-  result->producer->kernel->reduce = (int)op + 1;
-  result->producer->kernel->reduce_port = 0;
-  return result;
+  return fg_op_end(o);
 }

@@ -610,14 +610,14 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "_rows = (int)fgk_dim[%d], _columns = (int)fgk_dim[%d];\n",
                  3 * nb, 3 * nb + 1, 3 * nb + 2);
   fgu_buf_puts(o, "  (void)_layers;\n");
-  if (k->reduce) {
+  if (fgk_is_reduction(k->reduce)) {
     /* c counts partials: each reduces a fixed chunk of the flattened
      * threads, so the order of additions depends only on the shape */
     fgu_buf_printf(o, "  const long fgk_N = (long)_layers * _rows * _columns;\n"
                    "  const long fgk_P = out%d_C;\n"
                    "  const long fgk_chunk = (fgk_N + fgk_P - 1) / fgk_P;\n"
                    "  for (long fgk_p = fgk_c0; fgk_p < fgk_c1; ++fgk_p) {\n",
-                   k->reduce_port);
+                   k->reduce.port);
     fgk_reduce_acc_decl(e, o);
     /* the chunk row by row: the coordinates of a row's first point cost
      * two divisions, the points of a row step through the columns, so

@@ -134,7 +134,7 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   }
   fgu_buf_puts(o, "  const int _layers = (int)fgk_TL, _rows = (int)fgk_TR, "
                "_columns = (int)fgk_TC;\n");
-  if (k->reduce) {
+  if (fgk_is_reduction(k->reduce)) {
     /* one work-item per partial, each reducing a fixed chunk of the
      * flattened threads: the order of additions depends only on the shape */
     fgu_buf_printf(o, "  const long fgk_N = fgk_TL * fgk_TR * fgk_TC;\n"
@@ -142,7 +142,7 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    "  const long fgk_chunk = (fgk_N + fgk_P - 1) / fgk_P;\n"
                    "  const long fgk_p = get_global_id(0);\n"
                    "  if (fgk_p >= fgk_P)\n    return;\n  {\n",
-                   k->reduce_port);
+                   k->reduce.port);
     fgk_reduce_acc_decl(e, o);
     /* row by row, as in the C dialect: two divisions per row */
     fgu_buf_puts(o, "    const long fgk_end = min((fgk_p + 1) * fgk_chunk, "

@@ -20,15 +20,10 @@
 #ifndef FG_EMIT_EMIT_H
 #define FG_EMIT_EMIT_H
 
-#include "ir/ir.h"
-
-typedef enum fgk_dialect { FGK_DIALECT_C, FGK_DIALECT_CL } fgk_dialect;
+#include "ir/foreign.h"      /* fgk_dialect */
 
 /* Source text of kernel k as a function named fn_name (an identifier), in
  * dialect d; malloc'd, NULL when out of memory. */
 char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name);
-
-/* Writes an identifier made from name (letters, digits, '_') into out. */
-void fgk_identifier(const char *name, char *out, size_t size);
 
 #endif

@@ -62,6 +62,8 @@ typedef struct fgk_dialect_i {
 } fgk_dialect_i;
 
 struct fgk_emitter {
+  fgk_writer w;        /* what foreign calls write through (emit/writer.c);
+                          first, so that a writer is its emitter */
   const fgk_kernel *k;
   const fgk_dialect_i *d;
   fgu_buf out;         /* the thread body */
@@ -74,7 +76,7 @@ struct fgk_emitter {
   fgu_buf locals;      /* shared declarations at kernel scope */
   fgu_buf zero_locals; /* statements zeroing the shared variables */
   bool acc_name;       /* variable id -1 is the reduction accumulator */
-  const fg_expr *rs_acc; /* a RenderScript reduction's accumulate call */
+  const fg_expr *foreign_acc; /* a FOREIGN reduction's accumulating call */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
@@ -96,12 +98,8 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
 const char *fgk_int_min_literal(fg_elem e);
 const char *fgk_int_max_literal(fg_elem e);
 
-/* The RenderScript front end's part of emission (rs/emit_hooks.c): a call
- * into carried script source (FGK_E_RSCALL), and for FGK_REDUCE_RS
- * kernels the declaration of the script-typed accumulator and the store
- * of a partial into the record. */
-void fgr_emit_call(fgk_emitter *e, const fg_expr *x);
-void fgr_emit_acc_decl(fgk_emitter *e, fgu_buf *out);
-void fgr_emit_store_partial(fgk_emitter *e);
+/* The text writer over an emitter (emit/writer.c), given to the hooks of
+ * foreign calls (ir/foreign.h). */
+extern const fgk_writer_i fge_writer_i;
 
 #endif

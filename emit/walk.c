@@ -4,7 +4,9 @@
  * tensors), variable declarations and kernel assembly.  What differs
  * between C and OpenCL C is asked of the dialect (emit/emit_impl.h). */
 #include "emit_impl.h"
+#include "ir/reduce.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -39,22 +41,6 @@ bool fgk_first_use(fgk_emitter *e, const char *name) {
   }
   fgu_buf_printf(&e->names, "%s\n", name);
   return true;
-}
-
-void fgk_identifier(const char *name, char *out, size_t size) {
-  size_t j = 0;
-  if (size == 0)
-    return;
-  for (size_t i = 0; name && name[i] && j + 1 < size; i++) {
-    unsigned char c = (unsigned char)name[i];
-    out[j++] = (char)(isalnum(c) ? c : '_');
-  }
-  out[j] = 0;
-  if (j == 0 || isdigit((unsigned char)out[0])) {
-    char tmp[256];
-    snprintf(tmp, sizeof tmp, "k_%s", out);
-    snprintf(out, size, "%s", tmp);
-  }
 }
 
 const char *fgk_int_min_literal(fg_elem e) {
@@ -268,8 +254,8 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
   case FGK_E_ATOMIC:
     e->d->atomic(e, x);
     break;
-  case FGK_E_RSCALL:
-    fgr_emit_call(e, x);
+  case FGK_E_FOREIGN:
+    fgk_foreign_emit(&e->w, x);
     break;
   case FGK_E_THREAD:
     if (x->u.thread == FG_TENSOR_ELEMENTS)
@@ -439,57 +425,40 @@ static void close_block(fgk_emitter *e) {
 
 /* The reduction's type: its output's element type and tensor width. */
 static fgk_type reduce_type(const fgk_kernel *k) {
-  fg_type t = k->out_type[k->reduce_port];
+  fg_type t = k->out_type[k->reduce.port];
   return fgk_t(t.elem, fg_type_tensor_elements(t));
 }
 
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
-  if (e->k->reduce == FGK_REDUCE_RS) {
-    fgr_emit_acc_decl(e, out);
+  if (e->k->reduce.kind == FGK_REDUCE_FOREIGN) {
+    /* the accumulating call's hooks declare it, written into out */
+    if (!e->foreign_acc)
+      return;
+    fgu_buf tmp = e->out;
+    e->out = (fgu_buf){0};
+    fgk_foreign_acc_decl(&e->w, e->foreign_acc);
+    fgu_buf_puts(out, e->out.s ? e->out.s : "");
+    out->oom |= e->out.oom;
+    fgu_buf_free(&e->out);
+    e->out = tmp;
     return;
   }
   fgk_type t = reduce_type(e->k);
-  fg_reduce_op op = (fg_reduce_op)(e->k->reduce - 1);
-  const char *ety = e->d->type_name(fgk_t(t.elem, 1));
-  char id[96];
-  bool fl = fgk_is_float(t.elem);
-  switch (op) {
-  case FG_REDUCE_SUM: snprintf(id, sizeof id, "(%s)0", ety); break;
-  case FG_REDUCE_PROD: snprintf(id, sizeof id, "(%s)1", ety); break;
-  case FG_REDUCE_MIN:
-    snprintf(id, sizeof id, "(%s)%s", ety,
-             fl ? "INFINITY" : fgk_int_max_literal(t.elem));
-    break;
-  default:
-    snprintf(id, sizeof id, "(%s)%s", ety,
-             fl ? "-INFINITY" : fgk_is_signed(t.elem)
-                                    ? fgk_int_min_literal(t.elem) : "0");
+  const fgk_identity *id = fgk_reduce_identity(e->k->reduce.op, t.elem);
+  if (!id) {
+    out->oom = 1;      /* no such reduction: fails the emission */
+    return;
   }
   fgu_buf_printf(out, "    %s fgk_acc = ", e->d->type_name(t));
   if (t.width == 1) {
-    fgu_buf_printf(out, "%s;\n", id);
+    fgu_buf_printf(out, "(%s)%s;\n", e->d->type_name(fgk_t(t.elem, 1)),
+                   id->text);
   } else {
     /* a splat of the identity, spelled by the dialect */
     fgu_buf tmp = e->out;
     e->out = (fgu_buf){0};
     fg_expr k = {.kind = FGK_E_CONST, .type = fgk_t(t.elem, 1)};
-    if (fl)
-      k.u.k.f = op == FG_REDUCE_SUM ? 0.0 : op == FG_REDUCE_PROD ? 1.0
-              : op == FG_REDUCE_MIN ? INFINITY : -INFINITY;
-    else if (op == FG_REDUCE_PROD)
-      k.u.k.i = 1;
-    if (!fl && (op == FG_REDUCE_MIN || op == FG_REDUCE_MAX)) {
-      /* integer extremes of the element type */
-      static const uint64_t umax[FG_ELEM_COUNT_] = {
-        [FG_I8] = 127, [FG_U8] = 255, [FG_I16] = 32767, [FG_U16] = 65535,
-        [FG_I32] = 2147483647, [FG_U32] = 4294967295u,
-        [FG_I64] = INT64_MAX, [FG_U64] = UINT64_MAX};
-      uint64_t hi = umax[t.elem];
-      if (op == FG_REDUCE_MIN)
-        k.u.k.u = hi;
-      else
-        k.u.k.i = fgk_is_signed(t.elem) ? -(int64_t)hi - 1 : 0;
-    }
+    k.u.k = id->value;
     e->d->splat(e, &k, t);
     fgu_buf_printf(out, "%s;\n", e->out.s ? e->out.s : "0");
     fgu_buf_free(&e->out);
@@ -499,15 +468,18 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
 
 /* The reduction's write: the value joins the thread's accumulator. */
 static void emit_accumulate(fgk_emitter *e, const fgk_stmt *s) {
-  if (e->k->reduce == FGK_REDUCE_RS) {
-    /* the value is the script's accumulator call itself */
+  if (e->k->reduce.kind == FGK_REDUCE_FOREIGN) {
+    /* the value is the accumulating foreign call itself, whose hooks then
+     * declare the accumulator and store the partial */
+    assert(s->u.write.value->kind == FGK_E_FOREIGN);
+    e->foreign_acc = s->u.write.value;
     line(e);
     fgk_ex(e, s->u.write.value);
     fgk_put(e, ";\n");
     return;
   }
   fgk_type t = reduce_type(e->k);
-  fg_reduce_op op = (fg_reduce_op)(e->k->reduce - 1);
+  fg_reduce_op op = e->k->reduce.op;
   line(e);
   fgk_putf(e, "{\n");
   e->indent++;
@@ -537,7 +509,8 @@ static void emit_accumulate(fgk_emitter *e, const fgk_stmt *s) {
 
 static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
   const fgk_access *a = &s->u.write.at;
-  if (e->k->reduce && a->port == e->k->reduce_port && a->ncoords == 0 &&
+  if (fgk_is_reduction(e->k->reduce) && a->port == e->k->reduce.port &&
+      a->ncoords == 0 &&
       !a->element) {
     emit_accumulate(e, s);
     return;
@@ -792,7 +765,7 @@ static void declare_vars(fgk_emitter *e, const fgk_block *b) {
 }
 
 char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
-  fgk_emitter e = {.k = k, .indent = 3};
+  fgk_emitter e = {.w = {&fge_writer_i}, .k = k, .indent = 3};
   e.d = d == FGK_DIALECT_CL ? &fgk_dialect_cl : &fgk_dialect_c;
   for (int i = 0; i < k->n_in; i++)
     e.uses_fp64 |= k->in_type[i].elem == FG_F64;
@@ -819,18 +792,19 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   } else {
     block(&e, &k->body);
   }
-  if (k->reduce == FGK_REDUCE_RS) {
-    /* end of the chunk: the script-typed partial goes into the record */
+  if (k->reduce.kind == FGK_REDUCE_FOREIGN) {
+    /* end of the chunk: the call's hooks store the partial */
     fgk_put(&e, "      }\n    }\n    ");
-    fgr_emit_store_partial(&e);
-  } else if (k->reduce) {
+    if (e.foreign_acc)
+      fgk_foreign_store_partial(&e.w, e.foreign_acc, k->reduce.port);
+  } else if (fgk_is_reduction(k->reduce)) {
     /* end of the thread's chunk: store its partial */
     fgk_type t = reduce_type(k);
     char ptr[64];
-    snprintf(ptr, sizeof ptr, "out%d + fgk_p * %d", k->reduce_port, t.width);
+    snprintf(ptr, sizeof ptr, "out%d + fgk_p * %d", k->reduce.port, t.width);
     fgk_put(&e, "      }\n    }\n    ");
     if (t.width == 1) {
-      fgk_putf(&e, "out%d[fgk_p] = fgk_acc;\n", k->reduce_port);
+      fgk_putf(&e, "out%d[fgk_p] = fgk_acc;\n", k->reduce.port);
     } else {
       fg_expr acc = {.kind = FGK_E_VAR, .type = t};
       fgk_var accv = {.id = -1, .type = t};
@@ -846,7 +820,8 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   e.d->open_kernel(&e, &src, e.help.s ? e.help.s : "", fn_name);
   if (e.out.s)
     fgu_buf_puts(&src, e.out.s);
-  fgu_buf_puts(&src, k->reduce ? e.d->close_reduce : e.d->close_kernel);
+  fgu_buf_puts(&src, fgk_is_reduction(k->reduce) ? e.d->close_reduce
+                                                 : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
              e.zero_locals.oom;
   fgu_buf_free(&e.out);

@@ -52,13 +52,14 @@ static void scan_expr(const fg_expr *e, bool *nonlocal) {
     scan_expr(e->u.atomic.a, nonlocal);
     scan_expr(e->u.atomic.b, nonlocal);
     break;
-  case FGK_E_RSCALL:
-    /* the script reads its globals and bound allocations anywhere */
-    for (int i = 0; i < e->u.rs.n; i++)
-      scan_expr(e->u.rs.arg[i], nonlocal);
-    for (int i = 0; i < e->u.rs.n_ports; i++)
-      if (e->u.rs.port[i] >= 0)
-        nonlocal[e->u.rs.port[i]] = true;
+  case FGK_E_FOREIGN:
+    /* the callee reads its ports (a script's globals and bound
+     * allocations, say) anywhere */
+    for (int i = 0; i < e->u.foreign.n; i++)
+      scan_expr(e->u.foreign.arg[i], nonlocal);
+    for (int i = 0; i < e->u.foreign.n_ports; i++)
+      if (e->u.foreign.port[i] >= 0)
+        nonlocal[e->u.foreign.port[i]] = true;
     break;
   default:
     break;
@@ -98,8 +99,9 @@ static bool scan_block(const fgk_block *b, bool top, bool *nonlocal,
       break;
     case FGK_S_EXPR:
       scan_expr(s->u.expr, nonlocal);
-      if (s->u.expr->kind == FGK_E_RSCALL && s->u.expr->u.rs.out_port >= 0) {
-        *why = "writes its output inside a script call";
+      if (s->u.expr->kind == FGK_E_FOREIGN &&
+          s->u.expr->u.foreign.out_port >= 0) {
+        *why = "writes its output inside a foreign call";
         ok = false;
       }
       break;

@@ -11,13 +11,13 @@
  * the read only when the producer is cheaper than two memory passes, and
  * fieldgraph does not yet estimate operator cost, so it never duplicates
  * work: no operator ever runs twice per run.  RenderScript kernels rely on
- * this: a call into a script (FGK_E_RSCALL) is opaque, may be expensive,
- * and must run exactly once per coordinate.
+ * this: a foreign call (FGK_E_FOREIGN, ir/foreign.h: a script's kernel)
+ * is opaque, may be expensive, and must run exactly once per coordinate.
  *
- * RenderScript reductions (k->reduce == FGK_REDUCE_RS) end their group
- * like the built-in ones; their accumulate call stays in place as the
- * group's last write (merge.c), since it updates a script-typed
- * accumulator rather than producing a value.
+ * Foreign reductions (k->reduce.kind == FGK_REDUCE_FOREIGN) end their
+ * group like the built-in ones; their accumulating call stays in place as
+ * the group's last write (merge.c), since it updates an accumulator of
+ * the front end's type rather than producing a value.
  */
 #ifndef FG_FUSE_H
 #define FG_FUSE_H

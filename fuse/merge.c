@@ -20,7 +20,7 @@ typedef struct clone {
   fgk_var **out_var;         /* member output port -> variable */
   int *out_port;             /* member output port -> merged port */
   bool keep_writes;          /* an unfusable operator: writes stay */
-  bool keep_reduce_write;    /* a RenderScript reduction: its accumulate
+  bool keep_reduce_write;    /* a FOREIGN reduction: its accumulating
                                 call stays where it is, a write */
   bool failed;
 } clone;
@@ -118,19 +118,21 @@ static fg_expr *cx(clone *c, const fg_expr *x) {
     e->u.atomic.a = cx(c, x->u.atomic.a);
     e->u.atomic.b = cx(c, x->u.atomic.b);
     break;
-  case FGK_E_RSCALL:
-    e->u.rs.arg = alloc(c, (size_t)(x->u.rs.n + 1) * sizeof *e->u.rs.arg);
-    e->u.rs.port = alloc(c, (size_t)(x->u.rs.n_ports + 1) * sizeof(int));
-    if (!e->u.rs.arg || !e->u.rs.port)
+  case FGK_E_FOREIGN:
+    e->u.foreign.arg = alloc(c, (size_t)(x->u.foreign.n + 1) *
+                                    sizeof *e->u.foreign.arg);
+    e->u.foreign.port = alloc(c, (size_t)(x->u.foreign.n_ports + 1) *
+                                     sizeof(int));
+    if (!e->u.foreign.arg || !e->u.foreign.port)
       return NULL;
-    for (int i = 0; i < x->u.rs.n; i++)
-      e->u.rs.arg[i] = cx(c, x->u.rs.arg[i]);
+    for (int i = 0; i < x->u.foreign.n; i++)
+      e->u.foreign.arg[i] = cx(c, x->u.foreign.arg[i]);
     /* ports are read non-locally, so never from inside the group */
-    for (int i = 0; i < x->u.rs.n_ports; i++)
-      e->u.rs.port[i] = x->u.rs.port[i] < 0 ? -1
-                                             : c->in_port[x->u.rs.port[i]];
-    e->u.rs.out_port = x->u.rs.out_port < 0 ? -1
-                                             : c->out_port[x->u.rs.out_port];
+    for (int i = 0; i < x->u.foreign.n_ports; i++)
+      e->u.foreign.port[i] = x->u.foreign.port[i] < 0
+                                 ? -1 : c->in_port[x->u.foreign.port[i]];
+    e->u.foreign.out_port = x->u.foreign.out_port < 0
+                                ? -1 : c->out_port[x->u.foreign.out_port];
     break;
   default:
     break;
@@ -251,7 +253,7 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
   k->fp = lead->kernel->fp;
   for (int m = 0; m < kern->n_nodes; m++) {
     const fg__node *n = g->nodes.item[kern->nodes[m]];
-    if (n->kernel->reduce)
+    if (fgk_is_reduction(n->kernel->reduce))
       reducer = n;
     k->fp = fgk_fp_merge(k->fp, n->kernel->fp);
   }
@@ -284,7 +286,7 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
                           ? port_of(kern->out_field, &n_out, n->out[o]->id)
                           : -1;
     var_base += mk->n_vars;
-    c.keep_reduce_write = mk->reduce == FGK_REDUCE_RS;
+    c.keep_reduce_write = mk->reduce.kind == FGK_REDUCE_FOREIGN;
     for (int p = 0; p < n->n_in; p++) {
       const fg_field *f = n->in[p];
       bool inside = f->producer->kind == FG_NODE_OP &&
@@ -317,7 +319,8 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
     const fg__node *n = g->nodes.item[kern->nodes[m]];
     for (int o = 0; o < n->n_out; o++) {
       const fg_field *f = n->out[o];
-      if (!materialized[f->id] || n->kernel->reduce == FGK_REDUCE_RS)
+      if (!materialized[f->id] ||
+          n->kernel->reduce.kind == FGK_REDUCE_FOREIGN)
         continue;
       int port = port_of(kern->out_field, &n_out, f->id);
       fgk_stmt *w = new_stmt(&c, &k->body, FGK_S_WRITE);
@@ -330,7 +333,8 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
   if (reducer) {
     /* the reduction's result accumulates over the threads */
     k->reduce = reducer->kernel->reduce;
-    k->reduce_port = port_of(kern->out_field, &n_out, reducer->out[0]->id);
+    k->reduce.port = port_of(kern->out_field, &n_out,
+                             reducer->out[reducer->kernel->reduce.port]->id);
   }
   k->n_in = n_in;
   k->n_out = n_out;

@@ -147,7 +147,7 @@ static bool partition(state *s) {
     }
     group *gr = &s->groups[gid];
     gr->nodes[gr->n_nodes++] = i;
-    gr->has_reduce |= n->kernel->reduce != 0;
+    gr->has_reduce |= fgk_is_reduction(n->kernel->reduce);
     s->group_of[i] = gid;
     bool changed = false;
     for (int p = 0; p < n->n_in; p++) {
@@ -172,7 +172,7 @@ static const char *edge_reason(state *s, const fg__node *n, int p) {
   const fg_field *f = n->in[p];
   if (!s->opt->fuse)
     return "fusion off";
-  if (f->producer->kernel->reduce)
+  if (fgk_is_reduction(f->producer->kernel->reduce))
     return fgu_arena_printf(a, "reduction result read by %s", n->name);
   if (!s->info[n->id].simple)
     return fgu_arena_printf(a, "read by %s (%s)", n->name,

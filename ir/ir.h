@@ -93,25 +93,54 @@ typedef enum fgk_expr_kind {
   FGK_E_CONST, FGK_E_VAR, FGK_E_THREAD, FGK_E_UNARY, FGK_E_BINARY,
   FGK_E_CALL, FGK_E_SWIZZLE, FGK_E_VECTOR, FGK_E_CONVERT, FGK_E_AS,
   FGK_E_READ, FGK_E_INDEX, FGK_E_ADDR, FGK_E_ATOMIC,
-  FGK_E_RSCALL      /* an opaque, already-typed call into carried
-                       RenderScript source (rs/rs_impl.h) */
+  FGK_E_FOREIGN     /* an opaque, already-typed call into code a front end
+                       carries, written by its hooks (ir/foreign.h) */
 } fgk_expr_kind;
 
-/* What an FGK_E_RSCALL calls: defined by the RenderScript front end. */
-typedef struct fgk_rscall fgk_rscall;
+/* How a foreign call is written: the front end's hooks (ir/foreign.h). */
+typedef struct fgk_foreign_i fgk_foreign_i;
 
-/* k->reduce of a RenderScript reduction's accumulate kernel: each partial
- * keeps a script-typed accumulator and the kernel writes the partials
- * record itself (no combining on the host); a second kernel folds it. */
-#define FGK_REDUCE_RS 64
+/* A constant's value, read as the member its type selects. */
+typedef union fgk_const { int64_t i; uint64_t u; double f; } fgk_const;
+
+/* ---- reductions ----------------------------------------------------------
+ * A reduction kernel runs its threads in a few chunks ("partials"); one
+ * output, the reduction's port (0-D), accumulates what each thread writes
+ * to it.  BUILTIN: the kernel keeps an accumulator of the output's type,
+ * starting from the op's identity (ir/reduce.h), stores one per partial,
+ * and the host folds the partials in order.  FOREIGN: the write's value is
+ * a foreign call that updates an accumulator of the front end's own type;
+ * the call's hooks declare it and store each partial into the output
+ * (the front end folds them in a kernel of its own; nothing on the host).
+ */
+typedef enum fgk_reduce_kind {
+  FGK_REDUCE_NONE, FGK_REDUCE_BUILTIN, FGK_REDUCE_FOREIGN
+} fgk_reduce_kind;
+
+typedef struct fgk_reduction {
+  fgk_reduce_kind kind;
+  fg_reduce_op op;       /* BUILTIN */
+  int port;              /* the output that accumulates */
+} fgk_reduction;
+
+static inline fgk_reduction fgk_reduce_builtin(fg_reduce_op op, int port) {
+  return (fgk_reduction){FGK_REDUCE_BUILTIN, op, port};
+}
+static inline fgk_reduction fgk_reduce_foreign(int port) {
+  return (fgk_reduction){FGK_REDUCE_FOREIGN, FG_REDUCE_SUM, port};
+}
+/* Whether a kernel with reduction r reduces at all. */
+static inline bool fgk_is_reduction(fgk_reduction r) {
+  return r.kind != FGK_REDUCE_NONE;
+}
+/* Whether the host combines the kernel's partials (BUILTIN) rather than
+ * the kernel writing its own output (NONE, FOREIGN). */
+static inline bool fgk_reduce_on_host(fgk_reduction r) {
+  return r.kind == FGK_REDUCE_BUILTIN;
+}
+
 /* Most partials a reduction kernel is launched over (runtime/program.c). */
 #define FGK_MAX_PARTIALS 256
-
-/* Whether the host combines a reduction kernel's partials (the built-in
- * reductions) or the kernel writes its own output (FGK_REDUCE_RS). */
-static inline bool fgk_reduce_on_host(int reduce) {
-  return reduce > 0 && reduce != FGK_REDUCE_RS;
-}
 
 /* How a read or write addresses its field. */
 typedef struct fgk_access {
@@ -127,7 +156,7 @@ struct fg_expr {
   fgk_type type;
   fg_op *op;
   union {
-    union { int64_t i; uint64_t u; double f; } k;   /* CONST */
+    fgk_const k;                                     /* CONST */
     fgk_var *var;                                    /* VAR */
     fg_thread_const thread;                          /* THREAD */
     struct { int op; struct fg_expr *a, *b; } bin;   /* UNARY, BINARY */
@@ -139,8 +168,13 @@ struct fg_expr {
     struct { fgk_var *var; int n; struct fg_expr *idx[3]; } index;
     struct fg_expr *addr;                            /* ADDR: an lvalue */
     struct { fgk_atomic op; struct fg_expr *p, *a, *b; } atomic;
-    struct { const fgk_rscall *call; int n; struct fg_expr **arg;
-             int n_ports; int *port; int out_port; } rs;   /* RSCALL */
+    struct { const fgk_foreign_i *hooks;   /* FOREIGN: how to write it */
+             const void *payload;          /* the front end's callee */
+             int n; struct fg_expr **arg;  /* operands */
+             int n_ports; int *port;       /* inputs it reads anywhere
+                                              (-1: none), the payload's */
+             int out_port; } foreign;      /* an output it writes itself,
+                                              or -1 */
   } u;
 };
 
@@ -185,9 +219,8 @@ typedef struct fgk_kernel {
                             element count: that many threads per point,
                             each with its own _tensorElement */
   int local[2];          /* work-group (rows, columns) of a grouped kernel */
-  int reduce;            /* 0, or 1 + fg_reduce_op: output reduce_port
-                            (0-D) accumulates over all threads */
-  int reduce_port;
+  fgk_reduction reduce;  /* kind NONE, or how output reduce.port (0-D)
+                            accumulates over all threads */
   bool grouped;          /* uses work-group features: local memory,
                             barriers, atomics, local/group constants; runs
                             with the local shape above and never fuses */

@@ -1,5 +1,7 @@
 /* rs/emit_hooks.c - carrying a RenderScript script into a kernel of either
- * dialect, and the calls that the kernel IR makes into it.
+ * dialect, and the calls that the kernel IR makes into it: the hooks of
+ * its foreign calls (fgr_foreign, ir/foreign.h), which write through the
+ * emitter's text writer and never see the emitter itself.
  *
  * The script's text is re-emitted from its tokens, once per kernel that
  * calls it, with #line directives so that the kernel compiler reports
@@ -29,7 +31,7 @@
 #include <string.h>
 
 typedef struct rw {
-  fgk_emitter *e;
+  fgk_writer *tw;
   const fgr_unit *u;
   fgu_buf *o;
   int out_line;            /* the line the compiler gives the next text */
@@ -43,9 +45,11 @@ typedef struct rw {
   bool *local;             /* per token: names a local variable in scope */
 } rw;
 
-static bool is_cl(const fgk_emitter *e) { return e->d == &fgk_dialect_cl; }
-static const char *gq(const fgk_emitter *e) {
-  return is_cl(e) ? "__global " : "";
+static bool is_cl(fgk_writer *tw) {
+  return fgk_writer_dialect(tw) == FGK_DIALECT_CL;
+}
+static const char *gq(fgk_writer *tw) {
+  return is_cl(tw) ? "__global " : "";
 }
 
 static void put(rw *w, const char *s) {
@@ -488,13 +492,13 @@ static void reachable(const fgr_unit *u, bool *emit) {
 }
 
 /* Spelling of a script type in generated code. */
-static const char *spell(fgk_emitter *e, const fgr_unit *u,
+static const char *spell(fgk_writer *tw, const fgr_unit *u,
                          const fgr_type *t) {
   fgu_arena *a = &((fgr_unit *)u)->arena;
   if (t->kind == FGR_NUM)
-    return e->d->type_name(fgk_t(t->elem, t->width));
+    return fgk_writer_type(tw, fgk_t(t->elem, t->width));
   if (t->kind == FGR_BOOL)
-    return is_cl(e) ? "bool" : "_Bool";
+    return is_cl(tw) ? "bool" : "_Bool";
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].type == t && !u->named[k].tag)
       return fgu_arena_printf(a, "%s%s", u->mangle, u->named[k].name);
@@ -505,11 +509,11 @@ static const char *spell(fgk_emitter *e, const fgr_unit *u,
 }
 
 /* "typedef <t> name;" (arrays spelled out when they have no name). */
-static void typedef_of(fgk_emitter *e, const fgr_unit *u, const fgr_type *t,
+static void typedef_of(fgk_writer *tw, const fgr_unit *u, const fgr_type *t,
                        const char *name) {
-  const char *s = spell(e, u, t);
+  const char *s = spell(tw, u, t);
   if (s) {
-    fgu_buf_printf(&e->help, "typedef %s %s;\n", s, name);
+    fgu_buf_printf(fgk_writer_helpers(tw), "typedef %s %s;\n", s, name);
     return;
   }
   char dims[128] = "";
@@ -519,45 +523,45 @@ static void typedef_of(fgk_emitter *e, const fgr_unit *u, const fgr_type *t,
                           (long long)t->count);
     t = t->of;
   }
-  s = spell(e, u, t);
-  fgu_buf_printf(&e->help, "typedef %s %s%s;\n", s ? s : "uchar", name,
+  s = spell(tw, u, t);
+  fgu_buf_printf(fgk_writer_helpers(tw), "typedef %s %s%s;\n", s ? s : "uchar", name,
                  s ? dims : "[1]");
 }
 
 /* Emits unit u's text into the kernel's helpers (once per kernel). */
-static void emit_script(fgk_emitter *e, const fgr_unit *u) {
-  if (fgk_first_use(e, "fgk_rs_compat"))
-    fgu_buf_puts(&e->help, is_cl(e) ? fgr_compat_cl : fgr_compat_c);
+static void emit_script(fgk_writer *tw, const fgr_unit *u) {
+  if (fgk_writer_first_use(tw, "fgk_rs_compat"))
+    fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
   if (u->uses_double) {
-    e->uses_fp64 = true;
-    if (is_cl(e) && fgk_first_use(e, "fgk_rs_compat_f64"))
-      fgu_buf_puts(&e->help, fgr_compat_cl_f64);
+    fgk_writer_use_fp64(tw);
+    if (is_cl(tw) && fgk_writer_first_use(tw, "fgk_rs_compat_f64"))
+      fgu_buf_puts(fgk_writer_helpers(tw), fgr_compat_cl_f64);
   }
-  if (!fgk_first_use(e, u->mangle))
+  if (!fgk_writer_first_use(tw, u->mangle))
     return;
-  rw w = {.e = e, .u = u, .o = &e->help, .cl = is_cl(e), .raw_tok = -1};
+  rw w = {.tw = tw, .u = u, .o = fgk_writer_helpers(tw), .cl = is_cl(tw), .raw_tok = -1};
   w.pre = calloc((size_t)u->n_toks + 1, sizeof *w.pre);
   w.rep = calloc((size_t)u->n_toks + 1, sizeof *w.rep);
   w.emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w.emit_fn);
   w.local = calloc((size_t)u->n_toks + 1, sizeof *w.local);
   if (!w.pre || !w.rep || !w.emit_fn || !w.local) {
-    e->help.oom = 1;
+    fgk_writer_helpers(tw)->oom = 1;
     goto done;
   }
   reachable(u, w.emit_fn);
   for (int k = 0; k < u->n_funcs; k++)
     if (w.emit_fn[k])
       mark_locals(&w, &u->funcs[k]);
-  w.bol = !e->help.len || e->help.s[e->help.len - 1] == '\n';
-  fgu_buf_printf(&e->help, "/* RenderScript script '%s' (%s) */\n", u->name,
+  w.bol = !fgk_writer_helpers(tw)->len || fgk_writer_helpers(tw)->s[fgk_writer_helpers(tw)->len - 1] == '\n';
+  fgu_buf_printf(fgk_writer_helpers(tw), "/* RenderScript script '%s' (%s) */\n", u->name,
                  u->file);
   w.bol = true;
-  if (!is_cl(e))
+  if (!is_cl(tw))
     for (int k = 0; fgr_c_renames[k]; k++)
-      fgu_buf_printf(&e->help, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
+      fgu_buf_printf(fgk_writer_helpers(tw), "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
                      fgr_c_renames[k], fgr_c_renames[k]);
-  if (!is_cl(e))
-    fgu_buf_puts(&e->help, "#define bool _Bool\n");
+  if (!is_cl(tw))
+    fgu_buf_puts(fgk_writer_helpers(tw), "#define bool _Bool\n");
   /* pass 1: macros, types and constants, in source order */
   for (int k = 0; k < u->n_items; k++) {
     const fgr_item *it = &u->items[k];
@@ -574,7 +578,7 @@ static void emit_script(fgk_emitter *e, const fgr_unit *u) {
   }
   /* the globals block and the environment */
   put(&w, w.bol ? "" : "\n");
-  fgu_buf_puts(&e->help, "typedef struct {\n");
+  fgu_buf_puts(fgk_writer_helpers(tw), "typedef struct {\n");
   for (int k = 0; k < u->n_globals; k++) {
     const fgr_global *g = &u->globals[k];
     if (!g->buffered)
@@ -591,13 +595,13 @@ static void emit_script(fgk_emitter *e, const fgr_unit *u) {
     put(&w, ";");
   }
   put(&w, w.bol ? "" : "\n");
-  fgu_buf_printf(&e->help, "  char fgk_pad;\n} %sG;\n", u->mangle);
-  fgu_buf_printf(&e->help, "typedef struct {\n  %sconst %sG *fgk_g;\n", gq(e),
+  fgu_buf_printf(fgk_writer_helpers(tw), "  char fgk_pad;\n} %sG;\n", u->mangle);
+  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %sconst %sG *fgk_g;\n", gq(tw),
                  u->mangle);
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
-      fgu_buf_printf(&e->help, "  rs_allocation %s;\n", u->globals[k].name);
-  fgu_buf_printf(&e->help, "} %senv;\n", u->mangle);
+      fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
+  fgu_buf_printf(fgk_writer_helpers(tw), "} %senv;\n", u->mangle);
   w.out_line = -1;
   /* prototypes, then the functions */
   for (int k = 0; k < u->n_funcs; k++) {
@@ -624,13 +628,13 @@ static void emit_script(fgk_emitter *e, const fgr_unit *u) {
   w.fn = NULL;
   put(&w, w.bol ? "" : "\n");
   for (int k = 0; k < u->n_macros; k++)
-    fgu_buf_printf(&e->help, "#undef %s%s\n", u->mangle, u->macros[k].name);
-  if (!is_cl(e)) {
+    fgu_buf_printf(fgk_writer_helpers(tw), "#undef %s%s\n", u->mangle, u->macros[k].name);
+  if (!is_cl(tw)) {
     for (int k = 0; fgr_c_renames[k]; k++)
-      fgu_buf_printf(&e->help, "#undef %s\n", fgr_c_renames[k]);
-    fgu_buf_puts(&e->help, "#undef bool\n");
+      fgu_buf_printf(fgk_writer_helpers(tw), "#undef %s\n", fgr_c_renames[k]);
+    fgu_buf_puts(fgk_writer_helpers(tw), "#undef bool\n");
   }
-  fgu_buf_puts(&e->help, "/* end of script */\n");
+  fgu_buf_puts(fgk_writer_helpers(tw), "/* end of script */\n");
 done:
   free(w.pre);
   free(w.rep);
@@ -642,11 +646,11 @@ done:
 
 /* Parameters carrying the environment: the globals block and each
  * allocation's data and extents. */
-static void env_params(fgk_emitter *e, const fgr_unit *u, fgu_buf *h) {
-  fgu_buf_printf(h, "%sconst uchar *fgk_gb", gq(e));
+static void env_params(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
+  fgu_buf_printf(h, "%sconst uchar *fgk_gb", gq(tw));
   for (int k = 0; k < u->n_allocs; k++)
     fgu_buf_printf(h, ", %sconst uchar *fgk_a%d, long fgk_a%dx, "
-                   "long fgk_a%dy, long fgk_a%dz", gq(e), k, k, k, k);
+                   "long fgk_a%dy, long fgk_a%dz", gq(tw), k, k, k, k);
 }
 
 static void env_args(const fgr_unit *u, fgu_buf *h) {
@@ -655,9 +659,9 @@ static void env_args(const fgr_unit *u, fgu_buf *h) {
     fgu_buf_printf(h, ", fgk_a%d, fgk_a%dx, fgk_a%dy, fgk_a%dz", k, k, k, k);
 }
 
-static void env_setup(fgk_emitter *e, const fgr_unit *u, fgu_buf *h) {
+static void env_setup(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
   fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%sconst %sG *)"
-                 "fgk_gb;\n", u->mangle, gq(e), u->mangle);
+                 "fgk_gb;\n", u->mangle, gq(tw), u->mangle);
   for (int k = 0; k < u->n_globals; k++) {
     int a = u->globals[k].alloc_index;
     if (a >= 0)
@@ -699,7 +703,7 @@ static void call_args(const fgr_func *f, int first, fgu_buf *h) {
 /* A struct travels between kernels in a field of its carrier type (see
  * fgr_type_carrier): a union turns input fgk_i<k> of struct parameters
  * back into the struct, fgk_c<k>.s. */
-static void struct_inputs(fgk_emitter *e, const fgr_unit *u,
+static void struct_inputs(fgk_writer *tw, const fgr_unit *u,
                           const fgr_func *f, int first, const fg_expr *x,
                           fgu_buf *h) {
   int in = 0;
@@ -708,8 +712,8 @@ static void struct_inputs(fgk_emitter *e, const fgr_unit *u,
       continue;
     if (f->params[p].type->kind == FGR_STRUCT)
       fgu_buf_printf(h, "  union { %s s; %s v; } fgk_c%d;\n  fgk_c%d.v = "
-                     "fgk_i%d;\n", spell(e, u, f->params[p].type),
-                     e->d->type_name(x->u.rs.arg[in]->type), in, in, in);
+                     "fgk_i%d;\n", spell(tw, u, f->params[p].type),
+                     fgk_writer_type(tw, x->u.foreign.arg[in]->type), in, in, in);
     in++;
   }
 }
@@ -720,37 +724,37 @@ static const char special_setup[] =
   "  rs_kernel_context fgk_ctx = fgk_rs_ctx(fgk_dx, fgk_dy, fgk_dz);\n"
   "  (void)fgk_ctx; (void)fgk_x; (void)fgk_y; (void)fgk_z;\n";
 
-static void acc_types(fgk_emitter *e, const fgr_unit *u,
+static void acc_types(fgk_writer *tw, const fgr_unit *u,
                       const fgr_reduce *r) {
   char name[160];
   snprintf(name, sizeof name, "%sA_%s", u->mangle, r->name);
-  if (fgk_first_use(e, name)) {
-    typedef_of(e, u, r->acc_type, name);
+  if (fgk_writer_first_use(tw, name)) {
+    typedef_of(tw, u, r->acc_type, name);
     snprintf(name, sizeof name, "%sR_%s", u->mangle, r->name);
-    typedef_of(e, u, r->res_type, name);
+    typedef_of(tw, u, r->res_type, name);
   }
 }
 
-static void init_wrapper(fgk_emitter *e, const fgr_unit *u,
+static void init_wrapper(fgk_writer *tw, const fgr_unit *u,
                          const fgr_reduce *r) {
   char name[160];
   snprintf(name, sizeof name, "%sinit_%s", u->mangle, r->name);
-  if (!fgk_first_use(e, name))
+  if (!fgk_writer_first_use(tw, name))
     return;
-  fgu_buf *h = &e->help;
+  fgu_buf *h = fgk_writer_helpers(tw);
   fgu_buf_printf(h, "static inline void %s(%sA_%s *fgk_a, ", name, u->mangle,
                  r->name);
-  env_params(e, u, h);
+  env_params(tw, u, h);
   fgu_buf_puts(h, ") {\n");
-  env_setup(e, u, h);
+  env_setup(tw, u, h);
   if (r->init)
     fgu_buf_printf(h, "  %s%s(fgk_a, &fgk_envv);\n", u->mangle,
                    r->init->name);
-  else if (!is_cl(e))
+  else if (!is_cl(tw))
     fgu_buf_puts(h, "  (void)fgk_envv;\n  memset(fgk_a, 0, sizeof *fgk_a);\n");
   else if (r->acc_type->kind == FGR_NUM)
     fgu_buf_printf(h, "  (void)fgk_envv;\n  *fgk_a = (%s)(0);\n",
-                   spell(e, u, r->acc_type));
+                   spell(tw, u, r->acc_type));
   else
     fgu_buf_puts(h, "  (void)fgk_envv;\n  for (ulong fgk_k = 0; fgk_k < "
                  "sizeof(*fgk_a); fgk_k++)\n    ((uchar *)fgk_a)[fgk_k] = "
@@ -758,34 +762,39 @@ static void init_wrapper(fgk_emitter *e, const fgr_unit *u,
   fgu_buf_puts(h, "}\n");
 }
 
-/* The wrapper a call of kind x->u.rs.call->kind goes through; writes its
+/* What foreign call x calls (the payload nodes.c gave it). */
+static const fgr_call *call_of(const fg_expr *x) {
+  return x->u.foreign.payload;
+}
+
+/* The wrapper a call of kind call_of(x)->kind goes through; writes its
  * name into name. */
-static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
+static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
                     size_t size) {
-  const fgk_rscall *c = x->u.rs.call;
+  const fgr_call *c = call_of(x);
   const fgr_unit *u = c->u;
-  fgu_buf *h = &e->help;
+  fgu_buf *h = fgk_writer_helpers(tw);
   if (c->kind == FGR_CALL_MAP) {
     const fgr_func *f = c->fn;
     snprintf(name, size, "%smap_%s", u->mangle, f->name);
-    if (!fgk_first_use(e, name))
+    if (!fgk_writer_first_use(tw, name))
       return;
     /* the call's type: the kernel's, or a struct's carrier */
-    const char *rt = e->d->type_name(x->type);
+    const char *rt = fgk_writer_type(tw, x->type);
     bool st = f->ret->kind == FGR_STRUCT;
     fgu_buf_printf(h, "static inline %s %s(", rt, name);
-    for (int k = 0; k < x->u.rs.n; k++)
-      fgu_buf_printf(h, "%s fgk_i%d, ", e->d->type_name(x->u.rs.arg[k]->type),
+    for (int k = 0; k < x->u.foreign.n; k++)
+      fgu_buf_printf(h, "%s fgk_i%d, ", fgk_writer_type(tw, x->u.foreign.arg[k]->type),
                      k);
     fgu_buf_printf(h, "%s, ", special_params);
-    env_params(e, u, h);
+    env_params(tw, u, h);
     fgu_buf_puts(h, ") {\n");
-    env_setup(e, u, h);
+    env_setup(tw, u, h);
     fgu_buf_puts(h, special_setup);
-    struct_inputs(e, u, f, 0, x, h);
+    struct_inputs(tw, u, f, 0, x, h);
     if (st)
       fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n  fgk_r.s = ",
-                     spell(e, u, f->ret), rt);
+                     spell(tw, u, f->ret), rt);
     else
       fgu_buf_puts(h, "  return ");
     fgu_buf_printf(h, "%s%s(", u->mangle, f->name);
@@ -794,23 +803,23 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
     return;
   }
   const fgr_reduce *r = c->red;
-  acc_types(e, u, r);
-  init_wrapper(e, u, r);
+  acc_types(tw, u, r);
+  init_wrapper(tw, u, r);
   if (c->kind == FGR_CALL_ACC) {
     snprintf(name, size, "%sacc_%s", u->mangle, r->name);
-    if (!fgk_first_use(e, name))
+    if (!fgk_writer_first_use(tw, name))
       return;
     fgu_buf_printf(h, "static inline void %s(%sA_%s *fgk_a, ", name,
                    u->mangle, r->name);
-    for (int k = 0; k < x->u.rs.n; k++)
-      fgu_buf_printf(h, "%s fgk_i%d, ", e->d->type_name(x->u.rs.arg[k]->type),
+    for (int k = 0; k < x->u.foreign.n; k++)
+      fgu_buf_printf(h, "%s fgk_i%d, ", fgk_writer_type(tw, x->u.foreign.arg[k]->type),
                      k);
     fgu_buf_printf(h, "%s, ", special_params);
-    env_params(e, u, h);
+    env_params(tw, u, h);
     fgu_buf_puts(h, ") {\n");
-    env_setup(e, u, h);
+    env_setup(tw, u, h);
     fgu_buf_puts(h, special_setup);
-    struct_inputs(e, u, r->accum, 1, x, h);
+    struct_inputs(tw, u, r->accum, 1, x, h);
     fgu_buf_printf(h, "  %s%s(fgk_a, ", u->mangle, r->accum->name);
     call_args(r->accum, 1, h);
     fgu_buf_puts(h, ");\n}\n");
@@ -823,17 +832,17 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
                    "  if (fgk_p >= %d)\n    return;\n"
                    "  %suchar *fgk_d = fgk_rec + 16 + fgk_p * (long)"
                    "sizeof(*fgk_a);\n",
-                   store, u->mangle, r->name, gq(e), gq(e), FGK_MAX_PARTIALS,
-                   gq(e));
+                   store, u->mangle, r->name, gq(tw), gq(tw), FGK_MAX_PARTIALS,
+                   gq(tw));
     /* a byte-wise copy would make clang split the accumulator into bytes
      * (SROA follows every access) and reassemble it at every element: the
      * copy is one memcpy, or one typed store of a scalar or vector (the
      * record's items of up to 16 bytes are aligned to their size) */
-    if (!is_cl(e))
+    if (!is_cl(tw))
       fgu_buf_puts(h, "  memcpy(fgk_d, fgk_a, sizeof *fgk_a);\n}\n");
     else if (r->acc_type->kind == FGR_NUM && r->acc_type->size <= 16)
       fgu_buf_printf(h, "  *(__global %s *)fgk_d = *fgk_a;\n}\n",
-                     spell(e, u, r->acc_type));
+                     spell(tw, u, r->acc_type));
     else
       fgu_buf_puts(h, "  for (ulong fgk_k = 0; fgk_k < sizeof(*fgk_a); "
                    "fgk_k++)\n"
@@ -843,13 +852,13 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
   /* FOLD: every partial combined into an initialized item, then the
    * outconverter; one thread */
   snprintf(name, size, "%sfold_%s", u->mangle, r->name);
-  if (!fgk_first_use(e, name))
+  if (!fgk_writer_first_use(tw, name))
     return;
   fgu_buf_printf(h, "static void %s(%sconst uchar *fgk_rec, %suchar *fgk_res, "
-                 "long fgk_bytes, ", name, gq(e), gq(e));
-  env_params(e, u, h);
+                 "long fgk_bytes, ", name, gq(tw), gq(tw));
+  env_params(tw, u, h);
   fgu_buf_puts(h, ") {\n");
-  env_setup(e, u, h);
+  env_setup(tw, u, h);
   fgu_buf_printf(h, "  %sA_%s fgk_acc, fgk_other;\n  %sR_%s fgk_out;\n",
                  u->mangle, r->name, u->mangle, r->name);
   fgu_buf_printf(h, "  %sinit_%s(&fgk_acc, ", u->mangle, r->name);
@@ -860,7 +869,7 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
                  "    for (ulong fgk_k = 0; fgk_k < sizeof fgk_other; "
                  "fgk_k++)\n"
                  "      ((uchar *)&fgk_other)[fgk_k] = fgk_rec[16 + fgk_p * "
-                 "(long)sizeof fgk_other + fgk_k];\n", gq(e),
+                 "(long)sizeof fgk_other + fgk_k];\n", gq(tw),
                  FGK_MAX_PARTIALS);
   if (r->comb)
     fgu_buf_printf(h, "    %s%s(&fgk_acc, &fgk_other, &fgk_envv);\n",
@@ -884,96 +893,94 @@ static void wrapper(fgk_emitter *e, const fg_expr *x, char *name,
 /* ---- call sites --------------------------------------------------------- */
 
 /* The environment's arguments at a call site: the ports of x. */
-static void port_args(fgk_emitter *e, const fg_expr *x) {
-  const fgr_unit *u = x->u.rs.call->u;
+static void port_args(fgk_writer *tw, const fg_expr *x) {
+  const fgr_unit *u = call_of(x)->u;
   for (int k = 0; k <= u->n_allocs; k++) {
-    int p = x->u.rs.port[k];
+    int p = x->u.foreign.port[k];
     if (k)
-      fgk_put(e, ", ");
+      fgk_writer_put(tw, ", ");
     if (p < 0) {
-      fgk_put(e, k ? "0, 0, 0, 0" : "0");
+      fgk_writer_put(tw, k ? "0, 0, 0, 0" : "0");
       continue;
     }
-    fgk_putf(e, "(%sconst uchar *)in%d", gq(e), p);
+    fgk_writer_printf(tw, "(%sconst uchar *)in%d", gq(tw), p);
     if (k) {
-      int nd = e->k->in_type[p].field.ndim;
-      fgk_putf(e, ", %s%d%s, ", nd >= 1 ? "in" : "(long)", nd >= 1 ? p : 0,
+      int nd = fgk_writer_kernel(tw)->in_type[p].field.ndim;
+      fgk_writer_printf(tw, ", %s%d%s, ", nd >= 1 ? "in" : "(long)", nd >= 1 ? p : 0,
                nd >= 1 ? "_C" : "");
-      fgk_putf(e, "%s%d%s, ", nd >= 2 ? "in" : "(long)", nd >= 2 ? p : 0,
+      fgk_writer_printf(tw, "%s%d%s, ", nd >= 2 ? "in" : "(long)", nd >= 2 ? p : 0,
                nd >= 2 ? "_R" : "");
-      fgk_putf(e, "%s%d%s", nd >= 3 ? "in" : "(long)", nd >= 3 ? p : 0,
+      fgk_writer_printf(tw, "%s%d%s", nd >= 3 ? "in" : "(long)", nd >= 3 ? p : 0,
                nd >= 3 ? "_L" : "");
     }
   }
 }
 
-static void special_args(fgk_emitter *e) {
-  int nd = e->k->threads.ndim;
-  fgk_putf(e, "_column, _row, _layer, %s, %s, %s, ",
+static void special_args(fgk_writer *tw) {
+  int nd = fgk_writer_kernel(tw)->threads.ndim;
+  fgk_writer_printf(tw, "_column, _row, _layer, %s, %s, %s, ",
            nd >= 1 ? "(long)_columns" : "0L", nd >= 2 ? "(long)_rows" : "0L",
            nd >= 3 ? "(long)_layers" : "0L");
 }
 
-void fgr_emit_call(fgk_emitter *e, const fg_expr *x) {
-  const fgk_rscall *c = x->u.rs.call;
-  emit_script(e, c->u);
+/* The hooks: the call itself, and for the accumulate call of a reduction
+ * the script-typed accumulator of a partial and its store into the
+ * partials record. */
+static void hook_emit(fgk_writer *tw, const fg_expr *x) {
+  const fgr_call *c = call_of(x);
+  emit_script(tw, c->u);
   char name[200];
-  wrapper(e, x, name, sizeof name);
+  wrapper(tw, x, name, sizeof name);
   if (c->kind == FGR_CALL_FOLD) {
-    int rec = x->u.rs.port[c->u->n_allocs + 1];
-    fgk_putf(e, "%s((%sconst uchar *)in%d, (%suchar *)out%d, %lldL, ", name,
-             gq(e), rec, gq(e), x->u.rs.out_port,
+    int rec = x->u.foreign.port[c->u->n_allocs + 1];
+    fgk_writer_printf(tw, "%s((%sconst uchar *)in%d, (%suchar *)out%d, %lldL, ", name,
+             gq(tw), rec, gq(tw), x->u.foreign.out_port,
              (long long)c->result_bytes);
-    port_args(e, x);
-    fgk_put(e, ")");
+    port_args(tw, x);
+    fgk_writer_put(tw, ")");
     return;
   }
   if (c->kind == FGR_CALL_ACC) {
-    e->rs_acc = x;
     if (c->ranged) {
       static const char *const ax[3] = {"_column", "_row", "_layer"};
-      fgk_put(e, "if (1");
+      fgk_writer_put(tw, "if (1");
       for (int k = 0; k < 3; k++)
         if (c->range[k][1] > 0)
-          fgk_putf(e, " && %s >= %lld && %s < %lld", ax[k],
+          fgk_writer_printf(tw, " && %s >= %lld && %s < %lld", ax[k],
                    (long long)c->range[k][0], ax[k],
                    (long long)c->range[k][1]);
-      fgk_put(e, ") ");
+      fgk_writer_put(tw, ") ");
     }
-    fgk_putf(e, "%s(&fgk_acc, ", name);
+    fgk_writer_printf(tw, "%s(&fgk_acc, ", name);
   } else {
-    fgk_putf(e, "%s(", name);
+    fgk_writer_printf(tw, "%s(", name);
   }
-  for (int k = 0; k < x->u.rs.n; k++) {
-    fgk_ex(e, x->u.rs.arg[k]);
-    fgk_put(e, ", ");
+  for (int k = 0; k < x->u.foreign.n; k++) {
+    fgk_writer_expr(tw, x->u.foreign.arg[k]);
+    fgk_writer_put(tw, ", ");
   }
-  special_args(e);
-  port_args(e, x);
-  fgk_put(e, ")");
+  special_args(tw);
+  port_args(tw, x);
+  fgk_writer_put(tw, ")");
 }
 
-void fgr_emit_acc_decl(fgk_emitter *e, fgu_buf *out) {
-  const fg_expr *x = e->rs_acc;
-  if (!x)
-    return;
-  const fgk_rscall *c = x->u.rs.call;
-  fgu_buf_printf(out, "    %sA_%s fgk_acc;\n    %sinit_%s(&fgk_acc, ",
-                 c->u->mangle, c->red->name, c->u->mangle, c->red->name);
-  fgu_buf tmp = e->out;
-  e->out = (fgu_buf){0};
-  port_args(e, x);
-  fgu_buf_printf(out, "%s);\n", e->out.s ? e->out.s : "");
-  out->oom |= e->out.oom;
-  fgu_buf_free(&e->out);
-  e->out = tmp;
+static void hook_acc_decl(fgk_writer *tw, const fg_expr *x) {
+  const fgr_call *c = call_of(x);
+  fgk_writer_printf(tw, "    %sA_%s fgk_acc;\n    %sinit_%s(&fgk_acc, ",
+                    c->u->mangle, c->red->name, c->u->mangle, c->red->name);
+  port_args(tw, x);
+  fgk_writer_put(tw, ");\n");
 }
 
-void fgr_emit_store_partial(fgk_emitter *e) {
-  const fg_expr *x = e->rs_acc;
-  if (!x)
-    return;
-  const fgk_rscall *c = x->u.rs.call;
-  fgk_putf(e, "%sstore_%s(&fgk_acc, out%d, fgk_p, fgk_P);\n", c->u->mangle,
-           c->red->name, e->k->reduce_port);
+static void hook_store_partial(fgk_writer *tw, const fg_expr *x, int port) {
+  const fgr_call *c = call_of(x);
+  fgk_writer_printf(tw, "%sstore_%s(&fgk_acc, out%d, fgk_p, fgk_P);\n",
+                    c->u->mangle, c->red->name, port);
 }
+
+const fgk_foreign_i fgr_foreign = {
+  .name = "RenderScript",
+  .emit = hook_emit,
+  .acc_decl = hook_acc_decl,
+  .store_partial = hook_store_partial,
+};

@@ -2,11 +2,12 @@
  * (the public API of fieldgraph/renderscript.h).
  *
  * A mapping kernel becomes an ordinary operator built with the kernel DSL:
- * it reads its inputs locally, calls the kernel (an FGK_E_RSCALL into the
- * carried script) and writes the value locally, so the fusion pass treats
- * it like any pointwise operator.  A reduction kernel becomes two nodes:
- * an accumulate operator over the inputs' coordinates that the runtime
- * launches over a few partials (k->reduce = FGK_REDUCE_RS; its pointwise
+ * it reads its inputs locally, calls the kernel (a foreign call,
+ * FGK_E_FOREIGN, into the carried script) and writes the value locally, so
+ * the fusion pass treats it like any pointwise operator.  A reduction
+ * kernel becomes two nodes: an accumulate operator over the inputs'
+ * coordinates that the runtime launches over a few partials (a
+ * FGK_REDUCE_FOREIGN reduction, ir/ir.h; its pointwise
  * producers fuse into it like into the built-in reductions), writing each
  * partial's script-typed accumulator into a record field; and a one-thread
  * node that folds the record with the combiner and applies the
@@ -453,8 +454,8 @@ static bool env_fields(launch *l, const fgr_func *const *fns, int n_fns,
   return true;
 }
 
-static fgk_rscall *new_call(launch *l, fgr_call_kind kind) {
-  fgk_rscall *c = fgu_arena_alloc(&l->g->arena, sizeof *c);
+static fgr_call *new_call(launch *l, fgr_call_kind kind) {
+  fgr_call *c = fgu_arena_alloc(&l->g->arena, sizeof *c);
   if (!c)
     return fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
   c->kind = kind;
@@ -464,33 +465,34 @@ static fgk_rscall *new_call(launch *l, fgr_call_kind kind) {
   return c;
 }
 
-/* An RSCALL expression of op with the given arguments; ports from
+/* A foreign call of c: an expression of op with the given arguments; ports from
  * fields[0 .. nf-1] (registered as non-local inputs). */
-static fg_expr *call_expr(fg_op *op, fgk_rscall *c, fgk_type type, int n,
+static fg_expr *call_expr(fg_op *op, const fgr_call *c, fgk_type type, int n,
                           fg_expr **args, fg_field **fields, int nf) {
   for (int k = 0; k < n; k++)
     if (!args[k])
       return NULL;
-  fg_expr *x = fgk_expr_new(op, FGK_E_RSCALL, type);
+  fg_expr *x = fgk_expr_new(op, FGK_E_FOREIGN, type);
   if (!x)
     return NULL;
   fgu_arena *a = &op->g->arena;
-  x->u.rs.call = c;
-  x->u.rs.n = n;
-  x->u.rs.arg = fgu_arena_alloc(a, (size_t)(n + 1) * sizeof *args);
-  x->u.rs.port = fgu_arena_alloc(a, (size_t)(nf + 1) * sizeof(int));
-  if (!x->u.rs.arg || !x->u.rs.port)
+  x->u.foreign.hooks = &fgr_foreign;
+  x->u.foreign.payload = c;
+  x->u.foreign.n = n;
+  x->u.foreign.arg = fgu_arena_alloc(a, (size_t)(n + 1) * sizeof *args);
+  x->u.foreign.port = fgu_arena_alloc(a, (size_t)(nf + 1) * sizeof(int));
+  if (!x->u.foreign.arg || !x->u.foreign.port)
     return fgk_fail(op, FG_ENOMEM, "out of memory");
-  memcpy(x->u.rs.arg, args, (size_t)n * sizeof *args);
-  x->u.rs.n_ports = nf;
-  x->u.rs.out_port = -1;
+  memcpy(x->u.foreign.arg, args, (size_t)n * sizeof *args);
+  x->u.foreign.n_ports = nf;
+  x->u.foreign.out_port = -1;
   for (int k = 0; k < nf; k++) {
-    x->u.rs.port[k] = fields[k] ? fgk_op_input(op, fields[k], "script call")
+    x->u.foreign.port[k] = fields[k] ? fgk_op_input(op, fields[k], "script call")
                                 : -1;
-    if (fields[k] && x->u.rs.port[k] < 0)
+    if (fields[k] && x->u.foreign.port[k] < 0)
       return NULL;
-    if (x->u.rs.port[k] >= 0)
-      op->in_nonlocal[x->u.rs.port[k]] = true;
+    if (x->u.foreign.port[k] >= 0)
+      op->in_nonlocal[x->u.foreign.port[k]] = true;
   }
   return x;
 }
@@ -589,7 +591,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     l.what);
   if (!no_set_element(&l, &f, 1) || !env_fields(&l, &f, 1, env))
     return NULL;
-  fgk_rscall *c = new_call(&l, FGR_CALL_MAP);
+  fgr_call *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
     return NULL;
   c->fn = f;
@@ -678,8 +680,8 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over
    * a few partials that each accumulate a contiguous chunk */
-  fgk_rscall *acc = new_call(&l, FGR_CALL_ACC);
-  fgk_rscall *fold = new_call(&l, FGR_CALL_FOLD);
+  fgr_call *acc = new_call(&l, FGR_CALL_ACC);
+  fgr_call *fold = new_call(&l, FGR_CALL_FOLD);
   if (!acc || !fold)
     return NULL;
   acc->red = fold->red = r;
@@ -703,13 +705,13 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     args[k] = fg_read_tensor(op, in[k]);
   fg_write_tensor(op, 0, call_expr(op, acc, fgk_t(FG_U8, 1), n_in, args, env,
                                    1 + u->n_allocs));
+  if (!fgk_op_set_reduction(op, fgk_reduce_foreign(0)))
+    return NULL;
   fg_field *rec = with_fp(fg_op_end(op), u);
   if (!rec)
     return NULL;
   rec->type = rec_type;
   rec->producer->kernel->out_type[0] = rec_type;
-  rec->producer->kernel->reduce = FGK_REDUCE_RS;
-  rec->producer->kernel->reduce_port = 0;
   /* the fold: one thread, partials -> combiner -> outconverter */
   int nf = 2 + u->n_allocs;
   env[nf - 1] = rec;
@@ -733,12 +735,13 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
       m++;
     }
   }
-  x->kind = FGK_E_RSCALL;
+  x->kind = FGK_E_FOREIGN;
   x->type = fgk_t(FG_U8, 1);
-  x->u.rs.call = fold;
-  x->u.rs.n_ports = nf;
-  x->u.rs.port = port;
-  x->u.rs.out_port = 0;
+  x->u.foreign.hooks = &fgr_foreign;
+  x->u.foreign.payload = fold;
+  x->u.foreign.n_ports = nf;
+  x->u.foreign.port = port;
+  x->u.foreign.out_port = 0;
   st->kind = FGK_S_EXPR;
   st->u.expr = x;
   *out_type = res;

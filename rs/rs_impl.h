@@ -1,6 +1,6 @@
 /* rs/rs_impl.h - the RenderScript front end's internals, shared by the
  * tokenizer (lex.c), the declaration scanner and type layout
- * (scan.c), the source emitter that carries a script into a kernel of
+ * (scan.c), the foreign-call hooks that carry a script into a kernel of
  * either dialect (emit_hooks.c) and the graph nodes (nodes.c).
  *
  * A script is parsed once into an fgr_unit: its tokens, its top-level
@@ -15,8 +15,8 @@
 #define FG_RS_RS_IMPL_H
 
 #include "dsl/dsl_impl.h"
-#include "emit/emit_impl.h"
 #include "fieldgraph/renderscript.h"
+#include "ir/foreign.h"
 
 /* ---- tokens ------------------------------------------------------------- */
 
@@ -220,11 +220,14 @@ typedef enum fgr_call_kind {
   FGR_CALL_FOLD       /* one thread: partials -> combiner -> outconverter */
 } fgr_call_kind;
 
-/* What an FGK_E_RSCALL expression calls; in the graph's arena.  Ports of
- * the call (expression's u.rs.port): [0] the globals block (or -1),
+/* What a call into a script calls: the payload of its FGK_E_FOREIGN
+ * expression, whose hooks are fgr_foreign; in the graph's arena.  Ports of
+ * the call (expression's u.foreign.port): [0] the globals block (or -1),
  * [1 .. n_allocs] the bound allocations (-1 unbound), and for FOLD
- * [n_allocs + 1] the partials record; u.rs.out_port is FOLD's result. */
-struct fgk_rscall {
+ * [n_allocs + 1] the partials record; u.foreign.out_port is FOLD's
+ * result.  An ACC call is the value its kernel's FGK_REDUCE_FOREIGN
+ * output accumulates. */
+typedef struct fgr_call {
   fgr_call_kind kind;
   const fgr_unit *u;
   const fgr_func *fn;           /* MAP */
@@ -232,7 +235,10 @@ struct fgk_rscall {
   int64_t range[3][2];          /* ACC: (x, y, z) [start, end) */
   bool ranged;
   int64_t result_bytes;         /* FOLD: bytes of the result field */
-};
+} fgr_call;
+
+/* How every call into a script is written (emit_hooks.c). */
+extern const fgk_foreign_i fgr_foreign;
 
 /* Bytes of a partials record of a reduction: a header, then one
  * accumulator per partial, room for FGK_MAX_PARTIALS. */

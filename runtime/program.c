@@ -112,10 +112,10 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
   memcpy(pk->threads, pk->dims + 3 * pk->nbuf, sizeof pk->threads);
   /* per-element threads: the kernel splits the element off the layer
    * (never a reduction: such kernels do not fuse) */
-  assert(!k->reduce || !k->thread_elements);
+  assert(!fgk_is_reduction(k->reduce) || !k->thread_elements);
   if (k->thread_elements > 0)
     pk->threads[0] *= k->thread_elements;
-  if (k->reduce) {
+  if (fgk_is_reduction(k->reduce)) {
     /* a fixed number of partials for the shape, each a contiguous chunk:
      * the order of operations never depends on the backend or threads */
     int64_t n = fg_shape_points(k->threads);
@@ -123,8 +123,7 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
     if (pk->partials > FGK_MAX_PARTIALS)
       pk->partials = FGK_MAX_PARTIALS;
     pk->reduce = k->reduce;
-    pk->reduce_port = k->reduce_port;
-    int64_t *d = pk->dims + 3 * (k->n_in + k->reduce_port);
+    int64_t *d = pk->dims + 3 * (k->n_in + k->reduce.port);
     d[0] = d[1] = 1;
     d[2] = pk->partials;
     pk->threads[0] = pk->threads[1] = 1;

@@ -30,8 +30,8 @@ typedef struct pkernel {
   bool grouped;
   int group[2];             /* work-group (rows, columns) when grouped */
   int64_t threads[3];       /* what the backend launches */
-  int reduce;               /* 0, or 1 + fg_reduce_op */
-  int reduce_port;          /* output port of the reduction's partials */
+  fgk_reduction reduce;     /* the kernel's; reduce.port is the output
+                               port of the reduction's partials */
   int64_t partials;         /* how many */
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */

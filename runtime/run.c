@@ -159,7 +159,7 @@ static bool wraps_inputs(const fg__backend *be) {
 /* Bytes of a reduction kernel's partials and of its result. */
 static void reduce_bytes(const fg_program *p, const pkernel *k,
                          size_t *partials, size_t *result) {
-  fg_type t = p->f[k->field[k->n_in + k->reduce_port]].type;
+  fg_type t = p->f[k->field[k->n_in + k->reduce.port]].type;
   *result = (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
   *partials = (size_t)k->partials * *result;
 }
@@ -317,7 +317,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = vr->view[k->field[j]];
     if (fgk_reduce_on_host(k->reduce))
-      bufs[k->n_in + k->reduce_port] = vr->bs->partials[t->index];
+      bufs[k->n_in + k->reduce.port] = vr->bs->partials[t->index];
     st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
                        k->grouped ? k->group : NULL, &a);
     break;
@@ -327,8 +327,8 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                                vr->bs->host[t->index], pb, &a);
     break;
   case RT_COMBINE: {
-    fg_type ty = p->f[k->field[k->n_in + k->reduce_port]].type;
-    fg__combine_partials((fg_reduce_op)(k->reduce - 1), ty.elem,
+    fg_type ty = p->f[k->field[k->n_in + k->reduce.port]].type;
+    fg__combine_partials(k->reduce.op, ty.elem,
                          fg_type_tensor_elements(ty), vr->bs->host[t->index],
                          k->partials, vr->bs->host[t->index] + pb);
     r->in_flight--;
@@ -337,7 +337,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     return;
   }
   case RT_RESULT:
-    st = be->i->upload_async(be, vr->view[k->field[k->n_in + k->reduce_port]],
+    st = be->i->upload_async(be, vr->view[k->field[k->n_in + k->reduce.port]],
                              vr->bs->host[t->index] + pb, rb, &a);
     break;
   case RT_DOWNLOAD: {
@@ -948,7 +948,7 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
         break;
       d = v->n_task - 1;
       st = add_task(v->task, &v->n_task, RT_RESULT, k, &d, 1);
-      producer[pk->field[pk->n_in + pk->reduce_port]] = v->n_task - 1;
+      producer[pk->field[pk->n_in + pk->reduce.port]] = v->n_task - 1;
     }
   }
   for (int i = 0; st == FG_OK && i < p->n_out; i++)

@@ -132,6 +132,85 @@ START_TEST(test_reduce_u8_image_and_float_product) {
 }
 END_TEST
 
+/* Every op over every element type, on fields of a few partials whose
+ * values sit where a wrong identity would show: minima near the type's
+ * largest value, maxima near its smallest, sums and products of small
+ * integers (exact in floats; integers wrap).  The expected values fold
+ * the field in plain C from its first element, never from an identity. */
+#define IDENTITY_CASE(E, T, UT, LO, HI, FL)                                  \
+  static void identity_case_##E(void) {                                     \
+    enum { N = 40000 };                                                     \
+    fg_graph *g = fg_graph_new("identities");                               \
+    fg_type t = fg_type_scalar(E, fg_shape1(N));                            \
+    static const fg_reduce_op ops[4] = {FG_REDUCE_SUM, FG_REDUCE_MIN,       \
+                                        FG_REDUCE_MAX, FG_REDUCE_PROD};     \
+    T *v[4], got[4], want[4];                                               \
+    const void *in[4];                                                      \
+    void *out[4];                                                           \
+    for (int o = 0; o < 4; o++) {                                           \
+      char name[16], res[16];                                               \
+      snprintf(name, sizeof name, "x%d", o);                                \
+      snprintf(res, sizeof res, "r%d", o);                                  \
+      fg_output(g, res, fg_reduce(g, res, ops[o], fg_input(g, name, t)));   \
+      v[o] = malloc(N * sizeof(T));                                         \
+      ck_assert_ptr_nonnull(v[o]);                                          \
+      in[o] = v[o];                                                         \
+      out[o] = &got[o];                                                     \
+    }                                                                       \
+    for (int i = 0; i < N; i++) {                                           \
+      int k = (i * 37 + 11) % 100;                                          \
+      v[0][i] = (T)(i % 3);                                                 \
+      v[1][i] = FL ? (T)(1e30 * (1 + k * 0.01)) : (T)(HI - (T)k);           \
+      v[2][i] = FL ? (T)(-1e30 * (1 + k * 0.01)) : (T)(LO + (T)k);          \
+      v[3][i] = (T)(i % 9973 == 17 ? 2 : 1);                                \
+    }                                                                       \
+    for (int o = 0; o < 4; o++)                                             \
+      want[o] = v[o][0];                                                    \
+    for (int i = 1; i < N; i++) {                                           \
+      want[0] = FL ? (T)(want[0] + v[0][i])                                 \
+                   : (T)((UT)want[0] + (UT)v[0][i]);                        \
+      want[1] = v[1][i] < want[1] ? v[1][i] : want[1];                      \
+      want[2] = v[2][i] > want[2] ? v[2][i] : want[2];                      \
+      want[3] = FL ? (T)(want[3] * v[3][i])                                 \
+                   : (T)((UT)want[3] * (UT)v[3][i]);                        \
+    }                                                                       \
+    tu_run(g, 4, in, 4, out);                                               \
+    for (int o = 0; o < 4; o++) {                                           \
+      ck_assert_msg(!memcmp(&got[o], &want[o], sizeof(T)),                  \
+                    "%s of %s: got %.17g, expected %.17g",                  \
+                    o == 0 ? "sum" : o == 1 ? "min" : o == 2 ? "max"        \
+                                                     : "prod",              \
+                    #E, (double)got[o], (double)want[o]);                   \
+      free(v[o]);                                                           \
+    }                                                                       \
+    fg_graph_free(g);                                                       \
+  }
+IDENTITY_CASE(FG_I8, int8_t, uint8_t, INT8_MIN, INT8_MAX, 0)
+IDENTITY_CASE(FG_U8, uint8_t, uint8_t, 0, UINT8_MAX, 0)
+IDENTITY_CASE(FG_I16, int16_t, uint16_t, INT16_MIN, INT16_MAX, 0)
+IDENTITY_CASE(FG_U16, uint16_t, uint16_t, 0, UINT16_MAX, 0)
+IDENTITY_CASE(FG_I32, int32_t, uint32_t, INT32_MIN, INT32_MAX, 0)
+IDENTITY_CASE(FG_U32, uint32_t, uint32_t, 0, UINT32_MAX, 0)
+IDENTITY_CASE(FG_I64, int64_t, uint64_t, INT64_MIN, INT64_MAX, 0)
+IDENTITY_CASE(FG_U64, uint64_t, uint64_t, 0, UINT64_MAX, 0)
+IDENTITY_CASE(FG_F32, float, uint32_t, 0, 0, 1)
+IDENTITY_CASE(FG_F64, double, uint64_t, 0, 0, 1)
+#undef IDENTITY_CASE
+
+START_TEST(test_reduce_every_op_on_every_element_type) {
+  identity_case_FG_I8();
+  identity_case_FG_U8();
+  identity_case_FG_I16();
+  identity_case_FG_U16();
+  identity_case_FG_I32();
+  identity_case_FG_U32();
+  identity_case_FG_I64();
+  identity_case_FG_U64();
+  identity_case_FG_F32();
+  identity_case_FG_F64();
+}
+END_TEST
+
 START_TEST(test_reduce_result_read_by_a_later_operator) {
   /* normalize: x / sum(x); the sum is a boundary, its result in memory */
   fg_type t = fg_type_scalar(FG_F32, fg_shape2(40, 50));
@@ -186,6 +265,7 @@ int main(void) {
   tcase_add_test(tc, test_reduce_dot_product_fuses_into_one_kernel);
   tcase_add_test(tc, test_reduce_every_op_on_integers_and_vectors);
   tcase_add_test(tc, test_reduce_u8_image_and_float_product);
+  tcase_add_test(tc, test_reduce_every_op_on_every_element_type);
   tcase_add_test(tc, test_reduce_result_read_by_a_later_operator);
   tcase_add_test(tc, test_reduce_rejects_bad_arguments);
   suite_add_tcase(s, tc);
