@@ -101,6 +101,9 @@ struct fg__backend {
 fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Whether kernels read a run's inputs where the caller keeps them. */
+bool fg__be_wraps_inputs(const fg__backend *be);
+
 /* Backend constructors. */
 fg_status fg__cpu_backend_new(const fg_context_options *opt,
                               const char *cache_dir, fg__backend **out,

@@ -1,6 +1,6 @@
 /* runtime/context.c - the context: chooses and owns a backend, the kernel
- * cache location, statistics and the last-error message (its loop and
- * runs are in run.c). */
+ * cache location, statistics and the last-error message (its loop is in
+ * loop.c, its runs in run.c). */
 #include "config.h"
 #include "context_impl.h"
 
@@ -34,14 +34,6 @@ fg_status fg__ctx_fail(fg_context *ctx, fg_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
-  va_end(ap);
-  return st;
-}
-
-fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(be->errmsg, be->errlen, fmt, ap);
   va_end(ap);
   return st;
 }
@@ -139,6 +131,7 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
 void fg_context_free(fg_context *ctx) {
   if (!ctx)
     return;
+  fg_context_wait(ctx);
   fg__ctx_loop_close(ctx);
   if (ctx->be)
     ctx->be->i->destroy(ctx->be);

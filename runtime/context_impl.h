@@ -11,6 +11,15 @@
 
 typedef struct fg__done_node fg__done_node;
 
+/* A completion travelling from a device thread to the loop. */
+struct fg__done_node {
+  fg__done_node *next;
+  fg_run *run;
+  int var, task;
+  fg_status st;
+  char *msg;
+};
+
 struct fg_context {
   fg__backend *be;
   fg_context_stats stats;
@@ -40,9 +49,30 @@ struct fg_context {
 fg_status fg__ctx_fail(fg_context *ctx, fg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Starts / stops the context's loop bridge (run.c). */
+/* ---- loop.c: the bridge from device threads to the loop ---------------- */
+
+/* Starts the context's loop bridge (its own loop unless user_loop). */
 fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop,
                             char *err, size_t errlen);
+/* Stops it; the caller has waited until no run is in flight. */
 void fg__ctx_loop_close(fg_context *ctx);
+/* Queues n and wakes the loop; any thread. */
+void fg__loop_post(fg_context *ctx, fg__done_node *n);
+/* Takes every queued completion, oldest first; loop thread. */
+fg__done_node *fg__loop_take(fg_context *ctx);
+/* Keeps the loop alive (busy) or lets it end (idle). */
+void fg__loop_keep_alive(fg_context *ctx, bool busy);
+/* Makes the loop call fg__ctx_process soon. */
+void fg__loop_wake(fg_context *ctx);
+/* Waits until done(arg) holds.  Runs the loop, or, from inside a
+ * callback (where uv_run must not be re-entered), sleeps on the
+ * completion condition and processes by hand. */
+void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
+                         const void *arg);
+
+/* ---- run.c ----------------------------------------------------------- */
+
+/* Applies queued completions, begins queued runs, ends complete ones. */
+void fg__ctx_process(fg_context *ctx);
 
 #endif

@@ -1,10 +1,18 @@
-/* runtime/combine.c - folding a built-in reduction's partials on the
- * host, in their fixed order, with the kernels' own arithmetic (wrapping
- * integers, IEEE floats), so results never depend on the backend or the
- * number of threads. */
+/* runtime/reduce.c - what the runtime does for a built-in reduction whose
+ * partials are combined on the host: their sizes, and folding them in
+ * their fixed order with the kernels' own arithmetic (wrapping integers,
+ * IEEE floats), so results never depend on the backend or the number of
+ * threads. */
 #include "program_impl.h"
 
 #include <math.h>
+
+void fg__reduce_bytes(const fg_program *p, const pkernel *k,
+                      size_t *partials, size_t *result) {
+  fg_type t = p->f[k->field[k->n_in + k->reduce_port]].type;
+  *result = (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
+  *partials = (size_t)k->partials * *result;
+}
 
 /* Combines a reduction's partials in order, as the kernels combine the
  * values of a chunk: acc = acc op partial, from the identity. */
