@@ -6,6 +6,7 @@
  * compiled.  In check mode a second, unfused variant is built and every
  * run compares the two. */
 #include "program_impl.h"
+#include "emit/abi.h"
 #include "fuse/fuse.h"
 
 #include <assert.h>
@@ -15,10 +16,143 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* A field shape as an extent triple (emit/abi.h). */
 static void dims_of(fg_shape s, int64_t *d) {
-  d[0] = s.ndim == 3 ? s.dim[0] : 1;
-  d[1] = s.ndim >= 2 ? s.dim[s.ndim - 2] : 1;
-  d[2] = s.ndim >= 1 ? s.dim[s.ndim - 1] : 1;
+  d[FGE_DIM_LAYERS] = s.ndim == 3 ? s.dim[0] : 1;
+  d[FGE_DIM_ROWS] = s.ndim >= 2 ? s.dim[s.ndim - 2] : 1;
+  d[FGE_DIM_COLUMNS] = s.ndim >= 1 ? s.dim[s.ndim - 1] : 1;
+}
+
+/* ---- what a kernel needs of the device ---------------------------------- */
+
+static void expr_needs(const fg_expr *x, fg__needs *n);
+
+static void type_needs(fgk_type t, fg__needs *n) {
+  n->fp64 |= t.elem == FG_F64;
+}
+
+static void access_needs(const fgk_access *a, fg__needs *n) {
+  for (int i = 0; i < a->ncoords; i++)
+    expr_needs(a->coord[i], n);
+  if (a->element)
+    expr_needs(a->elem, n);
+}
+
+static void expr_needs(const fg_expr *x, fg__needs *n) {
+  if (!x)
+    return;
+  type_needs(x->type, n);
+  switch (x->kind) {
+  case FGK_E_CONST: case FGK_E_THREAD:
+    break;
+  case FGK_E_VAR:
+    type_needs(x->u.var->type, n);
+    break;
+  case FGK_E_UNARY: case FGK_E_BINARY:
+    expr_needs(x->u.bin.a, n);
+    expr_needs(x->u.bin.b, n);
+    break;
+  case FGK_E_CALL:
+    for (int i = 0; i < x->u.call.n; i++)
+      expr_needs(x->u.call.arg[i], n);
+    break;
+  case FGK_E_SWIZZLE:
+    expr_needs(x->u.swz.a, n);
+    break;
+  case FGK_E_VECTOR:
+    for (int i = 0; i < x->u.vec.n; i++)
+      expr_needs(x->u.vec.arg[i], n);
+    break;
+  case FGK_E_CONVERT: case FGK_E_AS:
+    expr_needs(x->u.conv.a, n);
+    break;
+  case FGK_E_READ:
+    access_needs(&x->u.read, n);
+    break;
+  case FGK_E_INDEX:
+    type_needs(x->u.index.var->type, n);
+    for (int i = 0; i < x->u.index.n; i++)
+      expr_needs(x->u.index.idx[i], n);
+    break;
+  case FGK_E_ADDR:
+    expr_needs(x->u.addr, n);
+    break;
+  case FGK_E_ATOMIC:
+    n->int64_atomics |= fg_elem_size(x->type.elem) == 8;
+    expr_needs(x->u.atomic.p, n);
+    expr_needs(x->u.atomic.a, n);
+    expr_needs(x->u.atomic.b, n);
+    break;
+  case FGK_E_RSCALL:
+    for (int i = 0; i < x->u.rs.n; i++)
+      expr_needs(x->u.rs.arg[i], n);
+    break;
+  }
+}
+
+static void block_needs(const fgk_block *b, fg__needs *n) {
+  for (const fgk_stmt *s = b->first; s; s = s->next) {
+    switch (s->kind) {
+    case FGK_S_DECL: {
+      const fgk_var *v = s->u.decl;
+      type_needs(v->type, n);
+      if (v->local) {
+        uint64_t bytes = (uint64_t)fg_elem_size(v->type.elem) *
+                         (uint64_t)(v->type.width == 3 ? 4 : v->type.width);
+        for (int d = 0; d < v->ndims; d++)
+          bytes *= (uint64_t)v->dims[d];
+        n->local_mem += bytes;
+      }
+      break;
+    }
+    case FGK_S_ASSIGN:
+      expr_needs(s->u.assign.lhs, n);
+      expr_needs(s->u.assign.rhs, n);
+      break;
+    case FGK_S_IF:
+      expr_needs(s->u.if_.cond, n);
+      block_needs(&s->u.if_.then, n);
+      block_needs(&s->u.if_.els, n);
+      break;
+    case FGK_S_FOR:
+      if (s->u.for_.var)
+        type_needs(s->u.for_.var->type, n);
+      expr_needs(s->u.for_.init, n);
+      expr_needs(s->u.for_.cond, n);
+      expr_needs(s->u.for_.step, n);
+      block_needs(&s->u.for_.body, n);
+      break;
+    case FGK_S_WHILE:
+      expr_needs(s->u.while_.cond, n);
+      block_needs(&s->u.while_.body, n);
+      break;
+    case FGK_S_WRITE:
+      access_needs(&s->u.write.at, n);
+      expr_needs(s->u.write.value, n);
+      break;
+    case FGK_S_FOREACH:
+      block_needs(&s->u.foreach.body, n);
+      break;
+    case FGK_S_EXPR:
+      expr_needs(s->u.expr, n);
+      break;
+    case FGK_S_BARRIER: case FGK_S_COMMENT:
+      break;
+    }
+  }
+}
+
+/* What kernel k needs of a device to run: its types, atomics, work-group
+ * shape, buffers and local memory. */
+static void kernel_needs(const fgk_kernel *k, fg__needs *n) {
+  *n = (fg__needs){.buffers = k->n_in + k->n_out};
+  for (int i = 0; i < k->n_in; i++)
+    n->fp64 |= k->in_type[i].elem == FG_F64;
+  for (int i = 0; i < k->n_out; i++)
+    n->fp64 |= k->out_type[i].elem == FG_F64;
+  if (k->grouped)
+    n->group_size = (size_t)k->local[0] * (size_t)k->local[1];
+  block_needs(&k->body, n);
 }
 
 /* Writes a kernel's source to $FG_DUMP_KERNELS/<index>-<name>.<ext>. */
@@ -49,47 +183,36 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
   pk->nbuf = k->n_in + k->n_out;
   pk->n_in = k->n_in;
   pk->field = calloc((size_t)pk->nbuf + 1, sizeof *pk->field);
-  pk->dims = calloc(3 * (size_t)(pk->nbuf + 1), sizeof *pk->dims);
-  pk->source = fgk_emit(k, be->i->dialect, entry);
+  pk->dims = calloc((size_t)fge_abi_dim_count(pk->nbuf), sizeof *pk->dims);
+  pk->source = fgk_emit(k, fg__be_dialect(be), entry);
   if (!pk->name || !pk->field || !pk->dims || !pk->source)
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   for (int i = 0; i < k->n_in; i++) {
     pk->field[i] = fk->in_field[i];
-    dims_of(p->f[fk->in_field[i]].type.field, pk->dims + 3 * i);
+    dims_of(p->f[fk->in_field[i]].type.field,
+            fge_abi_buffer_dims(pk->dims, i));
   }
   for (int i = 0; i < k->n_out; i++) {
     pk->field[k->n_in + i] = fk->out_field[i];
     dims_of(p->f[fk->out_field[i]].type.field,
-            pk->dims + 3 * (k->n_in + i));
+            fge_abi_buffer_dims(pk->dims, k->n_in + i));
   }
-  dims_of(k->threads, pk->dims + 3 * pk->nbuf);
-  memcpy(pk->threads, pk->dims + 3 * pk->nbuf, sizeof pk->threads);
+  dims_of(k->threads, fge_abi_buffer_dims(pk->dims, pk->nbuf));
+  memcpy(pk->threads, fge_abi_thread_dims(pk->dims, pk->nbuf),
+         sizeof pk->threads);
   /* per-element threads: the kernel splits the element off the layer
    * (never a reduction: such kernels do not fuse) */
   assert(!k->reduce || !k->thread_elements);
   if (k->thread_elements > 0)
     pk->threads[0] *= k->thread_elements;
-  if (k->reduce) {
-    /* a fixed number of partials for the shape, each a contiguous chunk:
-     * the order of operations never depends on the backend or threads */
-    int64_t n = fg_shape_points(k->threads);
-    pk->partials = (n + 16383) / 16384;
-    if (pk->partials > FGK_MAX_PARTIALS)
-      pk->partials = FGK_MAX_PARTIALS;
-    pk->reduce = k->reduce;
-    pk->reduce_port = k->reduce_port;
-    int64_t *d = pk->dims + 3 * (k->n_in + k->reduce_port);
-    d[0] = d[1] = 1;
-    d[2] = pk->partials;
-    pk->threads[0] = pk->threads[1] = 1;
-    pk->threads[2] = pk->partials;
-  }
+  pk->kind = k->grouped ? FG__LAUNCH_GROUPED : FG__LAUNCH_MAP;
+  if (k->reduce)
+    fg__reduce_plan(pk, k);
   pk->grouped = k->grouped;
   pk->group[0] = k->local[0];
   pk->group[1] = k->local[1];
-  const char *dump = getenv("FG_DUMP_KERNELS");
-  if (dump && *dump)
-    dump_kernel(dump, index, pk, be->i->dialect);
+  if (*ctx->env.dump_kernels)
+    dump_kernel(ctx->env.dump_kernels, index, pk, fg__be_dialect(be));
   /* the kernel's own precision, when its code asked for one */
   fg_compile_options kopt = opt ? *opt : (fg_compile_options){0};
   if (k->fp == FGK_FP_FULL)
@@ -97,7 +220,7 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
   else if (k->fp == FGK_FP_RELAXED)
     kopt.precision = FG_PRECISION_RELAXED;
   pk->precision = kopt.precision;
-  return be->i->build(be, pk->source, entry, fk->name, &kopt, &pk->bin);
+  return fg__be_build(be, pk->source, entry, fk->name, &kopt, &pk->bin);
 }
 
 /* The readable fusion report of a variant. */
@@ -163,7 +286,7 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
   /* kernels write the caller's memory where the backend aliases it */
   for (int i = 0; st == FG_OK && i < p->n_out; i++) {
     int f = p->out_field[i];
-    v->direct[i] = be->i->wrap && p->f[f].role == PF_OP &&
+    v->direct[i] = fg__be_can_wrap(be) && p->f[f].role == PF_OP &&
                    v->materialized[f] && !fg__direct_field(p, v, f);
   }
   /* each run uploads its own copy of a script's globals */
@@ -186,7 +309,7 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
     st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
     for (int j = pk->n_in; j < pk->nbuf; j++)
       producer[pk->field[j]] = kt;
-    if (fgk_reduce_on_host(pk->reduce) && st == FG_OK) {
+    if (fg__reduce_on_host(pk) && st == FG_OK) {
       int d = kt;
       if ((st = add_task(v->task, &v->n_task, RT_PARTIALS, k, &d, 1)))
         break;
@@ -217,7 +340,7 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
                                  variant *v) {
   fg_context *ctx = p->ctx;
   fgf_options fo = {.fuse = fuse, .max_nodes = 64,
-                    .max_buffers = ctx->be->max_kernel_buffers};
+                    .max_buffers = ctx->be->caps.max_buffers};
   fgf_plan *plan = NULL;
   fg_status st = fgf_plan_graph(g, live, &fo, &plan, ctx->errmsg,
                                 sizeof ctx->errmsg);
@@ -265,7 +388,8 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
   return st;
 }
 
-/* The fusion mode asked for, by the options or else $FG_FUSION. */
+/* The fusion mode asked for, by the options or else $FG_FUSION (as the
+ * context read it). */
 static fg_status fusion_mode(fg_context *ctx, const fg_compile_options *opt,
                              fg_fusion *mode) {
   *mode = opt ? opt->fusion : FG_FUSION_DEFAULT;
@@ -273,7 +397,7 @@ static fg_status fusion_mode(fg_context *ctx, const fg_compile_options *opt,
     return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: fusion %d is not one of "
                         "FG_FUSION_DEFAULT, _ON, _OFF, _CHECK", (int)*mode);
   if (*mode == FG_FUSION_DEFAULT) {
-    const char *env = getenv("FG_FUSION");
+    const char *env = ctx->env.fusion;
     if (!env || !*env || !strcmp(env, "1") || !strcmp(env, "on"))
       *mode = FG_FUSION_ON;
     else if (!strcmp(env, "0") || !strcmp(env, "off"))
@@ -319,6 +443,7 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
   if (!p)
     return fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
   p->ctx = ctx;
+  ctx->live_programs++;
   p->n_nodes = g->nodes.n;
   p->n_fields = g->fields.n;
   p->n_in = g->inputs.n;
@@ -372,15 +497,27 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
       for (int j = 0; j < n->n_in; j++)
         live[n->in[j]->id] = true;
   }
+  /* refuse what the device cannot run before building anything */
+  for (int i = 0; i < g->nodes.n && st == FG_OK; i++) {
+    fg__node *n = g->nodes.item[i];
+    bool used = false;
+    for (int j = 0; j < n->n_out; j++)
+      used |= live[n->out[j]->id];
+    if (used && n->kind == FG_NODE_OP && n->kernel) {
+      fg__needs needs;
+      kernel_needs(n->kernel, &needs);
+      st = fg__be_check_needs(ctx->be, &needs, n->name);
+    }
+  }
   for (int i = 0; i < g->nodes.n && st == FG_OK; i++) {
     fg__node *n = g->nodes.item[i];
     if (n->kind == FG_NODE_CONST && live[n->out[0]->id]) {
       pfield *pf = &p->f[n->out[0]->id];
       size_t bytes = fg_type_bytes(pf->type);
       pf->role = PF_CONST;
-      st = ctx->be->i->alloc(ctx->be, bytes, &pf->const_buf);
+      st = fg__be_alloc(ctx->be, bytes, &pf->const_buf);
       if (st == FG_OK)
-        st = ctx->be->i->upload(ctx->be, pf->const_buf, n->data, bytes);
+        st = fg__be_upload(ctx->be, pf->const_buf, n->data, bytes);
       if (n->live) {         /* a script's globals: each run's own copy */
         pf->live = n->live;
         fg__live_ref(n->live);

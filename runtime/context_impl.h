@@ -20,8 +20,21 @@ struct fg__done_node {
   char *msg;
 };
 
+/* The environment as fg_context_new read it (the only getenv calls). */
+typedef struct fg__env {
+  char backend[64];         /* FG_BACKEND */
+  char device[256];         /* FG_DEVICE */
+  char cpu_march[96];       /* FG_CPU_MARCH */
+  char clang[1024];         /* FG_CLANG */
+  char fusion[64];          /* FG_FUSION, checked by fg_compile */
+  char dump_kernels[1024];  /* FG_DUMP_KERNELS */
+  char disable[256];        /* FG_DISABLE */
+  char cache_dir[4096];     /* FG_CACHE_DIR, else XDG_CACHE_HOME or HOME */
+} fg__env;
+
 struct fg_context {
   fg__backend *be;
+  fg__env env;
   fg_context_stats stats;
   char cache_dir[4096];
   char errmsg[20000];      /* room for a compiler log */
@@ -40,6 +53,9 @@ struct fg_context {
   pthread_cond_t done_cv;  /* signalled with each completion (waits
                               from inside a callback use it) */
   uint64_t runs_started;
+  int64_t live_programs;   /* fg_context_live's counters */
+  int64_t live_runs;
+  int64_t live_handles;
   uint64_t inject_run;     /* run_hooks.h: runs_started value that fails */
   int inject_kernel;       /* -1: no injection */
   char inject_msg[256];

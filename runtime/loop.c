@@ -85,6 +85,7 @@ fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop, char *err,
     return FG_ENOMEM;
   }
   ctx->wake->data = ctx;
+  ctx->live_handles++;
   uv_unref((uv_handle_t *)ctx->wake);
   pthread_mutex_init(&ctx->mu, NULL);
   pthread_cond_init(&ctx->done_cv, NULL);
@@ -99,6 +100,7 @@ void fg__ctx_loop_close(fg_context *ctx) {
   /* a user's loop frees the handle when it next runs, as libuv wants */
   uv_close((uv_handle_t *)ctx->wake, free_handle);
   ctx->wake = NULL;
+  ctx->live_handles--;
   if (ctx->loop == &ctx->own_loop) {
     uv_run(&ctx->own_loop, UV_RUN_DEFAULT);
     uv_loop_close(&ctx->own_loop);

@@ -11,7 +11,7 @@
 static void variant_free(fg_program *p, variant *v) {
   fg__backend *be = p->ctx->be;
   for (int i = 0; v->k && i < v->n_k; i++) {
-    be->i->kernel_free(be, v->k[i].bin);
+    fg__be_kernel_free(be, v->k[i].bin);
     free(v->k[i].name);
     free(v->k[i].source);
     free(v->k[i].field);
@@ -32,11 +32,11 @@ void fg_program_free(fg_program *p) {
     return;
   fg__backend *be = p->ctx->be;
   fg__program_drain(p);
+  p->ctx->live_programs--;
   variant_free(p, &p->main);
   variant_free(p, &p->check);
   for (int i = 0; p->f && i < p->n_fields; i++) {
-    if (p->f[i].const_buf)
-      be->i->buffer_free(be, p->f[i].const_buf);
+    fg__be_buffer_free(be, p->f[i].const_buf);
     fg__live_unref(p->f[i].live);
     free(p->f[i].name);
   }

@@ -34,6 +34,8 @@ typedef struct pkernel {
   int reduce;               /* 0, or 1 + fg_reduce_op */
   int reduce_port;          /* output port of the reduction's partials */
   int64_t partials;         /* how many */
+  fg__launch_kind kind;     /* what a launch of it is (backend.h) */
+  int64_t work_per_item;    /* FG__LAUNCH_PARTIALS: points per partial */
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */
 } pkernel;
@@ -114,6 +116,14 @@ fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
                              const void *const *in, int n_out,
                              void *const *out, bool null_out_ok);
 
+/* Plans reduction kernel pk (built from k, k->reduce non-zero): its
+ * partials, their count, and the launch over them (reduce.c). */
+void fg__reduce_plan(pkernel *pk, const fgk_kernel *k);
+/* Whether the host combines k's partials (the built-in reductions). */
+bool fg__reduce_on_host(const pkernel *k);
+/* Combines host-combined reduction k's downloaded partials into out. */
+void fg__reduce_combine(const fg_program *p, const pkernel *k,
+                        const void *partials, void *out);
 /* Bytes of a host-combined reduction kernel's partials and of its result
  * (reduce.c). */
 void fg__reduce_bytes(const fg_program *p, const pkernel *k,

@@ -110,10 +110,10 @@ static void bufset_free(fg__backend *be, fg_program *p, variant *v,
                         bufset *bs) {
   for (int i = 0; bs->buf && i < p->n_fields; i++)
     if (bs->buf[i])
-      be->i->buffer_free(be, bs->buf[i]);
+      fg__be_buffer_free(be, bs->buf[i]);
   for (int i = 0; bs->partials && i < v->n_k; i++)
     if (bs->partials[i])
-      be->i->buffer_free(be, bs->partials[i]);
+      fg__be_buffer_free(be, bs->partials[i]);
   for (int i = 0; bs->host && i < v->n_k; i++)
     free(bs->host[i]);
   free(bs->buf);
@@ -140,14 +140,14 @@ static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
                 (pf->role == PF_INPUT && !fg__be_wraps_inputs(be)) ||
                 (pf->role == PF_CONST && pf->live);
     if (need)
-      st = be->i->alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
+      st = fg__be_alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
   }
   for (int k = 0; k < v->n_k && st == FG_OK; k++) {
-    if (!fgk_reduce_on_host(v->k[k].reduce))
+    if (!fg__reduce_on_host(&v->k[k]))
       continue;
     size_t pb, rb;
     fg__reduce_bytes(p, &v->k[k], &pb, &rb);
-    st = be->i->alloc(be, pb, &bs->partials[k]);
+    st = fg__be_alloc(be, pb, &bs->partials[k]);
     if (st == FG_OK && !(bs->host[k] = malloc(pb + rb)))
       st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
   }
@@ -180,18 +180,15 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
     if (pf->role == PF_CONST && !pf->live)
       vr->view[i] = pf->const_buf;
     else if (pf->role == PF_INPUT && fg__be_wraps_inputs(be) && st == FG_OK) {
-      st = be->i->wrap ? be->i->wrap(be, (void *)r->in[pf->input],
-                                     fg_type_bytes(pf->type), &vr->wrapped[i])
-                       : be->i->wrap_input(be, r->in[pf->input],
-                                           fg_type_bytes(pf->type),
-                                           &vr->wrapped[i]);
+      st = fg__be_wrap_input(be, r->in[pf->input], fg_type_bytes(pf->type),
+                             &vr->wrapped[i]);
       vr->view[i] = vr->wrapped[i];
     }
   }
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
     int f = p->out_field[i];
     if (v->direct[i]) {
-      st = be->i->wrap(be, vr->out[i], fg_type_bytes(p->f[f].type),
+      st = fg__be_wrap(be, vr->out[i], fg_type_bytes(p->f[f].type),
                        &vr->wrapped[f]);
       vr->view[f] = vr->wrapped[f];
     }
@@ -204,10 +201,10 @@ static void vrun_release(fg_run *r, vrun *vr) {
   fg__backend *be = p->ctx->be;
   for (int i = 0; vr->t && i < vr->v->n_task; i++)
     if (vr->t[i].ev)
-      be->i->event_release(be, vr->t[i].ev);
+      fg__be_event_release(be, vr->t[i].ev);
   for (int i = 0; vr->wrapped && i < p->n_fields; i++)
     if (vr->wrapped[i])
-      be->i->buffer_free(be, vr->wrapped[i]);
+      fg__be_buffer_free(be, vr->wrapped[i]);
   if (vr->bs) {
     vr->bs->next = vr->v->free_sets;
     vr->v->free_sets = vr->bs;
@@ -252,18 +249,18 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                              t->kind == RT_GLOBALS
                          ? NULL : &vr->v->k[t->index];
   size_t pb = 0, rb = 0;
-  if (k && fgk_reduce_on_host(k->reduce))
+  if (k && fg__reduce_on_host(k))
     fg__reduce_bytes(p, k, &pb, &rb);
   switch (t->kind) {
   case RT_UPLOAD: {
     int f = p->in_field[t->index];
-    st = be->i->upload_async(be, vr->view[f], r->in[t->index],
+    st = fg__be_upload_async(be, vr->view[f], r->in[t->index],
                              fg_type_bytes(p->f[f].type), &a);
     break;
   }
   case RT_GLOBALS: {
     int f = t->index;
-    st = be->i->upload_async(be, vr->view[f], r->globals[f],
+    st = fg__be_upload_async(be, vr->view[f], r->globals[f],
                              fg_type_bytes(p->f[f].type), &a);
     break;
   }
@@ -275,33 +272,35 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     fg__buffer *bufs[256];
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = vr->view[k->field[j]];
-    if (fgk_reduce_on_host(k->reduce))
+    if (fg__reduce_on_host(k))
       bufs[k->n_in + k->reduce_port] = vr->bs->partials[t->index];
-    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
-                       k->grouped ? k->group : NULL, &a);
+    fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
+                    .dims = k->dims, .partials = k->partials,
+                    .work_per_item = k->work_per_item};
+    memcpy(l.threads, k->threads, sizeof l.threads);
+    memcpy(l.group, k->group, sizeof l.group);
+    st = fg__be_launch(be, k->bin, &l, &a);
     break;
   }
   case RT_PARTIALS:
-    st = be->i->download_async(be, vr->bs->partials[t->index],
+    st = fg__be_download_async(be, vr->bs->partials[t->index],
                                vr->bs->host[t->index], pb, &a);
     break;
   case RT_COMBINE: {
-    fg_type ty = p->f[k->field[k->n_in + k->reduce_port]].type;
-    fg__combine_partials((fg_reduce_op)(k->reduce - 1), ty.elem,
-                         fg_type_tensor_elements(ty), vr->bs->host[t->index],
-                         k->partials, vr->bs->host[t->index] + pb);
+    fg__reduce_combine(p, k, vr->bs->host[t->index],
+                       vr->bs->host[t->index] + pb);
     r->in_flight--;
     ts->state = TS_DONE;
     vr->n_done++;
     return;
   }
   case RT_RESULT:
-    st = be->i->upload_async(be, vr->view[k->field[k->n_in + k->reduce_port]],
+    st = fg__be_upload_async(be, vr->view[k->field[k->n_in + k->reduce_port]],
                              vr->bs->host[t->index] + pb, rb, &a);
     break;
   case RT_DOWNLOAD: {
     int f = p->out_field[t->index];
-    st = be->i->download_async(be, vr->view[f], vr->out[t->index],
+    st = fg__be_download_async(be, vr->view[f], vr->out[t->index],
                                fg_type_bytes(p->f[f].type), &a);
     break;
   }
@@ -371,6 +370,7 @@ static void pump(fg_context *ctx) {
 }
 
 static void run_destroy(fg_run *r) {
+  r->ctx->live_runs--;
   for (int var = 0; var < 2; var++) {
     free(r->vr[var].t);
     free(r->vr[var].view);
@@ -565,6 +565,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   if (!r)
     return fg__ctx_fail(ctx, FG_ENOMEM, "%s: out of memory", fn);
   r->ctx = ctx;
+  ctx->live_runs++;
   r->prog = p;
   r->cb = cb;
   r->user = user;
