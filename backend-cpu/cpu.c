@@ -9,6 +9,7 @@
  * object or a whole one, never a half-written file. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "emit/abi.h"
 #include "runtime/backend.h"
 #include "pool.h"
 #include "util/fs.h"
@@ -27,8 +28,13 @@
 
 extern char **environ;
 
-typedef void (*fgc_kernel_fn)(void *const *buf, const int64_t *dim,
-                              int64_t t0, int64_t t1, int64_t c0, int64_t c1);
+typedef fge_c_kernel_fn fgc_kernel_fn;
+
+/* Work below which a launch runs as one tile (threads cost more than it). */
+#define SMALL_WORK 16384
+/* Work-group memory a grouped kernel may declare: its arrays live on a
+ * pool thread's stack. */
+#define LOCAL_MEM (1u << 20)
 
 struct fg__kbin {
   void *dl;
@@ -283,10 +289,11 @@ static void launch_done(void *arg) {
   done(done_arg, FG_OK, NULL);
 }
 
-static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
-                            fg__buffer *const *bufs, const int64_t *dims,
-                            const int64_t *t, const int *group,
-                            const fg__async *a) {
+static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
+                            const fg__launch *d, const fg__async *a) {
+  int nbuf = d->nbuf;
+  const int64_t *t = d->threads;
+  bool grouped = d->kind == FG__LAUNCH_GROUPED;
   cpu_backend *cb = (cpu_backend *)be;
   if (nbuf > 128)
     return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
@@ -294,26 +301,29 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k, int nbuf,
   launch *l = malloc(sizeof *l + (size_t)nbuf * sizeof l->ptr[0]);
   if (!l)
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
-  *l = (launch){.fn = k->fn, .dims = dims, .done = a->done,
+  *l = (launch){.fn = k->fn, .dims = d->dims, .done = a->done,
                 .done_arg = a->arg};
   for (int i = 0; i < nbuf; i++)
-    l->ptr[i] = bufs[i]->p;
+    l->ptr[i] = d->bufs[i]->p;
   int64_t points = t[0] * t[1] * t[2];
-  if (group) {
+  if (grouped) {
     /* a grouped kernel's units are whole work-groups */
-    l->rows = t[0] * ((t[1] + group[0] - 1) / group[0]);
-    l->cols = (t[2] + group[1] - 1) / group[1];
+    l->rows = t[0] * ((t[1] + d->group[0] - 1) / d->group[0]);
+    l->cols = (t[2] + d->group[1] - 1) / d->group[1];
   } else {
     l->rows = t[0] * t[1];
     l->cols = t[2];
   }
   int threads = fgp_threads(cb->pool);
-  /* A few tiles per thread balance uneven rows; tiny fields run as one
-   * tile.  A reduction launches few threads, each with much work. */
-  bool heavy = points < 16384 && dims[3 * nbuf] * dims[3 * nbuf + 1] *
-                                         dims[3 * nbuf + 2] >= 16384;
-  int64_t want = points < 16384 && !heavy ? 1 : (int64_t)threads * 4;
-  l->by_columns = l->rows < want && l->cols >= (group || heavy ? 1 : 4) * want;
+  /* A few tiles per thread balance uneven rows; tiny work runs as one
+   * tile.  Partials are few threads, each with much work: every one may
+   * be its own tile. */
+  int64_t work = d->kind == FG__LAUNCH_PARTIALS
+                     ? d->partials * d->work_per_item : points;
+  bool heavy = d->kind == FG__LAUNCH_PARTIALS && work >= SMALL_WORK;
+  int64_t want = work < SMALL_WORK ? 1 : (int64_t)threads * 4;
+  l->by_columns = l->rows < want &&
+                  l->cols >= (grouped || heavy ? 1 : 4) * want;
   int64_t span = l->by_columns ? l->cols : l->rows;
   if (want > span)
     want = span;
@@ -376,9 +386,9 @@ static const fg__backend_i cpu_interface = {
   .destroy = cpu_destroy,
 };
 
-fg_status fg__cpu_backend_new(const fg_context_options *opt,
-                              const char *cache_dir, fg__backend **out,
+fg_status fg__cpu_backend_new(const fg__config *cfg, fg__backend **out,
                               char *err, size_t errlen) {
+  const char *cache_dir = cfg->cache_dir;
   *out = NULL;
   cpu_backend *cb = calloc(1, sizeof *cb);
   if (!cb) {
@@ -387,10 +397,10 @@ fg_status fg__cpu_backend_new(const fg_context_options *opt,
   }
   /* FG_CPU_MARCH picks the target (e.g. x86-64-v3 for running under
    * valgrind, which lacks AVX-512); native by default. */
-  const char *march = getenv("FG_CPU_MARCH");
+  const char *march = cfg->cpu_march;
   snprintf(cb->march, sizeof cb->march, "-march=%s",
            march && *march ? march : "native");
-  const char *clang = getenv("FG_CLANG");
+  const char *clang = cfg->clang;
   cb->clang = strdup(clang && *clang ? clang : FG_CLANG_PATH);
   size_t n = strlen(cache_dir) + 8;
   cb->cache_dir = malloc(n);
@@ -434,7 +444,7 @@ fg_status fg__cpu_backend_new(const fg_context_options *opt,
   char *nl = strchr(version, '\n');
   if (nl)
     *nl = 0;
-  int threads = opt && opt->threads > 0 ? opt->threads : fgu_cpu_count();
+  int threads = cfg->threads > 0 ? cfg->threads : fgu_cpu_count();
   cb->pool = fgp_new(threads);
   if (!cb->pool) {
     free(version);
@@ -446,7 +456,10 @@ fg_status fg__cpu_backend_new(const fg_context_options *opt,
            "CPU, %d threads, kernels by %s", fgp_threads(cb->pool), version);
   free(version);
   cb->base.i = &cpu_interface;
-  cb->base.max_kernel_buffers = 128;
+  /* grouped kernels run a group's threads in a loop: any group size */
+  cb->base.caps = (fg__caps){.fp64 = true, .int64_atomics = true,
+                             .max_group_size = (size_t)1 << 20,
+                             .max_buffers = 128, .local_mem = LOCAL_MEM};
   *out = &cb->base;
   return FG_OK;
 }

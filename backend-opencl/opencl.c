@@ -1,5 +1,5 @@
 /* backend-opencl/opencl.c - the OpenCL backend: one device chosen by
- * options, $FG_DEVICE or the default rule (a GPU if any, else the first
+ * options, $FG_DEVICE (read by the context) or the default rule (a GPU if any, else the first
  * device), an out-of-order command queue (in order where the device has
  * no other), events bridged to callbacks, kernels built through the binary
  * cache (build.c), buffers, transfers and launches.  Every cl_int is
@@ -7,6 +7,7 @@
  * kernel here, at the backend boundary. */
 #include "config.h"
 #include "cl_impl.h"
+#include "emit/abi.h"
 #include "runtime/backend.h"
 
 #include <stdio.h>
@@ -265,6 +266,9 @@ static void ocl_event_release(fg__backend *be, fg__event *ev) {
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
+/* Total work of a partials launch from which its work-items run alone. */
+#define LONG_LOOP_WORK 16384
+
 /* Work-group shape for a launch of (columns, rows): Cog's default 16 x 16
  * on GPUs, limited by the device; CPU devices get a row of columns, which
  * keeps each work-group's accesses contiguous. */
@@ -294,26 +298,26 @@ static void choose_local(const fgcl_device_info *d, size_t cols, size_t rows,
   local[2] = 1;
 }
 
-static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
-                            fg__buffer *const *bufs, const int64_t *dims,
-                            const int64_t *t, const int *group,
-                            const fg__async *a) {
+static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
+                            const fg__launch *d, const fg__async *a) {
   cl_backend *cb = (cl_backend *)be;
-  cl_uint arg = 0;
+  int nbuf = d->nbuf;
+  const int64_t *t = d->threads;
   cl_int rc = CL_SUCCESS;
   for (int i = 0; i < nbuf && rc == CL_SUCCESS; i++)
-    rc = clSetKernelArg(k->kernel, arg++, sizeof(cl_mem), &bufs[i]->mem);
-  for (int i = 0; i < 3 * (nbuf + 1) && rc == CL_SUCCESS; i++) {
-    cl_long v = dims[i];
-    rc = clSetKernelArg(k->kernel, arg++, sizeof v, &v);
+    rc = clSetKernelArg(k->kernel, fge_cl_buffer_arg(i), sizeof(cl_mem),
+                        &d->bufs[i]->mem);
+  for (int i = 0; i < fge_abi_dim_count(nbuf) && rc == CL_SUCCESS; i++) {
+    cl_long v = d->dims[i];
+    rc = clSetKernelArg(k->kernel, fge_cl_dim_arg(nbuf, i), sizeof v, &v);
   }
   if (rc != CL_SUCCESS)
     return cl_fail(be, rc, "clSetKernelArg", k->name);
   size_t local[3], global[3];
-  if (group) {
+  if (d->kind == FG__LAUNCH_GROUPED) {
     /* the work-group the operator was written for, or an error */
-    local[0] = (size_t)group[1];
-    local[1] = (size_t)group[0];
+    local[FGE_CL_AXIS_COLUMNS] = (size_t)d->group[1];
+    local[FGE_CL_AXIS_ROWS] = (size_t)d->group[0];
     local[2] = 1;
     if (local[0] * local[1] > cb->dev.max_work_group_size ||
         local[0] > cb->dev.max_work_item_sizes[0] ||
@@ -326,19 +330,20 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k, int nbuf,
                          cb->dev.max_work_item_sizes[0]);
   } else {
     choose_local(&cb->dev, (size_t)t[2], (size_t)t[1], local);
-    /* A reduction launches few work-items that each loop over a long
-     * chunk (its thread shape, after the buffers' extents, is far larger
-     * than the launch).  On a CPU device a group of one work-item leaves
-     * that loop as written (PoCL would otherwise interleave the loops of
-     * a group's work-items, keeping each one's accumulator, a histogram
-     * say, in memory): histogram over 4096 x 4096 7.0 -> 5.1 ms. */
-    int64_t shape = dims[3 * nbuf] * dims[3 * nbuf + 1] * dims[3 * nbuf + 2];
-    if (!cb->dev.is_gpu && t[0] * t[1] * t[2] < 16384 && shape >= 16384)
+    /* Partials are few work-items that each loop over a long chunk.  On
+     * a CPU device a group of one work-item leaves that loop as written
+     * (PoCL would otherwise interleave the loops of a group's work-items,
+     * keeping each one's accumulator, a histogram say, in memory):
+     * histogram over 4096 x 4096 7.0 -> 5.1 ms.  Small reductions keep
+     * the usual groups. */
+    if (!cb->dev.is_gpu && d->kind == FG__LAUNCH_PARTIALS &&
+        d->partials * d->work_per_item >= LONG_LOOP_WORK)
       local[0] = local[1] = 1;
   }
-  global[0] = round_up((size_t)t[2], local[0]);
-  global[1] = round_up((size_t)t[1], local[1]);
-  global[2] = (size_t)t[0];
+  global[FGE_CL_AXIS_COLUMNS] = round_up((size_t)t[2],
+                                        local[FGE_CL_AXIS_COLUMNS]);
+  global[FGE_CL_AXIS_ROWS] = round_up((size_t)t[1], local[FGE_CL_AXIS_ROWS]);
+  global[FGE_CL_AXIS_LAYERS] = (size_t)t[0];
   cl_event w[FG_MAX_WAIT], ev;
   cl_uint nw = wait_list(a, w, FG_MAX_WAIT);
   rc = clEnqueueNDRangeKernel(cb->queue, k->kernel, 3, NULL, global, local,
@@ -377,17 +382,16 @@ static const fg__backend_i opencl_interface = {
   .destroy = ocl_destroy,
 };
 
-fg_status fg__opencl_backend_new(const fg_context_options *opt,
-                                 const char *cache_dir, fg__backend **out,
+fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
                                  char *err, size_t errlen) {
+  const char *cache_dir = cfg->cache_dir;
   *out = NULL;
   fgcl_device_info *list = NULL;
   int n = 0;
   fg_status st = fgcl_devices(&list, &n, err, errlen);
   if (st != FG_OK)
     return st;
-  const char *sel = opt && opt->device && *opt->device ? opt->device
-                                                        : getenv("FG_DEVICE");
+  const char *sel = cfg->device;
   int idx = fgcl_select(list, n, sel, err, errlen);
   if (idx < 0) {
     free(list);
@@ -438,7 +442,13 @@ fg_status fg__opencl_backend_new(const fg_context_options *opt,
   size_t per = sizeof(cl_mem) + 3 * sizeof(cl_long);
   size_t room = cb->dev.max_parameter_size > 3 * sizeof(cl_long)
                     ? cb->dev.max_parameter_size - 3 * sizeof(cl_long) : 0;
-  cb->base.max_kernel_buffers = room / per > 128 ? 128 : (int)(room / per);
+  cb->base.caps = (fg__caps){
+    .fp64 = cb->dev.fp64,
+    .int64_atomics = cb->dev.int64_atomics,
+    .max_group_size = cb->dev.max_work_group_size,
+    .max_buffers = room / per > 128 ? 128 : (int)(room / per),
+    .local_mem = cb->dev.local_mem_size,
+  };
   *out = &cb->base;
   return FG_OK;
 }

@@ -6,6 +6,7 @@
  * inline helpers, emitted only when the kernel uses them.  The thread loop
  * runs along columns innermost with restrict pointers so clang can
  * vectorize it. */
+#include "abi.h"
 #include "emit_impl.h"
 #include "math_c.h"
 
@@ -569,8 +570,10 @@ static void c_buffer(fgu_buf *o, const char *pfx, int i, int slot, fg_type t,
   fgu_buf_printf(o, "  %s%s *restrict %s%d = (%s%s *)fgk_buf[%d];\n", q,
                  cscalar(t.elem), pfx, i, q, cscalar(t.elem), slot);
   fgu_buf_printf(o, "  const long %s%d_L = fgk_dim[%d], %s%d_R = fgk_dim[%d], "
-                 "%s%d_C = fgk_dim[%d];\n", pfx, i, 3 * slot, pfx, i,
-                 3 * slot + 1, pfx, i, 3 * slot + 2);
+                 "%s%d_C = fgk_dim[%d];\n", pfx, i,
+                 FGE_DIM_AXES * slot + FGE_DIM_LAYERS, pfx, i,
+                 FGE_DIM_AXES * slot + FGE_DIM_ROWS, pfx, i,
+                 FGE_DIM_AXES * slot + FGE_DIM_COLUMNS);
   fgu_buf_printf(o, "  const long %s%d_P = %s%d_L * %s%d_R * %s%d_C;\n", pfx,
                  i, pfx, i, pfx, i, pfx, i);
   fgu_buf_printf(o, "  (void)%s%d_P;\n", pfx, i);
@@ -608,7 +611,9 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     c_buffer(o, "out", i, k->n_in + i, k->out_type[i], false);
   fgu_buf_printf(o, "  const int _layers = (int)fgk_dim[%d], "
                  "_rows = (int)fgk_dim[%d], _columns = (int)fgk_dim[%d];\n",
-                 3 * nb, 3 * nb + 1, 3 * nb + 2);
+                 FGE_DIM_AXES * nb + FGE_DIM_LAYERS,
+                 FGE_DIM_AXES * nb + FGE_DIM_ROWS,
+                 FGE_DIM_AXES * nb + FGE_DIM_COLUMNS);
   fgu_buf_puts(o, "  (void)_layers;\n");
   if (fgk_is_reduction(k->reduce)) {
     /* c counts partials: each reduces a fixed chunk of the flattened

@@ -1,18 +1,9 @@
 /* emit/emit.h - turning a kernel's IR into source text.
  *
- * The C dialect (for backend-cpu) produces one function
- *
- *   void NAME(void *const *buf, const int64_t *dim,
- *             int64_t t0, int64_t t1, int64_t c0, int64_t c1);
- *
- * buf[] holds the kernel's inputs, then its outputs; dim[] holds (layers,
- * rows, columns) for each buffer in the same order (1 for missing axes),
- * then the thread shape.  The function runs the threads whose flattened
- * (layer, row) index lies in [t0, t1) and whose column lies in [c0, c1).
- * The OpenCL C dialect (for backend-opencl) produces one __kernel taking
- * the buffers (inputs, then outputs) and then, as long arguments, the same
- * (layers, rows, columns) triples; work-item (column, flattened row) is
- * one thread, with a guard for the round-up of the global size.
+ * The C dialect (for backend-cpu) produces one C function, the OpenCL C
+ * dialect (for backend-opencl) one __kernel; both follow the calling
+ * convention that emit/abi.h fixes (buffer order, extent triples, thread
+ * ranges, argument order).
  *
  * Field extents are arguments, not constants, so one build serves every
  * image size.  Internal.

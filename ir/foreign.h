@@ -112,6 +112,10 @@ struct fgk_foreign_i {
   /* Writes the statements storing partial fgk_p's accumulator into
    * output port `port`.  NULL when the call never accumulates. */
   void (*store_partial)(fgk_writer *w, const fg_expr *x, int port);
+  /* Whether the callee's code needs double precision (what the compiler
+   * checks against the device's capabilities before building).  NULL:
+   * only if its operands or result do. */
+  bool (*uses_fp64)(const fg_expr *x);
 };
 
 /* The hooks' wrappers; the reduction hooks do nothing where NULL. */

@@ -978,8 +978,13 @@ static void hook_store_partial(fgk_writer *tw, const fg_expr *x, int port) {
                     c->u->mangle, c->red->name, port);
 }
 
+static bool hook_uses_fp64(const fg_expr *x) {
+  return call_of(x)->u->uses_double;
+}
+
 const fgk_foreign_i fgr_foreign = {
   .name = "RenderScript",
+  .uses_fp64 = hook_uses_fp64,
   .emit = hook_emit,
   .acc_decl = hook_acc_decl,
   .store_partial = hook_store_partial,

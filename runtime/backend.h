@@ -12,6 +12,7 @@ typedef struct fg__backend fg__backend;
 typedef struct fg__kbin fg__kbin;        /* a built kernel */
 typedef struct fg__buffer fg__buffer;    /* device memory */
 typedef struct fg__event fg__event;      /* a chaining backend's event */
+typedef struct fg__launch fg__launch;
 
 /* Called once when an asynchronous operation ended: st FG_OK and msg
  * NULL, or the failure and its message (valid during the call only). */
@@ -29,6 +30,54 @@ typedef struct fg__async {
   fg__done_fn done;
   void *arg;
 } fg__async;
+
+/* What a launch is, so that a backend never guesses it from sizes. */
+typedef enum fg__launch_kind {
+  FG__LAUNCH_MAP,        /* pointwise: one cheap thread per point, tiled
+                            freely by the backend */
+  FG__LAUNCH_GROUPED,    /* work-group kernel: runs in groups of exactly
+                            group[0] rows x group[1] columns */
+  FG__LAUNCH_PARTIALS    /* reduction: `partials` threads, each folding
+                            about work_per_item points in a loop */
+} fg__launch_kind;
+
+/* One kernel launch.  bufs and dims follow emit/abi.h (inputs then
+ * outputs; their extent triples, then the thread shape); threads is what
+ * to launch (layers, rows, columns). */
+typedef struct fg__launch {
+  fg__launch_kind kind;
+  int nbuf;
+  fg__buffer *const *bufs;
+  const int64_t *dims;
+  int64_t threads[3];
+  int group[2];              /* GROUPED: (rows, columns) */
+  int64_t partials;          /* PARTIALS: how many items */
+  int64_t work_per_item;     /* PARTIALS: points each item folds */
+} fg__launch;
+
+/* What a device can run.  fg_compile refuses a kernel needing more. */
+typedef struct fg__caps {
+  bool fp64;                 /* double precision */
+  bool int64_atomics;        /* atomics on 64-bit integers */
+  size_t max_group_size;     /* threads in one work-group */
+  int max_buffers;           /* buffers one kernel may take */
+  uint64_t local_mem;        /* bytes of work-group (local) memory */
+} fg__caps;
+
+/* Settings a backend is made with: fg_context_options resolved against
+ * the environment, which fg_context_new reads once. */
+typedef struct fg__config {
+  int threads;               /* CPU worker threads; 0: one per core */
+  const char *cache_dir;     /* kernel cache root */
+  const char *device;        /* OpenCL device selector ($FG_DEVICE) */
+  const char *cpu_march;     /* -march value ($FG_CPU_MARCH) */
+  const char *clang;         /* C compiler ($FG_CLANG) */
+} fg__config;
+
+/* Objects the backend seam has handed out and not yet taken back. */
+typedef struct fg__live_counts {
+  int64_t buffers, kernels, events;
+} fg__live_counts;
 
 typedef struct fg__backend_i {
   const char *name;            /* "cpu", "opencl" */
@@ -55,20 +104,14 @@ typedef struct fg__backend_i {
    * time); runs use upload_async. */
   fg_status (*upload)(fg__backend *be, fg__buffer *dst, const void *src,
                       size_t bytes);
-  /* Starts kernel k over threads (layers, rows, columns) and returns at
-   * once: bufs are its inputs then outputs, dims their (L, R, C) followed
-   * by the kernel's thread shape (which a reduction kernel iterates
-   * itself, launched over its partials).  group is NULL for a kernel the
-   * backend may tile freely, else the (rows, columns) of the work-group a
-   * grouped kernel was written for.  A chaining backend (chains below)
-   * runs it after the n_wait events in wait and, when ev is non-NULL,
-   * stores in *ev an event later launches may wait on.  done(arg, st,
-   * msg) is called exactly once, from any thread, when the kernel
-   * finished (msg NULL) or failed; a non-OK return means it never started
-   * and done is not called.  Called from one thread at a time. */
-  fg_status (*launch)(fg__backend *be, fg__kbin *k, int nbuf,
-                      fg__buffer *const *bufs, const int64_t *dims,
-                      const int64_t *threads, const int *group,
+  /* Starts kernel k as l describes (below) and returns at once.  A
+   * chaining backend (chains below) runs it after the n_wait events in
+   * a->wait and, when a->ev is non-NULL, stores in *a->ev an event later
+   * launches may wait on.  a->done(a->arg, st, msg) is called exactly
+   * once, from any thread, when the kernel finished (msg NULL) or failed;
+   * a non-OK return means it never started and done is not called.
+   * Called from one thread at a time. */
+  fg_status (*launch)(fg__backend *be, fg__kbin *k, const fg__launch *l,
                       const fg__async *a);
   /* Asynchronous copies host -> device and device -> host, with the same
    * rules as launch; host memory must stay valid until done. */
@@ -89,7 +132,9 @@ struct fg__backend {
   char *errmsg;                /* the owning context's message buffer */
   size_t errlen;
   fg_context_stats *stats;     /* the owning context's counters */
-  int max_kernel_buffers;      /* most buffers one kernel may take */
+  fg__caps caps;               /* what the device can run (after the
+                                  context's disabled capabilities) */
+  fg__live_counts live;        /* kept by the wrappers (backend.c) */
   bool inputs_in_place;        /* wrap_input may alias run inputs */
   bool chains;                 /* operations may be queued behind events
                                   of unfinished ones (OpenCL); otherwise
@@ -97,16 +142,68 @@ struct fg__backend {
                                   when the ones it needs have finished */
 };
 
+/* ---- backend.c: the seam ------------------------------------------------
+ * Everything outside backend.c reaches a backend through these wrappers,
+ * which handle optional slots and count live objects. */
+
 /* Writes a message into the backend's context; returns st. */
 fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Backend constructors. */
-fg_status fg__cpu_backend_new(const fg_context_options *opt,
-                              const char *cache_dir, fg__backend **out,
+/* Makes the backend of kind kind (FG_BACKEND_CPU or _OPENCL). */
+fg_status fg__be_new(fg_backend_kind kind, const fg__config *cfg,
+                     fg__backend **out, char *err, size_t errlen);
+void fg__be_destroy(fg__backend *be);
+const char *fg__be_name(const fg__backend *be);
+fgk_dialect fg__be_dialect(const fg__backend *be);
+
+fg_status fg__be_build(fg__backend *be, const char *source,
+                       const char *entry, const char *what,
+                       const fg_compile_options *opt, fg__kbin **out);
+/* Frees k; NULL does nothing. */
+void fg__be_kernel_free(fg__backend *be, fg__kbin *k);
+fg_status fg__be_alloc(fg__backend *be, size_t bytes, fg__buffer **out);
+/* Whether buffers may alias the caller's memory (optional wrap slot). */
+bool fg__be_can_wrap(const fg__backend *be);
+/* A buffer over host memory; FG_ENOTSUP when the backend cannot. */
+fg_status fg__be_wrap(fg__backend *be, void *host, size_t bytes,
+                      fg__buffer **out);
+/* Whether kernels read a run's inputs where the caller keeps them. */
+bool fg__be_wraps_inputs(const fg__backend *be);
+/* A read-only buffer over a run's input (wrap, else wrap_input). */
+fg_status fg__be_wrap_input(fg__backend *be, const void *host, size_t bytes,
+                            fg__buffer **out);
+/* Frees b; NULL does nothing. */
+void fg__be_buffer_free(fg__backend *be, fg__buffer *b);
+fg_status fg__be_upload(fg__backend *be, fg__buffer *dst, const void *src,
+                        size_t bytes);
+fg_status fg__be_launch(fg__backend *be, fg__kbin *k, const fg__launch *l,
+                        const fg__async *a);
+fg_status fg__be_upload_async(fg__backend *be, fg__buffer *dst,
+                              const void *src, size_t bytes,
+                              const fg__async *a);
+fg_status fg__be_download_async(fg__backend *be, fg__buffer *src, void *dst,
+                                size_t bytes, const fg__async *a);
+/* Releases ev; NULL does nothing. */
+void fg__be_event_release(fg__backend *be, fg__event *ev);
+
+/* What one kernel needs of a device (compile.c fills it from the IR). */
+typedef struct fg__needs {
+  bool fp64, int64_atomics;
+  size_t group_size;         /* 0 unless grouped */
+  int buffers;
+  uint64_t local_mem;
+} fg__needs;
+
+/* FG_ENOTSUP with a message naming `what` (an operator) and the missing
+ * capability when the device cannot run a kernel needing n, else FG_OK. */
+fg_status fg__be_check_needs(fg__backend *be, const fg__needs *n,
+                             const char *what);
+
+/* Backend constructors (backend.c's registry calls them). */
+fg_status fg__cpu_backend_new(const fg__config *cfg, fg__backend **out,
                               char *err, size_t errlen);
-fg_status fg__opencl_backend_new(const fg_context_options *opt,
-                                 const char *cache_dir, fg__backend **out,
+fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
                                  char *err, size_t errlen);
 
 #endif

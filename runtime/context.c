@@ -1,10 +1,11 @@
 /* runtime/context.c - the context: chooses and owns a backend, the kernel
- * cache location, statistics and the last-error message (its loop and
- * runs are in run.c). */
+ * cache location, statistics and the last-error message (its loop is in
+ * loop.c, its runs in run.c). */
 #include "config.h"
 #include "context_impl.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,27 +39,63 @@ fg_status fg__ctx_fail(fg_context *ctx, fg_status st, const char *fmt, ...) {
   return st;
 }
 
-fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(be->errmsg, be->errlen, fmt, ap);
-  va_end(ap);
-  return st;
+/* Copies environment variable name into out ("" when unset). */
+static void env_copy(const char *name, char *out, size_t size) {
+  const char *v = getenv(name);
+  snprintf(out, size, "%s", v ? v : "");
 }
 
-/* Where kernels are cached when the options do not say. */
-static void default_cache_dir(char *out, size_t size) {
-  const char *env = getenv("FG_CACHE_DIR");
-  const char *xdg = getenv("XDG_CACHE_HOME");
-  const char *home = getenv("HOME");
-  if (env && *env)
-    snprintf(out, size, "%s", env);
-  else if (xdg && *xdg)
-    snprintf(out, size, "%s/fieldgraph", xdg);
-  else if (home && *home)
-    snprintf(out, size, "%s/.cache/fieldgraph", home);
+/* Reads every environment variable the library looks at, once, into
+ * ctx->env: nothing else calls getenv. */
+static void read_env(fg__env *env) {
+  env_copy("FG_BACKEND", env->backend, sizeof env->backend);
+  env_copy("FG_DEVICE", env->device, sizeof env->device);
+  env_copy("FG_CPU_MARCH", env->cpu_march, sizeof env->cpu_march);
+  env_copy("FG_CLANG", env->clang, sizeof env->clang);
+  env_copy("FG_FUSION", env->fusion, sizeof env->fusion);
+  env_copy("FG_DUMP_KERNELS", env->dump_kernels, sizeof env->dump_kernels);
+  env_copy("FG_DISABLE", env->disable, sizeof env->disable);
+  char dir[4096], xdg[4096], home[4096];
+  env_copy("FG_CACHE_DIR", dir, sizeof dir);
+  env_copy("XDG_CACHE_HOME", xdg, sizeof xdg);
+  env_copy("HOME", home, sizeof home);
+  /* where kernels are cached when the options do not say */
+  if (*dir)
+    snprintf(env->cache_dir, sizeof env->cache_dir, "%s", dir);
+  else if (*xdg)
+    snprintf(env->cache_dir, sizeof env->cache_dir, "%.4000s/fieldgraph",
+             xdg);
+  else if (*home)
+    snprintf(env->cache_dir, sizeof env->cache_dir,
+             "%.4000s/.cache/fieldgraph", home);
   else
-    snprintf(out, size, "/tmp/fieldgraph-cache");
+    snprintf(env->cache_dir, sizeof env->cache_dir,
+             "/tmp/fieldgraph-cache");
+}
+
+/* The capabilities named in $FG_DISABLE ("fp64,int64_atomics"), as
+ * FG_CAP_* bits; -1 with a message for an unknown name. */
+static int parse_disable(const char *s, char *err, size_t errlen) {
+  static const struct { const char *name; int bit; } caps[] = {
+    {"fp64", FG_CAP_FP64}, {"int64_atomics", FG_CAP_INT64_ATOMICS}};
+  int bits = 0;
+  while (*s) {
+    size_t n = strcspn(s, ", ");
+    bool found = false;
+    for (size_t i = 0; n && i < sizeof caps / sizeof caps[0]; i++)
+      if (strlen(caps[i].name) == n && !strncmp(s, caps[i].name, n)) {
+        bits |= caps[i].bit;
+        found = true;
+      }
+    if (n && !found) {
+      snprintf(err, errlen, "FG_DISABLE names '%.*s' (expected fp64 or "
+               "int64_atomics, separated by commas)", (int)n, s);
+      return -1;
+    }
+    s += n;
+    s += strspn(s, ", ");
+  }
+  return bits;
 }
 
 fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
@@ -75,16 +112,17 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
     return FG_EINVAL;
   }
   *out = NULL;
+  fg__env env;
+  read_env(&env);
   fg_backend_kind kind = opt ? opt->backend : FG_BACKEND_DEFAULT;
   if (kind == FG_BACKEND_DEFAULT) {
-    const char *env = getenv("FG_BACKEND");
-    if (!env || !*env || !strcmp(env, "cpu")) {
+    if (!*env.backend || !strcmp(env.backend, "cpu")) {
       kind = FG_BACKEND_CPU;
-    } else if (!strcmp(env, "opencl")) {
+    } else if (!strcmp(env.backend, "opencl")) {
       kind = FG_BACKEND_OPENCL;
     } else {
       snprintf(errmsg, errlen, "FG_BACKEND is '%s' (expected 'cpu' or "
-               "'opencl')", env);
+               "'opencl')", env.backend);
       return FG_EINVAL;
     }
   }
@@ -104,20 +142,35 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
              "for one per core, or a positive count)", opt->threads);
     return FG_EINVAL;
   }
+  if (opt && (opt->disable & ~(unsigned)FG_CAP_ALL_)) {
+    snprintf(errmsg, errlen, "fg_context_new: disable is 0x%x (expected "
+             "FG_CAP_* bits)", opt->disable);
+    return FG_EINVAL;
+  }
+  int disable = parse_disable(env.disable, errmsg, errlen);
+  if (disable < 0)
+    return FG_EINVAL;
+  if (opt)
+    disable |= (int)opt->disable;
   fg_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) {
     snprintf(errmsg, errlen, "fg_context_new: out of memory");
     return FG_ENOMEM;
   }
+  ctx->env = env;
   if (opt && opt->cache_dir && *opt->cache_dir)
     snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", opt->cache_dir);
   else
-    default_cache_dir(ctx->cache_dir, sizeof ctx->cache_dir);
-  fg_status st = kind == FG_BACKEND_OPENCL
-                     ? fg__opencl_backend_new(opt, ctx->cache_dir, &ctx->be,
-                                              errmsg, errlen)
-                     : fg__cpu_backend_new(opt, ctx->cache_dir, &ctx->be,
-                                           errmsg, errlen);
+    snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", env.cache_dir);
+  fg__config cfg = {
+    .threads = opt ? opt->threads : 0,
+    .cache_dir = ctx->cache_dir,
+    .device = opt && opt->device && *opt->device ? opt->device
+                                                 : ctx->env.device,
+    .cpu_march = ctx->env.cpu_march,
+    .clang = ctx->env.clang,
+  };
+  fg_status st = fg__be_new(kind, &cfg, &ctx->be, errmsg, errlen);
   if (st != FG_OK) {
     free(ctx);
     return st;
@@ -125,10 +178,14 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   ctx->be->errmsg = ctx->errmsg;
   ctx->be->errlen = sizeof ctx->errmsg;
   ctx->be->stats = &ctx->stats;
+  if (disable & FG_CAP_FP64)
+    ctx->be->caps.fp64 = false;
+  if (disable & FG_CAP_INT64_ATOMICS)
+    ctx->be->caps.int64_atomics = false;
   ctx->max_runs = opt && opt->max_runs > 0 ? opt->max_runs : 4;
   st = fg__ctx_loop_init(ctx, opt ? opt->loop : NULL, errmsg, errlen);
   if (st != FG_OK) {
-    ctx->be->i->destroy(ctx->be);
+    fg__be_destroy(ctx->be);
     free(ctx);
     return st;
   }
@@ -139,9 +196,9 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
 void fg_context_free(fg_context *ctx) {
   if (!ctx)
     return;
+  fg_context_wait(ctx);
   fg__ctx_loop_close(ctx);
-  if (ctx->be)
-    ctx->be->i->destroy(ctx->be);
+  fg__be_destroy(ctx->be);
   free(ctx);
 }
 
@@ -150,7 +207,7 @@ const char *fg_context_errmsg(const fg_context *ctx) {
 }
 
 const char *fg_context_backend_name(const fg_context *ctx) {
-  return ctx ? ctx->be->i->name : "";
+  return ctx ? fg__be_name(ctx->be) : "";
 }
 
 const char *fg_context_device(const fg_context *ctx) {
@@ -161,5 +218,19 @@ fg_status fg_context_get_stats(const fg_context *ctx, fg_context_stats *s) {
   if (!ctx || !s)
     return FG_EINVAL;
   *s = ctx->stats;
+  return FG_OK;
+}
+
+fg_status fg_context_live(const fg_context *ctx, fg_live_objects *out) {
+  if (!ctx || !out)
+    return FG_EINVAL;
+  *out = (fg_live_objects){
+    .programs = ctx->live_programs,
+    .runs = ctx->live_runs,
+    .kernels = ctx->be->live.kernels,
+    .buffers = ctx->be->live.buffers,
+    .events = ctx->be->live.events,
+    .loop_handles = ctx->live_handles,
+  };
   return FG_OK;
 }

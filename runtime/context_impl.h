@@ -11,8 +11,30 @@
 
 typedef struct fg__done_node fg__done_node;
 
+/* A completion travelling from a device thread to the loop. */
+struct fg__done_node {
+  fg__done_node *next;
+  fg_run *run;
+  int var, task;
+  fg_status st;
+  char *msg;
+};
+
+/* The environment as fg_context_new read it (the only getenv calls). */
+typedef struct fg__env {
+  char backend[64];         /* FG_BACKEND */
+  char device[256];         /* FG_DEVICE */
+  char cpu_march[96];       /* FG_CPU_MARCH */
+  char clang[1024];         /* FG_CLANG */
+  char fusion[64];          /* FG_FUSION, checked by fg_compile */
+  char dump_kernels[1024];  /* FG_DUMP_KERNELS */
+  char disable[256];        /* FG_DISABLE */
+  char cache_dir[4096];     /* FG_CACHE_DIR, else XDG_CACHE_HOME or HOME */
+} fg__env;
+
 struct fg_context {
   fg__backend *be;
+  fg__env env;
   fg_context_stats stats;
   char cache_dir[4096];
   char errmsg[20000];      /* room for a compiler log */
@@ -31,6 +53,9 @@ struct fg_context {
   pthread_cond_t done_cv;  /* signalled with each completion (waits
                               from inside a callback use it) */
   uint64_t runs_started;
+  int64_t live_programs;   /* fg_context_live's counters */
+  int64_t live_runs;
+  int64_t live_handles;
   uint64_t inject_run;     /* run_hooks.h: runs_started value that fails */
   int inject_kernel;       /* -1: no injection */
   char inject_msg[256];
@@ -40,9 +65,30 @@ struct fg_context {
 fg_status fg__ctx_fail(fg_context *ctx, fg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Starts / stops the context's loop bridge (run.c). */
+/* ---- loop.c: the bridge from device threads to the loop ---------------- */
+
+/* Starts the context's loop bridge (its own loop unless user_loop). */
 fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop,
                             char *err, size_t errlen);
+/* Stops it; the caller has waited until no run is in flight. */
 void fg__ctx_loop_close(fg_context *ctx);
+/* Queues n and wakes the loop; any thread. */
+void fg__loop_post(fg_context *ctx, fg__done_node *n);
+/* Takes every queued completion, oldest first; loop thread. */
+fg__done_node *fg__loop_take(fg_context *ctx);
+/* Keeps the loop alive (busy) or lets it end (idle). */
+void fg__loop_keep_alive(fg_context *ctx, bool busy);
+/* Makes the loop call fg__ctx_process soon. */
+void fg__loop_wake(fg_context *ctx);
+/* Waits until done(arg) holds.  Runs the loop, or, from inside a
+ * callback (where uv_run must not be re-entered), sleeps on the
+ * completion condition and processes by hand. */
+void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
+                         const void *arg);
+
+/* ---- run.c ----------------------------------------------------------- */
+
+/* Applies queued completions, begins queued runs, ends complete ones. */
+void fg__ctx_process(fg_context *ctx);
 
 #endif

@@ -1,5 +1,6 @@
 /* runtime/program_impl.h - the body of a compiled program, shared by the
- * compiler (program.c) and the run engine (run.c): fields, built kernels,
+ * compiler (compile.c), the program object (program.c) and the run engine
+ * (run.c): fields, built kernels,
  * the static task graph of one run, and pools of per-run buffers.
  * Internal. */
 #ifndef FG_RUNTIME_PROGRAM_IMPL_H
@@ -33,6 +34,8 @@ typedef struct pkernel {
   fgk_reduction reduce;     /* the kernel's; reduce.port is the output
                                port of the reduction's partials */
   int64_t partials;         /* how many */
+  fg__launch_kind kind;     /* what a launch of it is (backend.h) */
+  int64_t work_per_item;    /* FG__LAUNCH_PARTIALS: points per partial */
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */
 } pkernel;
@@ -97,7 +100,11 @@ struct fg_program {
   fg_run *live;             /* those runs */
 };
 
-/* Plans the tasks of one run of variant v (after its kernels are built). */
+/* Whether output field f of variant v is written straight into the
+ * caller's memory (program.c). */
+bool fg__direct_field(const fg_program *p, const variant *v, int f);
+/* Plans the tasks of one run of variant v (after its kernels are built;
+ * compile.c). */
 fg_status fg__plan_tasks(fg_program *p, variant *v);
 /* Frees v's task plan and pooled buffers. */
 void fg__variant_free_runtime(fg_program *p, variant *v);
@@ -109,6 +116,18 @@ fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
                              const void *const *in, int n_out,
                              void *const *out, bool null_out_ok);
 
+/* Plans reduction kernel pk (built from k, k->reduce non-zero): its
+ * partials, their count, and the launch over them (reduce.c). */
+void fg__reduce_plan(pkernel *pk, const fgk_kernel *k);
+/* Whether the host combines k's partials (the built-in reductions). */
+bool fg__reduce_on_host(const pkernel *k);
+/* Combines host-combined reduction k's downloaded partials into out. */
+void fg__reduce_combine(const fg_program *p, const pkernel *k,
+                        const void *partials, void *out);
+/* Bytes of a host-combined reduction kernel's partials and of its result
+ * (reduce.c). */
+void fg__reduce_bytes(const fg_program *p, const pkernel *k,
+                      size_t *partials, size_t *result);
 /* Folds n partials of a reduction (width components each) in order into
  * out, as the kernels fold a chunk: acc = acc op partial. */
 void fg__combine_partials(fg_reduce_op op, fg_elem elem, int width,

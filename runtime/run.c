@@ -4,14 +4,16 @@
  * when the tasks it needs have ended or, on a chaining backend (OpenCL),
  * when they are queued with an event it can wait on.  Backends report the
  * end of each operation from their own threads through task_done, which
- * queues a node under a mutex and wakes the loop with uv_async_send; the
+ * queues a node under a mutex and wakes the loop (loop.c); the
  * loop thread applies completions, starts what became ready, begins queued
  * runs while fewer than max_runs are in flight, and calls callbacks.  No
  * thread spins: workers sleep in the pool, the loop in epoll, a blocking
  * wait inside a callback on a condition variable.
  *
  * Every run has its own buffers (a bufset from the program's pool), so
- * runs of one program overlap freely; fg_program_run is start + wait. */
+ * runs of one program overlap freely; fg_program_run is start + wait.
+ * The queue that carries completions to the loop is in loop.c, the task
+ * plan this walks is made by compile.c. */
 #include "program_impl.h"
 #include "run_hooks.h"
 
@@ -21,15 +23,6 @@
 #include <string.h>
 
 enum { TS_WAIT, TS_STARTED, TS_DONE };
-
-/* A completion travelling from a device thread to the loop. */
-struct fg__done_node {
-  fg__done_node *next;
-  fg_run *run;
-  int var, task;
-  fg_status st;
-  char *msg;
-};
 
 typedef struct tstate {
   int state;
@@ -88,26 +81,14 @@ static fg_status run_fail(fg_run *r, fg_status st, const char *fmt, ...) {
   return st;
 }
 
-/* ---- the bridge from device threads to the loop ------------------------- */
+/* ---- completions from device threads ------------------------------------ */
 
+/* The backend's done callback: carries the result to the loop (loop.c). */
 static void task_done(void *arg, fg_status st, const char *msg) {
   fg__done_node *n = arg;
-  fg_context *ctx = n->run->ctx;
   n->st = st;
   n->msg = msg ? strdup(msg) : NULL;
-  n->next = NULL;
-  /* the send happens under the lock: once the loop thread has seen the
-   * node (and maybe ended the run and freed the context) this thread no
-   * longer touches anything of the context */
-  pthread_mutex_lock(&ctx->mu);
-  if (ctx->done_tail)
-    ctx->done_tail->next = n;
-  else
-    ctx->done_head = n;
-  ctx->done_tail = n;
-  pthread_cond_broadcast(&ctx->done_cv);
-  uv_async_send(ctx->wake);
-  pthread_mutex_unlock(&ctx->mu);
+  fg__loop_post(n->run->ctx, n);
 }
 
 static void sweep_add(fg_context *ctx, fg_run *r) {
@@ -120,10 +101,7 @@ static void sweep_add(fg_context *ctx, fg_run *r) {
 
 /* The wake handle keeps the loop alive only while there is work. */
 static void update_ref(fg_context *ctx) {
-  if (ctx->active || ctx->pending_head || ctx->sweep)
-    uv_ref((uv_handle_t *)ctx->wake);
-  else
-    uv_unref((uv_handle_t *)ctx->wake);
+  fg__loop_keep_alive(ctx, ctx->active || ctx->pending_head || ctx->sweep);
 }
 
 /* ---- buffers of a run ----------------------------------------------------- */
@@ -132,10 +110,10 @@ static void bufset_free(fg__backend *be, fg_program *p, variant *v,
                         bufset *bs) {
   for (int i = 0; bs->buf && i < p->n_fields; i++)
     if (bs->buf[i])
-      be->i->buffer_free(be, bs->buf[i]);
+      fg__be_buffer_free(be, bs->buf[i]);
   for (int i = 0; bs->partials && i < v->n_k; i++)
     if (bs->partials[i])
-      be->i->buffer_free(be, bs->partials[i]);
+      fg__be_buffer_free(be, bs->partials[i]);
   for (int i = 0; bs->host && i < v->n_k; i++)
     free(bs->host[i]);
   free(bs->buf);
@@ -144,25 +122,6 @@ static void bufset_free(fg__backend *be, fg_program *p, variant *v,
   free(bs);
 }
 
-static bool is_direct_field(const fg_program *p, const variant *v, int f) {
-  for (int i = 0; i < p->n_out; i++)
-    if (v->direct[i] && p->out_field[i] == f)
-      return true;
-  return false;
-}
-
-/* Whether kernels read a run's inputs where the caller keeps them. */
-static bool wraps_inputs(const fg__backend *be) {
-  return be->i->wrap || (be->i->wrap_input && be->inputs_in_place);
-}
-
-/* Bytes of a reduction kernel's partials and of its result. */
-static void reduce_bytes(const fg_program *p, const pkernel *k,
-                         size_t *partials, size_t *result) {
-  fg_type t = p->f[k->field[k->n_in + k->reduce.port]].type;
-  *result = (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
-  *partials = (size_t)k->partials * *result;
-}
 
 static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
   fg__backend *be = p->ctx->be;
@@ -177,18 +136,18 @@ static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
   for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
     const pfield *pf = &p->f[i];
     bool need = (pf->role == PF_OP && v->materialized[i] &&
-                 !is_direct_field(p, v, i)) ||
-                (pf->role == PF_INPUT && !wraps_inputs(be)) ||
+                 !fg__direct_field(p, v, i)) ||
+                (pf->role == PF_INPUT && !fg__be_wraps_inputs(be)) ||
                 (pf->role == PF_CONST && pf->live);
     if (need)
-      st = be->i->alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
+      st = fg__be_alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
   }
   for (int k = 0; k < v->n_k && st == FG_OK; k++) {
-    if (!fgk_reduce_on_host(v->k[k].reduce))
+    if (!fg__reduce_on_host(&v->k[k]))
       continue;
     size_t pb, rb;
-    reduce_bytes(p, &v->k[k], &pb, &rb);
-    st = be->i->alloc(be, pb, &bs->partials[k]);
+    fg__reduce_bytes(p, &v->k[k], &pb, &rb);
+    st = fg__be_alloc(be, pb, &bs->partials[k]);
     if (st == FG_OK && !(bs->host[k] = malloc(pb + rb)))
       st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
   }
@@ -220,19 +179,16 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
     vr->view[i] = vr->bs->buf[i];
     if (pf->role == PF_CONST && !pf->live)
       vr->view[i] = pf->const_buf;
-    else if (pf->role == PF_INPUT && wraps_inputs(be) && st == FG_OK) {
-      st = be->i->wrap ? be->i->wrap(be, (void *)r->in[pf->input],
-                                     fg_type_bytes(pf->type), &vr->wrapped[i])
-                       : be->i->wrap_input(be, r->in[pf->input],
-                                           fg_type_bytes(pf->type),
-                                           &vr->wrapped[i]);
+    else if (pf->role == PF_INPUT && fg__be_wraps_inputs(be) && st == FG_OK) {
+      st = fg__be_wrap_input(be, r->in[pf->input], fg_type_bytes(pf->type),
+                             &vr->wrapped[i]);
       vr->view[i] = vr->wrapped[i];
     }
   }
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
     int f = p->out_field[i];
     if (v->direct[i]) {
-      st = be->i->wrap(be, vr->out[i], fg_type_bytes(p->f[f].type),
+      st = fg__be_wrap(be, vr->out[i], fg_type_bytes(p->f[f].type),
                        &vr->wrapped[f]);
       vr->view[f] = vr->wrapped[f];
     }
@@ -245,10 +201,10 @@ static void vrun_release(fg_run *r, vrun *vr) {
   fg__backend *be = p->ctx->be;
   for (int i = 0; vr->t && i < vr->v->n_task; i++)
     if (vr->t[i].ev)
-      be->i->event_release(be, vr->t[i].ev);
+      fg__be_event_release(be, vr->t[i].ev);
   for (int i = 0; vr->wrapped && i < p->n_fields; i++)
     if (vr->wrapped[i])
-      be->i->buffer_free(be, vr->wrapped[i]);
+      fg__be_buffer_free(be, vr->wrapped[i]);
   if (vr->bs) {
     vr->bs->next = vr->v->free_sets;
     vr->v->free_sets = vr->bs;
@@ -293,18 +249,18 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                              t->kind == RT_GLOBALS
                          ? NULL : &vr->v->k[t->index];
   size_t pb = 0, rb = 0;
-  if (k && fgk_reduce_on_host(k->reduce))
-    reduce_bytes(p, k, &pb, &rb);
+  if (k && fg__reduce_on_host(k))
+    fg__reduce_bytes(p, k, &pb, &rb);
   switch (t->kind) {
   case RT_UPLOAD: {
     int f = p->in_field[t->index];
-    st = be->i->upload_async(be, vr->view[f], r->in[t->index],
+    st = fg__be_upload_async(be, vr->view[f], r->in[t->index],
                              fg_type_bytes(p->f[f].type), &a);
     break;
   }
   case RT_GLOBALS: {
     int f = t->index;
-    st = be->i->upload_async(be, vr->view[f], r->globals[f],
+    st = fg__be_upload_async(be, vr->view[f], r->globals[f],
                              fg_type_bytes(p->f[f].type), &a);
     break;
   }
@@ -316,33 +272,35 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     fg__buffer *bufs[256];
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = vr->view[k->field[j]];
-    if (fgk_reduce_on_host(k->reduce))
+    if (fg__reduce_on_host(k))
       bufs[k->n_in + k->reduce.port] = vr->bs->partials[t->index];
-    st = be->i->launch(be, k->bin, k->nbuf, bufs, k->dims, k->threads,
-                       k->grouped ? k->group : NULL, &a);
+    fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
+                    .dims = k->dims, .partials = k->partials,
+                    .work_per_item = k->work_per_item};
+    memcpy(l.threads, k->threads, sizeof l.threads);
+    memcpy(l.group, k->group, sizeof l.group);
+    st = fg__be_launch(be, k->bin, &l, &a);
     break;
   }
   case RT_PARTIALS:
-    st = be->i->download_async(be, vr->bs->partials[t->index],
+    st = fg__be_download_async(be, vr->bs->partials[t->index],
                                vr->bs->host[t->index], pb, &a);
     break;
   case RT_COMBINE: {
-    fg_type ty = p->f[k->field[k->n_in + k->reduce.port]].type;
-    fg__combine_partials(k->reduce.op, ty.elem,
-                         fg_type_tensor_elements(ty), vr->bs->host[t->index],
-                         k->partials, vr->bs->host[t->index] + pb);
+    fg__reduce_combine(p, k, vr->bs->host[t->index],
+                       vr->bs->host[t->index] + pb);
     r->in_flight--;
     ts->state = TS_DONE;
     vr->n_done++;
     return;
   }
   case RT_RESULT:
-    st = be->i->upload_async(be, vr->view[k->field[k->n_in + k->reduce.port]],
+    st = fg__be_upload_async(be, vr->view[k->field[k->n_in + k->reduce.port]],
                              vr->bs->host[t->index] + pb, rb, &a);
     break;
   case RT_DOWNLOAD: {
     int f = p->out_field[t->index];
-    st = be->i->download_async(be, vr->view[f], vr->out[t->index],
+    st = fg__be_download_async(be, vr->view[f], vr->out[t->index],
                                fg_type_bytes(p->f[f].type), &a);
     break;
   }
@@ -412,6 +370,7 @@ static void pump(fg_context *ctx) {
 }
 
 static void run_destroy(fg_run *r) {
+  r->ctx->live_runs--;
   for (int var = 0; var < 2; var++) {
     free(r->vr[var].t);
     free(r->vr[var].view);
@@ -485,13 +444,10 @@ static void finish(fg_run *r) {
  * runs that are complete, until nothing changes.  Runs on the loop thread;
  * callbacks may start, cancel and wait, so every list is re-read after
  * each step. */
-static void process(fg_context *ctx) {
+void fg__ctx_process(fg_context *ctx) {
   ctx->depth++;
   for (;;) {
-    pthread_mutex_lock(&ctx->mu);
-    fg__done_node *n = ctx->done_head;
-    ctx->done_head = ctx->done_tail = NULL;
-    pthread_mutex_unlock(&ctx->mu);
+    fg__done_node *n = fg__loop_take(ctx);
     while (n) {
       fg__done_node *next = n->next;
       fg_run *r = n->run;
@@ -520,26 +476,6 @@ static void process(fg_context *ctx) {
   }
   ctx->depth--;
   update_ref(ctx);
-}
-
-static void on_wake(uv_async_t *h) { process(h->data); }
-
-/* Waits until done(arg) holds.  Runs the loop, or, from inside a callback
- * (where uv_run must not be re-entered), sleeps on the completion
- * condition and processes by hand. */
-static void wait_until(fg_context *ctx, bool (*done)(const void *),
-                       const void *arg) {
-  while (!done(arg)) {
-    if (ctx->depth == 0) {
-      uv_run(ctx->loop, UV_RUN_ONCE);
-    } else {
-      pthread_mutex_lock(&ctx->mu);
-      while (!ctx->done_head && !ctx->sweep)
-        pthread_cond_wait(&ctx->done_cv, &ctx->mu);
-      pthread_mutex_unlock(&ctx->mu);
-      process(ctx);
-    }
-  }
 }
 
 static bool run_ended(const void *r) { return ((const fg_run *)r)->done; }
@@ -629,6 +565,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   if (!r)
     return fg__ctx_fail(ctx, FG_ENOMEM, "%s: out of memory", fn);
   r->ctx = ctx;
+  ctx->live_runs++;
   r->prog = p;
   r->cb = cb;
   r->user = user;
@@ -712,7 +649,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   /* work starts now; callbacks only ever come from the loop */
   pump(ctx);
   update_ref(ctx);
-  uv_async_send(ctx->wake);
+  fg__loop_wake(ctx);
   return FG_OK;
 }
 
@@ -745,7 +682,7 @@ fg_status fg_program_run(fg_program *p, int n_in, const void *const *in,
 fg_status fg_run_wait(fg_run *r) {
   if (!r)
     return FG_EINVAL;
-  wait_until(r->ctx, run_ended, r);
+  fg__loop_wait_until(r->ctx, run_ended, r);
   return r->status;
 }
 
@@ -769,7 +706,7 @@ void fg_run_cancel(fg_run *r) {
   }
   sweep_add(ctx, r);
   update_ref(ctx);
-  uv_async_send(ctx->wake);
+  fg__loop_wake(ctx);
 }
 
 bool fg_run_done(const fg_run *r) { return r && r->done; }
@@ -822,7 +759,7 @@ void fg_run_free(fg_run *r) {
 fg_status fg_context_wait(fg_context *ctx) {
   if (!ctx)
     return FG_EINVAL;
-  wait_until(ctx, ctx_idle, ctx);
+  fg__loop_wait_until(ctx, ctx_idle, ctx);
   return FG_OK;
 }
 
@@ -839,7 +776,7 @@ fg_status fg_context_set_max_runs(fg_context *ctx, int n) {
   ctx->max_runs = n;
   pump(ctx);
   update_ref(ctx);
-  uv_async_send(ctx->wake);
+  fg__loop_wake(ctx);
   return FG_OK;
 }
 
@@ -856,7 +793,7 @@ void fg__context_fail_kernel(fg_context *ctx, int nth, int kernel,
 void fg__program_drain(fg_program *p) {
   for (fg_run *r = p->live; r; r = r->live_next)
     fg_run_cancel(r);
-  wait_until(p->ctx, program_idle, p);
+  fg__loop_wait_until(p->ctx, program_idle, p);
 }
 
 void fg__variant_free_runtime(fg_program *p, variant *v) {
@@ -874,144 +811,3 @@ void fg__variant_free_runtime(fg_program *p, variant *v) {
   v->direct = NULL;
 }
 
-static fg_status add_task(rtask *t, int *n, rtask_kind kind, int index,
-                          const int *deps, int n_deps) {
-  rtask *x = &t[(*n)++];
-  x->kind = kind;
-  x->index = index;
-  x->dep = calloc((size_t)n_deps + 1, sizeof *x->dep);
-  if (!x->dep)
-    return FG_ENOMEM;
-  for (int i = 0; i < n_deps; i++) {
-    bool seen = deps[i] < 0;
-    for (int j = 0; j < x->n_dep && !seen; j++)
-      seen = x->dep[j] == deps[i];
-    if (!seen)
-      x->dep[x->n_dep++] = deps[i];
-  }
-  return FG_OK;
-}
-
-fg_status fg__plan_tasks(fg_program *p, variant *v) {
-  fg__backend *be = p->ctx->be;
-  int cap = p->n_fields + p->n_in + 4 * v->n_k + p->n_out + 1;
-  int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
-  int *deps = malloc(((size_t)p->n_fields + 257) * sizeof *deps);
-  bool *used = calloc((size_t)p->n_fields + 1, sizeof *used);
-  v->task = calloc((size_t)cap, sizeof *v->task);
-  v->direct = calloc((size_t)p->n_out + 1, sizeof *v->direct);
-  fg_status st = producer && deps && used && v->task && v->direct
-                     ? FG_OK : FG_ENOMEM;
-  for (int i = 0; st == FG_OK && i < p->n_fields; i++)
-    producer[i] = -1;
-  for (int k = 0; st == FG_OK && k < v->n_k; k++) {
-    if (v->k[k].nbuf > 256)
-      st = fg__ctx_fail(p->ctx, FG_ENOTSUP, "kernel '%s' takes %d buffers "
-                        "(at most 256)", v->k[k].name, v->k[k].nbuf);
-    for (int j = 0; st == FG_OK && j < v->k[k].n_in; j++)
-      used[v->k[k].field[j]] = true;
-  }
-  for (int i = 0; i < p->n_out; i++)
-    used[p->out_field[i]] = true;
-  /* kernels write the caller's memory where the backend aliases it */
-  for (int i = 0; st == FG_OK && i < p->n_out; i++) {
-    int f = p->out_field[i];
-    v->direct[i] = be->i->wrap && p->f[f].role == PF_OP &&
-                   v->materialized[f] && !is_direct_field(p, v, f);
-  }
-  /* each run uploads its own copy of a script's globals */
-  for (int f = 0; st == FG_OK && f < p->n_fields; f++)
-    if (p->f[f].role == PF_CONST && p->f[f].live && used[f]) {
-      producer[f] = v->n_task;
-      st = add_task(v->task, &v->n_task, RT_GLOBALS, f, NULL, 0);
-    }
-  if (!wraps_inputs(be))
-    for (int i = 0; st == FG_OK && i < p->n_in; i++)
-      if (used[p->in_field[i]]) {
-        producer[p->in_field[i]] = v->n_task;
-        st = add_task(v->task, &v->n_task, RT_UPLOAD, i, NULL, 0);
-      }
-  for (int k = 0; st == FG_OK && k < v->n_k; k++) {
-    const pkernel *pk = &v->k[k];
-    for (int j = 0; j < pk->n_in; j++)
-      deps[j] = producer[pk->field[j]];
-    int kt = v->n_task;
-    st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
-    for (int j = pk->n_in; j < pk->nbuf; j++)
-      producer[pk->field[j]] = kt;
-    if (fgk_reduce_on_host(pk->reduce) && st == FG_OK) {
-      int d = kt;
-      if ((st = add_task(v->task, &v->n_task, RT_PARTIALS, k, &d, 1)))
-        break;
-      d = v->n_task - 1;
-      if ((st = add_task(v->task, &v->n_task, RT_COMBINE, k, &d, 1)))
-        break;
-      d = v->n_task - 1;
-      st = add_task(v->task, &v->n_task, RT_RESULT, k, &d, 1);
-      producer[pk->field[pk->n_in + pk->reduce.port]] = v->n_task - 1;
-    }
-  }
-  for (int i = 0; st == FG_OK && i < p->n_out; i++)
-    if (!v->direct[i]) {
-      int d = producer[p->out_field[i]];
-      st = add_task(v->task, &v->n_task, RT_DOWNLOAD, i, &d, 1);
-    }
-  free(producer);
-  free(deps);
-  free(used);
-  if (st == FG_ENOMEM)
-    fg__ctx_fail(p->ctx, st, "compile: out of memory");
-  return st;
-}
-
-/* ---- the context's loop --------------------------------------------------- */
-
-static void free_handle(uv_handle_t *h) { free(h); }
-
-fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop, char *err,
-                            size_t errlen) {
-  int rc = 0;
-  ctx->inject_kernel = -1;
-  if (user_loop) {
-    ctx->loop = user_loop;
-  } else if ((rc = uv_loop_init(&ctx->own_loop)) == 0) {
-    ctx->loop = &ctx->own_loop;
-  } else {
-    snprintf(err, errlen, "fg_context_new: uv_loop_init: %s",
-             uv_strerror(rc));
-    return FG_ENOMEM;
-  }
-  ctx->wake = malloc(sizeof *ctx->wake);
-  if (!ctx->wake || (rc = uv_async_init(ctx->loop, ctx->wake, on_wake))) {
-    snprintf(err, errlen, "fg_context_new: uv_async_init: %s",
-             ctx->wake ? uv_strerror(rc) : "out of memory");
-    free(ctx->wake);
-    ctx->wake = NULL;
-    if (ctx->loop == &ctx->own_loop)
-      uv_loop_close(&ctx->own_loop);
-    ctx->loop = NULL;
-    return FG_ENOMEM;
-  }
-  ctx->wake->data = ctx;
-  uv_unref((uv_handle_t *)ctx->wake);
-  pthread_mutex_init(&ctx->mu, NULL);
-  pthread_cond_init(&ctx->done_cv, NULL);
-  return FG_OK;
-}
-
-void fg__ctx_loop_close(fg_context *ctx) {
-  if (!ctx->wake)
-    return;
-  wait_until(ctx, ctx_idle, ctx);
-  pthread_mutex_lock(&ctx->mu);      /* no device thread is in task_done */
-  pthread_mutex_unlock(&ctx->mu);
-  /* a user's loop frees the handle when it next runs, as libuv wants */
-  uv_close((uv_handle_t *)ctx->wake, free_handle);
-  ctx->wake = NULL;
-  if (ctx->loop == &ctx->own_loop) {
-    uv_run(&ctx->own_loop, UV_RUN_DEFAULT);
-    uv_loop_close(&ctx->own_loop);
-  }
-  pthread_cond_destroy(&ctx->done_cv);
-  pthread_mutex_destroy(&ctx->mu);
-}

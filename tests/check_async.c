@@ -128,7 +128,7 @@ START_TEST(test_async_64_runs_in_flight) {
   ck_assert_int_eq(s.runs, 64);
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(jobs);
 }
 END_TEST
@@ -155,7 +155,7 @@ START_TEST(test_async_two_programs_interleaved) {
   fg_program_free(pb);
   fg_graph_free(ga);
   fg_graph_free(gb);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(jobs);
 }
 END_TEST
@@ -200,7 +200,7 @@ START_TEST(test_async_failing_kernel_reaches_its_own_callback) {
                 fg_context_errmsg(ctx));
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(jobs);
 }
 END_TEST
@@ -240,7 +240,7 @@ START_TEST(test_async_cancel) {
   }
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(jobs);
 }
 END_TEST
@@ -266,7 +266,7 @@ START_TEST(test_async_user_loop) {
   }
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   uv_run(&loop, UV_RUN_DEFAULT);        /* closes the context's handle */
   ck_assert_int_eq(uv_loop_close(&loop), 0);
   free(jobs);
@@ -308,7 +308,7 @@ START_TEST(test_async_wait_inside_callback) {
   ck_assert_int_eq(n->second.calls, 1);
   fg_program_free(n->p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(n);
 }
 END_TEST
@@ -330,7 +330,7 @@ START_TEST(test_async_free_program_with_runs_in_flight) {
       check_outputs(&jobs[i]);
   }
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(jobs);
 }
 END_TEST
@@ -353,7 +353,7 @@ START_TEST(test_async_check_mode_runs) {
   }
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(jobs);
 }
 END_TEST
@@ -395,7 +395,7 @@ START_TEST(test_async_argument_errors) {
   ck_assert_msg(strstr(err, "max_runs is -1"), "%s", err);
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -449,7 +449,7 @@ START_TEST(test_async_futures) {
   fg_run_free(ra);
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -494,7 +494,7 @@ START_TEST(test_async_out_of_memory_fails_only_that_run) {
   fg_program_free(p2);
   fg_graph_free(g);
   fg_graph_free(g2);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(dummy);
 }
 END_TEST

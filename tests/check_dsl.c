@@ -32,7 +32,7 @@ static void run_graph(fg_graph *g, int n_in, const void *const *in,
     st = fg_program_run(prog, n_in, in, n_out, out);
   snprintf(err, sizeof err, "%s", fg_context_errmsg(ctx));
   fg_program_free(prog);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   ck_assert_msg(st == FG_OK, "compile/run: %s", err);
 }
 
@@ -970,7 +970,7 @@ START_TEST(test_dsl_null_chain_keeps_first_error) {
   char cmsg[2048];
   snprintf(cmsg, sizeof cmsg, "%s", fg_context_errmsg(ctx));
   fg_program_free(st == FG_OK ? prog : NULL);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   ck_assert_int_eq(st, FG_ETYPE);
   ck_assert_ptr_null(prog);
   ck_assert_msg(strstr(cmsg, first) != NULL, "\"%s\" lacks \"%s\"", cmsg,
@@ -1005,7 +1005,7 @@ START_TEST(test_dsl_compile_with_open_operator_fails) {
   char cmsg[1024];
   snprintf(cmsg, sizeof cmsg, "%s", fg_context_errmsg(ctx));
   fg_program_free(prog);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   ck_assert_int_eq(st, FG_ESTATE);
   ck_assert_msg(strstr(cmsg, "operator 'dangling'") && strstr(cmsg, "open"),
                 "got \"%s\"", cmsg);
@@ -1709,7 +1709,7 @@ START_TEST(test_dsl_per_element_threads_do_not_fuse) {
     for (int e = 0; e < 4; e++)
       ck_assert_float_eq(out[i][e], v[i][e] * (float)(e + 1) + 1.0f);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST

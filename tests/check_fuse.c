@@ -186,7 +186,7 @@ START_TEST(test_fuse_pointwise_chain_is_one_kernel) {
   free(b);
   fg_program_free(fused);
   fg_program_free(unfused);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -248,7 +248,7 @@ START_TEST(test_fuse_diamond_is_one_kernel) {
   free(o2);
   fg_program_free(fused);
   fg_program_free(unfused);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -340,7 +340,7 @@ START_TEST(test_fuse_blur_then_pointwise) {
   free(pre);
   fg_program_free(fused);
   fg_program_free(unfused);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -420,7 +420,7 @@ START_TEST(test_fuse_field_used_by_pointwise_and_stencil) {
   free(s2);
   fg_program_free(fused);
   fg_program_free(unfused);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -452,10 +452,12 @@ START_TEST(test_fuse_check_mode_and_env) {
   ck_assert_int_eq(fg_program_kernel_count(p), 2);
   fg_program_free(p);
   setenv("FG_FUSION", "0", 1);
+  ctx = tu_context_renew(ctx);   /* the context reads it once */
   p = tu_compile(ctx, g);
   ck_assert_int_eq(fg_program_kernel_count(p), 4);
   fg_program_free(p);
   setenv("FG_FUSION", "off", 1);
+  ctx = tu_context_renew(ctx);   /* the context reads it once */
   p = tu_compile(ctx, g);
   ck_assert_int_eq(fg_program_kernel_count(p), 4);
   fg_program_free(p);
@@ -464,10 +466,12 @@ START_TEST(test_fuse_check_mode_and_env) {
   ck_assert_int_eq(fg_program_kernel_count(p), 2);
   fg_program_free(p);
   setenv("FG_FUSION", "1", 1);
+  ctx = tu_context_renew(ctx);   /* the context reads it once */
   p = tu_compile(ctx, g);
   ck_assert_int_eq(fg_program_kernel_count(p), 2);
   fg_program_free(p);
   setenv("FG_FUSION", "check", 1);
+  ctx = tu_context_renew(ctx);   /* the context reads it once */
   p = tu_compile(ctx, g);
   ck_assert_int_eq(fg_program_kernel_count(p), 2);
   memset(o1, 0, sizeof(float) * N);
@@ -476,6 +480,7 @@ START_TEST(test_fuse_check_mode_and_env) {
                 "$FG_FUSION=check result differs");
   fg_program_free(p);
   setenv("FG_FUSION", "bogus", 1);
+  ctx = tu_context_renew(ctx);   /* the context reads it once */
   p = (fg_program *)1;
   ck_assert_int_eq(fg_compile(ctx, g, NULL, &p), FG_EINVAL);
   ck_assert_ptr_null(p);
@@ -484,6 +489,7 @@ START_TEST(test_fuse_check_mode_and_env) {
   ck_assert_msg(contains(fg_context_errmsg(ctx), "bogus"),
                 "message: %s", fg_context_errmsg(ctx));
   unsetenv("FG_FUSION");
+  ctx = tu_context_renew(ctx);
   /* an out-of-range mode in the options is refused too */
   fg_compile_options bad = {.fusion = (fg_fusion)42};
   p = (fg_program *)1;
@@ -492,7 +498,7 @@ START_TEST(test_fuse_check_mode_and_env) {
   free(x);
   free(o1);
   free(o2);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -528,7 +534,7 @@ START_TEST(test_fuse_report_text) {
   ck_assert_msg(contains(rep, "blur+p1+p2"), "report:\n%s", rep);
   fg_program_free(p);
   ck_assert_str_eq(fg_program_fusion_report(NULL), "");
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -561,7 +567,7 @@ START_TEST(test_fuse_stats_ignore_dead_outputs) {
   /* free first: the failing check below must not leak under CK_FORK=no */
   fg_program_free(fused);
   fg_program_free(unfused);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   int64_t field = (int64_t)N * 4;
   ck_assert_int_eq(u.bytes, 2 * field);
@@ -1130,7 +1136,7 @@ static int child_compile(const dag *dags, int n, int w, int step) {
   if (fg_context_new(&opt, &ctx, NULL, 0) != FG_OK)
     return 1;
   compile_only(ctx, dags, n, w, step);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   return 0;
 }
 
@@ -1192,7 +1198,7 @@ START_TEST(test_fuse_random_dags_match_unfused) {
                   "%d DAGs: %d live reductions, %d with producers fused "
                   "in, %d reads of their results", n, tally.reductions,
                   tally.reductions_fused, tally.zero_d_read);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(dags);
 }
 END_TEST

@@ -59,7 +59,7 @@ START_TEST(test_reduce_dot_product_fuses_into_one_kernel) {
                 want);
   fg_program_free(fused);
   fg_program_free(unfused);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   free(x);
   free(y);
@@ -238,7 +238,7 @@ START_TEST(test_reduce_result_read_by_a_later_operator) {
   for (int i = 0; i < 2000; i++)
     ck_assert_float_eq(ys[i], xs[i] / sum);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST

@@ -235,7 +235,7 @@ START_TEST(test_rs_invert_greyscale_photo_fused_into_one_pass) {
   run(ctx, p, 1, (const void *[]){px}, 2, (void *[]){inv_out, grey});
   ck_assert_int_eq(invert_grey_mismatches(px, W, H, inv_out, grey), 0);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(px);
   free(inv_out);
   free(grey);
@@ -270,7 +270,7 @@ START_TEST(test_rs_invoke_single_source_process_fuses_into_one_kernel) {
   run(ctx, p, 1, (const void *[]){px}, 1, (void *[]){grey});
   ck_assert_int_eq(invert_grey_mismatches(px, W, H, NULL, grey), 0);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   free(px);
   free(grey);
 }
@@ -321,7 +321,7 @@ START_TEST(test_rs_invoke_options_dims_and_in_place) {
       ck_assert_int_eq(made[i], want + x + 1000 * y);
     }
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -427,7 +427,7 @@ START_TEST(test_rs_locals_shadow_globals_in_their_scope) {
     ck_assert_float_eq_tol(out[i], r + 1.0f + 3.0f, 1e-5f);
   }
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -471,7 +471,7 @@ START_TEST(test_rs_fract_and_rsclamp_on_every_backend) {
     ck_assert_int_eq(bo[i], bi[i] < -3 ? -3 : bi[i] > 4 ? 4 : bi[i]);
   }
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -552,7 +552,7 @@ START_TEST(test_rs_kernels_return_and_take_structs) {
     ck_assert_float_eq(use[i], in[i] * 2.0f + (float)(i - 3));
   }
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -628,7 +628,7 @@ START_TEST(test_rs_fp_pragmas_choose_each_kernels_precision) {
     fg_program_free(p);
   }
   ck_assert_int_eq(fg_program_kernel_precision(NULL, 0), FG_PRECISION_FULL);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_rs_script_free(rel);
   fg_rs_script_free(imp);
   fg_rs_script_free(full);
@@ -672,7 +672,7 @@ START_TEST(test_rs_fuses_with_dsl_operators_and_other_scripts) {
     }
   fg_program_free(p);
   fg_program_free(q);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(a);
   fg_rs_script_free(b);
@@ -730,7 +730,7 @@ START_TEST(test_rs_globals_set_get_and_per_run_values) {
   for (int i = 0; i < 4 * N; i++)
     ck_assert_float_eq(o[i], v[i] * -2.0f + (float)(10 - 4 + 7 + i / 4));
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }
@@ -774,7 +774,7 @@ START_TEST(test_rs_bound_allocation_is_a_non_local_read) {
   for (int i = 0; i < N; i++)
     ck_assert_int_eq(o[i], (uint8_t)(t[(v[i] + i) % T] + 1));
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }
@@ -837,7 +837,7 @@ START_TEST(test_rs_kernel_error_reported_at_the_users_line) {
                 fg_context_errmsg(ctx));
   ck_assert_msg(strstr(fg_context_errmsg(ctx), "undeclared_thing"), "%s",
                 fg_context_errmsg(ctx));
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }
@@ -877,7 +877,7 @@ START_TEST(test_rs_specials_context_and_launch_range) {
       }
   ck_assert_ptr_null(fg_rs_map(g, s, "coords", 0, NULL, &bad));
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }
@@ -965,7 +965,7 @@ START_TEST(test_rs_reference_reductions) {
   ck_assert_int_eq(r_mode[0], mode);
   ck_assert_int_eq(r_mode[1], (int32_t)h[mode]);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
   free(px);
@@ -1034,7 +1034,7 @@ START_TEST(test_rs_reduction_dims_ranges_and_empty_range) {
   ck_assert_int_eq(e_mm[0], -1);
   ck_assert_int_eq(e_mm[1], -1);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
   free(v);
@@ -1081,7 +1081,7 @@ START_TEST(test_rs_reduction_fuses_its_producer_and_feeds_a_node) {
   }
   fg_program_free(p);
   fg_program_free(q);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }

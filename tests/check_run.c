@@ -287,6 +287,109 @@ START_TEST(test_run_constants_zero_d_and_conversions) {
 }
 END_TEST
 
+/* A context on the test backend that treats fp64 as missing, through the
+ * options or, when by_env, through $FG_DISABLE. */
+static fg_context *context_without_fp64(bool by_env) {
+  fg_context_options opt = {0};
+  const char *b = getenv("FG_TEST_BACKEND");
+  opt.backend = b && !strcmp(b, "opencl") ? FG_BACKEND_OPENCL : FG_BACKEND_CPU;
+  if (by_env)
+    setenv("FG_DISABLE", "fp64", 1);
+  else
+    opt.disable = FG_CAP_FP64;
+  fg_context *ctx = NULL;
+  char err[1024];
+  fg_status st = fg_context_new(&opt, &ctx, err, sizeof err);
+  unsetenv("FG_DISABLE");
+  ck_assert_msg(st == FG_OK, "fg_context_new: %s", err);
+  return ctx;
+}
+
+/* in (f32) -> "scale" (f32) -> "widen" (f32 buffers, f64 arithmetic only
+ * inside its code) -> out */
+static fg_graph *graph_with_inner_f64(int n) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape1(n));
+  fg_graph *g = fg_graph_new("inner_f64");
+  fg_field *in = fg_input(g, "in", t);
+  fg_op *op = fg_op_begin(g, "scale", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, in), 2.0f));
+  fg_field *s = fg_op_end(op);
+  op = fg_op_begin(g, "widen", 1, &t);
+  fg_expr *d = fg_convert(fg_read_tensor(op, s), FG_F64, 1);
+  fg_write_tensor(op, 0, fg_convert(fg_mul(d, d), FG_F32, 1));
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_run_compile_refuses_fp64_without_the_capability) {
+  enum { N = 37 };
+  fg_graph *g = graph_with_inner_f64(N);
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  for (int by_env = 0; by_env < 2; by_env++) {
+    fg_context *ctx = context_without_fp64(by_env);
+    fg_program *p = (fg_program *)1;
+    ck_assert_int_eq(fg_compile(ctx, g, NULL, &p), FG_ENOTSUP);
+    ck_assert_ptr_null(p);
+    const char *msg = fg_context_errmsg(ctx);
+    ck_assert_msg(strstr(msg, "'widen'") && strstr(msg, "fp64"),
+                  "message names neither operator nor capability: %s", msg);
+    ck_assert_msg(!strstr(msg, "'scale'"), "wrong operator named: %s", msg);
+    /* refused before anything was built */
+    fg_context_stats s;
+    ck_assert_int_eq(fg_context_get_stats(ctx, &s), FG_OK);
+    ck_assert_int_eq(s.kernels_compiled + s.cache_hits, 0);
+    /* f64 in a buffer type is refused too, naming its operator */
+    fg_type t = fg_type_scalar(FG_F64, fg_shape1(N));
+    fg_graph *g2 = fg_graph_new("f64_buffers");
+    fg_field *in = fg_input(g2, "in", t);
+    fg_op *op = fg_op_begin(g2, "negate64", 1, &t);
+    fg_write_tensor(op, 0, fg_neg(fg_read_tensor(op, in)));
+    fg_output(g2, "out", fg_op_end(op));
+    ck_assert_int_eq(fg_compile(ctx, g2, NULL, &p), FG_ENOTSUP);
+    ck_assert_msg(strstr(fg_context_errmsg(ctx), "'negate64'"), "%s",
+                  fg_context_errmsg(ctx));
+    fg_graph_free(g2);
+    tu_context_free(ctx);
+  }
+  /* the same graph compiles and runs where fp64 is there */
+  fg_context *ctx = tu_context();
+  fg_program *p = NULL;
+  if (fg_compile(ctx, g, NULL, &p) == FG_OK) {
+    float x[N], y[N];
+    for (int i = 0; i < N; i++)
+      x[i] = (float)i * 0.25f - 3.0f;
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){x}, 1,
+                                    (void *[]){y}), FG_OK);
+    for (int i = 0; i < N; i++) {
+      double d = (double)(x[i] * 2.0f);
+      ck_assert_float_eq(y[i], (float)(d * d));
+    }
+    fg_program_free(p);
+  } else {
+    /* a real device without doubles: the same refusal */
+    ck_assert_int_eq(fg_compile(ctx, g, NULL, &p), FG_ENOTSUP);
+    ck_assert_ptr_nonnull(strstr(fg_context_errmsg(ctx), "fp64"));
+  }
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_run_context_rejects_unknown_disable) {
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .disable = 1u << 30};
+  fg_context *ctx = NULL;
+  char err[256];
+  ck_assert_int_eq(fg_context_new(&opt, &ctx, err, sizeof err), FG_EINVAL);
+  ck_assert_ptr_null(ctx);
+  ck_assert_ptr_nonnull(strstr(err, "disable"));
+  opt.disable = 0;
+  setenv("FG_DISABLE", "fp64,warp_drive", 1);
+  ck_assert_int_eq(fg_context_new(&opt, &ctx, err, sizeof err), FG_EINVAL);
+  unsetenv("FG_DISABLE");
+  ck_assert_ptr_nonnull(strstr(err, "warp_drive"));
+}
+END_TEST
+
 START_TEST(test_run_outputs_alias_inputs_and_each_other) {
   /* the same field as two outputs, an input as an output, and a dead
    * operator that must not be compiled */
@@ -320,7 +423,7 @@ START_TEST(test_run_outputs_alias_inputs_and_each_other) {
     ck_assert_int_eq(c[i], i * i);
   }
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -355,7 +458,7 @@ START_TEST(test_run_run_rejects_bad_arguments) {
   fg_program *none = (fg_program *)1;
   ck_assert_int_eq(fg_compile(ctx, NULL, NULL, &none), FG_EINVAL);
   ck_assert_ptr_null(none);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -368,7 +471,7 @@ START_TEST(test_run_compile_rejects_graph_without_outputs) {
   ck_assert_int_eq(fg_compile(ctx, g, NULL, &p), FG_EINVAL);
   ck_assert_ptr_null(p);
   ck_assert_ptr_nonnull(strstr(fg_context_errmsg(ctx), "no outputs"));
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -417,7 +520,7 @@ START_TEST(test_run_cpu_cache_second_context_compiles_nothing) {
   fg_context_get_stats(ctx, &s);
   ck_assert_uint_eq(s.kernels_compiled, 1);
   ck_assert_uint_eq(s.cache_hits, 0);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   ctx = context_in(dir);            /* as a second process start would */
   run_salted(ctx, 12345u);
   fg_context_get_stats(ctx, &s);
@@ -426,7 +529,7 @@ START_TEST(test_run_cpu_cache_second_context_compiles_nothing) {
   run_salted(ctx, 54321u);          /* different source: a new build */
   fg_context_get_stats(ctx, &s);
   ck_assert_uint_eq(s.kernels_compiled, 1);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ck_assert_int_eq(system(cmd), 0);
@@ -454,7 +557,7 @@ static int child_build(const char *dir, unsigned salt) {
     bad = out[i] != (in[i] ^ salt);
   fg_program_free(p);
   fg_graph_free(g);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   return bad ? 2 : 0;
 }
 
@@ -557,7 +660,7 @@ START_TEST(test_run_cpu_relaxed_precision_close_to_full) {
   free(a);
   free(full);
   free(fast);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 END_TEST
@@ -573,6 +676,8 @@ int main(void) {
   tcase_add_test(tc, test_run_math_builtins_match_libm);
   tcase_add_test(tc, test_run_constants_zero_d_and_conversions);
   tcase_add_test(tc, test_run_outputs_alias_inputs_and_each_other);
+  tcase_add_test(tc, test_run_compile_refuses_fp64_without_the_capability);
+  tcase_add_test(tc, test_run_context_rejects_unknown_disable);
   tcase_add_test(tc, test_run_run_rejects_bad_arguments);
   tcase_add_test(tc, test_run_compile_rejects_graph_without_outputs);
   tcase_add_test(tc, test_run_cpu_cache_second_context_compiles_nothing);

@@ -66,7 +66,7 @@ START_TEST(test_viz_dot_before_and_after_fusion) {
                 err);
   ck_assert_ptr_nonnull(strstr(slurp(path), "<svg"));
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -100,7 +100,7 @@ START_TEST(test_viz_refuses_bad_requests_and_writes_nothing) {
   snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\" && rm -rf %s", dir, dir);
   ck_assert_int_eq(system(cmd), 0);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
   fg_graph_free(other);
 }

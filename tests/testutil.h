@@ -25,6 +25,29 @@ static inline fg_context *tu_context(void) {
   return ctx;
 }
 
+/* Asserts that nothing of ctx is alive but the context itself (every
+ * program, run, kernel, buffer and event freed; its one loop handle
+ * open), then frees it: the leak check each test ends with. */
+static inline void tu_context_free(fg_context *ctx) {
+  fg_live_objects l;
+  ck_assert_int_eq(fg_context_live(ctx, &l), FG_OK);
+  ck_assert_msg(l.programs == 0 && l.runs == 0 && l.kernels == 0 &&
+                l.buffers == 0 && l.events == 0 && l.loop_handles == 1,
+                "leaked: %lld programs, %lld runs, %lld kernels, %lld "
+                "buffers, %lld events, %lld loop handles (1 expected)",
+                (long long)l.programs, (long long)l.runs,
+                (long long)l.kernels, (long long)l.buffers,
+                (long long)l.events, (long long)l.loop_handles);
+  fg_context_free(ctx);
+}
+
+/* A fresh context in place of ctx (which must hold nothing): what a test
+ * changing the environment needs, as a context reads it once. */
+static inline fg_context *tu_context_renew(fg_context *ctx) {
+  tu_context_free(ctx);
+  return tu_context();
+}
+
 /* Compiles g in ctx, failing the test with the message on error. */
 static inline fg_program *tu_compile(fg_context *ctx, fg_graph *g) {
   ck_assert_msg(fg_graph_status(g) == FG_OK, "graph: %s", fg_graph_errmsg(g));
@@ -42,7 +65,7 @@ static inline void tu_run(fg_graph *g, int n_in, const void *const *in,
   fg_status st = fg_program_run(p, n_in, in, n_out, out);
   ck_assert_msg(st == FG_OK, "fg_program_run: %s", fg_context_errmsg(ctx));
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
 }
 
 /* Path of a bundled sample photo. */

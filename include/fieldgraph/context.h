@@ -68,7 +68,20 @@ typedef struct fg_context_options {
                               context makes and runs its own */
   int max_runs;            /* runs in flight at once (each has its own
                               buffers); more wait in a queue.  0: 4 */
+  unsigned disable;        /* FG_CAP_* bits the device is treated as
+                              lacking (testing what fg_compile refuses on
+                              a smaller device); $FG_DISABLE ("fp64",
+                              "int64_atomics", comma-separated) adds more */
 } fg_context_options;
+
+/* Device capabilities that fg_context_options.disable can take away.  A
+ * kernel needing a missing one fails fg_compile with FG_ENOTSUP and a
+ * message naming the operator and the capability. */
+enum {
+  FG_CAP_FP64 = 1u << 0,           /* double precision (f64) */
+  FG_CAP_INT64_ATOMICS = 1u << 1,  /* atomics on 64-bit integers */
+  FG_CAP_ALL_ = (1u << 2) - 1
+};
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
 typedef struct fg_device_desc {
@@ -136,6 +149,24 @@ const char *fg_context_backend_name(const fg_context *ctx);
 const char *fg_context_device(const fg_context *ctx);
 /* Copies the context's counters into *stats. */
 fg_status fg_context_get_stats(const fg_context *ctx, fg_context_stats *stats);
+
+/* Objects of a context that are alive now: what a leak check compares
+ * with zero before fg_context_free (loop_handles is 1 while the context
+ * lives: its wake-up handle). */
+typedef struct fg_live_objects {
+  int64_t programs;            /* compiled and not freed */
+  int64_t runs;                /* started and not destroyed (a run handle
+                                  the caller holds counts until
+                                  fg_run_free) */
+  int64_t kernels;             /* built kernels held by programs */
+  int64_t buffers;             /* device buffers (constants, pooled run
+                                  buffers, aliases of caller memory) */
+  int64_t events;              /* device events held by runs in flight */
+  int64_t loop_handles;        /* libuv handles the context opened */
+} fg_live_objects;
+
+/* Fills *out with ctx's live objects.  Loop thread. */
+fg_status fg_context_live(const fg_context *ctx, fg_live_objects *out);
 
 /* Compiles graph g for ctx: checks it, fuses operators into kernels (see
  * fg_compile_options.fusion), plans buffers, generates and builds (or

@@ -1,9 +1,46 @@
-/* runtime/combine.c - folding a built-in reduction's partials on the
- * host, in their fixed order, with the kernels' own arithmetic (wrapping
- * integers, IEEE floats), so results never depend on the backend or the
- * number of threads. */
+/* runtime/reduce.c - what the runtime does for a built-in reduction whose
+ * partials are combined on the host: their sizes, and folding them in
+ * their fixed order with the kernels' own arithmetic (wrapping integers,
+ * IEEE floats), so results never depend on the backend or the number of
+ * threads. */
 #include "program_impl.h"
 #include "ir/reduce.h"
+
+#include "emit/abi.h"
+
+#include <math.h>
+
+/* Points each partial folds at most: a fixed chunk, so that the number of
+ * partials, and with it the order of operations, depends only on the
+ * shape, never on the backend or the threads. */
+#define REDUCE_CHUNK 16384
+
+void fg__reduce_plan(pkernel *pk, const fgk_kernel *k) {
+  int64_t n = fg_shape_points(k->threads);
+  pk->partials = (n + REDUCE_CHUNK - 1) / REDUCE_CHUNK;
+  if (pk->partials > FGK_MAX_PARTIALS)
+    pk->partials = FGK_MAX_PARTIALS;
+  pk->reduce = k->reduce;
+    pk->kind = FG__LAUNCH_PARTIALS;
+  pk->work_per_item = pk->partials ? (n + pk->partials - 1) / pk->partials
+                                   : 0;
+  int64_t *d = fge_abi_buffer_dims(pk->dims, k->n_in + k->reduce.port);
+  d[FGE_DIM_LAYERS] = d[FGE_DIM_ROWS] = 1;
+  d[FGE_DIM_COLUMNS] = pk->partials;
+  pk->threads[0] = pk->threads[1] = 1;
+  pk->threads[2] = pk->partials;
+}
+
+bool fg__reduce_on_host(const pkernel *k) {
+  return fgk_reduce_on_host(k->reduce);
+}
+
+void fg__reduce_bytes(const fg_program *p, const pkernel *k,
+                      size_t *partials, size_t *result) {
+  fg_type t = p->f[k->field[k->n_in + k->reduce.port]].type;
+  *result = (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
+  *partials = (size_t)k->partials * *result;
+}
 
 /* Combines a reduction's partials in order, as the kernels combine the
  * values of a chunk: acc = acc op partial, from the identity (the table
@@ -59,3 +96,12 @@ void fg__combine_partials(fg_reduce_op op, fg_elem elem, int width,
   }
 }
 #undef COMBINE
+
+
+void fg__reduce_combine(const fg_program *p, const pkernel *k,
+                        const void *partials, void *out) {
+  fg_type ty = p->f[k->field[k->n_in + k->reduce.port]].type;
+  fg__combine_partials(k->reduce.op, ty.elem,
+                       fg_type_tensor_elements(ty), partials, k->partials,
+                       out);
+}

@@ -1,0 +1,545 @@
+/* runtime/compile.c - fg_compile end to end: finds the live operators,
+ * asks the fusion pass (fuse/) for kernel groups and their merged IR,
+ * emits and builds each kernel, uploads constants, and plans the tasks of
+ * one run (the static task graph run.c walks).  The program copies
+ * everything it needs out of the graph, so the graph may be freed once
+ * compiled.  In check mode a second, unfused variant is built and every
+ * run compares the two. */
+#include "program_impl.h"
+#include "emit/abi.h"
+#include "fuse/fuse.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A field shape as an extent triple (emit/abi.h). */
+static void dims_of(fg_shape s, int64_t *d) {
+  d[FGE_DIM_LAYERS] = s.ndim == 3 ? s.dim[0] : 1;
+  d[FGE_DIM_ROWS] = s.ndim >= 2 ? s.dim[s.ndim - 2] : 1;
+  d[FGE_DIM_COLUMNS] = s.ndim >= 1 ? s.dim[s.ndim - 1] : 1;
+}
+
+/* ---- what a kernel needs of the device ---------------------------------- */
+
+static void expr_needs(const fg_expr *x, fg__needs *n);
+
+static void type_needs(fgk_type t, fg__needs *n) {
+  n->fp64 |= t.elem == FG_F64;
+}
+
+static void access_needs(const fgk_access *a, fg__needs *n) {
+  for (int i = 0; i < a->ncoords; i++)
+    expr_needs(a->coord[i], n);
+  if (a->element)
+    expr_needs(a->elem, n);
+}
+
+static void expr_needs(const fg_expr *x, fg__needs *n) {
+  if (!x)
+    return;
+  type_needs(x->type, n);
+  switch (x->kind) {
+  case FGK_E_CONST: case FGK_E_THREAD:
+    break;
+  case FGK_E_VAR:
+    type_needs(x->u.var->type, n);
+    break;
+  case FGK_E_UNARY: case FGK_E_BINARY:
+    expr_needs(x->u.bin.a, n);
+    expr_needs(x->u.bin.b, n);
+    break;
+  case FGK_E_CALL:
+    for (int i = 0; i < x->u.call.n; i++)
+      expr_needs(x->u.call.arg[i], n);
+    break;
+  case FGK_E_SWIZZLE:
+    expr_needs(x->u.swz.a, n);
+    break;
+  case FGK_E_VECTOR:
+    for (int i = 0; i < x->u.vec.n; i++)
+      expr_needs(x->u.vec.arg[i], n);
+    break;
+  case FGK_E_CONVERT: case FGK_E_AS:
+    expr_needs(x->u.conv.a, n);
+    break;
+  case FGK_E_READ:
+    access_needs(&x->u.read, n);
+    break;
+  case FGK_E_INDEX:
+    type_needs(x->u.index.var->type, n);
+    for (int i = 0; i < x->u.index.n; i++)
+      expr_needs(x->u.index.idx[i], n);
+    break;
+  case FGK_E_ADDR:
+    expr_needs(x->u.addr, n);
+    break;
+  case FGK_E_ATOMIC:
+    n->int64_atomics |= fg_elem_size(x->type.elem) == 8;
+    expr_needs(x->u.atomic.p, n);
+    expr_needs(x->u.atomic.a, n);
+    expr_needs(x->u.atomic.b, n);
+    break;
+  case FGK_E_FOREIGN:
+    if (x->u.foreign.hooks->uses_fp64)
+      n->fp64 |= x->u.foreign.hooks->uses_fp64(x);
+    for (int i = 0; i < x->u.foreign.n; i++)
+      expr_needs(x->u.foreign.arg[i], n);
+    break;
+  }
+}
+
+static void block_needs(const fgk_block *b, fg__needs *n) {
+  for (const fgk_stmt *s = b->first; s; s = s->next) {
+    switch (s->kind) {
+    case FGK_S_DECL: {
+      const fgk_var *v = s->u.decl;
+      type_needs(v->type, n);
+      if (v->local) {
+        uint64_t bytes = (uint64_t)fg_elem_size(v->type.elem) *
+                         (uint64_t)(v->type.width == 3 ? 4 : v->type.width);
+        for (int d = 0; d < v->ndims; d++)
+          bytes *= (uint64_t)v->dims[d];
+        n->local_mem += bytes;
+      }
+      break;
+    }
+    case FGK_S_ASSIGN:
+      expr_needs(s->u.assign.lhs, n);
+      expr_needs(s->u.assign.rhs, n);
+      break;
+    case FGK_S_IF:
+      expr_needs(s->u.if_.cond, n);
+      block_needs(&s->u.if_.then, n);
+      block_needs(&s->u.if_.els, n);
+      break;
+    case FGK_S_FOR:
+      if (s->u.for_.var)
+        type_needs(s->u.for_.var->type, n);
+      expr_needs(s->u.for_.init, n);
+      expr_needs(s->u.for_.cond, n);
+      expr_needs(s->u.for_.step, n);
+      block_needs(&s->u.for_.body, n);
+      break;
+    case FGK_S_WHILE:
+      expr_needs(s->u.while_.cond, n);
+      block_needs(&s->u.while_.body, n);
+      break;
+    case FGK_S_WRITE:
+      access_needs(&s->u.write.at, n);
+      expr_needs(s->u.write.value, n);
+      break;
+    case FGK_S_FOREACH:
+      block_needs(&s->u.foreach.body, n);
+      break;
+    case FGK_S_EXPR:
+      expr_needs(s->u.expr, n);
+      break;
+    case FGK_S_BARRIER: case FGK_S_COMMENT:
+      break;
+    }
+  }
+}
+
+/* What kernel k needs of a device to run: its types, atomics, work-group
+ * shape, buffers and local memory. */
+static void kernel_needs(const fgk_kernel *k, fg__needs *n) {
+  *n = (fg__needs){.buffers = k->n_in + k->n_out};
+  for (int i = 0; i < k->n_in; i++)
+    n->fp64 |= k->in_type[i].elem == FG_F64;
+  for (int i = 0; i < k->n_out; i++)
+    n->fp64 |= k->out_type[i].elem == FG_F64;
+  if (k->grouped)
+    n->group_size = (size_t)k->local[0] * (size_t)k->local[1];
+  block_needs(&k->body, n);
+}
+
+/* Writes a kernel's source to $FG_DUMP_KERNELS/<index>-<name>.<ext>. */
+static void dump_kernel(const char *dir, int index, const pkernel *pk,
+                        fgk_dialect d) {
+  char ident[128], path[4096];
+  fgk_identifier(pk->name, ident, sizeof ident);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/%02d-%s.%s", dir, index, ident,
+           d == FGK_DIALECT_CL ? "cl" : "c");
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fputs(pk->source, f);
+    fclose(f);
+  }
+}
+
+/* Emits and builds plan kernel fk into pk. */
+static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
+                              pkernel *pk, const fg_compile_options *opt) {
+  fg_context *ctx = p->ctx;
+  fg__backend *be = ctx->be;
+  const fgk_kernel *k = fk->k;
+  char ident[160], entry[200];
+  fgk_identifier(fk->name, ident, sizeof ident);
+  snprintf(entry, sizeof entry, "fg_kernel_%.48s_%d", ident, index);
+  pk->name = strdup(fk->name);
+  pk->nbuf = k->n_in + k->n_out;
+  pk->n_in = k->n_in;
+  pk->field = calloc((size_t)pk->nbuf + 1, sizeof *pk->field);
+  pk->dims = calloc((size_t)fge_abi_dim_count(pk->nbuf), sizeof *pk->dims);
+  pk->source = fgk_emit(k, fg__be_dialect(be), entry);
+  if (!pk->name || !pk->field || !pk->dims || !pk->source)
+    return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  for (int i = 0; i < k->n_in; i++) {
+    pk->field[i] = fk->in_field[i];
+    dims_of(p->f[fk->in_field[i]].type.field,
+            fge_abi_buffer_dims(pk->dims, i));
+  }
+  for (int i = 0; i < k->n_out; i++) {
+    pk->field[k->n_in + i] = fk->out_field[i];
+    dims_of(p->f[fk->out_field[i]].type.field,
+            fge_abi_buffer_dims(pk->dims, k->n_in + i));
+  }
+  dims_of(k->threads, fge_abi_buffer_dims(pk->dims, pk->nbuf));
+  memcpy(pk->threads, fge_abi_thread_dims(pk->dims, pk->nbuf),
+         sizeof pk->threads);
+  /* per-element threads: the kernel splits the element off the layer
+   * (never a reduction: such kernels do not fuse) */
+  assert(!fgk_is_reduction(k->reduce) || !k->thread_elements);
+  if (k->thread_elements > 0)
+    pk->threads[0] *= k->thread_elements;
+  pk->kind = k->grouped ? FG__LAUNCH_GROUPED : FG__LAUNCH_MAP;
+  if (fgk_is_reduction(k->reduce))
+    fg__reduce_plan(pk, k);
+  pk->grouped = k->grouped;
+  pk->group[0] = k->local[0];
+  pk->group[1] = k->local[1];
+  if (*ctx->env.dump_kernels)
+    dump_kernel(ctx->env.dump_kernels, index, pk, fg__be_dialect(be));
+  /* the kernel's own precision, when its code asked for one */
+  fg_compile_options kopt = opt ? *opt : (fg_compile_options){0};
+  if (k->fp == FGK_FP_FULL)
+    kopt.precision = FG_PRECISION_FULL;
+  else if (k->fp == FGK_FP_RELAXED)
+    kopt.precision = FG_PRECISION_RELAXED;
+  pk->precision = kopt.precision;
+  return fg__be_build(be, pk->source, entry, fk->name, &kopt, &pk->bin);
+}
+
+/* The readable fusion report of a variant. */
+static char *make_report(fg_program *p, const variant *v) {
+  fgu_buf b = {0};
+  const fg_fusion_stats *s = &v->stats;
+  fgu_buf_printf(&b, "kernels: %d (unfused: %d)\n", s->kernels,
+                 s->kernels_unfused);
+  for (int i = 0; i < v->n_k; i++)
+    fgu_buf_printf(&b, "  kernel %d: %s\n", i, v->k[i].name);
+  fgu_buf_printf(&b, "fields: %d materialized, %d virtual\n",
+                 s->fields_materialized, s->fields_virtual);
+  for (int i = 0; i < p->n_fields; i++)
+    if (v->materialized[i])
+      fgu_buf_printf(&b, "  %s: %s\n", p->f[i].name,
+                     v->reason[i] ? v->reason[i] : "?");
+  fgu_buf_printf(&b, "memory traffic per run: %lld bytes (unfused: %lld, "
+                 "%.2fx less)\n", (long long)s->bytes,
+                 (long long)s->bytes_unfused,
+                 s->bytes ? (double)s->bytes_unfused / (double)s->bytes : 0);
+  return fgu_buf_take(&b);
+}
+
+static fg_status add_task(rtask *t, int *n, rtask_kind kind, int index,
+                          const int *deps, int n_deps) {
+  rtask *x = &t[(*n)++];
+  x->kind = kind;
+  x->index = index;
+  x->dep = calloc((size_t)n_deps + 1, sizeof *x->dep);
+  if (!x->dep)
+    return FG_ENOMEM;
+  for (int i = 0; i < n_deps; i++) {
+    bool seen = deps[i] < 0;
+    for (int j = 0; j < x->n_dep && !seen; j++)
+      seen = x->dep[j] == deps[i];
+    if (!seen)
+      x->dep[x->n_dep++] = deps[i];
+  }
+  return FG_OK;
+}
+
+fg_status fg__plan_tasks(fg_program *p, variant *v) {
+  fg__backend *be = p->ctx->be;
+  int cap = p->n_fields + p->n_in + 4 * v->n_k + p->n_out + 1;
+  int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
+  int *deps = malloc(((size_t)p->n_fields + 257) * sizeof *deps);
+  bool *used = calloc((size_t)p->n_fields + 1, sizeof *used);
+  v->task = calloc((size_t)cap, sizeof *v->task);
+  v->direct = calloc((size_t)p->n_out + 1, sizeof *v->direct);
+  fg_status st = producer && deps && used && v->task && v->direct
+                     ? FG_OK : FG_ENOMEM;
+  for (int i = 0; st == FG_OK && i < p->n_fields; i++)
+    producer[i] = -1;
+  for (int k = 0; st == FG_OK && k < v->n_k; k++) {
+    if (v->k[k].nbuf > 256)
+      st = fg__ctx_fail(p->ctx, FG_ENOTSUP, "kernel '%s' takes %d buffers "
+                        "(at most 256)", v->k[k].name, v->k[k].nbuf);
+    for (int j = 0; st == FG_OK && j < v->k[k].n_in; j++)
+      used[v->k[k].field[j]] = true;
+  }
+  for (int i = 0; i < p->n_out; i++)
+    used[p->out_field[i]] = true;
+  /* kernels write the caller's memory where the backend aliases it */
+  for (int i = 0; st == FG_OK && i < p->n_out; i++) {
+    int f = p->out_field[i];
+    v->direct[i] = fg__be_can_wrap(be) && p->f[f].role == PF_OP &&
+                   v->materialized[f] && !fg__direct_field(p, v, f);
+  }
+  /* each run uploads its own copy of a script's globals */
+  for (int f = 0; st == FG_OK && f < p->n_fields; f++)
+    if (p->f[f].role == PF_CONST && p->f[f].live && used[f]) {
+      producer[f] = v->n_task;
+      st = add_task(v->task, &v->n_task, RT_GLOBALS, f, NULL, 0);
+    }
+  if (!fg__be_wraps_inputs(be))
+    for (int i = 0; st == FG_OK && i < p->n_in; i++)
+      if (used[p->in_field[i]]) {
+        producer[p->in_field[i]] = v->n_task;
+        st = add_task(v->task, &v->n_task, RT_UPLOAD, i, NULL, 0);
+      }
+  for (int k = 0; st == FG_OK && k < v->n_k; k++) {
+    const pkernel *pk = &v->k[k];
+    for (int j = 0; j < pk->n_in; j++)
+      deps[j] = producer[pk->field[j]];
+    int kt = v->n_task;
+    st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
+    for (int j = pk->n_in; j < pk->nbuf; j++)
+      producer[pk->field[j]] = kt;
+    if (fg__reduce_on_host(pk) && st == FG_OK) {
+      int d = kt;
+      if ((st = add_task(v->task, &v->n_task, RT_PARTIALS, k, &d, 1)))
+        break;
+      d = v->n_task - 1;
+      if ((st = add_task(v->task, &v->n_task, RT_COMBINE, k, &d, 1)))
+        break;
+      d = v->n_task - 1;
+      st = add_task(v->task, &v->n_task, RT_RESULT, k, &d, 1);
+      producer[pk->field[pk->n_in + pk->reduce.port]] = v->n_task - 1;
+    }
+  }
+  for (int i = 0; st == FG_OK && i < p->n_out; i++)
+    if (!v->direct[i]) {
+      int d = producer[p->out_field[i]];
+      st = add_task(v->task, &v->n_task, RT_DOWNLOAD, i, &d, 1);
+    }
+  free(producer);
+  free(deps);
+  free(used);
+  if (st == FG_ENOMEM)
+    fg__ctx_fail(p->ctx, st, "compile: out of memory");
+  return st;
+}
+
+/* Plans, emits and builds one variant of the program. */
+static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
+                                 bool fuse, const fg_compile_options *opt,
+                                 variant *v) {
+  fg_context *ctx = p->ctx;
+  fgf_options fo = {.fuse = fuse, .max_nodes = 64,
+                    .max_buffers = ctx->be->caps.max_buffers};
+  fgf_plan *plan = NULL;
+  fg_status st = fgf_plan_graph(g, live, &fo, &plan, ctx->errmsg,
+                                sizeof ctx->errmsg);
+  if (st != FG_OK)
+    return st;
+  v->k = calloc((size_t)plan->n_kernels + 1, sizeof *v->k);
+  v->materialized = calloc((size_t)p->n_fields + 1, sizeof(bool));
+  v->reason = calloc((size_t)p->n_fields + 1, sizeof(char *));
+  v->kernel_of_node = calloc((size_t)p->n_nodes + 1, sizeof(int));
+  if (!v->k || !v->materialized || !v->reason || !v->kernel_of_node) {
+    fgf_plan_free(plan);
+    return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  }
+  for (int i = 0; i < p->n_fields; i++) {
+    v->materialized[i] = plan->materialized[i];
+    if (plan->reason[i] && !(v->reason[i] = strdup(plan->reason[i]))) {
+      fgf_plan_free(plan);
+      return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+    }
+    if (p->f[i].role == PF_OP) {
+      if (v->materialized[i])
+        v->stats.fields_materialized++;
+      else if (live[i])
+        v->stats.fields_virtual++;
+    }
+  }
+  for (int i = 0; i < p->n_nodes; i++)
+    v->kernel_of_node[i] = -1;
+  for (int k = 0; k < plan->n_kernels; k++)
+    for (int m = 0; m < plan->kernels[k].n_nodes; m++)
+      v->kernel_of_node[plan->kernels[k].nodes[m]] = k;
+  v->stats.kernels_unfused = plan->kernels_unfused;
+  v->stats.kernels = plan->n_kernels;
+  v->stats.bytes_unfused = plan->bytes_unfused;
+  v->stats.bytes = plan->bytes_fused;
+  for (int i = 0; i < plan->n_kernels && st == FG_OK; i++) {
+    st = build_kernel(p, &plan->kernels[i], i, &v->k[i], opt);
+    v->n_k = i + 1;
+  }
+  fgf_plan_free(plan);
+  if (st == FG_OK && !(v->report = make_report(p, v)))
+    st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  if (st == FG_OK)
+    st = fg__plan_tasks(p, v);
+  return st;
+}
+
+/* The fusion mode asked for, by the options or else $FG_FUSION (as the
+ * context read it). */
+static fg_status fusion_mode(fg_context *ctx, const fg_compile_options *opt,
+                             fg_fusion *mode) {
+  *mode = opt ? opt->fusion : FG_FUSION_DEFAULT;
+  if ((unsigned)*mode > FG_FUSION_CHECK)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: fusion %d is not one of "
+                        "FG_FUSION_DEFAULT, _ON, _OFF, _CHECK", (int)*mode);
+  if (*mode == FG_FUSION_DEFAULT) {
+    const char *env = ctx->env.fusion;
+    if (!env || !*env || !strcmp(env, "1") || !strcmp(env, "on"))
+      *mode = FG_FUSION_ON;
+    else if (!strcmp(env, "0") || !strcmp(env, "off"))
+      *mode = FG_FUSION_OFF;
+    else if (!strcmp(env, "check"))
+      *mode = FG_FUSION_CHECK;
+    else
+      return fg__ctx_fail(ctx, FG_EINVAL, "FG_FUSION is '%s' (expected 1, "
+                          "0 or check)", env);
+  }
+  return FG_OK;
+}
+
+fg_status fg_compile(fg_context *ctx, fg_graph *g,
+                     const fg_compile_options *opt, fg_program **out) {
+  if (!ctx)
+    return FG_EINVAL;
+  if (!out)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: out is NULL");
+  *out = NULL;
+  if (!g)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: graph is NULL");
+  if (g->status != FG_OK)
+    return fg__ctx_fail(ctx, g->status, "fg_compile: graph '%s' has an "
+                        "error: %s", g->name, g->errmsg);
+  if (g->open_op)
+    return fg__ctx_fail(ctx, FG_ESTATE, "fg_compile: operator '%s' of graph "
+                        "'%s' is still open (call fg_op_end)",
+                        g->open_op_name, g->name);
+  if (g->outputs.n == 0)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: graph '%s' has no "
+                        "outputs (mark results with fg_output)", g->name);
+  if (opt && opt->precision != FG_PRECISION_FULL &&
+      opt->precision != FG_PRECISION_RELAXED)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: precision %d is not "
+                        "FG_PRECISION_FULL or FG_PRECISION_RELAXED",
+                        (int)opt->precision);
+  fg_fusion mode;
+  fg_status st = fusion_mode(ctx, opt, &mode);
+  if (st != FG_OK)
+    return st;
+  fg_program *p = calloc(1, sizeof *p);
+  if (!p)
+    return fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
+  p->ctx = ctx;
+  ctx->live_programs++;
+  p->n_nodes = g->nodes.n;
+  p->n_fields = g->fields.n;
+  p->n_in = g->inputs.n;
+  p->n_out = g->outputs.n;
+  p->f = calloc((size_t)p->n_fields + 1, sizeof *p->f);
+  p->in_name = calloc((size_t)p->n_in + 1, sizeof *p->in_name);
+  p->in_field = calloc((size_t)p->n_in + 1, sizeof *p->in_field);
+  p->out_name = calloc((size_t)p->n_out + 1, sizeof *p->out_name);
+  p->out_field = calloc((size_t)p->n_out + 1, sizeof *p->out_field);
+  bool *live = calloc((size_t)p->n_fields + 1, sizeof *live);
+  if (!p->f || !p->in_name || !p->in_field || !p->out_name ||
+      !p->out_field || !live) {
+    st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
+    goto done;
+  }
+  for (int i = 0; i < p->n_fields; i++) {
+    fg_field *f = g->fields.item[i];
+    p->f[i].type = f->type;
+    if (!(p->f[i].name = strdup(f->name))) {
+      st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
+      goto done;
+    }
+  }
+  for (int i = 0; i < p->n_in; i++) {
+    fg_field *f = g->inputs.item[i];
+    p->in_field[i] = f->id;
+    p->f[f->id].role = PF_INPUT;
+    p->f[f->id].input = i;
+    if (!(p->in_name[i] = strdup(f->name))) {
+      st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
+      goto done;
+    }
+  }
+  for (int i = 0; i < p->n_out; i++) {
+    fg__output *o = g->outputs.item[i];
+    p->out_field[i] = o->field->id;
+    live[o->field->id] = true;
+    if (!(p->out_name[i] = strdup(o->name))) {
+      st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
+      goto done;
+    }
+  }
+  /* Nodes are in topological order: walk back from the outputs to find
+   * what is live. */
+  for (int i = g->nodes.n - 1; i >= 0; i--) {
+    fg__node *n = g->nodes.item[i];
+    bool used = false;
+    for (int j = 0; j < n->n_out; j++)
+      used |= live[n->out[j]->id];
+    if (used && n->kind == FG_NODE_OP)
+      for (int j = 0; j < n->n_in; j++)
+        live[n->in[j]->id] = true;
+  }
+  /* refuse what the device cannot run before building anything */
+  for (int i = 0; i < g->nodes.n && st == FG_OK; i++) {
+    fg__node *n = g->nodes.item[i];
+    bool used = false;
+    for (int j = 0; j < n->n_out; j++)
+      used |= live[n->out[j]->id];
+    if (used && n->kind == FG_NODE_OP && n->kernel) {
+      fg__needs needs;
+      kernel_needs(n->kernel, &needs);
+      st = fg__be_check_needs(ctx->be, &needs, n->name);
+    }
+  }
+  for (int i = 0; i < g->nodes.n && st == FG_OK; i++) {
+    fg__node *n = g->nodes.item[i];
+    if (n->kind == FG_NODE_CONST && live[n->out[0]->id]) {
+      pfield *pf = &p->f[n->out[0]->id];
+      size_t bytes = fg_type_bytes(pf->type);
+      pf->role = PF_CONST;
+      st = fg__be_alloc(ctx->be, bytes, &pf->const_buf);
+      if (st == FG_OK)
+        st = fg__be_upload(ctx->be, pf->const_buf, n->data, bytes);
+      if (n->live) {         /* a script's globals: each run's own copy */
+        pf->live = n->live;
+        fg__live_ref(n->live);
+      }
+    } else if (n->kind == FG_NODE_OP) {
+      for (int j = 0; j < n->n_out; j++)
+        p->f[n->out[j]->id].role = PF_OP;
+    }
+  }
+  if (st == FG_OK)
+    st = compile_variant(p, g, live, mode != FG_FUSION_OFF, opt, &p->main);
+  if (st == FG_OK && mode == FG_FUSION_CHECK)
+    st = compile_variant(p, g, live, false, opt, &p->check);
+done:
+  free(live);
+  if (st != FG_OK) {
+    fg_program_free(p);
+    return st;
+  }
+  *out = p;
+  return FG_OK;
+}
+
