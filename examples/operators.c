@@ -1,7 +1,7 @@
 /* examples/operators.c - Cog's GPUOperator examples (half, halfDouble,
- * square, upsideDown, RGBtoCIELAB) and the conversions the example
- * pipeline needs, each a direct transcription of the reference's Scala
- * into fieldgraph's C DSL. */
+ * square, upsideDown; RGBtoCIELAB through the operator library) and the
+ * conversions the example pipeline needs, each a direct transcription of
+ * the reference's Scala into fieldgraph's C DSL. */
 #include "operators.h"
 
 fg_field *ex_half(fg_graph *g, fg_field *in) {
@@ -58,96 +58,11 @@ fg_field *ex_upside_down(fg_graph *g, fg_field *field) {
   return fg_op_end(op);
 }
 
-/* One sRGB channel to linear: the _if/_else of pixelRGBtoXYZ. */
-static void linearize(fg_expr *c) {
-  fg_if(fg_gt(c, fg_float(fg_expr_op(c), 0.04045f)));
-  fg_assign(c, fg_pow(fg_divf(fg_addf(c, 0.055f), 1.055f),
-                      fg_float(fg_expr_op(c), 2.4f)));
-  fg_else(fg_expr_op(c));
-  fg_assign(c, fg_divf(c, 12.92f));
-  fg_end(fg_expr_op(c));
-}
-
-/* pixelRGBtoXYZ: a GPU function returning three expressions. */
-static void pixel_rgb_to_xyz(fg_op *op, fg_expr *r_in, fg_expr *g_in,
-                             fg_expr *b_in, fg_expr *xyz[3]) {
-  fg_expr *r = fg_var(op, FG_F32, 1);
-  fg_assign(r, r_in);
-  fg_expr *g = fg_var(op, FG_F32, 1);
-  fg_assign(g, g_in);
-  fg_expr *b = fg_var(op, FG_F32, 1);
-  fg_assign(b, b_in);
-  linearize(r);
-  linearize(g);
-  linearize(b);
-  fg_expr *scaled = fg_mulf(fg_float3(r, g, b), 100.0f);
-  fg_expr *xt = fg_float3(fg_float(op, 0.4124f), fg_float(op, 0.3576f),
-                          fg_float(op, 0.1805f));
-  fg_expr *yt = fg_float3(fg_float(op, 0.2126f), fg_float(op, 0.7152f),
-                          fg_float(op, 0.0722f));
-  fg_expr *zt = fg_float3(fg_float(op, 0.0193f), fg_float(op, 0.1192f),
-                          fg_float(op, 0.9505f));
-  xyz[0] = fg_dot(scaled, xt);
-  xyz[1] = fg_dot(scaled, yt);
-  xyz[2] = fg_dot(scaled, zt);
-}
-
-/* Phase 2 of pixelXYZtoCIELAB for one coordinate. */
-static void lab_f(fg_expr *c) {
-  fg_op *op = fg_expr_op(c);
-  fg_if(fg_gt(c, fg_float(op, 0.008856f)));
-  fg_assign(c, fg_pow(c, fg_float(op, 1.0f / 3)));
-  fg_else(op);
-  fg_assign(c, fg_addf(fg_mulf(c, 7.787f), 16.0f / 116));
-  fg_end(op);
-}
-
-/* pixelXYZtoCIELAB: three expressions in, a float3 expression out. */
-static fg_expr *pixel_xyz_to_cielab(fg_op *op, fg_expr *const xyz[3]) {
-  fg_expr *x = fg_var(op, FG_F32, 1);
-  fg_assign(x, xyz[0]);
-  fg_expr *y = fg_var(op, FG_F32, 1);
-  fg_assign(y, xyz[1]);
-  fg_expr *z = fg_var(op, FG_F32, 1);
-  fg_assign(z, xyz[2]);
-  /* divide by reference white */
-  fg_assign(x, fg_divf(x, 95.047f));
-  fg_assign(y, fg_divf(y, 100.0f));
-  fg_assign(z, fg_divf(z, 108.883f));
-  lab_f(x);
-  lab_f(y);
-  lab_f(z);
-  fg_expr *L = fg_subf(fg_mulf(y, 116.0f), 16.0f);
-  fg_expr *a = fg_mulf(fg_sub(x, y), 500.0f);
-  fg_expr *b = fg_mulf(fg_sub(y, z), 200.0f);
-  return fg_float3(L, a, b);
-}
-
+/* RGBtoCIELAB now lives in the operator library (dsl/ops_colour.c), where
+ * pixelRGBtoXYZ and pixelXYZtoCIELAB are written exactly as the reference
+ * writes them; the example calls it. */
 fg_field *ex_rgb_to_cielab(fg_graph *g, fg_field *image) {
-  fg_type t = fg_field_type(image);
-  int channels = fg_type_tensor_elements(t);
-  fg_type lab = fg_type_vector(FG_F32, t.field, 3);
-  fg_op *op = fg_op_begin(g, "RGBtoCIELAB", 1, &lab);
-  fg_expr *r, *gr, *b;
-  if (channels >= 3) {
-    fg_expr *pixel = fg_var(op, FG_F32, channels);
-    fg_assign(pixel, fg_read_tensor(op, image));
-    r = fg_swizzle(pixel, "x");
-    gr = fg_swizzle(pixel, "y");
-    b = fg_swizzle(pixel, "z");
-  } else {
-    /* grey (and grey + alpha): r = g = b */
-    fg_expr *pixel = fg_var(op, FG_F32, 1);
-    fg_assign(pixel, channels == 1 ? fg_read_tensor(op, image)
-                                   : fg_read_element(op, image,
-                                                     fg_int(op, 0)));
-    r = gr = b = pixel;
-  }
-  fg_expr *xyz[3];
-  pixel_rgb_to_xyz(op, r, gr, b, xyz);
-  fg_expr *result = pixel_xyz_to_cielab(op, xyz);
-  fg_write_tensor(op, 0, result);
-  return fg_op_end(op);
+  return fg_srgb_to_lab(g, image);
 }
 
 fg_field *ex_to_unit_float(fg_graph *g, fg_field *img) {

@@ -5,7 +5,8 @@
  * context (fieldgraph/context.h), and read or write images
  * (fieldgraph/image.h), draw graphs before and after fusion
  * (fieldgraph/viz.h), use RenderScript kernels as nodes
- * (fieldgraph/renderscript.h).  Status codes are in fieldgraph/status.h.
+ * (fieldgraph/renderscript.h), and compose graphs from the operator
+ * library (fieldgraph/ops.h).  Status codes are in fieldgraph/status.h.
  */
 #ifndef FIELDGRAPH_H
 #define FIELDGRAPH_H
@@ -23,6 +24,7 @@ extern "C" {
 #include "fieldgraph/image.h"
 #include "fieldgraph/viz.h"
 #include "fieldgraph/renderscript.h"
+#include "fieldgraph/ops.h"
 
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *fg_version(void);
