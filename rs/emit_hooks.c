@@ -35,6 +35,7 @@ typedef struct rw {
   const fgr_unit *u;
   fgu_buf *o;
   int out_line;            /* the line the compiler gives the next text */
+  int out_file;            /* and its file (an index in u->files) */
   bool bol;                /* at the beginning of an output line */
   bool cl;
   const char **pre;        /* per token: text emitted before it */
@@ -59,11 +60,12 @@ static void put(rw *w, const char *s) {
     w->bol = s[n - 1] == '\n';
 }
 
-static void line_directive(rw *w, int line) {
+static void line_directive(rw *w, int line, int file) {
   if (!w->bol)
     put(w, "\n");
   fgu_buf_printf(w->o, "#line %d \"", line);
-  for (const char *p = w->u->file; *p; p++) {
+  w->out_file = file;
+  for (const char *p = w->u->files[file]; *p; p++) {
     if (*p == '"' || *p == '\\')
       fgu_buf_putc(w->o, '\\');
     fgu_buf_putc(w->o, *p);
@@ -302,9 +304,9 @@ static void token(rw *w, int i, bool in_pp) {
     w->out_line++;
     return;
   }
-  if (t->line > w->out_line && !in_pp) {
-    if (t->line - w->out_line > 8) {
-      line_directive(w, t->line);
+  if ((t->line > w->out_line || t->file != w->out_file) && !in_pp) {
+    if (t->line - w->out_line > 8 || t->file != w->out_file) {
+      line_directive(w, t->line, t->file);
     } else {
       while (w->out_line < t->line) {
         put(w, "\n");
@@ -441,9 +443,9 @@ static void tokens(rw *w, int a, int b) {
 }
 
 static void start_item(rw *w, int tok) {
-  int line = w->u->toks[tok].line;
-  if (w->out_line != line || !w->bol)
-    line_directive(w, line);
+  int line = w->u->toks[tok].line, file = w->u->toks[tok].file;
+  if (w->out_line != line || w->out_file != file || !w->bol)
+    line_directive(w, line, file);
   for (int c = 1; c < w->u->toks[tok].col && c < 200; c++)
     put(w, " ");
 }

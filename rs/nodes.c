@@ -40,6 +40,15 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
                                   const char *text, size_t len,
                                   fg_rs_script **out, char *errmsg,
                                   size_t errlen) {
+  return fg_rs_script_new_source_opt(name, file, text, len, NULL, out,
+                                     errmsg, errlen);
+}
+
+fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
+                                      const char *text, size_t len,
+                                      const fg_rs_options *opt,
+                                      fg_rs_script **out, char *errmsg,
+                                      size_t errlen) {
   if (errmsg && errlen)
     errmsg[0] = 0;
   if (!out) {
@@ -59,12 +68,24 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
   }
   if (len == (size_t)-1)
     len = strlen(text);
+  fg_rs_options none = {0};
+  if (!opt)
+    opt = &none;
+  if (opt->n_include_dirs < 0 || (opt->n_include_dirs && !opt->include_dirs)) {
+    put_err(errmsg, errlen, "fg_rs_script_new_source '%s': %d include "
+            "directories at %p", name, opt->n_include_dirs,
+            (const void *)opt->include_dirs);
+    return FG_EINVAL;
+  }
+  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs};
   char err[1024] = "";
-  fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, err,
+  fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, &pp, err,
                              sizeof err);
   if (!u) {
     put_err(errmsg, errlen, "%s", err);
-    return strstr(err, "out of memory") ? FG_ENOMEM : FG_EFORMAT;
+    return strstr(err, "out of memory") ? FG_ENOMEM
+           : strstr(err, "could not run the preprocessor") ? FG_EIO
+                                                           : FG_EFORMAT;
   }
   fg_rs_script *s = calloc(1, sizeof *s);
   if (s)
@@ -82,6 +103,13 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
 
 fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
                                 char *errmsg, size_t errlen) {
+  return fg_rs_script_new_file_opt(path, NULL, out, errmsg, errlen);
+}
+
+fg_status fg_rs_script_new_file_opt(const char *path,
+                                    const fg_rs_options *opt,
+                                    fg_rs_script **out, char *errmsg,
+                                    size_t errlen) {
   if (out)
     *out = NULL;
   if (!path || !out) {
@@ -119,8 +147,9 @@ fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
   size_t nl = strlen(name);
   if (nl > 3 && !strcmp(name + nl - 3, ".rs"))
     name[nl - 3] = 0;
-  fg_status st = fg_rs_script_new_source(name, path, b.s ? b.s : "", b.len,
-                                         out, errmsg, errlen);
+  fg_status st = fg_rs_script_new_source_opt(name, path, b.s ? b.s : "",
+                                             b.len, opt, out, errmsg,
+                                             errlen);
   fgu_buf_free(&b);
   return st;
 }
@@ -286,7 +315,8 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
   const fgr_unit *u = l->s->u;
   if (n_in != f->n_inputs) {
     fg__fail(g, FG_EINVAL, "%s: got %d input(s), the prototype of '%s' "
-             "(%s:%d:%d) takes %d", l->what, n_in, f->name, u->file,
+             "(%s:%d:%d) takes %d", l->what, n_in, f->name,
+             fgr_tok_file(u, f->name_tok),
              u->toks[f->name_tok].line, u->toks[f->name_tok].col,
              f->n_inputs);
     return false;
@@ -313,7 +343,7 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
       fg__fail(g, FG_ENOTSUP, "%s: argument '%s' of '%s' (%s:%d:%d) is %s; "
                "fieldgraph passes scalar and vector Elements and structs of "
                "up to 32 bytes only", l->what,
-               pa->name ? pa->name : "?", f->name, u->file,
+               pa->name ? pa->name : "?", f->name, fgr_tok_file(u, pa->tok),
                u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
       return false;
     }
@@ -322,7 +352,7 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
       fg__fail(g, FG_ETYPE, "%s: input %d ('%s') is %s, but argument '%s' "
                "of '%s' (%s:%d:%d) is %s: the Element types must match",
                l->what, k, in[k]->name, fg_type_str(t, ts, sizeof ts),
-               pa->name ? pa->name : "?", f->name, u->file,
+               pa->name ? pa->name : "?", f->name, fgr_tok_file(u, pa->tok),
                u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
       return false;
     }
@@ -413,7 +443,8 @@ static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
              "allocation at coordinates of its choosing, a non-local write "
              "that fieldgraph does not run (the kernel's threads would race, "
              "and a field is produced whole by one node); return the value "
-             "and let the launch write its output Allocation", u->file,
+             "and let the launch write its output Allocation",
+             fgr_tok_file(u, t),
              u->toks[t].line, u->toks[t].col, l->what, len, p);
     return false;
   }

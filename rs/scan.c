@@ -57,8 +57,8 @@ _Noreturn void fgr_scan_fail(fgr_scan *s, int tok, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->file, t->line, t->col,
-           msg);
+  snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->files[t->file], t->line,
+           t->col, msg);
   longjmp(s->fail, 1);
 }
 
@@ -1059,7 +1059,8 @@ static void compute_matches(fgr_scan *s) {
 static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp);
 
 fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
-                       size_t len, char *err, size_t errlen) {
+                       size_t len, const fgr_pp *pp, char *err,
+                       size_t errlen) {
   fgr_unit *u = calloc(1, sizeof *u);
   if (!u) {
     snprintf(err, errlen, "%s: out of memory", file);
@@ -1069,16 +1070,21 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
   u->live.destroy = unit_destroy;
   u->name = fgu_arena_strdup(&u->arena, name);
   u->file = fgu_arena_strdup(&u->arena, file);
-  u->text = malloc(len + 1);
-  if (!u->name || !u->file || !u->text) {
+  if (!u->name || !u->file) {
     snprintf(err, errlen, "%s: out of memory", file);
     unit_destroy(&u->live);
     return NULL;
   }
-  memcpy(u->text, text, len);
-  u->text[len] = 0;
-  u->text_len = len;
-  if (!fgr_lex(file, u->text, len, &u->toks, &u->n_toks, err, errlen)) {
+  u->text = fgr_preprocess(pp, file, text, len, &u->text_len, err, errlen);
+  if (!u->text) {
+    unit_destroy(&u->live);
+    return NULL;
+  }
+  fgr_lex_in lin = {.file = u->file, .src = text, .src_len = len,
+                    .text = u->text, .len = u->text_len,
+                    .arena = &u->arena};
+  if (!fgr_lex(&lin, &u->toks, &u->n_toks, &u->files, &u->n_files, err,
+               errlen)) {
     unit_destroy(&u->live);
     return NULL;
   }

@@ -139,8 +139,18 @@ START_TEST(test_rs_scan_errors_carry_line_and_column) {
                 "%s", err);
   bad_source("bad.rs", "int x;\n  @\n", err, sizeof err);
   ck_assert_msg(strstr(err, "bad.rs:2:3:"), "%s", err);
-  bad_source("bad.rs", "#include \"rs_debug.rsh\"\n", err, sizeof err);
-  ck_assert_msg(strstr(err, "bad.rs:1:2:"), "%s", err);
+  bad_source("bad.rs", "#include \"rs_debug.rsh\"\n#include \"nothere.rsh\"\n",
+             err, sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:10:") && strstr(err, "nothere.rsh"),
+                "%s", err);
+  bad_source("bad.rs", "#if 1\n#error no such feature\n#endif\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:2:") && strstr(err, "no such feature"),
+                "%s", err);
+  /* columns of tokens after a macro's expansion stay the user's */
+  bad_source("bad.rs", "#define N 4\nint  a[N] =  { 1, 2 }, b = ;\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:28:"), "%s", err);
   bad_source("bad.rs", "uchar4 RS_KERNEL k(uchar4 in, float x) "
              "{ return in; }\n", err, sizeof err);
   ck_assert_msg(strstr(err, "bad.rs:1:37:") && strstr(err, "special"), "%s",
@@ -191,6 +201,68 @@ START_TEST(test_rs_combiner_rules) {
   fg_rs_script *ok = source("ok", "#pragma rs reduce(s) accumulator(acc)\n"
                             "static void acc(int *a, int v) { *a += v; }\n");
   fg_rs_script_free(ok);
+}
+END_TEST
+
+/* ---- preprocessing ------------------------------------------------------ */
+
+/* A suite of two scripts sharing a header (include guard, function-like
+ * macros, #if on RS_VERSION, a static helper), one also including a
+ * header from a user include path and choosing code with #ifdef; each
+ * checked against plain C; an error inside a header names the header's
+ * line and column. */
+static int mix_channel_c(int a, int b) {
+  int v = a * 3 / 4 + b / 4 + 7;
+  return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+START_TEST(test_rs_preprocessor_suite_shares_a_header) {
+  char err[1024];
+  const char *dirs[] = {FG_RS_DIR "/include"};
+  fg_rs_options o = {.include_dirs = dirs, .n_include_dirs = 1};
+  fg_rs_script *tint = NULL, *gain = NULL;
+  ck_assert_msg(fg_rs_script_new_file_opt(FG_RS_DIR "/suite/tint.rs", &o,
+                                          &tint, err, sizeof err) == FG_OK,
+                "%s", err);
+  ck_assert_msg(fg_rs_script_new_file_opt(FG_RS_DIR "/suite/gain.rs", &o,
+                                          &gain, err, sizeof err) == FG_OK,
+                "%s", err);
+  /* without the include path, the header is missing at its line */
+  fg_rs_script *none = NULL;
+  ck_assert_int_eq(fg_rs_script_new_file(FG_RS_DIR "/suite/gain.rs", &none,
+                                         err, sizeof err), FG_EFORMAT);
+  ck_assert_msg(strstr(err, "gain.rs:7:10:") && strstr(err, "gain_params"),
+                "%s", err);
+  ck_assert_int_eq(fg_rs_script_new_file(FG_RS_DIR "/suite/uses_bad.rs",
+                                         &none, err, sizeof err), FG_EFORMAT);
+  ck_assert_msg(strstr(err, "bad_header.rsh:3:25:"), "%s", err);
+  enum { N = 300 };
+  fg_graph *g = fg_graph_new("suite");
+  fg_field *img = fg_input(g, "img", fg_type_vector(FG_U8, fg_shape1(N), 4));
+  fg_field *v = fg_input(g, "v", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "tint", fg_rs_map(g, tint, "tint", 1, &img, NULL));
+  fg_output(g, "gain", fg_rs_map(g, gain, "gain", 1, &v, NULL));
+  fg_rs_script_free(tint);
+  fg_rs_script_free(gain);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  uint8_t px[N * 4], out[N * 4];
+  int32_t vi[N], vo[N];
+  for (int i = 0; i < N * 4; i++)
+    px[i] = (uint8_t)(i * 37 + 11);
+  for (int i = 0; i < N; i++)
+    vi[i] = i - 150;
+  run(ctx, p, 2, (const void *[]){px, vi}, 2, (void *[]){out, vo});
+  const int tc[3] = {10, 200, 30};
+  for (int i = 0; i < N; i++) {
+    for (int c = 0; c < 3; c++)
+      ck_assert_int_eq(out[4 * i + c], mix_channel_c(px[4 * i + c], tc[c]));
+    ck_assert_int_eq(out[4 * i + 3], px[4 * i + 3]);
+    ck_assert_int_eq(vo[i], vi[i] * vi[i] * 3 + mix_channel_c(vi[i], 0));
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
 }
 END_TEST
 
@@ -1120,6 +1192,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_scan_reads_the_reference_scripts);
   tcase_add_test(tc, test_rs_scan_errors_carry_line_and_column);
   tcase_add_test(tc, test_rs_combiner_rules);
+  tcase_add_test(tc, test_rs_preprocessor_suite_shares_a_header);
   tcase_add_test(tc, test_rs_invert_greyscale_photo_fused_into_one_pass);
   tcase_add_test(tc,
                  test_rs_invoke_single_source_process_fuses_into_one_kernel);
