@@ -465,13 +465,14 @@ static void mark_params(rw *w, const fgr_func *f) {
   }
 }
 
-/* Which functions the kernel gets: kernels and static functions, and the
- * other functions they call (invokables that only the host would run,
- * such as single-source launchers, stay out). */
-static void reachable(const fgr_unit *u, bool *emit) {
-  for (int k = 0; k < u->n_funcs; k++)
-    emit[k] = u->funcs[k].has_body &&
-              (u->funcs[k].is_static || u->funcs[k].is_kernel);
+/* Marks in emit the functions with a body that the roots reach through
+ * calls (each kernel is built with only what it reaches, so a function
+ * the kernel never calls cannot break it). */
+static void reachable(const fgr_unit *u, const fgr_func *const *roots,
+                      int n_roots, bool *emit) {
+  for (int r = 0; r < n_roots; r++)
+    if (roots[r])
+      emit[roots[r] - u->funcs] = roots[r]->has_body;
   bool changed = true;
   while (changed) {
     changed = false;
@@ -530,8 +531,54 @@ static void typedef_of(fgk_writer *tw, const fgr_unit *u, const fgr_type *t,
                  s ? dims : "[1]");
 }
 
-/* Emits unit u's text into the kernel's helpers (once per kernel). */
-static void emit_script(fgk_writer *tw, const fgr_unit *u) {
+/* The names the C dialect renames around a script's text (compat.c),
+ * defined before a part of it and undefined after. */
+static void renames(fgk_writer *tw, bool define) {
+  fgu_buf *h = fgk_writer_helpers(tw);
+  if (is_cl(tw)) {
+    for (int k = 0; fgr_cl_renames[k]; k++)
+      if (define)
+        fgu_buf_printf(h, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
+                       fgr_cl_renames[k], fgr_cl_renames[k]);
+      else
+        fgu_buf_printf(h, "#undef %s\n", fgr_cl_renames[k]);
+    return;
+  }
+  for (int k = 0; fgr_c_renames[k]; k++)
+    if (define)
+      fgu_buf_printf(h, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
+                     fgr_c_renames[k], fgr_c_renames[k]);
+    else
+      fgu_buf_printf(h, "#undef %s\n", fgr_c_renames[k]);
+  fgu_buf_puts(h, define ? "#define bool _Bool\n" : "#undef bool\n");
+}
+
+static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
+  *w = (rw){.tw = tw, .u = u, .o = fgk_writer_helpers(tw), .cl = is_cl(tw),
+            .raw_tok = -1, .out_line = -1};
+  w->pre = calloc((size_t)u->n_toks + 1, sizeof *w->pre);
+  w->rep = calloc((size_t)u->n_toks + 1, sizeof *w->rep);
+  w->emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w->emit_fn);
+  w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
+  if (!w->pre || !w->rep || !w->emit_fn || !w->local) {
+    fgk_writer_helpers(tw)->oom = 1;
+    return false;
+  }
+  w->bol = !w->o->len || w->o->s[w->o->len - 1] == '\n';
+  return true;
+}
+
+static void rw_free(rw *w) {
+  free(w->pre);
+  free(w->rep);
+  free(w->emit_fn);
+  free(w->local);
+}
+
+/* Emits unit u's declarations into the kernel's helpers (once per
+ * kernel): runtime, macros, types and constants, the globals block and
+ * the environment. */
+static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   if (fgk_writer_first_use(tw, "fgk_rs_compat"))
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
   if (u->uses_double) {
@@ -541,29 +588,15 @@ static void emit_script(fgk_writer *tw, const fgr_unit *u) {
   }
   if (!fgk_writer_first_use(tw, u->mangle))
     return;
-  rw w = {.tw = tw, .u = u, .o = fgk_writer_helpers(tw), .cl = is_cl(tw), .raw_tok = -1};
-  w.pre = calloc((size_t)u->n_toks + 1, sizeof *w.pre);
-  w.rep = calloc((size_t)u->n_toks + 1, sizeof *w.rep);
-  w.emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w.emit_fn);
-  w.local = calloc((size_t)u->n_toks + 1, sizeof *w.local);
-  if (!w.pre || !w.rep || !w.emit_fn || !w.local) {
-    fgk_writer_helpers(tw)->oom = 1;
-    goto done;
+  rw w;
+  if (!rw_init(&w, tw, u)) {
+    rw_free(&w);
+    return;
   }
-  reachable(u, w.emit_fn);
-  for (int k = 0; k < u->n_funcs; k++)
-    if (w.emit_fn[k])
-      mark_locals(&w, &u->funcs[k]);
-  w.bol = !fgk_writer_helpers(tw)->len || fgk_writer_helpers(tw)->s[fgk_writer_helpers(tw)->len - 1] == '\n';
-  fgu_buf_printf(fgk_writer_helpers(tw), "/* RenderScript script '%s' (%s) */\n", u->name,
-                 u->file);
+  fgu_buf_printf(fgk_writer_helpers(tw), "%s/* RenderScript script '%s' (%s) */\n",
+                 w.bol ? "" : "\n", u->name, u->file);
   w.bol = true;
-  if (!is_cl(tw))
-    for (int k = 0; fgr_c_renames[k]; k++)
-      fgu_buf_printf(fgk_writer_helpers(tw), "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
-                     fgr_c_renames[k], fgr_c_renames[k]);
-  if (!is_cl(tw))
-    fgu_buf_puts(fgk_writer_helpers(tw), "#define bool _Bool\n");
+  renames(tw, true);
   /* pass 1: macros, types and constants, in source order */
   for (int k = 0; k < u->n_items; k++) {
     const fgr_item *it = &u->items[k];
@@ -604,7 +637,39 @@ static void emit_script(fgk_writer *tw, const fgr_unit *u) {
     if (u->globals[k].alloc_index >= 0)
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
   fgu_buf_printf(fgk_writer_helpers(tw), "} %senv;\n", u->mangle);
-  w.out_line = -1;
+  renames(tw, false);
+  rw_free(&w);
+}
+
+/* Emits the functions of u that roots reach and this kernel does not have
+ * yet: their prototypes, then their definitions. */
+static void emit_functions(fgk_writer *tw, const fgr_unit *u,
+                           const fgr_func *const *roots, int n_roots) {
+  emit_head(tw, u);
+  rw w;
+  if (!rw_init(&w, tw, u)) {
+    rw_free(&w);
+    return;
+  }
+  reachable(u, roots, n_roots, w.emit_fn);
+  bool any = false;
+  char key[200];
+  for (int k = 0; k < u->n_funcs; k++) {
+    if (!w.emit_fn[k])
+      continue;
+    snprintf(key, sizeof key, "%sfn_%s", u->mangle, u->funcs[k].name);
+    w.emit_fn[k] = fgk_writer_first_use(tw, key);
+    if (w.emit_fn[k]) {
+      mark_locals(&w, &u->funcs[k]);
+      any = true;
+    }
+  }
+  if (!any) {
+    rw_free(&w);
+    return;
+  }
+  put(&w, w.bol ? "" : "\n");
+  renames(tw, true);
   /* prototypes, then the functions */
   for (int k = 0; k < u->n_funcs; k++) {
     const fgr_func *f = &u->funcs[k];
@@ -629,19 +694,9 @@ static void emit_script(fgk_writer *tw, const fgr_unit *u) {
   }
   w.fn = NULL;
   put(&w, w.bol ? "" : "\n");
-  for (int k = 0; k < u->n_macros; k++)
-    fgu_buf_printf(fgk_writer_helpers(tw), "#undef %s%s\n", u->mangle, u->macros[k].name);
-  if (!is_cl(tw)) {
-    for (int k = 0; fgr_c_renames[k]; k++)
-      fgu_buf_printf(fgk_writer_helpers(tw), "#undef %s\n", fgr_c_renames[k]);
-    fgu_buf_puts(fgk_writer_helpers(tw), "#undef bool\n");
-  }
+  renames(tw, false);
   fgu_buf_puts(fgk_writer_helpers(tw), "/* end of script */\n");
-done:
-  free(w.pre);
-  free(w.rep);
-  free(w.emit_fn);
-  free(w.local);
+  rw_free(&w);
 }
 
 /* ---- wrappers ----------------------------------------------------------- */
@@ -930,7 +985,13 @@ static void special_args(fgk_writer *tw) {
  * partials record. */
 static void hook_emit(fgk_writer *tw, const fg_expr *x) {
   const fgr_call *c = call_of(x);
-  emit_script(tw, c->u);
+  if (c->kind == FGR_CALL_MAP) {
+    emit_functions(tw, c->u, &c->fn, 1);
+  } else {
+    const fgr_func *roots[4] = {c->red->init, c->red->accum, c->red->comb,
+                                c->red->outc};
+    emit_functions(tw, c->u, roots, 4);
+  }
   char name[200];
   wrapper(tw, x, name, sizeof name);
   if (c->kind == FGR_CALL_FOLD) {

@@ -166,6 +166,10 @@ const char *fg_rs_script_errmsg(const fg_rs_script *s) {
   return s ? s->errmsg : "script is NULL";
 }
 
+const char *fg_rs_script_warnings(const fg_rs_script *s) {
+  return s ? s->u->warnings : "";
+}
+
 const char *fg_rs_script_name(const fg_rs_script *s) {
   return s ? s->u->name : "";
 }
@@ -451,6 +455,23 @@ static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
   return true;
 }
 
+/* Refuses functions fns that reach a call the runtime lacks, naming it at
+ * its file:line:column (the script's other kernels are unaffected: each
+ * kernel is built with only the functions it reaches). */
+static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
+  const fgr_unit *u = l->s->u;
+  int t = fgr_unsupported_call(u, fns, n);
+  if (t < 0)
+    return true;
+  int len;
+  const char *p = fgr_tok_text(u, t, &len);
+  fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' is not a function of "
+           "fieldgraph's RenderScript runtime (the script does not define "
+           "it either)", fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col,
+           l->what, len, p);
+  return false;
+}
+
 /* Fills ports[0 .. n_allocs] (globals, allocations) for a call of u whose
  * functions fns mention globals and allocations; the fields are in
  * fields[] (port i reads fields[i], NULL for -1). */
@@ -620,7 +641,8 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   if (u->n_allocs > 64)
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
-  if (!no_set_element(&l, &f, 1) || !env_fields(&l, &f, 1, env))
+  if (!no_set_element(&l, &f, 1) || !no_unsupported(&l, &f, 1) ||
+      !env_fields(&l, &f, 1, env))
     return NULL;
   fgr_call *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
@@ -707,7 +729,8 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
   const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
-  if (!no_set_element(&l, fns, 4) || !env_fields(&l, fns, 4, env))
+  if (!no_set_element(&l, fns, 4) || !no_unsupported(&l, fns, 4) ||
+      !env_fields(&l, fns, 4, env))
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over
    * a few partials that each accumulate a contiguous chunk */

@@ -122,6 +122,7 @@ typedef struct fgr_func {
   int n_inputs;                 /* params that are not special */
   int tok0, tok1;               /* the whole declaration */
   int name_tok, lparen, rparen; /* its name and parameter parentheses */
+  int unsupported;              /* first call the runtime lacks, or -1 */
 } fgr_func;
 
 typedef struct fgr_global {
@@ -203,6 +204,8 @@ typedef struct fgr_unit {
                                    block, then const globals) */
   int n_buffered;               /* globals in the block */
   bool uses_double;
+  char *warnings;               /* "file:line:col: message\n" per feature
+                                   that kernels cannot use; "" if none */
   const char *member_names;     /* "\n" separated: struct members, which
                                    keep .r .g .b .a from being swizzles */
 } fgr_unit;
@@ -296,6 +299,16 @@ struct fg_rs_script {
  * the C dialect reaches as fgk_rs_<name> around a script's text. */
 extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
 extern const char *const fgr_c_renames[];
+/* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
+extern const char *const fgr_cl_renames[];
+/* Whether a script may call the function called name (p, len bytes) from
+ * a kernel: the runtime of both dialects provides it. */
+bool fgr_runtime_has(const char *p, int len);
+/* The first call, in the functions that roots reach, of a function that
+ * neither the script defines nor the runtime provides: its token, or -1
+ * (the scanner notes one per function, fgr_func.unsupported). */
+int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
+                         int n_roots);
 
 
 #endif

@@ -266,6 +266,50 @@ START_TEST(test_rs_preprocessor_suite_shares_a_header) {
 }
 END_TEST
 
+/* ---- unsupported calls -------------------------------------------------- */
+
+/* One unsupported call (in a kernel's helper, in an invokable) is named
+ * at its file:line:column when the script loads (fg_rs_script_warnings)
+ * and when a node launches that kernel; the script's other kernels build
+ * with only what they reach and run. */
+START_TEST(test_rs_unsupported_call_spares_other_kernels) {
+  fg_rs_script *s = NULL;
+  char err[1024];
+  ck_assert_int_eq(fg_rs_script_new_source("mixed", "mixed.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "static int now(void) { return rsTime(0); }\n"
+    "static int twice(int v) { return 2 * v; }\n"
+    "int RS_KERNEL stamp(int v) { return v + now(); }\n"
+    "int RS_KERNEL good(int v) { return twice(v) + 1; }\n"
+    "void setup(int seed) { rsSetObjectThing(seed); }\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "mixed.rs:3:31: kernel 'stamp' calls 'rsTime'"),
+                "%s", w);
+  ck_assert_msg(!strstr(w, "good"), "%s", w);
+  fg_graph *g = fg_graph_new("mixed");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(64)));
+  fg_output(g, "good", fg_rs_map(g, s, "good", 1, &a, NULL));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  int32_t in[64], out[64];
+  for (int i = 0; i < 64; i++)
+    in[i] = i * 7 - 100;
+  run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
+  for (int i = 0; i < 64; i++)
+    ck_assert_int_eq(out[i], 2 * in[i] + 1);
+  fg_program_free(p);
+  ck_assert_ptr_null(fg_rs_map(g, s, "stamp", 1, &a, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "mixed.rs:3:31: fg_rs_map "
+                       "'mixed.stamp': 'rsTime'"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 /* ---- mapping kernels ---------------------------------------------------- */
 
 /* Counts pixels where grey (4 channels, each the grey value) or, when
@@ -1193,6 +1237,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_scan_errors_carry_line_and_column);
   tcase_add_test(tc, test_rs_combiner_rules);
   tcase_add_test(tc, test_rs_preprocessor_suite_shares_a_header);
+  tcase_add_test(tc, test_rs_unsupported_call_spares_other_kernels);
   tcase_add_test(tc, test_rs_invert_greyscale_photo_fused_into_one_pass);
   tcase_add_test(tc,
                  test_rs_invoke_single_source_process_fuses_into_one_kernel);

@@ -101,6 +101,12 @@ fg_status fg_rs_script_new_file_opt(const char *path,
 void fg_rs_script_free(fg_rs_script *s);
 /* Message of the script's last failed call, "" if none; never NULL. */
 const char *fg_rs_script_errmsg(const fg_rs_script *s);
+/* What the script's kernels use that fieldgraph cannot run, found when it
+ * was loaded: one "file:line:column: message" line per kernel (naming the
+ * call), "" when none; owned by the script.  Such a kernel is refused when
+ * a node launches it (fg_rs_map, fg_rs_reduce, fg_rs_invoke), with the
+ * same message; the script's other kernels are unaffected. */
+const char *fg_rs_script_warnings(const fg_rs_script *s);
 /* The script's name, and its precision pragma. */
 const char *fg_rs_script_name(const fg_rs_script *s);
 fg_rs_fp fg_rs_script_fp(const fg_rs_script *s);
