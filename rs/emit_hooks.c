@@ -44,6 +44,10 @@ typedef struct rw {
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
   bool *local;             /* per token: names a local variable in scope */
+  const char **open, **close;  /* per token: text before it (close, then
+                                  pre, then open), for rewritten
+                                  divisions */
+  fgu_arena scratch;       /* those texts */
 } rw;
 
 static bool is_cl(fgk_writer *tw) {
@@ -175,6 +179,25 @@ static void mark_scope(rw *w, int decl, int end) {
   }
 }
 
+/* A pointer local declared at token decl whose initializer [a, b) names
+ * a global: on OpenCL its pointee gets the global's address space. */
+static void pointer_space(rw *w, int decl, int a, int b) {
+  const fgr_unit *u = w->u;
+  for (int i = a; i < b; i++) {
+    if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
+        fgr_tok_is(u, i - 1, "->"))
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    int g = find_global_index(u, p, len);
+    if (g < 0 || u->globals[g].alloc_index >= 0 || shadowed(w, p, len))
+      continue;
+    w->pre[decl] = u->globals[g].buffered ? "__global const "
+                                          : "__constant ";
+    return;
+  }
+}
+
 /* The declaration that may start at token i (a statement start, or just
  * after "for ("): marks each declarator's uses up to token end.  Returns
  * the token after the declaration, or i when none starts there. */
@@ -192,24 +215,32 @@ static int declaration(rw *w, int i, int end, int limit) {
   } else {
     return i;
   }
+  int n_decl = 0;
   while (j < limit) {
+    bool ptr = false;
     while (j < limit && (fgr_tok_is(u, j, "*") || fgr_tok_is(u, j, "const")
                          || fgr_tok_is(u, j, "volatile")))
-      j++;
+      ptr |= fgr_tok_is(u, j++, "*");
     if (j >= limit || u->toks[j].kind != FGR_T_IDENT ||
         fgr_tok_is(u, j + 1, "("))
       return j;
     mark_scope(w, j, end);
+    n_decl++;
     j++;
     while (fgr_tok_is(u, j, "[") && u->match[j] > j)
       j = u->match[j] + 1;
     if (fgr_tok_is(u, j, "=")) {
+      int init = j + 1;
       while (j < limit && !fgr_tok_is(u, j, ",") && !fgr_tok_is(u, j, ";")) {
         if ((fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
              fgr_tok_is(u, j, "{")) && u->match[j] > j)
           j = u->match[j];
         j++;
       }
+      /* OpenCL C: a pointer local into a global array points into the
+       * globals block (__global) or a constant (__constant) */
+      if (w->cl && ptr && n_decl == 1 && !fgr_tok_is(u, j, ","))
+        pointer_space(w, i, init, j);
     }
     if (!fgr_tok_is(u, j, ","))
       return j;
@@ -275,6 +306,251 @@ static void mark_locals(rw *w, const fgr_func *f) {
   }
 }
 
+/* ---- integer division ------------------------------------------------- */
+
+/* A division or modulo in a script never traps (the DSL's rule): x / 0
+ * and x % 0 are 0, MIN / -1 wraps, MIN % -1 is 0.  The C text has no
+ * types, so each "L / R" becomes fgk_rs_div(L, R), which takes the type of
+ * L / R and calls the overload of that type (compat.c): integers go
+ * through the checks, floats divide.  L and R are found on the tokens by
+ * C's precedence: R is the cast-expression after the operator, L the
+ * multiplicative chain before it.  "L /= R" becomes FGK_RS_DIVEQ(L, R).
+ * A divisor that is a non-zero integer literal, or a float literal,
+ * cannot trap and stays as it is. */
+
+static bool keyword_tok(const fgr_unit *u, int i) {
+  static const char *const kw[] = {"return", "case", "sizeof", "else", "do",
+                                   "goto", NULL};
+  for (int k = 0; kw[k]; k++)
+    if (fgr_tok_is(u, i, kw[k]))
+      return true;
+  return false;
+}
+
+/* Whether the group ( ... ) from open to close holds a type name. */
+static bool cast_group(const fgr_unit *u, int open, int close) {
+  if (open < 0 || close <= open + 1 || !fgr_tok_is(u, open, "("))
+    return false;
+  int i = open + 1;
+  if (fgr_tok_is(u, i, "struct"))
+    i += 2;
+  else if (!type_word(u, i))
+    return false;
+  for (; i < close; i++)
+    if (!type_word(u, i) && !fgr_tok_is(u, i, "*"))
+      return false;
+  return true;
+}
+
+/* Whether token i ends an operand (so an operator after it is binary). */
+static bool operand_end(const fgr_unit *u, int i) {
+  if (i < 0)
+    return false;
+  fgr_tok_kind k = u->toks[i].kind;
+  if (k == FGR_T_IDENT)
+    return !keyword_tok(u, i);
+  if (k == FGR_T_NUMBER || k == FGR_T_CHAR || k == FGR_T_STRING)
+    return true;
+  if (fgr_tok_is(u, i, ")"))
+    return !cast_group(u, u->match[i], i);
+  return fgr_tok_is(u, i, "]") ||
+         ((fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--")) &&
+          operand_end(u, i - 1));
+}
+
+static bool unary_op(const fgr_unit *u, int i) {
+  static const char *const ops[] = {"-", "+", "!", "~", "*", "&", "++", "--",
+                                    "sizeof", NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, i, ops[k]))
+      return true;
+  return false;
+}
+
+/* The first token of the cast-expression ending at token end (at or
+ * after lo), or -1. */
+static int back_cast(const fgr_unit *u, int end, int lo) {
+  int i = end;
+  for (;;) {
+    if (i <= lo)
+      return i == lo ? i : -1;
+    if (fgr_tok_is(u, i, ")") || fgr_tok_is(u, i, "]")) {
+      if (u->match[i] < lo)
+        return -1;
+      i = u->match[i];
+      int p = i - 1;
+      if (p >= lo && ((u->toks[p].kind == FGR_T_IDENT && !keyword_tok(u, p)) ||
+                      fgr_tok_is(u, p, "]") ||
+                      (fgr_tok_is(u, p, ")") && !cast_group(u, u->match[p],
+                                                            p)))) {
+        i = p;
+        continue;
+      }
+      break;
+    }
+    fgr_tok_kind k = u->toks[i].kind;
+    if (k == FGR_T_IDENT || k == FGR_T_NUMBER || k == FGR_T_CHAR ||
+        k == FGR_T_STRING) {
+      if (k == FGR_T_IDENT && keyword_tok(u, i))
+        return -1;
+      if (i - 2 >= lo && (fgr_tok_is(u, i - 1, ".") ||
+                          fgr_tok_is(u, i - 1, "->"))) {
+        i -= 2;
+        continue;
+      }
+      break;
+    }
+    if ((fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--")) && i - 1 >= lo) {
+      i--;
+      continue;
+    }
+    return -1;
+  }
+  for (;;) {
+    int p = i - 1;
+    if (p < lo)
+      break;
+    if (fgr_tok_is(u, p, ")") && cast_group(u, u->match[p], p) &&
+        u->match[p] >= lo) {
+      i = u->match[p];
+      continue;
+    }
+    if (unary_op(u, p) && !operand_end(u, p - 1)) {
+      i = p;
+      continue;
+    }
+    break;
+  }
+  return i;
+}
+
+/* The end (exclusive) of the cast-expression starting at token i (before
+ * hi), or -1. */
+static int fwd_cast(const fgr_unit *u, int i, int hi) {
+  for (;;) {
+    if (i >= hi)
+      return -1;
+    if (fgr_tok_is(u, i, "sizeof") && fgr_tok_is(u, i + 1, "(") &&
+        cast_group(u, i + 1, u->match[i + 1]))
+      return u->match[i + 1] + 1;
+    if (unary_op(u, i)) {
+      i++;
+      continue;
+    }
+    if (fgr_tok_is(u, i, "(") && u->match[i] > i &&
+        cast_group(u, i, u->match[i])) {
+      i = u->match[i] + 1;
+      continue;
+    }
+    break;
+  }
+  fgr_tok_kind k = u->toks[i].kind;
+  if ((k == FGR_T_IDENT && !keyword_tok(u, i)) || k == FGR_T_NUMBER ||
+      k == FGR_T_CHAR || k == FGR_T_STRING)
+    i++;
+  else if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "{")) &&
+           u->match[i] > i)
+    i = u->match[i] + 1;
+  else
+    return -1;
+  for (;;) {
+    if (i >= hi)
+      return -1;
+    if ((fgr_tok_is(u, i, "[") || fgr_tok_is(u, i, "(")) && u->match[i] > i)
+      i = u->match[i] + 1;
+    else if ((fgr_tok_is(u, i, ".") || fgr_tok_is(u, i, "->")) &&
+             u->toks[i + 1].kind == FGR_T_IDENT)
+      i += 2;
+    else if (fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--"))
+      i++;
+    else
+      return i;
+  }
+}
+
+/* The end (exclusive) of the assignment-expression starting at i. */
+static int fwd_assignment(const fgr_unit *u, int i, int hi) {
+  while (i < hi && !fgr_tok_is(u, i, ",") && !fgr_tok_is(u, i, ";") &&
+         !fgr_tok_is(u, i, ")") && !fgr_tok_is(u, i, "]") &&
+         !fgr_tok_is(u, i, "}")) {
+    if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "[") ||
+         fgr_tok_is(u, i, "{")) && u->match[i] > i)
+      i = u->match[i];
+    i++;
+  }
+  return i < hi ? i : -1;
+}
+
+/* Whether the single token i is a divisor that cannot trap: a non-zero
+ * integer literal, or a float literal. */
+static bool safe_divisor(const fgr_unit *u, int i) {
+  if (u->toks[i].kind != FGR_T_NUMBER)
+    return false;
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  bool hex = len > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+  bool nonzero = false;
+  for (int k = hex ? 2 : 0; k < len; k++) {
+    char c = p[k];
+    if (c == '.' || (!hex && (c == 'e' || c == 'E' || c == 'f' ||
+                              c == 'F')) || (hex && (c == 'p' || c == 'P')))
+      return true;
+    if (c >= '1' && c <= '9')
+      nonzero = true;
+    if (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+      nonzero = true;
+  }
+  return nonzero;
+}
+
+static void add_text(rw *w, const char **slot, const char *s, bool front) {
+  const char *old = *slot ? *slot : "";
+  const char *n = front ? fgu_arena_printf(&w->scratch, "%s%s", s, old)
+                        : fgu_arena_printf(&w->scratch, "%s%s", old, s);
+  if (n)
+    *slot = n;
+}
+
+/* Rewrites the divisions and modulos of f's body (see above). */
+static void rewrite_divisions(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  int close = f->tok1 - 1;
+  if (close <= f->rparen || !fgr_tok_is(u, close, "}"))
+    return;
+  int open = u->match[close];
+  for (int i = open + 1; i < close; i++) {
+    bool div = fgr_tok_is(u, i, "/"), mod = fgr_tok_is(u, i, "%");
+    bool diveq = fgr_tok_is(u, i, "/="), modeq = fgr_tok_is(u, i, "%=");
+    if (!div && !mod && !diveq && !modeq)
+      continue;
+    if (!operand_end(u, i - 1))
+      continue;
+    int l = back_cast(u, i - 1, open + 1);
+    if (l < 0)
+      continue;
+    if (div || mod) {
+      while (l - 2 > open && (fgr_tok_is(u, l - 1, "*") ||
+                              fgr_tok_is(u, l - 1, "/") ||
+                              fgr_tok_is(u, l - 1, "%")) &&
+             operand_end(u, l - 2)) {
+        int l2 = back_cast(u, l - 2, open + 1);
+        if (l2 < 0)
+          break;
+        l = l2;
+      }
+    }
+    int r = div || mod ? fwd_cast(u, i + 1, close)
+                       : fwd_assignment(u, i + 1, close);
+    if (r < 0 || (r == i + 2 && safe_divisor(u, i + 1)))
+      continue;
+    const char *fn = div ? "fgk_rs_div(" : mod ? "fgk_rs_mod("
+                     : diveq ? "FGK_RS_DIVEQ(" : "FGK_RS_MODEQ(";
+    add_text(w, &w->open[l], fn, true);
+    w->rep[i] = ",";
+    add_text(w, &w->close[r], ")", false);
+  }
+}
+
 /* Whether identifier token i names a vector type. */
 static bool vector_type_tok(const fgr_unit *u, int i) {
   int len;
@@ -319,8 +595,12 @@ static void token(rw *w, int i, bool in_pp) {
   } else if (t->space && !w->bol) {
     put(w, " ");
   }
+  if (w->close && w->close[i])
+    put(w, w->close[i]);
   if (w->pre[i])
     put(w, w->pre[i]);
+  if (w->open && w->open[i])
+    put(w, w->open[i]);
   if (w->rep[i]) {
     put(w, w->rep[i]);
     return;
@@ -377,6 +657,10 @@ static void token(rw *w, int i, bool in_pp) {
     return;
   }
   if (fgr_tok_is(u, i, "RS_KERNEL"))
+    return;
+  /* OpenCL C has no function-scope static variables: a static local (a
+   * constant table, typically) becomes an automatic one */
+  if (w->cl && w->fn && i > w->fn->rparen && fgr_tok_is(u, i, "static"))
     return;
   if ((fgr_tok_is(u, i, "__attribute__") || fgr_tok_is(u, i, "__attribute"))
       && fgr_tok_is(u, i + 1, "(") && u->match[i + 1] > 0) {
@@ -560,7 +844,10 @@ static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
   w->rep = calloc((size_t)u->n_toks + 1, sizeof *w->rep);
   w->emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w->emit_fn);
   w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
-  if (!w->pre || !w->rep || !w->emit_fn || !w->local) {
+  w->open = calloc((size_t)u->n_toks + 1, sizeof *w->open);
+  w->close = calloc((size_t)u->n_toks + 1, sizeof *w->close);
+  if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->open ||
+      !w->close) {
     fgk_writer_helpers(tw)->oom = 1;
     return false;
   }
@@ -573,6 +860,9 @@ static void rw_free(rw *w) {
   free(w->rep);
   free(w->emit_fn);
   free(w->local);
+  free(w->open);
+  free(w->close);
+  fgu_arena_free(&w->scratch);
 }
 
 /* Emits unit u's declarations into the kernel's helpers (once per
@@ -596,6 +886,11 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   fgu_buf_printf(fgk_writer_helpers(tw), "%s/* RenderScript script '%s' (%s) */\n",
                  w.bol ? "" : "\n", u->name, u->file);
   w.bol = true;
+  /* full precision is RenderScript's rs_fp_full on both backends: no
+   * contraction of a * b + c (the C dialect builds with
+   * -ffp-contract=off; OpenCL C contracts unless told not to) */
+  if (is_cl(tw) && fgk_writer_kernel(tw)->fp != FGK_FP_RELAXED)
+    fgu_buf_puts(fgk_writer_helpers(tw), "#pragma OPENCL FP_CONTRACT OFF\n");
   renames(tw, true);
   /* pass 1: macros, types and constants, in source order */
   for (int k = 0; k < u->n_items; k++) {
@@ -661,6 +956,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
     w.emit_fn[k] = fgk_writer_first_use(tw, key);
     if (w.emit_fn[k]) {
       mark_locals(&w, &u->funcs[k]);
+      rewrite_divisions(&w, &u->funcs[k]);
       any = true;
     }
   }

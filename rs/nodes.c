@@ -472,6 +472,87 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
   return false;
 }
 
+/* The element type and width rsGetElementAt_<suffix> reads (p, len
+ * bytes after the prefix); false for another suffix. */
+static bool get_suffix(const char *p, int len, fg_elem *e, int *w) {
+  static const struct { const char *n; fg_elem e; } el[] = {
+    {"char", FG_I8}, {"uchar", FG_U8}, {"short", FG_I16}, {"ushort", FG_U16},
+    {"int", FG_I32}, {"uint", FG_U32}, {"long", FG_I64}, {"ulong", FG_U64},
+    {"float", FG_F32}, {"double", FG_F64}};
+  for (size_t k = 0; k < sizeof el / sizeof *el; k++) {
+    int n = (int)strlen(el[k].n);
+    if (len < n || memcmp(p, el[k].n, (size_t)n))
+      continue;
+    if (len == n) {
+      *e = el[k].e;
+      *w = 1;
+      return true;
+    }
+    if (len == n + 1 && p[n] >= '2' && p[n] <= '4') {
+      *e = el[k].e;
+      *w = p[n] - '0';
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Refuses rsGetElementAt_<T>(a, ...) in the functions fns reach when a is
+ * bound to a field of another element type or width: the read would
+ * reinterpret the field's bytes and index past its end. */
+static bool get_element_types(launch *l, const fgr_func *const *fns,
+                              int n) {
+  const fgr_unit *u = l->s->u;
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen) {
+    fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+    return false;
+  }
+  fgr_reach(u, fns, n, seen);
+  static const char pre[] = "rsGetElementAt_";
+  const int pl = (int)sizeof pre - 1;
+  bool ok = true;
+  for (int f = 0; f < u->n_funcs && ok; f++) {
+    if (!seen[f])
+      continue;
+    for (int i = u->funcs[f].rparen + 1; i + 2 < u->funcs[f].tok1 && ok;
+         i++) {
+      int len;
+      const char *p = fgr_tok_text(u, i, &len);
+      if (u->toks[i].kind != FGR_T_IDENT || len <= pl ||
+          memcmp(p, pre, (size_t)pl) || !fgr_tok_is(u, i + 1, "("))
+        continue;
+      int alen;
+      const char *ap = fgr_tok_text(u, i + 2, &alen);
+      int g = -1;
+      for (int k = 0; k < u->n_globals && g < 0; k++)
+        if ((int)strlen(u->globals[k].name) == alen &&
+            !memcmp(u->globals[k].name, ap, (size_t)alen) &&
+            u->globals[k].alloc_index >= 0)
+          g = k;
+      if (g < 0)
+        continue;
+      fg_field *b = l->s->bound[u->globals[g].alloc_index];
+      fg_elem e;
+      int w;
+      if (!b || !get_suffix(p + pl, len - pl, &e, &w))
+        continue;
+      if (b->type.elem == e && !fg_type_is_big(b->type) &&
+          fg_type_tensor_elements(b->type) == w)
+        continue;
+      char ts[128];
+      fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %.*s reads rs_allocation "
+               "'%s', which is bound to field '%s' of type %s: the Element "
+               "types must match", fgr_tok_file(u, i), u->toks[i].line,
+               u->toks[i].col, l->what, len, p, u->globals[g].name, b->name,
+               fg_type_str(b->type, ts, sizeof ts));
+      ok = false;
+    }
+  }
+  free(seen);
+  return ok;
+}
+
 /* Fills ports[0 .. n_allocs] (globals, allocations) for a call of u whose
  * functions fns mention globals and allocations; the fields are in
  * fields[] (port i reads fields[i], NULL for -1). */
@@ -642,7 +723,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
   if (!no_set_element(&l, &f, 1) || !no_unsupported(&l, &f, 1) ||
-      !env_fields(&l, &f, 1, env))
+      !env_fields(&l, &f, 1, env) || !get_element_types(&l, &f, 1))
     return NULL;
   fgr_call *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
@@ -730,7 +811,7 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
                     l.what);
   const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
   if (!no_set_element(&l, fns, 4) || !no_unsupported(&l, fns, 4) ||
-      !env_fields(&l, fns, 4, env))
+      !env_fields(&l, fns, 4, env) || !get_element_types(&l, fns, 4))
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over
    * a few partials that each accumulate a contiguous chunk */

@@ -304,6 +304,10 @@ extern const char *const fgr_cl_renames[];
 /* Whether a script may call the function called name (p, len bytes) from
  * a kernel: the runtime of both dialects provides it. */
 bool fgr_runtime_has(const char *p, int len);
+/* Marks in seen (n_funcs) the functions with a body that roots reach
+ * through calls, roots included. */
+void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
+               bool *seen);
 /* The first call, in the functions that roots reach, of a function that
  * neither the script defines nor the runtime provides: its token, or -1
  * (the scanner notes one per function, fgr_func.unsupported). */

@@ -1096,6 +1096,32 @@ static int first_unsupported(const fgr_unit *u, const fgr_func *f) {
   return -1;
 }
 
+void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
+               bool *seen) {
+  bool changed = false;
+  for (int r = 0; r < n_roots; r++)
+    if (roots[r] && roots[r]->has_body && !seen[roots[r] - u->funcs])
+      seen[roots[r] - u->funcs] = changed = true;
+  while (changed) {
+    changed = false;
+    for (int f = 0; f < u->n_funcs; f++) {
+      if (!seen[f])
+        continue;
+      for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1; i++) {
+        if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "("))
+          continue;
+        int len;
+        const char *p = fgr_tok_text(u, i, &len);
+        for (int k = 0; k < u->n_funcs; k++)
+          if (!seen[k] && u->funcs[k].has_body &&
+              (int)strlen(u->funcs[k].name) == len &&
+              !memcmp(u->funcs[k].name, p, (size_t)len))
+            seen[k] = changed = true;
+      }
+    }
+  }
+}
+
 int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
                          int n_roots) {
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
