@@ -8,6 +8,7 @@
  * through function-like macros defined only around it (emit_hooks.c), so
  * they never clash with <math.h> in the rest of the kernel. */
 #include "rs_impl.h"
+#include <string.h>
 
 /* Functions the C dialect renames around a script's text. */
 const char *const fgr_c_renames[] = {
@@ -25,12 +26,25 @@ const char *const fgr_c_renames[] = {
   "cross", "native_length", "native_distance", "native_normalize",
   "fast_length", "fast_distance", "fast_normalize", NULL};
 
+/* Functions OpenCL C has but renamed around a script's text, to give them
+ * RenderScript's overload sets. */
+const char *const fgr_cl_renames[] = {"clamp", NULL};
+
+/* The runtime functions a script may call in kernels beside
+ * fgr_c_renames (names ending in '*': prefixes). */
+const char *const fgr_runtime_names[] = {
+  "rsUnpackColor8888", "rsPackColorTo8888", "rsGetDimX", "rsGetDimY",
+  "rsGetDimZ", "rsAllocationGetDimX", "rsAllocationGetDimY",
+  "rsAllocationGetDimZ", "rsClamp", "convert_*", "rsGetElementAt_*",
+  "pown", NULL};
+
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"
   "#define FGK_RS_F static inline __attribute__((overloadable, unused))\n"
   "typedef struct { const uchar *p; long x, y, z; } rs_allocation;\n"
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
+  "#ifndef true\n#define true 1\n#define false 0\n#endif\n"
   "static inline __attribute__((unused)) rs_allocation fgk_rs_alloc(\n"
   "    const void *p, long x, long y, long z) {\n"
   "  rs_allocation a = {(const uchar *)p, x, y, z};\n  return a;\n}\n"
@@ -205,7 +219,6 @@ const char fgr_compat_c[] =
   "FGK_RS_EACH_INT(FGK_RS_BTS, fgk_rs_min, fgk_rs_imin)\n"
   "FGK_RS_EACH_INT(FGK_RS_BTS, fgk_rs_max, fgk_rs_imax)\n"
   "FGK_RS_TTS(fgk_rs_clamp, float, fgk_rs_clampf)\n"
-  "FGK_RS_TTS(fgk_rs_clamp, double, fgk_rs_clampd)\n"
   "FGK_RS_EACH_INT(FGK_RS_TTS, fgk_rs_clamp, fgk_rs_iclamp)\n"
   "FGK_RS_TT(fgk_rs_mad, float, fgk_rs_madf)\n"
   "FGK_RS_TT(fgk_rs_mad, double, fgk_rs_madd)\n"
@@ -220,7 +233,10 @@ const char fgr_compat_c[] =
   "FGK_RS_FRACT2(float) FGK_RS_FRACT2(float2) FGK_RS_FRACT2(float3)\n"
   "FGK_RS_FRACT2(float4) FGK_RS_FRACT2(double) FGK_RS_FRACT2(double2)\n"
   "FGK_RS_FRACT2(double3) FGK_RS_FRACT2(double4)\n"
-  "#define rsClamp(a, lo, hi) clamp(a, lo, hi)\n"
+  "#define FGK_RS_RSCLAMP(T) FGK_RS_F T rsClamp(T a, T lo, T hi) {\\\n"
+  "  return a < lo ? lo : a > hi ? hi : a; }\n"
+  "FGK_RS_RSCLAMP(schar) FGK_RS_RSCLAMP(uchar) FGK_RS_RSCLAMP(short)\n"
+  "FGK_RS_RSCLAMP(ushort) FGK_RS_RSCLAMP(int) FGK_RS_RSCLAMP(uint)\n"
   "#define FGK_RS_MIXS(T, N) FGK_RS_F T##N fgk_rs_mix(T##N a, T##N b, T t) "
   "{\\\n"
   "  return a + (b - a) * t; }\n"
@@ -276,6 +292,41 @@ const char fgr_compat_c[] =
   "              a.x * b.y - a.y * b.x, 0.0f};\n  return r; }\n"
   "FGK_RS_F float fgk_rs_pown(float x, int n) { return powf(x, n); }\n"
   "FGK_RS_F double fgk_rs_pown(double x, int n) { return pow(x, n); }\n"
+  /* never-trapping division and modulo (emit_hooks.c rewrites the
+   * script's / and % into these): the type of (a) / (b), then its
+   * overload */
+  "#define fgk_rs_div(a, b) ({ __typeof__((a) / (b)) fgk_dx = (a), "
+  "fgk_dy = (b);\\\n  fgk_rs_div1(fgk_dx, fgk_dy); })\n"
+  "#define fgk_rs_mod(a, b) ({ __typeof__((a) % (b)) fgk_dx = (a), "
+  "fgk_dy = (b);\\\n  fgk_rs_mod1(fgk_dx, fgk_dy); })\n"
+  "#define FGK_RS_DIVEQ(l, r) ((l) = fgk_rs_div((l), (r)))\n"
+  "#define FGK_RS_MODEQ(l, r) ((l) = fgk_rs_mod((l), (r)))\n"
+  "#define FGK_RS_DIVS(T, U) FGK_RS_F T fgk_rs_div1(T x, T y) {\\\n"
+  "  return y == 0 ? (T)0 : y == (T)-1 ? (T)(0 - (U)x) : (T)(x / y); }\\\n"
+  "  FGK_RS_F T fgk_rs_mod1(T x, T y) {\\\n"
+  "  return y == 0 || y == (T)-1 ? (T)0 : (T)(x % y); }\n"
+  "#define FGK_RS_DIVU(T) FGK_RS_F T fgk_rs_div1(T x, T y) {\\\n"
+  "  return y == 0 ? (T)0 : (T)(x / y); }\\\n"
+  "  FGK_RS_F T fgk_rs_mod1(T x, T y) { return y == 0 ? (T)0 : (T)(x % y); }\n"
+  "#define FGK_RS_DIVN(T, N) FGK_RS_F T##N fgk_rs_div1(T##N x, T##N y) {\\\n"
+  "  T##N r; for (int i = 0; i < N; i++) r[i] = fgk_rs_div1(x[i], y[i]);\\\n"
+  "  return r; }\\\n"
+  "  FGK_RS_F T##N fgk_rs_mod1(T##N x, T##N y) {\\\n"
+  "  T##N r; for (int i = 0; i < N; i++) r[i] = fgk_rs_mod1(x[i], y[i]);\\\n"
+  "  return r; }\n"
+  "#define FGK_RS_DIVV(T) FGK_RS_DIVN(T, 2) FGK_RS_DIVN(T, 3) "
+  "FGK_RS_DIVN(T, 4)\n"
+  "#define FGK_RS_DIVF(T) FGK_RS_F T fgk_rs_div1(T x, T y) { return x / y; }\n"
+  "#define FGK_RS_DIVFV(T) FGK_RS_DIVF(T) FGK_RS_DIVF(T##2) FGK_RS_DIVF(T##3) "
+  "FGK_RS_DIVF(T##4)\n"
+  "FGK_RS_DIVS(schar, uchar) FGK_RS_DIVU(uchar) FGK_RS_DIVS(short, ushort)\n"
+  "FGK_RS_DIVU(ushort) FGK_RS_DIVS(int, uint) FGK_RS_DIVU(uint)\n"
+  "FGK_RS_DIVS(long, ulong) FGK_RS_DIVU(ulong)\n"
+  "FGK_RS_DIVS(long long, unsigned long long) FGK_RS_DIVU(unsigned long long)\n"
+  "FGK_RS_DIVV(schar) FGK_RS_DIVV(uchar) FGK_RS_DIVV(short) "
+  "FGK_RS_DIVV(ushort)\n"
+  "FGK_RS_DIVV(int) FGK_RS_DIVV(uint) FGK_RS_DIVV(long) FGK_RS_DIVV(ulong)\n"
+  "FGK_RS_DIVFV(float) FGK_RS_DIVFV(double)\n"
   /* colors */
   "FGK_RS_F float4 rsUnpackColor8888(uchar4 c) {\n"
   "  float4 r = __builtin_convertvector(c, float4);\n"
@@ -361,6 +412,40 @@ const char fgr_compat_cl[] =
   "  return rsPackColorTo8888((float4)(r, g, b, 1.0f)); }\n"
   "FGK_RS_F uchar4 rsPackColorTo8888(float r, float g, float b, float a) {\n"
   "  return rsPackColorTo8888((float4)(r, g, b, a)); }\n"
+  /* never-trapping division and modulo (emit_hooks.c rewrites the
+   * script's / and % into these): the type of (a) / (b), then its
+   * overload */
+  "#define fgk_rs_div(a, b) ({ __typeof__((a) / (b)) fgk_dx = (a), "
+  "fgk_dy = (b);\\\n  fgk_rs_div1(fgk_dx, fgk_dy); })\n"
+  "#define fgk_rs_mod(a, b) ({ __typeof__((a) % (b)) fgk_dx = (a), "
+  "fgk_dy = (b);\\\n  fgk_rs_mod1(fgk_dx, fgk_dy); })\n"
+  "#define FGK_RS_DIVEQ(l, r) ((l) = fgk_rs_div((l), (r)))\n"
+  "#define FGK_RS_MODEQ(l, r) ((l) = fgk_rs_mod((l), (r)))\n"
+  "#define FGK_RS_DIVS(T, U) FGK_RS_F T fgk_rs_div1(T x, T y) {\\\n"
+  "  return y == 0 ? (T)0 : y == (T)-1 ? (T)(0 - (U)x) : (T)(x / y); }\\\n"
+  "  FGK_RS_F T fgk_rs_mod1(T x, T y) {\\\n"
+  "  return y == 0 || y == (T)-1 ? (T)0 : (T)(x % y); }\n"
+  "#define FGK_RS_DIVU(T) FGK_RS_F T fgk_rs_div1(T x, T y) {\\\n"
+  "  return y == 0 ? (T)0 : (T)(x / y); }\\\n"
+  "  FGK_RS_F T fgk_rs_mod1(T x, T y) { return y == 0 ? (T)0 : (T)(x % y); }\n"
+  "#define FGK_RS_DIVN(T, N) FGK_RS_F T##N fgk_rs_div1(T##N x, T##N y) {\\\n"
+  "  T##N r; for (int i = 0; i < N; i++) r[i] = fgk_rs_div1(x[i], y[i]);\\\n"
+  "  return r; }\\\n"
+  "  FGK_RS_F T##N fgk_rs_mod1(T##N x, T##N y) {\\\n"
+  "  T##N r; for (int i = 0; i < N; i++) r[i] = fgk_rs_mod1(x[i], y[i]);\\\n"
+  "  return r; }\n"
+  "#define FGK_RS_DIVV(T) FGK_RS_DIVN(T, 2) FGK_RS_DIVN(T, 3) "
+  "FGK_RS_DIVN(T, 4)\n"
+  "#define FGK_RS_DIVF(T) FGK_RS_F T fgk_rs_div1(T x, T y) { return x / y; }\n"
+  "#define FGK_RS_DIVFV(T) FGK_RS_DIVF(T) FGK_RS_DIVF(T##2) FGK_RS_DIVF(T##3) "
+  "FGK_RS_DIVF(T##4)\n"
+  "FGK_RS_DIVS(char, uchar) FGK_RS_DIVU(uchar) FGK_RS_DIVS(short, ushort)\n"
+  "FGK_RS_DIVU(ushort) FGK_RS_DIVS(int, uint) FGK_RS_DIVU(uint)\n"
+  "FGK_RS_DIVS(long, ulong) FGK_RS_DIVU(ulong)\n"
+  "FGK_RS_DIVV(char) FGK_RS_DIVV(uchar) FGK_RS_DIVV(short) "
+  "FGK_RS_DIVV(ushort)\n"
+  "FGK_RS_DIVV(int) FGK_RS_DIVV(uint) FGK_RS_DIVV(long) FGK_RS_DIVV(ulong)\n"
+  "FGK_RS_DIVFV(float)\n"
   "#define rsGetDimX(c) ((uint)(c).x)\n"
   "#define rsGetDimY(c) ((uint)(c).y)\n"
   "#define rsGetDimZ(c) ((uint)(c).z)\n"
@@ -399,8 +484,45 @@ const char fgr_compat_cl[] =
   "&i); }\n"
   "FGK_RS_FRACT1(float) FGK_RS_FRACT1(float2) FGK_RS_FRACT1(float3)\n"
   "FGK_RS_FRACT1(float4)\n"
-  "#define rsClamp(a, lo, hi) clamp(a, lo, hi)\n";
+  /* RenderScript's overload sets: rsClamp of integer scalars only, clamp
+   * of float and integer types (no double: clamp(float, double, double)
+   * is the float one) */
+  "#define FGK_RS_RSCLAMP(T) FGK_RS_F T rsClamp(T a, T lo, T hi) {\\\n"
+  "  return clamp(a, lo, hi); }\n"
+  "FGK_RS_RSCLAMP(char) FGK_RS_RSCLAMP(uchar) FGK_RS_RSCLAMP(short)\n"
+  "FGK_RS_RSCLAMP(ushort) FGK_RS_RSCLAMP(int) FGK_RS_RSCLAMP(uint)\n"
+  "#define FGK_RS_CL1(T) FGK_RS_F T fgk_rs_clamp(T a, T b, T c) "
+  "{ return clamp(a, b, c); }\n"
+  "#define FGK_RS_CLV(T) FGK_RS_CL1(T) FGK_RS_CL1(T##2) FGK_RS_CL1(T##3) "
+  "FGK_RS_CL1(T##4)\\\n"
+  "  FGK_RS_F T##2 fgk_rs_clamp(T##2 a, T b, T c) { return clamp(a, b, c); "
+  "}\\\n"
+  "  FGK_RS_F T##3 fgk_rs_clamp(T##3 a, T b, T c) { return clamp(a, b, c); "
+  "}\\\n"
+  "  FGK_RS_F T##4 fgk_rs_clamp(T##4 a, T b, T c) { return clamp(a, b, c); "
+  "}\n"
+  "FGK_RS_CLV(float) FGK_RS_CLV(char) FGK_RS_CLV(uchar) FGK_RS_CLV(short)\n"
+  "FGK_RS_CLV(ushort) FGK_RS_CLV(int) FGK_RS_CLV(uint) FGK_RS_CLV(long)\n"
+  "FGK_RS_CLV(ulong)\n";
 
 const char fgr_compat_cl_f64[] = "FGK_RS_GETS(double)\n"
+  "FGK_RS_DIVFV(double)\n"
   "FGK_RS_FRACT1(double) FGK_RS_FRACT1(double2) FGK_RS_FRACT1(double3)\n"
   "FGK_RS_FRACT1(double4)\n";
+
+static bool name_in(const char *const *list, const char *p, int len) {
+  for (int k = 0; list[k]; k++) {
+    size_t n = strlen(list[k]);
+    if (n && list[k][n - 1] == '*') {
+      if ((size_t)len >= n - 1 && !memcmp(p, list[k], n - 1))
+        return true;
+    } else if (n == (size_t)len && !memcmp(p, list[k], n)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool fgr_runtime_has(const char *p, int len) {
+  return name_in(fgr_c_renames, p, len) || name_in(fgr_runtime_names, p, len);
+}

@@ -35,6 +35,7 @@ typedef struct rw {
   const fgr_unit *u;
   fgu_buf *o;
   int out_line;            /* the line the compiler gives the next text */
+  int out_file;            /* and its file (an index in u->files) */
   bool bol;                /* at the beginning of an output line */
   bool cl;
   const char **pre;        /* per token: text emitted before it */
@@ -43,6 +44,10 @@ typedef struct rw {
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
   bool *local;             /* per token: names a local variable in scope */
+  const char **open, **close;  /* per token: text before it (close, then
+                                  pre, then open), for rewritten
+                                  divisions */
+  fgu_arena scratch;       /* those texts */
 } rw;
 
 static bool is_cl(fgk_writer *tw) {
@@ -59,11 +64,12 @@ static void put(rw *w, const char *s) {
     w->bol = s[n - 1] == '\n';
 }
 
-static void line_directive(rw *w, int line) {
+static void line_directive(rw *w, int line, int file) {
   if (!w->bol)
     put(w, "\n");
   fgu_buf_printf(w->o, "#line %d \"", line);
-  for (const char *p = w->u->file; *p; p++) {
+  w->out_file = file;
+  for (const char *p = w->u->files[file]; *p; p++) {
     if (*p == '"' || *p == '\\')
       fgu_buf_putc(w->o, '\\');
     fgu_buf_putc(w->o, *p);
@@ -173,6 +179,25 @@ static void mark_scope(rw *w, int decl, int end) {
   }
 }
 
+/* A pointer local declared at token decl whose initializer [a, b) names
+ * a global: on OpenCL its pointee gets the global's address space. */
+static void pointer_space(rw *w, int decl, int a, int b) {
+  const fgr_unit *u = w->u;
+  for (int i = a; i < b; i++) {
+    if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
+        fgr_tok_is(u, i - 1, "->"))
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    int g = find_global_index(u, p, len);
+    if (g < 0 || u->globals[g].alloc_index >= 0 || shadowed(w, p, len))
+      continue;
+    w->pre[decl] = u->globals[g].buffered ? "__global const "
+                                          : "__constant ";
+    return;
+  }
+}
+
 /* The declaration that may start at token i (a statement start, or just
  * after "for ("): marks each declarator's uses up to token end.  Returns
  * the token after the declaration, or i when none starts there. */
@@ -190,24 +215,32 @@ static int declaration(rw *w, int i, int end, int limit) {
   } else {
     return i;
   }
+  int n_decl = 0;
   while (j < limit) {
+    bool ptr = false;
     while (j < limit && (fgr_tok_is(u, j, "*") || fgr_tok_is(u, j, "const")
                          || fgr_tok_is(u, j, "volatile")))
-      j++;
+      ptr |= fgr_tok_is(u, j++, "*");
     if (j >= limit || u->toks[j].kind != FGR_T_IDENT ||
         fgr_tok_is(u, j + 1, "("))
       return j;
     mark_scope(w, j, end);
+    n_decl++;
     j++;
     while (fgr_tok_is(u, j, "[") && u->match[j] > j)
       j = u->match[j] + 1;
     if (fgr_tok_is(u, j, "=")) {
+      int init = j + 1;
       while (j < limit && !fgr_tok_is(u, j, ",") && !fgr_tok_is(u, j, ";")) {
         if ((fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
              fgr_tok_is(u, j, "{")) && u->match[j] > j)
           j = u->match[j];
         j++;
       }
+      /* OpenCL C: a pointer local into a global array points into the
+       * globals block (__global) or a constant (__constant) */
+      if (w->cl && ptr && n_decl == 1 && !fgr_tok_is(u, j, ","))
+        pointer_space(w, i, init, j);
     }
     if (!fgr_tok_is(u, j, ","))
       return j;
@@ -273,6 +306,251 @@ static void mark_locals(rw *w, const fgr_func *f) {
   }
 }
 
+/* ---- integer division ------------------------------------------------- */
+
+/* A division or modulo in a script never traps (the DSL's rule): x / 0
+ * and x % 0 are 0, MIN / -1 wraps, MIN % -1 is 0.  The C text has no
+ * types, so each "L / R" becomes fgk_rs_div(L, R), which takes the type of
+ * L / R and calls the overload of that type (compat.c): integers go
+ * through the checks, floats divide.  L and R are found on the tokens by
+ * C's precedence: R is the cast-expression after the operator, L the
+ * multiplicative chain before it.  "L /= R" becomes FGK_RS_DIVEQ(L, R).
+ * A divisor that is a non-zero integer literal, or a float literal,
+ * cannot trap and stays as it is. */
+
+static bool keyword_tok(const fgr_unit *u, int i) {
+  static const char *const kw[] = {"return", "case", "sizeof", "else", "do",
+                                   "goto", NULL};
+  for (int k = 0; kw[k]; k++)
+    if (fgr_tok_is(u, i, kw[k]))
+      return true;
+  return false;
+}
+
+/* Whether the group ( ... ) from open to close holds a type name. */
+static bool cast_group(const fgr_unit *u, int open, int close) {
+  if (open < 0 || close <= open + 1 || !fgr_tok_is(u, open, "("))
+    return false;
+  int i = open + 1;
+  if (fgr_tok_is(u, i, "struct"))
+    i += 2;
+  else if (!type_word(u, i))
+    return false;
+  for (; i < close; i++)
+    if (!type_word(u, i) && !fgr_tok_is(u, i, "*"))
+      return false;
+  return true;
+}
+
+/* Whether token i ends an operand (so an operator after it is binary). */
+static bool operand_end(const fgr_unit *u, int i) {
+  if (i < 0)
+    return false;
+  fgr_tok_kind k = u->toks[i].kind;
+  if (k == FGR_T_IDENT)
+    return !keyword_tok(u, i);
+  if (k == FGR_T_NUMBER || k == FGR_T_CHAR || k == FGR_T_STRING)
+    return true;
+  if (fgr_tok_is(u, i, ")"))
+    return !cast_group(u, u->match[i], i);
+  return fgr_tok_is(u, i, "]") ||
+         ((fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--")) &&
+          operand_end(u, i - 1));
+}
+
+static bool unary_op(const fgr_unit *u, int i) {
+  static const char *const ops[] = {"-", "+", "!", "~", "*", "&", "++", "--",
+                                    "sizeof", NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, i, ops[k]))
+      return true;
+  return false;
+}
+
+/* The first token of the cast-expression ending at token end (at or
+ * after lo), or -1. */
+static int back_cast(const fgr_unit *u, int end, int lo) {
+  int i = end;
+  for (;;) {
+    if (i <= lo)
+      return i == lo ? i : -1;
+    if (fgr_tok_is(u, i, ")") || fgr_tok_is(u, i, "]")) {
+      if (u->match[i] < lo)
+        return -1;
+      i = u->match[i];
+      int p = i - 1;
+      if (p >= lo && ((u->toks[p].kind == FGR_T_IDENT && !keyword_tok(u, p)) ||
+                      fgr_tok_is(u, p, "]") ||
+                      (fgr_tok_is(u, p, ")") && !cast_group(u, u->match[p],
+                                                            p)))) {
+        i = p;
+        continue;
+      }
+      break;
+    }
+    fgr_tok_kind k = u->toks[i].kind;
+    if (k == FGR_T_IDENT || k == FGR_T_NUMBER || k == FGR_T_CHAR ||
+        k == FGR_T_STRING) {
+      if (k == FGR_T_IDENT && keyword_tok(u, i))
+        return -1;
+      if (i - 2 >= lo && (fgr_tok_is(u, i - 1, ".") ||
+                          fgr_tok_is(u, i - 1, "->"))) {
+        i -= 2;
+        continue;
+      }
+      break;
+    }
+    if ((fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--")) && i - 1 >= lo) {
+      i--;
+      continue;
+    }
+    return -1;
+  }
+  for (;;) {
+    int p = i - 1;
+    if (p < lo)
+      break;
+    if (fgr_tok_is(u, p, ")") && cast_group(u, u->match[p], p) &&
+        u->match[p] >= lo) {
+      i = u->match[p];
+      continue;
+    }
+    if (unary_op(u, p) && !operand_end(u, p - 1)) {
+      i = p;
+      continue;
+    }
+    break;
+  }
+  return i;
+}
+
+/* The end (exclusive) of the cast-expression starting at token i (before
+ * hi), or -1. */
+static int fwd_cast(const fgr_unit *u, int i, int hi) {
+  for (;;) {
+    if (i >= hi)
+      return -1;
+    if (fgr_tok_is(u, i, "sizeof") && fgr_tok_is(u, i + 1, "(") &&
+        cast_group(u, i + 1, u->match[i + 1]))
+      return u->match[i + 1] + 1;
+    if (unary_op(u, i)) {
+      i++;
+      continue;
+    }
+    if (fgr_tok_is(u, i, "(") && u->match[i] > i &&
+        cast_group(u, i, u->match[i])) {
+      i = u->match[i] + 1;
+      continue;
+    }
+    break;
+  }
+  fgr_tok_kind k = u->toks[i].kind;
+  if ((k == FGR_T_IDENT && !keyword_tok(u, i)) || k == FGR_T_NUMBER ||
+      k == FGR_T_CHAR || k == FGR_T_STRING)
+    i++;
+  else if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "{")) &&
+           u->match[i] > i)
+    i = u->match[i] + 1;
+  else
+    return -1;
+  for (;;) {
+    if (i >= hi)
+      return -1;
+    if ((fgr_tok_is(u, i, "[") || fgr_tok_is(u, i, "(")) && u->match[i] > i)
+      i = u->match[i] + 1;
+    else if ((fgr_tok_is(u, i, ".") || fgr_tok_is(u, i, "->")) &&
+             u->toks[i + 1].kind == FGR_T_IDENT)
+      i += 2;
+    else if (fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--"))
+      i++;
+    else
+      return i;
+  }
+}
+
+/* The end (exclusive) of the assignment-expression starting at i. */
+static int fwd_assignment(const fgr_unit *u, int i, int hi) {
+  while (i < hi && !fgr_tok_is(u, i, ",") && !fgr_tok_is(u, i, ";") &&
+         !fgr_tok_is(u, i, ")") && !fgr_tok_is(u, i, "]") &&
+         !fgr_tok_is(u, i, "}")) {
+    if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "[") ||
+         fgr_tok_is(u, i, "{")) && u->match[i] > i)
+      i = u->match[i];
+    i++;
+  }
+  return i < hi ? i : -1;
+}
+
+/* Whether the single token i is a divisor that cannot trap: a non-zero
+ * integer literal, or a float literal. */
+static bool safe_divisor(const fgr_unit *u, int i) {
+  if (u->toks[i].kind != FGR_T_NUMBER)
+    return false;
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  bool hex = len > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+  bool nonzero = false;
+  for (int k = hex ? 2 : 0; k < len; k++) {
+    char c = p[k];
+    if (c == '.' || (!hex && (c == 'e' || c == 'E' || c == 'f' ||
+                              c == 'F')) || (hex && (c == 'p' || c == 'P')))
+      return true;
+    if (c >= '1' && c <= '9')
+      nonzero = true;
+    if (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+      nonzero = true;
+  }
+  return nonzero;
+}
+
+static void add_text(rw *w, const char **slot, const char *s, bool front) {
+  const char *old = *slot ? *slot : "";
+  const char *n = front ? fgu_arena_printf(&w->scratch, "%s%s", s, old)
+                        : fgu_arena_printf(&w->scratch, "%s%s", old, s);
+  if (n)
+    *slot = n;
+}
+
+/* Rewrites the divisions and modulos of f's body (see above). */
+static void rewrite_divisions(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  int close = f->tok1 - 1;
+  if (close <= f->rparen || !fgr_tok_is(u, close, "}"))
+    return;
+  int open = u->match[close];
+  for (int i = open + 1; i < close; i++) {
+    bool div = fgr_tok_is(u, i, "/"), mod = fgr_tok_is(u, i, "%");
+    bool diveq = fgr_tok_is(u, i, "/="), modeq = fgr_tok_is(u, i, "%=");
+    if (!div && !mod && !diveq && !modeq)
+      continue;
+    if (!operand_end(u, i - 1))
+      continue;
+    int l = back_cast(u, i - 1, open + 1);
+    if (l < 0)
+      continue;
+    if (div || mod) {
+      while (l - 2 > open && (fgr_tok_is(u, l - 1, "*") ||
+                              fgr_tok_is(u, l - 1, "/") ||
+                              fgr_tok_is(u, l - 1, "%")) &&
+             operand_end(u, l - 2)) {
+        int l2 = back_cast(u, l - 2, open + 1);
+        if (l2 < 0)
+          break;
+        l = l2;
+      }
+    }
+    int r = div || mod ? fwd_cast(u, i + 1, close)
+                       : fwd_assignment(u, i + 1, close);
+    if (r < 0 || (r == i + 2 && safe_divisor(u, i + 1)))
+      continue;
+    const char *fn = div ? "fgk_rs_div(" : mod ? "fgk_rs_mod("
+                     : diveq ? "FGK_RS_DIVEQ(" : "FGK_RS_MODEQ(";
+    add_text(w, &w->open[l], fn, true);
+    w->rep[i] = ",";
+    add_text(w, &w->close[r], ")", false);
+  }
+}
+
 /* Whether identifier token i names a vector type. */
 static bool vector_type_tok(const fgr_unit *u, int i) {
   int len;
@@ -302,9 +580,9 @@ static void token(rw *w, int i, bool in_pp) {
     w->out_line++;
     return;
   }
-  if (t->line > w->out_line && !in_pp) {
-    if (t->line - w->out_line > 8) {
-      line_directive(w, t->line);
+  if ((t->line > w->out_line || t->file != w->out_file) && !in_pp) {
+    if (t->line - w->out_line > 8 || t->file != w->out_file) {
+      line_directive(w, t->line, t->file);
     } else {
       while (w->out_line < t->line) {
         put(w, "\n");
@@ -317,8 +595,12 @@ static void token(rw *w, int i, bool in_pp) {
   } else if (t->space && !w->bol) {
     put(w, " ");
   }
+  if (w->close && w->close[i])
+    put(w, w->close[i]);
   if (w->pre[i])
     put(w, w->pre[i]);
+  if (w->open && w->open[i])
+    put(w, w->open[i]);
   if (w->rep[i]) {
     put(w, w->rep[i]);
     return;
@@ -375,6 +657,10 @@ static void token(rw *w, int i, bool in_pp) {
     return;
   }
   if (fgr_tok_is(u, i, "RS_KERNEL"))
+    return;
+  /* OpenCL C has no function-scope static variables: a static local (a
+   * constant table, typically) becomes an automatic one */
+  if (w->cl && w->fn && i > w->fn->rparen && fgr_tok_is(u, i, "static"))
     return;
   if ((fgr_tok_is(u, i, "__attribute__") || fgr_tok_is(u, i, "__attribute"))
       && fgr_tok_is(u, i + 1, "(") && u->match[i + 1] > 0) {
@@ -441,9 +727,9 @@ static void tokens(rw *w, int a, int b) {
 }
 
 static void start_item(rw *w, int tok) {
-  int line = w->u->toks[tok].line;
-  if (w->out_line != line || !w->bol)
-    line_directive(w, line);
+  int line = w->u->toks[tok].line, file = w->u->toks[tok].file;
+  if (w->out_line != line || w->out_file != file || !w->bol)
+    line_directive(w, line, file);
   for (int c = 1; c < w->u->toks[tok].col && c < 200; c++)
     put(w, " ");
 }
@@ -463,13 +749,14 @@ static void mark_params(rw *w, const fgr_func *f) {
   }
 }
 
-/* Which functions the kernel gets: kernels and static functions, and the
- * other functions they call (invokables that only the host would run,
- * such as single-source launchers, stay out). */
-static void reachable(const fgr_unit *u, bool *emit) {
-  for (int k = 0; k < u->n_funcs; k++)
-    emit[k] = u->funcs[k].has_body &&
-              (u->funcs[k].is_static || u->funcs[k].is_kernel);
+/* Marks in emit the functions with a body that the roots reach through
+ * calls (each kernel is built with only what it reaches, so a function
+ * the kernel never calls cannot break it). */
+static void reachable(const fgr_unit *u, const fgr_func *const *roots,
+                      int n_roots, bool *emit) {
+  for (int r = 0; r < n_roots; r++)
+    if (roots[r])
+      emit[roots[r] - u->funcs] = roots[r]->has_body;
   bool changed = true;
   while (changed) {
     changed = false;
@@ -528,8 +815,60 @@ static void typedef_of(fgk_writer *tw, const fgr_unit *u, const fgr_type *t,
                  s ? dims : "[1]");
 }
 
-/* Emits unit u's text into the kernel's helpers (once per kernel). */
-static void emit_script(fgk_writer *tw, const fgr_unit *u) {
+/* The names the C dialect renames around a script's text (compat.c),
+ * defined before a part of it and undefined after. */
+static void renames(fgk_writer *tw, bool define) {
+  fgu_buf *h = fgk_writer_helpers(tw);
+  if (is_cl(tw)) {
+    for (int k = 0; fgr_cl_renames[k]; k++)
+      if (define)
+        fgu_buf_printf(h, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
+                       fgr_cl_renames[k], fgr_cl_renames[k]);
+      else
+        fgu_buf_printf(h, "#undef %s\n", fgr_cl_renames[k]);
+    return;
+  }
+  for (int k = 0; fgr_c_renames[k]; k++)
+    if (define)
+      fgu_buf_printf(h, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
+                     fgr_c_renames[k], fgr_c_renames[k]);
+    else
+      fgu_buf_printf(h, "#undef %s\n", fgr_c_renames[k]);
+  fgu_buf_puts(h, define ? "#define bool _Bool\n" : "#undef bool\n");
+}
+
+static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
+  *w = (rw){.tw = tw, .u = u, .o = fgk_writer_helpers(tw), .cl = is_cl(tw),
+            .raw_tok = -1, .out_line = -1};
+  w->pre = calloc((size_t)u->n_toks + 1, sizeof *w->pre);
+  w->rep = calloc((size_t)u->n_toks + 1, sizeof *w->rep);
+  w->emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w->emit_fn);
+  w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
+  w->open = calloc((size_t)u->n_toks + 1, sizeof *w->open);
+  w->close = calloc((size_t)u->n_toks + 1, sizeof *w->close);
+  if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->open ||
+      !w->close) {
+    fgk_writer_helpers(tw)->oom = 1;
+    return false;
+  }
+  w->bol = !w->o->len || w->o->s[w->o->len - 1] == '\n';
+  return true;
+}
+
+static void rw_free(rw *w) {
+  free(w->pre);
+  free(w->rep);
+  free(w->emit_fn);
+  free(w->local);
+  free(w->open);
+  free(w->close);
+  fgu_arena_free(&w->scratch);
+}
+
+/* Emits unit u's declarations into the kernel's helpers (once per
+ * kernel): runtime, macros, types and constants, the globals block and
+ * the environment. */
+static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   if (fgk_writer_first_use(tw, "fgk_rs_compat"))
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
   if (u->uses_double) {
@@ -539,29 +878,20 @@ static void emit_script(fgk_writer *tw, const fgr_unit *u) {
   }
   if (!fgk_writer_first_use(tw, u->mangle))
     return;
-  rw w = {.tw = tw, .u = u, .o = fgk_writer_helpers(tw), .cl = is_cl(tw), .raw_tok = -1};
-  w.pre = calloc((size_t)u->n_toks + 1, sizeof *w.pre);
-  w.rep = calloc((size_t)u->n_toks + 1, sizeof *w.rep);
-  w.emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w.emit_fn);
-  w.local = calloc((size_t)u->n_toks + 1, sizeof *w.local);
-  if (!w.pre || !w.rep || !w.emit_fn || !w.local) {
-    fgk_writer_helpers(tw)->oom = 1;
-    goto done;
+  rw w;
+  if (!rw_init(&w, tw, u)) {
+    rw_free(&w);
+    return;
   }
-  reachable(u, w.emit_fn);
-  for (int k = 0; k < u->n_funcs; k++)
-    if (w.emit_fn[k])
-      mark_locals(&w, &u->funcs[k]);
-  w.bol = !fgk_writer_helpers(tw)->len || fgk_writer_helpers(tw)->s[fgk_writer_helpers(tw)->len - 1] == '\n';
-  fgu_buf_printf(fgk_writer_helpers(tw), "/* RenderScript script '%s' (%s) */\n", u->name,
-                 u->file);
+  fgu_buf_printf(fgk_writer_helpers(tw), "%s/* RenderScript script '%s' (%s) */\n",
+                 w.bol ? "" : "\n", u->name, u->file);
   w.bol = true;
-  if (!is_cl(tw))
-    for (int k = 0; fgr_c_renames[k]; k++)
-      fgu_buf_printf(fgk_writer_helpers(tw), "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
-                     fgr_c_renames[k], fgr_c_renames[k]);
-  if (!is_cl(tw))
-    fgu_buf_puts(fgk_writer_helpers(tw), "#define bool _Bool\n");
+  /* full precision is RenderScript's rs_fp_full on both backends: no
+   * contraction of a * b + c (the C dialect builds with
+   * -ffp-contract=off; OpenCL C contracts unless told not to) */
+  if (is_cl(tw) && fgk_writer_kernel(tw)->fp != FGK_FP_RELAXED)
+    fgu_buf_puts(fgk_writer_helpers(tw), "#pragma OPENCL FP_CONTRACT OFF\n");
+  renames(tw, true);
   /* pass 1: macros, types and constants, in source order */
   for (int k = 0; k < u->n_items; k++) {
     const fgr_item *it = &u->items[k];
@@ -602,7 +932,40 @@ static void emit_script(fgk_writer *tw, const fgr_unit *u) {
     if (u->globals[k].alloc_index >= 0)
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
   fgu_buf_printf(fgk_writer_helpers(tw), "} %senv;\n", u->mangle);
-  w.out_line = -1;
+  renames(tw, false);
+  rw_free(&w);
+}
+
+/* Emits the functions of u that roots reach and this kernel does not have
+ * yet: their prototypes, then their definitions. */
+static void emit_functions(fgk_writer *tw, const fgr_unit *u,
+                           const fgr_func *const *roots, int n_roots) {
+  emit_head(tw, u);
+  rw w;
+  if (!rw_init(&w, tw, u)) {
+    rw_free(&w);
+    return;
+  }
+  reachable(u, roots, n_roots, w.emit_fn);
+  bool any = false;
+  char key[200];
+  for (int k = 0; k < u->n_funcs; k++) {
+    if (!w.emit_fn[k])
+      continue;
+    snprintf(key, sizeof key, "%sfn_%s", u->mangle, u->funcs[k].name);
+    w.emit_fn[k] = fgk_writer_first_use(tw, key);
+    if (w.emit_fn[k]) {
+      mark_locals(&w, &u->funcs[k]);
+      rewrite_divisions(&w, &u->funcs[k]);
+      any = true;
+    }
+  }
+  if (!any) {
+    rw_free(&w);
+    return;
+  }
+  put(&w, w.bol ? "" : "\n");
+  renames(tw, true);
   /* prototypes, then the functions */
   for (int k = 0; k < u->n_funcs; k++) {
     const fgr_func *f = &u->funcs[k];
@@ -627,19 +990,9 @@ static void emit_script(fgk_writer *tw, const fgr_unit *u) {
   }
   w.fn = NULL;
   put(&w, w.bol ? "" : "\n");
-  for (int k = 0; k < u->n_macros; k++)
-    fgu_buf_printf(fgk_writer_helpers(tw), "#undef %s%s\n", u->mangle, u->macros[k].name);
-  if (!is_cl(tw)) {
-    for (int k = 0; fgr_c_renames[k]; k++)
-      fgu_buf_printf(fgk_writer_helpers(tw), "#undef %s\n", fgr_c_renames[k]);
-    fgu_buf_puts(fgk_writer_helpers(tw), "#undef bool\n");
-  }
+  renames(tw, false);
   fgu_buf_puts(fgk_writer_helpers(tw), "/* end of script */\n");
-done:
-  free(w.pre);
-  free(w.rep);
-  free(w.emit_fn);
-  free(w.local);
+  rw_free(&w);
 }
 
 /* ---- wrappers ----------------------------------------------------------- */
@@ -928,7 +1281,13 @@ static void special_args(fgk_writer *tw) {
  * partials record. */
 static void hook_emit(fgk_writer *tw, const fg_expr *x) {
   const fgr_call *c = call_of(x);
-  emit_script(tw, c->u);
+  if (c->kind == FGR_CALL_MAP) {
+    emit_functions(tw, c->u, &c->fn, 1);
+  } else {
+    const fgr_func *roots[4] = {c->red->init, c->red->accum, c->red->comb,
+                                c->red->outc};
+    emit_functions(tw, c->u, roots, 4);
+  }
   char name[200];
   wrapper(tw, x, name, sizeof name);
   if (c->kind == FGR_CALL_FOLD) {

@@ -74,7 +74,7 @@ static bool fail_at(inv *in, fg_status st, int t, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   const fgr_tok *k = &in->u->toks[t];
-  fg__fail(in->g, st, "%s:%d:%d: %s: %s", in->u->file, k->line, k->col,
+  fg__fail(in->g, st, "%s:%d:%d: %s: %s", in->u->files[k->file], k->line, k->col,
            in->what, msg);
   return false;
 }
@@ -417,7 +417,7 @@ static bool for_each(inv *in, int t, bool with_options) {
     /* the launch's own message, located at the rsForEach */
     char msg[sizeof in->g->errmsg + 1024];
     const fgr_tok *k = &in->u->toks[t];
-    snprintf(msg, sizeof msg, "%s:%d:%d: %s: %s", in->u->file, k->line,
+    snprintf(msg, sizeof msg, "%s:%d:%d: %s: %s", in->u->files[k->file], k->line,
              k->col, in->what, in->g->errmsg);
     size_t len = strlen(msg);
     if (len >= sizeof in->g->errmsg)

@@ -40,6 +40,15 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
                                   const char *text, size_t len,
                                   fg_rs_script **out, char *errmsg,
                                   size_t errlen) {
+  return fg_rs_script_new_source_opt(name, file, text, len, NULL, out,
+                                     errmsg, errlen);
+}
+
+fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
+                                      const char *text, size_t len,
+                                      const fg_rs_options *opt,
+                                      fg_rs_script **out, char *errmsg,
+                                      size_t errlen) {
   if (errmsg && errlen)
     errmsg[0] = 0;
   if (!out) {
@@ -59,12 +68,24 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
   }
   if (len == (size_t)-1)
     len = strlen(text);
+  fg_rs_options none = {0};
+  if (!opt)
+    opt = &none;
+  if (opt->n_include_dirs < 0 || (opt->n_include_dirs && !opt->include_dirs)) {
+    put_err(errmsg, errlen, "fg_rs_script_new_source '%s': %d include "
+            "directories at %p", name, opt->n_include_dirs,
+            (const void *)opt->include_dirs);
+    return FG_EINVAL;
+  }
+  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs};
   char err[1024] = "";
-  fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, err,
+  fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, &pp, err,
                              sizeof err);
   if (!u) {
     put_err(errmsg, errlen, "%s", err);
-    return strstr(err, "out of memory") ? FG_ENOMEM : FG_EFORMAT;
+    return strstr(err, "out of memory") ? FG_ENOMEM
+           : strstr(err, "could not run the preprocessor") ? FG_EIO
+                                                           : FG_EFORMAT;
   }
   fg_rs_script *s = calloc(1, sizeof *s);
   if (s)
@@ -82,6 +103,13 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
 
 fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
                                 char *errmsg, size_t errlen) {
+  return fg_rs_script_new_file_opt(path, NULL, out, errmsg, errlen);
+}
+
+fg_status fg_rs_script_new_file_opt(const char *path,
+                                    const fg_rs_options *opt,
+                                    fg_rs_script **out, char *errmsg,
+                                    size_t errlen) {
   if (out)
     *out = NULL;
   if (!path || !out) {
@@ -119,8 +147,9 @@ fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
   size_t nl = strlen(name);
   if (nl > 3 && !strcmp(name + nl - 3, ".rs"))
     name[nl - 3] = 0;
-  fg_status st = fg_rs_script_new_source(name, path, b.s ? b.s : "", b.len,
-                                         out, errmsg, errlen);
+  fg_status st = fg_rs_script_new_source_opt(name, path, b.s ? b.s : "",
+                                             b.len, opt, out, errmsg,
+                                             errlen);
   fgu_buf_free(&b);
   return st;
 }
@@ -135,6 +164,10 @@ void fg_rs_script_free(fg_rs_script *s) {
 
 const char *fg_rs_script_errmsg(const fg_rs_script *s) {
   return s ? s->errmsg : "script is NULL";
+}
+
+const char *fg_rs_script_warnings(const fg_rs_script *s) {
+  return s ? s->u->warnings : "";
 }
 
 const char *fg_rs_script_name(const fg_rs_script *s) {
@@ -286,7 +319,8 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
   const fgr_unit *u = l->s->u;
   if (n_in != f->n_inputs) {
     fg__fail(g, FG_EINVAL, "%s: got %d input(s), the prototype of '%s' "
-             "(%s:%d:%d) takes %d", l->what, n_in, f->name, u->file,
+             "(%s:%d:%d) takes %d", l->what, n_in, f->name,
+             fgr_tok_file(u, f->name_tok),
              u->toks[f->name_tok].line, u->toks[f->name_tok].col,
              f->n_inputs);
     return false;
@@ -313,7 +347,7 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
       fg__fail(g, FG_ENOTSUP, "%s: argument '%s' of '%s' (%s:%d:%d) is %s; "
                "fieldgraph passes scalar and vector Elements and structs of "
                "up to 32 bytes only", l->what,
-               pa->name ? pa->name : "?", f->name, u->file,
+               pa->name ? pa->name : "?", f->name, fgr_tok_file(u, pa->tok),
                u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
       return false;
     }
@@ -322,7 +356,7 @@ static bool check_inputs(launch *l, const fgr_func *f, int first, int n_in,
       fg__fail(g, FG_ETYPE, "%s: input %d ('%s') is %s, but argument '%s' "
                "of '%s' (%s:%d:%d) is %s: the Element types must match",
                l->what, k, in[k]->name, fg_type_str(t, ts, sizeof ts),
-               pa->name ? pa->name : "?", f->name, u->file,
+               pa->name ? pa->name : "?", f->name, fgr_tok_file(u, pa->tok),
                u->toks[pa->tok].line, u->toks[pa->tok].col, pa->type->name);
       return false;
     }
@@ -413,11 +447,110 @@ static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
              "allocation at coordinates of its choosing, a non-local write "
              "that fieldgraph does not run (the kernel's threads would race, "
              "and a field is produced whole by one node); return the value "
-             "and let the launch write its output Allocation", u->file,
+             "and let the launch write its output Allocation",
+             fgr_tok_file(u, t),
              u->toks[t].line, u->toks[t].col, l->what, len, p);
     return false;
   }
   return true;
+}
+
+/* Refuses functions fns that reach a call the runtime lacks, naming it at
+ * its file:line:column (the script's other kernels are unaffected: each
+ * kernel is built with only the functions it reaches). */
+static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
+  const fgr_unit *u = l->s->u;
+  int t = fgr_unsupported_call(u, fns, n);
+  if (t < 0)
+    return true;
+  int len;
+  const char *p = fgr_tok_text(u, t, &len);
+  fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' is not a function of "
+           "fieldgraph's RenderScript runtime (the script does not define "
+           "it either)", fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col,
+           l->what, len, p);
+  return false;
+}
+
+/* The element type and width rsGetElementAt_<suffix> reads (p, len
+ * bytes after the prefix); false for another suffix. */
+static bool get_suffix(const char *p, int len, fg_elem *e, int *w) {
+  static const struct { const char *n; fg_elem e; } el[] = {
+    {"char", FG_I8}, {"uchar", FG_U8}, {"short", FG_I16}, {"ushort", FG_U16},
+    {"int", FG_I32}, {"uint", FG_U32}, {"long", FG_I64}, {"ulong", FG_U64},
+    {"float", FG_F32}, {"double", FG_F64}};
+  for (size_t k = 0; k < sizeof el / sizeof *el; k++) {
+    int n = (int)strlen(el[k].n);
+    if (len < n || memcmp(p, el[k].n, (size_t)n))
+      continue;
+    if (len == n) {
+      *e = el[k].e;
+      *w = 1;
+      return true;
+    }
+    if (len == n + 1 && p[n] >= '2' && p[n] <= '4') {
+      *e = el[k].e;
+      *w = p[n] - '0';
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Refuses rsGetElementAt_<T>(a, ...) in the functions fns reach when a is
+ * bound to a field of another element type or width: the read would
+ * reinterpret the field's bytes and index past its end. */
+static bool get_element_types(launch *l, const fgr_func *const *fns,
+                              int n) {
+  const fgr_unit *u = l->s->u;
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen) {
+    fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+    return false;
+  }
+  fgr_reach(u, fns, n, seen);
+  static const char pre[] = "rsGetElementAt_";
+  const int pl = (int)sizeof pre - 1;
+  bool ok = true;
+  for (int f = 0; f < u->n_funcs && ok; f++) {
+    if (!seen[f])
+      continue;
+    for (int i = u->funcs[f].rparen + 1; i + 2 < u->funcs[f].tok1 && ok;
+         i++) {
+      int len;
+      const char *p = fgr_tok_text(u, i, &len);
+      if (u->toks[i].kind != FGR_T_IDENT || len <= pl ||
+          memcmp(p, pre, (size_t)pl) || !fgr_tok_is(u, i + 1, "("))
+        continue;
+      int alen;
+      const char *ap = fgr_tok_text(u, i + 2, &alen);
+      int g = -1;
+      for (int k = 0; k < u->n_globals && g < 0; k++)
+        if ((int)strlen(u->globals[k].name) == alen &&
+            !memcmp(u->globals[k].name, ap, (size_t)alen) &&
+            u->globals[k].alloc_index >= 0)
+          g = k;
+      if (g < 0)
+        continue;
+      fg_field *b = l->s->bound[u->globals[g].alloc_index];
+      fg_elem e;
+      int w;
+      if (!b || !get_suffix(p + pl, len - pl, &e, &w))
+        continue;
+      if (b->type.elem == e && !fg_type_is_big(b->type) &&
+          fg_type_tensor_elements(b->type) == w)
+        continue;
+      char ts[128];
+      fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %.*s reads rs_allocation "
+               "'%s', which is bound to field '%s' of type %s: the Element "
+               "types must match", fgr_tok_file(u, i), u->toks[i].line,
+               u->toks[i].col, l->what, len, p, u->globals[g].name, b->name,
+               fg_type_str(b->type, ts, sizeof ts));
+      ok = false;
+    }
+  }
+  free(seen);
+  return ok;
 }
 
 /* Fills ports[0 .. n_allocs] (globals, allocations) for a call of u whose
@@ -589,7 +722,8 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   if (u->n_allocs > 64)
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
-  if (!no_set_element(&l, &f, 1) || !env_fields(&l, &f, 1, env))
+  if (!no_set_element(&l, &f, 1) || !no_unsupported(&l, &f, 1) ||
+      !env_fields(&l, &f, 1, env) || !get_element_types(&l, &f, 1))
     return NULL;
   fgr_call *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
@@ -676,7 +810,8 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
   const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
-  if (!no_set_element(&l, fns, 4) || !env_fields(&l, fns, 4, env))
+  if (!no_set_element(&l, fns, 4) || !no_unsupported(&l, fns, 4) ||
+      !env_fields(&l, fns, 4, env) || !get_element_types(&l, fns, 4))
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over
    * a few partials that each accumulate a contiguous chunk */

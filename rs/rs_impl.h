@@ -31,13 +31,44 @@ typedef struct fgr_tok {
   fgr_tok_kind kind;
   int off, len;       /* in the source text */
   int line, col;      /* 1-based, in the user's file */
+  int file;           /* the user's file: an index in fgr_unit.files */
   bool space;         /* whitespace or a comment came before it */
 } fgr_tok;
 
-/* Tokenizes text (n bytes) into *out (malloc'd, ending in FGR_T_EOF).
- * On error returns false with "file:line:col: message" in err. */
-bool fgr_lex(const char *file, const char *text, size_t n, fgr_tok **out,
-             int *n_out, char *err, size_t errlen);
+/* What a tokenizer reads: the preprocessed text (clang -E's output, with
+ * line markers) of the script that the user wrote as src (the main file,
+ * named file), for columns; file names go to arena. */
+typedef struct fgr_lex_in {
+  const char *file;
+  const char *src;
+  size_t src_len;
+  const char *text;
+  size_t len;
+  fgu_arena *arena;
+} fgr_lex_in;
+
+/* Tokenizes in->text into *out (malloc'd, ending in FGR_T_EOF), each
+ * token at its line and column in the user's file (line markers followed;
+ * tokens of other files realigned on the columns of their source lines);
+ * the file names go to *files (*n_files of them, [0] the main file, in
+ * the arena).  On error returns false with "file:line:col: message" in
+ * err. */
+bool fgr_lex(const fgr_lex_in *in, fgr_tok **out, int *n_out,
+             const char ***files, int *n_files, char *err, size_t errlen);
+
+/* ---- preprocessing (pp.c) ------------------------------------------------ */
+
+typedef struct fgr_pp {
+  const char *clang;            /* NULL: the clang configure found */
+  const char *const *dirs;      /* include paths after the script's own */
+  int n_dirs;
+} fgr_pp;
+
+/* Runs clang's preprocessor over text (len bytes) of the script called
+ * file; returns its output (malloc'd, NUL-terminated, *out_len bytes), or
+ * NULL with "file:line:col: message" in err. */
+char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
+                     size_t len, size_t *out_len, char *err, size_t errlen);
 
 /* ---- types -------------------------------------------------------------- */
 
@@ -91,6 +122,7 @@ typedef struct fgr_func {
   int n_inputs;                 /* params that are not special */
   int tok0, tok1;               /* the whole declaration */
   int name_tok, lparen, rparen; /* its name and parameter parentheses */
+  int unsupported;              /* first call the runtime lacks, or -1 */
 } fgr_func;
 
 typedef struct fgr_global {
@@ -149,8 +181,10 @@ typedef struct fgr_item {
 typedef struct fgr_unit {
   fg__live live;                /* bytes = script values of the globals */
   fgu_arena arena;
-  char *name, *file, *text;
+  char *name, *file, *text;   /* text: the preprocessed script */
   size_t text_len;
+  const char **files;           /* the files tokens come from; [0] file */
+  int n_files;
   fgr_tok *toks;
   int n_toks;
   int *match;                   /* per token: its matching bracket, or -1 */
@@ -170,6 +204,8 @@ typedef struct fgr_unit {
                                    block, then const globals) */
   int n_buffered;               /* globals in the block */
   bool uses_double;
+  char *warnings;               /* "file:line:col: message\n" per feature
+                                   that kernels cannot use; "" if none */
   const char *member_names;     /* "\n" separated: struct members, which
                                    keep .r .g .b .a from being swizzles */
 } fgr_unit;
@@ -178,7 +214,11 @@ typedef struct fgr_unit {
  * of the globals, and the reference's rules for kernels and reductions.
  * On error returns NULL with "file:line:col: message" in err. */
 fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
-                       size_t len, char *err, size_t errlen);
+                       size_t len, const fgr_pp *pp, char *err,
+                       size_t errlen);
+
+/* The file token i comes from. */
+static inline const char *fgr_tok_file(const struct fgr_unit *u, int i);
 
 /* Lookups; NULL / -1 when absent. */
 const fgr_func *fgr_find_func(const fgr_unit *u, const char *name);
@@ -189,6 +229,9 @@ const fgr_reduce *fgr_find_reduce(const fgr_unit *u, const char *name);
 static inline const char *fgr_tok_text(const fgr_unit *u, int i, int *len) {
   *len = u->toks[i].len;
   return u->text + u->toks[i].off;
+}
+static inline const char *fgr_tok_file(const fgr_unit *u, int i) {
+  return u->files[u->toks[i].file];
 }
 /* Nonzero when token i is the identifier or punctuator s. */
 bool fgr_tok_is(const fgr_unit *u, int i, const char *s);
@@ -256,6 +299,20 @@ struct fg_rs_script {
  * the C dialect reaches as fgk_rs_<name> around a script's text. */
 extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
 extern const char *const fgr_c_renames[];
+/* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
+extern const char *const fgr_cl_renames[];
+/* Whether a script may call the function called name (p, len bytes) from
+ * a kernel: the runtime of both dialects provides it. */
+bool fgr_runtime_has(const char *p, int len);
+/* Marks in seen (n_funcs) the functions with a body that roots reach
+ * through calls, roots included. */
+void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
+               bool *seen);
+/* The first call, in the functions that roots reach, of a function that
+ * neither the script defines nor the runtime provides: its token, or -1
+ * (the scanner notes one per function, fgr_func.unsupported). */
+int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
+                         int n_roots);
 
 
 #endif

@@ -57,8 +57,8 @@ _Noreturn void fgr_scan_fail(fgr_scan *s, int tok, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->file, t->line, t->col,
-           msg);
+  snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->files[t->file], t->line,
+           t->col, msg);
   longjmp(s->fail, 1);
 }
 
@@ -543,6 +543,7 @@ static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
   f->tok0 = tok0;
   for (int k = 0; k < FGR_SPECIAL_COUNT_; k++)
     f->special[k] = -1;
+  f->unsupported = -1;
   params(s, f);
   bool k = false;
   while (attribute(s, &k))
@@ -1058,8 +1059,149 @@ static void compute_matches(fgr_scan *s) {
 
 static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp);
 
+/* Words before '(' that call nothing. */
+static bool not_a_call(const fgr_unit *u, int i) {
+  static const char *const words[] = {
+    "if", "while", "for", "switch", "return", "sizeof", "do", "case",
+    "else", "__attribute__", "__attribute", "_Alignof", "__alignof__",
+    "__typeof__", "typeof", "__extension__", "defined", NULL};
+  for (int k = 0; words[k]; k++)
+    if (fgr_tok_is(u, i, words[k]))
+      return true;
+  return false;
+}
+
+/* The first call in f's body of a function that the script does not
+ * define and the runtime does not provide, or -1. */
+static int first_unsupported(const fgr_unit *u, const fgr_func *f) {
+  for (int i = f->rparen + 1; i + 1 < f->tok1; i++) {
+    if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
+        not_a_call(u, i))
+      continue;
+    if (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    bool script = false;
+    for (int k = 0; k < u->n_funcs && !script; k++)
+      script = u->funcs[k].has_body &&
+               (int)strlen(u->funcs[k].name) == len &&
+               !memcmp(u->funcs[k].name, p, (size_t)len);
+    for (int k = 0; k < u->n_macros && !script; k++)
+      script = (int)strlen(u->macros[k].name) == len &&
+               !memcmp(u->macros[k].name, p, (size_t)len);
+    if (!script && !fgr_runtime_has(p, len))
+      return i;
+  }
+  return -1;
+}
+
+void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
+               bool *seen) {
+  bool changed = false;
+  for (int r = 0; r < n_roots; r++)
+    if (roots[r] && roots[r]->has_body && !seen[roots[r] - u->funcs])
+      seen[roots[r] - u->funcs] = changed = true;
+  while (changed) {
+    changed = false;
+    for (int f = 0; f < u->n_funcs; f++) {
+      if (!seen[f])
+        continue;
+      for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1; i++) {
+        if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "("))
+          continue;
+        int len;
+        const char *p = fgr_tok_text(u, i, &len);
+        for (int k = 0; k < u->n_funcs; k++)
+          if (!seen[k] && u->funcs[k].has_body &&
+              (int)strlen(u->funcs[k].name) == len &&
+              !memcmp(u->funcs[k].name, p, (size_t)len))
+            seen[k] = changed = true;
+      }
+    }
+  }
+}
+
+int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
+                         int n_roots) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  int *stack = malloc(((size_t)u->n_funcs + 1) * sizeof *stack);
+  int sp = 0, found = -1;
+  for (int r = 0; r < n_roots && seen && stack; r++)
+    if (roots[r] && !seen[roots[r] - u->funcs]) {
+      seen[roots[r] - u->funcs] = true;
+      stack[sp++] = (int)(roots[r] - u->funcs);
+    }
+  while (sp > 0 && found < 0) {
+    const fgr_func *f = &u->funcs[stack[--sp]];
+    if (f->unsupported >= 0) {
+      found = f->unsupported;
+      break;
+    }
+    for (int i = f->rparen + 1; i < f->tok1; i++) {
+      if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "("))
+        continue;
+      int len;
+      const char *p = fgr_tok_text(u, i, &len);
+      for (int k = 0; k < u->n_funcs; k++)
+        if (!seen[k] && u->funcs[k].has_body &&
+            (int)strlen(u->funcs[k].name) == len &&
+            !memcmp(u->funcs[k].name, p, (size_t)len)) {
+          seen[k] = true;
+          stack[sp++] = k;
+        }
+    }
+  }
+  free(seen);
+  free(stack);
+  return found;
+}
+
+/* Notes each function's first unsupported call, and lists in u->warnings
+ * those that kernels and reductions reach. */
+static void note_unsupported(fgr_scan *s) {
+  fgr_unit *u = s->u;
+  for (int k = 0; k < u->n_funcs; k++)
+    if (u->funcs[k].has_body)
+      u->funcs[k].unsupported = first_unsupported(u, &u->funcs[k]);
+  fgu_buf b = {0};
+  for (int k = 0; k < u->n_funcs + u->n_reduces; k++) {
+    const fgr_func *roots[4] = {0};
+    const char *what;
+    if (k < u->n_funcs) {
+      if (!u->funcs[k].is_kernel || !u->funcs[k].has_body)
+        continue;
+      roots[0] = &u->funcs[k];
+      what = "kernel";
+    } else {
+      const fgr_reduce *r = &u->reduces[k - u->n_funcs];
+      roots[0] = r->init;
+      roots[1] = r->accum;
+      roots[2] = r->comb;
+      roots[3] = r->outc;
+      what = "reduction kernel";
+    }
+    int t = fgr_unsupported_call(u, roots, 4);
+    if (t < 0)
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, t, &len);
+    fgu_buf_printf(&b, "%s:%d:%d: %s '%s' calls '%.*s', which fieldgraph's "
+                   "RenderScript runtime does not provide\n",
+                   fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, what,
+                   k < u->n_funcs ? u->funcs[k].name
+                                  : u->reduces[k - u->n_funcs].name,
+                   len, p);
+  }
+  u->warnings = fgu_arena_strdup(&u->arena, b.s ? b.s : "");
+  fgu_buf_free(&b);
+  if (!u->warnings)
+    fgr_scan_fail(s, 0, "out of memory");
+}
+
 fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
-                       size_t len, char *err, size_t errlen) {
+                       size_t len, const fgr_pp *pp, char *err,
+                       size_t errlen) {
   fgr_unit *u = calloc(1, sizeof *u);
   if (!u) {
     snprintf(err, errlen, "%s: out of memory", file);
@@ -1069,16 +1211,21 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
   u->live.destroy = unit_destroy;
   u->name = fgu_arena_strdup(&u->arena, name);
   u->file = fgu_arena_strdup(&u->arena, file);
-  u->text = malloc(len + 1);
-  if (!u->name || !u->file || !u->text) {
+  if (!u->name || !u->file) {
     snprintf(err, errlen, "%s: out of memory", file);
     unit_destroy(&u->live);
     return NULL;
   }
-  memcpy(u->text, text, len);
-  u->text[len] = 0;
-  u->text_len = len;
-  if (!fgr_lex(file, u->text, len, &u->toks, &u->n_toks, err, errlen)) {
+  u->text = fgr_preprocess(pp, file, text, len, &u->text_len, err, errlen);
+  if (!u->text) {
+    unit_destroy(&u->live);
+    return NULL;
+  }
+  fgr_lex_in lin = {.file = u->file, .src = text, .src_len = len,
+                    .text = u->text, .len = u->text_len,
+                    .arena = &u->arena};
+  if (!fgr_lex(&lin, &u->toks, &u->n_toks, &u->files, &u->n_files, err,
+               errlen)) {
     unit_destroy(&u->live);
     return NULL;
   }
@@ -1198,6 +1345,7 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
     check_reduce(s, &pr[k], &u->reduces[k]);
     u->n_reduces++;
   }
+  note_unsupported(s);
   /* the globals block: every non-const global with a value, laid out as
    * the emitted struct (natural alignment) */
   int64_t off = 0;

@@ -139,8 +139,18 @@ START_TEST(test_rs_scan_errors_carry_line_and_column) {
                 "%s", err);
   bad_source("bad.rs", "int x;\n  @\n", err, sizeof err);
   ck_assert_msg(strstr(err, "bad.rs:2:3:"), "%s", err);
-  bad_source("bad.rs", "#include \"rs_debug.rsh\"\n", err, sizeof err);
-  ck_assert_msg(strstr(err, "bad.rs:1:2:"), "%s", err);
+  bad_source("bad.rs", "#include \"rs_debug.rsh\"\n#include \"nothere.rsh\"\n",
+             err, sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:10:") && strstr(err, "nothere.rsh"),
+                "%s", err);
+  bad_source("bad.rs", "#if 1\n#error no such feature\n#endif\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:2:") && strstr(err, "no such feature"),
+                "%s", err);
+  /* columns of tokens after a macro's expansion stay the user's */
+  bad_source("bad.rs", "#define N 4\nint  a[N] =  { 1, 2 }, b = ;\n", err,
+             sizeof err);
+  ck_assert_msg(strstr(err, "bad.rs:2:28:"), "%s", err);
   bad_source("bad.rs", "uchar4 RS_KERNEL k(uchar4 in, float x) "
              "{ return in; }\n", err, sizeof err);
   ck_assert_msg(strstr(err, "bad.rs:1:37:") && strstr(err, "special"), "%s",
@@ -191,6 +201,208 @@ START_TEST(test_rs_combiner_rules) {
   fg_rs_script *ok = source("ok", "#pragma rs reduce(s) accumulator(acc)\n"
                             "static void acc(int *a, int v) { *a += v; }\n");
   fg_rs_script_free(ok);
+}
+END_TEST
+
+/* ---- preprocessing ------------------------------------------------------ */
+
+/* A suite of two scripts sharing a header (include guard, function-like
+ * macros, #if on RS_VERSION, a static helper), one also including a
+ * header from a user include path and choosing code with #ifdef; each
+ * checked against plain C; an error inside a header names the header's
+ * line and column. */
+static int mix_channel_c(int a, int b) {
+  int v = a * 3 / 4 + b / 4 + 7;
+  return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+START_TEST(test_rs_preprocessor_suite_shares_a_header) {
+  char err[1024];
+  const char *dirs[] = {FG_RS_DIR "/include"};
+  fg_rs_options o = {.include_dirs = dirs, .n_include_dirs = 1};
+  fg_rs_script *tint = NULL, *gain = NULL;
+  ck_assert_msg(fg_rs_script_new_file_opt(FG_RS_DIR "/suite/tint.rs", &o,
+                                          &tint, err, sizeof err) == FG_OK,
+                "%s", err);
+  ck_assert_msg(fg_rs_script_new_file_opt(FG_RS_DIR "/suite/gain.rs", &o,
+                                          &gain, err, sizeof err) == FG_OK,
+                "%s", err);
+  /* without the include path, the header is missing at its line */
+  fg_rs_script *none = NULL;
+  ck_assert_int_eq(fg_rs_script_new_file(FG_RS_DIR "/suite/gain.rs", &none,
+                                         err, sizeof err), FG_EFORMAT);
+  ck_assert_msg(strstr(err, "gain.rs:7:10:") && strstr(err, "gain_params"),
+                "%s", err);
+  ck_assert_int_eq(fg_rs_script_new_file(FG_RS_DIR "/suite/uses_bad.rs",
+                                         &none, err, sizeof err), FG_EFORMAT);
+  ck_assert_msg(strstr(err, "bad_header.rsh:3:25:"), "%s", err);
+  enum { N = 300 };
+  fg_graph *g = fg_graph_new("suite");
+  fg_field *img = fg_input(g, "img", fg_type_vector(FG_U8, fg_shape1(N), 4));
+  fg_field *v = fg_input(g, "v", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "tint", fg_rs_map(g, tint, "tint", 1, &img, NULL));
+  fg_output(g, "gain", fg_rs_map(g, gain, "gain", 1, &v, NULL));
+  fg_rs_script_free(tint);
+  fg_rs_script_free(gain);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  uint8_t px[N * 4], out[N * 4];
+  int32_t vi[N], vo[N];
+  for (int i = 0; i < N * 4; i++)
+    px[i] = (uint8_t)(i * 37 + 11);
+  for (int i = 0; i < N; i++)
+    vi[i] = i - 150;
+  run(ctx, p, 2, (const void *[]){px, vi}, 2, (void *[]){out, vo});
+  const int tc[3] = {10, 200, 30};
+  for (int i = 0; i < N; i++) {
+    for (int c = 0; c < 3; c++)
+      ck_assert_int_eq(out[4 * i + c], mix_channel_c(px[4 * i + c], tc[c]));
+    ck_assert_int_eq(out[4 * i + 3], px[4 * i + 3]);
+    ck_assert_int_eq(vo[i], vi[i] * vi[i] * 3 + mix_channel_c(vi[i], 0));
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* ---- unsupported calls -------------------------------------------------- */
+
+/* One unsupported call (in a kernel's helper, in an invokable) is named
+ * at its file:line:column when the script loads (fg_rs_script_warnings)
+ * and when a node launches that kernel; the script's other kernels build
+ * with only what they reach and run. */
+START_TEST(test_rs_unsupported_call_spares_other_kernels) {
+  fg_rs_script *s = NULL;
+  char err[1024];
+  ck_assert_int_eq(fg_rs_script_new_source("mixed", "mixed.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "static int now(void) { return rsTime(0); }\n"
+    "static int twice(int v) { return 2 * v; }\n"
+    "int RS_KERNEL stamp(int v) { return v + now(); }\n"
+    "int RS_KERNEL good(int v) { return twice(v) + 1; }\n"
+    "void setup(int seed) { rsSetObjectThing(seed); }\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "mixed.rs:3:31: kernel 'stamp' calls 'rsTime'"),
+                "%s", w);
+  ck_assert_msg(!strstr(w, "good"), "%s", w);
+  fg_graph *g = fg_graph_new("mixed");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(64)));
+  fg_output(g, "good", fg_rs_map(g, s, "good", 1, &a, NULL));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  int32_t in[64], out[64];
+  for (int i = 0; i < 64; i++)
+    in[i] = i * 7 - 100;
+  run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
+  for (int i = 0; i < 64; i++)
+    ck_assert_int_eq(out[i], 2 * in[i] + 1);
+  fg_program_free(p);
+  ck_assert_ptr_null(fg_rs_map(g, s, "stamp", 1, &a, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "mixed.rs:3:31: fg_rs_map "
+                       "'mixed.stamp': 'rsTime'"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* ---- defects on valid scripts ------------------------------------------ */
+
+static int32_t div_c(int32_t x, int32_t y) {
+  return y == 0 ? 0 : y == -1 ? (int32_t)(0u - (uint32_t)x) : x / y;
+}
+static int32_t mod_c(int32_t x, int32_t y) {
+  return y == 0 || y == -1 ? 0 : x % y;
+}
+
+/* Issue 14's defects 3-8 on valid scripts, each kernel against plain C:
+ * RenderScript's rsClamp and clamp overloads, a static local table on
+ * OpenCL, no contraction at full precision (bit-exact on both backends),
+ * integer division by zero and INT_MIN / -1 in scalars and vectors, a
+ * pointer local into a global array, and rsGetElementAt_<T> of a bound
+ * field of another type refused at its line; true and false. */
+START_TEST(test_rs_defects_on_valid_scripts) {
+  enum { N = 4096 };
+  fg_rs_script *s = load("defects.rs");
+  ck_assert_str_eq(fg_rs_script_warnings(s), "");
+  fg_graph *g = fg_graph_new("defects");
+  fg_field *f = fg_input(g, "f", fg_type_scalar(FG_F32, fg_shape1(N)));
+  fg_field *i = fg_input(g, "i", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *i4 = fg_input(g, "i4", fg_type_vector(FG_I32, fg_shape1(N), 4));
+  fg_field *src = fg_input(g, "src", fg_type_scalar(FG_F32, fg_shape1(N + 8)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "src", src), FG_OK);
+  static const char *const names[] = {"clampi", "clampf", "table", "conv",
+                                      "divz", "divmin", "divvec",
+                                      "negative"};
+  fg_field *const ins[] = {f, f, i, f, i, i, i4, i};
+  for (int k = 0; k < 8; k++)
+    fg_output(g, names[k], fg_rs_map(g, s, names[k], 1, &ins[k], NULL));
+  /* rsGetElementAt_float of a field of uchar4 */
+  fg_graph *g2 = fg_graph_new("wrong type");
+  fg_field *f2 = fg_input(g2, "f", fg_type_scalar(FG_F32, fg_shape1(N)));
+  fg_field *img = fg_input(g2, "img", fg_type_vector(FG_U8, fg_shape1(N), 4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "src", img), FG_OK);
+  ck_assert_ptr_null(fg_rs_map(g2, s, "conv", 1, &f2, NULL));
+  ck_assert_int_eq(fg_graph_status(g2), FG_ETYPE);
+  ck_assert_msg(strstr(fg_graph_errmsg(g2), "defects.rs:29:17: fg_rs_map "
+                       "'defects.conv': rsGetElementAt_float reads "
+                       "rs_allocation 'src'"), "%s", fg_graph_errmsg(g2));
+  fg_graph_free(g2);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  static float fi[N], sv[N + 8], oclampf[N], oconv[N];
+  static int32_t ii[N], i4v[4 * N], oclampi[N], otable[N], odivz[N],
+      odivmin[N], odivvec[4 * N], oneg[N];
+  uint32_t seed = 12345;
+  for (int k = 0; k < N + 8; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    sv[k] = (float)(seed >> 8) / 16777216.0f * 3.0f - 1.0f;
+  }
+  for (int k = 0; k < N; k++) {
+    fi[k] = (float)k * 0.00377f - 6.1f;
+    ii[k] = k % 5 == 0 ? INT32_MIN : k * 7919 - 9000000;
+    for (int c = 0; c < 4; c++)
+      i4v[4 * k + c] = k % 3 == 0 ? INT32_MIN : k * 31 - 50000 + c;
+  }
+  for (int round = 0; round < 2; round++) {
+    run(ctx, p, 4, (const void *[]){fi, ii, i4v, sv}, 8,
+        (void *[]){oclampi, oclampf, otable, oconv, odivz, odivmin,
+                   odivvec, oneg});
+    int32_t dv = round == 0 ? 0 : -3;
+    const float w[9] = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f};
+    const int lut[4] = {5, 7, 11, 13};
+    for (int k = 0; k < N; k++) {
+      int t = (int)fi[k];
+      ck_assert_int_eq(oclampi[k], t < -3 ? -3 : t > 4 ? 4 : t);
+      ck_assert_float_eq(oclampf[k], fminf(fmaxf(fi[k], 0.25f), 0.75f));
+      ck_assert_int_eq(otable[k], lut[ii[k] & 3]);
+      volatile float acc = fi[k];
+      for (int j = 0; j < 9; j++) {
+        volatile float prod = w[j] * sv[k + j];
+        acc = acc + prod;
+      }
+      ck_assert_msg(oconv[k] == acc, "conv[%d] = %a, want %a", k, oconv[k],
+                    (double)acc);
+      int32_t v = ii[k];
+      ck_assert_int_eq(oneg[k], v < 0);
+      ck_assert_int_eq(odivz[k], div_c(v, dv) + mod_c(v, dv));
+      ck_assert_int_eq(odivmin[k], div_c(div_c(v, -1), (int32_t)(k & 1)) +
+                                       mod_c(v, -1));
+      const int32_t d[4] = {0, -1, 2, 3};
+      for (int c = 0; c < 4; c++)
+        ck_assert_int_eq(odivvec[4 * k + c], div_c(i4v[4 * k + c], d[c]) +
+                                                 mod_c(i4v[4 * k + c], d[c]));
+    }
+    ck_assert_int_eq(fg_rs_set(s, "divisor", &(int32_t){-3}, 4), FG_OK);
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_rs_script_free(s);
 }
 END_TEST
 
@@ -1120,6 +1332,9 @@ int main(void) {
   tcase_add_test(tc, test_rs_scan_reads_the_reference_scripts);
   tcase_add_test(tc, test_rs_scan_errors_carry_line_and_column);
   tcase_add_test(tc, test_rs_combiner_rules);
+  tcase_add_test(tc, test_rs_preprocessor_suite_shares_a_header);
+  tcase_add_test(tc, test_rs_unsupported_call_spares_other_kernels);
+  tcase_add_test(tc, test_rs_defects_on_valid_scripts);
   tcase_add_test(tc, test_rs_invert_greyscale_photo_fused_into_one_pass);
   tcase_add_test(tc,
                  test_rs_invoke_single_source_process_fuses_into_one_kernel);

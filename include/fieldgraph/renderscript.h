@@ -54,12 +54,30 @@ typedef enum fg_rs_fp {
   FG_RS_FP_IMPRECISE    /* #pragma rs_fp_imprecise */
 } fg_rs_fp;
 
+/* How a script is loaded; zero-initialize (all fields optional).
+ *
+ * A script is preprocessed by clang's C preprocessor before it is read, as
+ * the RenderScript compiler does: #include "x.rsh" searches the script's
+ * directory (that of its file name), then include_dirs in order; #if,
+ * #ifdef and macros work; RS_VERSION is 24.  The RenderScript system
+ * headers (rs_debug.rsh, rs_math.rsh, ...) may be included and add
+ * nothing: fieldgraph provides the runtime.  Messages point at the file
+ * and line of the code, in the script or a header. */
+typedef struct fg_rs_options {
+  const char *const *include_dirs;  /* n_include_dirs directories */
+  int n_include_dirs;
+  const char *clang;    /* the preprocessor; NULL: the clang found by
+                           configure */
+} fg_rs_options;
+
 /* Parses a script from text (len bytes; (size_t)-1: up to the NUL).  name
  * names it in messages and generated code; file is what errors and #line
- * directives call the source (NULL: name).  On failure *out is NULL and
- * errmsg (errlen bytes, may be NULL) holds "file:line:column: message".
- * FG_EINVAL bad arguments, FG_EFORMAT a script it cannot understand,
- * FG_ENOMEM.  Any thread. */
+ * directives call the source (NULL: name), and its directory is where
+ * quoted includes are searched first.  On failure *out is NULL and errmsg
+ * (errlen bytes, may be NULL) holds "file:line:column: message".
+ * FG_EINVAL bad arguments, FG_EFORMAT a script it cannot understand (or
+ * preprocess: a missing header, #error), FG_EIO the preprocessor cannot
+ * run, FG_ENOMEM.  Any thread. */
 fg_status fg_rs_script_new_source(const char *name, const char *file,
                                   const char *text, size_t len,
                                   fg_rs_script **out, char *errmsg,
@@ -68,11 +86,27 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
  * directory and .rs).  FG_EIO when it cannot be read. */
 fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
                                 char *errmsg, size_t errlen);
+/* The same with options (opt NULL: the defaults). */
+fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
+                                      const char *text, size_t len,
+                                      const fg_rs_options *opt,
+                                      fg_rs_script **out, char *errmsg,
+                                      size_t errlen);
+fg_status fg_rs_script_new_file_opt(const char *path,
+                                    const fg_rs_options *opt,
+                                    fg_rs_script **out, char *errmsg,
+                                    size_t errlen);
 /* Frees the script; graphs and programs that use it keep what they need.
  * NULL does nothing. */
 void fg_rs_script_free(fg_rs_script *s);
 /* Message of the script's last failed call, "" if none; never NULL. */
 const char *fg_rs_script_errmsg(const fg_rs_script *s);
+/* What the script's kernels use that fieldgraph cannot run, found when it
+ * was loaded: one "file:line:column: message" line per kernel (naming the
+ * call), "" when none; owned by the script.  Such a kernel is refused when
+ * a node launches it (fg_rs_map, fg_rs_reduce, fg_rs_invoke), with the
+ * same message; the script's other kernels are unaffected. */
+const char *fg_rs_script_warnings(const fg_rs_script *s);
 /* The script's name, and its precision pragma. */
 const char *fg_rs_script_name(const fg_rs_script *s);
 fg_rs_fp fg_rs_script_fp(const fg_rs_script *s);
