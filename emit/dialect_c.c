@@ -275,14 +275,14 @@ static void c_scalar_helper(fgk_emitter *e, fgk_builtin fn, fg_elem el) {
  * reductions, cross, normalize, any/all and select, on parameters a0..a2
  * of types pt, result type r. */
 static void c_whole_body(fgk_emitter *e, fgk_builtin fn, const fgk_type *pt,
-                         fgk_type r) {
+                         fgk_type r, bool spread) {
   fgu_buf *h = &e->help;
   fgk_type t = pt[0];
   int w = t.width;
   const char *sc = cscalar(t.elem);
-  char ix[4][8];                /* component suffixes: "" or ".s0".. */
+  char ix[4][8];      /* component suffixes: "", ".s0".. or (spread) "_0".. */
   for (int c = 0; c < 4; c++)
-    snprintf(ix[c], sizeof ix[c], w > 1 ? ".s%d" : "", c);
+    snprintf(ix[c], sizeof ix[c], w == 1 ? "" : spread ? "_%d" : ".s%d", c);
   switch (fn) {
   case FGK_FN_dot:
     fgu_buf_printf(h, "  %s s = 0;\n", sc);
@@ -398,9 +398,15 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
   fgk_type pt[3];
   for (int i = 0; i < n; i++)
     pt[i] = c_param(x, i);
+  /* with small tensors as scalars, a reduction of vectors (dot, length,
+   * any) takes its components as scalar parameters, so no vector value
+   * stands in the thread loop */
+  bool spread = e->split && r.width == 1 && t.width > 1 &&
+                (b->rule == FGK_RULE_FLTRED || b->rule == FGK_RULE_F32RED ||
+                 b->rule == FGK_RULE_SINTRED);
   char name[160];
-  size_t len = (size_t)snprintf(name, sizeof name, "fgk_fn_%s_%s", b->name,
-                                fgk_type_name(t));
+  size_t len = (size_t)snprintf(name, sizeof name, "fgk_fn_%s_%s%s", b->name,
+                                fgk_type_name(t), spread ? "_c" : "");
   for (int i = 1; i < n && len < sizeof name; i++)
     if (!fgk_type_eq(pt[i], t))
       len += (size_t)snprintf(name + len, sizeof name - len, "_%s",
@@ -410,11 +416,18 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
       c_scalar_helper(e, fn, t.elem);   /* before the helper that calls it */
     fgu_buf *h = &e->help;
     fgu_buf_printf(h, "static inline %s %s(", cty(r), name);
-    for (int i = 0; i < n; i++)
-      fgu_buf_printf(h, "%s%s a%d", i ? ", " : "", cty(pt[i]), i);
+    for (int i = 0; i < n; i++) {
+      if (!spread) {
+        fgu_buf_printf(h, "%s%s a%d", i ? ", " : "", cty(pt[i]), i);
+        continue;
+      }
+      for (int c = 0; c < pt[i].width; c++)
+        fgu_buf_printf(h, "%s%s a%d_%d", i || c ? ", " : "",
+                       cscalar(pt[i].elem), i, c);
+    }
     fgu_buf_puts(h, ") {\n");
     if (!*b->c_template) {
-      c_whole_body(e, fn, pt, r);
+      c_whole_body(e, fn, pt, r, spread);
       fgu_buf_puts(h, "}\n");
     } else {
       bool rel = b->rule == FGK_RULE_REL;
@@ -448,9 +461,18 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
   }
   fgk_putf(e, "%s(", name);
   for (int i = 0; i < n; i++) {
+    const fg_expr *a = x->u.call.arg[i];
     if (i)
       fgk_put(e, ", ");
-    fgk_ex_as_type(e, x->u.call.arg[i], pt[i]);
+    if (!spread) {
+      fgk_ex_as_type(e, a, pt[i]);
+      continue;
+    }
+    for (int c = 0; c < pt[i].width; c++) {
+      fgk_putf(e, "%s(%s)(", c ? ", " : "", cscalar(pt[i].elem));
+      fge_comp(e, a, c);
+      fgk_put(e, ")");
+    }
   }
   fgk_put(e, ")");
 }
@@ -731,4 +753,5 @@ const fgk_dialect_i fgk_dialect_c = {
   .local_qualifier = "",
   .locals_at_kernel_scope = false,
   .close_reduce = "  }\n}\n",
+  .scalarize = true,
 };
