@@ -57,6 +57,11 @@ static const char *prelude =
   "                             long l, long r, long c) {\n"
   "  return (fgk_ci(l, L) * R + fgk_ci(r, R)) * C + fgk_ci(c, C);\n"
   "}\n"
+  "/* Flat index of (l, r, c), l and r clamped, c inside the field. */\n"
+  "static inline long fgk_atx(long L, long R, long C,\n"
+  "                           long l, long r, long c) {\n"
+  "  return (fgk_ci(l, L) * R + fgk_ci(r, R)) * C + c;\n"
+  "}\n"
   "/* Flat index of (l, r, c) in an L x R x C field, -1 outside it. */\n"
   "static inline long fgk_wat(long L, long R, long C,\n"
   "                              long l, long r, long c) {\n"
@@ -580,11 +585,20 @@ static void c_store(fgk_emitter *e, fgk_type t, const char *ptr,
   fgk_put(e, ");\n");
 }
 
-static void c_buffer(fgu_buf *o, const char *pfx, int i, int slot, fg_type t,
-                     bool is_const) {
+/* Buffer pfx<i> (at slot in fgk_buf) as a restrict parameter of the
+ * thread function (part 0), as its argument in the call (part 1), or its
+ * extents (part 2). */
+static void c_buffer(fgu_buf *o, int part, const char *pfx, int i, int slot,
+                     fg_type t, bool is_const) {
   const char *q = is_const ? "const " : "";
-  fgu_buf_printf(o, "  %s%s *restrict %s%d = (%s%s *)fgk_buf[%d];\n", q,
-                 cscalar(t.elem), pfx, i, q, cscalar(t.elem), slot);
+  if (part == 0) {
+    fgu_buf_printf(o, "%s%s *restrict %s%d, ", q, cscalar(t.elem), pfx, i);
+    return;
+  }
+  if (part == 1) {
+    fgu_buf_printf(o, "(%s%s *)fgk_buf[%d], ", q, cscalar(t.elem), slot);
+    return;
+  }
   fgu_buf_printf(o, "  const long %s%d_L = fgk_dim[%d], %s%d_R = fgk_dim[%d], "
                  "%s%d_C = fgk_dim[%d];\n", pfx, i, 3 * slot, pfx, i,
                  3 * slot + 1, pfx, i, 3 * slot + 2);
@@ -616,13 +630,33 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   int nb = k->n_in + k->n_out;
   fgu_buf_puts(o, prelude);
   fgu_buf_puts(o, helpers);
-  fgu_buf_printf(o, "void %s(void *const *restrict fgk_buf, "
-                 "const long *restrict fgk_dim,\n    long fgk_t0, long fgk_t1, "
-                 "long fgk_c0, long fgk_c1) {\n", fn_name);
+  /* the threads run in a function taking the buffers as restrict
+   * parameters: clang draws no-alias facts from those (not from restrict
+   * local variables), which the loop vectorizer needs; the entry point
+   * only unpacks fgk_buf */
+  for (int pass = 0; pass < 3; pass++) {
+    if (pass == 0)
+      fgu_buf_puts(o, "static void fgk_threads(");
+    else if (pass == 1)
+      fgu_buf_printf(o, "void %s(void *const *restrict fgk_buf, "
+                     "const long *restrict fgk_dim,\n    long fgk_t0, long "
+                     "fgk_t1, long fgk_c0, long fgk_c1) {\n  fgk_threads(",
+                     fn_name);
+    else
+      fgu_buf_puts(o, "static void fgk_threads(");
+    for (int i = 0; i < k->n_in; i++)
+      c_buffer(o, pass & 1, "in", i, i, k->in_type[i], true);
+    for (int i = 0; i < k->n_out; i++)
+      c_buffer(o, pass & 1, "out", i, k->n_in + i, k->out_type[i], false);
+    fgu_buf_puts(o, pass == 1 ? "fgk_dim, fgk_t0, fgk_t1, fgk_c0, fgk_c1);\n}\n"
+                 : "const long *restrict fgk_dim,\n    long fgk_t0, long "
+                   "fgk_t1, long fgk_c0, long fgk_c1)");
+    fgu_buf_puts(o, pass == 0 ? ";\n" : pass == 2 ? " {\n" : "");
+  }
   for (int i = 0; i < k->n_in; i++)
-    c_buffer(o, "in", i, i, k->in_type[i], true);
+    c_buffer(o, 2, "in", i, i, k->in_type[i], true);
   for (int i = 0; i < k->n_out; i++)
-    c_buffer(o, "out", i, k->n_in + i, k->out_type[i], false);
+    c_buffer(o, 2, "out", i, k->n_in + i, k->out_type[i], false);
   fgu_buf_printf(o, "  const int _layers = (int)fgk_dim[%d], "
                  "_rows = (int)fgk_dim[%d], _columns = (int)fgk_dim[%d];\n",
                  3 * nb, 3 * nb + 1, 3 * nb + 2);
@@ -678,14 +712,26 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "      (void)_groupColumn;\n");
     return;
   }
+  static const char *const thread =
+    "      const int _column = (int)fgk_c;\n"
+    "      const long fgk_i = fgk_t * _columns + fgk_c;\n"
+    "      (void)_column; (void)fgk_i;\n";
   c_open_row_loop(o, k, "_rows");
   fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
-               "    (void)_layer; (void)_row;\n"
-               "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) {\n"
-               "      const int _column = (int)fgk_c;\n"
-               "      const long fgk_i = fgk_t * _columns + fgk_c;\n"
-               "      (void)_column; (void)fgk_i;\n");
+               "    (void)_layer; (void)_row;\n");
+  if (e->interior_body.s && fge_stencil_bounds(e, o)) {
+    /* a stencil: the interior columns first, then the others */
+    fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
+                   "{\n%s%s    }\n", thread, e->interior_body.s);
+    fgu_buf_puts(o, "    for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : fgk_c0;"
+                 " fgk_c < fgk_c1;\n         fgk_c = fgk_c + 1 == fgk_lo ? "
+                 "fgk_hi : fgk_c + 1) {\n");
+  } else {
+    fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
+                 "{\n");
+  }
+  fgu_buf_puts(o, thread);
 }
 
 /* Atomics of a grouped kernel: its threads run one at a time on one OS
@@ -754,4 +800,5 @@ const fgk_dialect_i fgk_dialect_c = {
   .locals_at_kernel_scope = false,
   .close_reduce = "  }\n}\n",
   .scalarize = true,
+  .split_stencils = true,
 };
