@@ -62,6 +62,10 @@ typedef struct fgk_dialect_i {
   /* Whether small-tensor variables, loads, stores and component-wise
    * arithmetic become one scalar per component (emit/scalar.c). */
   bool scalarize;
+  /* Whether stencil kernels run an unclamped interior column loop beside
+   * the clamped border loop (emit/stencil.c); open_kernel then emits the
+   * interior loop with e->interior_body. */
+  bool split_stencils;
 } fgk_dialect_i;
 
 struct fgk_emitter {
@@ -79,6 +83,8 @@ struct fgk_emitter {
   bool acc_name;       /* variable id -1 is the reduction accumulator */
   const fg_expr *rs_acc; /* a RenderScript reduction's accumulate call */
   bool *split;         /* by variable id: held as one scalar per component */
+  bool interior;       /* emitting the interior copy of a stencil's body */
+  fgu_buf interior_body; /* that copy, when the kernel is a split stencil */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
@@ -130,6 +136,13 @@ bool fge_pure(const fg_expr *x);
  * at element index "fgk_w * n" of buffer buf, one component at a time. */
 void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
                const fg_expr *value);
+
+/* Stencils (emit/stencil.c).  Whether x is _column + dc (dc constant). */
+bool fge_column_offset(const fg_expr *x, long *dc);
+/* Whether e's kernel reads at constant column offsets and the dialect
+ * splits such kernels; with out, writes there the declarations of
+ * fgk_lo and fgk_hi, the interior columns of the row. */
+bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
 
 /* The RenderScript front end's part of emission (rs/emit_hooks.c): a call
  * into carried script source (FGK_E_RSCALL), and for FGK_REDUCE_RS

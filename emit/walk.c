@@ -175,13 +175,20 @@ void fge_var_name(fgk_emitter *e, const fgk_var *v) { var_name(e, v); }
  * for writes); missing leading coordinates are 0. */
 static void ex_location(fgk_emitter *e, const char *fn, const char *buf,
                         const fgk_access *a) {
-  fgk_putf(e, "%s(%s_L, %s_R, %s_C, ", fn, buf, buf, buf);
+  /* a stencil's interior: the column is inside the field, unclamped */
+  long dc = 0;
+  bool inside = e->interior && !strcmp(fn, "fgk_at") && a->ncoords > 0 &&
+                fge_column_offset(a->coord[a->ncoords - 1], &dc);
+  fgk_putf(e, "%s(%s_L, %s_R, %s_C, ", inside ? "fgk_atx" : fn, buf, buf,
+           buf);
   for (int i = 0; i < 3; i++) {
     int ci = i - (3 - a->ncoords);
     if (i)
       fgk_put(e, ", ");
     if (ci < 0) {
       fgk_put(e, "0");
+    } else if (inside && i == 2) {
+      fgk_putf(e, "fgk_c + %ldL", dc);
     } else {
       fgk_put(e, "(long)(");
       fgk_ex(e, a->coord[ci]);
@@ -883,6 +890,17 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   } else {
     block(&e, &k->body);
   }
+  if (fge_stencil_bounds(&e, NULL)) {
+    /* the interior copy of the body, for open_kernel's interior loop */
+    fgu_buf border = e.out;
+    e.out = (fgu_buf){0};
+    e.interior = true;
+    declare_vars(&e, &k->body);
+    block(&e, &k->body);
+    e.interior = false;
+    e.interior_body = e.out;
+    e.out = border;
+  }
   if (k->reduce == FGK_REDUCE_RS) {
     /* end of the chunk: the script-typed partial goes into the record */
     fgk_put(&e, "      }\n    }\n    ");
@@ -912,7 +930,8 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     fgu_buf_puts(&src, e.out.s);
   fgu_buf_puts(&src, k->reduce ? e.d->close_reduce : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
-             e.zero_locals.oom;
+             e.zero_locals.oom || e.interior_body.oom;
+  fgu_buf_free(&e.interior_body);
   fgu_buf_free(&e.out);
   fgu_buf_free(&e.help);
   fgu_buf_free(&e.names);
