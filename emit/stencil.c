@@ -42,106 +42,19 @@ typedef struct taps {
   long *lo, *hi;  /* n_in: least and greatest offset */
 } taps;
 
-static void visit(taps *t, const fg_expr *x);
-
-static void visit_all(taps *t, struct fg_expr *const *a, int n) {
-  for (int i = 0; i < n; i++)
-    visit(t, a[i]);
-}
-
-/* Records the column offsets of the reads in x. */
-static void visit(taps *t, const fg_expr *x) {
-  if (!x)
+/* Records the column offset of read x. */
+static void tap(const fg_expr *x, void *arg) {
+  taps *t = arg;
+  const fgk_access *a = &x->u.read;
+  long dc;
+  if (x->kind != FGK_E_READ || a->ncoords == 0 || a->port < 0 ||
+      a->port >= t->n_in ||
+      !fge_column_offset(a->coord[a->ncoords - 1], &dc))
     return;
-  switch (x->kind) {
-  case FGK_E_READ: {
-    const fgk_access *a = &x->u.read;
-    long dc;
-    if (a->ncoords > 0 && a->port >= 0 && a->port < t->n_in &&
-        fge_column_offset(a->coord[a->ncoords - 1], &dc)) {
-      int p = a->port;
-      t->lo[p] = !t->any[p] || dc < t->lo[p] ? dc : t->lo[p];
-      t->hi[p] = !t->any[p] || dc > t->hi[p] ? dc : t->hi[p];
-      t->any[p] = true;
-    }
-    visit_all(t, a->coord, a->ncoords);
-    visit(t, a->elem);
-    break;
-  }
-  case FGK_E_UNARY:
-  case FGK_E_BINARY:
-    visit(t, x->u.bin.a);
-    visit(t, x->u.bin.b);
-    break;
-  case FGK_E_CALL:
-    visit_all(t, x->u.call.arg, x->u.call.n);
-    break;
-  case FGK_E_SWIZZLE:
-    visit(t, x->u.swz.a);
-    break;
-  case FGK_E_VECTOR:
-    visit_all(t, x->u.vec.arg, x->u.vec.n);
-    break;
-  case FGK_E_CONVERT:
-  case FGK_E_AS:
-    visit(t, x->u.conv.a);
-    break;
-  case FGK_E_INDEX:
-    visit_all(t, x->u.index.idx, x->u.index.n);
-    break;
-  case FGK_E_ADDR:
-    visit(t, x->u.addr);
-    break;
-  case FGK_E_ATOMIC:
-    visit(t, x->u.atomic.p);
-    visit(t, x->u.atomic.a);
-    visit(t, x->u.atomic.b);
-    break;
-  case FGK_E_RSCALL:
-    visit_all(t, x->u.rs.arg, x->u.rs.n);
-    break;
-  default:
-    break;
-  }
-}
-
-static void visit_block(taps *t, const fgk_block *b) {
-  for (const fgk_stmt *s = b->first; s; s = s->next) {
-    switch (s->kind) {
-    case FGK_S_ASSIGN:
-      visit(t, s->u.assign.lhs);
-      visit(t, s->u.assign.rhs);
-      break;
-    case FGK_S_IF:
-      visit(t, s->u.if_.cond);
-      visit_block(t, &s->u.if_.then);
-      visit_block(t, &s->u.if_.els);
-      break;
-    case FGK_S_FOR:
-      visit(t, s->u.for_.init);
-      visit(t, s->u.for_.cond);
-      visit(t, s->u.for_.step);
-      visit_block(t, &s->u.for_.body);
-      break;
-    case FGK_S_WHILE:
-      visit(t, s->u.while_.cond);
-      visit_block(t, &s->u.while_.body);
-      break;
-    case FGK_S_FOREACH:
-      visit_block(t, &s->u.foreach.body);
-      break;
-    case FGK_S_WRITE:
-      visit_all(t, s->u.write.at.coord, s->u.write.at.ncoords);
-      visit(t, s->u.write.at.elem);
-      visit(t, s->u.write.value);
-      break;
-    case FGK_S_EXPR:
-      visit(t, s->u.expr);
-      break;
-    default:
-      break;
-    }
-  }
+  int p = a->port;
+  t->lo[p] = !t->any[p] || dc < t->lo[p] ? dc : t->lo[p];
+  t->hi[p] = !t->any[p] || dc > t->hi[p] ? dc : t->hi[p];
+  t->any[p] = true;
 }
 
 bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
@@ -155,7 +68,7 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
   t.hi = calloc((size_t)k->n_in, sizeof *t.hi);
   bool found = false;
   if (t.any && t.lo && t.hi) {
-    visit_block(&t, &k->body);
+    fge_visit_block(&k->body, tap, &t);
     for (int p = 0; p < k->n_in; p++)
       found |= t.any[p];
   }

@@ -167,13 +167,29 @@ static char *make_report(fg_program *p, const variant *v) {
   return fgu_buf_take(&b);
 }
 
+/* Whether kernel k vectorizes in the backend's dialect at the compile's
+ * precision (arg: a vec_target), for the fusion cost rule. */
+typedef struct vec_target {
+  fgk_dialect dialect;
+  bool relaxed;
+} vec_target;
+
+static bool kernel_vectorizes(const fgk_kernel *k, void *arg,
+                              const char **why) {
+  const vec_target *t = arg;
+  return fge_vectorizes(k, t->dialect, t->relaxed, why);
+}
+
 /* Plans, emits and builds one variant of the program. */
 static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
                                  bool fuse, const fg_compile_options *opt,
                                  variant *v) {
   fg_context *ctx = p->ctx;
+  vec_target vt = {.dialect = ctx->be->i->dialect,
+                   .relaxed = opt && opt->precision == FG_PRECISION_RELAXED};
   fgf_options fo = {.fuse = fuse, .max_nodes = 64,
-                    .max_buffers = ctx->be->max_kernel_buffers};
+                    .max_buffers = ctx->be->max_kernel_buffers,
+                    .vectorizes = kernel_vectorizes, .vectorizes_arg = &vt};
   fgf_plan *plan = NULL;
   fg_status st = fgf_plan_graph(g, live, &fo, &plan, ctx->errmsg,
                                 sizeof ctx->errmsg);

@@ -10,7 +10,8 @@
  * a fixed seed (200; 100 on OpenCL; $FG_FUSE_DAGS overrides), with
  * pointwise operators, non-local ones and reductions, and checks the
  * results and the partition's invariants on each.  A stencil with
- * asymmetric taps is checked at every kind of image edge. */
+ * asymmetric taps is checked at every kind of image edge, and the
+ * vectorization cost rule keeps scalar-only calls out of vector kernels. */
 /* testutil.h's tu_sample names it; the Makefile defines it. */
 #ifndef FG_SAMPLES_DIR
 #define FG_SAMPLES_DIR "data/samples"
@@ -425,6 +426,64 @@ START_TEST(test_fuse_stencil_edges_match_clamped_c) {
     fg_graph_free(g);
   }
   fg_context_free(ctx);
+}
+END_TEST
+
+static fg_expr *body_cbrt(fg_op *op, fg_expr *x) {
+  (void)op;
+  return fg_cbrt(x);
+}
+
+/* The vectorization cost rule: on the CPU a call into scalar libm (cbrt)
+ * keeps a loop scalar, so mul -> cbrt -> cbrt -> add -> sqrt(|x|) fuses
+ * into mul | cbrt+cbrt | add+sqrt (sqrt and fabs vectorize), and the
+ * report gives the rule as the reason; OpenCL devices vectorize calls, so
+ * there the chain is one kernel.  Results are the same either way. */
+START_TEST(test_fuse_cost_rule_keeps_scalar_calls_apart) {
+  const int N = 1000;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape1(N));
+  fg_graph *g = fg_graph_new("costrule");
+  fg_field *f = fg_input(g, "x", t);
+  f = pointwise(g, "mul", f, body_mul);
+  f = pointwise(g, "cbrt1", f, body_cbrt);
+  f = pointwise(g, "cbrt2", f, body_cbrt);
+  f = pointwise(g, "add", f, body_add);
+  f = pointwise(g, "root", f, body_root);
+  fg_output(g, "y", f);
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  const char *be = getenv("FG_TEST_BACKEND");
+  if (be && !strcmp(be, "opencl")) {
+    ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+  } else {
+    ck_assert_int_eq(fg_program_kernel_count(fused), 3);
+    ck_assert_str_eq(fg_program_kernel_name(fused, 0), "mul");
+    ck_assert_str_eq(fg_program_kernel_name(fused, 1), "cbrt1+cbrt2");
+    ck_assert_str_eq(fg_program_kernel_name(fused, 2), "add+root");
+    const char *why = fg_program_field_reason(fused, "mul.out0");
+    ck_assert_msg(contains(why, "cost rule: cbrt1 calls cbrt"),
+                  "mul.out0's reason is '%s'", why ? why : "(null)");
+    why = fg_program_field_reason(fused, "cbrt2.out0");
+    ck_assert_msg(contains(why, "cost rule: cbrt1 calls cbrt") &&
+                  contains(why, "(add)"),
+                  "cbrt2.out0's reason is '%s'", why ? why : "(null)");
+  }
+  float *x = malloc(sizeof(float) * N), *o1 = malloc(sizeof(float) * N);
+  float *o2 = malloc(sizeof(float) * N);
+  rng r = {0xc0575eedull};
+  fill_floats(&r, x, (size_t)N);
+  run_ok(ctx, fused, 1, (const void *[]){x}, 1, (void *[]){o1});
+  run_ok(ctx, unfused, 1, (const void *[]){x}, 1, (void *[]){o2});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "fused and unfused differ");
+  free(x);
+  free(o1);
+  free(o2);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  fg_context_free(ctx);
+  fg_graph_free(g);
 }
 END_TEST
 
@@ -1288,6 +1347,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_diamond_is_one_kernel);
   tcase_add_test(tc, test_fuse_blur_then_pointwise);
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
+  tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
   tcase_add_test(tc, test_fuse_field_used_by_pointwise_and_stencil);
   tcase_add_test(tc, test_fuse_check_mode_and_env);
   tcase_add_test(tc, test_fuse_random_dags_match_unfused);
