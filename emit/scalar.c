@@ -144,11 +144,13 @@ static void scan(const fgk_block *b, bool *cand, bool *no, int n) {
 
 bool fge_split_vars(fgk_emitter *e) {
   const fgk_kernel *k = e->k;
-  int n = k->n_vars;
-  if (!e->d->scalarize || e->per_thread || k->grouped || n <= 0)
+  int n = k->n_vars > 0 ? k->n_vars : 0;
+  if (!e->d->scalarize || e->per_thread || k->grouped)
     return true;
-  bool *cand = calloc((size_t)n, sizeof *cand);
-  bool *no = calloc((size_t)n, sizeof *no);
+  /* non-NULL even without variables: e->split also turns on the
+   * per-component loads and stores */
+  bool *cand = calloc((size_t)n + 1, sizeof *cand);
+  bool *no = calloc((size_t)n + 1, sizeof *no);
   if (!cand || !no) {
     free(cand);
     free(no);
