@@ -59,6 +59,11 @@ static const char *prelude =
   "                             long l, long r, long c) {\n"
   "  return (fgk_ci(l, L) * R + fgk_ci(r, R)) * C + fgk_ci(c, C);\n"
   "}\n"
+  "/* Flat index of (l, r, c), l and r clamped, c inside the field. */\n"
+  "static inline long fgk_atx(long L, long R, long C,\n"
+  "                           long l, long r, long c) {\n"
+  "  return (fgk_ci(l, L) * R + fgk_ci(r, R)) * C + c;\n"
+  "}\n"
   "/* Flat index of (l, r, c) in an L x R x C field, -1 outside it. */\n"
   "static inline long fgk_wat(long L, long R, long C,\n"
   "                              long l, long r, long c) {\n"
@@ -277,14 +282,14 @@ static void c_scalar_helper(fgk_emitter *e, fgk_builtin fn, fg_elem el) {
  * reductions, cross, normalize, any/all and select, on parameters a0..a2
  * of types pt, result type r. */
 static void c_whole_body(fgk_emitter *e, fgk_builtin fn, const fgk_type *pt,
-                         fgk_type r) {
+                         fgk_type r, bool spread) {
   fgu_buf *h = &e->help;
   fgk_type t = pt[0];
   int w = t.width;
   const char *sc = cscalar(t.elem);
-  char ix[4][8];                /* component suffixes: "" or ".s0".. */
+  char ix[4][8];      /* component suffixes: "", ".s0".. or (spread) "_0".. */
   for (int c = 0; c < 4; c++)
-    snprintf(ix[c], sizeof ix[c], w > 1 ? ".s%d" : "", c);
+    snprintf(ix[c], sizeof ix[c], w == 1 ? "" : spread ? "_%d" : ".s%d", c);
   switch (fn) {
   case FGK_FN_dot:
     fgu_buf_printf(h, "  %s s = 0;\n", sc);
@@ -400,9 +405,15 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
   fgk_type pt[3];
   for (int i = 0; i < n; i++)
     pt[i] = c_param(x, i);
+  /* with small tensors as scalars, a reduction of vectors (dot, length,
+   * any) takes its components as scalar parameters, so no vector value
+   * stands in the thread loop */
+  bool spread = e->split && r.width == 1 && t.width > 1 &&
+                (b->rule == FGK_RULE_FLTRED || b->rule == FGK_RULE_F32RED ||
+                 b->rule == FGK_RULE_SINTRED);
   char name[160];
-  size_t len = (size_t)snprintf(name, sizeof name, "fgk_fn_%s_%s", b->name,
-                                fgk_type_name(t));
+  size_t len = (size_t)snprintf(name, sizeof name, "fgk_fn_%s_%s%s", b->name,
+                                fgk_type_name(t), spread ? "_c" : "");
   for (int i = 1; i < n && len < sizeof name; i++)
     if (!fgk_type_eq(pt[i], t))
       len += (size_t)snprintf(name + len, sizeof name - len, "_%s",
@@ -416,11 +427,18 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
       c_scalar_helper(e, fn, t.elem);   /* before the helper that calls it */
     fgu_buf *h = &e->help;
     fgu_buf_printf(h, "static inline %s %s(", cty(r), name);
-    for (int i = 0; i < n; i++)
-      fgu_buf_printf(h, "%s%s a%d", i ? ", " : "", cty(pt[i]), i);
+    for (int i = 0; i < n; i++) {
+      if (!spread) {
+        fgu_buf_printf(h, "%s%s a%d", i ? ", " : "", cty(pt[i]), i);
+        continue;
+      }
+      for (int c = 0; c < pt[i].width; c++)
+        fgu_buf_printf(h, "%s%s a%d_%d", i || c ? ", " : "",
+                       cscalar(pt[i].elem), i, c);
+    }
     fgu_buf_puts(h, ") {\n");
     if (!*b->c_template) {
-      c_whole_body(e, fn, pt, r);
+      c_whole_body(e, fn, pt, r, spread);
       fgu_buf_puts(h, "}\n");
     } else {
       bool rel = b->rule == FGK_RULE_REL;
@@ -454,9 +472,18 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
   }
   fgk_putf(e, "%s(", name);
   for (int i = 0; i < n; i++) {
+    const fg_expr *a = x->u.call.arg[i];
     if (i)
       fgk_put(e, ", ");
-    fgk_ex_as_type(e, x->u.call.arg[i], pt[i]);
+    if (!spread) {
+      fgk_ex_as_type(e, a, pt[i]);
+      continue;
+    }
+    for (int c = 0; c < pt[i].width; c++) {
+      fgk_putf(e, "%s(%s)(", c ? ", " : "", cscalar(pt[i].elem));
+      fge_comp(e, a, c);
+      fgk_put(e, ")");
+    }
   }
   fgk_put(e, ")");
 }
@@ -564,11 +591,20 @@ static void c_store(fgk_emitter *e, fgk_type t, const char *ptr,
   fgk_put(e, ");\n");
 }
 
-static void c_buffer(fgu_buf *o, const char *pfx, int i, int slot, fg_type t,
-                     bool is_const) {
+/* Buffer pfx<i> (at slot in fgk_buf) as a restrict parameter of the
+ * thread function (part 0), as its argument in the call (part 1), or its
+ * extents (part 2). */
+static void c_buffer(fgu_buf *o, int part, const char *pfx, int i, int slot,
+                     fg_type t, bool is_const) {
   const char *q = is_const ? "const " : "";
-  fgu_buf_printf(o, "  %s%s *restrict %s%d = (%s%s *)fgk_buf[%d];\n", q,
-                 cscalar(t.elem), pfx, i, q, cscalar(t.elem), slot);
+  if (part == 0) {
+    fgu_buf_printf(o, "%s%s *restrict %s%d, ", q, cscalar(t.elem), pfx, i);
+    return;
+  }
+  if (part == 1) {
+    fgu_buf_printf(o, "(%s%s *)fgk_buf[%d], ", q, cscalar(t.elem), slot);
+    return;
+  }
   fgu_buf_printf(o, "  const long %s%d_L = fgk_dim[%d], %s%d_R = fgk_dim[%d], "
                  "%s%d_C = fgk_dim[%d];\n", pfx, i,
                  FGE_DIM_AXES * slot + FGE_DIM_LAYERS, pfx, i,
@@ -602,13 +638,33 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   int nb = k->n_in + k->n_out;
   fgu_buf_puts(o, prelude);
   fgu_buf_puts(o, helpers);
-  fgu_buf_printf(o, "void %s(void *const *restrict fgk_buf, "
-                 "const long *restrict fgk_dim,\n    long fgk_t0, long fgk_t1, "
-                 "long fgk_c0, long fgk_c1) {\n", fn_name);
+  /* the threads run in a function taking the buffers as restrict
+   * parameters: clang draws no-alias facts from those (not from restrict
+   * local variables), which the loop vectorizer needs; the entry point
+   * only unpacks fgk_buf */
+  for (int pass = 0; pass < 3; pass++) {
+    if (pass == 0)
+      fgu_buf_puts(o, "static void fgk_threads(");
+    else if (pass == 1)
+      fgu_buf_printf(o, "void %s(void *const *restrict fgk_buf, "
+                     "const long *restrict fgk_dim,\n    long fgk_t0, long "
+                     "fgk_t1, long fgk_c0, long fgk_c1) {\n  fgk_threads(",
+                     fn_name);
+    else
+      fgu_buf_puts(o, "static void fgk_threads(");
+    for (int i = 0; i < k->n_in; i++)
+      c_buffer(o, pass & 1, "in", i, i, k->in_type[i], true);
+    for (int i = 0; i < k->n_out; i++)
+      c_buffer(o, pass & 1, "out", i, k->n_in + i, k->out_type[i], false);
+    fgu_buf_puts(o, pass == 1 ? "fgk_dim, fgk_t0, fgk_t1, fgk_c0, fgk_c1);\n}\n"
+                 : "const long *restrict fgk_dim,\n    long fgk_t0, long "
+                   "fgk_t1, long fgk_c0, long fgk_c1)");
+    fgu_buf_puts(o, pass == 0 ? ";\n" : pass == 2 ? " {\n" : "");
+  }
   for (int i = 0; i < k->n_in; i++)
-    c_buffer(o, "in", i, i, k->in_type[i], true);
+    c_buffer(o, 2, "in", i, i, k->in_type[i], true);
   for (int i = 0; i < k->n_out; i++)
-    c_buffer(o, "out", i, k->n_in + i, k->out_type[i], false);
+    c_buffer(o, 2, "out", i, k->n_in + i, k->out_type[i], false);
   fgu_buf_printf(o, "  const int _layers = (int)fgk_dim[%d], "
                  "_rows = (int)fgk_dim[%d], _columns = (int)fgk_dim[%d];\n",
                  FGE_DIM_AXES * nb + FGE_DIM_LAYERS,
@@ -666,14 +722,26 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "      (void)_groupColumn;\n");
     return;
   }
+  static const char *const thread =
+    "      const int _column = (int)fgk_c;\n"
+    "      const long fgk_i = fgk_t * _columns + fgk_c;\n"
+    "      (void)_column; (void)fgk_i;\n";
   c_open_row_loop(o, k, "_rows");
   fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
-               "    (void)_layer; (void)_row;\n"
-               "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) {\n"
-               "      const int _column = (int)fgk_c;\n"
-               "      const long fgk_i = fgk_t * _columns + fgk_c;\n"
-               "      (void)_column; (void)fgk_i;\n");
+               "    (void)_layer; (void)_row;\n");
+  if (e->interior_body.s && fge_stencil_bounds(e, o)) {
+    /* a stencil: the interior columns first, then the others */
+    fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
+                   "{\n%s%s    }\n", thread, e->interior_body.s);
+    fgu_buf_puts(o, "    for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : fgk_c0;"
+                 " fgk_c < fgk_c1;\n         fgk_c = fgk_c + 1 == fgk_lo ? "
+                 "fgk_hi : fgk_c + 1) {\n");
+  } else {
+    fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
+                 "{\n");
+  }
+  fgu_buf_puts(o, thread);
 }
 
 /* Atomics of a grouped kernel: its threads run one at a time on one OS
@@ -741,4 +809,6 @@ const fgk_dialect_i fgk_dialect_c = {
   .local_qualifier = "",
   .locals_at_kernel_scope = false,
   .close_reduce = "  }\n}\n",
+  .scalarize = true,
+  .split_stencils = true,
 };

@@ -17,4 +17,18 @@
  * dialect d; malloc'd, NULL when out of memory. */
 char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name);
 
+/* Whether the thread loop of kernel k, emitted in dialect d at the given
+ * precision, can be vectorized across threads (emit/vectorize.c): false
+ * when it calls a function the compiler has no vector form of (scalar
+ * libm on the CPU), with *why (if why) naming it.
+ * The fusion cost rule keeps such operators apart from vectorizable ones. */
+bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, bool relaxed,
+                    const char **why);
+
+/* Calls fn on every expression of x (x first, then its operands) or of
+ * every statement of b (emit/visit.c). */
+typedef void (*fge_visit_fn)(const fg_expr *x, void *arg);
+void fge_visit(const fg_expr *x, fge_visit_fn fn, void *arg);
+void fge_visit_block(const fgk_block *b, fge_visit_fn fn, void *arg);
+
 #endif

@@ -59,6 +59,13 @@ typedef struct fgk_dialect_i {
   bool locals_at_kernel_scope;
   /* Closing of a reduction kernel after the walker stored the partial. */
   const char *close_reduce;
+  /* Whether small-tensor variables, loads, stores and component-wise
+   * arithmetic become one scalar per component (emit/scalar.c). */
+  bool scalarize;
+  /* Whether stencil kernels run an unclamped interior column loop beside
+   * the clamped border loop (emit/stencil.c); open_kernel then emits the
+   * interior loop with e->interior_body. */
+  bool split_stencils;
 } fgk_dialect_i;
 
 struct fgk_emitter {
@@ -77,6 +84,9 @@ struct fgk_emitter {
   fgu_buf zero_locals; /* statements zeroing the shared variables */
   bool acc_name;       /* variable id -1 is the reduction accumulator */
   const fg_expr *foreign_acc; /* a FOREIGN reduction's accumulating call */
+  bool *split;         /* by variable id: held as one scalar per component */
+  bool interior;       /* emitting the interior copy of a stencil's body */
+  fgu_buf interior_body; /* that copy, when the kernel is a split stencil */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
@@ -101,5 +111,44 @@ const char *fgk_int_max_literal(fg_elem e);
 /* The text writer over an emitter (emit/writer.c), given to the hooks of
  * foreign calls (ir/foreign.h). */
 extern const fgk_writer_i fge_writer_i;
+
+/* What emit/scalar.c needs of the walker (emit/walk.c). */
+void fge_var_name(fgk_emitter *e, const fgk_var *v);
+void fge_ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
+                  int n, bool big, bool zero_d);
+void fge_divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,
+                       size_t size);
+fgk_type fge_compare_type(const fg_expr *a, const fg_expr *b);
+extern const char *const fge_binop_text[FGK_BINOP_COUNT_];
+void fge_line(fgk_emitter *e);
+
+/* Per-component emission of small tensors (emit/scalar.c).  Decides which
+ * variables are split (allocates e->split; false when out of memory). */
+bool fge_split_vars(fgk_emitter *e);
+/* Whether variable v is held as scalars. */
+bool fge_is_split(const fgk_emitter *e, const fgk_var *v);
+/* Emits component c of x (x of width > 1; a scalar x is itself). */
+void fge_comp(fgk_emitter *e, const fg_expr *x, int c);
+/* Emits split variable v as a vector value (its components packed). */
+void fge_pack(fgk_emitter *e, const fgk_var *v);
+/* Declaration and zeroing of a split variable, with indentation. */
+void fge_declare(fgk_emitter *e, const fgk_var *v);
+void fge_zero(fgk_emitter *e, const fgk_var *v);
+/* Statement lhs = rhs where lhs is a split variable; true when handled. */
+bool fge_assign(fgk_emitter *e, const fg_expr *lhs, const fg_expr *rhs);
+/* Whether x may be evaluated more than once (no side effects). */
+bool fge_pure(const fg_expr *x);
+/* The store of value (a whole small tensor of n elements of type el, pure)
+ * at element index "fgk_w * n" of buffer buf, one component at a time. */
+void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
+               const fg_expr *value);
+
+/* Stencils (emit/stencil.c).  Whether x is _column + dc (dc constant). */
+bool fge_column_offset(const fg_expr *x, long *dc);
+/* Whether e's kernel reads at constant column offsets and the dialect
+ * splits such kernels; with out, writes there the declarations of
+ * fgk_lo and fgk_hi, the interior columns of the row. */
+bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
+
 
 #endif

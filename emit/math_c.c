@@ -233,7 +233,7 @@ static const char math_text[] =
   "}\n"
   "#endif\n";
 
-const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el) {
+const char *fge_math_c_spelling(fgk_builtin fn, fg_elem el) {
   const char *t;
   if (el != FG_F32)
     return NULL;
@@ -250,7 +250,12 @@ const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el) {
   case FGK_FN_pown: t = "fgk_math_powf(%0, (float)%1)"; break;
   default: return NULL;
   }
-  if (fgk_first_use(e, "fgk_math"))
+  return t;
+}
+
+const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el) {
+  const char *t = fge_math_c_spelling(fn, el);
+  if (t && fgk_first_use(e, "fgk_math"))
     fgu_buf_puts(&e->help, math_text);
   return t;
 }

@@ -12,5 +12,8 @@
  * routines to its helpers (before the helper being written).  NULL for
  * every other function and type: the table's spelling stands. */
 const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el);
+/* The same spelling without adding anything to a kernel (what the fusion
+ * cost rule asks: these routines vectorize). */
+const char *fge_math_c_spelling(fgk_builtin fn, fg_elem el);
 
 #endif

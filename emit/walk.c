@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- output helpers ----------------------------------------------------- */
@@ -28,6 +29,8 @@ static void line(fgk_emitter *e) {
   for (int i = 0; i < e->indent; i++)
     fgk_put(e, "  ");
 }
+
+void fge_line(fgk_emitter *e) { line(e); }
 
 bool fgk_first_use(fgk_emitter *e, const char *name) {
   size_t n = strlen(name);
@@ -147,19 +150,31 @@ static void var_name(fgk_emitter *e, const fgk_var *v) {
 static const char *const binop_text[FGK_BINOP_COUNT_] = {
   "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
   "&", "|", "^", "<<", ">>"};
+const char *const fge_binop_text[FGK_BINOP_COUNT_] = {
+  "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
+  "&", "|", "^", "<<", ">>"};
+
+void fge_var_name(fgk_emitter *e, const fgk_var *v) { var_name(e, v); }
 
 /* Emits fn(L, R, C, layer, row, column) for an explicit access to buffer
  * buf: the prelude's fgk_at (clamped, for reads) or fgk_wat (-1 outside,
  * for writes); missing leading coordinates are 0. */
 static void ex_location(fgk_emitter *e, const char *fn, const char *buf,
                         const fgk_access *a) {
-  fgk_putf(e, "%s(%s_L, %s_R, %s_C, ", fn, buf, buf, buf);
+  /* a stencil's interior: the column is inside the field, unclamped */
+  long dc = 0;
+  bool inside = e->interior && !strcmp(fn, "fgk_at") && a->ncoords > 0 &&
+                fge_column_offset(a->coord[a->ncoords - 1], &dc);
+  fgk_putf(e, "%s(%s_L, %s_R, %s_C, ", inside ? "fgk_atx" : fn, buf, buf,
+           buf);
   for (int i = 0; i < 3; i++) {
     int ci = i - (3 - a->ncoords);
     if (i)
       fgk_put(e, ", ");
     if (ci < 0) {
       fgk_put(e, "0");
+    } else if (inside && i == 2) {
+      fgk_putf(e, "fgk_c + %ldL", dc);
     } else {
       fgk_put(e, "(long)(");
       fgk_ex(e, a->coord[ci]);
@@ -193,6 +208,11 @@ static void ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
   }
 }
 
+void fge_ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
+                  int n, bool big, bool zero_d) {
+  ex_index(e, buf, a, n, big, zero_d);
+}
+
 /* Writes into name the integer division (or modulo) helper of type t,
  * emitting its definition on first use.  It never traps, in either
  * dialect (a CPU OpenCL device traps too): x / 0 and x % 0 are 0, and
@@ -221,6 +241,11 @@ static void divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,
   fgu_buf_puts(h, "  return r;\n}\n");
 }
 
+void fge_divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,
+                       size_t size) {
+  divmod_helper(e, mod, t, name, size);
+}
+
 /* The type both operands of a comparison take before comparing. */
 static fgk_type compare_type(const fg_expr *a, const fg_expr *b) {
   if (a->type.width > 1)
@@ -235,6 +260,10 @@ static fgk_type compare_type(const fg_expr *a, const fg_expr *b) {
   return pa.elem >= pb.elem ? pa : pb;
 }
 
+fgk_type fge_compare_type(const fg_expr *a, const fg_expr *b) {
+  return compare_type(a, b);
+}
+
 void fgk_ex(fgk_emitter *e, const fg_expr *x) {
   const fgk_kernel *k = e->k;
   if (x->type.elem == FG_F64)
@@ -244,7 +273,10 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     ex_literal(e, x);
     break;
   case FGK_E_VAR:
-    var_name(e, x->u.var);
+    if (fge_is_split(e, x->u.var))
+      fge_pack(e, x->u.var);
+    else
+      var_name(e, x->u.var);
     break;
   case FGK_E_ADDR:
     fgk_put(e, "&(");
@@ -319,6 +351,10 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     e->d->call(e, x);
     break;
   case FGK_E_SWIZZLE:
+    if (e->split && x->u.swz.n == 1) {
+      fge_comp(e, x->u.swz.a, x->u.swz.comp[0]);
+      break;
+    }
     fgk_put(e, "(");
     fgk_ex(e, x->u.swz.a);
     fgk_put(e, ").");
@@ -553,6 +589,21 @@ static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
   } else {
     /* local writes always land inside the field: no guard, so the
      * column loop stays vectorizable */
+    if (n > 1 && e->split && fge_pure(s->u.write.value)) {
+      /* one store per component; none outside the field */
+      if (a->ncoords > 0) {
+        fgk_put(e, "if (fgk_w >= 0) {\n");
+        e->indent++;
+        line(e);
+      }
+      fge_store(e, buf, n, ot.elem, s->u.write.value);
+      if (a->ncoords > 0) {
+        e->indent--;
+        line(e);
+        fgk_put(e, "}\n");
+      }
+      goto end;
+    }
     if (a->ncoords > 0) {
       fgk_put(e, "if (fgk_w >= 0)\n");
       line(e);
@@ -578,6 +629,7 @@ static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
       }
     }
   }
+end:
   e->indent--;
   line(e);
   fgk_put(e, "}\n");
@@ -616,6 +668,10 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
       e->uses_fp64 = true;
     if (v->local)
       break;          /* shared: zeroed once per group, before any thread */
+    if (fge_is_split(e, v)) {
+      fge_zero(e, v);
+      break;
+    }
     line(e);
     zero_fill(e, v);
     break;
@@ -630,6 +686,8 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
     }
     break;
   case FGK_S_ASSIGN:
+    if (fge_assign(e, s->u.assign.lhs, s->u.assign.rhs))
+      break;
     line(e);
     fgk_ex(e, s->u.assign.lhs);
     fgk_put(e, " = ");
@@ -735,6 +793,10 @@ static void declare_vars(fgk_emitter *e, const fgk_block *b) {
         e->out = tmp;
         break;
       }
+      if (fge_is_split(e, v)) {
+        fge_declare(e, v);
+        break;
+      }
       line(e);
       fgk_putf(e, "%s%s v%d", v->volatile_ ? "volatile " : "",
                e->d->type_name(v->type), v->id);
@@ -772,6 +834,15 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   for (int i = 0; i < k->n_out; i++)
     e.uses_fp64 |= k->out_type[i].elem == FG_F64;
   e.per_thread = k->grouped && e.d->split_phases;
+  if (!fge_split_vars(&e))
+    return NULL;
+  if (fgk_reduce_on_host(k->reduce)) {
+    /* the accumulator's declaration comes after the helpers: register
+     * the ones it uses (a splat) before the body is emitted */
+    fgu_buf acc = {0};
+    fgk_reduce_acc_decl(&e, &acc);
+    fgu_buf_free(&acc);
+  }
   declare_vars(&e, &k->body);
   if (e.per_thread) {
     /* shared variables are zeroed per group, then the body runs in phases
@@ -791,6 +862,17 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     }
   } else {
     block(&e, &k->body);
+  }
+  if (fge_stencil_bounds(&e, NULL)) {
+    /* the interior copy of the body, for open_kernel's interior loop */
+    fgu_buf border = e.out;
+    e.out = (fgu_buf){0};
+    e.interior = true;
+    declare_vars(&e, &k->body);
+    block(&e, &k->body);
+    e.interior = false;
+    e.interior_body = e.out;
+    e.out = border;
   }
   if (k->reduce.kind == FGK_REDUCE_FOREIGN) {
     /* end of the chunk: the call's hooks store the partial */
@@ -823,12 +905,14 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   fgu_buf_puts(&src, fgk_is_reduction(k->reduce) ? e.d->close_reduce
                                                  : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
-             e.zero_locals.oom;
+             e.zero_locals.oom || e.interior_body.oom;
+  fgu_buf_free(&e.interior_body);
   fgu_buf_free(&e.out);
   fgu_buf_free(&e.help);
   fgu_buf_free(&e.names);
   fgu_buf_free(&e.locals);
   fgu_buf_free(&e.zero_locals);
+  free(e.split);
   if (oom) {
     fgu_buf_free(&src);
     return NULL;

@@ -14,6 +14,16 @@
  * this: a foreign call (FGK_E_FOREIGN, ir/foreign.h: a script's kernel)
  * is opaque, may be expensive, and must run exactly once per coordinate.
  *
+ * Cost rule for vectorization: a fused kernel must never be slower than its
+ * parts.  A kernel's thread loop is vectorized across threads only when
+ * every operation in it has a vector form on the target; one call with
+ * none (scalar libm's cbrt on the CPU) keeps the whole loop scalar.  Fusing such an operator with vectorizable ones
+ * would make their arithmetic scalar too, which costs more than the
+ * memory pass it saves, so the partition never puts a scalar-only and a
+ * vectorizable operator in one kernel (fgf_options.vectorizes; the
+ * fusion report names the call).  Scalar-only operators still fuse with
+ * each other, and vectorizable ones with each other.
+ *
  * Foreign reductions (k->reduce.kind == FGK_REDUCE_FOREIGN) end their
  * group like the built-in ones; their accumulating call stays in place as
  * the group's last write (merge.c), since it updates an accumulator of
@@ -33,6 +43,8 @@ typedef struct fgf_node_info {
   const char *why_not;    /* when !simple: a short phrase */
   bool *read_local;       /* per input port: read only with implicit
                              addressing, as whole tensors */
+  bool scalar_only;       /* its thread loop does not vectorize */
+  const char *scalar_why; /* then: the call that prevents it */
 } fgf_node_info;
 
 typedef struct fgf_kernel {
@@ -46,6 +58,11 @@ typedef struct fgf_kernel {
 
 typedef struct fgf_options {
   bool fuse;              /* false: one kernel per operator */
+  /* Whether operator kernel k's thread loop vectorizes on the target
+   * (NULL: every one does); when not, *why names the obstacle.  See the
+   * vectorization cost rule above. */
+  bool (*vectorizes)(const fgk_kernel *k, void *arg, const char **why);
+  void *vectorizes_arg;
   int max_nodes;          /* operators per kernel (0: 64) */
   int max_buffers;        /* buffers per kernel, from the device (0: 64) */
 } fgf_options;

@@ -3,8 +3,9 @@
  * group of one of its producers when the edge is fusable (DESIGN.md's four
  * conditions: local read, local write, same thread shape, no work-group
  * features), no other input of it comes from that group non-locally, the
- * group stays within the node and buffer caps, and the join forms no cycle
- * between groups (tracked with transitive dependency sets).  Then decides
+ * group stays within the node and buffer caps, the join keeps scalar-only
+ * and vectorizable operators apart (fuse.h's cost rule), and it forms no
+ * cycle between groups (tracked with transitive dependency sets).  Then decides
  * which fields are materialized, and why, and orders the groups. */
 #include "fuse.h"
 
@@ -89,9 +90,22 @@ static int choose_group(state *s, const fg__node *n) {
      * ends its group */
     if (gr->has_reduce)
       continue;
-    const fgk_kernel *lead = node(s, gr->nodes[0])->kernel;
+    const fg__node *lead_node = node(s, gr->nodes[0]);
+    const fgk_kernel *lead = lead_node->kernel;
     if (!fg_shape_equal(lead->threads, n->kernel->threads))
       continue;
+    /* the vectorization cost rule (fuse.h): scalar-only and vectorizable
+     * operators never share a kernel (all members agree with the lead) */
+    const fgf_node_info *li = &s->info[lead_node->id], *ni = &s->info[n->id];
+    if (li->scalar_only != ni->scalar_only) {
+      const fg__node *sc = ni->scalar_only ? n : lead_node;
+      const fg__node *vec = ni->scalar_only ? lead_node : n;
+      s->join_note[n->id] = fgu_arena_printf(
+          &s->plan->arena, "cost rule: %s calls %s, which does not "
+          "vectorize, and %s does", sc->name, s->info[sc->id].scalar_why,
+          vec->name);
+      continue;
+    }
     bool ok = true;
     for (int q = 0; q < n->n_in && ok; q++) {
       int qg = producer_group(s, n->in[q]);
@@ -281,6 +295,9 @@ fg_status fgf_plan_graph(fg_graph *g, const bool *live,
     fg__node *n = node(&s, i);
     if (is_live_op(&s, n)) {
       ok = fgf_classify(n, a, &s.info[i]);
+      if (ok && opt->vectorizes)
+        s.info[i].scalar_only = !opt->vectorizes(n->kernel, opt->vectorizes_arg,
+                                                 &s.info[i].scalar_why);
       pl->kernels_unfused++;
       for (int p = 0; p < n->n_in; p++)
         pl->bytes_unfused += field_bytes(n->in[p]);

@@ -337,12 +337,28 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
 }
 
 /* Plans, emits and builds one variant of the program. */
+/* Whether kernel k vectorizes in the backend's dialect at the compile's
+ * precision (arg: a vec_target), for the fusion cost rule. */
+typedef struct vec_target {
+  fgk_dialect dialect;
+  bool relaxed;
+} vec_target;
+
+static bool kernel_vectorizes(const fgk_kernel *k, void *arg,
+                              const char **why) {
+  const vec_target *t = arg;
+  return fge_vectorizes(k, t->dialect, t->relaxed, why);
+}
+
 static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
                                  bool fuse, const fg_compile_options *opt,
                                  variant *v) {
   fg_context *ctx = p->ctx;
+  vec_target vt = {.dialect = fg__be_dialect(ctx->be),
+                   .relaxed = opt && opt->precision == FG_PRECISION_RELAXED};
   fgf_options fo = {.fuse = fuse, .max_nodes = 64,
-                    .max_buffers = ctx->be->caps.max_buffers};
+                    .max_buffers = ctx->be->caps.max_buffers,
+                    .vectorizes = kernel_vectorizes, .vectorizes_arg = &vt};
   fgf_plan *plan = NULL;
   fg_status st = fgf_plan_graph(g, live, &fo, &plan, ctx->errmsg,
                                 sizeof ctx->errmsg);

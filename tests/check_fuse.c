@@ -9,7 +9,9 @@
  * that C gives the same bits.  The property test builds random DAGs from
  * a fixed seed (200; 100 on OpenCL; $FG_FUSE_DAGS overrides), with
  * pointwise operators, non-local ones and reductions, and checks the
- * results and the partition's invariants on each. */
+ * results and the partition's invariants on each.  A stencil with
+ * asymmetric taps is checked at every kind of image edge, and the
+ * vectorization cost rule keeps scalar-only calls out of vector kernels. */
 /* testutil.h's tu_sample names it; the Makefile defines it. */
 #ifndef FG_SAMPLES_DIR
 #define FG_SAMPLES_DIR "data/samples"
@@ -338,6 +340,146 @@ START_TEST(test_fuse_blur_then_pointwise) {
   free(o1);
   free(o2);
   free(pre);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* A stencil with asymmetric taps on two inputs: x at rows -1, 0, +2 and
+ * columns -2, -1, 0, +1, +3 (each tap its own weight, so a mirrored or
+ * shifted tap shows; powers of two, so products are exact and a device
+ * contracting multiply-adds gives the same bits), y at (row, column + 2);
+ * then a pointwise scale that
+ * fuses into it.  On the CPU the column loop splits into an interior
+ * without clamping and a clamped border: every size where the interior
+ * is empty, one column or wider than a tile is compared with a plain C
+ * computation that clamps every tap. */
+static fg_graph *taps_graph(int R, int C) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("taps");
+  fg_field *x = fg_input(g, "x", t), *y = fg_input(g, "y", t);
+  fg_op *op = fg_op_begin(g, "taps", 1, &t);
+  static const int dr[3] = {-1, 0, 2}, dc[5] = {-2, -1, 0, 1, 3};
+  fg_expr *sum = NULL;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 5; j++) {
+      fg_expr *v = fg_read_tensor_at(op, x, 2, fg_addi(fg_row(op), dr[i]),
+                                     fg_addi(fg_column(op), dc[j]));
+      v = fg_mulf(v, ldexpf(1.0f, i * 5 + j - 8));
+      sum = sum ? fg_add(sum, v) : v;
+    }
+  sum = fg_add(sum, fg_read_tensor_at(op, y, 2, fg_row(op),
+                                      fg_addi(fg_column(op), 2)));
+  fg_write_tensor(op, 0, sum);
+  fg_field *taps = fg_op_end(op);
+  op = fg_op_begin(g, "half", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, taps), 0.5f));
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_edges_match_clamped_c) {
+  static const int size[][2] = {{1, 1}, {2, 2}, {3, 7}, {7, 3}, {1, 17},
+                                {17, 1}, {5, 4}, {9, 6}, {31, 45},
+                                {67, 301}};
+  fg_context *ctx = tu_context();
+  rng r = {0x5eed5eed5eedull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+    const int R = size[s][0], C = size[s][1], N = R * C;
+    fg_graph *g = taps_graph(R, C);
+    fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+    fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+    ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N);
+    float *o1 = malloc(sizeof(float) * N), *o2 = malloc(sizeof(float) * N);
+    fill_floats(&r, x, (size_t)N);
+    fill_floats(&r, y, (size_t)N);
+    run_ok(ctx, fused, 2, (const void *[]){x, y}, 1, (void *[]){o1});
+    run_ok(ctx, unfused, 2, (const void *[]){x, y}, 1, (void *[]){o2});
+    static const int dr[3] = {-1, 0, 2}, dc[5] = {-2, -1, 0, 1, 3};
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++) {
+        float sum = 0;
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 5; j++) {
+            float v = x[clampi(row + dr[i], R) * C + clampi(col + dc[j], C)] *
+                      ldexpf(1.0f, i * 5 + j - 8);
+            sum = i || j ? sum + v : v;
+          }
+        sum = sum + y[row * C + clampi(col + 2, C)];
+        float want = sum * 0.5f;
+        int at = row * C + col;
+        ck_assert_msg(memcmp(&o1[at], &want, sizeof want) == 0 &&
+                      memcmp(&o2[at], &want, sizeof want) == 0,
+                      "%dx%d at (%d, %d): fused %a, unfused %a, want %a", R,
+                      C, row, col, (double)o1[at], (double)o2[at],
+                      (double)want);
+      }
+    free(x);
+    free(y);
+    free(o1);
+    free(o2);
+    fg_program_free(fused);
+    fg_program_free(unfused);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
+static fg_expr *body_erf(fg_op *op, fg_expr *x) {
+  (void)op;
+  return fg_erf(x);
+}
+
+/* The vectorization cost rule: on the CPU a call into scalar libm (erf)
+ * keeps a loop scalar, so mul -> erf -> erf -> add -> sqrt(|x|) fuses
+ * into mul | erf+erf | add+sqrt (sqrt and fabs vectorize), and the
+ * report gives the rule as the reason; OpenCL devices vectorize calls, so
+ * there the chain is one kernel.  Results are the same either way. */
+START_TEST(test_fuse_cost_rule_keeps_scalar_calls_apart) {
+  const int N = 1000;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape1(N));
+  fg_graph *g = fg_graph_new("costrule");
+  fg_field *f = fg_input(g, "x", t);
+  f = pointwise(g, "mul", f, body_mul);
+  f = pointwise(g, "erf1", f, body_erf);
+  f = pointwise(g, "erf2", f, body_erf);
+  f = pointwise(g, "add", f, body_add);
+  f = pointwise(g, "root", f, body_root);
+  fg_output(g, "y", f);
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  const char *be = getenv("FG_TEST_BACKEND");
+  if (be && !strcmp(be, "opencl")) {
+    ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+  } else {
+    ck_assert_int_eq(fg_program_kernel_count(fused), 3);
+    ck_assert_str_eq(fg_program_kernel_name(fused, 0), "mul");
+    ck_assert_str_eq(fg_program_kernel_name(fused, 1), "erf1+erf2");
+    ck_assert_str_eq(fg_program_kernel_name(fused, 2), "add+root");
+    const char *why = fg_program_field_reason(fused, "mul.out0");
+    ck_assert_msg(contains(why, "cost rule: erf1 calls erf"),
+                  "mul.out0's reason is '%s'", why ? why : "(null)");
+    why = fg_program_field_reason(fused, "erf2.out0");
+    ck_assert_msg(contains(why, "cost rule: erf1 calls erf") &&
+                  contains(why, "(add)"),
+                  "erf2.out0's reason is '%s'", why ? why : "(null)");
+  }
+  float *x = malloc(sizeof(float) * N), *o1 = malloc(sizeof(float) * N);
+  float *o2 = malloc(sizeof(float) * N);
+  rng r = {0xc0575eedull};
+  fill_floats(&r, x, (size_t)N);
+  run_ok(ctx, fused, 1, (const void *[]){x}, 1, (void *[]){o1});
+  run_ok(ctx, unfused, 1, (const void *[]){x}, 1, (void *[]){o2});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "fused and unfused differ");
+  free(x);
+  free(o1);
+  free(o2);
   fg_program_free(fused);
   fg_program_free(unfused);
   tu_context_free(ctx);
@@ -1210,6 +1352,8 @@ int main(void) {
   tcase_add_test(tc, test_fuse_pointwise_chain_is_one_kernel);
   tcase_add_test(tc, test_fuse_diamond_is_one_kernel);
   tcase_add_test(tc, test_fuse_blur_then_pointwise);
+  tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
+  tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
   tcase_add_test(tc, test_fuse_field_used_by_pointwise_and_stencil);
   tcase_add_test(tc, test_fuse_check_mode_and_env);
   tcase_add_test(tc, test_fuse_random_dags_match_unfused);

@@ -229,7 +229,7 @@ static void check_unary(fg_precision prec, int stride) {
     free(ys[i]);
   free(xs);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 
@@ -358,7 +358,7 @@ static void check_pow(fg_precision prec) {
   free(r_pow);
   free(r_pown);
   fg_program_free(p);
-  fg_context_free(ctx);
+  tu_context_free(ctx);
   fg_graph_free(g);
 }
 
