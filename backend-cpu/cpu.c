@@ -332,6 +332,13 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
   be->stats->kernel_launches++;
   if (a->ev)
     *a->ev = NULL;
+  if (ntiles == 1 && work < SMALL_WORK) {
+    /* small work runs on the calling thread and reports before
+     * returning: waking a worker would cost more than the kernel */
+    run_tile(l, 0);
+    launch_done(l);
+    return FG_OK;
+  }
   if (fgp_submit(cb->pool, ntiles, run_tile, l, launch_done, l) != 0) {
     free(l);
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");

@@ -676,9 +676,9 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
      * threads, so the order of additions depends only on the shape */
     fgu_buf_printf(o, "  const long fgk_N = (long)_layers * _rows * _columns;\n"
                    "  const long fgk_P = out%d_C;\n"
-                   "  const long fgk_chunk = (fgk_N + fgk_P - 1) / fgk_P;\n"
+                   "  const long fgk_chunk = %s;\n"
                    "  for (long fgk_p = fgk_c0; fgk_p < fgk_c1; ++fgk_p) {\n",
-                   k->reduce.port);
+                   k->reduce.port, fgk_reduce_chunk_text(k));
     fgk_reduce_acc_decl(e, o);
     /* the chunk row by row: the coordinates of a row's first point cost
      * two divisions, the points of a row step through the columns, so
@@ -695,11 +695,15 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "_columns ? fgk_cb + (fgk_end - fgk_r0) : _columns;\n"
                  "      const long fgk_row0 = fgk_lr * _columns;\n"
                  "      fgk_r0 = fgk_row0 + fgk_ce;\n"
-                 "      (void)_layer; (void)_row;\n"
-                 "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; ++fgk_c) {\n"
-                 "      const int _column = (int)fgk_c;\n"
-                 "      const long fgk_i = fgk_row0 + fgk_c;\n"
-                 "      (void)_column;\n");
+                 "      (void)_layer; (void)_row;\n");
+    /* a built-in reduction's column loops come from the walker (its
+     * lanes, emit/walk.c); a foreign one folds point by point */
+    if (k->reduce.kind == FGK_REDUCE_FOREIGN)
+      fgu_buf_puts(o, "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; "
+                   "++fgk_c) {\n"
+                   "      const int _column = (int)fgk_c;\n"
+                   "      const long fgk_i = fgk_row0 + fgk_c;\n"
+                   "      (void)_column;\n");
     return;
   }
   if (k->grouped) {
@@ -811,4 +815,6 @@ const fgk_dialect_i fgk_dialect_c = {
   .close_reduce = "  }\n}\n",
   .scalarize = true,
   .split_stencils = true,
+  .reduce_block_pragma =
+    "      #pragma clang loop vectorize(disable) interleave(disable)\n",
 };

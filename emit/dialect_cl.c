@@ -139,10 +139,10 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
      * flattened threads: the order of additions depends only on the shape */
     fgu_buf_printf(o, "  const long fgk_N = fgk_TL * fgk_TR * fgk_TC;\n"
                    "  const long fgk_P = out%d_C;\n"
-                   "  const long fgk_chunk = (fgk_N + fgk_P - 1) / fgk_P;\n"
+                   "  const long fgk_chunk = %s;\n"
                    "  const long fgk_p = get_global_id(0);\n"
                    "  if (fgk_p >= fgk_P)\n    return;\n  {\n",
-                   k->reduce.port);
+                   k->reduce.port, fgk_reduce_chunk_text(k));
     fgk_reduce_acc_decl(e, o);
     /* row by row, as in the C dialect: two divisions per row */
     fgu_buf_puts(o, "    const long fgk_end = min((fgk_p + 1) * fgk_chunk, "
@@ -156,10 +156,12 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  "      const long fgk_ce = min(fgk_cb + (fgk_end - fgk_r0), "
                  "fgk_TC);\n"
                  "      const long fgk_row0 = fgk_lr * fgk_TC;\n"
-                 "      fgk_r0 = fgk_row0 + fgk_ce;\n"
-                 "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; ++fgk_c) {\n"
-                 "      const int _column = (int)fgk_c;\n"
-                 "      const long fgk_i = fgk_row0 + fgk_c;\n");
+                 "      fgk_r0 = fgk_row0 + fgk_ce;\n");
+    if (k->reduce.kind == FGK_REDUCE_FOREIGN)
+      fgu_buf_puts(o, "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; "
+                   "++fgk_c) {\n"
+                   "      const int _column = (int)fgk_c;\n"
+                   "      const long fgk_i = fgk_row0 + fgk_c;\n");
     return;
   }
   /* per-element threads (_globalThreads(fieldShape, tensorShape)): the
@@ -237,4 +239,5 @@ const fgk_dialect_i fgk_dialect_cl = {
   .local_qualifier = "__local ",
   .locals_at_kernel_scope = true,
   .close_reduce = "  }\n}\n",
+  .reduce_block_pragma = "",
 };

@@ -66,6 +66,11 @@ typedef struct fgk_dialect_i {
    * the clamped border loop (emit/stencil.c); open_kernel then emits the
    * interior loop with e->interior_body. */
   bool split_stencils;
+  /* A line before a reduction's loop over blocks of lanes (walk.c), or
+   * "": clang's loop vectorizer would widen that loop across blocks (one
+   * vector per lane, gathers); kept scalar, the lanes of one block become
+   * one vector. */
+  const char *reduce_block_pragma;
 } fgk_dialect_i;
 
 struct fgk_emitter {
@@ -104,6 +109,10 @@ void fgk_ex_as_type(fgk_emitter *e, const fg_expr *x, fgk_type t);
 bool fgk_first_use(fgk_emitter *e, const char *name);
 /* Writes "T fgk_acc = <identity>;" for a reduction kernel into out. */
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
+/* The C (and OpenCL C) expression of a reduction kernel's chunk, the
+ * points one partial folds, from fgk_N points and fgk_P partials: a
+ * multiple of the lanes for built-in reductions (ir/reduce.h). */
+const char *fgk_reduce_chunk_text(const fgk_kernel *k);
 /* Lowest and highest value of an integer type, as C literals. */
 const char *fgk_int_min_literal(fg_elem e);
 const char *fgk_int_max_literal(fg_elem e);

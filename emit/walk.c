@@ -139,7 +139,7 @@ static const char *const thread_name[FG_THREAD_CONST_COUNT_] = {
  * group's threads. */
 static void var_name(fgk_emitter *e, const fgk_var *v) {
   if (v->id < 0 && e->acc_name) {
-    fgk_put(e, "fgk_acc");
+    fgk_put(e, "fgk_acc[0]");
     return;
   }
   fgk_putf(e, "v%d", v->id);
@@ -465,6 +465,13 @@ static fgk_type reduce_type(const fgk_kernel *k) {
   return fgk_t(t.elem, fg_type_tensor_elements(t));
 }
 
+/* Lanes of a built-in reduction: FGK_REDUCE_LANES for floats (the
+ * documented order, ir/reduce.h); one for integers, whose wrapping sums
+ * and products, minima and maxima are the same bits in any order. */
+static int reduce_lanes(const fgk_kernel *k) {
+  return fgk_is_float(reduce_type(k).elem) ? FGK_REDUCE_LANES : 1;
+}
+
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
   if (e->k->reduce.kind == FGK_REDUCE_FOREIGN) {
     /* the accumulating call's hooks declare it, written into out */
@@ -480,12 +487,16 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
     return;
   }
   fgk_type t = reduce_type(e->k);
+  int lanes = reduce_lanes(e->k);
   const fgk_identity *id = fgk_reduce_identity(e->k->reduce.op, t.elem);
   if (!id) {
     out->oom = 1;      /* no such reduction: fails the emission */
     return;
   }
-  fgu_buf_printf(out, "    %s fgk_acc = ", e->d->type_name(t));
+  /* one accumulator per lane (ir/reduce.h), each from the identity */
+  fgu_buf_printf(out, "    %s fgk_acc[%d];\n"
+                 "    for (int fgk_l = 0; fgk_l < %d; ++fgk_l)\n"
+                 "      fgk_acc[fgk_l] = ", e->d->type_name(t), lanes, lanes);
   if (t.width == 1) {
     fgu_buf_printf(out, "(%s)%s;\n", e->d->type_name(fgk_t(t.elem, 1)),
                    id->text);
@@ -502,6 +513,107 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
   }
 }
 
+#define LANES_STR_(x) #x
+#define LANES_STR(x) LANES_STR_(x)
+
+const char *fgk_reduce_chunk_text(const fgk_kernel *k) {
+  if (k->reduce.kind == FGK_REDUCE_BUILTIN)
+    return "((fgk_N + fgk_P - 1) / fgk_P + " LANES_STR(FGK_REDUCE_LANES)
+           " - 1) / " LANES_STR(FGK_REDUCE_LANES) " * "
+           LANES_STR(FGK_REDUCE_LANES);
+  return "(fgk_N + fgk_P - 1) / fgk_P";
+}
+
+/* Writes "a = b op a" for the reduction op over type t into out, for lane
+ * accumulators a and b (C expressions): the order every fold of the
+ * reduction uses, the value joining the accumulator on the left. */
+static void fold_text(fgk_emitter *e, fgu_buf *out, const char *ind,
+                      const char *a, const char *b) {
+  fgk_type t = reduce_type(e->k);
+  fg_reduce_op op = e->k->reduce.op;
+  if (op == FG_REDUCE_SUM || op == FG_REDUCE_PROD) {
+    fgu_buf_printf(out, "%s%s = %s %c %s;\n", ind, a, a,
+                   op == FG_REDUCE_SUM ? '+' : '*', b);
+    return;
+  }
+  char cmp = op == FG_REDUCE_MIN ? '<' : '>';
+  for (int c = 0; c < t.width; c++) {
+    char ix[16] = "";
+    if (t.width > 1)
+      snprintf(ix, sizeof ix, ".s%d", c);
+    fgu_buf_printf(out, "%s%s%s = %s%s %c %s%s ? %s%s : %s%s;\n", ind, a, ix,
+                   b, ix, cmp, a, ix, b, ix, a, ix);
+  }
+}
+
+/* The column loops of a built-in reduction's chunk around its thread body
+ * (emitted once, written three times): points before a lane-aligned
+ * index one by one, then whole blocks of FGK_REDUCE_LANES points, the
+ * lane loop of constant trip count that the compiler widens into vector
+ * registers, then the rest one by one.  Every point goes to lane
+ * i % LANES in increasing i (ir/reduce.h). */
+/* Appends s to o with every "fgk_acc[" written as "fgk_blk[". */
+static void put_block_body(fgu_buf *o, const char *s) {
+  const char *hit;
+  while ((hit = strstr(s, "fgk_acc["))) {
+    fgu_buf_printf(o, "%.*sfgk_blk[", (int)(hit - s), s);
+    s = hit + strlen("fgk_acc[");
+  }
+  fgu_buf_puts(o, s);
+}
+
+static void lane_loops(fgu_buf *o, const char *body, const char *acc_type,
+                       const char *block_pragma, int lanes) {
+  if (lanes == 1) {
+    /* integers: any order gives the same bits, so one accumulator, which
+     * the compiler vectorizes as wide as it likes */
+    fgu_buf_puts(o, "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; "
+                 "++fgk_c) {\n"
+                 "        const int _column = (int)fgk_c;\n"
+                 "        const long fgk_i = fgk_row0 + fgk_c;\n"
+                 "        const int fgk_l = 0;\n"
+                 "        (void)_column;\n");
+    fgu_buf_puts(o, body);
+    fgu_buf_puts(o, "      }\n    }\n");
+    return;
+  }
+  static const char *const one =
+      "        const int _column = (int)fgk_c;\n"
+      "        const long fgk_i = fgk_row0 + fgk_c;\n"
+      "        const int fgk_l = (int)(fgk_i % " LANES_STR(FGK_REDUCE_LANES)
+      ");\n"
+      "        (void)_column;\n";
+  fgu_buf_puts(o, "      long fgk_c = fgk_cb;\n"
+               "      for (; fgk_c < fgk_ce && (fgk_row0 + fgk_c) % "
+               LANES_STR(FGK_REDUCE_LANES) " != 0; ++fgk_c) {\n");
+  fgu_buf_puts(o, one);
+  fgu_buf_puts(o, body);
+  /* the blocks update a copy of the lanes that only constant-trip loops
+   * index, so that it lives in (vector) registers */
+  fgu_buf_printf(o, "      }\n"
+                 "      %s fgk_blk[" LANES_STR(FGK_REDUCE_LANES) "];\n"
+                 "      for (int fgk_l = 0; fgk_l < " LANES_STR(FGK_REDUCE_LANES)
+                 "; ++fgk_l)\n"
+                 "        fgk_blk[fgk_l] = fgk_acc[fgk_l];\n", acc_type);
+  fgu_buf_puts(o, block_pragma);
+  fgu_buf_puts(o, "      for (; fgk_c + " LANES_STR(FGK_REDUCE_LANES)
+               " <= fgk_ce; fgk_c += " LANES_STR(FGK_REDUCE_LANES) ") {\n"
+               "       for (int fgk_l = 0; fgk_l < "
+               LANES_STR(FGK_REDUCE_LANES) "; ++fgk_l) {\n"
+               "        const int _column = (int)(fgk_c + fgk_l);\n"
+               "        const long fgk_i = fgk_row0 + fgk_c + fgk_l;\n"
+               "        (void)_column;\n");
+  put_block_body(o, body);
+  fgu_buf_puts(o, "       }\n      }\n"
+               "      for (int fgk_l = 0; fgk_l < " LANES_STR(FGK_REDUCE_LANES)
+               "; ++fgk_l)\n"
+               "        fgk_acc[fgk_l] = fgk_blk[fgk_l];\n"
+               "      for (; fgk_c < fgk_ce; ++fgk_c) {\n");
+  fgu_buf_puts(o, one);
+  fgu_buf_puts(o, body);
+  fgu_buf_puts(o, "      }\n    }\n");
+}
+
 /* The reduction's write: the value joins the thread's accumulator. */
 static void emit_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   if (e->k->reduce.kind == FGK_REDUCE_FOREIGN) {
@@ -515,7 +627,6 @@ static void emit_accumulate(fgk_emitter *e, const fgk_stmt *s) {
     return;
   }
   fgk_type t = reduce_type(e->k);
-  fg_reduce_op op = e->k->reduce.op;
   line(e);
   fgk_putf(e, "{\n");
   e->indent++;
@@ -523,21 +634,10 @@ static void emit_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   fgk_putf(e, "const %s fgk_v = ", e->d->type_name(t));
   fgk_ex_as_type(e, s->u.write.value, t);
   fgk_put(e, ";\n");
-  if (op == FG_REDUCE_SUM || op == FG_REDUCE_PROD) {
-    line(e);
-    fgk_putf(e, "fgk_acc = fgk_acc %c fgk_v;\n",
-             op == FG_REDUCE_SUM ? '+' : '*');
-  } else {
-    char cmp = op == FG_REDUCE_MIN ? '<' : '>';
-    for (int c = 0; c < t.width; c++) {
-      char ix[16] = "";
-      if (t.width > 1)
-        snprintf(ix, sizeof ix, ".s%d", c);
-      line(e);
-      fgk_putf(e, "fgk_acc%s = fgk_v%s %c fgk_acc%s ? fgk_v%s : fgk_acc%s;\n",
-               ix, ix, cmp, ix, ix, ix);
-    }
-  }
+  char ind[64];
+  snprintf(ind, sizeof ind, "%*s", e->indent * 2 < 60 ? e->indent * 2 : 60,
+           "");
+  fold_text(e, &e->out, ind, "fgk_acc[fgk_l]", "fgk_v");
   e->indent--;
   line(e);
   fgk_put(e, "}\n");
@@ -860,6 +960,16 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
       if (s)
         s = s->next;
     }
+  } else if (k->reduce.kind == FGK_REDUCE_BUILTIN) {
+    /* the body goes inside the lane loops */
+    block(&e, &k->body);
+    fgu_buf body = e.out;
+    e.out = (fgu_buf){0};
+    lane_loops(&e.out, body.s ? body.s : "",
+               e.d->type_name(reduce_type(k)), e.d->reduce_block_pragma,
+               reduce_lanes(k));
+    e.out.oom |= body.oom;
+    fgu_buf_free(&body);
   } else {
     block(&e, &k->body);
   }
@@ -880,13 +990,21 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     if (e.foreign_acc)
       fgk_foreign_store_partial(&e.w, e.foreign_acc, k->reduce.port);
   } else if (fgk_is_reduction(k->reduce)) {
-    /* end of the thread's chunk: store its partial */
+    /* end of the thread's chunk: fold the lanes by the fixed tree, store
+     * the partial */
     fgk_type t = reduce_type(k);
     char ptr[64];
     snprintf(ptr, sizeof ptr, "out%d + fgk_p * %d", k->reduce.port, t.width);
-    fgk_put(&e, "      }\n    }\n    ");
+    for (int w = reduce_lanes(k) / 2; w >= 1; w /= 2) {
+      fgk_putf(&e, "    for (int fgk_l = 0; fgk_l < %d; ++fgk_l) {\n", w);
+      char b[64];
+      snprintf(b, sizeof b, "fgk_acc[fgk_l + %d]", w);
+      fold_text(&e, &e.out, "      ", "fgk_acc[fgk_l]", b);
+      fgk_put(&e, "    }\n");
+    }
+    fgk_put(&e, "    ");
     if (t.width == 1) {
-      fgk_putf(&e, "out%d[fgk_p] = fgk_acc;\n", k->reduce.port);
+      fgk_putf(&e, "out%d[fgk_p] = fgk_acc[0];\n", k->reduce.port);
     } else {
       fg_expr acc = {.kind = FGK_E_VAR, .type = t};
       fgk_var accv = {.id = -1, .type = t};

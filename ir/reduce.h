@@ -9,6 +9,28 @@
 
 #include "ir/ir.h"
 
+/* The order of a built-in reduction, the same on every backend, so that
+ * a result depends only on the shape and the data, never on the backend,
+ * the threads or fusion.  The n points of the thread shape, flattened in
+ * row-major order (index i), are split into P partials (runtime/reduce.c
+ * picks P from n alone) of chunk = roundup(ceil(n / P), FGK_REDUCE_LANES)
+ * points: partial p takes [p * chunk, min((p + 1) * chunk, n)).  Within a
+ * partial, lane l (0 <= l < FGK_REDUCE_LANES) starts from the identity and
+ * folds the points with i % FGK_REDUCE_LANES == l in increasing i:
+ * acc[l] = acc[l] op v.  The lanes then fold by a fixed tree, halving:
+ * for w = LANES/2, LANES/4, ..., 1: acc[l] = acc[l] op acc[l + w] for
+ * l < w (min and max keep acc[l] unless acc[l + w] is strictly smaller or
+ * larger); acc[0] is the partial.  The host folds the partials in order
+ * from the identity: r = r op partial[p].  Independent lanes are what lets
+ * the loop vectorize without reassociating any floating-point operation.
+ * Integer reductions give the same bits in every order, so their kernels
+ * keep one accumulator and let the compiler pick the vector width. */
+#define FGK_REDUCE_LANES 16
+/* Points a partial folds at most before the runtime adds partials, and
+ * the most partials: P = min(ceil(n / CHUNK), MAX_PARTIALS); both are
+ * part of the order fg_reduce documents. */
+#define FGK_REDUCE_CHUNK 16384
+
 typedef struct fgk_identity {
   /* The value as a C and OpenCL C literal, to be cast to the element
    * type: "0", "1", "INFINITY", "-INFINITY", "255", "(-128)". */

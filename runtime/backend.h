@@ -108,7 +108,9 @@ typedef struct fg__backend_i {
    * chaining backend (chains below) runs it after the n_wait events in
    * a->wait and, when a->ev is non-NULL, stores in *a->ev an event later
    * launches may wait on.  a->done(a->arg, st, msg) is called exactly
-   * once, from any thread, when the kernel finished (msg NULL) or failed;
+   * once, from any thread, when the kernel finished (msg NULL) or failed
+   * (small work may run on the calling thread and call done before
+   * launch returns: the runtime then applies it without a thread hop);
    * a non-OK return means it never started and done is not called.
    * Called from one thread at a time. */
   fg_status (*launch)(fg__backend *be, fg__kbin *k, const fg__launch *l,

@@ -18,6 +18,13 @@ struct fg__done_node {
   int var, task;
   fg_status st;
   char *msg;
+  /* Set by the loop thread around starting the operation: a completion
+   * reported on that same thread before the start returned (a copy, or a
+   * small kernel run inline) is applied there, without the queue and the
+   * loop's wake-up.  Other threads read only starter, written before the
+   * operation was handed to them. */
+  pthread_t starter;
+  bool starting, inline_done;
 };
 
 /* The environment as fg_context_new read it (the only getenv calls). */

@@ -46,7 +46,11 @@ static void on_wake(uv_async_t *h) { fg__ctx_process(h->data); }
 void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
                           const void *arg) {
   while (!done(arg)) {
-    if (ctx->depth == 0) {
+    if (ctx->sweep) {
+      /* runs whose state changed on this thread (a run that completed
+       * while starting): end them here, not after a wake-up */
+      fg__ctx_process(ctx);
+    } else if (ctx->depth == 0) {
       uv_run(ctx->loop, UV_RUN_ONCE);
     } else {
       pthread_mutex_lock(&ctx->mu);

@@ -12,8 +12,8 @@
 
 /* Points each partial folds at most: a fixed chunk, so that the number of
  * partials, and with it the order of operations, depends only on the
- * shape, never on the backend or the threads. */
-#define REDUCE_CHUNK 16384
+ * shape, never on the backend or the threads (ir/reduce.h). */
+#define REDUCE_CHUNK FGK_REDUCE_CHUNK
 
 void fg__reduce_plan(pkernel *pk, const fgk_kernel *k) {
   int64_t n = fg_shape_points(k->threads);

@@ -83,14 +83,6 @@ static fg_status run_fail(fg_run *r, fg_status st, const char *fmt, ...) {
 
 /* ---- completions from device threads ------------------------------------ */
 
-/* The backend's done callback: carries the result to the loop (loop.c). */
-static void task_done(void *arg, fg_status st, const char *msg) {
-  fg__done_node *n = arg;
-  n->st = st;
-  n->msg = msg ? strdup(msg) : NULL;
-  fg__loop_post(n->run->ctx, n);
-}
-
 static void sweep_add(fg_context *ctx, fg_run *r) {
   if (r->in_sweep)
     return;
@@ -98,6 +90,33 @@ static void sweep_add(fg_context *ctx, fg_run *r) {
   r->sweep_next = ctx->sweep;
   ctx->sweep = r;
 }
+
+/* The backend's done callback: carries the result to the loop (loop.c). */
+static void task_done(void *arg, fg_status st, const char *msg) {
+  fg__done_node *n = arg;
+  n->st = st;
+  n->msg = msg ? strdup(msg) : NULL;
+  if (pthread_equal(pthread_self(), n->starter) && n->starting) {
+    n->inline_done = true;       /* start_task applies it on return */
+    return;
+  }
+  fg__loop_post(n->run->ctx, n);
+}
+
+/* Applies completion n on the loop thread. */
+static void apply_done(fg_context *ctx, fg__done_node *n) {
+  fg_run *r = n->run;
+  vrun *vr = &r->vr[n->var];
+  vr->t[n->task].state = TS_DONE;
+  vr->n_done++;
+  r->in_flight--;
+  if (n->st != FG_OK)
+    run_fail(r, n->st, "%s", n->msg ? n->msg : fg_status_str(n->st));
+  free(n->msg);
+  n->msg = NULL;
+  sweep_add(ctx, r);
+}
+
 
 /* The wake handle keeps the loop alive only while there is work. */
 static void update_ref(fg_context *ctx) {
@@ -244,6 +263,9 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                  &ts->node};
   ts->state = TS_STARTED;
   r->in_flight++;
+  ts->node.starter = pthread_self();
+  ts->node.starting = true;
+  ts->node.inline_done = false;
   fg_status st = FG_OK;
   const pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD ||
                              t->kind == RT_GLOBALS
@@ -289,6 +311,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   case RT_COMBINE: {
     fg__reduce_combine(p, k, vr->bs->host[t->index],
                        vr->bs->host[t->index] + pb);
+    ts->node.starting = false;
     r->in_flight--;
     ts->state = TS_DONE;
     vr->n_done++;
@@ -305,11 +328,14 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     break;
   }
   }
+  ts->node.starting = false;
   if (st != FG_OK) {
     r->in_flight--;
     ts->state = TS_DONE;
     vr->n_done++;
     run_fail(r, st, "%s", ctx->errmsg);
+  } else if (ts->node.inline_done) {
+    apply_done(ctx, &ts->node);
   }
 }
 
@@ -450,16 +476,7 @@ void fg__ctx_process(fg_context *ctx) {
     fg__done_node *n = fg__loop_take(ctx);
     while (n) {
       fg__done_node *next = n->next;
-      fg_run *r = n->run;
-      vrun *vr = &r->vr[n->var];
-      vr->t[n->task].state = TS_DONE;
-      vr->n_done++;
-      r->in_flight--;
-      if (n->st != FG_OK)
-        run_fail(r, n->st, "%s", n->msg ? n->msg : fg_status_str(n->st));
-      free(n->msg);
-      n->msg = NULL;
-      sweep_add(ctx, r);
+      apply_done(ctx, n);
       n = next;
     }
     pump(ctx);
@@ -470,7 +487,9 @@ void fg__ctx_process(fg_context *ctx) {
       ctx->sweep = r->sweep_next;
       r->in_sweep = false;
       advance(r);
-      if (complete(r))
+      /* a completion applied while advancing put r back on the list:
+       * it is looked at again there, never freed while listed */
+      if (!r->in_sweep && complete(r))
         finish(r);
     }
   }
@@ -646,10 +665,13 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
     r->user_ref = true;
     *res = r;
   }
-  /* work starts now; callbacks only ever come from the loop */
+  /* work starts now; callbacks only ever come from the loop.  A blocking
+   * run is finished by its own wait on this thread, so it needs no wake:
+   * a run that completed while starting ends without a thread hop. */
   pump(ctx);
   update_ref(ctx);
-  fg__loop_wake(ctx);
+  if (cb || !res || strcmp(fn, "fg_program_run"))
+    fg__loop_wake(ctx);
   return FG_OK;
 }
 

@@ -54,10 +54,21 @@ typedef enum fg_reduce_op {
 
 /* A 0-dimensional field holding the sum (minimum, maximum, product) of
  * every tensor of field, element by element (small tensors).  Integers
- * wrap; floats are added in a fixed order that depends only on the field's
- * size, so every backend, thread count and fusion gives the same bits.
- * Pointwise producers of field fuse into the reduction: sum(a * b) reads a
- * and b once and never writes a * b. */
+ * wrap; floats are combined in a fixed order that depends only on the
+ * field's size, so every backend, thread count and fusion gives the same
+ * bits.  The order: the n points, flattened in row-major order (index i),
+ * form P = min(ceil(n / 16384), 256) partials of chunk =
+ * roundup(ceil(n / P), 16) points each ([p * chunk, (p + 1) * chunk) cut
+ * at n).  In a partial, 16 lanes each start from the identity (0, 1, the
+ * type's largest or smallest value, +-infinity) and lane i % 16 takes
+ * point i in increasing i: lane = lane op value; then
+ * lane[l] = lane[l] op lane[l + w] for l < w, w = 8, 4, 2, 1 gives the
+ * partial; the result is identity op partial 0 op partial 1 ... in order.
+ * (min and max replace only on strictly smaller or larger values, so NaNs
+ * never win.)  The 16 independent lanes let the loop use vector registers
+ * without reassociating any float operation.  Pointwise producers of
+ * field fuse into the reduction: sum(a * b) reads a and b once and never
+ * writes a * b. */
 fg_field *fg_reduce(fg_graph *g, const char *name, fg_reduce_op op,
                     fg_field *field);
 
