@@ -39,6 +39,28 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err, size_t errle
  * FG_EINVAL bad arguments, image or extension; FG_EIO creating, writing or renaming failed; FG_ENOMEM.  A replaced file keeps its permission bits. */
 fg_status fg_image_write(const char *path, const fg_image *img, int quality, char *err, size_t errlen);
 
+/* PNG row filters (libpng's): NONE is the fastest to encode; ALL tries
+ * every filter on every row (libpng's default: smaller, ~3x slower). */
+typedef enum fg_png_filter {
+  FG_PNG_FILTER_NONE, FG_PNG_FILTER_SUB, FG_PNG_FILTER_UP,
+  FG_PNG_FILTER_AVG, FG_PNG_FILTER_PAETH, FG_PNG_FILTER_ALL
+} fg_png_filter;
+
+/* Encoder options for fg_image_save; start from FG_IMAGE_SAVE_OPTIONS_INIT
+ * (quality 90, PNG zlib level 6 with filter NONE, as vips' pngsave). */
+typedef struct fg_image_save_options {
+  int quality;             /* JPEG quality 1..100 */
+  int png_compression;     /* zlib level 0 (store) .. 9 (smallest) */
+  fg_png_filter png_filter;
+} fg_image_save_options;
+#define FG_IMAGE_SAVE_OPTIONS_INIT {90, 6, FG_PNG_FILTER_NONE}
+
+/* fg_image_write with encoder options (opt NULL: the INIT values); the same
+ * atomic replacement and errors, FG_EINVAL for options out of range. */
+fg_status fg_image_save(const char *path, const fg_image *img,
+                        const fg_image_save_options *opt, char *err,
+                        size_t errlen);
+
 /* Allocate a zeroed image; FG_EINVAL for sizes <= 0 (or > FG_IMAGE_MAX_DIM) or channels outside 1..4 or width*height*channels overflowing.
  * *out is zeroed on any failure; FG_ENOMEM when the allocation fails. */
 fg_status fg_image_alloc(fg_image *out, int width, int height, int channels);
