@@ -157,10 +157,18 @@ static fgt_value pointwise(eval *ev, const char *name, fgt_pos pos,
   /* the scratch build: the result's element type and width */
   fg_graph *s = fg_graph_new("scratch");
   fg_field *sf[8] = {0}, *rf[8] = {0};
-  for (int i = 0; i < n; i++)
-    if (args[i].kind == FGT_V_FIELD)
-      sf[i] = fg_input(s, fg_field_name(args[i].field),
-                       fg_field_type(args[i].field));
+  for (int i = 0; i < n; i++) {
+    if (args[i].kind != FGT_V_FIELD)
+      continue;
+    for (int k = 0; k < i; k++)   /* x * x reads one field */
+      if (args[k].kind == FGT_V_FIELD && args[k].field == args[i].field)
+        sf[i] = sf[k];
+    if (!sf[i]) {
+      char in_name[16];
+      snprintf(in_name, sizeof in_name, "arg%d", i);
+      sf[i] = fg_input(s, in_name, fg_field_type(args[i].field));
+    }
+  }
   fg_type probe = fg_type_scalar(FG_F32, shape);
   fg_op *op = fg_op_begin(s, name, 1, &probe);
   fg_expr *r = pw_body(op, sf, args, n, elem, body, ctx);
@@ -291,7 +299,7 @@ static int order_args(eval *ev, const fgt_node *call, const char *fname,
         p += len + (p[len] == ',');
       }
       if (slot < 0) {
-        failv(ev, FG_EINVAL, call->items[i]->pos, "%s: no parameter named "
+        failv(ev, FG_EINVAL, call->arg_pos[i], "%s: no parameter named "
               "'%s' (expected one of: %s)", fname, call->arg_names[i],
               params && *params ? params : "none");
         return -1;
@@ -303,7 +311,7 @@ static int order_args(eval *ev, const fgt_node *call, const char *fname,
       return -1;
     }
     if (out[slot]) {
-      failv(ev, FG_EINVAL, call->items[i]->pos, "%s: argument '%s' given "
+      failv(ev, FG_EINVAL, call->arg_pos[i], "%s: argument '%s' given "
             "twice", fname, call->arg_names[i]);
       return -1;
     }

@@ -78,6 +78,7 @@ struct fgt_node {
   int n;                /* VECTOR items, CALL arguments */
   fgt_node **items;
   char **arg_names;     /* CALL: NULL or the name of a named argument */
+  fgt_pos *arg_pos;     /* CALL: where each argument (or its name) starts */
 };
 
 typedef enum fgt_stmt_kind {
@@ -226,6 +227,11 @@ fg_field *fgt_cielab(fg_graph *g, fg_field *image);
 fg_field *fgt_to_unit(fg_graph *g, fg_field *image);
 fg_field *fgt_to_u8(fg_graph *g, fg_field *image);
 fg_field *fgt_grey(fg_graph *g, fg_field *image);
+fg_field *fgt_rgba(fg_graph *g, fg_field *image);
+/* Conversions of values, without scaling: to u8 rounding to nearest and
+ * saturating (convert_uchar_sat_rte), and to f32. */
+fg_expr *fgt_sat_u8(fg_expr *e);
+fg_expr *fgt_to_f32(fg_expr *e);
 
 /* ---- file name templates -------------------------------------------------- */
 

@@ -112,6 +112,30 @@ fg_field *fgt_grey(fg_graph *g, fg_field *image) {
   return fg_op_end(op);
 }
 
+fg_field *fgt_rgba(fg_graph *g, fg_field *image) {
+  fg_type t = fg_field_type(image);
+  int ch = fg_type_tensor_elements(t);
+  if (image && (t.elem != FG_F32 || ch > 4)) {
+    fg_graph_set_error(g, FG_ETYPE, "rgba: expected an f32 image with 1-4 "
+                       "channels, '%s' is %s with %d", fg_field_name(image),
+                       fg_elem_name(t.elem), ch);
+    return NULL;
+  }
+  fg_type out = fg_type_vector(FG_F32, t.field, 4);
+  fg_op *op = fg_op_begin(g, "rgba", 1, &out);
+  fg_expr *px = fg_read_tensor(op, image), *one = fg_float(op, 1.0f), *v;
+  if (ch == 4)
+    v = px;
+  else if (ch == 3)
+    v = fg_float4(px, one);
+  else if (ch == 2)
+    v = fg_float4(fg_swizzle(px, "xxx"), fg_swizzle(px, "y"));
+  else
+    v = fg_float4(px, px, px, one);
+  fg_write_tensor(op, 0, v);
+  return fg_op_end(op);
+}
+
 fg_field *fgt_to_unit(fg_graph *g, fg_field *image) {
   fg_type t = fg_field_type(image);
   int n = fg_type_tensor_elements(t);
@@ -136,4 +160,12 @@ fg_field *fgt_to_u8(fg_graph *g, fg_field *image) {
   fg_write_tensor(op, 0, fg_convert_sat(fg_mulf(fg_read_tensor(op, image),
                                                 255.0f), FG_U8, n));
   return fg_op_end(op);
+}
+
+fg_expr *fgt_sat_u8(fg_expr *e) {
+  return fg_convert_sat(e, FG_U8, fg_expr_width(e));
+}
+
+fg_expr *fgt_to_f32(fg_expr *e) {
+  return fg_convert(e, FG_F32, fg_expr_width(e));
 }

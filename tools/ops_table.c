@@ -25,8 +25,11 @@ static const fgt_op_row table[] = {
   FIELD1("flip", "image", fgt_flip, "upside down (Cog's upsideDown)"),
   FIELD1("cielab", "image", fgt_cielab, "sRGB in [0,1] to CIE L*a*b*"),
   FIELD1("grey", "image", fgt_grey, "Rec. 709 luma of an RGB(A) image"),
+  FIELD1("rgba", "image", fgt_rgba, "1-4 channels to float4, alpha 1"),
   FIELD1("to_unit", "image", fgt_to_unit, "u8 pixels to f32 in [0,1]"),
   FIELD1("to_u8", "image", fgt_to_u8, "f32 in [0,1] to u8, saturating"),
+  EXPR1("u8", "x", fgt_sat_u8, "to u8, rounding and saturating (no scale)"),
+  EXPR1("f32", "x", fgt_to_f32, "to f32 (no scale)"),
   /* reductions: 0-D fields, reported with report() */
   REDUCE("sum", FG_REDUCE_SUM, "sum of every tensor"),
   REDUCE("min", FG_REDUCE_MIN, "smallest tensor, per element"),

@@ -101,20 +101,25 @@ static void node_free(fgt_node *n) {
   }
   free(n->items);
   free(n->arg_names);
+  free(n->arg_pos);
   free(n);
 }
 
 static fgt_node *expr(parser *p);
 
 /* Appends item (and its argument name) to a VECTOR or CALL node. */
-static int push(parser *p, fgt_node *n, fgt_node *item, char *name) {
+static int push(parser *p, fgt_node *n, fgt_node *item, char *name,
+                fgt_pos pos) {
   fgt_node **items = realloc(n->items, sizeof *items * (size_t)(n->n + 1));
   char **names = realloc(n->arg_names, sizeof *names * (size_t)(n->n + 1));
+  fgt_pos *at = realloc(n->arg_pos, sizeof *at * (size_t)(n->n + 1));
   if (items)
     n->items = items;
   if (names)
     n->arg_names = names;
-  if (!items || !names) {
+  if (at)
+    n->arg_pos = at;
+  if (!items || !names || !at) {
     node_free(item);
     free(name);
     p->failed = 1;
@@ -122,6 +127,7 @@ static int push(parser *p, fgt_node *n, fgt_node *item, char *name) {
   }
   n->items[n->n] = item;
   n->arg_names[n->n] = name;
+  n->arg_pos[n->n] = pos;
   n->n++;
   return 0;
 }
@@ -158,7 +164,7 @@ static fgt_node *primary(parser *p) {
       n = node(p, FGT_N_VECTOR, t.pos);
       while (n && !p->failed) {
         fgt_node *item = expr(p);
-        if (p->failed || push(p, n, item, NULL))
+        if (p->failed || push(p, n, item, NULL, item->pos))
           break;
         if (is_punct(p, ']'))
           break;
@@ -211,6 +217,7 @@ static fgt_node *postfix(parser *p) {
       next(p);
       while (!p->failed && !is_punct(p, ')')) {
         char *name = NULL;
+        fgt_pos at = p->tok.pos;
         if (p->tok.kind == FGT_T_NAME) {
           /* a named argument is NAME '=' (peek with a copy of the lexer) */
           fgt_lexer save = p->lx;
@@ -223,8 +230,6 @@ static fgt_node *postfix(parser *p) {
             p->lx = save;
             p->tok = name_tok;
           }
-        } else if (c->n && c->arg_names[c->n - 1]) {
-          /* positional after named: allowed only before the names */
         }
         fgt_node *arg = expr(p);
         if (p->failed) {
@@ -240,7 +245,7 @@ static fgt_node *postfix(parser *p) {
           node_free(arg);
           break;
         }
-        if (push(p, c, arg, name))
+        if (push(p, c, arg, name, at))
           break;
         if (is_punct(p, ',')) {
           next(p);
