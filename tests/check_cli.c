@@ -12,6 +12,7 @@
 #include <math.h>
 #include <errno.h>
 #include <png.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -398,6 +399,141 @@ START_TEST(test_cli_skip_existing) {
 }
 END_TEST
 
+/* Output files in dir/out of the batch of n copies named c00.png ... */
+static int outputs_of(const char *dir, int i) {
+  char path[512];
+  struct stat st;
+  int n = 0;
+  snprintf(path, sizeof path, "%s/out/c%02d-half.png", dir, i);
+  n += stat(path, &st) == 0;
+  snprintf(path, sizeof path, "%s/out/c%02d-light.png", dir, i);
+  n += stat(path, &st) == 0;
+  return n;
+}
+
+START_TEST(test_cli_killed_then_resumed) {
+  enum { N = 16 };
+  char dir[64], path[512], sp[512], args[2048];
+  tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/in", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  for (int i = 0; i < N; i++) {
+    snprintf(path, sizeof path, "%s/in/c%02d.png", dir, i);
+    copy_file(tu_sample("camera.png", sp, sizeof sp), path, -1);
+  }
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  /* killed (SIGKILL: no chance to clean up) once some outputs exist */
+  pid_t pid = fork();
+  ck_assert(pid >= 0);
+  if (pid == 0) {
+    char pipe[512], in[512], out[512];
+    snprintf(pipe, sizeof pipe, "%s/lab.fgp", FG_CLI_DIR);
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
+      _exit(126);
+    execl(FG_TOOL, FG_TOOL, "run", pipe, "-o", out, "-q", "-j", "1", in,
+          (char *)NULL);
+    _exit(127);
+  }
+  int done = 0;
+  for (int t = 0; t < 6000 && done < 2; t++) {
+    usleep(10000);
+    done = 0;
+    for (int i = 0; i < N; i++)
+      done += outputs_of(dir, i) == 2;
+  }
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  ck_assert(WIFSIGNALED(status));
+  int complete = 0;
+  for (int i = 0; i < N; i++)
+    complete += outputs_of(dir, i) == 2;
+  ck_assert_msg(complete >= 2 && complete < N, "%d of %d done when killed",
+                complete, N);
+  /* what a kill in the middle of writing leaves: a temporary beside the
+   * output (made here, as the moment of the kill is not ours to pick) */
+  snprintf(path, sizeof path, "%s/out/c%02d-half.png.tmp-Ab12Cd", dir, N - 1);
+  write_text(path, "half a PNG");
+  snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json "
+           "--skip-existing %s/in", FG_CLI_DIR, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 0);
+  char *out = slurp(dir, "stdout");
+  int skipped = 0, ok = 0;
+  for (const char *p = out; (p = strstr(p, "\"status\":\"")); p++) {
+    skipped += !strncmp(p + 10, "skipped", 7);
+    ok += !strncmp(p + 10, "ok", 2);
+  }
+  ck_assert_int_eq(skipped, complete);
+  ck_assert_int_eq(ok, N - complete);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(outputs_of(dir, i), 2);
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(count_named(path, ".tmp-"), 0);
+  ck_assert_int_eq(count_named(path, ".png"), 2 * N);
+  ref r;
+  snprintf(path, sizeof path, "%s/in/c%02d.png", dir, N - 1);
+  reference(path, &r);
+  snprintf(path, sizeof path, "%s/out/c%02d-half.png", dir, N - 1);
+  expect_image(path, &r.half);
+  ref_free(&r);
+  free(out);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- a directory that cannot be read ------------------------------------------- */
+
+START_TEST(test_cli_unreadable_directory) {
+  char dir[64], path[512], sp[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  ck_assert_int_eq(chmod(dir, 0777), 0);
+  snprintf(path, sizeof path, "%s/in", dir);
+  ck_assert_int_eq(mkdir(path, 0777), 0);
+  snprintf(path, sizeof path, "%s/in/camera.png", dir);
+  copy_file(tu_sample("camera.png", sp, sizeof sp), path, -1);
+  ck_assert_int_eq(chmod(path, 0644), 0);
+  snprintf(path, sizeof path, "%s/in/locked", dir);
+  ck_assert_int_eq(mkdir(path, 0000), 0);
+  /* root reads any directory: run the command as nobody then */
+  const char *as = "";
+  if (geteuid() == 0) {
+    if (system("command -v setpriv >/dev/null 2>&1") != 0) {
+      fprintf(stderr, "test_cli_unreadable_directory: skipped: running as "
+              "root without setpriv, no way to run as another user\n");
+      rm_rf(dir);
+      return;
+    }
+    as = "setpriv --reuid=65534 --regid=65534 --clear-groups env "
+         "FG_CACHE_DIR=";
+  }
+  snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json %s/in",
+           FG_CLI_DIR, dir, dir);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s%s%s %s %s >%s/stdout 2>%s/stderr", as,
+           *as ? dir : "", *as ? "/cache" : "", FG_TOOL, args, dir, dir);
+  int st = system(cmd);
+  ck_assert(WIFEXITED(st));
+  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  ck_assert_msg(WEXITSTATUS(st) == 1, "exit %d:\n%s", WEXITSTATUS(st), err);
+  snprintf(path, sizeof path, "%s/in/locked", dir);
+  const char *l = json_line(out, path);
+  ck_assert_msg(l && strstr(l, "\"status\":\"failed\""), "%s", out);
+  ck_assert(strstr(err, path) != NULL);
+  snprintf(path, sizeof path, "%s/in/camera.png", dir);
+  l = json_line(out, path);
+  ck_assert_msg(l && strstr(l, "\"status\":\"ok\"") < strchr(l, '\n'),
+                "%s", out);
+  free(out);
+  free(err);
+  snprintf(path, sizeof path, "%s/in/locked", dir);
+  chmod(path, 0755);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- parse and type errors -------------------------------------------------- */
 
 /* Runs `check` on text and asserts the message starts "FILE:LINE:COL:",
@@ -453,6 +589,8 @@ int main(void) {
   tcase_add_test(tc, test_cli_shards_cover_once);
   tcase_add_test(tc, test_cli_skip_existing);
   tcase_add_test(tc, test_cli_parse_errors);
+  tcase_add_test(tc, test_cli_killed_then_resumed);
+  tcase_add_test(tc, test_cli_unreadable_directory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -15,8 +15,10 @@
 #include "util/fs.h"
 #include "util/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,8 @@ struct batch {
   int next, in_flight, max_in_flight;
   int done, failed, skipped;
   int json, quiet, verbose, tty, hash, skip_existing_;
+  int interrupted;            /* SIGINT/SIGTERM: start nothing new */
+  uv_signal_t sigint, sigterm;
   double start;
 };
 
@@ -423,6 +427,31 @@ static void after_decode(uv_work_t *w, int status) {
   }
 }
 
+/* Removes PATH.tmp-XXXXXX files that an earlier run killed while writing
+ * path left behind (fgu_atomic's temporaries): this run owns path now, as
+ * shards never share an output. */
+static void remove_stale_temporaries(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
+           slash ? path : ".");
+  const char *base = slash ? slash + 1 : path;
+  size_t len = strlen(base);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, base, len) || strncmp(e->d_name + len, ".tmp-", 5)
+        || strlen(e->d_name + len) != 11)
+      continue;
+    char stale[8192];
+    snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+    unlink(stale);
+  }
+  closedir(d);
+}
+
 /* Worker thread: encode and write every output atomically, then hash. */
 static void encode_work(uv_work_t *w) {
   job *j = w->data;
@@ -443,6 +472,7 @@ static void encode_work(uv_work_t *w) {
         break;
       }
     }
+    remove_stale_temporaries(path);
     fg_status st = fg_image_save(path, &j->out[i], &bt->saves[i].opt, err,
                                  sizeof err);
     if (st != FG_OK) {
@@ -491,7 +521,12 @@ static int output_paths(batch *b, const fgt_built *bt, job *j) {
 
 /* Starts inputs until max_in_flight are under way. */
 static void start_more(batch *b) {
-  while (b->in_flight < b->max_in_flight && b->next < b->inputs.n) {
+  if (b->interrupted && b->in_flight == 0) {
+    uv_close((uv_handle_t *)&b->sigint, NULL);
+    uv_close((uv_handle_t *)&b->sigterm, NULL);
+  }
+  while (!b->interrupted && b->in_flight < b->max_in_flight &&
+         b->next < b->inputs.n) {
     job *j = calloc(1, sizeof *j);
     if (!j)
       return;
@@ -526,6 +561,23 @@ static void start_more(batch *b) {
     j->work.data = j;
     uv_queue_work(&b->loop, &j->work, decode_work, after_decode);
   }
+}
+
+/* SIGINT or SIGTERM: the inputs under way finish (their outputs are
+ * written whole), nothing new starts; a second signal exits at once
+ * (temporaries are removed by the next run that writes those outputs). */
+static void on_signal(uv_signal_t *h, int signum) {
+  batch *b = h->data;
+  if (b->interrupted) {
+    signal(signum, SIG_DFL);
+    raise(signum);
+  }
+  b->interrupted = signum;
+  clear_progress(b);
+  fprintf(stderr, "fieldgraph: interrupted: finishing %d input(s) under "
+          "way (again to stop at once)\n", b->in_flight);
+  if (b->in_flight == 0)
+    start_more(b);
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -756,8 +808,20 @@ int fgt_cmd_run(int argc, char **argv) {
     fprintf(stderr, "fieldgraph %s: %d input(s)%s on %s, %d job(s)\n",
             fg_version(), b->inputs.n, n > 1 ? " in this shard" : "",
             fg_context_device(b->ctx), jobs);
+  b->sigint.data = b->sigterm.data = b;
+  uv_signal_init(&b->loop, &b->sigint);
+  uv_signal_init(&b->loop, &b->sigterm);
+  uv_signal_start(&b->sigint, on_signal, SIGINT);
+  uv_signal_start(&b->sigterm, on_signal, SIGTERM);
+  /* the signal handles keep the loop alive until the batch ends */
+  uv_unref((uv_handle_t *)&b->sigint);
+  uv_unref((uv_handle_t *)&b->sigterm);
   start_more(b);
   uv_run(&b->loop, UV_RUN_DEFAULT);
+  if (!b->interrupted) {
+    uv_close((uv_handle_t *)&b->sigint, NULL);
+    uv_close((uv_handle_t *)&b->sigterm, NULL);
+  }
   for (int i = 0; i < b->n_progs; i++) {
     fg_program_free(b->progs[i].prog);
     fgt_built_free(&b->progs[i].built);
@@ -772,7 +836,7 @@ int fgt_cmd_run(int argc, char **argv) {
             "skipped in %.1f s (%s/)\n", b->inputs.n,
             b->done - b->failed - b->skipped, b->failed, b->skipped,
             now() - b->start, b->outdir);
-  rc = b->failed ? 1 : 0;
+  rc = b->interrupted ? 128 + b->interrupted : b->failed ? 1 : 0;
 out:
   fgt_built_free(&b->proto);
   fgt_scripts_free(&b->scripts);
