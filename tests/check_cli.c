@@ -24,7 +24,7 @@
 #error FG_CLI_DIR (tests/cli) must be defined
 #endif
 
-/* ---- helpers ---------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------ */
 
 /* Runs the tool with args (a shell fragment), stdout and stderr to files in
  * dir; returns its exit status. */
@@ -207,7 +207,7 @@ static int lines(const char *s) {
   return n;
 }
 
-/* ---- the mixed batch ------------------------------------------------------- */
+/* ---- the mixed batch ---------------------------------------------------- */
 
 /* The batch under dir/in: good photos (grey PNG, RGB PNG, JPEG, 16-bit
  * PNG, grey+alpha PNG) and bad files (truncated JPEG, empty, text). */
@@ -301,7 +301,7 @@ START_TEST(test_cli_mixed_batch) {
 }
 END_TEST
 
-/* ---- shards ----------------------------------------------------------------- */
+/* ---- shards ------------------------------------------------------------- */
 
 START_TEST(test_cli_shards_cover_once) {
   char dir[64], args[8192];
@@ -353,7 +353,7 @@ START_TEST(test_cli_shards_cover_once) {
 }
 END_TEST
 
-/* ---- resuming --------------------------------------------------------------- */
+/* ---- resuming ----------------------------------------------------------- */
 
 START_TEST(test_cli_skip_existing) {
   char dir[64], args[8192], path[512];
@@ -431,7 +431,8 @@ START_TEST(test_cli_killed_then_resumed) {
     snprintf(pipe, sizeof pipe, "%s/lab.fgp", FG_CLI_DIR);
     snprintf(in, sizeof in, "%s/in", dir);
     snprintf(out, sizeof out, "%s/out", dir);
-    if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
+    if (!freopen("/dev/null", "w", stderr) ||
+        !freopen("/dev/null", "w", stdout))
       _exit(126);
     execl(FG_TOOL, FG_TOOL, "run", pipe, "-o", out, "-q", "-j", "1", in,
           (char *)NULL);
@@ -484,7 +485,7 @@ START_TEST(test_cli_killed_then_resumed) {
 }
 END_TEST
 
-/* ---- a directory that cannot be read ------------------------------------------- */
+/* ---- a directory that cannot be read ------------------------------------ */
 
 START_TEST(test_cli_unreadable_directory) {
   char dir[64], path[512], sp[512], args[4096];
@@ -534,7 +535,7 @@ START_TEST(test_cli_unreadable_directory) {
 }
 END_TEST
 
-/* ---- parse and type errors -------------------------------------------------- */
+/* ---- parse and type errors ---------------------------------------------- */
 
 /* Runs `check` on text and asserts the message starts "FILE:LINE:COL:",
  * holds want, and shows the line with a caret under the column. */
@@ -561,22 +562,26 @@ static void expect_parse_error(const char *text, int line, int col,
 }
 
 START_TEST(test_cli_parse_errors) {
-  expect_parse_error("rgb = input()\nx = cielab(rgb\nsave(x, \"a.png\")\n", 3, 1,
+  expect_parse_error("rgb = input()\nx = cielab(rgb\nsave(x, \"a.png\")\n",
+                     3, 1,
                "the '(' at 2:11 is not closed");
   expect_parse_error("rgb = input()\n\n  y = rgb * * 2\n", 3, 13,
                "expected a value");
   expect_parse_error("rgb = input()\nsave(rgb * foo, \"a.png\")\n", 2, 12,
                "unknown name 'foo'");
-  expect_parse_error("# a comment\nrgb = input()\nx = pow(rgb, y=2, 3)\n", 3, 19,
+  expect_parse_error("# a comment\nrgb = input()\nx = pow(rgb, y=2, 3)\n",
+                     3, 19,
                "positional arguments come first");
-  expect_parse_error("rgb = input()\nsave(clamp(rgb, lo=0, top=1), \"a.png\")\n", 2,
+  expect_parse_error("rgb = input()\n"
+                     "save(clamp(rgb, lo=0, top=1), \"a.png\")\n", 2,
                23, "no parameter named 'top'");
   expect_parse_error("rgb = input()\ns = \"abc\n", 2, 5, "unterminated string");
   expect_parse_error("rgb = input()\nx = dot(rgb, [1, 2])\n", 2, 5,
                "float2, expected float3");
   expect_parse_error("rgb = input()\nreport(rgb)\n", 2, 8,
                "expected a single value");
-  expect_parse_error("rgb = input()\nsave(rgb, \"a.png\", compression=12)\n", 2, 32,
+  expect_parse_error("rgb = input()\n"
+                     "save(rgb, \"a.png\", compression=12)\n", 2, 32,
                "PNG compression level");
 }
 END_TEST

@@ -76,7 +76,7 @@ static fgt_value field_value(fg_field *f) {
   return (fgt_value){.kind = FGT_V_FIELD, .field = f};
 }
 
-/* ---- pointwise operators --------------------------------------------------- */
+/* ---- pointwise operators ------------------------------------------------ */
 
 /* Builds the body's result from the argument expressions. */
 typedef fg_expr *(*body_fn)(fg_op *op, fg_expr **args, int n,
@@ -240,7 +240,7 @@ static fg_expr *body_call(fg_op *op, fg_expr **a, int n, const void *ctx) {
   return fg_call(ctx, n, a);
 }
 
-/* ---- expressions ----------------------------------------------------------- */
+/* ---- expressions -------------------------------------------------------- */
 
 static fgt_value eval_node(eval *ev, const fgt_node *n);
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-/* ---- source positions and diagnostics ------------------------------------ */
+/* ---- source positions and diagnostics ----------------------------------- */
 
 /* A pipeline file held in memory; lines are found on demand for messages. */
 typedef struct fgt_source {
@@ -28,7 +28,7 @@ typedef struct fgt_pos {
 void fgt_diag(char *buf, size_t size, const fgt_source *src, fgt_pos pos,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* ---- tokens --------------------------------------------------------------- */
+/* ---- tokens ------------------------------------------------------------- */
 
 typedef enum fgt_tok_kind {
   FGT_T_EOF, FGT_T_NEWLINE, FGT_T_NAME, FGT_T_NUMBER, FGT_T_STRING,
@@ -59,7 +59,7 @@ void fgt_lex_init(fgt_lexer *lx, const fgt_source *src);
  * (start points at the bad character). */
 fgt_tok fgt_lex_next(fgt_lexer *lx);
 
-/* ---- syntax tree ---------------------------------------------------------- */
+/* ---- syntax tree -------------------------------------------------------- */
 
 typedef enum fgt_node_kind {
   FGT_N_NUMBER, FGT_N_STRING, FGT_N_NAME, FGT_N_VECTOR, FGT_N_UNARY,
@@ -111,7 +111,7 @@ fgt_pipeline *fgt_pipeline_parse(const char *path, const char *text,
                                  char *err, size_t errlen);
 void fgt_pipeline_free(fgt_pipeline *p);
 
-/* ---- values and the graph of one run ------------------------------------- */
+/* ---- values and the graph of one run ------------------------------------ */
 
 typedef enum fgt_vkind {
   FGT_V_NONE, FGT_V_NUMBER, FGT_V_VECTOR, FGT_V_STRING, FGT_V_FIELD,
@@ -194,7 +194,7 @@ fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
 void fgt_built_free(fgt_built *b);
 void fgt_scripts_free(fgt_scripts *s);
 
-/* ---- the operator table --------------------------------------------------- */
+/* ---- the operator table ------------------------------------------------- */
 
 /* How a row's function is called.  Pointwise rows (EXPR*) become one
  * operator of the graph each, reading every field argument at the
@@ -233,7 +233,7 @@ fg_field *fgt_rgba(fg_graph *g, fg_field *image);
 fg_expr *fgt_sat_u8(fg_expr *e);
 fg_expr *fgt_to_f32(fg_expr *e);
 
-/* ---- file name templates -------------------------------------------------- */
+/* ---- file name templates ------------------------------------------------ */
 
 /* Expands {stem} {name} {dir} {ext} {index} of tmpl for the input at
  * path (rel: its path relative to the directory it was found under, or
@@ -242,7 +242,7 @@ fg_expr *fgt_to_f32(fg_expr *e);
 int fgt_expand(char *out, size_t size, const char *tmpl, const char *path,
                const char *rel, long index, char *err, size_t errlen);
 
-/* ---- subcommands ---------------------------------------------------------- */
+/* ---- subcommands -------------------------------------------------------- */
 
 int fgt_cmd_run(int argc, char **argv);
 int fgt_cmd_dot(int argc, char **argv);

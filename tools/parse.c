@@ -11,7 +11,8 @@
  *   power     := postfix [ '^' unary ]
  *   postfix   := primary { '.' NAME | '(' [arg {',' arg}] ')' }
  *   arg       := [NAME '='] expr
- *   primary   := NUMBER | STRING | NAME | '(' expr ')' | '[' expr {',' expr} ']'
+ *   primary   := NUMBER | STRING | NAME | '(' expr ')'
+ *              | '[' expr {',' expr} ']'
  *
  * The first error stops the parse with a diagnostic naming what was
  * expected (file:line:col, the line, a caret).

@@ -85,7 +85,7 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* ---- JSON --------------------------------------------------------------------- */
+/* ---- JSON --------------------------------------------------------------- */
 
 static void json_str(FILE *f, const char *s) {
   fputc('"', f);
@@ -158,7 +158,7 @@ static void report_json(batch *b, job *j, const char *status) {
   fflush(f);
 }
 
-/* ---- progress ----------------------------------------------------------------- */
+/* ---- progress ----------------------------------------------------------- */
 
 static void progress(batch *b) {
   if (!b->tty || b->quiet)
@@ -183,7 +183,7 @@ static void clear_progress(batch *b) {
     fputs("\r\033[K", stderr);
 }
 
-/* ---- the steps of one job ---------------------------------------------------- */
+/* ---- the steps of one job ----------------------------------------------- */
 
 static void start_more(batch *b);
 
@@ -580,7 +580,7 @@ static void on_signal(uv_signal_t *h, int signum) {
     start_more(b);
 }
 
-/* ---- the command ------------------------------------------------------------ */
+/* ---- the command -------------------------------------------------------- */
 
 static const char run_usage[] =
   "usage: fieldgraph run PIPELINE [options] INPUT...\n"
