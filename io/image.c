@@ -17,6 +17,7 @@
  * state: every call is thread safe.
  */
 #include "fieldgraph/image.h"
+#include "io/pnm.h"
 #include "util/fs.h"
 #include "util/util.h"
 
@@ -33,7 +34,9 @@
 
 /* ---- small helpers ------------------------------------------------------- */
 
-typedef enum format { FORMAT_NONE, FORMAT_PNG, FORMAT_JPEG } format;
+typedef enum format {
+  FORMAT_NONE, FORMAT_PNG, FORMAT_JPEG, FORMAT_PNM
+} format;
 
 static const unsigned char png_signature[8] = {0x89, 'P',  'N',  'G',
                                                '\r', '\n', 0x1a, '\n'};
@@ -73,6 +76,8 @@ static format format_from_extension(const char *path) {
     return FORMAT_PNG;
   if (ieq(dot, ".jpg") || ieq(dot, ".jpeg"))
     return FORMAT_JPEG;
+  if (ieq(dot, ".pgm") || ieq(dot, ".ppm") || ieq(dot, ".pnm"))
+    return FORMAT_PNM;
   return FORMAT_NONE;
 }
 
@@ -564,6 +569,14 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
       memset(&dec, 0, sizeof dec);
       st = read_jpeg(&dec, fp, path, out, err, errlen);
     }
+  } else if (n >= 2 && sig[0] == 'P' && (sig[1] == '5' || sig[1] == '6')) {
+    if (fseek(fp, 0L, SEEK_SET) != 0) {
+      int e = errno;
+      st = fgu_fail(err, errlen, FG_EIO, "%s: cannot seek: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+    } else {
+      st = fgi_read_pnm(fp, path, out, err, errlen);
+    }
   } else {
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %s", path,
                   n == 0 ? "empty file, not a PNG or JPEG image"
@@ -609,7 +622,8 @@ static fg_status write_image(const char *path, const fg_image *img,
   format fmt = format_from_extension(path);
   if (fmt == FORMAT_NONE)
     return fgu_fail(err, errlen, FG_EINVAL, "%s: unknown file extension "
-                    "(expected .png, .jpg or .jpeg)", path);
+                    "(expected .png, .jpg, .jpeg, .pgm, .ppm or .pnm)",
+                    path);
   size_t bytes;
   if (!img->data || img->width <= 0 || img->height <= 0 ||
       img->channels <= 0 ||
@@ -638,6 +652,8 @@ static fg_status write_image(const char *path, const fg_image *img,
   if (fmt == FORMAT_PNG) {
     pngio ctx = {.fp = out.fp};
     st = write_png(&ctx, path, img, png, err, errlen);
+  } else if (fmt == FORMAT_PNM) {
+    st = fgi_write_pnm(out.fp, path, img, err, errlen);
   } else {
     jenc enc;
     memset(&enc, 0, sizeof enc);

@@ -212,7 +212,8 @@ static int lines(const char *s) {
 /* The batch under dir/in: good photos (grey PNG, RGB PNG, JPEG, 16-bit
  * PNG, grey+alpha PNG) and bad files (truncated JPEG, empty, text). */
 static const char *good[] = {"camera.png", "chelsea.png", "hubble.jpg",
-                             "deep16.png", "greyalpha.png"};
+                             "deep16.png", "greyalpha.png", "cat.ppm"};
+enum { N_GOOD = sizeof good / sizeof good[0] };
 static const char *bad[] = {"truncated.jpg", "empty.png", "notes.jpg"};
 
 static void make_batch(const char *dir) {
@@ -245,6 +246,15 @@ static void make_batch(const char *dir) {
   }
   snprintf(a, sizeof a, "%s/greyalpha.png", in);
   ck_assert(fg_image_write(a, &ga, 0, err, sizeof err) == FG_OK);
+  /* a PPM, read back equal to its source */
+  fg_image back;
+  snprintf(a, sizeof a, "%s/cat.ppm", in);
+  ck_assert(fg_image_write(a, &img, 0, err, sizeof err) == FG_OK);
+  ck_assert_msg(fg_image_read(a, &back, err, sizeof err) == FG_OK, "%s", err);
+  ck_assert(back.width == img.width && back.height == img.height &&
+            back.channels == 3);
+  ck_assert(!memcmp(back.data, img.data, (size_t)img.width * img.height * 3));
+  fg_image_free(&back);
   fg_image_free(&img);
   fg_image_free(&ga);
 }
@@ -259,7 +269,7 @@ START_TEST(test_cli_mixed_batch) {
   char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
   ck_assert_msg(rc == 1, "exit status %d, expected 1 (some failed)\n%s", rc,
                 err);
-  ck_assert_int_eq(lines(out), 8);
+  ck_assert_int_eq(lines(out), N_GOOD + 3);
   char id[512], path[512];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(id, sizeof id, "%s/in/%s", dir, bad[i]);
@@ -293,7 +303,7 @@ START_TEST(test_cli_mixed_batch) {
     ref_free(&r);
   }
   snprintf(path, sizeof path, "%s/out", dir);
-  ck_assert_int_eq(count_named(path, ".png"), 10);  /* 2 per good input */
+  ck_assert_int_eq(count_named(path, ".png"), 2 * N_GOOD);
   ck_assert_int_eq(count_named(path, "tmp"), 0);    /* no temporaries */
   free(out);
   free(err);
@@ -314,12 +324,13 @@ START_TEST(test_cli_shards_cover_once) {
   snprintf(cmd, sizeof cmd, "ls -d %s/in/* > %s && sort -r %s > %s", dir,
            list, list, rlist);
   ck_assert_int_eq(system(cmd), 0);
-  int seen[8] = {0};
-  const char *all[8];
-  for (int i = 0; i < 5; i++)
+  enum { ALL = N_GOOD + 3 };
+  int seen[ALL] = {0};
+  const char *all[ALL];
+  for (int i = 0; i < N_GOOD; i++)
     all[i] = good[i];
   for (int i = 0; i < 3; i++)
-    all[5 + i] = bad[i];
+    all[N_GOOD + i] = bad[i];
   for (int k = 1; k <= 3; k++) {
     char shard[3][64 * 1024];
     for (int order = 0; order < 2; order++) {
@@ -330,7 +341,7 @@ START_TEST(test_cli_shards_cover_once) {
       char *out = slurp(dir, "stdout");
       /* the ids, in sorted order, as the shard's signature */
       char ids[64 * 1024] = "";
-      for (int i = 0; i < 8; i++) {
+      for (int i = 0; i < ALL; i++) {
         char id[512];
         snprintf(id, sizeof id, "%s/in/%s", dir, all[i]);
         if (json_line(out, id)) {
@@ -346,7 +357,7 @@ START_TEST(test_cli_shards_cover_once) {
     ck_assert_msg(!strcmp(shard[0], shard[1]), "shard %d/3 changed with the "
                   "list's order: [%s] vs [%s]", k, shard[0], shard[1]);
   }
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < ALL; i++)
     ck_assert_msg(seen[i] == 1, "%s is in %d shards, expected 1", all[i],
                   seen[i]);
   rm_rf(dir);

@@ -35,12 +35,13 @@ static int push(fgt_inputs *in, const char *path, const char *rel) {
   return 0;
 }
 
-/* Default for directories: the image formats io/ reads. */
+/* Default for directories: the image formats io/ reads (PNG, JPEG,
+ * PGM/PPM). */
 static int is_image_name(const char *name, const char *glob) {
   if (glob)
     return fnmatch(glob, name, 0) == 0;
   static const char *exts[] = {"*.png", "*.PNG", "*.jpg", "*.JPG", "*.jpeg",
-                               "*.JPEG"};
+                               "*.JPEG", "*.ppm", "*.pgm", "*.pnm"};
   for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
     if (fnmatch(exts[i], name, 0) == 0)
       return 1;

@@ -592,7 +592,7 @@ static const char run_usage[] =
   "  -j, --jobs N        worker threads for decoding, encoding and kernels\n"
   "                      (default: the number of cores); 2N images in flight\n"
   "      --glob PATTERN  file names to take from directories (default:\n"
-  "                      *.png *.jpg *.jpeg)\n"
+  "                      *.png *.jpg *.jpeg *.ppm *.pgm *.pnm)\n"
   "      --skip-existing skip inputs whose outputs all exist (outputs are\n"
   "                      written atomically: existing means complete)\n"
   "      --shard K/N     process shard K of N (1 <= K <= N), chosen by a hash\n"
