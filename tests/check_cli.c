@@ -332,7 +332,7 @@ START_TEST(test_cli_shards_cover_once) {
   for (int i = 0; i < 3; i++)
     all[N_GOOD + i] = bad[i];
   for (int k = 1; k <= 3; k++) {
-    char shard[3][64 * 1024];
+    char shard[2][4096];
     for (int order = 0; order < 2; order++) {
       snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out%d --json "
                "--shard %d/3 @%s", FG_CLI_DIR, dir, k, k,
@@ -340,7 +340,7 @@ START_TEST(test_cli_shards_cover_once) {
       tool(dir, args);
       char *out = slurp(dir, "stdout");
       /* the ids, in sorted order, as the shard's signature */
-      char ids[64 * 1024] = "";
+      char ids[4096] = "";
       for (int i = 0; i < ALL; i++) {
         char id[512];
         snprintf(id, sizeof id, "%s/in/%s", dir, all[i]);
@@ -356,6 +356,41 @@ START_TEST(test_cli_shards_cover_once) {
     }
     ck_assert_msg(!strcmp(shard[0], shard[1]), "shard %d/3 changed with the "
                   "list's order: [%s] vs [%s]", k, shard[0], shard[1]);
+    /* a Slurm array task (ids from 0) and a Kubernetes Indexed Job
+     * (JOB_COMPLETION_INDEX with --shard-count) pick the same shard */
+    for (int env = 0; env < 2; env++) {
+      snprintf(args, sizeof args, env == 0
+               ? "run %s/lab.fgp -o %s/env%d --json @%s"
+               : "run %s/lab.fgp -o %s/env%d --json --shard-count 3 @%s",
+               FG_CLI_DIR, dir, k, list);
+      char prefixed[2200];
+      if (env == 0)
+        snprintf(prefixed, sizeof prefixed, "SLURM_ARRAY_TASK_ID=%d "
+                 "SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=3 %s", k - 1,
+                 FG_TOOL);
+      else
+        snprintf(prefixed, sizeof prefixed, "JOB_COMPLETION_INDEX=%d %s",
+                 k - 1, FG_TOOL);
+      char line[12000];
+      snprintf(line, sizeof line, "env %s %s >%s/stdout 2>%s/stderr",
+               prefixed, args, dir, dir);
+      int st = system(line);
+      ck_assert(st != -1 && WIFEXITED(st));
+      char *out = slurp(dir, "stdout");
+      char ids[4096] = "";
+      for (int i = 0; i < ALL; i++) {
+        char id[512];
+        snprintf(id, sizeof id, "%s/in/%s", dir, all[i]);
+        if (json_line(out, id)) {
+          strcat(ids, all[i]);
+          strcat(ids, " ");
+        }
+      }
+      ck_assert_msg(!strcmp(ids, shard[0]), "%s: shard %d of 3 is [%s], "
+                    "--shard %d/3 gave [%s]", env ? "JOB_COMPLETION_INDEX"
+                    : "SLURM_ARRAY_TASK_ID", k, ids, k, shard[0]);
+      free(out);
+    }
   }
   for (int i = 0; i < ALL; i++)
     ck_assert_msg(seen[i] == 1, "%s is in %d shards, expected 1", all[i],

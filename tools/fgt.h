@@ -244,6 +244,15 @@ int fgt_expand(char *out, size_t size, const char *tmpl, const char *path,
 
 /* ---- subcommands -------------------------------------------------------- */
 
+/* A context for --backend/--device (NULL: the defaults) with threads
+ * kernel threads (0: one per core), completions on loop (NULL: its own)
+ * and max_runs runs in flight (0: the default).  0, or an exit status
+ * after printing why. */
+int fgt_context_for(const char *backend, const char *device, int threads,
+                    struct uv_loop_s *loop, int max_runs, fg_context **ctx);
+/* --fusion on|off|check (NULL: the default); -1 after printing why. */
+int fgt_parse_fusion(const char *s, fg_fusion *out);
+
 int fgt_cmd_run(int argc, char **argv);
 int fgt_cmd_dot(int argc, char **argv);
 int fgt_cmd_explain(int argc, char **argv);

@@ -12,10 +12,6 @@
 #include <time.h>
 #include <uv.h>
 
-int fgt_context_for(const char *backend, const char *device, int threads,
-                    struct uv_loop_s *loop, int max_runs, fg_context **ctx);
-int fgt_parse_fusion(const char *s, fg_fusion *out);
-
 static const char usage[] =
   "usage: fieldgraph COMMAND [options] ...\n"
   "Batch image pipelines of fused tensor-field operators.\n"

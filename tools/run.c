@@ -624,7 +624,7 @@ static int parse_shard(const char *s, int *k, int *n) {
   return 0;
 }
 
-/* Options shared by run, dot and explain: backend, device, fusion. */
+/* fgt_context_for and fgt_parse_fusion: see fgt.h. */
 int fgt_context_for(const char *backend, const char *device, int threads,
                     uv_loop_t *loop, int max_runs, fg_context **ctx) {
   fg_context_options o = {.threads = threads, .device = device,
