@@ -386,7 +386,7 @@ static void after_decode(uv_work_t *w, int status) {
     return;
   }
   if (pe->st != FG_OK) {
-    job_fail(j, pe->st, pe->prog ? "compile" : "pipeline", "%dx%d, %d "
+    job_fail(j, pe->st, pe->built.g ? "compile" : "pipeline", "%dx%d, %d "
              "channels: %s", j->in[0].width, j->in[0].height,
              j->in[0].channels, pe->errmsg ? pe->errmsg : "failed");
     job_finish(j);
