@@ -581,6 +581,46 @@ START_TEST(test_cli_unreadable_directory) {
 }
 END_TEST
 
+/* ---- PNG encoder options ------------------------------------------------- */
+
+static long file_size(const char *dir, const char *name) {
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/out/%s", dir, name);
+  ck_assert_msg(stat(path, &st) == 0, "%s missing", path);
+  return (long)st.st_size;
+}
+
+START_TEST(test_cli_png_options) {
+  char dir[64], file[128], args[2048], sp[512], path[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\n"
+             "save(rgb, \"small.png[compression=9,filter=all]\")\n"
+             "save(rgb, \"stored.png\", compression=0)\n"
+             "save(rgb, \"default.png\")\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("coffee.png", sp, sizeof sp));
+  ck_assert_int_eq(tool(dir, args), 0);
+  long small = file_size(dir, "small.png");
+  long def = file_size(dir, "default.png");
+  long stored = file_size(dir, "stored.png");
+  ck_assert_msg(small < def && def < stored, "sizes: level 9 + all filters "
+                "%ld, default %ld, level 0 %ld", small, def, stored);
+  /* the same pixels in all three, the input's */
+  fg_image in;
+  char err[512];
+  ck_assert(fg_image_read(sp, &in, err, sizeof err) == FG_OK);
+  const char *names[] = {"small.png", "stored.png", "default.png"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/out/%s", dir, names[i]);
+    expect_image(path, &in);
+  }
+  fg_image_free(&in);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- parse and type errors ---------------------------------------------- */
 
 /* Runs `check` on text and asserts the message starts "FILE:LINE:COL:",
@@ -626,6 +666,8 @@ START_TEST(test_cli_parse_errors) {
                "float2, expected float3");
   expect_parse_error("rgb = input()\nreport(rgb)\n", 2, 8,
                "expected a single value");
+  expect_parse_error("rgb = input()\nsave(rgb, \"x.png[level=3]\")\n", 2,
+                     11, "expected options compression=0..9");
   expect_parse_error("rgb = input()\n"
                      "save(rgb, \"a.png\", compression=12)\n", 2, 32,
                "PNG compression level");
@@ -641,6 +683,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_skip_existing);
   tcase_add_test(tc, test_cli_parse_errors);
   tcase_add_test(tc, test_cli_killed_then_resumed);
+  tcase_add_test(tc, test_cli_png_options);
   tcase_add_test(tc, test_cli_unreadable_directory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -396,6 +396,50 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   fgt_save *s = &ev->b->saves[ev->b->n_saves];
   fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
   double d;
+  /* vips' style: "out.png[compression=1,filter=all]" */
+  const char *tmpl = a[1]->text, *bracket = strchr(tmpl, '[');
+  size_t tlen = strlen(tmpl);
+  if (tlen >= sizeof s->tmpl)
+    return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a file name "
+                 "template of at most %zu bytes", sizeof s->tmpl - 1);
+  if (bracket && tmpl[tlen - 1] == ']') {
+    char opts[512];
+    snprintf(opts, sizeof opts, "%.*s", (int)(tlen - 2 - (size_t)(bracket -
+                                                                  tmpl)),
+             bracket + 1);
+    for (char *kv = strtok(opts, ","); kv; kv = strtok(NULL, ",")) {
+      char *eq = strchr(kv, '=');
+      char *end = NULL;
+      long v = eq ? strtol(eq + 1, &end, 10) : -1;
+      int num_ok = eq && end && !*end && end != eq + 1;
+      if (eq && !strncmp(kv, "compression", (size_t)(eq - kv)) &&
+          eq - kv == 11 && num_ok && v >= 0 && v <= 9) {
+        o.png_compression = (int)v;
+      } else if (eq && (eq - kv == 1 ? kv[0] == 'Q' : eq - kv == 7 &&
+                        !strncmp(kv, "quality", 7)) && num_ok && v >= 1 &&
+                 v <= 100) {
+        o.quality = (int)v;
+      } else if (eq && eq - kv == 6 && !strncmp(kv, "filter", 6)) {
+        static const char *filters[] = {"none", "sub", "up", "avg",
+                                        "paeth", "all"};
+        int k = -1;
+        for (int i = 0; i < 6; i++)
+          if (!strcmp(eq + 1, filters[i]))
+            k = i;
+        if (k < 0)
+          return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a PNG "
+                       "filter (none, sub, up, avg, paeth, all), found "
+                       "'%s'", eq + 1);
+        o.png_filter = (fg_png_filter)k;
+      } else {
+        return failv(ev, FG_EINVAL, a[1]->pos, "save: expected options "
+                     "compression=0..9, filter=NAME or quality=1..100 (Q=) "
+                     "in [...], found '%s'", kv);
+      }
+    }
+    tlen = (size_t)(bracket - tmpl);
+  }
+  snprintf(s->tmpl, sizeof s->tmpl, "%.*s", (int)tlen, tmpl);
   if (n > 2 && a[2]) {
     if (want_number(ev, a[2], 0, 9, "a PNG compression level", &d))
       return none();
@@ -439,7 +483,6 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   if (graph_failed(ev, c->pos))
     return none();
   s->output = fg_graph_output_count(ev->g) - 1;
-  s->tmpl = a[1]->text;
   s->opt = o;
   s->elem = FG_U8;
   s->channels = ch;

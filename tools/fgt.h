@@ -133,7 +133,7 @@ typedef struct fgt_value {
  * template and the encoder's options. */
 typedef struct fgt_save {
   int output;
-  const char *tmpl;
+  char tmpl[512];         /* without a trailing [options] */
   fg_image_save_options opt;
   fg_elem elem;           /* u8 (stored) */
   int channels;
