@@ -292,11 +292,11 @@ int fgt_cmd_devices(int argc, char **argv) {
 static int cmd_ops(void) {
   int n;
   const fgt_op_row *t = fgt_op_table(&n);
-  for (int i = 0; i < n; i++)
-    printf("%-10s(%s)%*s%s\n", t[i].name, t[i].params,
-           (int)(18 - strlen(t[i].params) - strlen(t[i].name) + 8) > 1
-               ? (int)(18 - strlen(t[i].params) - strlen(t[i].name) + 8) : 1,
-           "", t[i].doc);
+  for (int i = 0; i < n; i++) {
+    char sig[64];
+    snprintf(sig, sizeof sig, "%s(%s)", t[i].name, t[i].params);
+    printf("%-20s %s\n", sig, t[i].doc);
+  }
   printf("and every builtin of fieldgraph/builtins.h by name, positionally "
          "(sin(x), atan2(y, x), ...)\n");
   return 0;
