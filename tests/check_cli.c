@@ -621,6 +621,42 @@ START_TEST(test_cli_png_options) {
 }
 END_TEST
 
+/* ---- operators with parameters ------------------------------------------- */
+
+START_TEST(test_cli_operator_arguments) {
+  char dir[64], file[128], args[2048], sp[512], path[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\n"
+             "save(flip(rgb), \"v.png\")                    # defaults\n"
+             "save(flip(rgb, horizontal=1, vertical=0), \"h.png\")\n"
+             "save(flip(vertical=1, image=rgb, horizontal=1), \"hv.png\")\n"
+             "save(flip(rgb, 1), \"hv2.png\")               # positional\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  ck_assert_int_eq(tool(dir, args), 0);
+  fg_image in, want;
+  char err[512];
+  ck_assert(fg_image_read(sp, &in, err, sizeof err) == FG_OK);
+  int w = in.width, h = in.height, ch = in.channels;
+  const char *names[] = {"v.png", "h.png", "hv.png", "hv2.png"};
+  const int hflip[] = {0, 1, 1, 1}, vflip[] = {1, 0, 1, 1};
+  for (int k = 0; k < 4; k++) {
+    ck_assert_int_eq(fg_image_alloc(&want, w, h, ch), FG_OK);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        memcpy(want.data + ((size_t)y * w + x) * ch,
+               in.data + ((size_t)(vflip[k] ? h - 1 - y : y) * w +
+                          (hflip[k] ? w - 1 - x : x)) * ch, (size_t)ch);
+    snprintf(path, sizeof path, "%s/out/%s", dir, names[k]);
+    expect_image(path, &want);
+    fg_image_free(&want);
+  }
+  fg_image_free(&in);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- parse and type errors ---------------------------------------------- */
 
 /* Runs `check` on text and asserts the message starts "FILE:LINE:COL:",
@@ -666,6 +702,10 @@ START_TEST(test_cli_parse_errors) {
                "float2, expected float3");
   expect_parse_error("rgb = input()\nreport(rgb)\n", 2, 8,
                "expected a single value");
+  expect_parse_error("rgb = input()\nx = flip(rgb, vertical=2)\n", 2, 24,
+                     "expected 0 or 1 for 'vertical'");
+  expect_parse_error("x = flip(horizontal=1)\n", 1, 5,
+                     "expected argument 'image'");
   expect_parse_error("rgb = input()\nsave(rgb, \"x.png[level=3]\")\n", 2,
                      11, "expected options compression=0..9");
   expect_parse_error("rgb = input()\n"
@@ -684,6 +724,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_parse_errors);
   tcase_add_test(tc, test_cli_killed_then_resumed);
   tcase_add_test(tc, test_cli_png_options);
+  tcase_add_test(tc, test_cli_operator_arguments);
   tcase_add_test(tc, test_cli_unreadable_directory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

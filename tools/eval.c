@@ -282,7 +282,8 @@ static fgt_value eval_binary(eval *ev, const fgt_node *n) {
 /* Arguments of a call in the order of params ("x,lo,hi"); named ones are
  * placed by name.  Returns the count, or -1 after an error. */
 static int order_args(eval *ev, const fgt_node *call, const char *fname,
-                      const char *params, const fgt_node **out, int max) {
+                      const char *params, const fgt_node **out, int max,
+                      int holes) {
   int n = 0;
   for (int i = 0; i < max; i++)
     out[i] = NULL;
@@ -292,9 +293,9 @@ static int order_args(eval *ev, const fgt_node *call, const char *fname,
       slot = -1;
       int k = 0;
       for (const char *p = params; p && *p; k++) {
-        size_t len = strcspn(p, ",");
-        if (len == strlen(call->arg_names[i]) &&
-            strncmp(p, call->arg_names[i], len) == 0)
+        size_t len = strcspn(p, ","), name_len = strcspn(p, "=,");
+        if (name_len == strlen(call->arg_names[i]) &&
+            strncmp(p, call->arg_names[i], name_len) == 0)
           slot = k;
         p += len + (p[len] == ',');
       }
@@ -319,7 +320,7 @@ static int order_args(eval *ev, const fgt_node *call, const char *fname,
     if (slot + 1 > n)
       n = slot + 1;
   }
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n && !holes; i++)
     if (!out[i]) {
       failv(ev, FG_EINVAL, call->pos, "%s: argument %d is missing", fname,
             i + 1);
@@ -380,7 +381,7 @@ static int want_number(eval *ev, const fgt_node *n, double lo, double hi,
 static fgt_value call_save(eval *ev, const fgt_node *c) {
   const fgt_node *a[5];
   int n = order_args(ev, c, "save", "image,file,compression,filter,quality",
-                     a, 5);
+                     a, 5, 1);
   if (n < 0)
     return none();
   if (n < 2 || a[1]->kind != FGT_N_STRING)
@@ -493,7 +494,7 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
 /* report(value) or report(value, "name"): a 0-D field's value by name. */
 static fgt_value call_report(eval *ev, const fgt_node *c) {
   const fgt_node *a[2];
-  int n = order_args(ev, c, "report", "value,name", a, 2);
+  int n = order_args(ev, c, "report", "value,name", a, 2, 0);
   if (n < 0)
     return none();
   if (n < 1)
@@ -654,6 +655,94 @@ static fgt_value call_method(eval *ev, const fgt_node *c, fgt_value m) {
   return nr ? ev->results[0] : none();
 }
 
+/* A row of kind FGT_OP_GRAPH: arguments by position or name, defaults
+ * from the row's params, each checked against its letter of the row's
+ * signature, then the library call. */
+static fgt_value call_graph(eval *ev, const fgt_node *c,
+                            const fgt_op_row *row) {
+  const char *sig = row->sig;
+  int np = (int)strlen(sig);
+  const fgt_node *a[8];
+  if (np > 8)
+    return failv(ev, FG_EINVAL, c->pos, "%s: too many parameters",
+                 row->name);
+  int n = order_args(ev, c, row->name, row->params, a, np, 1);
+  if (n < 0)
+    return none();
+  fg_field *F[8] = {0};
+  double d[8] = {0};
+  const char *p = row->params;
+  for (int i = 0; i < np; i++, p += strcspn(p, ",") + (p[strcspn(p, ",")]
+                                                      == ',')) {
+    size_t len = strcspn(p, ","), name_len = strcspn(p, "=,");
+    if (i >= n || !a[i]) {
+      if (name_len == len)
+        return failv(ev, FG_EINVAL, c->pos, "%s: expected argument '%.*s' "
+                     "(parameters: %s)", row->name, (int)name_len, p,
+                     row->params);
+      d[i] = strtod(p + name_len + 1, NULL);
+      continue;
+    }
+    fgt_value v = eval_node(ev, a[i]);
+    if (ev->st != FG_OK)
+      return none();
+    if (sig[i] == 'F') {
+      if (v.kind != FGT_V_FIELD)
+        return failv(ev, FG_ETYPE, a[i]->pos, "%s: expected a field for "
+                     "'%.*s', found %s", row->name, (int)name_len, p,
+                     kind_name(v.kind));
+      F[i] = v.field;
+      continue;
+    }
+    int integer = sig[i] != 'd';
+    if (v.kind != FGT_V_NUMBER || (integer && v.v[0] != (double)(int64_t)
+                                                        v.v[0]) ||
+        (sig[i] == 'b' && v.v[0] != 0 && v.v[0] != 1))
+      return failv(ev, FG_ETYPE, a[i]->pos, "%s: expected %s for '%.*s', "
+                   "found %s", row->name, sig[i] == 'b' ? "0 or 1"
+                   : integer ? "an integer" : "a number", (int)name_len, p,
+                   v.kind == FGT_V_NUMBER ? "a fraction" : kind_name(v.kind));
+    d[i] = v.v[0];
+  }
+  fg_graph *g = ev->g;
+  fg_field *f = NULL;
+  typedef fg_field *field;
+  /* one line per signature: add the one a new row needs */
+  if (!strcmp(sig, "F"))
+    f = ((field (*)(fg_graph *, field))row->fn)(g, F[0]);
+  else if (!strcmp(sig, "FF"))
+    f = ((field (*)(fg_graph *, field, field))row->fn)(g, F[0], F[1]);
+  else if (!strcmp(sig, "Fb"))
+    f = ((field (*)(fg_graph *, field, bool))row->fn)(g, F[0], d[1] != 0);
+  else if (!strcmp(sig, "Fbb"))
+    f = ((field (*)(fg_graph *, field, bool, bool))row->fn)(g, F[0],
+                                                           d[1] != 0,
+                                                           d[2] != 0);
+  else if (!strcmp(sig, "Fd"))
+    f = ((field (*)(fg_graph *, field, double))row->fn)(g, F[0], d[1]);
+  else if (!strcmp(sig, "Fdd"))
+    f = ((field (*)(fg_graph *, field, double, double))row->fn)(g, F[0],
+                                                               d[1], d[2]);
+  else if (!strcmp(sig, "Fi"))
+    f = ((field (*)(fg_graph *, field, int))row->fn)(g, F[0], (int)d[1]);
+  else if (!strcmp(sig, "Fii"))
+    f = ((field (*)(fg_graph *, field, int, int))row->fn)(g, F[0],
+                                                         (int)d[1],
+                                                         (int)d[2]);
+  else if (!strcmp(sig, "Fll"))
+    f = ((field (*)(fg_graph *, field, int64_t, int64_t))row->fn)(
+        g, F[0], (int64_t)d[1], (int64_t)d[2]);
+  else if (!strcmp(sig, "Fdii"))
+    f = ((field (*)(fg_graph *, field, double, int, int))row->fn)(
+        g, F[0], d[1], (int)d[2], (int)d[3]);
+  else
+    return failv(ev, FG_EINVAL, c->pos, "%s: signature \"%s\" has no case "
+                 "in tools/eval.c's call_graph", row->name, sig);
+  if (graph_failed(ev, c->pos))
+    return none();
+  return field_value(f);
+}
+
 static fgt_value eval_call(eval *ev, const fgt_node *c) {
   if (c->a->kind != FGT_N_NAME) {
     fgt_value m = eval_node(ev, c->a);
@@ -676,10 +765,12 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
   const fgt_op_row *row = fgt_op_find(fname);
   const fgt_node *a[8];
   int n;
+  if (row && row->kind == FGT_OP_GRAPH)
+    return call_graph(ev, c, row);
   if (row && !(row->kind == FGT_OP_REDUCE && c->n > 1)) {
     int want = row->kind == FGT_OP_EXPR2 ? 2 : row->kind == FGT_OP_EXPR3 ? 3
                                                                          : 1;
-    n = order_args(ev, c, fname, row->params, a, want);
+    n = order_args(ev, c, fname, row->params, a, want, 0);
     if (n < 0)
       return none();
     if (n != want)
@@ -705,16 +796,14 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
     if (ev->st != FG_OK)
       return none();
   }
-  if (row && (row->kind == FGT_OP_FIELD1 || row->kind == FGT_OP_REDUCE)) {
+  if (row && row->kind == FGT_OP_REDUCE) {
     if (v[0].kind != FGT_V_FIELD)
       return failv(ev, FG_ETYPE, a[0]->pos, "%s: expected a field, found %s",
                    fname, kind_name(v[0].kind));
-    int mean = row->kind == FGT_OP_REDUCE && row->arg < 0;
-    fg_field *f = row->kind == FGT_OP_REDUCE
-        ? fg_reduce(ev->g, fname, mean ? FG_REDUCE_SUM
-                                       : (fg_reduce_op)row->arg, v[0].field)
-        : ((fg_field * (*)(fg_graph *, fg_field *))row->fn)(ev->g,
-                                                            v[0].field);
+    int mean = row->arg < 0;
+    fg_field *f = fg_reduce(ev->g, fname, mean ? FG_REDUCE_SUM
+                                               : (fg_reduce_op)row->arg,
+                            v[0].field);
     if (graph_failed(ev, c->pos))
       return none();
     if (mean) {

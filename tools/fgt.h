@@ -8,6 +8,7 @@
 
 #include "fieldgraph.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* ---- source positions and diagnostics ----------------------------------- */
@@ -201,17 +202,22 @@ void fgt_scripts_free(fgt_scripts *s);
  * thread's point; the fusion pass merges chains of them. */
 typedef enum fgt_op_kind {
   FGT_OP_EXPR1, FGT_OP_EXPR2, FGT_OP_EXPR3,  /* fg_expr *f(fg_expr *...) */
-  FGT_OP_FIELD1,      /* fg_field *f(fg_graph *, fg_field *) */
+  FGT_OP_GRAPH,       /* fg_field *f(fg_graph *, ...) as the row's sig */
   FGT_OP_REDUCE       /* fg_reduce with the row's fg_reduce_op */
 } fgt_op_kind;
 
 typedef struct fgt_op_row {
   const char *name;
   fgt_op_kind kind;
-  const char *params;       /* "x,lo,hi": names for named arguments */
+  const char *params;       /* "x,lo,hi": names for named arguments;
+                               "image,radius=1": a default value */
   void (*fn)(void);         /* cast by kind */
   int arg;                  /* FGT_OP_REDUCE: the fg_reduce_op */
   const char *doc;
+  const char *sig;          /* FGT_OP_GRAPH: the C parameters after the
+                               graph, one letter each: F fg_field *,
+                               d double, i int, l int64_t, b bool
+                               ("Fdi": f(g, field, double, int)) */
 } fgt_op_row;
 
 /* The row named name, NULL if none.  Builtins of builtins.h that have no
@@ -222,7 +228,8 @@ const fgt_op_row *fgt_op_table(int *n);
 
 /* Operators the library lacks today, written with the DSL here (to be
  * replaced by include/fieldgraph/ops.h's when it lands). */
-fg_field *fgt_flip(fg_graph *g, fg_field *image);
+fg_field *fgt_flip(fg_graph *g, fg_field *image, bool horizontal,
+                   bool vertical);
 fg_field *fgt_cielab(fg_graph *g, fg_field *image);
 fg_field *fgt_to_unit(fg_graph *g, fg_field *image);
 fg_field *fgt_to_u8(fg_graph *g, fg_field *image);

@@ -7,7 +7,8 @@
  */
 #include "tools/fgt.h"
 
-fg_field *fgt_flip(fg_graph *g, fg_field *image) {
+fg_field *fgt_flip(fg_graph *g, fg_field *image, bool horizontal,
+                   bool vertical) {
   fg_type t = fg_field_type(image);
   if (image && t.field.ndim != 2) {
     fg_graph_set_error(g, FG_ESHAPE, "flip: expected a 2-D image, '%s' has "
@@ -15,9 +16,12 @@ fg_field *fgt_flip(fg_graph *g, fg_field *image) {
     return NULL;
   }
   fg_op *op = fg_op_begin(g, "flip", 1, &t);
-  fg_expr *row = fg_subi(fg_sub(fg_rows(op), fg_row(op)), 1);
-  fg_write_tensor(op, 0, fg_read_tensor_at(op, image, 2, row,
-                                           fg_column(op)));
+  fg_expr *row = vertical ? fg_subi(fg_sub(fg_rows(op), fg_row(op)), 1)
+                          : fg_row(op);
+  fg_expr *col = horizontal
+                     ? fg_subi(fg_sub(fg_columns(op), fg_column(op)), 1)
+                     : fg_column(op);
+  fg_write_tensor(op, 0, fg_read_tensor_at(op, image, 2, row, col));
   return fg_op_end(op);
 }
 

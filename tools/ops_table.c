@@ -4,25 +4,31 @@
  * operator of the graph and fusion merges them.  Builtins without a row
  * are still callable positionally, through fg_call.
  *
- * To add an operator of include/fieldgraph/ops.h, add one line:
- *   FIELD1("blur", "image", fg_blur, "..."),
- * (operators with numeric parameters need a kind of their own in fgt.h
- * and eval.c's call_row, one case each).
+ * To add an operator of include/fieldgraph/ops.h, add one line naming
+ * its C parameters after the graph (F field, d double, i int, l int64_t,
+ * b bool; see fgt_op_row) and their names, with defaults where the
+ * pipeline may leave them out:
+ *   OP("transpose", "F", "image", fg_transpose, "rows <-> columns"),
+ *   OP("box_blur", "Fii", "image,radius=1,border=0", fg_box_blur, "..."),
+ * A signature eval.c's call_graph does not know yet is one more case
+ * there (a line).
  */
 #include "tools/fgt.h"
 
 #include <string.h>
 
 #define FN(f) ((void (*)(void))(f))
-#define EXPR1(n, p, f, d) {n, FGT_OP_EXPR1, p, FN(f), 0, d}
-#define EXPR2(n, p, f, d) {n, FGT_OP_EXPR2, p, FN(f), 0, d}
-#define EXPR3(n, p, f, d) {n, FGT_OP_EXPR3, p, FN(f), 0, d}
-#define FIELD1(n, p, f, d) {n, FGT_OP_FIELD1, p, FN(f), 0, d}
-#define REDUCE(n, op, d) {n, FGT_OP_REDUCE, "field", NULL, op, d}
+#define EXPR1(n, p, f, d) {n, FGT_OP_EXPR1, p, FN(f), 0, d, NULL}
+#define EXPR2(n, p, f, d) {n, FGT_OP_EXPR2, p, FN(f), 0, d, NULL}
+#define EXPR3(n, p, f, d) {n, FGT_OP_EXPR3, p, FN(f), 0, d, NULL}
+#define OP(n, sig, p, f, d) {n, FGT_OP_GRAPH, p, FN(f), 0, d, sig}
+#define FIELD1(n, p, f, d) OP(n, "F", p, f, d)
+#define REDUCE(n, op, d) {n, FGT_OP_REDUCE, "field", NULL, op, d, NULL}
 
 static const fgt_op_row table[] = {
   /* image operators (ops_local.c until ops.h has them) */
-  FIELD1("flip", "image", fgt_flip, "upside down (Cog's upsideDown)"),
+  OP("flip", "Fbb", "image,horizontal=0,vertical=1", fgt_flip,
+     "mirror: upside down by default (Cog's upsideDown)"),
   FIELD1("cielab", "image", fgt_cielab, "sRGB in [0,1] to CIE L*a*b*"),
   FIELD1("grey", "image", fgt_grey, "Rec. 709 luma of an RGB(A) image"),
   FIELD1("rgba", "image", fgt_rgba, "1-4 channels to float4, alpha 1"),
