@@ -17,6 +17,7 @@
  * state: every call is thread safe.
  */
 #include "fieldgraph/image.h"
+#include "io/pnm.h"
 #include "util/fs.h"
 #include "util/util.h"
 
@@ -33,7 +34,9 @@
 
 /* ---- small helpers ------------------------------------------------------- */
 
-typedef enum format { FORMAT_NONE, FORMAT_PNG, FORMAT_JPEG } format;
+typedef enum format {
+  FORMAT_NONE, FORMAT_PNG, FORMAT_JPEG, FORMAT_PNM
+} format;
 
 static const unsigned char png_signature[8] = {0x89, 'P',  'N',  'G',
                                                '\r', '\n', 0x1a, '\n'};
@@ -73,6 +76,8 @@ static format format_from_extension(const char *path) {
     return FORMAT_PNG;
   if (ieq(dot, ".jpg") || ieq(dot, ".jpeg"))
     return FORMAT_JPEG;
+  if (ieq(dot, ".pgm") || ieq(dot, ".ppm") || ieq(dot, ".pnm"))
+    return FORMAT_PNM;
   return FORMAT_NONE;
 }
 
@@ -233,7 +238,11 @@ static fg_status read_png(pngio *ctx, const char *path, fg_image *out,
 
 /* Encodes img as PNG into ctx->fp. */
 static fg_status write_png(pngio *ctx, const char *path, const fg_image *img,
-                           char *err, size_t errlen) {
+                           const fg_image_save_options *opt, char *err,
+                           size_t errlen) {
+  static const int filters[] = {PNG_FILTER_NONE, PNG_FILTER_SUB,
+                                PNG_FILTER_UP, PNG_FILTER_AVG,
+                                PNG_FILTER_PAETH, PNG_ALL_FILTERS};
   static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY,
                                      PNG_COLOR_TYPE_GRAY_ALPHA,
                                      PNG_COLOR_TYPE_RGB,
@@ -261,6 +270,10 @@ static fg_status write_png(pngio *ctx, const char *path, const fg_image *img,
   }
 
   png_set_write_fn(png, ctx, pngio_write, pngio_flush);
+  if (opt) {
+    png_set_compression_level(png, opt->png_compression);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, filters[opt->png_filter]);
+  }
   png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height,
                8, color_types[img->channels], PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -487,6 +500,10 @@ static fg_status write_jpeg(jenc *e, FILE *fp, const char *path,
 
 /* ---- public API ---------------------------------------------------------- */
 
+static fg_status write_image(const char *path, const fg_image *img,
+                             int quality, const fg_image_save_options *png,
+                             char *err, size_t errlen);
+
 fg_status fg_image_alloc(fg_image *out, int width, int height, int channels) {
   if (!out)
     return FG_EINVAL;
@@ -552,6 +569,14 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
       memset(&dec, 0, sizeof dec);
       st = read_jpeg(&dec, fp, path, out, err, errlen);
     }
+  } else if (n >= 2 && sig[0] == 'P' && (sig[1] == '5' || sig[1] == '6')) {
+    if (fseek(fp, 0L, SEEK_SET) != 0) {
+      int e = errno;
+      st = fgu_fail(err, errlen, FG_EIO, "%s: cannot seek: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+    } else {
+      st = fgi_read_pnm(fp, path, out, err, errlen);
+    }
   } else {
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %s", path,
                   n == 0 ? "empty file, not a PNG or JPEG image"
@@ -566,6 +591,28 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
 
 fg_status fg_image_write(const char *path, const fg_image *img, int quality,
                          char *err, size_t errlen) {
+  return write_image(path, img, quality, NULL, err, errlen);
+}
+
+fg_status fg_image_save(const char *path, const fg_image *img,
+                        const fg_image_save_options *opt, char *err,
+                        size_t errlen) {
+  fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
+  if (opt)
+    o = *opt;
+  if (o.png_compression < 0 || o.png_compression > 9 ||
+      (unsigned)o.png_filter > FG_PNG_FILTER_ALL)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: PNG compression %d or "
+                    "filter %d out of range (0..9, fg_png_filter)",
+                    path ? path : "(null)", o.png_compression,
+                    (int)o.png_filter);
+  return write_image(path, img, o.quality, &o, err, errlen);
+}
+
+/* fg_image_write and fg_image_save: png NULL keeps libpng's defaults. */
+static fg_status write_image(const char *path, const fg_image *img,
+                             int quality, const fg_image_save_options *png,
+                             char *err, size_t errlen) {
   if (err && errlen)
     err[0] = '\0';
   if (!path)
@@ -575,7 +622,8 @@ fg_status fg_image_write(const char *path, const fg_image *img, int quality,
   format fmt = format_from_extension(path);
   if (fmt == FORMAT_NONE)
     return fgu_fail(err, errlen, FG_EINVAL, "%s: unknown file extension "
-                    "(expected .png, .jpg or .jpeg)", path);
+                    "(expected .png, .jpg, .jpeg, .pgm, .ppm or .pnm)",
+                    path);
   size_t bytes;
   if (!img->data || img->width <= 0 || img->height <= 0 ||
       img->channels <= 0 ||
@@ -603,7 +651,9 @@ fg_status fg_image_write(const char *path, const fg_image *img, int quality,
   fg_status st;
   if (fmt == FORMAT_PNG) {
     pngio ctx = {.fp = out.fp};
-    st = write_png(&ctx, path, img, err, errlen);
+    st = write_png(&ctx, path, img, png, err, errlen);
+  } else if (fmt == FORMAT_PNM) {
+    st = fgi_write_pnm(out.fp, path, img, err, errlen);
   } else {
     jenc enc;
     memset(&enc, 0, sizeof enc);

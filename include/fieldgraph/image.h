@@ -1,4 +1,4 @@
-/* fieldgraph/image.h - read and write 8-bit PNG and JPEG images.
+/* fieldgraph/image.h - read and write 8-bit PNG, JPEG and PGM/PPM images.
  *
  * Pixels are 8 bits per channel, interleaved, top row first.  Example:
  *
@@ -31,13 +31,35 @@ typedef struct fg_image {
   uint8_t *data;       /* height rows of width*channels bytes, interleaved, top row first; owned, free with fg_image_free */
 } fg_image;
 
-/* Read a PNG or JPEG file (format detected from the file's signature bytes, not its name). 16-bit PNGs are reduced to 8 bits, palettes and low bit depths expanded, tRNS becomes alpha; CMYK JPEGs are refused. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
+/* Read a PNG, JPEG or binary PGM/PPM (P5/P6) file (format detected from the file's signature bytes, not its name). 16-bit PNGs and PGM/PPMs are reduced to 8 bits, palettes and low bit depths expanded, tRNS becomes alpha; CMYK JPEGs are refused. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
  * FG_EINVAL bad arguments, FG_EIO file cannot be opened or read, FG_EFORMAT not PNG/JPEG, corrupt or truncated data, CMYK, or larger than FG_IMAGE_MAX_DIM; FG_ENOMEM. */
 fg_status fg_image_read(const char *path, fg_image *out, char *err, size_t errlen);
 
-/* Write by the path's extension (.png, .jpg, .jpeg, case-insensitive); quality is the JPEG quality 1..100 (0 means 90), ignored for PNG. Written to a temporary file in the same directory and renamed, so a failure never leaves a partial or truncated file at path. JPEG cannot store 2 or 4 channels: alpha is dropped (documented).
+/* Write by the path's extension (.png, .jpg, .jpeg, .pgm, .ppm, .pnm, case-insensitive; PGM/PPM: 1 channel P5, else P6); quality is the JPEG quality 1..100 (0 means 90), ignored for PNG. Written to a temporary file in the same directory and renamed, so a failure never leaves a partial or truncated file at path. JPEG and PGM/PPM cannot store 2 or 4 channels: alpha is dropped (documented).
  * FG_EINVAL bad arguments, image or extension; FG_EIO creating, writing or renaming failed; FG_ENOMEM.  A replaced file keeps its permission bits. */
 fg_status fg_image_write(const char *path, const fg_image *img, int quality, char *err, size_t errlen);
+
+/* PNG row filters (libpng's): NONE is the fastest to encode; ALL tries
+ * every filter on every row (libpng's default: smaller, ~3x slower). */
+typedef enum fg_png_filter {
+  FG_PNG_FILTER_NONE, FG_PNG_FILTER_SUB, FG_PNG_FILTER_UP,
+  FG_PNG_FILTER_AVG, FG_PNG_FILTER_PAETH, FG_PNG_FILTER_ALL
+} fg_png_filter;
+
+/* Encoder options for fg_image_save; start from FG_IMAGE_SAVE_OPTIONS_INIT
+ * (quality 90, PNG zlib level 6 with filter NONE, as vips' pngsave). */
+typedef struct fg_image_save_options {
+  int quality;             /* JPEG quality 1..100 */
+  int png_compression;     /* zlib level 0 (store) .. 9 (smallest) */
+  fg_png_filter png_filter;
+} fg_image_save_options;
+#define FG_IMAGE_SAVE_OPTIONS_INIT {90, 6, FG_PNG_FILTER_NONE}
+
+/* fg_image_write with encoder options (opt NULL: the INIT values); the same
+ * atomic replacement and errors, FG_EINVAL for options out of range. */
+fg_status fg_image_save(const char *path, const fg_image *img,
+                        const fg_image_save_options *opt, char *err,
+                        size_t errlen);
 
 /* Allocate a zeroed image; FG_EINVAL for sizes <= 0 (or > FG_IMAGE_MAX_DIM) or channels outside 1..4 or width*height*channels overflowing.
  * *out is zeroed on any failure; FG_ENOMEM when the allocation fails. */

@@ -1,0 +1,109 @@
+/* io/pnm.c - binary PGM (P5) and PPM (P6) reading and writing for
+ * fg_image_read / fg_image_write (io/image.c chooses the format; the
+ * atomic replacement of the file is done there).
+ */
+#include "io/pnm.h"
+#include "util/util.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The next header number of fp, skipping whitespace and # comments; -1 on
+ * a malformed or missing number. */
+static long header_number(FILE *fp) {
+  int c = fgetc(fp);
+  for (;;) {
+    while (c != EOF && isspace(c))
+      c = fgetc(fp);
+    if (c != '#')
+      break;
+    while (c != EOF && c != '\n')
+      c = fgetc(fp);
+  }
+  if (c == EOF || !isdigit(c))
+    return -1;
+  long v = 0;
+  while (c != EOF && isdigit(c)) {
+    v = v * 10 + (c - '0');
+    if (v > 1000000)
+      return -1;
+    c = fgetc(fp);
+  }
+  /* exactly one whitespace byte ends the header's last number */
+  return c != EOF && isspace(c) ? v : -1;
+}
+
+fg_status fgi_read_pnm(FILE *fp, const char *path, fg_image *out, char *err,
+                       size_t errlen) {
+  char magic[2];
+  if (fread(magic, 1, 2, fp) != 2 || magic[0] != 'P' ||
+      (magic[1] != '5' && magic[1] != '6'))
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: not a binary PGM/PPM "
+                    "(P5/P6) image", path);
+  int channels = magic[1] == '5' ? 1 : 3;
+  long w = header_number(fp), h = header_number(fp), maxval = header_number(fp);
+  if (w < 1 || h < 1 || maxval < 1 || maxval > 65535 ||
+      w > FG_IMAGE_MAX_DIM || h > FG_IMAGE_MAX_DIM)
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: bad PGM/PPM header "
+                    "(width, height 1..%d, maxval 1..65535)", path,
+                    FG_IMAGE_MAX_DIM);
+  fg_status st = fg_image_alloc(out, (int)w, (int)h, channels);
+  if (st != FG_OK)
+    return fgu_fail(err, errlen, st, "%s: out of memory", path);
+  size_t n = (size_t)w * (size_t)h * (size_t)channels;
+  int wide = maxval > 255;
+  unsigned char *raw = wide ? malloc(2 * n) : out->data;
+  if (!raw) {
+    fg_image_free(out);
+    return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+  }
+  size_t got = fread(raw, wide ? 2 : 1, n, fp);
+  if (got != n) {
+    if (wide)
+      free(raw);
+    fg_image_free(out);
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: truncated PGM/PPM data "
+                    "(%zu of %zu samples)", path, got, n);
+  }
+  for (size_t i = 0; i < n; i++) {
+    unsigned v = wide ? (unsigned)raw[2 * i] << 8 | raw[2 * i + 1] : raw[i];
+    out->data[i] = (unsigned char)((v * 255u + (unsigned)maxval / 2) /
+                                   (unsigned)maxval);
+  }
+  if (wide)
+    free(raw);
+  return FG_OK;
+}
+
+fg_status fgi_write_pnm(FILE *fp, const char *path, const fg_image *img,
+                        char *err, size_t errlen) {
+  int colour = img->channels >= 3;
+  int out_ch = colour ? 3 : 1;
+  if (fprintf(fp, "P%c\n%d %d\n255\n", colour ? '6' : '5', img->width,
+              img->height) < 0)
+    return fgu_fail(err, errlen, FG_EIO, "%s: write error", path);
+  if (img->channels == out_ch) {
+    size_t n = (size_t)img->width * img->height * (size_t)out_ch;
+    if (fwrite(img->data, 1, n, fp) != n)
+      return fgu_fail(err, errlen, FG_EIO, "%s: write error", path);
+    return FG_OK;
+  }
+  size_t row = (size_t)img->width * (size_t)out_ch;
+  unsigned char *buf = malloc(row);
+  if (!buf)
+    return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+  for (int y = 0; y < img->height; y++) {
+    const unsigned char *src = img->data + (size_t)y * img->width *
+                                               (size_t)img->channels;
+    for (int x = 0; x < img->width; x++)
+      memcpy(buf + (size_t)x * (size_t)out_ch,
+             src + (size_t)x * (size_t)img->channels, (size_t)out_ch);
+    if (fwrite(buf, 1, row, fp) != row) {
+      free(buf);
+      return fgu_fail(err, errlen, FG_EIO, "%s: write error", path);
+    }
+  }
+  free(buf);
+  return FG_OK;
+}

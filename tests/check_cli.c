@@ -1,0 +1,735 @@
+/* tests/check_cli.c - the `fieldgraph` command run as a user runs it, as a
+ * subprocess: a mixed batch with bad inputs (truncated JPEG, empty file,
+ * non-image) and unusual good ones (16-bit PNG, grey+alpha PNG) whose
+ * outputs are compared with the same pipeline built with the C API
+ * (examples/operators.c); --shard covering every input once; resuming
+ * with --skip-existing; parse errors at the right line and column.
+ */
+#include "examples/operators.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <errno.h>
+#include <png.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef FG_TOOL
+#error FG_TOOL (the path of tools/fieldgraph) must be defined
+#endif
+#ifndef FG_CLI_DIR
+#error FG_CLI_DIR (tests/cli) must be defined
+#endif
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Runs the tool with args (a shell fragment), stdout and stderr to files in
+ * dir; returns its exit status. */
+static int tool(const char *dir, const char *args) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s %s >%s/stdout 2>%s/stderr", FG_TOOL, args,
+           dir, dir);
+  int st = system(cmd);
+  ck_assert_msg(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
+  return WEXITSTATUS(st);
+}
+
+/* The whole of dir/name, NUL-terminated (malloc'd). */
+static char *slurp(const char *dir, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  char *s = calloc(1, 1 << 20);
+  size_t n = fread(s, 1, (1 << 20) - 1, f);
+  s[n] = '\0';
+  fclose(f);
+  return s;
+}
+
+static void copy_file(const char *from, const char *to, long max) {
+  FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+  ck_assert(a && b);
+  char buf[65536];
+  size_t n;
+  long total = 0;
+  while ((n = fread(buf, 1, sizeof buf, a)) > 0 && (max < 0 || total < max)) {
+    if (max >= 0 && total + (long)n > max)
+      n = (size_t)(max - total);
+    ck_assert_uint_eq(fwrite(buf, 1, n, b), n);
+    total += (long)n;
+  }
+  fclose(a);
+  fclose(b);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* A 16-bit RGB PNG holding img's 8-bit values times 257 (which the reader
+ * scales back to exactly img). */
+static void write_png16(const char *path, const fg_image *img) {
+  FILE *f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL,
+                                            NULL, NULL);
+  png_infop info = png_create_info_struct(png);
+  ck_assert(png && info && img->channels == 3);
+  png_init_io(png, f);
+  png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height,
+               16, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  size_t w = (size_t)img->width * 3;
+  unsigned char *row = malloc(w * 2);
+  for (int y = 0; y < img->height; y++) {
+    for (size_t x = 0; x < w; x++) {
+      unsigned v = img->data[(size_t)y * w + x] * 257u;
+      row[2 * x] = (unsigned char)(v >> 8);     /* big-endian */
+      row[2 * x + 1] = (unsigned char)v;
+    }
+    png_write_row(png, row);
+  }
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  free(row);
+  fclose(f);
+}
+
+/* A fresh temporary directory (its path in buf). */
+static void tmpdir(char *buf, size_t size) {
+  snprintf(buf, size, "/tmp/fg-check-cli-XXXXXX");
+  ck_assert(mkdtemp(buf) != NULL);
+}
+
+static void rm_rf(const char *dir) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The pipeline's outputs computed with the C API for the image at path:
+ * half (flipped, halved), light (L * 2.55 as u8) and the mean of L. */
+typedef struct ref {
+  fg_image img, half, light;
+  double mean_l;
+} ref;
+
+static void reference(const char *path, ref *r) {
+  char err[1024];
+  ck_assert_msg(fg_image_read(path, &r->img, err, sizeof err) == FG_OK, "%s",
+                err);
+  fg_image *im = &r->img;
+  fg_graph *g = fg_graph_new("ref");
+  fg_field *in = fg_input(g, "in", fg_type_image(FG_U8, im->height,
+                                                 im->width, im->channels));
+  fg_field *rgb = ex_to_unit_float(g, in);
+  fg_field *lab = ex_rgb_to_cielab(g, rgb);
+  fg_output(g, "half", ex_to_u8(g, ex_half(g, ex_upside_down(g, rgb))));
+  fg_output(g, "light", ex_lightness_u8(g, lab));
+  fg_output(g, "lab", lab);
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_image_alloc(&r->half, im->width, im->height,
+                                  im->channels), FG_OK);
+  ck_assert_int_eq(fg_image_alloc(&r->light, im->width, im->height, 1),
+                   FG_OK);
+  size_t n = (size_t)im->width * (size_t)im->height;
+  float *labv = malloc(n * 3 * sizeof *labv);
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){im->data}, 3,
+                               (void *[]){r->half.data, r->light.data, labv})
+                == FG_OK, "%s", fg_context_errmsg(ctx));
+  double s = 0;
+  for (size_t i = 0; i < n; i++)
+    s += labv[3 * i];
+  r->mean_l = s / (double)n;
+  free(labv);
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+}
+
+static void ref_free(ref *r) {
+  fg_image_free(&r->img);
+  fg_image_free(&r->half);
+  fg_image_free(&r->light);
+}
+
+/* Asserts the image at path equals want within 1 in every byte (float
+ * rounding of a fused kernel may differ by one step). */
+static void expect_image(const char *path, const fg_image *want) {
+  fg_image got;
+  char err[1024];
+  ck_assert_msg(fg_image_read(path, &got, err, sizeof err) == FG_OK, "%s",
+                err);
+  ck_assert_int_eq(got.width, want->width);
+  ck_assert_int_eq(got.height, want->height);
+  ck_assert_int_eq(got.channels, want->channels);
+  size_t n = (size_t)got.width * got.height * got.channels, off = 0;
+  for (size_t i = 0; i < n; i++)
+    if (abs(got.data[i] - want->data[i]) > 1)
+      off++;
+  ck_assert_msg(off == 0, "%s: %zu bytes differ by more than 1", path, off);
+  fg_image_free(&got);
+}
+
+/* Files in dir whose names contain needle (0 when none). */
+static int count_named(const char *dir, const char *needle) {
+  DIR *d = opendir(dir);
+  ck_assert(d != NULL);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, needle))
+      n++;
+  closedir(d);
+  return n;
+}
+
+/* The JSON line of id in out (a pointer into it), NULL when none. */
+static const char *json_line(const char *out, const char *id) {
+  char key[600];
+  snprintf(key, sizeof key, "{\"id\":\"%s\"", id);
+  return strstr(out, key);
+}
+
+static int lines(const char *s) {
+  int n = 0;
+  for (; *s; s++)
+    n += *s == '\n';
+  return n;
+}
+
+/* ---- the mixed batch ---------------------------------------------------- */
+
+/* The batch under dir/in: good photos (grey PNG, RGB PNG, JPEG, 16-bit
+ * PNG, grey+alpha PNG) and bad files (truncated JPEG, empty, text). */
+static const char *good[] = {"camera.png", "chelsea.png", "hubble.jpg",
+                             "deep16.png", "greyalpha.png", "cat.ppm"};
+enum { N_GOOD = sizeof good / sizeof good[0] };
+static const char *bad[] = {"truncated.jpg", "empty.png", "notes.jpg"};
+
+static void make_batch(const char *dir) {
+  char in[256], a[512], b[512];
+  snprintf(in, sizeof in, "%s/in", dir);
+  ck_assert_int_eq(mkdir(in, 0755), 0);
+  char sp[512];
+  snprintf(b, sizeof b, "%s/camera.png", in);
+  copy_file(tu_sample("camera.png", sp, sizeof sp), b, -1);
+  snprintf(b, sizeof b, "%s/chelsea.png", in);
+  copy_file(tu_sample("chelsea.png", sp, sizeof sp), b, -1);
+  snprintf(b, sizeof b, "%s/hubble.jpg", in);
+  copy_file(tu_sample("hubble_deep_field.jpg", sp, sizeof sp), b, -1);
+  snprintf(b, sizeof b, "%s/truncated.jpg", in);
+  copy_file(tu_sample("hubble_deep_field.jpg", sp, sizeof sp), b, 20000);
+  snprintf(b, sizeof b, "%s/empty.png", in);
+  write_text(b, "");
+  snprintf(b, sizeof b, "%s/notes.jpg", in);
+  write_text(b, "these are notes, not a JPEG\n");
+  fg_image img, ga;
+  char err[512];
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &img, err,
+                          sizeof err) == FG_OK);
+  snprintf(b, sizeof b, "%s/deep16.png", in);
+  write_png16(b, &img);
+  ck_assert_int_eq(fg_image_alloc(&ga, img.width, img.height, 2), FG_OK);
+  for (int i = 0; i < img.width * img.height; i++) {
+    ga.data[2 * i] = img.data[3 * i + 1];
+    ga.data[2 * i + 1] = (unsigned char)(i % 251);
+  }
+  snprintf(a, sizeof a, "%s/greyalpha.png", in);
+  ck_assert(fg_image_write(a, &ga, 0, err, sizeof err) == FG_OK);
+  /* a PPM, read back equal to its source */
+  fg_image back;
+  snprintf(a, sizeof a, "%s/cat.ppm", in);
+  ck_assert(fg_image_write(a, &img, 0, err, sizeof err) == FG_OK);
+  ck_assert_msg(fg_image_read(a, &back, err, sizeof err) == FG_OK, "%s", err);
+  ck_assert(back.width == img.width && back.height == img.height &&
+            back.channels == 3);
+  ck_assert(!memcmp(back.data, img.data, (size_t)img.width * img.height * 3));
+  fg_image_free(&back);
+  fg_image_free(&img);
+  fg_image_free(&ga);
+}
+
+START_TEST(test_cli_mixed_batch) {
+  char dir[64], args[8192];
+  tmpdir(dir, sizeof dir);
+  make_batch(dir);
+  snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json -q -j 2 %s/in",
+           FG_CLI_DIR, dir, dir);
+  int rc = tool(dir, args);
+  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  ck_assert_msg(rc == 1, "exit status %d, expected 1 (some failed)\n%s", rc,
+                err);
+  ck_assert_int_eq(lines(out), N_GOOD + 3);
+  char id[512], path[512];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(id, sizeof id, "%s/in/%s", dir, bad[i]);
+    const char *l = json_line(out, id);
+    static const char failed[] = "\"status\":\"failed\"";
+    ck_assert_msg(l && !strncmp(strchr(l, ',') + 1, failed, strlen(failed)),
+                  "%s: not reported failed", bad[i]);
+    ck_assert_msg(strstr(err, id) != NULL, "stderr does not name %s:\n%s",
+                  id, err);
+  }
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    snprintf(id, sizeof id, "%s/in/%s", dir, good[i]);
+    const char *l = json_line(out, id);
+    ck_assert_msg(l && strstr(l, "\"status\":\"ok\"") < strchr(l, '\n') &&
+                  strstr(l, "\"status\":\"ok\""), "%s: not ok", good[i]);
+    ref r;
+    reference(id, &r);
+    char stem[256];
+    snprintf(stem, sizeof stem, "%.*s", (int)(strrchr(good[i], '.') -
+                                             good[i]), good[i]);
+    snprintf(path, sizeof path, "%s/out/%s-half.png", dir, stem);
+    expect_image(path, &r.half);
+    snprintf(path, sizeof path, "%s/out/%s-light.png", dir, stem);
+    expect_image(path, &r.light);
+    const char *m = strstr(l, "\"meanL\":");
+    ck_assert(m != NULL && m < strchr(l, '\n'));
+    double got = strtod(m + 8, NULL);
+    ck_assert_msg(fabs(got - r.mean_l) <= 1e-4 * fabs(r.mean_l) + 1e-4,
+                  "%s: meanL %.9g, the C API's %.9g", good[i], got, r.mean_l);
+    ck_assert(strstr(l, "\"sha256\":\"") < strchr(l, '\n'));
+    ref_free(&r);
+  }
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(count_named(path, ".png"), 2 * N_GOOD);
+  ck_assert_int_eq(count_named(path, "tmp"), 0);    /* no temporaries */
+  free(out);
+  free(err);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- shards ------------------------------------------------------------- */
+
+START_TEST(test_cli_shards_cover_once) {
+  char dir[64], args[8192];
+  tmpdir(dir, sizeof dir);
+  make_batch(dir);
+  /* the list in one order, and reversed */
+  char list[512], rlist[512], cmd[8500];
+  snprintf(list, sizeof list, "%s/list.txt", dir);
+  snprintf(rlist, sizeof rlist, "%s/rlist.txt", dir);
+  snprintf(cmd, sizeof cmd, "ls -d %s/in/* > %s && sort -r %s > %s", dir,
+           list, list, rlist);
+  ck_assert_int_eq(system(cmd), 0);
+  enum { ALL = N_GOOD + 3 };
+  int seen[ALL] = {0};
+  const char *all[ALL];
+  for (int i = 0; i < N_GOOD; i++)
+    all[i] = good[i];
+  for (int i = 0; i < 3; i++)
+    all[N_GOOD + i] = bad[i];
+  for (int k = 1; k <= 3; k++) {
+    char shard[2][4096];
+    for (int order = 0; order < 2; order++) {
+      snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out%d --json "
+               "--shard %d/3 @%s", FG_CLI_DIR, dir, k, k,
+               order ? rlist : list);
+      tool(dir, args);
+      char *out = slurp(dir, "stdout");
+      /* the ids, in sorted order, as the shard's signature */
+      char ids[4096] = "";
+      for (int i = 0; i < ALL; i++) {
+        char id[512];
+        snprintf(id, sizeof id, "%s/in/%s", dir, all[i]);
+        if (json_line(out, id)) {
+          strcat(ids, all[i]);
+          strcat(ids, " ");
+          if (order == 0)
+            seen[i]++;
+        }
+      }
+      snprintf(shard[order], sizeof shard[order], "%s", ids);
+      free(out);
+    }
+    ck_assert_msg(!strcmp(shard[0], shard[1]), "shard %d/3 changed with the "
+                  "list's order: [%s] vs [%s]", k, shard[0], shard[1]);
+    /* a Slurm array task (ids from 0) and a Kubernetes Indexed Job
+     * (JOB_COMPLETION_INDEX with --shard-count) pick the same shard */
+    for (int env = 0; env < 2; env++) {
+      snprintf(args, sizeof args, env == 0
+               ? "run %s/lab.fgp -o %s/env%d --json @%s"
+               : "run %s/lab.fgp -o %s/env%d --json --shard-count 3 @%s",
+               FG_CLI_DIR, dir, k, list);
+      char prefixed[2200];
+      if (env == 0)
+        snprintf(prefixed, sizeof prefixed, "SLURM_ARRAY_TASK_ID=%d "
+                 "SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=3 %s", k - 1,
+                 FG_TOOL);
+      else
+        snprintf(prefixed, sizeof prefixed, "JOB_COMPLETION_INDEX=%d %s",
+                 k - 1, FG_TOOL);
+      char line[12000];
+      snprintf(line, sizeof line, "env %s %s >%s/stdout 2>%s/stderr",
+               prefixed, args, dir, dir);
+      int st = system(line);
+      ck_assert(st != -1 && WIFEXITED(st));
+      char *out = slurp(dir, "stdout");
+      char ids[4096] = "";
+      for (int i = 0; i < ALL; i++) {
+        char id[512];
+        snprintf(id, sizeof id, "%s/in/%s", dir, all[i]);
+        if (json_line(out, id)) {
+          strcat(ids, all[i]);
+          strcat(ids, " ");
+        }
+      }
+      ck_assert_msg(!strcmp(ids, shard[0]), "%s: shard %d of 3 is [%s], "
+                    "--shard %d/3 gave [%s]", env ? "JOB_COMPLETION_INDEX"
+                    : "SLURM_ARRAY_TASK_ID", k, ids, k, shard[0]);
+      free(out);
+    }
+  }
+  for (int i = 0; i < ALL; i++)
+    ck_assert_msg(seen[i] == 1, "%s is in %d shards, expected 1", all[i],
+                  seen[i]);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- resuming ----------------------------------------------------------- */
+
+START_TEST(test_cli_skip_existing) {
+  char dir[64], args[8192], path[512];
+  tmpdir(dir, sizeof dir);
+  make_batch(dir);
+  snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out -q %s/in/camera.png "
+           "%s/in/chelsea.png %s/in/hubble.jpg", FG_CLI_DIR, dir, dir, dir,
+           dir);
+  ck_assert_int_eq(tool(dir, args), 0);
+  /* as if interrupted: one input lost an output, another both */
+  snprintf(path, sizeof path, "%s/out/chelsea-light.png", dir);
+  ck_assert_int_eq(unlink(path), 0);
+  snprintf(path, sizeof path, "%s/out/hubble-half.png", dir);
+  ck_assert_int_eq(unlink(path), 0);
+  snprintf(path, sizeof path, "%s/out/hubble-light.png", dir);
+  ck_assert_int_eq(unlink(path), 0);
+  struct stat before, after;
+  snprintf(path, sizeof path, "%s/out/camera-half.png", dir);
+  ck_assert_int_eq(stat(path, &before), 0);
+  snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json "
+           "--skip-existing %s/in/camera.png %s/in/chelsea.png "
+           "%s/in/hubble.jpg", FG_CLI_DIR, dir, dir, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 0);
+  char *out = slurp(dir, "stdout");
+  char id[512];
+  snprintf(id, sizeof id, "%s/in/camera.png", dir);
+  ck_assert(strstr(json_line(out, id), "\"status\":\"skipped\"") ==
+            json_line(out, id) + strlen(id) + 9);
+  snprintf(id, sizeof id, "%s/in/chelsea.png", dir);
+  ck_assert(strstr(json_line(out, id), "\"status\":\"ok\"") ==
+            json_line(out, id) + strlen(id) + 9);
+  snprintf(id, sizeof id, "%s/in/hubble.jpg", dir);
+  ck_assert(strstr(json_line(out, id), "\"status\":\"ok\"") ==
+            json_line(out, id) + strlen(id) + 9);
+  ck_assert_int_eq(stat(path, &after), 0);   /* camera's left untouched */
+  ck_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+            before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(count_named(path, ".png"), 6);
+  ck_assert_int_eq(count_named(path, "tmp"), 0);
+  free(out);
+  rm_rf(dir);
+}
+END_TEST
+
+/* Output files in dir/out of the batch of n copies named c00.png ... */
+static int outputs_of(const char *dir, int i) {
+  char path[512];
+  struct stat st;
+  int n = 0;
+  snprintf(path, sizeof path, "%s/out/c%02d-half.png", dir, i);
+  n += stat(path, &st) == 0;
+  snprintf(path, sizeof path, "%s/out/c%02d-light.png", dir, i);
+  n += stat(path, &st) == 0;
+  return n;
+}
+
+START_TEST(test_cli_killed_then_resumed) {
+  enum { N = 16 };
+  char dir[64], path[512], sp[512], args[2048];
+  tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/in", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  for (int i = 0; i < N; i++) {
+    snprintf(path, sizeof path, "%s/in/c%02d.png", dir, i);
+    copy_file(tu_sample("camera.png", sp, sizeof sp), path, -1);
+  }
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  /* killed (SIGKILL: no chance to clean up) once some outputs exist */
+  pid_t pid = fork();
+  ck_assert(pid >= 0);
+  if (pid == 0) {
+    char pipe[512], in[512], out[512];
+    snprintf(pipe, sizeof pipe, "%s/lab.fgp", FG_CLI_DIR);
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    if (!freopen("/dev/null", "w", stderr) ||
+        !freopen("/dev/null", "w", stdout))
+      _exit(126);
+    execl(FG_TOOL, FG_TOOL, "run", pipe, "-o", out, "-q", "-j", "1", in,
+          (char *)NULL);
+    _exit(127);
+  }
+  int done = 0;
+  for (int t = 0; t < 6000 && done < 2; t++) {
+    usleep(10000);
+    done = 0;
+    for (int i = 0; i < N; i++)
+      done += outputs_of(dir, i) == 2;
+  }
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  ck_assert(WIFSIGNALED(status));
+  int complete = 0;
+  for (int i = 0; i < N; i++)
+    complete += outputs_of(dir, i) == 2;
+  ck_assert_msg(complete >= 2 && complete < N, "%d of %d done when killed",
+                complete, N);
+  /* what a kill in the middle of writing leaves: a temporary beside the
+   * output (made here, as the moment of the kill is not ours to pick) */
+  snprintf(path, sizeof path, "%s/out/c%02d-half.png.tmp-Ab12Cd", dir, N - 1);
+  write_text(path, "half a PNG");
+  snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json "
+           "--skip-existing %s/in", FG_CLI_DIR, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 0);
+  char *out = slurp(dir, "stdout");
+  int skipped = 0, ok = 0;
+  for (const char *p = out; (p = strstr(p, "\"status\":\"")); p++) {
+    skipped += !strncmp(p + 10, "skipped", 7);
+    ok += !strncmp(p + 10, "ok", 2);
+  }
+  ck_assert_int_eq(skipped, complete);
+  ck_assert_int_eq(ok, N - complete);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(outputs_of(dir, i), 2);
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(count_named(path, ".tmp-"), 0);
+  ck_assert_int_eq(count_named(path, ".png"), 2 * N);
+  ref r;
+  snprintf(path, sizeof path, "%s/in/c%02d.png", dir, N - 1);
+  reference(path, &r);
+  snprintf(path, sizeof path, "%s/out/c%02d-half.png", dir, N - 1);
+  expect_image(path, &r.half);
+  ref_free(&r);
+  free(out);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- a directory that cannot be read ------------------------------------ */
+
+START_TEST(test_cli_unreadable_directory) {
+  char dir[64], path[512], sp[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  ck_assert_int_eq(chmod(dir, 0777), 0);
+  snprintf(path, sizeof path, "%s/in", dir);
+  ck_assert_int_eq(mkdir(path, 0777), 0);
+  snprintf(path, sizeof path, "%s/in/camera.png", dir);
+  copy_file(tu_sample("camera.png", sp, sizeof sp), path, -1);
+  ck_assert_int_eq(chmod(path, 0644), 0);
+  snprintf(path, sizeof path, "%s/in/locked", dir);
+  ck_assert_int_eq(mkdir(path, 0000), 0);
+  /* root reads any directory: run the command as nobody then */
+  const char *as = "";
+  if (geteuid() == 0) {
+    if (system("command -v setpriv >/dev/null 2>&1") != 0) {
+      fprintf(stderr, "test_cli_unreadable_directory: skipped: running as "
+              "root without setpriv, no way to run as another user\n");
+      rm_rf(dir);
+      return;
+    }
+    as = "setpriv --reuid=65534 --regid=65534 --clear-groups env "
+         "FG_CACHE_DIR=";
+  }
+  snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json %s/in",
+           FG_CLI_DIR, dir, dir);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s%s%s %s %s >%s/stdout 2>%s/stderr", as,
+           *as ? dir : "", *as ? "/cache" : "", FG_TOOL, args, dir, dir);
+  int st = system(cmd);
+  ck_assert(WIFEXITED(st));
+  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  ck_assert_msg(WEXITSTATUS(st) == 1, "exit %d:\n%s", WEXITSTATUS(st), err);
+  snprintf(path, sizeof path, "%s/in/locked", dir);
+  const char *l = json_line(out, path);
+  ck_assert_msg(l && strstr(l, "\"status\":\"failed\""), "%s", out);
+  ck_assert(strstr(err, path) != NULL);
+  snprintf(path, sizeof path, "%s/in/camera.png", dir);
+  l = json_line(out, path);
+  ck_assert_msg(l && strstr(l, "\"status\":\"ok\"") < strchr(l, '\n'),
+                "%s", out);
+  free(out);
+  free(err);
+  snprintf(path, sizeof path, "%s/in/locked", dir);
+  chmod(path, 0755);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- PNG encoder options ------------------------------------------------- */
+
+static long file_size(const char *dir, const char *name) {
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/out/%s", dir, name);
+  ck_assert_msg(stat(path, &st) == 0, "%s missing", path);
+  return (long)st.st_size;
+}
+
+START_TEST(test_cli_png_options) {
+  char dir[64], file[128], args[2048], sp[512], path[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\n"
+             "save(rgb, \"small.png[compression=9,filter=all]\")\n"
+             "save(rgb, \"stored.png\", compression=0)\n"
+             "save(rgb, \"default.png\")\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("coffee.png", sp, sizeof sp));
+  ck_assert_int_eq(tool(dir, args), 0);
+  long small = file_size(dir, "small.png");
+  long def = file_size(dir, "default.png");
+  long stored = file_size(dir, "stored.png");
+  ck_assert_msg(small < def && def < stored, "sizes: level 9 + all filters "
+                "%ld, default %ld, level 0 %ld", small, def, stored);
+  /* the same pixels in all three, the input's */
+  fg_image in;
+  char err[512];
+  ck_assert(fg_image_read(sp, &in, err, sizeof err) == FG_OK);
+  const char *names[] = {"small.png", "stored.png", "default.png"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/out/%s", dir, names[i]);
+    expect_image(path, &in);
+  }
+  fg_image_free(&in);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- operators with parameters ------------------------------------------- */
+
+START_TEST(test_cli_operator_arguments) {
+  char dir[64], file[128], args[2048], sp[512], path[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\n"
+             "save(flip(rgb), \"v.png\")                    # defaults\n"
+             "save(flip(rgb, horizontal=1, vertical=0), \"h.png\")\n"
+             "save(flip(vertical=1, image=rgb, horizontal=1), \"hv.png\")\n"
+             "save(flip(rgb, 1), \"hv2.png\")               # positional\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  ck_assert_int_eq(tool(dir, args), 0);
+  fg_image in, want;
+  char err[512];
+  ck_assert(fg_image_read(sp, &in, err, sizeof err) == FG_OK);
+  int w = in.width, h = in.height, ch = in.channels;
+  const char *names[] = {"v.png", "h.png", "hv.png", "hv2.png"};
+  const int hflip[] = {0, 1, 1, 1}, vflip[] = {1, 0, 1, 1};
+  for (int k = 0; k < 4; k++) {
+    ck_assert_int_eq(fg_image_alloc(&want, w, h, ch), FG_OK);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        memcpy(want.data + ((size_t)y * w + x) * ch,
+               in.data + ((size_t)(vflip[k] ? h - 1 - y : y) * w +
+                          (hflip[k] ? w - 1 - x : x)) * ch, (size_t)ch);
+    snprintf(path, sizeof path, "%s/out/%s", dir, names[k]);
+    expect_image(path, &want);
+    fg_image_free(&want);
+  }
+  fg_image_free(&in);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- parse and type errors ---------------------------------------------- */
+
+/* Runs `check` on text and asserts the message starts "FILE:LINE:COL:",
+ * holds want, and shows the line with a caret under the column. */
+static void expect_parse_error(const char *text, int line, int col,
+                         const char *want) {
+  char dir[64], file[128], args[256], head[200];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, text);
+  snprintf(args, sizeof args, "check %s", file);
+  ck_assert_int_eq(tool(dir, args), 2);
+  char *err = slurp(dir, "stderr");
+  snprintf(head, sizeof head, "%s:%d:%d: error: ", file, line, col);
+  ck_assert_msg(!strncmp(err, head, strlen(head)), "expected '%s...', got:\n"
+                "%s", head, err);
+  ck_assert_msg(strstr(err, want), "expected '%s' in:\n%s", want, err);
+  /* the caret line: 4 spaces, col - 1 more, then ^ */
+  const char *caret = strrchr(err, '\n');
+  char *l2 = strchr(strchr(err, '\n') + 1, '\n') + 1;
+  ck_assert(caret && l2);
+  ck_assert_int_eq((int)(strchr(l2, '^') - l2), 4 + col - 1);
+  free(err);
+  rm_rf(dir);
+}
+
+START_TEST(test_cli_parse_errors) {
+  expect_parse_error("rgb = input()\nx = cielab(rgb\nsave(x, \"a.png\")\n",
+                     3, 1,
+               "the '(' at 2:11 is not closed");
+  expect_parse_error("rgb = input()\n\n  y = rgb * * 2\n", 3, 13,
+               "expected a value");
+  expect_parse_error("rgb = input()\nsave(rgb * foo, \"a.png\")\n", 2, 12,
+               "unknown name 'foo'");
+  expect_parse_error("# a comment\nrgb = input()\nx = pow(rgb, y=2, 3)\n",
+                     3, 19,
+               "positional arguments come first");
+  expect_parse_error("rgb = input()\n"
+                     "save(clamp(rgb, lo=0, top=1), \"a.png\")\n", 2,
+               23, "no parameter named 'top'");
+  expect_parse_error("rgb = input()\ns = \"abc\n", 2, 5, "unterminated string");
+  expect_parse_error("rgb = input()\nx = dot(rgb, [1, 2])\n", 2, 5,
+               "float2, expected float3");
+  expect_parse_error("rgb = input()\nreport(rgb)\n", 2, 8,
+               "expected a single value");
+  expect_parse_error("rgb = input()\nx = flip(rgb, vertical=2)\n", 2, 24,
+                     "expected 0 or 1 for 'vertical'");
+  expect_parse_error("x = flip(horizontal=1)\n", 1, 5,
+                     "expected argument 'image'");
+  expect_parse_error("rgb = input()\nsave(rgb, \"x.png[level=3]\")\n", 2,
+                     11, "expected options compression=0..9");
+  expect_parse_error("rgb = input()\n"
+                     "save(rgb, \"a.png\", compression=12)\n", 2, 32,
+               "PNG compression level");
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("cli");
+  TCase *tc = tcase_create("cli");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_cli_mixed_batch);
+  tcase_add_test(tc, test_cli_shards_cover_once);
+  tcase_add_test(tc, test_cli_skip_existing);
+  tcase_add_test(tc, test_cli_parse_errors);
+  tcase_add_test(tc, test_cli_killed_then_resumed);
+  tcase_add_test(tc, test_cli_png_options);
+  tcase_add_test(tc, test_cli_operator_arguments);
+  tcase_add_test(tc, test_cli_unreadable_directory);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,46 @@
+#!/bin/sh
+# tools/bench-batch.sh - a benchmark (never a test): images/s of
+# `fieldgraph run` over a batch of copies of the 1000x872 sample JPEG
+# through the CIELab pipeline (examples/lab.fgp: two PNGs out per image)
+# with --jobs 1 and --jobs 2, next to decode+encode alone (a pipeline that
+# only re-saves the image as PNG) and, when installed, vips under GNU
+# parallel -j2 doing JPEG -> Lab -> PNG.  CPU time over wall time says how
+# busy the cores were.  Run from the build tree:
+#   tools/bench-batch.sh [N]        (N images, default 200)
+set -eu
+n=${1:-200}
+src=$(cd "$(dirname "$0")/.." && pwd)
+tool=${FIELDGRAPH:-tools/fieldgraph}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/in"
+i=0
+while [ $i -lt "$n" ]; do
+  cp "$src/data/samples/hubble_deep_field.jpg" "$work/in/p$i.jpg"
+  i=$((i + 1))
+done
+printf 'save(input(), "{stem}-copy.png")\n' > "$work/copy.fgp"
+echo "$n JPEGs of 1000x872 on $(nproc) cores (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+# warm the kernel cache so no row pays for compiling
+"$tool" run "$src/examples/lab.fgp" -o "$work/warm" -q "$work/in/p0.jpg" >/dev/null
+"$tool" run "$work/copy.fgp" -o "$work/warm" -q "$work/in/p0.jpg" >/dev/null
+row() {   # name, command...
+  name=$1
+  shift
+  rm -rf "$work/out"
+  /usr/bin/time -f "%e %U %S" -o "$work/t" "$@" >/dev/null 2>&1 || true
+  set -- $(cat "$work/t")
+  awk -v name="$name" -v n="$n" -v w="$1" -v u="$2" -v s="$3" 'BEGIN {
+    printf "%-34s %7.2f s  %6.1f img/s  cpu/wall %.2f\n", name, w, n / w,
+           (u + s) / w }'
+}
+row "lab.fgp --jobs 1" "$tool" run "$src/examples/lab.fgp" -o "$work/out" -q -j 1 "$work/in"
+row "lab.fgp --jobs 2" "$tool" run "$src/examples/lab.fgp" -o "$work/out" -q -j 2 "$work/in"
+row "decode+encode only --jobs 2" "$tool" run "$work/copy.fgp" -o "$work/out" -q -j 2 "$work/in"
+if command -v vips >/dev/null && command -v parallel >/dev/null; then
+  mkdir -p "$work/out"
+  row "vips (Lab, PNG) parallel -j2" sh -c "ls $work/in/*.jpg | parallel -j2 \
+    'vips colourspace {} $work/out/{/.}.v lab && vips pngsave $work/out/{/.}.v $work/out/{/.}.png && rm $work/out/{/.}.v'"
+else
+  echo "vips or GNU parallel not installed: no peer row"
+fi

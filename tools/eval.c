@@ -1,0 +1,1053 @@
+/* tools/eval.c - builds the graph of a parsed pipeline for one set of
+ * input image types.  Each statement's value is a number, a vector, a
+ * string, a field of the graph, a script or a script's function.
+ * Arithmetic and builtins on fields become pointwise operators (one each,
+ * merged by the fusion pass); numbers and vectors become literals inside
+ * them.  A pointwise operator's result type is found by building its body
+ * once in a scratch graph first, so the DSL's own type rules decide and
+ * its message is the one reported, at the right place in the file.
+ */
+#include "tools/fgt.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct var {
+  const char *name;
+  fgt_value v;
+} var;
+
+typedef struct eval {
+  const fgt_pipeline *p;
+  fgt_scripts *scripts;
+  const fgt_shape_key *key;
+  fgt_built *b;
+  fg_graph *g;
+  var vars[256];
+  int n_vars;
+  int want_results;       /* names on the left of the current statement */
+  fgt_value results[FGT_MAX_IO];
+  int n_results;
+  char *err;
+  size_t errlen;
+  fg_status st;
+} eval;
+
+static fgt_value none(void) { return (fgt_value){.kind = FGT_V_NONE}; }
+
+/* Records the first error at pos; returns a NONE value. */
+static fgt_value failv(eval *ev, fg_status st, fgt_pos pos, const char *fmt,
+                       ...) __attribute__((format(printf, 4, 5)));
+static fgt_value failv(eval *ev, fg_status st, fgt_pos pos, const char *fmt,
+                       ...) {
+  if (ev->st == FG_OK) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ev->st = st;
+    fgt_diag(ev->err, ev->errlen, &ev->p->src, pos, "%s", msg);
+  }
+  return none();
+}
+
+/* After a builder call: the graph's sticky error, reported at pos. */
+static int graph_failed(eval *ev, fgt_pos pos) {
+  if (ev->st != FG_OK)
+    return 1;
+  if (fg_graph_status(ev->g) == FG_OK)
+    return 0;
+  failv(ev, fg_graph_status(ev->g), pos, "%s", fg_graph_errmsg(ev->g));
+  return 1;
+}
+
+static const char *kind_name(fgt_vkind k) {
+  static const char *names[] = {"nothing", "a number", "a vector",
+                                "a string", "a field", "a script",
+                                "a script function"};
+  return names[k];
+}
+
+static fgt_value field_value(fg_field *f) {
+  return (fgt_value){.kind = FGT_V_FIELD, .field = f};
+}
+
+/* ---- pointwise operators ------------------------------------------------ */
+
+/* Builds the body's result from the argument expressions. */
+typedef fg_expr *(*body_fn)(fg_op *op, fg_expr **args, int n,
+                            const void *ctx);
+
+/* A literal for value v in an operator whose field arguments have element
+ * type elem (FG_BOOL: none). */
+static fg_expr *literal(fg_op *op, const fgt_value *v, fg_elem elem) {
+  int integer = elem != FG_BOOL && elem < FG_F32;
+  if (v->kind == FGT_V_NUMBER) {
+    if (v->is_integer && (integer || elem == FG_BOOL))
+      return fg_int(op, (int32_t)v->v[0]);
+    return elem == FG_F64 ? fg_double(op, v->v[0])
+                          : fg_float(op, (float)v->v[0]);
+  }
+  fg_expr *c[4] = {0};
+  for (int i = 0; i < v->n; i++)
+    c[i] = elem == FG_F64 ? fg_double(op, v->v[i])
+                          : fg_float(op, (float)v->v[i]);
+  fg_elem e = elem == FG_F64 ? FG_F64 : FG_F32;
+  if (v->n == 1)
+    return c[0];
+  return v->n == 2 ? fg_vector(e, 2, 2, c[0], c[1])
+       : v->n == 3 ? fg_vector(e, 3, 3, c[0], c[1], c[2])
+                   : fg_vector(e, 4, 4, c[0], c[1], c[2], c[3]);
+}
+
+/* Starts op reading fields (fields[i] of the graph, or NULL for a
+ * literal) and returns body's value. */
+static fg_expr *pw_body(fg_op *op, fg_field **fields, const fgt_value *args,
+                        int n, fg_elem elem, body_fn body, const void *ctx) {
+  fg_expr *e[8];
+  for (int i = 0; i < n; i++)
+    e[i] = fields[i] ? fg_read_tensor(op, fields[i])
+                     : literal(op, &args[i], elem);
+  return body(op, e, n, ctx);
+}
+
+/* One pointwise operator named name over args (fields, numbers, vectors);
+ * its thread shape is the largest field's, 0-D fields broadcast. */
+static fgt_value pointwise(eval *ev, const char *name, fgt_pos pos,
+                           const fgt_value *args, int n, body_fn body,
+                           const void *ctx) {
+  fg_shape shape = fg_shape0();
+  fg_elem elem = FG_BOOL;
+  int any = 0;
+  for (int i = 0; i < n; i++) {
+    if (args[i].kind == FGT_V_FIELD) {
+      fg_type t = fg_field_type(args[i].field);
+      if (!any || t.field.ndim > shape.ndim)
+        shape = t.field;
+      if (!any)
+        elem = t.elem;
+      any = 1;
+    } else if (args[i].kind != FGT_V_NUMBER &&
+               args[i].kind != FGT_V_VECTOR) {
+      return failv(ev, FG_ETYPE, pos, "%s: expected a field, a number or a "
+                   "vector as argument %d, found %s", name, i + 1,
+                   kind_name(args[i].kind));
+    }
+  }
+  if (!any)
+    return failv(ev, FG_ETYPE, pos, "%s: expected at least one field "
+                 "argument (an image or a value computed from one)", name);
+  for (int i = 0; i < n; i++) {
+    if (args[i].kind != FGT_V_FIELD)
+      continue;
+    fg_type t = fg_field_type(args[i].field);
+    if (t.field.ndim != 0 && !fg_shape_equal(t.field, shape)) {
+      char a[64], b[64];
+      fg_type ts = t;
+      ts.field = shape;
+      return failv(ev, FG_ESHAPE, pos, "%s: argument %d is %s, expected the "
+                   "shape of the others (%s) or a single value", name, i + 1,
+                   fg_type_str(t, a, sizeof a), fg_type_str(ts, b, sizeof b));
+    }
+  }
+  /* the scratch build: the result's element type and width */
+  fg_graph *s = fg_graph_new("scratch");
+  fg_field *sf[8] = {0}, *rf[8] = {0};
+  for (int i = 0; i < n; i++) {
+    if (args[i].kind != FGT_V_FIELD)
+      continue;
+    for (int k = 0; k < i; k++)   /* x * x reads one field */
+      if (args[k].kind == FGT_V_FIELD && args[k].field == args[i].field)
+        sf[i] = sf[k];
+    if (!sf[i]) {
+      char in_name[16];
+      snprintf(in_name, sizeof in_name, "arg%d", i);
+      sf[i] = fg_input(s, in_name, fg_field_type(args[i].field));
+    }
+  }
+  fg_type probe = fg_type_scalar(FG_F32, shape);
+  fg_op *op = fg_op_begin(s, name, 1, &probe);
+  fg_expr *r = pw_body(op, sf, args, n, elem, body, ctx);
+  fg_elem relem = fg_expr_elem(r);
+  int width = fg_expr_width(r);
+  if (fg_graph_status(s) != FG_OK || !r) {
+    failv(ev, fg_graph_status(s) ? fg_graph_status(s) : FG_ETYPE, pos, "%s",
+          fg_graph_errmsg(s));
+    fg_graph_free(s);
+    return none();
+  }
+  fg_graph_free(s);
+  if (relem == FG_BOOL) {
+    relem = FG_I32;
+  }
+  fg_type out = width > 1 ? fg_type_vector(relem, shape, width)
+                          : fg_type_scalar(relem, shape);
+  for (int i = 0; i < n; i++)
+    rf[i] = args[i].kind == FGT_V_FIELD ? args[i].field : NULL;
+  op = fg_op_begin(ev->g, name, 1, &out);
+  r = pw_body(op, rf, args, n, elem, body, ctx);
+  if (fg_expr_elem(r) != out.elem)
+    r = fg_convert(r, out.elem, width);
+  fg_write_tensor(op, 0, r);
+  fg_field *f = fg_op_end(op);
+  if (graph_failed(ev, pos))
+    return none();
+  return field_value(f);
+}
+
+static fg_expr *body_binary(fg_op *op, fg_expr **a, int n, const void *ctx) {
+  (void)op;
+  (void)n;
+  switch (*(const char *)ctx) {
+  case '+': return fg_add(a[0], a[1]);
+  case '-': return fg_sub(a[0], a[1]);
+  case '*': return fg_mul(a[0], a[1]);
+  case '/': return fg_div(a[0], a[1]);
+  case '%': return fg_mod(a[0], a[1]);
+  default: return fg_pow(a[0], a[1]);
+  }
+}
+
+static fg_expr *body_neg(fg_op *op, fg_expr **a, int n, const void *ctx) {
+  (void)op, (void)n, (void)ctx;
+  return fg_neg(a[0]);
+}
+
+static fg_expr *body_swizzle(fg_op *op, fg_expr **a, int n, const void *ctx) {
+  (void)op, (void)n;
+  return fg_swizzle(a[0], ctx);
+}
+
+static fg_expr *body_row(fg_op *op, fg_expr **a, int n, const void *ctx) {
+  const fgt_op_row *row = ctx;
+  (void)op, (void)n;
+  switch (row->kind) {
+  case FGT_OP_EXPR1: return ((fg_expr * (*)(fg_expr *))row->fn)(a[0]);
+  case FGT_OP_EXPR2:
+    return ((fg_expr * (*)(fg_expr *, fg_expr *))row->fn)(a[0], a[1]);
+  default:
+    return ((fg_expr * (*)(fg_expr *, fg_expr *, fg_expr *))row->fn)(
+        a[0], a[1], a[2]);
+  }
+}
+
+static fg_expr *body_call(fg_op *op, fg_expr **a, int n, const void *ctx) {
+  (void)op;
+  return fg_call(ctx, n, a);
+}
+
+/* ---- expressions -------------------------------------------------------- */
+
+static fgt_value eval_node(eval *ev, const fgt_node *n);
+
+static double fold(char op, double a, double b) {
+  switch (op) {
+  case '+': return a + b;
+  case '-': return a - b;
+  case '*': return a * b;
+  case '/': return a / b;
+  case '%': return b != 0 ? (double)((long long)a % (long long)b) : 0;
+  default: {
+    double r = 1;                     /* integer powers only when exact */
+    if (b == (int)b && b >= 0 && b < 64) {
+      for (int i = 0; i < (int)b; i++)
+        r *= a;
+      return r;
+    }
+    return __builtin_pow(a, b);
+  }
+  }
+}
+
+static fgt_value eval_binary(eval *ev, const fgt_node *n) {
+  fgt_value v[2] = {eval_node(ev, n->a), eval_node(ev, n->b)};
+  if (ev->st != FG_OK)
+    return none();
+  if (v[0].kind == FGT_V_NUMBER && v[1].kind == FGT_V_NUMBER) {
+    fgt_value r = {.kind = FGT_V_NUMBER, .n = 1};
+    r.v[0] = fold(n->op, v[0].v[0], v[1].v[0]);
+    r.is_integer = v[0].is_integer && v[1].is_integer && n->op != '/';
+    return r;
+  }
+  static const char *names[] = {"add", "sub", "mul", "div", "mod", "pow"};
+  const char *ops = "+-*/%^";
+  const char *name = names[strchr(ops, n->op) - ops];
+  return pointwise(ev, name, n->pos, v, 2, body_binary, &n->op);
+}
+
+/* Arguments of a call in the order of params ("x,lo,hi"); named ones are
+ * placed by name.  Returns the count, or -1 after an error. */
+static int order_args(eval *ev, const fgt_node *call, const char *fname,
+                      const char *params, const fgt_node **out, int max,
+                      int holes) {
+  int n = 0;
+  for (int i = 0; i < max; i++)
+    out[i] = NULL;
+  for (int i = 0; i < call->n; i++) {
+    int slot = i;
+    if (call->arg_names[i]) {
+      slot = -1;
+      int k = 0;
+      for (const char *p = params; p && *p; k++) {
+        size_t len = strcspn(p, ","), name_len = strcspn(p, "=,");
+        if (name_len == strlen(call->arg_names[i]) &&
+            strncmp(p, call->arg_names[i], name_len) == 0)
+          slot = k;
+        p += len + (p[len] == ',');
+      }
+      if (slot < 0) {
+        failv(ev, FG_EINVAL, call->arg_pos[i], "%s: no parameter named "
+              "'%s' (expected one of: %s)", fname, call->arg_names[i],
+              params && *params ? params : "none");
+        return -1;
+      }
+    }
+    if (slot >= max) {
+      failv(ev, FG_EINVAL, call->items[i]->pos, "%s: expected at most %d "
+            "arguments", fname, max);
+      return -1;
+    }
+    if (out[slot]) {
+      failv(ev, FG_EINVAL, call->arg_pos[i], "%s: argument '%s' given "
+            "twice", fname, call->arg_names[i]);
+      return -1;
+    }
+    out[slot] = call->items[i];
+    if (slot + 1 > n)
+      n = slot + 1;
+  }
+  for (int i = 0; i < n && !holes; i++)
+    if (!out[i]) {
+      failv(ev, FG_EINVAL, call->pos, "%s: argument %d is missing", fname,
+            i + 1);
+      return -1;
+    }
+  return n;
+}
+
+/* The image input of a call to input(): graph input of the key's type,
+ * converted to f32 in [0, 1]. */
+static fgt_value call_input(eval *ev, const fgt_node *c) {
+  fgt_built *b = ev->b;
+  const char *tmpl = NULL;
+  if (c->n > 1 || (c->n == 1 && c->items[0]->kind != FGT_N_STRING))
+    return failv(ev, FG_EINVAL, c->pos, "input: expected no argument (the "
+                 "input file) or one string, a file name template such as "
+                 "\"{stem}_mask.png\"");
+  if (c->n == 1)
+    tmpl = c->items[0]->text;
+  if (b->n_inputs >= ev->key->n)
+    return failv(ev, FG_EINVAL, c->pos, "input: more inputs than images "
+                 "given (%d)", ev->key->n);
+  int i = b->n_inputs;
+  if ((i == 0) != (tmpl == NULL))
+    return failv(ev, FG_EINVAL, c->pos, i == 0
+                 ? "input: expected input() first, for the input file "
+                   "itself; templates name the files beside it"
+                 : "input: the input file is already input(); expected a "
+                   "file name template for the next one");
+  char name[32];
+  snprintf(name, sizeof name, "input%d", i);
+  fg_field *f = fg_input(ev->g, name, fg_type_image(FG_U8, ev->key->height[i],
+                                                    ev->key->width[i],
+                                                    ev->key->channels[i]));
+  b->inputs[i] = (fgt_input){.tmpl = tmpl, .index = i};
+  b->n_inputs++;
+  f = fgt_to_unit(ev->g, f);
+  if (graph_failed(ev, c->pos))
+    return none();
+  return field_value(f);
+}
+
+static int want_number(eval *ev, const fgt_node *n, double lo, double hi,
+                       const char *what, double *out) {
+  fgt_value v = eval_node(ev, n);
+  if (ev->st != FG_OK)
+    return -1;
+  if (v.kind != FGT_V_NUMBER || v.v[0] < lo || v.v[0] > hi) {
+    failv(ev, FG_EINVAL, n->pos, "expected %s (a number from %g to %g)",
+          what, lo, hi);
+    return -1;
+  }
+  *out = v.v[0];
+  return 0;
+}
+
+/* save(image, "template", compression=N, filter="none", quality=Q) */
+static fgt_value call_save(eval *ev, const fgt_node *c) {
+  const fgt_node *a[5];
+  int n = order_args(ev, c, "save", "image,file,compression,filter,quality",
+                     a, 5, 1);
+  if (n < 0)
+    return none();
+  if (n < 2 || a[1]->kind != FGT_N_STRING)
+    return failv(ev, FG_EINVAL, n >= 2 ? a[1]->pos : c->pos, "save: "
+                 "expected an image and a file name template such as "
+                 "\"{stem}-lab.png\"");
+  fgt_value img = eval_node(ev, a[0]);
+  if (ev->st != FG_OK)
+    return none();
+  if (img.kind != FGT_V_FIELD)
+    return failv(ev, FG_ETYPE, a[0]->pos, "save: expected an image, found "
+                 "%s", kind_name(img.kind));
+  fgt_save *s = &ev->b->saves[ev->b->n_saves];
+  fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
+  double d;
+  /* vips' style: "out.png[compression=1,filter=all]" */
+  const char *tmpl = a[1]->text, *bracket = strchr(tmpl, '[');
+  size_t tlen = strlen(tmpl);
+  if (tlen >= sizeof s->tmpl)
+    return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a file name "
+                 "template of at most %zu bytes", sizeof s->tmpl - 1);
+  if (bracket && tmpl[tlen - 1] == ']') {
+    char opts[512];
+    snprintf(opts, sizeof opts, "%.*s", (int)(tlen - 2 - (size_t)(bracket -
+                                                                  tmpl)),
+             bracket + 1);
+    for (char *kv = strtok(opts, ","); kv; kv = strtok(NULL, ",")) {
+      char *eq = strchr(kv, '=');
+      char *end = NULL;
+      long v = eq ? strtol(eq + 1, &end, 10) : -1;
+      int num_ok = eq && end && !*end && end != eq + 1;
+      if (eq && !strncmp(kv, "compression", (size_t)(eq - kv)) &&
+          eq - kv == 11 && num_ok && v >= 0 && v <= 9) {
+        o.png_compression = (int)v;
+      } else if (eq && (eq - kv == 1 ? kv[0] == 'Q' : eq - kv == 7 &&
+                        !strncmp(kv, "quality", 7)) && num_ok && v >= 1 &&
+                 v <= 100) {
+        o.quality = (int)v;
+      } else if (eq && eq - kv == 6 && !strncmp(kv, "filter", 6)) {
+        static const char *filters[] = {"none", "sub", "up", "avg",
+                                        "paeth", "all"};
+        int k = -1;
+        for (int i = 0; i < 6; i++)
+          if (!strcmp(eq + 1, filters[i]))
+            k = i;
+        if (k < 0)
+          return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a PNG "
+                       "filter (none, sub, up, avg, paeth, all), found "
+                       "'%s'", eq + 1);
+        o.png_filter = (fg_png_filter)k;
+      } else {
+        return failv(ev, FG_EINVAL, a[1]->pos, "save: expected options "
+                     "compression=0..9, filter=NAME or quality=1..100 (Q=) "
+                     "in [...], found '%s'", kv);
+      }
+    }
+    tlen = (size_t)(bracket - tmpl);
+  }
+  snprintf(s->tmpl, sizeof s->tmpl, "%.*s", (int)tlen, tmpl);
+  if (n > 2 && a[2]) {
+    if (want_number(ev, a[2], 0, 9, "a PNG compression level", &d))
+      return none();
+    o.png_compression = (int)d;
+  }
+  if (n > 3 && a[3]) {
+    static const char *filters[] = {"none", "sub", "up", "avg", "paeth",
+                                    "all"};
+    int k = -1;
+    for (int i = 0; i < 6 && a[3]->kind == FGT_N_STRING; i++)
+      if (strcmp(a[3]->text, filters[i]) == 0)
+        k = i;
+    if (k < 0)
+      return failv(ev, FG_EINVAL, a[3]->pos, "save: expected a PNG filter: "
+                   "\"none\", \"sub\", \"up\", \"avg\", \"paeth\" or \"all\"");
+    o.png_filter = (fg_png_filter)k;
+  }
+  if (n > 4 && a[4]) {
+    if (want_number(ev, a[4], 1, 100, "a JPEG quality", &d))
+      return none();
+    o.quality = (int)d;
+  }
+  if (ev->b->n_saves >= FGT_MAX_IO)
+    return failv(ev, FG_EINVAL, c->pos, "save: at most %d outputs",
+                 FGT_MAX_IO);
+  fg_type t = fg_field_type(img.field);
+  int ch = fg_type_tensor_elements(t);
+  if (t.field.ndim != 2 || ch > 4 || fg_type_is_big(t) ||
+      (t.elem != FG_U8 && t.elem != FG_F32)) {
+    char buf[64];
+    return failv(ev, FG_ETYPE, a[0]->pos, "save: expected a 2-D image of u8 "
+                 "or f32 (in [0, 1]) with 1-4 channels, found %s",
+                 fg_type_str(t, buf, sizeof buf));
+  }
+  fg_field *f = img.field;
+  if (t.elem == FG_F32)
+    f = fgt_to_u8(ev->g, f);
+  char name[32];
+  snprintf(name, sizeof name, "save%d", ev->b->n_saves);
+  fg_output(ev->g, name, f);
+  if (graph_failed(ev, c->pos))
+    return none();
+  s->output = fg_graph_output_count(ev->g) - 1;
+  s->opt = o;
+  s->elem = FG_U8;
+  s->channels = ch;
+  ev->b->n_saves++;
+  return none();
+}
+
+/* report(value) or report(value, "name"): a 0-D field's value by name. */
+static fgt_value call_report(eval *ev, const fgt_node *c) {
+  const fgt_node *a[2];
+  int n = order_args(ev, c, "report", "value,name", a, 2, 0);
+  if (n < 0)
+    return none();
+  if (n < 1)
+    return failv(ev, FG_EINVAL, c->pos, "report: expected a value");
+  char name[64];
+  if (n > 1 && a[1]->kind == FGT_N_STRING)
+    snprintf(name, sizeof name, "%s", a[1]->text);
+  else if (n > 1)
+    return failv(ev, FG_EINVAL, a[1]->pos, "report: expected a name (a "
+                 "string)");
+  else if (a[0]->kind == FGT_N_NAME)
+    snprintf(name, sizeof name, "%s", a[0]->text);
+  else
+    snprintf(name, sizeof name, "report%d", ev->b->n_reports);
+  fgt_value v = eval_node(ev, a[0]);
+  if (ev->st != FG_OK)
+    return none();
+  fg_type t = fg_field_type(v.field);
+  if (v.kind != FGT_V_FIELD || t.field.ndim != 0 || fg_type_is_big(t)) {
+    char buf[64];
+    return failv(ev, FG_ETYPE, a[0]->pos, "report: expected a single value "
+                 "(a reduction such as sum(x)), found %s",
+                 v.kind == FGT_V_FIELD ? fg_type_str(t, buf, sizeof buf)
+                                       : kind_name(v.kind));
+  }
+  for (int i = 0; i < ev->b->n_reports; i++)
+    if (strcmp(ev->b->reports[i].name, name) == 0)
+      return failv(ev, FG_EINVAL, a[0]->pos, "report: '%s' is reported "
+                   "twice", name);
+  if (ev->b->n_reports >= FGT_MAX_IO)
+    return failv(ev, FG_EINVAL, c->pos, "report: at most %d values",
+                 FGT_MAX_IO);
+  char oname[80];
+  snprintf(oname, sizeof oname, "report:%s", name);
+  fg_output(ev->g, oname, v.field);
+  if (graph_failed(ev, c->pos))
+    return none();
+  fgt_report *r = &ev->b->reports[ev->b->n_reports++];
+  r->output = fg_graph_output_count(ev->g) - 1;
+  snprintf(r->name, sizeof r->name, "%s", name);
+  r->elem = t.elem;
+  r->n = fg_type_tensor_elements(t);
+  return none();
+}
+
+/* script("file.rs"): loaded once per pipeline, relative to its file. */
+static fgt_value call_script(eval *ev, const fgt_node *c) {
+  if (c->n != 1 || c->items[0]->kind != FGT_N_STRING)
+    return failv(ev, FG_EINVAL, c->pos, "script: expected the path of a "
+                 "RenderScript file (a string)");
+  const char *rel = c->items[0]->text;
+  char path[4096];
+  const char *slash = strrchr(ev->p->src.path, '/');
+  if (rel[0] == '/' || !slash)
+    snprintf(path, sizeof path, "%s", rel);
+  else
+    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - ev->p->src.path),
+             ev->p->src.path, rel);
+  fgt_scripts *ss = ev->scripts;
+  for (int i = 0; i < ss->n; i++)
+    if (strcmp(ss->path[i], path) == 0)
+      return (fgt_value){.kind = FGT_V_SCRIPT, .script = ss->s[i],
+                         .script_text = ss->text[i]};
+  if (ss->n >= 16)
+    return failv(ev, FG_EINVAL, c->pos, "script: at most 16 scripts");
+  char err[1024];
+  fg_rs_script *s;
+  if (fg_rs_script_new_file(path, &s, err, sizeof err) != FG_OK)
+    return failv(ev, FG_EFORMAT, c->items[0]->pos, "%s", err);
+  size_t len;
+  FILE *fp = fopen(path, "rb");
+  char *text = NULL;
+  if (fp) {
+    fseek(fp, 0, SEEK_END);
+    long sz = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    text = calloc((size_t)(sz > 0 ? sz : 0) + 1, 1);
+    len = text ? fread(text, 1, (size_t)(sz > 0 ? sz : 0), fp) : 0;
+    (void)len;
+    fclose(fp);
+  }
+  ss->path[ss->n] = strdup(path);
+  ss->text[ss->n] = text ? text : strdup("");
+  ss->s[ss->n] = s;
+  ss->n++;
+  return (fgt_value){.kind = FGT_V_SCRIPT, .script = s,
+                     .script_text = ss->text[ss->n - 1]};
+}
+
+/* What a script's function `name` is, from its source: 'r' a reduction
+ * (#pragma rs reduce(name ...)), 'k' a mapping kernel (RS_KERNEL or
+ * __attribute__((kernel)) in its declaration), 'i' an invokable. */
+static char script_kind(const char *text, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = strstr(text, "#pragma rs reduce"); p;
+       p = strstr(p + 1, "#pragma rs reduce")) {
+    const char *q = p + 17;
+    while (*q == ' ' || *q == '(')
+      q++;
+    if (strncmp(q, name, len) == 0 && !isalnum((unsigned char)q[len]) &&
+        q[len] != '_')
+      return 'r';
+  }
+  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+    if ((p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+        isalnum((unsigned char)p[len]) || p[len] == '_')
+      continue;
+    const char *q = p + len;
+    while (*q == ' ')
+      q++;
+    if (*q != '(')
+      continue;
+    const char *d = p;     /* the declaration: back to ; } or # line */
+    while (d > text && d[-1] != ';' && d[-1] != '}' && d[-1] != '{' &&
+           !(d[-1] == '\n' && d[0] == '#'))
+      d--;
+    char decl[512];
+    snprintf(decl, sizeof decl, "%.*s", (int)(p - d), d);
+    if (strstr(decl, "RS_KERNEL") || strstr(decl, "kernel))"))
+      return 'k';
+  }
+  return 'i';
+}
+
+static fgt_value call_method(eval *ev, const fgt_node *c, fgt_value m) {
+  fg_field *in[8];
+  if (c->n > 8)
+    return failv(ev, FG_EINVAL, c->pos, "%s: at most 8 arguments", m.str);
+  for (int i = 0; i < c->n; i++) {
+    fgt_value v = eval_node(ev, c->items[i]);
+    if (ev->st != FG_OK)
+      return none();
+    if (v.kind != FGT_V_FIELD)
+      return failv(ev, FG_ETYPE, c->items[i]->pos, "%s: expected a field "
+                   "argument, found %s", m.str, kind_name(v.kind));
+    in[i] = v.field;
+  }
+  char kind = script_kind(m.script_text, m.str);
+  if (kind == 'k' || kind == 'r') {
+    fg_field *f = kind == 'k' ? fg_rs_map(ev->g, m.script, m.str, c->n, in,
+                                          NULL)
+                              : fg_rs_reduce(ev->g, m.script, m.str, c->n,
+                                             in, NULL);
+    if (graph_failed(ev, c->pos))
+      return none();
+    return field_value(f);
+  }
+  int nr = ev->want_results;
+  fg_field *res[FGT_MAX_IO] = {0};
+  fg_status st = fg_rs_invoke(ev->g, m.script, m.str, c->n, in, nr, res);
+  if (graph_failed(ev, c->pos))
+    return none();
+  if (st != FG_OK)
+    return failv(ev, st, c->pos, "%s", fg_rs_script_errmsg(m.script));
+  for (int i = 0; i < nr; i++)
+    ev->results[i] = field_value(res[i]);
+  ev->n_results = nr;
+  return nr ? ev->results[0] : none();
+}
+
+/* A row of kind FGT_OP_GRAPH: arguments by position or name, defaults
+ * from the row's params, each checked against its letter of the row's
+ * signature, then the library call. */
+static fgt_value call_graph(eval *ev, const fgt_node *c,
+                            const fgt_op_row *row) {
+  const char *sig = row->sig;
+  int np = (int)strlen(sig);
+  const fgt_node *a[8];
+  if (np > 8)
+    return failv(ev, FG_EINVAL, c->pos, "%s: too many parameters",
+                 row->name);
+  int n = order_args(ev, c, row->name, row->params, a, np, 1);
+  if (n < 0)
+    return none();
+  fg_field *F[8] = {0};
+  double d[8] = {0};
+  const char *p = row->params;
+  for (int i = 0; i < np; i++, p += strcspn(p, ",") + (p[strcspn(p, ",")]
+                                                      == ',')) {
+    size_t len = strcspn(p, ","), name_len = strcspn(p, "=,");
+    if (i >= n || !a[i]) {
+      if (name_len == len)
+        return failv(ev, FG_EINVAL, c->pos, "%s: expected argument '%.*s' "
+                     "(parameters: %s)", row->name, (int)name_len, p,
+                     row->params);
+      d[i] = strtod(p + name_len + 1, NULL);
+      continue;
+    }
+    fgt_value v = eval_node(ev, a[i]);
+    if (ev->st != FG_OK)
+      return none();
+    if (sig[i] == 'F') {
+      if (v.kind != FGT_V_FIELD)
+        return failv(ev, FG_ETYPE, a[i]->pos, "%s: expected a field for "
+                     "'%.*s', found %s", row->name, (int)name_len, p,
+                     kind_name(v.kind));
+      F[i] = v.field;
+      continue;
+    }
+    int integer = sig[i] != 'd';
+    if (v.kind != FGT_V_NUMBER || (integer && v.v[0] != (double)(int64_t)
+                                                        v.v[0]) ||
+        (sig[i] == 'b' && v.v[0] != 0 && v.v[0] != 1))
+      return failv(ev, FG_ETYPE, a[i]->pos, "%s: expected %s for '%.*s', "
+                   "found %s", row->name, sig[i] == 'b' ? "0 or 1"
+                   : integer ? "an integer" : "a number", (int)name_len, p,
+                   v.kind == FGT_V_NUMBER ? "a fraction" : kind_name(v.kind));
+    d[i] = v.v[0];
+  }
+  fg_graph *g = ev->g;
+  fg_field *f = NULL;
+  typedef fg_field *field;
+  /* one line per signature: add the one a new row needs */
+  if (!strcmp(sig, "F"))
+    f = ((field (*)(fg_graph *, field))row->fn)(g, F[0]);
+  else if (!strcmp(sig, "FF"))
+    f = ((field (*)(fg_graph *, field, field))row->fn)(g, F[0], F[1]);
+  else if (!strcmp(sig, "Fb"))
+    f = ((field (*)(fg_graph *, field, bool))row->fn)(g, F[0], d[1] != 0);
+  else if (!strcmp(sig, "Fbb"))
+    f = ((field (*)(fg_graph *, field, bool, bool))row->fn)(g, F[0],
+                                                           d[1] != 0,
+                                                           d[2] != 0);
+  else if (!strcmp(sig, "Fd"))
+    f = ((field (*)(fg_graph *, field, double))row->fn)(g, F[0], d[1]);
+  else if (!strcmp(sig, "Fdd"))
+    f = ((field (*)(fg_graph *, field, double, double))row->fn)(g, F[0],
+                                                               d[1], d[2]);
+  else if (!strcmp(sig, "Fi"))
+    f = ((field (*)(fg_graph *, field, int))row->fn)(g, F[0], (int)d[1]);
+  else if (!strcmp(sig, "Fii"))
+    f = ((field (*)(fg_graph *, field, int, int))row->fn)(g, F[0],
+                                                         (int)d[1],
+                                                         (int)d[2]);
+  else if (!strcmp(sig, "Fll"))
+    f = ((field (*)(fg_graph *, field, int64_t, int64_t))row->fn)(
+        g, F[0], (int64_t)d[1], (int64_t)d[2]);
+  else if (!strcmp(sig, "Fdii"))
+    f = ((field (*)(fg_graph *, field, double, int, int))row->fn)(
+        g, F[0], d[1], (int)d[2], (int)d[3]);
+  else
+    return failv(ev, FG_EINVAL, c->pos, "%s: signature \"%s\" has no case "
+                 "in tools/eval.c's call_graph", row->name, sig);
+  if (graph_failed(ev, c->pos))
+    return none();
+  return field_value(f);
+}
+
+static fgt_value eval_call(eval *ev, const fgt_node *c) {
+  if (c->a->kind != FGT_N_NAME) {
+    fgt_value m = eval_node(ev, c->a);
+    if (ev->st != FG_OK)
+      return none();
+    if (m.kind != FGT_V_METHOD)
+      return failv(ev, FG_ETYPE, c->pos, "expected a function or a script's "
+                   "kernel before '(', found %s", kind_name(m.kind));
+    return call_method(ev, c, m);
+  }
+  const char *fname = c->a->text;
+  if (strcmp(fname, "input") == 0)
+    return call_input(ev, c);
+  if (strcmp(fname, "save") == 0)
+    return call_save(ev, c);
+  if (strcmp(fname, "report") == 0)
+    return call_report(ev, c);
+  if (strcmp(fname, "script") == 0)
+    return call_script(ev, c);
+  const fgt_op_row *row = fgt_op_find(fname);
+  const fgt_node *a[8];
+  int n;
+  if (row && row->kind == FGT_OP_GRAPH)
+    return call_graph(ev, c, row);
+  if (row && !(row->kind == FGT_OP_REDUCE && c->n > 1)) {
+    int want = row->kind == FGT_OP_EXPR2 ? 2 : row->kind == FGT_OP_EXPR3 ? 3
+                                                                         : 1;
+    n = order_args(ev, c, fname, row->params, a, want, 0);
+    if (n < 0)
+      return none();
+    if (n != want)
+      return failv(ev, FG_EINVAL, c->pos, "%s: expected %d argument%s (%s), "
+                   "found %d", fname, want, want > 1 ? "s" : "",
+                   row->params, n);
+  } else {
+    for (int i = 0; i < c->n; i++)
+      if (c->arg_names[i])
+        return failv(ev, FG_EINVAL, c->items[i]->pos, "%s: takes no named "
+                     "arguments (it is a builtin without a row in the "
+                     "operator table)", fname);
+    if (c->n > 8)
+      return failv(ev, FG_EINVAL, c->pos, "%s: at most 8 arguments", fname);
+    n = c->n;
+    for (int i = 0; i < n; i++)
+      a[i] = c->items[i];
+    row = NULL;
+  }
+  fgt_value v[8];
+  for (int i = 0; i < n; i++) {
+    v[i] = eval_node(ev, a[i]);
+    if (ev->st != FG_OK)
+      return none();
+  }
+  if (row && row->kind == FGT_OP_REDUCE) {
+    if (v[0].kind != FGT_V_FIELD)
+      return failv(ev, FG_ETYPE, a[0]->pos, "%s: expected a field, found %s",
+                   fname, kind_name(v[0].kind));
+    int mean = row->arg < 0;
+    fg_field *f = fg_reduce(ev->g, fname, mean ? FG_REDUCE_SUM
+                                               : (fg_reduce_op)row->arg,
+                            v[0].field);
+    if (graph_failed(ev, c->pos))
+      return none();
+    if (mean) {
+      /* the sum (f32 or f64 for floats) divided by the point count */
+      fgt_value d[2] = {field_value(f), {.kind = FGT_V_NUMBER, .n = 1}};
+      d[1].v[0] = (double)fg_shape_points(fg_field_type(v[0].field).field);
+      return pointwise(ev, "mean", c->pos, d, 2, body_binary, "/");
+    }
+    return field_value(f);
+  }
+  if (row)
+    return pointwise(ev, fname, c->pos, v, n, body_row, row);
+  return pointwise(ev, fname, c->pos, v, n, body_call, fname);
+}
+
+static fgt_value lookup(eval *ev, const fgt_node *n) {
+  for (int i = ev->n_vars - 1; i >= 0; i--)
+    if (strcmp(ev->vars[i].name, n->text) == 0)
+      return ev->vars[i].v;
+  if (strcmp(n->text, "pi") == 0)
+    return (fgt_value){.kind = FGT_V_NUMBER, .n = 1, .v = {3.14159265358979}};
+  return failv(ev, FG_EINVAL, n->pos, "unknown name '%s' (expected a value "
+               "named earlier in the file)", n->text);
+}
+
+static fgt_value eval_node(eval *ev, const fgt_node *n) {
+  if (ev->st != FG_OK)
+    return none();
+  switch (n->kind) {
+  case FGT_N_NUMBER:
+    return (fgt_value){.kind = FGT_V_NUMBER, .n = 1, .v = {n->number},
+                       .is_integer = n->is_integer};
+  case FGT_N_STRING:
+    return (fgt_value){.kind = FGT_V_STRING, .str = n->text};
+  case FGT_N_NAME:
+    return lookup(ev, n);
+  case FGT_N_VECTOR: {
+    fgt_value r = {.kind = FGT_V_VECTOR, .n = n->n};
+    for (int i = 0; i < n->n; i++) {
+      fgt_value v = eval_node(ev, n->items[i]);
+      if (ev->st != FG_OK)
+        return none();
+      if (v.kind != FGT_V_NUMBER)
+        return failv(ev, FG_ETYPE, n->items[i]->pos, "expected a number in "
+                     "a vector, found %s", kind_name(v.kind));
+      r.v[i] = v.v[0];
+    }
+    return r;
+  }
+  case FGT_N_UNARY: {
+    fgt_value v = eval_node(ev, n->a);
+    if (ev->st != FG_OK)
+      return none();
+    if (v.kind == FGT_V_NUMBER || v.kind == FGT_V_VECTOR) {
+      for (int i = 0; i < v.n; i++)
+        v.v[i] = -v.v[i];
+      return v;
+    }
+    return pointwise(ev, "neg", n->pos, &v, 1, body_neg, NULL);
+  }
+  case FGT_N_BINARY:
+    return eval_binary(ev, n);
+  case FGT_N_MEMBER: {
+    fgt_value v = eval_node(ev, n->a);
+    if (ev->st != FG_OK)
+      return none();
+    if (v.kind == FGT_V_SCRIPT)
+      return (fgt_value){.kind = FGT_V_METHOD, .script = v.script,
+                         .script_text = v.script_text, .str = n->text};
+    if (v.kind != FGT_V_FIELD)
+      return failv(ev, FG_ETYPE, n->pos, "expected a field or a script "
+                   "before '.%s', found %s", n->text, kind_name(v.kind));
+    char name[32];
+    snprintf(name, sizeof name, "swizzle_%s", n->text);
+    return pointwise(ev, name, n->pos, &v, 1, body_swizzle, n->text);
+  }
+  case FGT_N_CALL:
+    return eval_call(ev, n);
+  }
+  return none();
+}
+
+/* script.global = number or vector: the global's size decides int or
+ * float (an integer literal into 4 or 8 bytes is an int or a long). */
+static void set_global(eval *ev, const fgt_stmt *s) {
+  fgt_value sv = lookup(ev, &(fgt_node){.kind = FGT_N_NAME,
+                                        .text = s->names[0],
+                                        .pos = s->name_pos[0]});
+  if (ev->st != FG_OK)
+    return;
+  if (sv.kind != FGT_V_SCRIPT) {
+    failv(ev, FG_ETYPE, s->name_pos[0], "expected a script before '.%s', "
+          "found %s", s->names[1], kind_name(sv.kind));
+    return;
+  }
+  fgt_value v = eval_node(ev, s->expr);
+  if (ev->st != FG_OK)
+    return;
+  size_t size = fg_rs_global_size(sv.script, s->names[1]);
+  if (!size) {
+    failv(ev, FG_EINVAL, s->name_pos[1], "the script has no global named "
+          "'%s'", s->names[1]);
+    return;
+  }
+  unsigned char buf[64];
+  int n = v.kind == FGT_V_VECTOR ? v.n : 1;
+  if (v.kind != FGT_V_NUMBER && v.kind != FGT_V_VECTOR) {
+    failv(ev, FG_ETYPE, s->expr->pos, "expected a number or a vector for a "
+          "script global, found %s", kind_name(v.kind));
+    return;
+  }
+  size_t each = size / (size_t)n;
+  for (int i = 0; i < n && size <= sizeof buf; i++) {
+    if (each == 4 && v.is_integer) {
+      int32_t x = (int32_t)v.v[i];
+      memcpy(buf + 4 * i, &x, 4);
+    } else if (each == 4) {
+      float x = (float)v.v[i];
+      memcpy(buf + 4 * i, &x, 4);
+    } else if (each == 8 && v.is_integer) {
+      int64_t x = (int64_t)v.v[i];
+      memcpy(buf + 8 * i, &x, 8);
+    } else if (each == 8) {
+      memcpy(buf + 8 * i, &v.v[i], 8);
+    } else {
+      each = 0;
+    }
+  }
+  if (!each || size > sizeof buf || each * (size_t)n != size) {
+    failv(ev, FG_ETYPE, s->expr->pos, "global '%s' holds %zu bytes; "
+          "expected a value of that size (%d number%s given)", s->names[1],
+          size, n, n > 1 ? "s" : "");
+    return;
+  }
+  if (fg_rs_set(sv.script, s->names[1], buf, size) != FG_OK)
+    failv(ev, FG_EINVAL, s->expr->pos, "%s",
+          fg_rs_script_errmsg(sv.script));
+}
+
+static void bind(eval *ev, const char *name, fgt_value v) {
+  if (ev->n_vars < (int)(sizeof ev->vars / sizeof ev->vars[0]))
+    ev->vars[ev->n_vars++] = (var){name, v};
+}
+
+fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
+                    const fgt_shape_key *key, fgt_built *out, char *err,
+                    size_t errlen) {
+  memset(out, 0, sizeof *out);
+  eval ev = {.p = p, .scripts = scripts, .key = key, .b = out,
+             .err = err, .errlen = errlen};
+  const char *base = strrchr(p->src.path, '/');
+  out->g = ev.g = fg_graph_new(base ? base + 1 : p->src.path);
+  if (!ev.g) {
+    snprintf(err, errlen, "out of memory");
+    return FG_ENOMEM;
+  }
+  for (int i = 0; i < p->n_stmts && ev.st == FG_OK; i++) {
+    const fgt_stmt *s = &p->stmts[i];
+    ev.want_results = s->kind == FGT_S_ASSIGN ? s->n_names : 0;
+    ev.n_results = 0;
+    if (s->kind == FGT_S_SET) {
+      set_global(&ev, s);
+      continue;
+    }
+    fgt_value v = eval_node(&ev, s->expr);
+    if (ev.st != FG_OK)
+      break;
+    if (s->kind == FGT_S_ASSIGN && s->n_names > 1) {
+      if (ev.n_results != s->n_names) {
+        failv(&ev, FG_EINVAL, s->expr->pos, "expected %d results (one per "
+              "name on the left), the value gives %d", s->n_names,
+              ev.n_results ? ev.n_results : 1);
+        break;
+      }
+      for (int k = 0; k < s->n_names; k++)
+        bind(&ev, s->names[k], ev.results[k]);
+    } else if (s->kind == FGT_S_ASSIGN) {
+      if (v.kind == FGT_V_NONE) {
+        failv(&ev, FG_EINVAL, s->expr->pos, "expected a value for '%s'; "
+              "this call gives nothing", s->names[0]);
+        break;
+      }
+      bind(&ev, s->names[0], v);
+    }
+  }
+  if (ev.st == FG_OK && out->n_inputs == 0)
+    failv(&ev, FG_EINVAL, (fgt_pos){1, 1}, "expected an input: the "
+          "pipeline never calls input()");
+  if (ev.st == FG_OK && out->n_saves == 0 && out->n_reports == 0)
+    failv(&ev, FG_EINVAL, (fgt_pos){1, 1}, "expected an output: the "
+          "pipeline never calls save() or report()");
+  if (ev.st != FG_OK) {
+    fg_graph_free(out->g);
+    memset(out, 0, sizeof *out);
+  }
+  return ev.st;
+}
+
+int fgt_pipeline_inputs(const fgt_pipeline *p, int *n, const char **tmpls,
+                        char *err, size_t errlen) {
+  /* walks the tree for calls of input() in statement order */
+  *n = 0;
+  const fgt_node *stack[256];
+  for (int i = 0; i < p->n_stmts; i++) {
+    int sp = 0;
+    if (p->stmts[i].expr)
+      stack[sp++] = p->stmts[i].expr;
+    /* depth-first, left to right: push children in reverse */
+    while (sp > 0) {
+      const fgt_node *x = stack[--sp];
+      if (x->kind == FGT_N_CALL && x->a->kind == FGT_N_NAME &&
+          strcmp(x->a->text, "input") == 0) {
+        if (*n >= FGT_MAX_IO) {
+          fgt_diag(err, errlen, &p->src, x->pos, "at most %d inputs",
+                   FGT_MAX_IO);
+          return -1;
+        }
+        tmpls[(*n)++] = x->n == 1 && x->items[0]->kind == FGT_N_STRING
+                            ? x->items[0]->text : NULL;
+        continue;
+      }
+      for (int k = x->n - 1; k >= 0 && sp < 250; k--)
+        stack[sp++] = x->items[k];
+      if (x->b && sp < 255)
+        stack[sp++] = x->b;
+      if (x->a && sp < 255)
+        stack[sp++] = x->a;
+    }
+  }
+  return 0;
+}
+
+void fgt_built_free(fgt_built *b) {
+  if (!b)
+    return;
+  fg_graph_free(b->g);
+  memset(b, 0, sizeof *b);
+}
+
+void fgt_scripts_free(fgt_scripts *s) {
+  for (int i = 0; i < s->n; i++) {
+    fg_rs_script_free(s->s[i]);
+    free(s->path[i]);
+    free(s->text[i]);
+  }
+  s->n = 0;
+}

@@ -1,0 +1,847 @@
+/* tools/run.c - `fieldgraph run PIPELINE [-o DIR] INPUT...`: the batch.
+ *
+ * One libuv loop drives everything.  Each input goes through
+ *   decode (libuv worker thread) -> compile, once per set of input sizes
+ *   (loop thread) -> the graph's run (fg_program_start, kernels on the
+ *   backend's threads) -> encode, atomic write and hash (worker thread)
+ *   -> report (loop thread),
+ * with up to 2 x --jobs inputs in flight, so decoding and encoding of some
+ * images overlap the kernels of others and every core stays busy.  A
+ * failing input is reported by name and the others go on; the exit
+ * status is 1 when any failed, 2 for usage or pipeline errors.
+ */
+#include "tools/fgt.h"
+#include "tools/inputs.h"
+#include "util/fs.h"
+#include "util/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+
+typedef struct prog_entry {
+  fgt_shape_key key;
+  fgt_built built;
+  fg_program *prog;
+  fg_status st;          /* the build's or compile's failure */
+  char *errmsg;
+} prog_entry;
+
+typedef struct batch batch;
+
+/* One input on its way. */
+typedef struct job {
+  batch *b;
+  long index;
+  const fgt_item *item;
+  uv_work_t work;
+  fg_image in[FGT_MAX_IO];
+  int n_in;
+  prog_entry *pe;
+  fg_image out[FGT_MAX_IO];      /* saves */
+  double report[FGT_MAX_IO][4];  /* reports, as doubles */
+  unsigned char *red_buf[FGT_MAX_IO];
+  char out_path[FGT_MAX_IO][4096];
+  char out_hash[FGT_MAX_IO][65];
+  fg_status st;
+  const char *err_class;
+  char err[1024];
+  double t0, t_decode, t_compute, t_encode;
+} job;
+
+struct batch {
+  uv_loop_t loop;
+  fg_context *ctx;
+  fg_compile_options copt;
+  const fgt_pipeline *p;
+  fgt_scripts scripts;
+  const char *outdir;
+  fgt_inputs inputs;
+  const char *in_tmpls[FGT_MAX_IO];
+  int n_in_tmpls;
+  fgt_built proto;            /* built once up front: the save templates */
+  prog_entry *progs;
+  int n_progs, cap_progs;
+  int next, in_flight, max_in_flight;
+  int done, failed, skipped;
+  int json, quiet, verbose, tty, hash, skip_existing_;
+  int interrupted;            /* SIGINT/SIGTERM: start nothing new */
+  uv_signal_t sigint, sigterm;
+  double start;
+};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c == '\n')
+      fputs("\\n", f);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, double v) {
+  if (v != v || v - v != 0)
+    fputs("null", f);          /* NaN and infinities are not JSON */
+  else
+    fprintf(f, "%.9g", v);
+}
+
+static void report_json(batch *b, job *j, const char *status) {
+  FILE *f = stdout;
+  fputs("{\"id\":", f);
+  json_str(f, j->item->path);
+  fprintf(f, ",\"status\":\"%s\"", status);
+  if (j->st != FG_OK) {
+    fputs(",\"error\":{\"class\":", f);
+    json_str(f, j->err_class);
+    fputs(",\"code\":", f);
+    json_str(f, fg_status_name(j->st));
+    fputs(",\"message\":", f);
+    json_str(f, j->err);
+    fputc('}', f);
+  }
+  const fgt_built *bt = j->pe ? &j->pe->built : &b->proto;
+  fputs(",\"outputs\":[", f);
+  for (int i = 0; i < bt->n_saves && (j->st == FG_OK || !strcmp(status,
+                                                          "skipped")); i++) {
+    fprintf(f, "%s{\"path\":", i ? "," : "");
+    json_str(f, j->out_path[i]);
+    if (j->out_hash[i][0])
+      fprintf(f, ",\"sha256\":\"%s\"", j->out_hash[i]);
+    fputc('}', f);
+  }
+  fputs("],\"results\":{", f);
+  if (j->st == FG_OK && j->pe)
+    for (int i = 0; i < bt->n_reports; i++) {
+      fprintf(f, "%s", i ? "," : "");
+      json_str(f, bt->reports[i].name);
+      fputc(':', f);
+      if (bt->reports[i].n == 1) {
+        json_num(f, j->report[i][0]);
+      } else {
+        fputc('[', f);
+        for (int k = 0; k < bt->reports[i].n; k++) {
+          if (k)
+            fputc(',', f);
+          json_num(f, j->report[i][k]);
+        }
+        fputc(']', f);
+      }
+    }
+  fprintf(f, "},\"time_ms\":{\"decode\":%.3f,\"compute\":%.3f,"
+          "\"encode\":%.3f,\"total\":%.3f}}\n", j->t_decode * 1e3,
+          j->t_compute * 1e3, j->t_encode * 1e3, (now() - j->t0) * 1e3);
+  fflush(f);
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+static void progress(batch *b) {
+  if (!b->tty || b->quiet)
+    return;
+  int total = b->inputs.n;
+  double el = now() - b->start;
+  double rate = el > 0 ? b->done / el : 0;
+  double eta = rate > 0 ? (total - b->done) / rate : 0;
+  int width = 30, fill = total ? width * b->done / total : width;
+  fprintf(stderr, "\r[%.*s%*s] %d/%d %.1f img/s ETA %d:%02d%s",
+          fill, "##############################", width - fill, "",
+          b->done, total, rate, (int)eta / 60, (int)eta % 60,
+          b->failed ? " (failures)" : "");
+  if (b->done == total)
+    fputc('\n', stderr);
+  fflush(stderr);
+}
+
+/* Forgets the progress bar's line before other text goes to stderr. */
+static void clear_progress(batch *b) {
+  if (b->tty && !b->quiet)
+    fputs("\r\033[K", stderr);
+}
+
+/* ---- the steps of one job ----------------------------------------------- */
+
+static void start_more(batch *b);
+
+static void job_fail(job *j, fg_status st, const char *cls, const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
+static void job_fail(job *j, fg_status st, const char *cls, const char *fmt,
+                     ...) {
+  if (j->st != FG_OK)
+    return;
+  j->st = st;
+  j->err_class = cls;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(j->err, sizeof j->err, fmt, ap);
+  va_end(ap);
+}
+
+static void job_free(job *j) {
+  for (int i = 0; i < FGT_MAX_IO; i++) {
+    fg_image_free(&j->in[i]);
+    fg_image_free(&j->out[i]);
+    free(j->red_buf[i]);
+  }
+  free(j);
+}
+
+/* The job is over (well or not): report it and start the next input. */
+static void job_finish(job *j) {
+  batch *b = j->b;
+  b->in_flight--;
+  b->done++;
+  if (j->st != FG_OK) {
+    b->failed++;
+    clear_progress(b);
+    fprintf(stderr, "fieldgraph: %s: %s\n", j->item->path, j->err);
+  } else if (b->verbose) {
+    clear_progress(b);
+    fprintf(stderr, "%s (%dx%d) %.0f ms\n", j->item->path, j->in[0].width,
+            j->in[0].height, (now() - j->t0) * 1e3);
+    for (int i = 0; i < j->pe->built.n_saves; i++)
+      fprintf(stderr, "  -> %s\n", j->out_path[i]);
+  }
+  if (b->json)
+    report_json(b, j, j->st == FG_OK ? "ok" : "failed");
+  else if (j->st == FG_OK && j->pe->built.n_reports) {
+    printf("%s", j->item->path);
+    for (int i = 0; i < j->pe->built.n_reports; i++) {
+      printf(" %s=", j->pe->built.reports[i].name);
+      for (int k = 0; k < j->pe->built.reports[i].n; k++)
+        printf("%s%.9g", k ? "," : "", j->report[i][k]);
+    }
+    printf("\n");
+    fflush(stdout);
+  }
+  progress(b);
+  job_free(j);
+  start_more(b);
+}
+
+/* The path of extra input i of j (a template next to the input). */
+static int extra_path(batch *b, job *j, int i, char *out, size_t size) {
+  char name[4096], err[512];
+  if (fgt_expand(name, sizeof name, b->in_tmpls[i], j->item->path,
+                 j->item->rel, j->index, err, sizeof err)) {
+    job_fail(j, FG_EINVAL, "input", "%s", err);
+    return -1;
+  }
+  const char *slash = strrchr(j->item->path, '/');
+  int n = slash && name[0] != '/'
+              ? snprintf(out, size, "%.*s/%s", (int)(slash - j->item->path),
+                         j->item->path, name)
+              : snprintf(out, size, "%s", name);
+  if (n < 0 || (size_t)n >= size) {
+    job_fail(j, FG_EINVAL, "input", "%s: the name is too long", name);
+    return -1;
+  }
+  return 0;
+}
+
+/* Worker thread: read the input and the files its templates name. */
+static void decode_work(uv_work_t *w) {
+  job *j = w->data;
+  batch *b = j->b;
+  double t = now();
+  if (j->item->unreadable_dir) {
+    job_fail(j, FG_EIO, "read", "cannot list the directory (permission "
+             "denied or removed)");
+    return;
+  }
+  for (int i = 0; i < b->n_in_tmpls && j->st == FG_OK; i++) {
+    char path[4096], err[1024];
+    if (i == 0)
+      snprintf(path, sizeof path, "%s", j->item->path);
+    else if (extra_path(b, j, i, path, sizeof path))
+      break;
+    fg_status st = fg_image_read(path, &j->in[i], err, sizeof err);
+    if (st != FG_OK) {
+      /* the message starts with the path; the report names the input */
+      const char *msg = err;
+      size_t pl = strlen(path);
+      if (i == 0 && !strncmp(err, path, pl) && err[pl] == ':')
+        msg = err + pl + 2;
+      job_fail(j, st, "read", "%s", msg);
+    }
+    j->n_in = i + 1;
+  }
+  j->t_decode = now() - t;
+}
+
+static void encode_work(uv_work_t *w);
+static void after_encode(uv_work_t *w, int status);
+
+/* Loop thread, after a run. */
+static void on_run(fg_run *run, fg_status st, void *user) {
+  job *j = user;
+  j->t_compute = now() - j->t_compute;
+  if (st != FG_OK) {
+    job_fail(j, st, "run", "%s", fg_run_errmsg(run));
+    job_finish(j);
+    return;
+  }
+  const fgt_built *bt = &j->pe->built;
+  for (int i = 0; i < bt->n_reports; i++) {
+    const unsigned char *p = j->red_buf[i];
+    size_t es = fg_elem_size(bt->reports[i].elem);
+    for (int k = 0; k < bt->reports[i].n; k++) {
+      const void *q = p + es * (size_t)k;
+      double v = 0;
+      switch (bt->reports[i].elem) {
+      case FG_F32: v = *(const float *)q; break;
+      case FG_F64: v = *(const double *)q; break;
+      case FG_I8: v = *(const int8_t *)q; break;
+      case FG_U8: v = *(const uint8_t *)q; break;
+      case FG_I16: v = *(const int16_t *)q; break;
+      case FG_U16: v = *(const uint16_t *)q; break;
+      case FG_I32: v = *(const int32_t *)q; break;
+      case FG_U32: v = *(const uint32_t *)q; break;
+      case FG_I64: v = (double)*(const int64_t *)q; break;
+      case FG_U64: v = (double)*(const uint64_t *)q; break;
+      default: break;
+      }
+      j->report[i][k] = v;
+    }
+  }
+  if (bt->n_saves == 0) {
+    job_finish(j);
+    return;
+  }
+  j->work.data = j;
+  uv_queue_work(&j->b->loop, &j->work, encode_work, after_encode);
+}
+
+/* The program for j's input sizes: built and compiled on first use. */
+static prog_entry *program_for(batch *b, job *j) {
+  fgt_shape_key key = {.n = j->n_in};
+  for (int i = 0; i < j->n_in; i++) {
+    key.width[i] = j->in[i].width;
+    key.height[i] = j->in[i].height;
+    key.channels[i] = j->in[i].channels;
+  }
+  for (int i = 0; i < b->n_progs; i++)
+    if (memcmp(&b->progs[i].key, &key, sizeof key) == 0)
+      return &b->progs[i];
+  if (b->n_progs == b->cap_progs) {
+    int cap = b->cap_progs ? 2 * b->cap_progs : 16;
+    prog_entry *v = realloc(b->progs, sizeof *v * (size_t)cap);
+    if (!v)
+      return NULL;
+    b->progs = v;
+    b->cap_progs = cap;
+  }
+  prog_entry *pe = &b->progs[b->n_progs++];
+  memset(pe, 0, sizeof *pe);
+  pe->key = key;
+  char err[4096];
+  pe->st = fgt_build(b->p, &b->scripts, &key, &pe->built, err, sizeof err);
+  if (pe->st == FG_OK) {
+    pe->st = fg_compile(b->ctx, pe->built.g, &b->copt, &pe->prog);
+    if (pe->st != FG_OK)
+      snprintf(err, sizeof err, "%s", fg_context_errmsg(b->ctx));
+  }
+  if (pe->st != FG_OK)
+    pe->errmsg = strdup(err);
+  return pe;
+}
+
+/* Loop thread, after decoding: compile if needed, start the run. */
+static void after_decode(uv_work_t *w, int status) {
+  job *j = w->data;
+  batch *b = j->b;
+  (void)status;
+  if (j->st != FG_OK) {
+    job_finish(j);
+    return;
+  }
+  prog_entry *pe = program_for(b, j);
+  if (!pe) {
+    job_fail(j, FG_ENOMEM, "compile", "out of memory");
+    job_finish(j);
+    return;
+  }
+  if (pe->st != FG_OK) {
+    job_fail(j, pe->st, pe->built.g ? "compile" : "pipeline", "%dx%d, %d "
+             "channels: %s", j->in[0].width, j->in[0].height,
+             j->in[0].channels, pe->errmsg ? pe->errmsg : "failed");
+    job_finish(j);
+    return;
+  }
+  j->pe = pe;
+  const fgt_built *bt = &pe->built;
+  int n_out = fg_program_output_count(pe->prog);
+  void *outs[2 * FGT_MAX_IO] = {0};
+  for (int i = 0; i < bt->n_saves; i++) {
+    fg_type t = fg_program_output_type(pe->prog, bt->saves[i].output);
+    if (fg_image_alloc(&j->out[i], (int)t.field.dim[1], (int)t.field.dim[0],
+                       bt->saves[i].channels) != FG_OK) {
+      job_fail(j, FG_ENOMEM, "run", "out of memory for output %d", i);
+      job_finish(j);
+      return;
+    }
+    outs[bt->saves[i].output] = j->out[i].data;
+  }
+  for (int i = 0; i < bt->n_reports; i++) {
+    fg_type t = fg_program_output_type(pe->prog, bt->reports[i].output);
+    j->red_buf[i] = calloc(1, fg_type_bytes(t) + 8);
+    if (!j->red_buf[i]) {
+      job_fail(j, FG_ENOMEM, "run", "out of memory");
+      job_finish(j);
+      return;
+    }
+    outs[bt->reports[i].output] = j->red_buf[i];
+  }
+  const void *ins[FGT_MAX_IO];
+  for (int i = 0; i < j->n_in; i++)
+    ins[i] = j->in[i].data;
+  j->t_compute = now();
+  if (fg_program_start(pe->prog, j->n_in, ins, n_out, outs, on_run, j,
+                       NULL) != FG_OK) {
+    job_fail(j, FG_EBACKEND, "run", "%s", fg_context_errmsg(b->ctx));
+    job_finish(j);
+  }
+}
+
+/* Removes PATH.tmp-XXXXXX files that an earlier run killed while writing
+ * path left behind (fgu_atomic's temporaries): this run owns path now, as
+ * shards never share an output. */
+static void remove_stale_temporaries(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
+           slash ? path : ".");
+  const char *base = slash ? slash + 1 : path;
+  size_t len = strlen(base);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, base, len) || strncmp(e->d_name + len, ".tmp-", 5)
+        || strlen(e->d_name + len) != 11)
+      continue;
+    char stale[8192];
+    snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+    unlink(stale);
+  }
+  closedir(d);
+}
+
+/* Worker thread: encode and write every output atomically, then hash. */
+static void encode_work(uv_work_t *w) {
+  job *j = w->data;
+  batch *b = j->b;
+  const fgt_built *bt = &j->pe->built;
+  double t = now();
+  for (int i = 0; i < bt->n_saves && j->st == FG_OK; i++) {
+    char err[1024];
+    const char *path = j->out_path[i];
+    char *slash = strrchr(j->out_path[i], '/');
+    if (slash) {
+      *slash = '\0';
+      int e = fgu_mkdir_p(j->out_path[i]);
+      *slash = '/';
+      if (e) {
+        job_fail(j, FG_EIO, "write", "%s: cannot create its directory: %s",
+                 path, strerror(e));
+        break;
+      }
+    }
+    remove_stale_temporaries(path);
+    fg_status st = fg_image_save(path, &j->out[i], &bt->saves[i].opt, err,
+                                 sizeof err);
+    if (st != FG_OK) {
+      job_fail(j, st, "write", "%s", err);
+      break;
+    }
+    if (b->hash) {
+      size_t n;
+      void *data = fgu_read_file(path, (size_t)1 << 31, &n);
+      if (data) {
+        fgu_sha256 h;
+        fgu_sha256_init(&h);
+        fgu_sha256_update(&h, data, n);
+        fgu_sha256_hex(&h, j->out_hash[i]);
+        free(data);
+      }
+    }
+  }
+  j->t_encode = now() - t;
+}
+
+static void after_encode(uv_work_t *w, int status) {
+  (void)status;
+  job_finish(w->data);
+}
+
+/* Output paths of item index i (from the templates of built bt). */
+static int output_paths(batch *b, const fgt_built *bt, job *j) {
+  for (int i = 0; i < bt->n_saves; i++) {
+    char name[4096], err[512];
+    if (fgt_expand(name, sizeof name, bt->saves[i].tmpl, j->item->path,
+                   j->item->rel, j->index, err, sizeof err)) {
+      job_fail(j, FG_EINVAL, "pipeline", "%s", err);
+      return -1;
+    }
+    int n = snprintf(j->out_path[i], sizeof j->out_path[i], "%s/%s",
+                     b->outdir, name);
+    if (n < 0 || (size_t)n >= sizeof j->out_path[i]) {
+      job_fail(j, FG_EINVAL, "pipeline", "%s: the output name is too long",
+               name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Starts inputs until max_in_flight are under way. */
+static void start_more(batch *b) {
+  if (b->interrupted && b->in_flight == 0) {
+    uv_close((uv_handle_t *)&b->sigint, NULL);
+    uv_close((uv_handle_t *)&b->sigterm, NULL);
+  }
+  while (!b->interrupted && b->in_flight < b->max_in_flight &&
+         b->next < b->inputs.n) {
+    job *j = calloc(1, sizeof *j);
+    if (!j)
+      return;
+    j->b = b;
+    j->index = b->next;
+    j->item = &b->inputs.items[b->next++];
+    j->t0 = now();
+    b->in_flight++;
+    if (output_paths(b, &b->proto, j)) {
+      job_finish(j);
+      continue;
+    }
+    if (b->skip_existing_) {
+      int all = b->proto.n_saves > 0;
+      struct stat st;
+      for (int i = 0; i < b->proto.n_saves; i++)
+        if (stat(j->out_path[i], &st) != 0)
+          all = 0;
+      if (all) {
+        b->in_flight--;
+        b->done++;
+        b->skipped++;
+        if (b->json)
+          report_json(b, j, "skipped");
+        else if (b->verbose)
+          fprintf(stderr, "%s: skipped (outputs exist)\n", j->item->path);
+        progress(b);
+        job_free(j);
+        continue;
+      }
+    }
+    j->work.data = j;
+    uv_queue_work(&b->loop, &j->work, decode_work, after_decode);
+  }
+}
+
+/* SIGINT or SIGTERM: the inputs under way finish (their outputs are
+ * written whole), nothing new starts; a second signal exits at once
+ * (temporaries are removed by the next run that writes those outputs). */
+static void on_signal(uv_signal_t *h, int signum) {
+  batch *b = h->data;
+  if (b->interrupted) {
+    signal(signum, SIG_DFL);
+    raise(signum);
+  }
+  b->interrupted = signum;
+  clear_progress(b);
+  fprintf(stderr, "fieldgraph: interrupted: finishing %d input(s) under "
+          "way (again to stop at once)\n", b->in_flight);
+  if (b->in_flight == 0)
+    start_more(b);
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static const char run_usage[] =
+  "usage: fieldgraph run PIPELINE [options] INPUT...\n"
+  "Runs the pipeline file over every input image.  INPUT is a file, a\n"
+  "directory (searched recursively), @LIST (one path a line) or - (paths\n"
+  "on stdin).\n"
+  "  -o, --output DIR    where outputs go (default: .); the pipeline's\n"
+  "                      save() templates name them inside DIR\n"
+  "  -j, --jobs N        worker threads for decoding, encoding and kernels\n"
+  "                      (default: the number of cores); 2N images in flight\n"
+  "      --glob PATTERN  file names to take from directories (default:\n"
+  "                      *.png *.jpg *.jpeg *.ppm *.pgm *.pnm)\n"
+  "      --skip-existing skip inputs whose outputs all exist (outputs are\n"
+  "                      written atomically: existing means complete)\n"
+  "      --shard K/N     process shard K of N (1 <= K <= N), chosen by a hash\n"
+  "                      of each input's path; default from\n"
+  "                      SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or\n"
+  "                      JOB_COMPLETION_INDEX (with --shard-count N)\n"
+  "      --json          one JSON object per input on stdout (JSON Lines)\n"
+  "  -q, --quiet         no progress bar\n"
+  "  -v, --verbose       a line per input with its outputs\n"
+  "      --backend B     cpu or opencl (default: $FG_BACKEND, else cpu)\n"
+  "      --device D      OpenCL device: gpu, cpu, an index or a name part\n"
+  "      --fusion MODE   on, off, or check (run fused and unfused, compare)\n"
+  "      --dump-kernels DIR  write every generated kernel's source to DIR\n"
+  "  -h, --help          this text\n"
+  "Exit status: 0 all inputs done, 1 some failed, 2 usage or pipeline "
+  "error.\n";
+
+/* "K/N" into *k, *n; -1 when malformed. */
+static int parse_shard(const char *s, int *k, int *n) {
+  char *e;
+  long a = strtol(s, &e, 10);
+  if (*e != '/')
+    return -1;
+  long c = strtol(e + 1, &e, 10);
+  if (*e || c < 1 || a < 1 || a > c || c > 1000000)
+    return -1;
+  *k = (int)a;
+  *n = (int)c;
+  return 0;
+}
+
+/* fgt_context_for and fgt_parse_fusion: see fgt.h. */
+int fgt_context_for(const char *backend, const char *device, int threads,
+                    uv_loop_t *loop, int max_runs, fg_context **ctx) {
+  fg_context_options o = {.threads = threads, .device = device,
+                          .loop = loop, .max_runs = max_runs};
+  if (backend && !strcmp(backend, "cpu"))
+    o.backend = FG_BACKEND_CPU;
+  else if (backend && !strcmp(backend, "opencl"))
+    o.backend = FG_BACKEND_OPENCL;
+  else if (backend) {
+    fprintf(stderr, "fieldgraph: --backend: expected cpu or opencl, found "
+            "'%s'\n", backend);
+    return 2;
+  }
+  char err[1024];
+  if (fg_context_new(&o, ctx, err, sizeof err) != FG_OK) {
+    fprintf(stderr, "fieldgraph: %s\n", err);
+    return 1;
+  }
+  return 0;
+}
+
+int fgt_parse_fusion(const char *s, fg_fusion *out) {
+  if (!s || !strcmp(s, "on"))
+    *out = s ? FG_FUSION_ON : FG_FUSION_DEFAULT;
+  else if (!strcmp(s, "off"))
+    *out = FG_FUSION_OFF;
+  else if (!strcmp(s, "check"))
+    *out = FG_FUSION_CHECK;
+  else {
+    fprintf(stderr, "fieldgraph: --fusion: expected on, off or check, found "
+            "'%s'\n", s);
+    return -1;
+  }
+  return 0;
+}
+
+/* The default shard from a batch system's environment, if any. */
+static void shard_from_env(int *k, int *n, int count) {
+  const char *id = getenv("SLURM_ARRAY_TASK_ID");
+  const char *cnt = getenv("SLURM_ARRAY_TASK_COUNT");
+  const char *min = getenv("SLURM_ARRAY_TASK_MIN");
+  if (id && cnt && atoi(cnt) > 0) {
+    *n = atoi(cnt);
+    *k = atoi(id) - (min ? atoi(min) : 0) + 1;
+    return;
+  }
+  const char *idx = getenv("JOB_COMPLETION_INDEX");
+  if (idx && count > 0) {
+    *n = count;
+    *k = atoi(idx) + 1;
+  }
+}
+
+int fgt_cmd_run(int argc, char **argv) {
+  enum { O_GLOB = 256, O_SKIP, O_SHARD, O_JSON, O_BACKEND, O_DEVICE,
+         O_FUSION, O_DUMP, O_SHARD_COUNT };
+  static const struct option longopts[] = {
+    {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0,
+    'j'}, {"glob", required_argument, 0, O_GLOB}, {"skip-existing",
+    no_argument, 0, O_SKIP}, {"shard", required_argument, 0, O_SHARD},
+    {"shard-count", required_argument, 0, O_SHARD_COUNT},
+    {"json", no_argument, 0, O_JSON}, {"quiet", no_argument, 0, 'q'},
+    {"verbose", no_argument, 0, 'v'}, {"backend", required_argument, 0,
+    O_BACKEND}, {"device", required_argument, 0, O_DEVICE}, {"fusion",
+    required_argument, 0, O_FUSION}, {"dump-kernels", required_argument, 0,
+    O_DUMP}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  batch *b = calloc(1, sizeof *b);
+  if (!b)
+    return 1;
+  const char *glob = NULL, *backend = NULL, *device = NULL, *fusion = NULL;
+  const char *shard = NULL;
+  int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), shard_count = 0;
+  b->outdir = ".";
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:j:qvh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'o': b->outdir = optarg; break;
+    case 'j':
+      jobs = atoi(optarg);
+      if (jobs < 1 || jobs > 256) {
+        fprintf(stderr, "fieldgraph run: --jobs: expected 1 to 256, found "
+                "'%s'\n", optarg);
+        free(b);
+        return 2;
+      }
+      break;
+    case 'q': b->quiet = 1; break;
+    case 'v': b->verbose = 1; break;
+    case O_GLOB: glob = optarg; break;
+    case O_SKIP: b->skip_existing_ = 1; break;
+    case O_SHARD: shard = optarg; break;
+    case O_SHARD_COUNT: shard_count = atoi(optarg); break;
+    case O_JSON: b->json = b->hash = 1; break;
+    case O_BACKEND: backend = optarg; break;
+    case O_DEVICE: device = optarg; break;
+    case O_FUSION: fusion = optarg; break;
+    case O_DUMP: setenv("FG_DUMP_KERNELS", optarg, 1); break;
+    case 'h': fputs(run_usage, stdout); free(b); return 0;
+    default: fputs(run_usage, stderr); free(b); return 2;
+    }
+  }
+  if (argc - optind < 2) {
+    fputs(run_usage, stderr);
+    free(b);
+    return 2;
+  }
+  int k = 1, n = 1;
+  shard_from_env(&k, &n, shard_count);
+  if (shard && parse_shard(shard, &k, &n)) {
+    fprintf(stderr, "fieldgraph run: --shard: expected K/N with 1 <= K <= N, "
+            "found '%s'\n", shard);
+    free(b);
+    return 2;
+  }
+  if (k < 1 || k > n) {
+    fprintf(stderr, "fieldgraph run: shard %d of %d from the environment is "
+            "out of range\n", k, n);
+    free(b);
+    return 2;
+  }
+  if (fgt_parse_fusion(fusion, &b->copt.fusion)) {
+    free(b);
+    return 2;
+  }
+  char err[4096];
+  fgt_pipeline *p = fgt_pipeline_load(argv[optind], err, sizeof err);
+  if (!p) {
+    fprintf(stderr, "%s\n", err);
+    free(b);
+    return 2;
+  }
+  b->p = p;
+  int rc = 2;
+  if (fgt_pipeline_inputs(p, &b->n_in_tmpls, b->in_tmpls, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    goto out;
+  }
+  /* a first build on a small RGB image checks the file before any input
+   * is read and gives the output templates */
+  fgt_shape_key proto = {.n = b->n_in_tmpls};
+  for (int i = 0; i < proto.n; i++) {
+    proto.width[i] = proto.height[i] = 16;
+    proto.channels[i] = 3;
+  }
+  if (fgt_build(p, &b->scripts, &proto, &b->proto, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    goto out;
+  }
+  for (int i = optind + 1; i < argc; i++)
+    if (fgt_inputs_add(&b->inputs, argv[i], glob, err, sizeof err)) {
+      fprintf(stderr, "fieldgraph run: %s\n", err);
+      goto out;
+    }
+  if (n > 1)
+    fgt_inputs_shard(&b->inputs, k, n);
+  int e = fgu_mkdir_p(b->outdir);
+  if (e) {
+    fprintf(stderr, "fieldgraph run: %s: cannot create: %s\n", b->outdir,
+            strerror(e));
+    goto out;
+  }
+  /* libuv's pool decodes and encodes: as many threads as jobs (read once,
+   * at the pool's first use) */
+  char num[24];
+  snprintf(num, sizeof num, "%d", jobs);
+  setenv("UV_THREADPOOL_SIZE", num, 0);
+  if (uv_loop_init(&b->loop)) {
+    rc = 1;
+    goto out;
+  }
+  rc = fgt_context_for(backend, device, jobs, &b->loop, jobs + 1, &b->ctx);
+  if (rc) {
+    uv_loop_close(&b->loop);
+    goto out;
+  }
+  b->tty = isatty(2);
+  b->max_in_flight = 2 * jobs;
+  b->start = now();
+  if (b->verbose)
+    fprintf(stderr, "fieldgraph %s: %d input(s)%s on %s, %d job(s)\n",
+            fg_version(), b->inputs.n, n > 1 ? " in this shard" : "",
+            fg_context_device(b->ctx), jobs);
+  b->sigint.data = b->sigterm.data = b;
+  uv_signal_init(&b->loop, &b->sigint);
+  uv_signal_init(&b->loop, &b->sigterm);
+  uv_signal_start(&b->sigint, on_signal, SIGINT);
+  uv_signal_start(&b->sigterm, on_signal, SIGTERM);
+  /* the signal handles keep the loop alive until the batch ends */
+  uv_unref((uv_handle_t *)&b->sigint);
+  uv_unref((uv_handle_t *)&b->sigterm);
+  start_more(b);
+  uv_run(&b->loop, UV_RUN_DEFAULT);
+  if (!b->interrupted) {
+    uv_close((uv_handle_t *)&b->sigint, NULL);
+    uv_close((uv_handle_t *)&b->sigterm, NULL);
+  }
+  for (int i = 0; i < b->n_progs; i++) {
+    fg_program_free(b->progs[i].prog);
+    fgt_built_free(&b->progs[i].built);
+    free(b->progs[i].errmsg);
+  }
+  free(b->progs);
+  fg_context_free(b->ctx);
+  uv_run(&b->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&b->loop);
+  if (!b->quiet && !b->json)
+    fprintf(stderr, "fieldgraph: %d input(s): %d done, %d failed, %d "
+            "skipped in %.1f s (%s/)\n", b->inputs.n,
+            b->done - b->failed - b->skipped, b->failed, b->skipped,
+            now() - b->start, b->outdir);
+  rc = b->interrupted ? 128 + b->interrupted : b->failed ? 1 : 0;
+out:
+  fgt_built_free(&b->proto);
+  fgt_scripts_free(&b->scripts);
+  fgt_inputs_free(&b->inputs);
+  fgt_pipeline_free(p);
+  free(b);
+  return rc;
+}
