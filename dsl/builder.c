@@ -329,8 +329,12 @@ fg_expr *fg_var(fg_op *op, fg_elem elem, int width) {
  * failure), when field cannot give one. */
 static bool tensor_decl_type(fg_op *op, fg_field *field, bool element,
                              const char *call, fgk_type *t) {
-  if (!fgk_op_usable(op) || !field)
+  if (!fgk_op_usable(op))
     return false;
+  if (!field) {     /* a clean operator: no earlier call explains it */
+    fgk_fail(op, FG_EINVAL, "%s: field is NULL", call);
+    return false;
+  }
   if (field->graph != op->g) {
     fgk_fail(op, FG_EINVAL, "%s: field '%s' belongs to another graph", call,
              field->name);
@@ -458,8 +462,12 @@ fg_expr *fg_at(fg_expr *array, int nidx, ...) {
 /* Checks a value operand of a statement; false (maybe with an error) when
  * the statement must not be added. */
 static bool operand_ok(fg_op *op, fg_expr *e, const char *call) {
-  if (!e || !fgk_op_usable(op))
+  if (!fgk_op_usable(op))
     return false;
+  if (!e) {       /* a clean operator: no earlier call explains the NULL */
+    fgk_fail(op, FG_EINVAL, "%s: operand is NULL", call);
+    return false;
+  }
   if (e->op != op) {
     fgk_fail(op, FG_EINVAL, "%s: expression was built in operator '%s'",
              call, e->op ? e->op->name : "?");
@@ -657,8 +665,10 @@ static bool coords_ok(fg_op *op, const char *call, const char *fname,
 static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
                             fg_expr *elem, int ncoords, fg_expr **coord,
                             const char *call) {
-  if (!fgk_op_usable(op) || !f)
+  if (!fgk_op_usable(op))
     return NULL;
+  if (!f)           /* a clean operator: no earlier call explains it */
+    return fgk_fail(op, FG_EINVAL, "%s: field is NULL", call);
   for (int i = 0; i < ncoords && i < 3; i++)
     if (!coord[i])
       return NULL;

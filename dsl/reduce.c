@@ -9,8 +9,11 @@
 
 fg_field *fg_reduce(fg_graph *g, const char *name, fg_reduce_op op,
                     fg_field *field) {
-  if (!g || g->status != FG_OK || !field)
+  if (!g || g->status != FG_OK)
     return NULL;
+  if (!field)       /* a clean graph: no earlier call explains the NULL */
+    return fg__fail(g, FG_EINVAL, "fg_reduce '%s': field is NULL",
+                    name ? name : "(null)");
   if ((unsigned)op > FG_REDUCE_PROD)
     return fg__fail(g, FG_EINVAL, "fg_reduce '%s': operation %d is not "
                     "FG_REDUCE_SUM, _MIN, _MAX or _PROD",

@@ -25,6 +25,10 @@ void fg_graph_free(fg_graph *g) {
     return;
   for (int i = 0; i < g->held.n; i++)
     fg__live_unref(g->held.item[i]);
+  if (g->alive) {
+    g->alive->alive = false;
+    fg__alive_unref(g->alive);
+  }
   fgu_arena_free(&g->arena);
   free(g);
 }
@@ -86,6 +90,23 @@ void fg__live_unref(fg__live *l) {
     l->destroy(l);
 }
 
+fg__alive *fg__graph_alive(fg_graph *g) {
+  if (!g->alive) {
+    g->alive = calloc(1, sizeof *g->alive);
+    if (!g->alive)
+      return NULL;
+    g->alive->refs = 1;
+    g->alive->alive = true;
+  }
+  g->alive->refs++;
+  return g->alive;
+}
+
+void fg__alive_unref(fg__alive *a) {
+  if (a && --a->refs == 0)
+    free(a);
+}
+
 int fg__graph_hold(fg_graph *g, fg__live *l) {
   for (int i = 0; i < g->held.n; i++)
     if (g->held.item[i] == l)
@@ -119,6 +140,12 @@ int fg__check_type(fg_graph *g, const char *what, fg_type t) {
     fg__fail(g, FG_ESHAPE, "%s: tensor shape has %d dimensions (expected "
              "0 for a scalar, 1 for a vector, 2 for a matrix)", what,
              t.tensor.ndim);
+    return 0;
+  }
+  if (t.tensor.ndim == 1 && t.tensor.dim[0] < 0) {
+    fg__fail(g, FG_ETYPE, "%s: an image type of %lld channels "
+             "(fg_type_image takes 1 to 4)", what,
+             (long long)-t.tensor.dim[0] - 1);
     return 0;
   }
   for (int i = 0; i < t.tensor.ndim; i++)
@@ -237,8 +264,10 @@ fg_field *fg_constant(fg_graph *g, const char *name, fg_type type,
 }
 
 fg_field *fg_output(fg_graph *g, const char *name, fg_field *field) {
-  if (!builder_ok(g, "fg_output", name) || !field)
+  if (!builder_ok(g, "fg_output", name))
     return NULL;
+  if (!field)       /* a clean graph: no earlier call explains the NULL */
+    return fg__fail(g, FG_EINVAL, "output '%s': field is NULL", name);
   if (field->graph != g)
     return fg__fail(g, FG_EINVAL, "output '%s': field '%s' belongs to "
                     "another graph", name, field->name);

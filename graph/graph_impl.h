@@ -27,6 +27,21 @@ void fg__live_ref(fg__live *l);
 /* Drops a reference; NULL does nothing. */
 void fg__live_unref(fg__live *l);
 
+/* Whether a graph still exists, for those that keep pointers into it
+ * beyond its life (a script's bound allocations): shared by reference
+ * count between the graph and each holder; alive turns false in
+ * fg_graph_free, so a holder never dereferences a freed field. */
+typedef struct fg__alive {
+  int refs;
+  bool alive;
+} fg__alive;
+
+/* A new reference on g's token (made on first use); NULL on out of
+ * memory. */
+fg__alive *fg__graph_alive(fg_graph *g);
+/* Drops a reference; NULL does nothing. */
+void fg__alive_unref(fg__alive *a);
+
 struct fg_field {
   int id;                 /* index in graph->fields */
   fg_type type;
@@ -69,6 +84,7 @@ struct fg_graph {
   fg__vec nodes, fields, inputs, outputs;   /* fg__node*, fg_field*,
                                                fg_field*, fg__output* */
   fg__vec held;           /* fg__live* the graph holds a reference on */
+  fg__alive *alive;       /* one reference, or NULL: none was asked */
   fg_op *open_op;         /* operator being built, if any */
   const char *open_op_name;
 };

@@ -45,6 +45,12 @@ fg_type fg_type_matrix(fg_elem e, fg_shape f, int r, int c) {
   return (fg_type){e, f, fg_shape2(r, c)};
 }
 fg_type fg_type_image(fg_elem e, int64_t h, int64_t w, int channels) {
+  if (channels < 1 || channels > 4) {
+    /* a type every builder refuses, naming the channels (fg__check_type) */
+    fg_type t = fg_type_vector(e, fg_shape2(h, w), 1);
+    t.tensor.dim[0] = -(int64_t)(channels < 0 ? 0 : channels) - 1;
+    return t;
+  }
   return channels == 1 ? fg_type_scalar(e, fg_shape2(h, w))
                        : fg_type_vector(e, fg_shape2(h, w), channels);
 }

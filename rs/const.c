@@ -23,7 +23,29 @@ typedef struct cexpr {
   int *t;                       /* token indices, macros expanded */
   int n, p;
   int at;                       /* token for messages */
+  struct cexpr *up;             /* the evaluation this one is inside */
 } cexpr;
+
+/* Registers c with its scanner (c->s->evals), so that a failure anywhere
+ * inside frees c->t; end() undoes it on the way out. */
+static void begin(cexpr *c) {
+  c->up = c->s->evals;
+  c->s->evals = c;
+}
+
+static void end(cexpr *c) {
+  c->s->evals = c->up;
+  free(c->t);
+  c->t = NULL;
+}
+
+void fgr_const_abandon(fgr_scan *s) {
+  for (cexpr *c = s->evals; c; c = c->up) {
+    free(c->t);
+    c->t = NULL;
+  }
+  s->evals = NULL;
+}
 
 static const fgr_macro *find_macro(const fgr_unit *u, const char *name,
                                    int len) {
@@ -304,18 +326,15 @@ static fgr_cval cond_expr(cexpr *c) {
 /* Evaluates the constant expression in tokens [a, b). */
 fgr_cval fgr_const_eval(fgr_scan *s, int a, int b, const char *what) {
   cexpr c = {.s = s, .at = a};
+  begin(&c);
   expand(&c, a, b, 0);
-  if (!c.n) {
-    free(c.t);
+  if (!c.n)
     fgr_scan_fail(s, a, "expected %s, got %s", what, fgr_scan_quote(s, a));
-  }
   fgr_cval v = cond_expr(&c);
-  if (c.p != c.n) {
-    int t = c.t[c.p];
-    free(c.t);
-    fgr_scan_fail(s, t, "unexpected %s in %s", fgr_scan_quote(s, t), what);
-  }
-  free(c.t);
+  if (c.p != c.n)
+    fgr_scan_fail(s, c.t[c.p], "unexpected %s in %s",
+                  fgr_scan_quote(s, c.t[c.p]), what);
+  end(&c);
   return v;
 }
 
@@ -433,24 +452,25 @@ void fgr_init_global(fgr_scan *s, const fgr_global *g, unsigned char *p) {
   if (g->init0 < 0)
     return;
   cexpr c = {.s = s, .at = g->init0};
+  begin(&c);
   expand(&c, g->init0, g->init1, 0);
   init_object(&c, g->type, p);
-  if (c.p != c.n) {
-    int t = c.t[c.p];
-    free(c.t);
-    fgr_scan_fail(s, t, "unexpected %s in the initializer of '%s'",
-                  fgr_scan_quote(s, t), g->name);
-  }
-  free(c.t);
+  if (c.p != c.n)
+    fgr_scan_fail(s, c.t[c.p], "unexpected %s in the initializer of '%s'",
+                  fgr_scan_quote(s, c.t[c.p]), g->name);
+  end(&c);
 }
 
 /* fgr_init_global where failing is no error: g->has_value tells. */
 void fgr_try_init_global(fgr_scan *s, fgr_global *g, unsigned char *p) {
   jmp_buf saved;
   memcpy(saved, s->fail, sizeof saved);
+  struct cexpr *outer = s->evals;   /* a failure here abandons only ours */
+  s->evals = NULL;
   if (!setjmp(s->fail)) {
     fgr_init_global(s, g, p);
     g->has_value = true;
   }
+  s->evals = outer;
   memcpy(s->fail, saved, sizeof saved);
 }

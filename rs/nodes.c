@@ -17,6 +17,7 @@
 #include "rs_impl.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
             (const void *)opt->include_dirs);
     return FG_EINVAL;
   }
-  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs};
+  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs, false};
   char err[1024] = "";
   fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, &pp, err,
                              sizeof err);
@@ -122,11 +123,32 @@ fg_status fg_rs_script_new_file_opt(const char *path,
     put_err(errmsg, errlen, "%s: cannot open: %s", path, strerror(errno));
     return FG_EIO;
   }
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(f);
+    put_err(errmsg, errlen, "%s: is a directory (expected a script file)",
+            path);
+    return FG_EIO;
+  }
+  /* a regular file states its size; anything else (a pipe, /dev/zero) is
+   * read until it ends or passes the limit */
+  if (S_ISREG(sb.st_mode) && sb.st_size > FG_RS_MAX_SOURCE) {
+    fclose(f);
+    put_err(errmsg, errlen, "%s: %lld bytes, more than a script may have "
+            "(FG_RS_MAX_SOURCE, %d bytes)", path, (long long)sb.st_size,
+            FG_RS_MAX_SOURCE);
+    return FG_EFORMAT;
+  }
   fgu_buf b = {0};
   char chunk[4096];
   size_t n;
+  bool big = false;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
     size_t at = b.len;
+    if (at + n > (size_t)FG_RS_MAX_SOURCE) {
+      big = true;
+      break;
+    }
     for (size_t i = 0; i < n; i++)
       fgu_buf_putc(&b, chunk[i]);
     if (b.oom || b.len != at + n)
@@ -134,6 +156,12 @@ fg_status fg_rs_script_new_file_opt(const char *path,
   }
   bool bad = ferror(f) != 0;
   fclose(f);
+  if (big) {
+    fgu_buf_free(&b);
+    put_err(errmsg, errlen, "%s: longer than a script may be "
+            "(FG_RS_MAX_SOURCE, %d bytes)", path, FG_RS_MAX_SOURCE);
+    return FG_EFORMAT;
+  }
   if (bad || b.oom) {
     fgu_buf_free(&b);
     put_err(errmsg, errlen, "%s: %s", path, bad ? "read error"
@@ -157,6 +185,8 @@ fg_status fg_rs_script_new_file_opt(const char *path,
 void fg_rs_script_free(fg_rs_script *s) {
   if (!s)
     return;
+  for (int a = 0; a < s->u->n_allocs; a++)
+    fg__alive_unref(s->bound[a].graph);
   fg__live_unref(&s->u->live);
   free(s->bound);
   free(s);
@@ -279,9 +309,24 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
     return script_fail(s, FG_ESHAPE, "fg_rs_bind_allocation '%s': field "
                        "'%s' has no dimensions (an Allocation has 1 to 3)",
                        global, field->name);
-  s->bound[s->u->globals[k].alloc_index] = field;
+  fgr_binding *b = &s->bound[s->u->globals[k].alloc_index];
+  fg__alive *alive = field ? fg__graph_alive(field->graph) : NULL;
+  if (field && !alive)
+    return script_fail(s, FG_ENOMEM, "fg_rs_bind_allocation '%s': out of "
+                       "memory", global);
+  fg__alive_unref(b->graph);
+  b->field = field;
+  b->graph = alive;
+  snprintf(b->name, sizeof b->name, "%s", field ? field->name : "");
   s->errmsg[0] = 0;
   return FG_OK;
+}
+
+/* The field bound to allocation a, or NULL when it is unbound or its
+ * graph was freed (b->graph then says which). */
+static fg_field *bound_field(const fg_rs_script *s, int a) {
+  const fgr_binding *b = &s->bound[a];
+  return b->field && b->graph->alive ? b->field : NULL;
 }
 
 bool fgr_type_carrier(const fgr_type *t, fgk_type *out) {
@@ -532,7 +577,7 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
           g = k;
       if (g < 0)
         continue;
-      fg_field *b = l->s->bound[u->globals[g].alloc_index];
+      fg_field *b = bound_field(l->s, u->globals[g].alloc_index);
       fg_elem e;
       int w;
       if (!b || !get_suffix(p + pl, len - pl, &e, &w))
@@ -566,17 +611,24 @@ static bool env_fields(launch *l, const fgr_func *const *fns, int n_fns,
     int a = u->globals[k].alloc_index;
     if (a < 0)
       continue;
-    fg_field *b = l->s->bound[a];
+    fg_field *b = bound_field(l->s, a);
     bool used = false;
     for (int f = 0; f < n_fns && !used; f++)
       used = fns[f] && fgr_func_mentions(u, fns[f], u->globals[k].name);
+    if (used && !b && l->s->bound[a].field) {
+      fg__fail(l->g, FG_ESTATE, "%s: the kernel reads rs_allocation '%s', "
+               "which is bound to field '%s' of a graph that was freed "
+               "(bind it again with fg_rs_bind_allocation)", l->what,
+               u->globals[k].name, l->s->bound[a].name);
+      return false;
+    }
     if (used && !b) {
       fg__fail(l->g, FG_EINVAL, "%s: the kernel reads rs_allocation '%s', "
                "which is not bound (fg_rs_bind_allocation)", l->what,
                u->globals[k].name);
       return false;
     }
-    if (b && b->graph != l->g) {
+    if (used && b->graph != l->g) {
       fg__fail(l->g, FG_EINVAL, "%s: rs_allocation '%s' is bound to field "
                "'%s' of another graph", l->what, u->globals[k].name,
                b->name);

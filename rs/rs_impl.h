@@ -62,6 +62,8 @@ typedef struct fgr_pp {
   const char *clang;            /* NULL: the clang configure found */
   const char *const *dirs;      /* include paths after the script's own */
   int n_dirs;
+  bool raw;                     /* text is already preprocessed: no clang
+                                   (the fuzz targets' fast path) */
 } fgr_pp;
 
 /* Runs clang's preprocessor over text (len bytes) of the script called
@@ -289,9 +291,17 @@ int64_t fgr_record_bytes(const fgr_reduce *r);
 
 /* ---- the public script object (nodes.c, invoke.c) ---------------- */
 
+/* An rs_allocation global's binding.  The field dies with its graph,
+ * which the script may outlive: graph tells whether it still exists. */
+typedef struct fgr_binding {
+  fg_field *field;              /* NULL: unbound */
+  fg__alive *graph;             /* one reference on the field's graph's */
+  char name[128];               /* the field's name, for messages */
+} fgr_binding;
+
 struct fg_rs_script {
   fgr_unit *u;                  /* one reference */
-  fg_field **bound;             /* per rs_allocation global */
+  fgr_binding *bound;           /* per rs_allocation global */
   char errmsg[1024];
 };
 

@@ -59,6 +59,7 @@ _Noreturn void fgr_scan_fail(fgr_scan *s, int tok, const char *fmt, ...) {
   va_end(ap);
   snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->files[t->file], t->line,
            t->col, msg);
+  fgr_const_abandon(s);
   longjmp(s->fail, 1);
 }
 
@@ -1216,7 +1217,19 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
     unit_destroy(&u->live);
     return NULL;
   }
-  u->text = fgr_preprocess(pp, file, text, len, &u->text_len, err, errlen);
+  if (pp->raw) {
+    u->text = malloc(len + 1);
+    if (u->text) {
+      memcpy(u->text, text, len);
+      u->text[len] = 0;
+      u->text_len = len;
+    } else {
+      snprintf(err, errlen, "%s: out of memory", file);
+    }
+  } else {
+    u->text = fgr_preprocess(pp, file, text, len, &u->text_len, err,
+                             errlen);
+  }
   if (!u->text) {
     unit_destroy(&u->live);
     return NULL;

@@ -20,6 +20,9 @@ typedef struct fgr_scan {
   fgr_type *builtin[FG_ELEM_COUNT_][5];
   fgr_type *t_void, *t_bool, *t_alloc, *t_context;
   fgu_buf members;
+  struct cexpr *evals;          /* the constant evaluations under way,
+                                   innermost first: fgr_scan_fail frees
+                                   their token arrays (const.c) */
 } fgr_scan;
 
 typedef struct fgr_cval {
@@ -50,6 +53,9 @@ const fgr_named *fgr_scan_find_named(const fgr_unit *u, const char *name,
  * casts to scalar types, C's operators); fails the scan otherwise, naming
  * what (an "array size"). */
 fgr_cval fgr_const_eval(fgr_scan *s, int a, int b, const char *what);
+/* Frees what the evaluations under way hold (s->evals): called by
+ * fgr_scan_fail before it leaves them. */
+void fgr_const_abandon(fgr_scan *s);
 /* v converted to an integer. */
 fgr_cval fgr_cval_to_int(fgr_cval v);
 /* Evaluates global g's initializer into p (its C layout); fails the scan

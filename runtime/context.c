@@ -193,13 +193,28 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   return FG_OK;
 }
 
+static void ctx_destroy(fg_context *ctx) {
+  fg__ctx_loop_close(ctx);
+  fg__be_destroy(ctx->be);
+  free(ctx);
+}
+
+/* As SQLite's sqlite3_close_v2: a context freed before its programs or
+ * run handles lingers, unusable, until the last of them is freed. */
 void fg_context_free(fg_context *ctx) {
   if (!ctx)
     return;
   fg_context_wait(ctx);
-  fg__ctx_loop_close(ctx);
-  fg__be_destroy(ctx->be);
-  free(ctx);
+  if (ctx->live_programs > 0 || ctx->live_runs > 0) {
+    ctx->zombie = true;
+    return;
+  }
+  ctx_destroy(ctx);
+}
+
+void fg__ctx_release(fg_context *ctx) {
+  if (ctx->zombie && ctx->live_programs == 0 && ctx->live_runs == 0)
+    ctx_destroy(ctx);
 }
 
 const char *fg_context_errmsg(const fg_context *ctx) {

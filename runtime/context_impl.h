@@ -62,6 +62,9 @@ struct fg_context {
   uint64_t runs_started;
   int64_t live_programs;   /* fg_context_live's counters */
   int64_t live_runs;
+  bool zombie;             /* fg_context_free was called while programs or
+                              run handles lived: the last of them frees
+                              the context (fg__ctx_release) */
   int64_t live_handles;
   uint64_t inject_run;     /* run_hooks.h: runs_started value that fails */
   int inject_kernel;       /* -1: no injection */
@@ -97,5 +100,9 @@ void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
 
 /* Applies queued completions, begins queued runs, ends complete ones. */
 void fg__ctx_process(fg_context *ctx);
+
+/* Frees a context fg_context_free left for its last program or run
+ * handle, once none is left; does nothing otherwise. */
+void fg__ctx_release(fg_context *ctx);
 
 #endif

@@ -49,7 +49,9 @@ void fg_program_free(fg_program *p) {
   free(p->in_field);
   free(p->out_field);
   free(p->f);
+  fg_context *ctx = p->ctx;
   free(p);
+  fg__ctx_release(ctx);
 }
 bool fg__direct_field(const fg_program *p, const variant *v, int f) {
   for (int i = 0; i < p->n_out; i++)
@@ -128,9 +130,13 @@ const char *fg_program_fusion_report(const fg_program *p) {
 bool fg__program_matches(const fg_program *p, const fg_graph *g) {
   if (!p || !g || p->n_nodes != g->nodes.n || p->n_fields != g->fields.n)
     return false;
-  for (int i = 0; i < p->n_fields; i++)
-    if (strcmp(p->f[i].name, ((fg_field *)g->fields.item[i])->name))
+  for (int i = 0; i < p->n_fields; i++) {
+    const fg_field *f = g->fields.item[i];
+    if (strcmp(p->f[i].name, f->name) || p->f[i].type.elem != f->type.elem ||
+        !fg_shape_equal(p->f[i].type.field, f->type.field) ||
+        !fg_shape_equal(p->f[i].type.tensor, f->type.tensor))
       return false;
+  }
   return true;
 }
 

@@ -414,7 +414,9 @@ static void run_destroy(fg_run *r) {
   free(r->globals);
   free(r->in);
   free(r->out);
+  fg_context *ctx = r->ctx;
   free(r);
+  fg__ctx_release(ctx);
 }
 
 /* Check mode: the fused and unfused outputs must agree byte for byte. */

@@ -138,7 +138,12 @@ typedef struct fg_context_stats {
  * errmsg is non-NULL, a message is written there (errlen bytes). */
 fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
                          char *errmsg, size_t errlen);
-/* Frees a context; its programs must be freed first.  NULL does nothing. */
+/* Frees a context after waiting for its runs.  Programs and run handles
+ * should be freed first; when some are still alive (any order a user may
+ * plausibly write), the context becomes unusable but stays allocated, and
+ * the last fg_program_free / fg_run_free frees it (as SQLite's
+ * sqlite3_close_v2).  Only those free calls are allowed on them then.
+ * NULL does nothing. */
 void fg_context_free(fg_context *ctx);
 /* Message of the context's last failure, "" if none; owned by ctx, valid
  * until the next call on ctx.  Never NULL. */

@@ -82,8 +82,13 @@ fg_status fg_rs_script_new_source(const char *name, const char *file,
                                   const char *text, size_t len,
                                   fg_rs_script **out, char *errmsg,
                                   size_t errlen);
+/* Longest script fg_rs_script_new_file reads, in bytes. */
+#define FG_RS_MAX_SOURCE (16 << 20)
+
 /* Reads and parses the script at path (its name: the file name without
- * directory and .rs).  FG_EIO when it cannot be read. */
+ * directory and .rs).  FG_EIO when it cannot be read or is a directory;
+ * FG_EFORMAT when it is longer than FG_RS_MAX_SOURCE (a device such as
+ * /dev/zero is read only that far). */
 fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
                                 char *errmsg, size_t errlen);
 /* The same with options (opt NULL: the defaults). */
@@ -126,8 +131,11 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
 
 /* Binds rs_allocation global `global` to field (NULL unbinds): kernels
  * launched afterwards read it with rsGetElementAt_<type> and
- * rsAllocationGetDimX/Y/Z.  The field must be in the graph of those
- * launches. */
+ * rsAllocationGetDimX/Y/Z.  The field must be in the graph of the
+ * launches that read it (kernels that do not read it are unaffected).
+ * The binding lapses when the field's graph is freed: a later launch
+ * reading it fails with FG_ESTATE naming the field (bind again, e.g. once
+ * per graph in a graph-per-image loop). */
 fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                                 fg_field *field);
 

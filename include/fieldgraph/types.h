@@ -54,7 +54,8 @@ int fg_shape_equal(fg_shape a, fg_shape b);
 fg_type fg_type_scalar(fg_elem elem, fg_shape field);
 fg_type fg_type_vector(fg_elem elem, fg_shape field, int n);
 fg_type fg_type_matrix(fg_elem elem, fg_shape field, int rows, int columns);
-/* An image of height x width pixels with 1-4 interleaved channels. */
+/* An image of height x width pixels with 1-4 interleaved channels; other
+ * channel counts give a type every builder call refuses (FG_ETYPE). */
 fg_type fg_type_image(fg_elem elem, int64_t height, int64_t width,
                       int channels);
 
