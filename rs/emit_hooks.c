@@ -56,6 +56,10 @@ static bool is_cl(fgk_writer *tw) {
 static const char *gq(fgk_writer *tw) {
   return is_cl(tw) ? "__global " : "";
 }
+/* A writer of host code (fgr_emit_host): C, and no kernel. */
+static bool is_host(fgk_writer *tw) {
+  return !is_cl(tw) && !fgk_writer_kernel(tw);
+}
 
 static void put(rw *w, const char *s) {
   fgu_buf_puts(w->o, s);
@@ -926,8 +930,9 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   }
   put(&w, w.bol ? "" : "\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  char fgk_pad;\n} %sG;\n", u->mangle);
-  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %sconst %sG *fgk_g;\n", gq(tw),
-                 u->mangle);
+  /* host code (invokables) writes the globals; kernels only read them */
+  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%s%sG *fgk_g;\n",
+                 gq(tw), is_host(tw) ? "" : "const ", u->mangle);
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
@@ -1348,3 +1353,30 @@ const fgk_foreign_i fgr_foreign = {
   .acc_decl = hook_acc_decl,
   .store_partial = hook_store_partial,
 };
+
+/* ---- host code ---------------------------------------------------------- */
+
+bool fgr_host_param_ok(const fgr_param *p) {
+  return p->ptr == 0 && p->type &&
+         (p->type->kind == FGR_NUM || p->type->kind == FGR_BOOL ||
+          p->type->kind == FGR_STRUCT);
+}
+
+void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
+                   const fgr_func *const *fns, int n) {
+  emit_functions(tw, u, fns, n);
+  fgu_buf *h = fgk_writer_helpers(tw);
+  for (int k = 0; k < n; k++) {
+    const fgr_func *f = fns[k];
+    fgu_buf_printf(h, "void fgk_rs_invoke_%s(void *fgk_gb, const void *const "
+                   "*fgk_a) {\n  %senv fgk_envv;\n  memset(&fgk_envv, 0, "
+                   "sizeof fgk_envv);\n  fgk_envv.fgk_g = (%sG *)fgk_gb;\n"
+                   "  (void)fgk_a;\n  %s%s(", f->name, u->mangle, u->mangle,
+                   u->mangle, f->name);
+    for (int p = 0; p < f->n_params; p++) {
+      const char *t = spell(tw, u, f->params[p].type);
+      fgu_buf_printf(h, "*(const %s *)fgk_a[%d], ", t ? t : "int", p);
+    }
+    fgu_buf_puts(h, "&fgk_envv);\n}\n");
+  }
+}

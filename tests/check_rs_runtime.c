@@ -1,0 +1,161 @@
+/* tests/check_rs_runtime.c - the RenderScript script object as on Android,
+ * on the backend $FG_TEST_BACKEND names (tests/opencl-suites.sh runs it
+ * again on OpenCL): init() when a script is created, invokables called
+ * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
+ * globals are what later kernel launches see, and the errors that name
+ * what cannot run at its line.  Each script in tests/rs/ runs unmodified
+ * and is checked against plain C loops. */
+#ifndef FG_RS_DIR
+#define FG_RS_DIR "tests/rs"
+#endif
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+static fg_rs_script *load(const char *file) {
+  char path[1024], err[1024];
+  snprintf(path, sizeof path, "%s/%s", FG_RS_DIR, file);
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
+  ck_assert_msg(st == FG_OK, "%s", err);
+  return s;
+}
+
+/* A w x h RGBA image of varied pixels. */
+static uint8_t *pattern(int w, int h) {
+  uint8_t *p = malloc((size_t)w * h * 4);
+  uint32_t x = 12345;
+  for (int i = 0; i < w * h * 4; i++) {
+    x = x * 1103515245u + 12345u;
+    p[i] = (uint8_t)(x >> 16);
+  }
+  return p;
+}
+
+/* Runs kernel `kernel` of s over an h x w RGBA image. */
+static void map_rgba(fg_rs_script *s, const char *kernel, int w, int h,
+                     const uint8_t *in, uint8_t *out) {
+  fg_graph *g = fg_graph_new("rt");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, h, w, 4));
+  fg_field *o = fg_rs_map(g, s, kernel, 1, &img, NULL);
+  fg_output(g, "out", o);
+  const void *ins[] = {in};
+  void *outs[] = {out};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+}
+
+/* colormatrix.rs's arithmetic, in plain C */
+static void colormatrix_ref(float sat, int invert, float bright,
+                            const uint8_t *in, uint8_t *out, int n) {
+  const float w[3] = {0.299f, 0.587f, 0.114f};
+  float m[9];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      float v = (1.0f - sat) * w[c];
+      if (r == c)
+        v += sat;
+      m[r * 3 + c] = invert ? -v : v;
+    }
+  float bias = invert ? 255.f + bright : bright;
+  for (int i = 0; i < n; i++) {
+    const uint8_t *p = in + 4 * i;
+    for (int r = 0; r < 3; r++) {
+      float v = m[r * 3] * (float)p[0];
+      v = v + m[r * 3 + 1] * (float)p[1];
+      v = v + m[r * 3 + 2] * (float)p[2];
+      v = v + bias;
+      v = v < 0.f ? 0.f : v > 255.f ? 255.f : v;
+      out[4 * i + r] = (uint8_t)v;
+    }
+    out[4 * i + 3] = p[3];
+  }
+}
+
+START_TEST(test_rs_invokable_sets_a_colour_matrix_before_a_kernel) {
+  enum { W = 37, H = 23, N = W * H };
+  uint8_t *in = pattern(W, H), *out = malloc(4 * N), *ref = malloc(4 * N);
+  fg_rs_script *s = load("colormatrix.rs");
+  /* init() ran: the identity, not the initializer's zeros */
+  map_rgba(s, "apply", W, H, in, out);
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < 4; c++)
+      ck_assert_msg(out[4 * i + c] == in[4 * i + c], "identity at %d.%d: "
+                    "%d, expected %d", i, c, out[4 * i + c], in[4 * i + c]);
+  /* the invokable computes the matrix from parameters */
+  ck_assert_msg(fg_rs_call(s, "setParams", 0.25, 0, 10.0) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  map_rgba(s, "apply", W, H, in, out);
+  colormatrix_ref(0.25f, 0, 10.f, in, ref, N);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  /* again, by pointers, inverting */
+  float sat = 1.5f, bright = -20.f;
+  int inv = 1;
+  const void *args[] = {&sat, &inv, &bright};
+  ck_assert_msg(fg_rs_call_args(s, "setParams", 3, args) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  map_rgba(s, "apply", W, H, in, out);
+  colormatrix_ref(1.5f, 1, -20.f, in, ref, N);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  /* the C value of a global the script wrote is what the host set */
+  int seen = -1;
+  ck_assert_int_eq(fg_rs_get(s, "calls_seen", &seen, sizeof seen), FG_OK);
+  ck_assert_int_eq(seen, 0);
+  /* wrong calls */
+  ck_assert_int_eq(fg_rs_call_args(s, "setParams", 2, args), FG_EINVAL);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "takes 3"), "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_call(s, "nothere"), FG_EINVAL);
+  ck_assert_int_eq(fg_rs_call(s, "apply"), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "colormatrix.rs:") &&
+                strstr(fg_rs_script_errmsg(s), "is a kernel"), "%s",
+                fg_rs_script_errmsg(s));
+  fg_rs_script_free(s);
+  free(in);
+  free(out);
+  free(ref);
+}
+END_TEST
+
+START_TEST(test_rs_init_that_cannot_run_is_named_at_load) {
+  /* kernels would otherwise run with the initializer init() replaces */
+  const char *text = "#pragma version(1)\n"
+                     "static float gain = 1.f;\n"
+                     "void init() {\n"
+                     "  gain = rsFrobnicate(2.f);\n"
+                     "}\n"
+                     "float RS_KERNEL k(float v) { return v * gain; }\n";
+  fg_rs_script *s = NULL;
+  char err[1024];
+  ck_assert_int_eq(fg_rs_script_new_source("bad", "bad.rs", text, (size_t)-1,
+                                           &s, err, sizeof err),
+                   FG_ENOTSUP);
+  ck_assert_ptr_null(s);
+  ck_assert_msg(strstr(err, "bad.rs:4:10: ") && strstr(err, "init()") &&
+                strstr(err, "initializers"), "%s", err);
+  /* an init() whose host code does not compile: clang's message at the
+   * script's line */
+  text = "#pragma version(1)\n"
+         "static int n;\n"
+         "void init() {\n"
+         "  n = undeclared_thing;\n"
+         "}\n";
+  ck_assert_int_eq(fg_rs_script_new_source("bad", "bad2.rs", text,
+                                           (size_t)-1, &s, err, sizeof err),
+                   FG_EBUILD);
+  ck_assert_msg(strstr(err, "bad2.rs:4:") &&
+                strstr(err, "undeclared_thing"), "%s", err);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("rs_runtime");
+  TCase *tc = tcase_create("runtime");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_rs_invokable_sets_a_colour_matrix_before_a_kernel);
+  tcase_add_test(tc, test_rs_init_that_cannot_run_is_named_at_load);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
