@@ -1369,7 +1369,7 @@ void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
   for (int k = 0; k < n; k++) {
     const fgr_func *f = fns[k];
     fgu_buf_printf(h, "void fgk_rs_invoke_%s(void *fgk_gb, const void *const "
-                   "*fgk_a) {\n  %senv fgk_envv;\n  memset(&fgk_envv, 0, "
+                   "*fgk_a, void *fgk_h) {\n  fgk_rs_h = fgk_h;\n  %senv fgk_envv;\n  memset(&fgk_envv, 0, "
                    "sizeof fgk_envv);\n  fgk_envv.fgk_g = (%sG *)fgk_gb;\n"
                    "  (void)fgk_a;\n  %s%s(", f->name, u->mangle, u->mangle,
                    u->mangle, f->name);

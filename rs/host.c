@@ -58,7 +58,15 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok) {
     return "takes a parameter that is not a scalar, vector or struct";
   }
   const fgr_func *roots[1] = {f};
-  int t = fgr_unsupported_call(u, roots, 1);
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  int t = -1;
+  if (seen) {
+    fgr_reach(u, roots, 1, seen);
+    for (int k = 0; k < u->n_funcs && t < 0; k++)
+      if (seen[k])
+        t = fgr_first_unsupported(u, &u->funcs[k], true);
+    free(seen);
+  }
   if (t >= 0) {
     *tok = t;
     if (fgr_tok_is(u, t, "rsForEach") ||
@@ -176,7 +184,115 @@ static const char host_prelude[] =
   "FGK_VECS(double)\n"
   "typedef schar char2 __attribute__((ext_vector_type(2)));\n"
   "typedef schar char3 __attribute__((ext_vector_type(3)));\n"
-  "typedef schar char4 __attribute__((ext_vector_type(4)));\n";
+  "typedef schar char4 __attribute__((ext_vector_type(4)));\n"
+  /* the host's runtime: rsDebug, rsSendToClient, rsRand (host_rt) */
+  "#include <stdarg.h>\n#include <stdio.h>\n"
+  "#define FGK_RS_HOST 1\n"
+  "typedef struct {\n"
+  "  void (*log)(void *, const char *);\n"
+  "  void (*send)(void *, int, const void *, unsigned long);\n"
+  "  void *ctx;\n  unsigned long long *rand;\n} fgk_rs_host_t;\n"
+  "static __thread fgk_rs_host_t *fgk_rs_h;\n"
+  "#define FGK_RSH static __attribute__((overloadable, unused))\n"
+  "static __attribute__((format(printf, 1, 2), unused)) void fgk_rs_logf(\n"
+  "    const char *fmt, ...) {\n"
+  "  char b[1024];\n  va_list ap;\n  va_start(ap, fmt);\n"
+  "  vsnprintf(b, sizeof b, fmt, ap);\n  va_end(ap);\n"
+  "  fgk_rs_h->log(fgk_rs_h->ctx, b);\n}\n"
+  "FGK_RSH void rsDebug(const char *s) { fgk_rs_logf(\"%s\", s); }\n"
+  "FGK_RSH void rsDebug(const char *s, float a, float b) {\n"
+  "  fgk_rs_logf(\"%s {%f, %f}\", s, a, b);\n}\n"
+  "FGK_RSH void rsDebug(const char *s, float a, float b, float c) {\n"
+  "  fgk_rs_logf(\"%s {%f, %f, %f}\", s, a, b, c);\n}\n"
+  "FGK_RSH void rsDebug(const char *s, float a, float b, float c, float d) {\n"
+  "  fgk_rs_logf(\"%s {%f, %f, %f, %f}\", s, a, b, c, d);\n}\n"
+  "FGK_RSH void rsDebug(const char *s, const void *p) {\n"
+  "  fgk_rs_logf(\"%s %p\", s, p);\n}\n"
+  "#define FGK_RS_DBG(T, F, C) \\\n"
+  "FGK_RSH void rsDebug(const char *s, T a) { fgk_rs_logf(\"%s \" F, s, (C)a); } \\\n"
+  "FGK_RSH void rsDebug(const char *s, T##2 a) { \\\n"
+  "  fgk_rs_logf(\"%s {\" F \", \" F \"}\", s, (C)a.x, (C)a.y); } \\\n"
+  "FGK_RSH void rsDebug(const char *s, T##3 a) { \\\n"
+  "  fgk_rs_logf(\"%s {\" F \", \" F \", \" F \"}\", s, (C)a.x, (C)a.y, (C)a.z); } \\\n"
+  "FGK_RSH void rsDebug(const char *s, T##4 a) { \\\n"
+  "  fgk_rs_logf(\"%s {\" F \", \" F \", \" F \", \" F \"}\", s, (C)a.x, (C)a.y, \\\n"
+  "              (C)a.z, (C)a.w); }\n"
+  "FGK_RS_DBG(float, \"%f\", double) FGK_RS_DBG(double, \"%f\", double)\n"
+  "FGK_RS_DBG(char, \"%d\", int) FGK_RS_DBG(uchar, \"%u\", unsigned)\n"
+  "FGK_RS_DBG(short, \"%d\", int) FGK_RS_DBG(ushort, \"%u\", unsigned)\n"
+  "FGK_RS_DBG(int, \"%d\", int) FGK_RS_DBG(uint, \"%u\", unsigned)\n"
+  "FGK_RS_DBG(long, \"%lld\", long long)\n"
+  "FGK_RS_DBG(ulong, \"%llu\", unsigned long long)\n"
+  "FGK_RSH void rsDebug(const char *s, schar a) { fgk_rs_logf(\"%s %d\", s, a); }\n"
+  "FGK_RSH void rsDebug(const char *s, _Bool a) { fgk_rs_logf(\"%s %d\", s, a); }\n"
+  "FGK_RSH _Bool rsSendToClient(int cmd) {\n"
+  "  if (fgk_rs_h->send) fgk_rs_h->send(fgk_rs_h->ctx, cmd, 0, 0);\n"
+  "  return fgk_rs_h->send != 0;\n}\n"
+  "FGK_RSH _Bool rsSendToClient(int cmd, const void *d, uint len) {\n"
+  "  if (fgk_rs_h->send) fgk_rs_h->send(fgk_rs_h->ctx, cmd, d, len);\n"
+  "  return fgk_rs_h->send != 0;\n}\n"
+  "FGK_RSH void rsSendToClientBlocking(int cmd) { rsSendToClient(cmd); }\n"
+  "FGK_RSH void rsSendToClientBlocking(int cmd, const void *d, uint len) {\n"
+  "  rsSendToClient(cmd, d, len);\n}\n"
+  /* xorshift64*: each script its own sequence */
+  "static uint fgk_rs_rand32(void) {\n"
+  "  unsigned long long x = *fgk_rs_h->rand;\n"
+  "  x ^= x >> 12; x ^= x << 25; x ^= x >> 27;\n  *fgk_rs_h->rand = x;\n"
+  "  return (uint)((x * 2685821657736338717ull) >> 32);\n}\n"
+  "FGK_RSH int rsRand(int max) {\n"
+  "  return max <= 0 ? 0 : (int)(fgk_rs_rand32() % (uint)max);\n}\n"
+  "FGK_RSH int rsRand(int min, int max) {\n"
+  "  return max <= min ? min : min + (int)(fgk_rs_rand32() % (uint)(max - min));\n}\n"
+  "FGK_RSH float rsRand(float max) {\n"
+  "  return (float)(fgk_rs_rand32() >> 8) * (1.f / 16777216.f) * max;\n}\n"
+  "FGK_RSH float rsRand(float min, float max) {\n"
+  "  return min + (float)(fgk_rs_rand32() >> 8) * (1.f / 16777216.f) * (max - min);\n}\n";
+
+/* What the host code's fgk_rs_host_t is (host_prelude). */
+typedef struct host_rt {
+  void (*log)(void *, const char *);
+  void (*send)(void *, int, const void *, unsigned long);
+  void *ctx;
+  unsigned long long *rand;
+} host_rt;
+
+bool fgr_host_runtime_has(const char *p, int len) {
+  static const char *const names[] = {"rsDebug", "rsSendToClient",
+                                      "rsSendToClientBlocking", "rsRand",
+                                      NULL};
+  for (int k = 0; names[k]; k++)
+    if ((int)strlen(names[k]) == len && !memcmp(names[k], p, (size_t)len))
+      return true;
+  return false;
+}
+
+static void rt_log(void *ctx, const char *line) {
+  fg_rs_script *s = ctx;
+  if (s->log)
+    s->log(s->log_user, line);
+  else
+    fprintf(stderr, "%s: %s\n", s->u->name, line);
+}
+
+static void rt_send(void *ctx, int id, const void *data, unsigned long n) {
+  fg_rs_script *s = ctx;
+  s->message(s->message_user, id, data, (size_t)n);
+}
+
+void fg_rs_set_log(fg_rs_script *s, fg_rs_log_fn fn, void *user) {
+  if (s) {
+    s->log = fn;
+    s->log_user = user;
+  }
+}
+
+void fg_rs_set_message_handler(fg_rs_script *s, fg_rs_message_fn fn,
+                               void *user) {
+  if (s) {
+    s->message = fn;
+    s->message_user = user;
+  }
+}
 
 static const char *const host_flags[] = {
   "-O2", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno", "-fwrapv",
@@ -320,7 +436,8 @@ void fgr_host_free(fg_rs_script *s) {
   s->host = NULL;
 }
 
-typedef void (*host_fn)(void *globals, const void *const *args);
+typedef void (*host_fn)(void *globals, const void *const *args,
+                        host_rt *rt);
 
 /* Calls f (runnable) with args; "file:line:col: message" on failure. */
 static fg_status host_call(fg_rs_script *s, const fgr_func *f,
@@ -337,7 +454,10 @@ static fg_status host_call(fg_rs_script *s, const fgr_func *f,
              s->u->file, sym);
     return FG_EBUILD;
   }
-  fn(s->u->live.bytes, args);
+  if (!s->rand_state)
+    s->rand_state = 0x9e3779b97f4a7c15ull;
+  host_rt rt = {rt_log, s->message ? rt_send : NULL, s, &s->rand_state};
+  fn(s->u->live.bytes, args, &rt);
   return FG_OK;
 }
 

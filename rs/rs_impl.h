@@ -297,6 +297,11 @@ struct fg_rs_script {
    * the options (NULL: the defaults), and the loaded object once built */
   char *clang, *cache_dir;
   void *host;
+  unsigned long long rand_state;  /* rsRand's */
+  fg_rs_log_fn log;             /* rsDebug's lines; NULL: stderr */
+  void *log_user;
+  fg_rs_message_fn message;     /* rsSendToClient's; NULL: none */
+  void *message_user;
 };
 
 /* ---- invokables on the host (host.c, emit_hooks.c) ---------------------- */
@@ -312,8 +317,9 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok);
 bool fgr_host_param_ok(const fgr_param *p);
 /* Writes host C for functions fns of u (writer tw: C, whose kernel() is
  * NULL) after the runtime: the functions they reach, and per function a
- * wrapper `void fgk_rs_invoke_<name>(void *globals, const void *const *args)`
- * (args: one pointer per parameter). */
+ * wrapper `void fgk_rs_invoke_<name>(void *globals, const void *const
+ * *args, void *rt)`
+ * (args: one pointer per parameter; rt: the host's runtime, host.c). */
 void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
                    const fgr_func *const *fns, int n);
 /* Runs init() if the script has one (building its host object); on
@@ -339,6 +345,13 @@ extern const char *const fgr_cl_renames[];
 /* Whether a script may call the function called name (p, len bytes) from
  * a kernel: the runtime of both dialects provides it. */
 bool fgr_runtime_has(const char *p, int len);
+/* Whether the runtime of invokables on the host adds the function called
+ * name (p, len bytes): rsDebug, rsSendToClient, rsRand. */
+bool fgr_host_runtime_has(const char *p, int len);
+/* The first call in f's body of a function that the script does not
+ * define and the runtime (of kernels, or with host that of invokables)
+ * does not provide, or -1. */
+int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host);
 /* Marks in seen (n_funcs) the functions with a body that roots reach
  * through calls, roots included. */
 void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,

@@ -1071,9 +1071,7 @@ static bool not_a_call(const fgr_unit *u, int i) {
   return false;
 }
 
-/* The first call in f's body of a function that the script does not
- * define and the runtime does not provide, or -1. */
-static int first_unsupported(const fgr_unit *u, const fgr_func *f) {
+int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
   for (int i = f->rparen + 1; i + 1 < f->tok1; i++) {
     if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
         not_a_call(u, i))
@@ -1090,7 +1088,8 @@ static int first_unsupported(const fgr_unit *u, const fgr_func *f) {
     for (int k = 0; k < u->n_macros && !script; k++)
       script = (int)strlen(u->macros[k].name) == len &&
                !memcmp(u->macros[k].name, p, (size_t)len);
-    if (!script && !fgr_runtime_has(p, len))
+    if (!script && !fgr_runtime_has(p, len) &&
+        !(host && fgr_host_runtime_has(p, len)))
       return i;
   }
   return -1;
@@ -1163,7 +1162,8 @@ static void note_unsupported(fgr_scan *s) {
   fgr_unit *u = s->u;
   for (int k = 0; k < u->n_funcs; k++)
     if (u->funcs[k].has_body)
-      u->funcs[k].unsupported = first_unsupported(u, &u->funcs[k]);
+      u->funcs[k].unsupported = fgr_first_unsupported(u, &u->funcs[k],
+                                                      false);
   fgu_buf b = {0};
   for (int k = 0; k < u->n_funcs + u->n_reduces; k++) {
     const fgr_func *roots[4] = {0};

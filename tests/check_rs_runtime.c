@@ -150,12 +150,89 @@ START_TEST(test_rs_init_that_cannot_run_is_named_at_load) {
 }
 END_TEST
 
+typedef struct captured {
+  char lines[8][128];
+  int n_lines;
+  int ids[4], n_msgs;
+  int data[4][2];
+  size_t sizes[4];
+} captured;
+
+static void on_log(void *user, const char *line) {
+  captured *c = user;
+  if (c->n_lines < 8)
+    snprintf(c->lines[c->n_lines], sizeof c->lines[0], "%s", line);
+  c->n_lines++;
+}
+
+static void on_message(void *user, int id, const void *data, size_t size) {
+  captured *c = user;
+  if (c->n_msgs < 4) {
+    c->ids[c->n_msgs] = id;
+    c->sizes[c->n_msgs] = size;
+    if (data && size == sizeof c->data[0])
+      memcpy(c->data[c->n_msgs], data, size);
+  }
+  c->n_msgs++;
+}
+
+START_TEST(test_rs_debug_messages_and_rand_in_invokables) {
+  fg_rs_script *s = load("runtime_calls.rs");
+  captured c = {0};
+  fg_rs_set_log(s, on_log, &c);
+  fg_rs_set_message_handler(s, on_message, &c);
+  ck_assert_msg(fg_rs_call(s, "fill", 5, 1.5) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(c.n_lines, 3);
+  ck_assert_str_eq(c.lines[0], "fill n 5");
+  ck_assert_str_eq(c.lines[1], "fill scale 1.500000");
+  ck_assert_str_eq(c.lines[2], "fill vec {1.500000, 3.000000}");
+  ck_assert_int_eq(c.n_msgs, 2);
+  ck_assert_int_eq(c.ids[0], 7);
+  ck_assert_int_eq((int)c.sizes[0], 8);
+  ck_assert_int_eq(c.data[0][1], 5);
+  int sum = c.data[0][0];
+  /* eight draws in [0, 5) */
+  ck_assert_msg(sum >= 0 && sum <= 32, "sum %d", sum);
+  ck_assert_int_eq(c.ids[1], 8);
+  ck_assert_int_eq((int)c.sizes[1], 0);
+  /* the kernel sees offset; its rsDebug prints nothing */
+  enum { N = 50 };
+  int32_t in[N], out[N];
+  for (int i = 0; i < N; i++)
+    in[i] = i * 3 - 40;
+  fg_graph *g = fg_graph_new("rt");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "y", fg_rs_map(g, s, "shifted", 1, &x, NULL));
+  const void *ins[] = {in};
+  void *outs[] = {out};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(out[i], in[i] + sum + 1000);
+  ck_assert_int_eq(c.n_lines, 3);
+  /* two calls draw different numbers (a sequence, not a constant) */
+  int sums[6];
+  for (int k = 0; k < 6; k++) {
+    c.n_msgs = 0;
+    ck_assert_int_eq(fg_rs_call(s, "fill", 1000, 1.0), FG_OK);
+    sums[k] = c.data[0][0];
+  }
+  bool differ = false;
+  for (int k = 1; k < 6; k++)
+    differ |= sums[k] != sums[0];
+  ck_assert(differ);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_rs_invokable_sets_a_colour_matrix_before_a_kernel);
   tcase_add_test(tc, test_rs_init_that_cannot_run_is_named_at_load);
+  tcase_add_test(tc, test_rs_debug_messages_and_rand_in_invokables);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -208,6 +208,20 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
  * names the line and why); FG_EBUILD: it does not compile (clang's
  * message, at the script's line). */
 fg_status fg_rs_call(fg_rs_script *s, const char *function, ...);
+/* Where an invokable's rsDebug lines go (one call per line, without a
+ * newline): fn(user, line); fn NULL: stderr, "script: line" (the default,
+ * and what init() writes to).  In kernels rsDebug prints nothing. */
+typedef void (*fg_rs_log_fn)(void *user, const char *line);
+void fg_rs_set_log(fg_rs_script *s, fg_rs_log_fn fn, void *user);
+/* What an invokable's rsSendToClient(id[, data, size]) calls, on the
+ * calling thread before it returns (data is valid only during the call;
+ * NULL and 0 without data); with no handler (the default) rsSendToClient
+ * returns false.  rsRand in invokables draws from a sequence of the
+ * script's own. */
+typedef void (*fg_rs_message_fn)(void *user, int id, const void *data,
+                                 size_t size);
+void fg_rs_set_message_handler(fg_rs_script *s, fg_rs_message_fn fn,
+                               void *user);
 fg_status fg_rs_call_args(fg_rs_script *s, const char *function,
                           int n_args, const void *const *args);
 
