@@ -36,7 +36,7 @@ const char *const fgr_runtime_names[] = {
   "rsUnpackColor8888", "rsPackColorTo8888", "rsGetDimX", "rsGetDimY",
   "rsGetDimZ", "rsAllocationGetDimX", "rsAllocationGetDimY",
   "rsAllocationGetDimZ", "rsClamp", "convert_*", "rsGetElementAt_*",
-  "pown", "rsDebug", NULL};
+  "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet", NULL};
 
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"

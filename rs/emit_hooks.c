@@ -790,6 +790,8 @@ static const char *spell(fgk_writer *tw, const fgr_unit *u,
     return fgk_writer_type(tw, fgk_t(t->elem, t->width));
   if (t->kind == FGR_BOOL)
     return is_cl(tw) ? "bool" : "_Bool";
+  if (t->kind == FGR_STRUCT && t->name && !strncmp(t->name, "rs_matrix", 9))
+    return t->name;
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].type == t && !u->named[k].tag)
       return fgu_arena_printf(a, "%s%s", u->mangle, u->named[k].name);
@@ -873,8 +875,15 @@ static void rw_free(rw *w) {
  * kernel): runtime, macros, types and constants, the globals block and
  * the environment. */
 static void emit_head(fgk_writer *tw, const fgr_unit *u) {
-  if (fgk_writer_first_use(tw, "fgk_rs_compat"))
+  if (fgk_writer_first_use(tw, "fgk_rs_compat")) {
+    /* the runtime's own arithmetic (rsMatrixMultiply) obeys the same rule
+     * as the script's below */
+    if (is_cl(tw) && fgk_writer_kernel(tw)->fp != FGK_FP_RELAXED)
+      fgu_buf_puts(fgk_writer_helpers(tw), "#pragma OPENCL FP_CONTRACT OFF\n");
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_matrix_common);
+    fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
+  }
   if (u->uses_double) {
     fgk_writer_use_fp64(tw);
     if (is_cl(tw) && fgk_writer_first_use(tw, "fgk_rs_compat_f64"))

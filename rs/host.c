@@ -263,7 +263,7 @@ bool fgr_host_runtime_has(const char *p, int len) {
   for (int k = 0; names[k]; k++)
     if ((int)strlen(names[k]) == len && !memcmp(names[k], p, (size_t)len))
       return true;
-  return false;
+  return len > 8 && !memcmp(p, "rsMatrix", 8);
 }
 
 static void rt_log(void *ctx, const char *line) {

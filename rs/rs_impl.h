@@ -339,6 +339,9 @@ void fgr_clang_first_error(const char *log, const char *what, char *err,
 /* The RenderScript runtime for each dialect (compat.c), and the names
  * the C dialect reaches as fgk_rs_<name> around a script's text. */
 extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
+/* rs_matrix* and rsMatrix* (matrix.c): the types and by-value helpers of
+ * both dialects, then OpenCL C's macros or the C dialect's functions. */
+extern const char fgr_matrix_common[], fgr_matrix_cl[], fgr_matrix_c[];
 extern const char *const fgr_c_renames[];
 /* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
 extern const char *const fgr_cl_renames[];
@@ -346,7 +349,7 @@ extern const char *const fgr_cl_renames[];
  * a kernel: the runtime of both dialects provides it. */
 bool fgr_runtime_has(const char *p, int len);
 /* Whether the runtime of invokables on the host adds the function called
- * name (p, len bytes): rsDebug, rsSendToClient, rsRand. */
+ * name (p, len bytes): rsDebug, rsSendToClient, rsRand, rsMatrix*. */
 bool fgr_host_runtime_has(const char *p, int len);
 /* The first call in f's body of a function that the script does not
  * define and the runtime (of kernels, or with host that of invokables)

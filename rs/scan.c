@@ -180,6 +180,22 @@ const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
     return s->t_alloc;
   if (!strcmp(w, "rs_kernel_context"))
     return s->t_context;
+  if (!strcmp(w, "rs_matrix2x2") || !strcmp(w, "rs_matrix3x3") ||
+      !strcmp(w, "rs_matrix4x4")) {
+    /* struct { float m[N * N]; }, column-major (rs/matrix.c) */
+    int n = w[9] - '0';
+    fgr_type *a = zalloc(s, sizeof *a);
+    fgr_type *t = zalloc(s, sizeof *t);
+    fgr_member *m = zalloc(s, sizeof *m);
+    *a = (fgr_type){.kind = FGR_ARRAY, .of = fgr_scan_num_type(s, FG_F32, 1),
+                    .count = n * n, .size = 4 * n * n, .align = 4,
+                    .name = "float[]"};
+    *m = (fgr_member){.name = "m", .type = a, .offset = 0};
+    *t = (fgr_type){.kind = FGR_STRUCT, .n_members = 1, .members = m,
+                    .size = 4 * n * n, .align = 4,
+                    .name = fgr_scan_tok_str(s, i)};
+    return t;
+  }
   if (!strncmp(w, "rs_", 3)) {
     fgr_type *t = zalloc(s, sizeof *t);
     t->kind = FGR_OPAQUE;

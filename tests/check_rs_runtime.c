@@ -2,8 +2,9 @@
  * on the backend $FG_TEST_BACKEND names (tests/opencl-suites.sh runs it
  * again on OpenCL): init() when a script is created, invokables called
  * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
- * globals are what later kernel launches see, and the errors that name
- * what cannot run at its line.  Each script in tests/rs/ runs unmodified
+ * globals are what later kernel launches see, rsDebug / rsSendToClient /
+ * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
+ * the errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -226,6 +227,76 @@ START_TEST(test_rs_debug_messages_and_rand_in_invokables) {
 }
 END_TEST
 
+/* column-major 4x4 products as the runtime computes them: d = l * r */
+static void mat_mul(float *d, const float *l, const float *r) {
+  float t[16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      float s = 0.f;
+      for (int k = 0; k < 4; k++)
+        s = s + l[k * 4 + j] * r[i * 4 + k];
+      t[i * 4 + j] = s;
+    }
+  memcpy(d, t, sizeof t);
+}
+
+static void mat_identity(float *m) {
+  for (int i = 0; i < 16; i++)
+    m[i] = i % 5 == 0 ? 1.f : 0.f;
+}
+
+START_TEST(test_rs_kernel_using_rsmatrixmultiply) {
+  enum { N = 64 };
+  float in[N * 4], out[N * 4], back[N * 4];
+  for (int i = 0; i < N * 4; i++)
+    in[i] = (float)((i * 37) % 23) - 11.f + (i % 4 == 3 ? 12.f : 0.f);
+  fg_rs_script *s = load("matrix.rs");
+  ck_assert_msg(fg_rs_call(s, "setup", 3.0, -2.0, 1.5, 30.0) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  /* the same matrix in plain C */
+  float m[16], t[16];
+  mat_identity(m);
+  m[12] = 3.f;
+  m[13] = -2.f;
+  mat_identity(t);
+  t[0] = 1.5f;
+  t[5] = 1.5f;
+  mat_mul(m, m, t);
+  float a = 30.f * (float)(3.14159265358979323846 / 180.0);
+  float c = cosf(a), sn = sinf(a);
+  mat_identity(t);
+  t[0] = c;
+  t[4] = -sn;
+  t[1] = sn;
+  t[5] = c;
+  t[10] = 1.f;
+  mat_mul(m, m, t);
+  m[3 * 4 + 2] += 0.5f;
+  fg_graph *g = fg_graph_new("mx");
+  fg_field *v = fg_input(g, "v", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  fg_field *o = fg_rs_map(g, s, "transform", 1, &v, NULL);
+  fg_output(g, "o", o);
+  fg_output(g, "b", fg_rs_map(g, s, "untransform", 1, &o, NULL));
+  const void *ins[] = {in};
+  void *outs[] = {out, back};
+  tu_run(g, 1, ins, 2, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++) {
+    const float *x = in + 4 * i;
+    for (int r = 0; r < 4; r++) {
+      float e = m[r] * x[0] + m[4 + r] * x[1] + m[8 + r] * x[2] +
+                m[12 + r] * x[3];
+      ck_assert_msg(out[4 * i + r] == e, "%d.%d: %g, expected %g", i, r,
+                    out[4 * i + r], e);
+      ck_assert_msg(fabsf(back[4 * i + r] - x[r]) <= 1e-4f * (1 + fabsf(x[r])),
+                    "inverse at %d.%d: %g, expected %g", i, r,
+                    back[4 * i + r], x[r]);
+    }
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -233,6 +304,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_invokable_sets_a_colour_matrix_before_a_kernel);
   tcase_add_test(tc, test_rs_init_that_cannot_run_is_named_at_load);
   tcase_add_test(tc, test_rs_debug_messages_and_rand_in_invokables);
+  tcase_add_test(tc, test_rs_kernel_using_rsmatrixmultiply);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
