@@ -36,7 +36,7 @@ const char *const fgr_runtime_names[] = {
   "rsUnpackColor8888", "rsPackColorTo8888", "rsGetDimX", "rsGetDimY",
   "rsGetDimZ", "rsAllocationGetDimX", "rsAllocationGetDimY",
   "rsAllocationGetDimZ", "rsClamp", "convert_*", "rsGetElementAt_*",
-  "pown", NULL};
+  "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet", NULL};
 
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"
@@ -45,6 +45,8 @@ const char fgr_compat_c[] =
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
   "#ifndef true\n#define true 1\n#define false 0\n#endif\n"
+  /* kernels print nothing; invokables on the host log (rs/host.c) */
+  "#ifndef FGK_RS_HOST\n#define rsDebug(...) ((void)0)\n#endif\n"
   "static inline __attribute__((unused)) rs_allocation fgk_rs_alloc(\n"
   "    const void *p, long x, long y, long z) {\n"
   "  rs_allocation a = {(const uchar *)p, x, y, z};\n  return a;\n}\n"
@@ -392,6 +394,7 @@ const char fgr_compat_cl[] =
   "rs_allocation;\n"
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
+  "#define rsDebug(...) ((void)0)\n"
   "#define FGK_RS_F static inline __attribute__((overloadable))\n"
   "static inline rs_allocation fgk_rs_alloc(__global const void *p, long x,\n"
   "    long y, long z) {\n"

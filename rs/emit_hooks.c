@@ -56,6 +56,10 @@ static bool is_cl(fgk_writer *tw) {
 static const char *gq(fgk_writer *tw) {
   return is_cl(tw) ? "__global " : "";
 }
+/* A writer of host code (fgr_emit_host): C, and no kernel. */
+static bool is_host(fgk_writer *tw) {
+  return !is_cl(tw) && !fgk_writer_kernel(tw);
+}
 
 static void put(rw *w, const char *s) {
   fgu_buf_puts(w->o, s);
@@ -786,6 +790,8 @@ static const char *spell(fgk_writer *tw, const fgr_unit *u,
     return fgk_writer_type(tw, fgk_t(t->elem, t->width));
   if (t->kind == FGR_BOOL)
     return is_cl(tw) ? "bool" : "_Bool";
+  if (t->kind == FGR_STRUCT && t->name && !strncmp(t->name, "rs_matrix", 9))
+    return t->name;
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].type == t && !u->named[k].tag)
       return fgu_arena_printf(a, "%s%s", u->mangle, u->named[k].name);
@@ -869,8 +875,15 @@ static void rw_free(rw *w) {
  * kernel): runtime, macros, types and constants, the globals block and
  * the environment. */
 static void emit_head(fgk_writer *tw, const fgr_unit *u) {
-  if (fgk_writer_first_use(tw, "fgk_rs_compat"))
+  if (fgk_writer_first_use(tw, "fgk_rs_compat")) {
+    /* the runtime's own arithmetic (rsMatrixMultiply) obeys the same rule
+     * as the script's below */
+    if (is_cl(tw) && fgk_writer_kernel(tw)->fp != FGK_FP_RELAXED)
+      fgu_buf_puts(fgk_writer_helpers(tw), "#pragma OPENCL FP_CONTRACT OFF\n");
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_matrix_common);
+    fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
+  }
   if (u->uses_double) {
     fgk_writer_use_fp64(tw);
     if (is_cl(tw) && fgk_writer_first_use(tw, "fgk_rs_compat_f64"))
@@ -926,8 +939,9 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   }
   put(&w, w.bol ? "" : "\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  char fgk_pad;\n} %sG;\n", u->mangle);
-  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %sconst %sG *fgk_g;\n", gq(tw),
-                 u->mangle);
+  /* host code (invokables) writes the globals; kernels only read them */
+  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%s%sG *fgk_g;\n",
+                 gq(tw), is_host(tw) ? "" : "const ", u->mangle);
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
@@ -1348,3 +1362,30 @@ const fgk_foreign_i fgr_foreign = {
   .acc_decl = hook_acc_decl,
   .store_partial = hook_store_partial,
 };
+
+/* ---- host code ---------------------------------------------------------- */
+
+bool fgr_host_param_ok(const fgr_param *p) {
+  return p->ptr == 0 && p->type &&
+         (p->type->kind == FGR_NUM || p->type->kind == FGR_BOOL ||
+          p->type->kind == FGR_STRUCT);
+}
+
+void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
+                   const fgr_func *const *fns, int n) {
+  emit_functions(tw, u, fns, n);
+  fgu_buf *h = fgk_writer_helpers(tw);
+  for (int k = 0; k < n; k++) {
+    const fgr_func *f = fns[k];
+    fgu_buf_printf(h, "void fgk_rs_invoke_%s(void *fgk_gb, const void *const "
+                   "*fgk_a, void *fgk_h) {\n  fgk_rs_h = fgk_h;\n  %senv fgk_envv;\n  memset(&fgk_envv, 0, "
+                   "sizeof fgk_envv);\n  fgk_envv.fgk_g = (%sG *)fgk_gb;\n"
+                   "  (void)fgk_a;\n  %s%s(", f->name, u->mangle, u->mangle,
+                   u->mangle, f->name);
+    for (int p = 0; p < f->n_params; p++) {
+      const char *t = spell(tw, u, f->params[p].type);
+      fgu_buf_printf(h, "*(const %s *)fgk_a[%d], ", t ? t : "int", p);
+    }
+    fgu_buf_puts(h, "&fgk_envv);\n}\n");
+  }
+}

@@ -98,6 +98,19 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
     return FG_ENOMEM;
   }
   s->u = u;
+  if ((opt->clang && !(s->clang = strdup(opt->clang))) ||
+      (opt->cache_dir && !(s->cache_dir = strdup(opt->cache_dir)))) {
+    fg_rs_script_free(s);
+    put_err(errmsg, errlen, "script '%s': out of memory", name);
+    return FG_ENOMEM;
+  }
+  /* init() runs when the script is created, as on Android */
+  fg_status st = fgr_host_init(s, err, sizeof err);
+  if (st != FG_OK) {
+    fg_rs_script_free(s);
+    put_err(errmsg, errlen, "%s", err);
+    return st;
+  }
   *out = s;
   return FG_OK;
 }
@@ -187,8 +200,11 @@ void fg_rs_script_free(fg_rs_script *s) {
     return;
   for (int a = 0; a < s->u->n_allocs; a++)
     fg__alive_unref(s->bound[a].graph);
+  fgr_host_free(s);
   fg__live_unref(&s->u->live);
   free(s->bound);
+  free(s->clang);
+  free(s->cache_dir);
   free(s);
 }
 

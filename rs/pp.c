@@ -38,7 +38,7 @@ static const char *const system_headers[] = {
   "rs_value_types.rsh", "rs_vector_math.rsh", "rs_cl.rsh", "rs_atomic.rsh",
   "rs_graphics_types.rsh", NULL};
 
-static int run_clang(char *const argv[], const char *log_path) {
+int fgr_run_clang(char *const argv[], const char *log_path) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, log_path,
@@ -57,8 +57,8 @@ static int run_clang(char *const argv[], const char *log_path) {
 
 /* clang's first error in log as "file:line:col: message" (its "error: "
  * and "fatal error: " words dropped) into err. */
-static void first_error(const char *log, const char *file, char *err,
-                        size_t errlen) {
+void fgr_clang_first_error(const char *log, const char *file, char *err,
+                           size_t errlen) {
   const char *line = log;
   while (line && *line) {
     const char *nl = strchr(line, '\n');
@@ -76,7 +76,7 @@ static void first_error(const char *log, const char *file, char *err,
     }
     line = nl ? nl + 1 : NULL;
   }
-  snprintf(err, errlen, "%s: the preprocessor failed: %.300s", file,
+  snprintf(err, errlen, "%s failed: %.300s", file,
            log && *log ? log : "(no message)");
 }
 
@@ -175,17 +175,19 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
   argv[n++] = "-o";
   argv[n++] = out;
   argv[n] = NULL;
-  int rc = run_clang(argv, log);
+  int rc = fgr_run_clang(argv, log);
   free(argv);
   size_t n_out = 0;
   if (rc != 0) {
     char *msg = fgu_read_file(log, 1 << 20, &n_out);
+    char what[4200];
+    snprintf(what, sizeof what, "%s: the preprocessor", file);
     if (rc < 0)
       snprintf(err, errlen, "%s: could not run the preprocessor %s (install "
                "clang, or name one in fg_rs_options.clang)", file,
                pp->clang && *pp->clang ? pp->clang : FG_CLANG_PATH);
     else
-      first_error(msg, file, err, errlen);
+      fgr_clang_first_error(msg, what, err, errlen);
     free(msg);
   } else {
     result = fgu_read_file(out, (size_t)1 << 30, &n_out);

@@ -303,17 +303,68 @@ struct fg_rs_script {
   fgr_unit *u;                  /* one reference */
   fgr_binding *bound;           /* per rs_allocation global */
   char errmsg[1024];
+  /* invokables on the host (host.c): the clang and cache directory of
+   * the options (NULL: the defaults), and the loaded object once built */
+  char *clang, *cache_dir;
+  void *host;
+  unsigned long long rand_state;  /* rsRand's */
+  fg_rs_log_fn log;             /* rsDebug's lines; NULL: stderr */
+  void *log_user;
+  fg_rs_message_fn message;     /* rsSendToClient's; NULL: none */
+  void *message_user;
 };
+
+/* ---- invokables on the host (host.c, emit_hooks.c) ---------------------- */
+
+/* Whether function f of u is an invokable the host can run: a function
+ * with a body that is no kernel and no part of a reduction, whose
+ * parameters are scalars, vectors or structs, and whose calls reach only
+ * the runtime (no rsForEach: fg_rs_invoke runs those) and no allocation.
+ * NULL when it can; else why not, with the token to blame in *tok. */
+const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok);
+/* Whether a parameter can be passed from the host: a scalar, a vector or
+ * a struct, by value. */
+bool fgr_host_param_ok(const fgr_param *p);
+/* Writes host C for functions fns of u (writer tw: C, whose kernel() is
+ * NULL) after the runtime: the functions they reach, and per function a
+ * wrapper `void fgk_rs_invoke_<name>(void *globals, const void *const
+ * *args, void *rt)`
+ * (args: one pointer per parameter; rt: the host's runtime, host.c). */
+void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
+                   const fgr_func *const *fns, int n);
+/* Runs init() if the script has one (building its host object); on
+ * failure returns the status with "file:line:col: message" in err. */
+fg_status fgr_host_init(fg_rs_script *s, char *err, size_t errlen);
+/* Unloads the host object. */
+void fgr_host_free(fg_rs_script *s);
+
+/* clang run by pp.c's rules: argv[0] the binary, stderr to log_path;
+ * its exit status, or -1 when it could not run. */
+int fgr_run_clang(char *const argv[], const char *log_path);
+/* clang's first error in log as "file:line:col: message" into err
+ * (what: what failed, for a log without one). */
+void fgr_clang_first_error(const char *log, const char *what, char *err,
+                           size_t errlen);
 
 /* The RenderScript runtime for each dialect (compat.c), and the names
  * the C dialect reaches as fgk_rs_<name> around a script's text. */
 extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
+/* rs_matrix* and rsMatrix* (matrix.c): the types and by-value helpers of
+ * both dialects, then OpenCL C's macros or the C dialect's functions. */
+extern const char fgr_matrix_common[], fgr_matrix_cl[], fgr_matrix_c[];
 extern const char *const fgr_c_renames[];
 /* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
 extern const char *const fgr_cl_renames[];
 /* Whether a script may call the function called name (p, len bytes) from
  * a kernel: the runtime of both dialects provides it. */
 bool fgr_runtime_has(const char *p, int len);
+/* Whether the runtime of invokables on the host adds the function called
+ * name (p, len bytes): rsDebug, rsSendToClient, rsRand, rsMatrix*. */
+bool fgr_host_runtime_has(const char *p, int len);
+/* The first call in f's body of a function that the script does not
+ * define and the runtime (of kernels, or with host that of invokables)
+ * does not provide, or -1. */
+int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host);
 /* Marks in seen (n_funcs) the functions with a body that roots reach
  * through calls, roots included. */
 void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,

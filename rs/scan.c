@@ -181,6 +181,22 @@ const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
     return s->t_alloc;
   if (!strcmp(w, "rs_kernel_context"))
     return s->t_context;
+  if (!strcmp(w, "rs_matrix2x2") || !strcmp(w, "rs_matrix3x3") ||
+      !strcmp(w, "rs_matrix4x4")) {
+    /* struct { float m[N * N]; }, column-major (rs/matrix.c) */
+    int n = w[9] - '0';
+    fgr_type *a = zalloc(s, sizeof *a);
+    fgr_type *t = zalloc(s, sizeof *t);
+    fgr_member *m = zalloc(s, sizeof *m);
+    *a = (fgr_type){.kind = FGR_ARRAY, .of = fgr_scan_num_type(s, FG_F32, 1),
+                    .count = n * n, .size = 4 * n * n, .align = 4,
+                    .name = "float[]"};
+    *m = (fgr_member){.name = "m", .type = a, .offset = 0};
+    *t = (fgr_type){.kind = FGR_STRUCT, .n_members = 1, .members = m,
+                    .size = 4 * n * n, .align = 4,
+                    .name = fgr_scan_tok_str(s, i)};
+    return t;
+  }
   if (!strncmp(w, "rs_", 3)) {
     fgr_type *t = zalloc(s, sizeof *t);
     t->kind = FGR_OPAQUE;
@@ -1072,9 +1088,7 @@ static bool not_a_call(const fgr_unit *u, int i) {
   return false;
 }
 
-/* The first call in f's body of a function that the script does not
- * define and the runtime does not provide, or -1. */
-static int first_unsupported(const fgr_unit *u, const fgr_func *f) {
+int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
   for (int i = f->rparen + 1; i + 1 < f->tok1; i++) {
     if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
         not_a_call(u, i))
@@ -1091,7 +1105,8 @@ static int first_unsupported(const fgr_unit *u, const fgr_func *f) {
     for (int k = 0; k < u->n_macros && !script; k++)
       script = (int)strlen(u->macros[k].name) == len &&
                !memcmp(u->macros[k].name, p, (size_t)len);
-    if (!script && !fgr_runtime_has(p, len))
+    if (!script && !fgr_runtime_has(p, len) &&
+        !(host && fgr_host_runtime_has(p, len)))
       return i;
   }
   return -1;
@@ -1164,7 +1179,8 @@ static void note_unsupported(fgr_scan *s) {
   fgr_unit *u = s->u;
   for (int k = 0; k < u->n_funcs; k++)
     if (u->funcs[k].has_body)
-      u->funcs[k].unsupported = first_unsupported(u, &u->funcs[k]);
+      u->funcs[k].unsupported = fgr_first_unsupported(u, &u->funcs[k],
+                                                      false);
   fgu_buf b = {0};
   for (int k = 0; k < u->n_funcs + u->n_reduces; k++) {
     const fgr_func *roots[4] = {0};

@@ -13,7 +13,7 @@ fi
 status=0
 for suite in check_dsl check_run check_examples check_reduce check_builtins \
     check_fuse check_async check_rs check_math check_ops_pointwise \
-    check_ops_intrinsics check_badinput; do
+    check_ops_intrinsics check_badinput check_rs_runtime; do
   echo "== $suite on OpenCL"
   FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || status=1
 done

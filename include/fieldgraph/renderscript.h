@@ -7,6 +7,7 @@
  *     puts(err);                                 // "invert.rs:7:3: ..."
  *   float gain = 2;
  *   fg_rs_set(s, "gain", &gain, sizeof gain);    // a script global
+ *   fg_rs_call(s, "setSaturation", 0.5);         // an invokable, on the host
  *   fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, h, w, 4));
  *   fg_field *inv = fg_rs_map(g, s, "invert", 1, &img, NULL);
  *   fg_field *sum = fg_rs_reduce(g, s, "addint", 1, &ints, NULL);  // 0-D
@@ -66,11 +67,17 @@ typedef enum fg_rs_fp {
 typedef struct fg_rs_options {
   const char *const *include_dirs;  /* n_include_dirs directories */
   int n_include_dirs;
-  const char *clang;    /* the preprocessor; NULL: the clang found by
-                           configure */
+  const char *clang;    /* the preprocessor, and the compiler of the
+                           invokables; NULL: the clang found by configure */
+  const char *cache_dir;  /* where compiled invokables are cached (in
+                             CACHE/rs); NULL: the kernel cache's directory
+                             ($FG_CACHE_DIR, else ~/.cache/fieldgraph) */
 } fg_rs_options;
 
-/* Parses a script from text (len bytes; (size_t)-1: up to the NUL).  name
+/* Parses a script from text (len bytes; (size_t)-1: up to the NUL), then
+ * runs its init() function if it has one (see fg_rs_call): FG_ENOTSUP
+ * naming the line when init() cannot run on the host, FG_EBUILD when it
+ * does not compile.  name
  * names it in messages and generated code; file is what errors and #line
  * directives call the source (NULL: name), and its directory is where
  * quoted includes are searched first.  On failure *out is NULL and errmsg
@@ -185,5 +192,45 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results);
+
+/* Invokable functions: a script's non-kernel functions, called from the
+ * host as ScriptC.invoke_<name>() does on Android.  The function runs on
+ * the host (built once with clang, cached in the cache directory), with
+ * the script values of the globals: what it writes to a global, static or
+ * not, is what kernels launched by later runs see (as if fg_rs_set had
+ * written it), while fg_rs_get keeps reading the C values (what the host
+ * set).  Its body may hold any C the script's runtime supports: locals,
+ * loops, if, calls of the script's functions, the math functions.
+ * init(), when a script has one, runs this way when the script is
+ * created.  An invokable that launches kernels (rsForEach) or takes
+ * rs_allocation parameters runs in a graph instead (fg_rs_invoke);
+ * invokables cannot reach allocations on the host.
+ *
+ * fg_rs_call passes its variadic arguments by the parameters' types:
+ * floating-point parameters as double, bool and integer ones up to 32
+ * bits as int (or unsigned), long and ulong as int64_t / uint64_t, and
+ * vectors and structs as a pointer to the value (in the script's layout,
+ * vec3 as vec4).  fg_rs_call_args takes one pointer per parameter, to a
+ * value of its type.  FG_EINVAL: no such function or the wrong number of
+ * arguments; FG_ENOTSUP: the function cannot run on the host (the message
+ * names the line and why); FG_EBUILD: it does not compile (clang's
+ * message, at the script's line). */
+fg_status fg_rs_call(fg_rs_script *s, const char *function, ...);
+/* Where an invokable's rsDebug lines go (one call per line, without a
+ * newline): fn(user, line); fn NULL: stderr, "script: line" (the default,
+ * and what init() writes to).  In kernels rsDebug prints nothing. */
+typedef void (*fg_rs_log_fn)(void *user, const char *line);
+void fg_rs_set_log(fg_rs_script *s, fg_rs_log_fn fn, void *user);
+/* What an invokable's rsSendToClient(id[, data, size]) calls, on the
+ * calling thread before it returns (data is valid only during the call;
+ * NULL and 0 without data); with no handler (the default) rsSendToClient
+ * returns false.  rsRand in invokables draws from a sequence of the
+ * script's own. */
+typedef void (*fg_rs_message_fn)(void *user, int id, const void *data,
+                                 size_t size);
+void fg_rs_set_message_handler(fg_rs_script *s, fg_rs_message_fn fn,
+                               void *user);
+fg_status fg_rs_call_args(fg_rs_script *s, const char *function,
+                          int n_args, const void *const *args);
 
 #endif

@@ -1,0 +1,310 @@
+/* tests/check_rs_runtime.c - the RenderScript script object as on Android,
+ * on the backend $FG_TEST_BACKEND names (tests/opencl-suites.sh runs it
+ * again on OpenCL): init() when a script is created, invokables called
+ * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
+ * globals are what later kernel launches see, rsDebug / rsSendToClient /
+ * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
+ * the errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
+ * and is checked against plain C loops. */
+#ifndef FG_RS_DIR
+#define FG_RS_DIR "tests/rs"
+#endif
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+static fg_rs_script *load(const char *file) {
+  char path[1024], err[1024];
+  snprintf(path, sizeof path, "%s/%s", FG_RS_DIR, file);
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
+  ck_assert_msg(st == FG_OK, "%s", err);
+  return s;
+}
+
+/* A w x h RGBA image of varied pixels. */
+static uint8_t *pattern(int w, int h) {
+  uint8_t *p = malloc((size_t)w * h * 4);
+  uint32_t x = 12345;
+  for (int i = 0; i < w * h * 4; i++) {
+    x = x * 1103515245u + 12345u;
+    p[i] = (uint8_t)(x >> 16);
+  }
+  return p;
+}
+
+/* Runs kernel `kernel` of s over an h x w RGBA image. */
+static void map_rgba(fg_rs_script *s, const char *kernel, int w, int h,
+                     const uint8_t *in, uint8_t *out) {
+  fg_graph *g = fg_graph_new("rt");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, h, w, 4));
+  fg_field *o = fg_rs_map(g, s, kernel, 1, &img, NULL);
+  fg_output(g, "out", o);
+  const void *ins[] = {in};
+  void *outs[] = {out};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+}
+
+/* colormatrix.rs's arithmetic, in plain C */
+static void colormatrix_ref(float sat, int invert, float bright,
+                            const uint8_t *in, uint8_t *out, int n) {
+  const float w[3] = {0.299f, 0.587f, 0.114f};
+  float m[9];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      float v = (1.0f - sat) * w[c];
+      if (r == c)
+        v += sat;
+      m[r * 3 + c] = invert ? -v : v;
+    }
+  float bias = invert ? 255.f + bright : bright;
+  for (int i = 0; i < n; i++) {
+    const uint8_t *p = in + 4 * i;
+    for (int r = 0; r < 3; r++) {
+      float v = m[r * 3] * (float)p[0];
+      v = v + m[r * 3 + 1] * (float)p[1];
+      v = v + m[r * 3 + 2] * (float)p[2];
+      v = v + bias;
+      v = v < 0.f ? 0.f : v > 255.f ? 255.f : v;
+      out[4 * i + r] = (uint8_t)v;
+    }
+    out[4 * i + 3] = p[3];
+  }
+}
+
+START_TEST(test_rs_invokable_sets_a_colour_matrix_before_a_kernel) {
+  enum { W = 37, H = 23, N = W * H };
+  uint8_t *in = pattern(W, H), *out = malloc(4 * N), *ref = malloc(4 * N);
+  fg_rs_script *s = load("colormatrix.rs");
+  /* init() ran: the identity, not the initializer's zeros */
+  map_rgba(s, "apply", W, H, in, out);
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < 4; c++)
+      ck_assert_msg(out[4 * i + c] == in[4 * i + c], "identity at %d.%d: "
+                    "%d, expected %d", i, c, out[4 * i + c], in[4 * i + c]);
+  /* the invokable computes the matrix from parameters */
+  ck_assert_msg(fg_rs_call(s, "setParams", 0.25, 0, 10.0) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  map_rgba(s, "apply", W, H, in, out);
+  colormatrix_ref(0.25f, 0, 10.f, in, ref, N);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  /* again, by pointers, inverting */
+  float sat = 1.5f, bright = -20.f;
+  int inv = 1;
+  const void *args[] = {&sat, &inv, &bright};
+  ck_assert_msg(fg_rs_call_args(s, "setParams", 3, args) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  map_rgba(s, "apply", W, H, in, out);
+  colormatrix_ref(1.5f, 1, -20.f, in, ref, N);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  /* the C value of a global the script wrote is what the host set */
+  int seen = -1;
+  ck_assert_int_eq(fg_rs_get(s, "calls_seen", &seen, sizeof seen), FG_OK);
+  ck_assert_int_eq(seen, 0);
+  /* wrong calls */
+  ck_assert_int_eq(fg_rs_call_args(s, "setParams", 2, args), FG_EINVAL);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "takes 3"), "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_call(s, "nothere"), FG_EINVAL);
+  ck_assert_int_eq(fg_rs_call(s, "apply"), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "colormatrix.rs:") &&
+                strstr(fg_rs_script_errmsg(s), "is a kernel"), "%s",
+                fg_rs_script_errmsg(s));
+  fg_rs_script_free(s);
+  free(in);
+  free(out);
+  free(ref);
+}
+END_TEST
+
+START_TEST(test_rs_init_that_cannot_run_is_named_at_load) {
+  /* kernels would otherwise run with the initializer init() replaces */
+  const char *text = "#pragma version(1)\n"
+                     "static float gain = 1.f;\n"
+                     "void init() {\n"
+                     "  gain = rsFrobnicate(2.f);\n"
+                     "}\n"
+                     "float RS_KERNEL k(float v) { return v * gain; }\n";
+  fg_rs_script *s = NULL;
+  char err[1024];
+  ck_assert_int_eq(fg_rs_script_new_source("bad", "bad.rs", text, (size_t)-1,
+                                           &s, err, sizeof err),
+                   FG_ENOTSUP);
+  ck_assert_ptr_null(s);
+  ck_assert_msg(strstr(err, "bad.rs:4:10: ") && strstr(err, "init()") &&
+                strstr(err, "initializers"), "%s", err);
+  /* an init() whose host code does not compile: clang's message at the
+   * script's line */
+  text = "#pragma version(1)\n"
+         "static int n;\n"
+         "void init() {\n"
+         "  n = undeclared_thing;\n"
+         "}\n";
+  ck_assert_int_eq(fg_rs_script_new_source("bad", "bad2.rs", text,
+                                           (size_t)-1, &s, err, sizeof err),
+                   FG_EBUILD);
+  ck_assert_msg(strstr(err, "bad2.rs:4:") &&
+                strstr(err, "undeclared_thing"), "%s", err);
+}
+END_TEST
+
+typedef struct captured {
+  char lines[8][128];
+  int n_lines;
+  int ids[4], n_msgs;
+  int data[4][2];
+  size_t sizes[4];
+} captured;
+
+static void on_log(void *user, const char *line) {
+  captured *c = user;
+  if (c->n_lines < 8)
+    snprintf(c->lines[c->n_lines], sizeof c->lines[0], "%s", line);
+  c->n_lines++;
+}
+
+static void on_message(void *user, int id, const void *data, size_t size) {
+  captured *c = user;
+  if (c->n_msgs < 4) {
+    c->ids[c->n_msgs] = id;
+    c->sizes[c->n_msgs] = size;
+    if (data && size == sizeof c->data[0])
+      memcpy(c->data[c->n_msgs], data, size);
+  }
+  c->n_msgs++;
+}
+
+START_TEST(test_rs_debug_messages_and_rand_in_invokables) {
+  fg_rs_script *s = load("runtime_calls.rs");
+  captured c = {0};
+  fg_rs_set_log(s, on_log, &c);
+  fg_rs_set_message_handler(s, on_message, &c);
+  ck_assert_msg(fg_rs_call(s, "fill", 5, 1.5) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(c.n_lines, 3);
+  ck_assert_str_eq(c.lines[0], "fill n 5");
+  ck_assert_str_eq(c.lines[1], "fill scale 1.500000");
+  ck_assert_str_eq(c.lines[2], "fill vec {1.500000, 3.000000}");
+  ck_assert_int_eq(c.n_msgs, 2);
+  ck_assert_int_eq(c.ids[0], 7);
+  ck_assert_int_eq((int)c.sizes[0], 8);
+  ck_assert_int_eq(c.data[0][1], 5);
+  int sum = c.data[0][0];
+  /* eight draws in [0, 5) */
+  ck_assert_msg(sum >= 0 && sum <= 32, "sum %d", sum);
+  ck_assert_int_eq(c.ids[1], 8);
+  ck_assert_int_eq((int)c.sizes[1], 0);
+  /* the kernel sees offset; its rsDebug prints nothing */
+  enum { N = 50 };
+  int32_t in[N], out[N];
+  for (int i = 0; i < N; i++)
+    in[i] = i * 3 - 40;
+  fg_graph *g = fg_graph_new("rt");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "y", fg_rs_map(g, s, "shifted", 1, &x, NULL));
+  const void *ins[] = {in};
+  void *outs[] = {out};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(out[i], in[i] + sum + 1000);
+  ck_assert_int_eq(c.n_lines, 3);
+  /* two calls draw different numbers (a sequence, not a constant) */
+  int sums[6];
+  for (int k = 0; k < 6; k++) {
+    c.n_msgs = 0;
+    ck_assert_int_eq(fg_rs_call(s, "fill", 1000, 1.0), FG_OK);
+    sums[k] = c.data[0][0];
+  }
+  bool differ = false;
+  for (int k = 1; k < 6; k++)
+    differ |= sums[k] != sums[0];
+  ck_assert(differ);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* column-major 4x4 products as the runtime computes them: d = l * r */
+static void mat_mul(float *d, const float *l, const float *r) {
+  float t[16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      float s = 0.f;
+      for (int k = 0; k < 4; k++)
+        s = s + l[k * 4 + j] * r[i * 4 + k];
+      t[i * 4 + j] = s;
+    }
+  memcpy(d, t, sizeof t);
+}
+
+static void mat_identity(float *m) {
+  for (int i = 0; i < 16; i++)
+    m[i] = i % 5 == 0 ? 1.f : 0.f;
+}
+
+START_TEST(test_rs_kernel_using_rsmatrixmultiply) {
+  enum { N = 64 };
+  float in[N * 4], out[N * 4], back[N * 4];
+  for (int i = 0; i < N * 4; i++)
+    in[i] = (float)((i * 37) % 23) - 11.f + (i % 4 == 3 ? 12.f : 0.f);
+  fg_rs_script *s = load("matrix.rs");
+  ck_assert_msg(fg_rs_call(s, "setup", 3.0, -2.0, 1.5, 30.0) == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  /* the same matrix in plain C */
+  float m[16], t[16];
+  mat_identity(m);
+  m[12] = 3.f;
+  m[13] = -2.f;
+  mat_identity(t);
+  t[0] = 1.5f;
+  t[5] = 1.5f;
+  mat_mul(m, m, t);
+  float a = 30.f * (float)(3.14159265358979323846 / 180.0);
+  float c = cosf(a), sn = sinf(a);
+  mat_identity(t);
+  t[0] = c;
+  t[4] = -sn;
+  t[1] = sn;
+  t[5] = c;
+  t[10] = 1.f;
+  mat_mul(m, m, t);
+  m[3 * 4 + 2] += 0.5f;
+  fg_graph *g = fg_graph_new("mx");
+  fg_field *v = fg_input(g, "v", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  fg_field *o = fg_rs_map(g, s, "transform", 1, &v, NULL);
+  fg_output(g, "o", o);
+  fg_output(g, "b", fg_rs_map(g, s, "untransform", 1, &o, NULL));
+  const void *ins[] = {in};
+  void *outs[] = {out, back};
+  tu_run(g, 1, ins, 2, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++) {
+    const float *x = in + 4 * i;
+    for (int r = 0; r < 4; r++) {
+      float e = m[r] * x[0] + m[4 + r] * x[1] + m[8 + r] * x[2] +
+                m[12 + r] * x[3];
+      ck_assert_msg(out[4 * i + r] == e, "%d.%d: %g, expected %g", i, r,
+                    out[4 * i + r], e);
+      ck_assert_msg(fabsf(back[4 * i + r] - x[r]) <= 1e-4f * (1 + fabsf(x[r])),
+                    "inverse at %d.%d: %g, expected %g", i, r,
+                    back[4 * i + r], x[r]);
+    }
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("rs_runtime");
+  TCase *tc = tcase_create("runtime");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_rs_invokable_sets_a_colour_matrix_before_a_kernel);
+  tcase_add_test(tc, test_rs_init_that_cannot_run_is_named_at_load);
+  tcase_add_test(tc, test_rs_debug_messages_and_rand_in_invokables);
+  tcase_add_test(tc, test_rs_kernel_using_rsmatrixmultiply);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
