@@ -23,6 +23,7 @@ extern "C" {
 #include "fieldgraph/image.h"
 #include "fieldgraph/viz.h"
 #include "fieldgraph/renderscript.h"
+#include "fieldgraph/ops.h"
 
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *fg_version(void);
