@@ -12,7 +12,8 @@ if [ $? -eq 77 ]; then
 fi
 status=0
 for suite in check_dsl check_run check_examples check_reduce check_builtins \
-    check_fuse check_async check_rs check_math check_ops_nonlocal; do
+    check_fuse check_async check_rs check_math check_ops_nonlocal \
+    check_ops_intrinsics; do
   echo "== $suite on OpenCL"
   FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || status=1
 done
