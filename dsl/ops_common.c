@@ -13,33 +13,33 @@ bool fgk_ops_image(fg_graph *g, const char *opname, fg_field *f) {
   fg_type t = fg_field_type(f);
   char ts[128];
   if (t.field.ndim < 2) {
-    fg_graph_set_error(g, FG_ESHAPE, "%s: field '%s' is %s; expected 2 "
+    fg_graph_set_error(g, FG_ESHAPE,
+                       "%s: field '%s' is %s; expected 2 "
                        "dimensions (rows, columns) or 3 (layers of them)",
-                       opname, fg_field_name(f),
-                       fg_type_str(t, ts, sizeof ts));
+                       opname, fg_field_name(f), fg_type_str(t, ts, sizeof ts));
     return false;
   }
   if (fg_type_is_big(t)) {
-    fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected small "
-                       "tensors (at most %d channels)", opname,
-                       fg_field_name(f), fg_type_str(t, ts, sizeof ts),
+    fg_graph_set_error(g, FG_ETYPE,
+                       "%s: field '%s' is %s; expected small "
+                       "tensors (at most %d channels)",
+                       opname, fg_field_name(f), fg_type_str(t, ts, sizeof ts),
                        FG_MAX_SMALL_TENSOR);
     return false;
   }
   return true;
 }
 
-bool fgk_ops_elem(fg_graph *g, const char *opname, fg_field *f,
-                  unsigned mask, const char *want) {
+bool fgk_ops_elem(fg_graph *g, const char *opname, fg_field *f, unsigned mask,
+                  const char *want) {
   if (!fgk_ops_ready(g, f))
     return false;
   fg_type t = fg_field_type(f);
   if (mask >> t.elem & 1)
     return true;
   char ts[128];
-  fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected %s",
-                     opname, fg_field_name(f), fg_type_str(t, ts, sizeof ts),
-                     want);
+  fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected %s", opname,
+                     fg_field_name(f), fg_type_str(t, ts, sizeof ts), want);
   return false;
 }
 
@@ -82,12 +82,12 @@ fg_expr *fgk_ops_border_index(fg_op *op, fg_expr *i, int64_t n, int b) {
     return fg_mod(fg_add(fg_mod(i, nn), nn), fg_int(op, ni));
   }
   default:
-    return i;      /* clamp: the read clamps; constant: tested by caller */
+    return i; /* clamp: the read clamps; constant: tested by caller */
   }
 }
 
-fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row,
-                             fg_expr *col, int b, double value) {
+fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
+                             int b, double value) {
   int64_t rows = fgk_ops_rows(f), cols = fgk_ops_cols(f);
   if (b != FG_BORDER_CONSTANT)
     return fgk_ops_read(op, f, fgk_ops_border_index(op, row, rows, b),
@@ -109,7 +109,9 @@ fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row,
   return v;
 }
 
-fg_elem fgk_ops_acc(fg_elem e) { return e == FG_F64 ? FG_F64 : FG_F32; }
+fg_elem fgk_ops_acc(fg_elem e) {
+  return e == FG_F64 ? FG_F64 : FG_F32;
+}
 
 fg_expr *fgk_ops_to_acc(fg_expr *v, fg_elem acc) {
   return fg_convert(v, acc, fg_expr_width(v));

@@ -15,7 +15,8 @@
 static bool border_ok(fg_graph *g, const char *opname, fg_border b) {
   if ((unsigned)b <= FG_BORDER_CONSTANT)
     return true;
-  fg_graph_set_error(g, FG_EINVAL, "%s: border %d is not one of "
+  fg_graph_set_error(g, FG_EINVAL,
+                     "%s: border %d is not one of "
                      "FG_BORDER_CLAMP, _MIRROR, _REFLECT, _WRAP, _CONSTANT",
                      opname, (int)b);
   return false;
@@ -61,13 +62,15 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
     return NULL;
   if (krows < 1 || kcols < 1 || krows % 2 == 0 || kcols % 2 == 0 ||
       krows > 63 || kcols > 63 || !weights) {
-    fg_graph_set_error(g, FG_EINVAL, "convolve: kernel %d x %d%s; expected "
-                       "odd sizes from 1 to 63 and weights", krows, kcols,
-                       weights ? "" : " without weights");
+    fg_graph_set_error(g, FG_EINVAL,
+                       "convolve: kernel %d x %d%s; expected "
+                       "odd sizes from 1 to 63 and weights",
+                       krows, kcols, weights ? "" : " without weights");
     return NULL;
   }
   int nt = krows * kcols;
-  int *dr = malloc(sizeof *dr * (size_t)nt), *dc = malloc(sizeof *dc * (size_t)nt);
+  int *dr = malloc(sizeof *dr * (size_t)nt),
+      *dc = malloc(sizeof *dc * (size_t)nt);
   double *w = malloc(sizeof *w * (size_t)nt);
   fg_field *out = NULL;
   if (dr && dc && w) {
@@ -76,8 +79,7 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
       dc[i] = i % kcols - kcols / 2;
       w[i] = weights[i];
     }
-    out = weighted(g, name, in, nt, dr, dc, w, border,
-                   fg_field_type(in).elem);
+    out = weighted(g, name, in, nt, dr, dc, w, border, fg_field_type(in).elem);
   } else {
     fg_graph_set_error(g, FG_ENOMEM, "convolve: out of memory");
   }
@@ -89,9 +91,8 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
 
 /* A separable filter: a horizontal pass of w[0..2r] into an f32 (f64)
  * field, then a vertical pass back to the input's element type. */
-static fg_field *separable(fg_graph *g, const char *hname,
-                           const char *vname, fg_field *in, int r,
-                           const double *w, fg_border b) {
+static fg_field *separable(fg_graph *g, const char *hname, const char *vname,
+                           fg_field *in, int r, const double *w, fg_border b) {
   int nt = 2 * r + 1;
   int dr[2 * 64 + 1], dc[2 * 64 + 1], zero[2 * 64 + 1] = {0};
   for (int i = 0; i < nt; i++)
@@ -101,14 +102,16 @@ static fg_field *separable(fg_graph *g, const char *hname,
   return weighted(g, vname, h, nt, dr, zero, w, b, e);
 }
 
-fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma,
-                           int radius, fg_border border) {
+fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
+                           fg_border border) {
   const char *name = "gaussian_blur";
   if (!fgk_ops_image(g, name, in) || !border_ok(g, name, border))
     return NULL;
   if (!(sigma >= 0) || radius < 0 || (sigma == 0 && radius == 0)) {
-    fg_graph_set_error(g, FG_EINVAL, "gaussian_blur: sigma %g and radius "
-                       "%d; expected sigma > 0 or radius > 0", sigma, radius);
+    fg_graph_set_error(g, FG_EINVAL,
+                       "gaussian_blur: sigma %g and radius "
+                       "%d; expected sigma > 0 or radius > 0",
+                       sigma, radius);
     return NULL;
   }
   if (radius == 0)
@@ -116,8 +119,10 @@ fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma,
   if (sigma == 0)
     sigma = 0.3 * (radius - 1) + 0.8;
   if (radius > 64) {
-    fg_graph_set_error(g, FG_EINVAL, "gaussian_blur: radius %d (sigma %g); "
-                       "at most 64", radius, sigma);
+    fg_graph_set_error(g, FG_EINVAL,
+                       "gaussian_blur: radius %d (sigma %g); "
+                       "at most 64",
+                       radius, sigma);
     return NULL;
   }
   double w[2 * 64 + 1], sum = 0;
@@ -129,14 +134,15 @@ fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma,
                    border);
 }
 
-fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius,
-                      fg_border border) {
+fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius, fg_border border) {
   const char *name = "box_blur";
   if (!fgk_ops_image(g, name, in) || !border_ok(g, name, border))
     return NULL;
   if (radius < 0 || radius > 64) {
-    fg_graph_set_error(g, FG_EINVAL, "box_blur: radius %d; expected 0 to "
-                       "64", radius);
+    fg_graph_set_error(g, FG_EINVAL,
+                       "box_blur: radius %d; expected 0 to "
+                       "64",
+                       radius);
     return NULL;
   }
   double w[2 * 64 + 1];
@@ -166,8 +172,8 @@ void fg_sobel(fg_graph *g, fg_field *in, fg_border border, fg_field **gx,
     if (i == 4)
       continue;
     p[i] = fg_var(op, ae, n);
-    fg_assign(p[i], fgk_ops_to_acc(tap(op, in, i / 3 - 1, i % 3 - 1, border),
-                                   ae));
+    fg_assign(p[i],
+              fgk_ops_to_acc(tap(op, in, i / 3 - 1, i % 3 - 1, border), ae));
   }
   fg_expr *ax = fg_var(op, ae, n), *ay = fg_var(op, ae, n);
   for (int i = 0; i < 9; i++) {
@@ -197,10 +203,10 @@ fg_field *fg_median3x3(fg_graph *g, fg_field *in) {
     fg_assign(p[i], tap(op, in, i / 3 - 1, i % 3 - 1, FG_BORDER_CLAMP));
   }
   /* Paeth's 19-exchange median-of-9 network, per channel */
-  static const int net[19][2] = {
-    {1, 2}, {4, 5}, {7, 8}, {0, 1}, {3, 4}, {6, 7}, {1, 2}, {4, 5},
-    {7, 8}, {0, 3}, {5, 8}, {4, 7}, {3, 6}, {1, 4}, {2, 5}, {4, 7},
-    {4, 2}, {6, 4}, {4, 2}};
+  static const int net[19][2] = {{1, 2}, {4, 5}, {7, 8}, {0, 1}, {3, 4},
+                                 {6, 7}, {1, 2}, {4, 5}, {7, 8}, {0, 3},
+                                 {5, 8}, {4, 7}, {3, 6}, {1, 4}, {2, 5},
+                                 {4, 7}, {4, 2}, {6, 4}, {4, 2}};
   fg_expr *tmp = fg_var(op, t.elem, n);
   for (int i = 0; i < 19; i++) {
     fg_expr *a = p[net[i][0]], *b = p[net[i][1]];

@@ -15,8 +15,7 @@ static fg_type with_size(fg_type t, int64_t rows, int64_t cols) {
 }
 
 /* One operator of output type ot writing in(row, col). */
-static fg_field *copy_at(fg_op *op, fg_field *in, fg_expr *row,
-                         fg_expr *col) {
+static fg_field *copy_at(fg_op *op, fg_field *in, fg_expr *row, fg_expr *col) {
   fg_write_tensor(op, 0, fgk_ops_read(op, in, row, col));
   return fg_op_end(op);
 }
@@ -39,8 +38,7 @@ fg_field *fg_flip(fg_graph *g, fg_field *in, bool horizontal, bool vertical) {
 fg_field *fg_transpose(fg_graph *g, fg_field *in) {
   if (!fgk_ops_image(g, "transpose", in))
     return NULL;
-  fg_type t = with_size(fg_field_type(in), fgk_ops_cols(in),
-                        fgk_ops_rows(in));
+  fg_type t = with_size(fg_field_type(in), fgk_ops_cols(in), fgk_ops_rows(in));
   fg_op *op = fg_op_begin(g, "transpose", 1, &t);
   return copy_at(op, in, fg_column(op), fg_row(op));
 }
@@ -56,10 +54,14 @@ fg_field *fg_rotate90(fg_graph *g, fg_field *in, int turns) {
   fg_op *op = fg_op_begin(g, "rotate90", 1, &t);
   fg_expr *r = fg_row(op), *c = fg_column(op);
   switch (k) {
-  case 1: return copy_at(op, in, rev(op, h, c), r);
-  case 2: return copy_at(op, in, rev(op, h, r), rev(op, w, c));
-  case 3: return copy_at(op, in, c, rev(op, w, r));
-  default: return copy_at(op, in, r, c);
+  case 1:
+    return copy_at(op, in, rev(op, h, c), r);
+  case 2:
+    return copy_at(op, in, rev(op, h, r), rev(op, w, c));
+  case 3:
+    return copy_at(op, in, c, rev(op, w, r));
+  default:
+    return copy_at(op, in, r, c);
   }
 }
 
@@ -70,7 +72,8 @@ fg_field *fg_crop(fg_graph *g, fg_field *in, int64_t row, int64_t col,
   int64_t h = fgk_ops_rows(in), w = fgk_ops_cols(in);
   if (row < 0 || col < 0 || rows < 1 || cols < 1 || row + rows > h ||
       col + cols > w) {
-    fg_graph_set_error(g, FG_ESHAPE, "crop: window %lld x %lld at (%lld, "
+    fg_graph_set_error(g, FG_ESHAPE,
+                       "crop: window %lld x %lld at (%lld, "
                        "%lld) does not lie inside '%s' (%lld x %lld)",
                        (long long)rows, (long long)cols, (long long)row,
                        (long long)col, fg_field_name(in), (long long)h,
@@ -84,13 +87,13 @@ fg_field *fg_crop(fg_graph *g, fg_field *in, int64_t row, int64_t col,
 }
 
 fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
-                 int64_t left, int64_t right, fg_border border,
-                 double value) {
+                 int64_t left, int64_t right, fg_border border, double value) {
   if (!fgk_ops_image(g, "pad", in))
     return NULL;
   if (top < 0 || bottom < 0 || left < 0 || right < 0 ||
       (unsigned)border > FG_BORDER_CONSTANT) {
-    fg_graph_set_error(g, FG_EINVAL, "pad: widths %lld %lld %lld %lld and "
+    fg_graph_set_error(g, FG_EINVAL,
+                       "pad: widths %lld %lld %lld %lld and "
                        "border %d; expected widths >= 0 and an fg_border",
                        (long long)top, (long long)bottom, (long long)left,
                        (long long)right, (int)border);
@@ -99,10 +102,10 @@ fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
   fg_type t = with_size(fg_field_type(in), fgk_ops_rows(in) + top + bottom,
                         fgk_ops_cols(in) + left + right);
   fg_op *op = fg_op_begin(g, "pad", 1, &t);
-  fg_write_tensor(op, 0, fgk_ops_read_border(
-                             op, in, fg_subi(fg_row(op), (int32_t)top),
-                             fg_subi(fg_column(op), (int32_t)left),
-                             (int)border, value));
+  fg_write_tensor(op, 0,
+                  fgk_ops_read_border(op, in, fg_subi(fg_row(op), (int32_t)top),
+                                      fg_subi(fg_column(op), (int32_t)left),
+                                      (int)border, value));
   return fg_op_end(op);
 }
 
@@ -114,10 +117,11 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
   if (!m || rows < 1 || cols < 1 ||
       (interp != FG_INTERP_NEAREST && interp != FG_INTERP_BILINEAR) ||
       (unsigned)border > FG_BORDER_CONSTANT) {
-    fg_graph_set_error(g, FG_EINVAL, "warp_affine: expected a matrix, an "
+    fg_graph_set_error(g, FG_EINVAL,
+                       "warp_affine: expected a matrix, an "
                        "output of at least 1 x 1 (got %lld x %lld), NEAREST "
-                       "or BILINEAR and an fg_border", (long long)rows,
-                       (long long)cols);
+                       "or BILINEAR and an fg_border",
+                       (long long)rows, (long long)cols);
     return NULL;
   }
   fg_type t = with_size(fg_field_type(in), rows, cols);
@@ -140,12 +144,12 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
     fg_assign(s, fg_add(s, p));
   }
   if (interp == FG_INTERP_NEAREST) {
-    fg_expr *ix = fg_convert(fg_floor(fg_add(sx, fgk_ops_flit(op, ae, 0.5))),
-                             FG_I32, 1);
-    fg_expr *iy = fg_convert(fg_floor(fg_add(sy, fgk_ops_flit(op, ae, 0.5))),
-                             FG_I32, 1);
-    fg_write_tensor(op, 0, fgk_ops_read_border(op, in, iy, ix, (int)border,
-                                               value));
+    fg_expr *ix =
+        fg_convert(fg_floor(fg_add(sx, fgk_ops_flit(op, ae, 0.5))), FG_I32, 1);
+    fg_expr *iy =
+        fg_convert(fg_floor(fg_add(sy, fgk_ops_flit(op, ae, 0.5))), FG_I32, 1);
+    fg_write_tensor(op, 0,
+                    fgk_ops_read_border(op, in, iy, ix, (int)border, value));
     return fg_op_end(op);
   }
   fg_expr *fx = fg_var(op, ae, 1), *fy = fg_var(op, ae, 1);
@@ -159,11 +163,10 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
   fg_expr *v[4];
   for (int i = 0; i < 4; i++) {
     v[i] = fg_var(op, ae, n);
-    fg_assign(v[i], fgk_ops_to_acc(
-                        fgk_ops_read_border(op, in, fg_addi(y0, i / 2),
-                                            fg_addi(x0, i % 2), (int)border,
-                                            value),
-                        ae));
+    fg_assign(v[i], fgk_ops_to_acc(fgk_ops_read_border(
+                                       op, in, fg_addi(y0, i / 2),
+                                       fg_addi(x0, i % 2), (int)border, value),
+                                   ae));
   }
   /* a + (b - a) f, rows first, then between them */
   fg_expr *d = fg_var(op, ae, n);

@@ -28,9 +28,9 @@ fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,
   fg_global_threads(op, fg_shape1(nrows));
   fg_expr *counts = fg_array(op, count_elem, 1, 2, bins, channels);
   fg_expr *x = fg_var(op, FG_I32, 1);
-  fg_expr *r = fg_column(op);      /* the thread's row of the work */
-  fg_expr *row = fg_addi(fg_mod(r, fg_int(op, (int32_t)(y1 - y0))),
-                         (int32_t)y0);
+  fg_expr *r = fg_column(op); /* the thread's row of the work */
+  fg_expr *row =
+      fg_addi(fg_mod(r, fg_int(op, (int32_t)(y1 - y0))), (int32_t)y0);
   fg_for(x, fg_int(op, (int32_t)x0), fg_lt(x, fg_int(op, (int32_t)x1)),
          fg_int(op, 1));
   fg_expr *v = fg_var(op, t.elem, fg_type_tensor_elements(t));
@@ -77,8 +77,8 @@ fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,
   fg_expr *i = fg_var(sum, FG_I32, 1);
   fg_for(i, fg_int(sum, 0), fg_lt(i, fg_int(sum, (int32_t)nrows)),
          fg_int(sum, 1));
-  fg_assign(acc, fg_add(acc, fg_read_tensor_at(sum, part, 2, i,
-                                               fg_column(sum))));
+  fg_assign(acc,
+            fg_add(acc, fg_read_tensor_at(sum, part, 2, i, fg_column(sum))));
   fg_end(sum);
   fg_write_tensor(sum, 0, acc);
   return fg_op_end(sum);
@@ -112,17 +112,20 @@ fg_field *fg_histogram(fg_graph *g, fg_field *in, int bins, double lo,
   fg_type t = fg_field_type(in);
   char ts[128];
   if (t.field.ndim < 1 || fg_type_tensor_elements(t) != 1) {
-    fg_graph_set_error(g, FG_ETYPE, "histogram: field '%s' is %s; expected "
+    fg_graph_set_error(g, FG_ETYPE,
+                       "histogram: field '%s' is %s; expected "
                        "a field of 1 to 3 dimensions holding scalars",
                        fg_field_name(in), fg_type_str(t, ts, sizeof ts));
     return NULL;
   }
   if (bins < 1 || bins > 16384 || !(lo < hi)) {
-    fg_graph_set_error(g, FG_EINVAL, "histogram: %d bins over [%g, %g]; "
-                       "expected 1 to 16384 bins and lo < hi", bins, lo, hi);
+    fg_graph_set_error(g, FG_EINVAL,
+                       "histogram: %d bins over [%g, %g]; "
+                       "expected 1 to 16384 bins and lo < hi",
+                       bins, lo, hi);
     return NULL;
   }
   range r = {lo, hi, bins / (hi - lo), bins, fgk_ops_acc(t.elem)};
-  return fgk_ops_histogram(g, "histogram", in, bins, 1, FG_U32, range_bin,
-                           &r, NULL);
+  return fgk_ops_histogram(g, "histogram", in, bins, 1, FG_U32, range_bin, &r,
+                           NULL);
 }

@@ -22,9 +22,9 @@ bool fgk_ops_image(fg_graph *g, const char *opname, fg_field *f);
 
 /* Checks an element type for opname: false with an error naming the
  * operator when (mask >> elem & 1) is 0; want describes the mask. */
-bool fgk_ops_elem(fg_graph *g, const char *opname, fg_field *f,
-                  unsigned mask, const char *want);
-#define FGK_OPS_ALL 0x7feu                     /* every field element */
+bool fgk_ops_elem(fg_graph *g, const char *opname, fg_field *f, unsigned mask,
+                  const char *want);
+#define FGK_OPS_ALL 0x7feu /* every field element */
 #define FGK_OPS_U8 (1u << FG_U8)
 
 /* Rows and columns of a 2-D or 3-D field. */
@@ -41,8 +41,8 @@ fg_expr *fgk_ops_border_index(fg_op *op, fg_expr *i, int64_t n, int b);
 
 /* The tensor of f at (row, col) under border rule b: constant gives
  * value (converted to f's element type) outside the field. */
-fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row,
-                             fg_expr *col, int b, double value);
+fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
+                             int b, double value);
 
 /* The float type filters of f accumulate in: f64 for f64, else f32. */
 fg_elem fgk_ops_acc(fg_elem e);

@@ -13,17 +13,18 @@
 
 /* Checks a uchar 2-D input of 1-4 channels (or the widths in mask: bit n
  * for n channels) and the restriction; fills *r with the rectangle. */
-static bool check(fg_graph *g, const char *name, fg_field *in,
-                  unsigned widths, const fg_rect *restriction, fg_rect *r) {
+static bool check(fg_graph *g, const char *name, fg_field *in, unsigned widths,
+                  const fg_rect *restriction, fg_rect *r) {
   if (!fgk_ops_ready(g, in))
     return false;
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
   char ts[128];
   if (t.elem != FG_U8 || t.field.ndim != 2 || !(widths >> n & 1)) {
-    fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected a 2-D "
-                       "uchar field of %s", name, fg_field_name(in),
-                       fg_type_str(t, ts, sizeof ts),
+    fg_graph_set_error(g, FG_ETYPE,
+                       "%s: field '%s' is %s; expected a 2-D "
+                       "uchar field of %s",
+                       name, fg_field_name(in), fg_type_str(t, ts, sizeof ts),
                        widths == 0x12 ? "1 or 4 channels" : "1 to 4 channels");
     return false;
   }
@@ -31,7 +32,8 @@ static bool check(fg_graph *g, const char *name, fg_field *in,
   *r = restriction ? *restriction : (fg_rect){0, 0, w, h};
   if (r->x0 < 0 || r->y0 < 0 || r->x1 > w || r->y1 > h || r->x0 >= r->x1 ||
       r->y0 >= r->y1) {
-    fg_graph_set_error(g, FG_EINVAL, "%s: restriction x [%lld, %lld) y "
+    fg_graph_set_error(g, FG_EINVAL,
+                       "%s: restriction x [%lld, %lld) y "
                        "[%lld, %lld) is empty or leaves '%s' (%lld x %lld)",
                        name, (long long)r->x0, (long long)r->x1,
                        (long long)r->y0, (long long)r->y1, fg_field_name(in),
@@ -71,8 +73,8 @@ static fg_field *end_rect(fg_op *op, fg_expr *res, bool part) {
 /* acc = acc + float(v) * w, in two statements. */
 static void madd(fg_op *op, fg_expr *acc, fg_expr *v, float w) {
   fg_expr *p = fg_var(op, FG_F32, fg_expr_width(acc));
-  fg_assign(p, fg_mul(fg_convert(v, FG_F32, fg_expr_width(acc)),
-                      fg_float(op, w)));
+  fg_assign(p,
+            fg_mul(fg_convert(v, FG_F32, fg_expr_width(acc)), fg_float(op, w)));
   fg_assign(acc, fg_add(acc, p));
 }
 
@@ -101,8 +103,8 @@ fg_field *fg_intrinsic_blur(fg_graph *g, fg_field *in, int radius,
   if (!check(g, name, in, 0x12, restriction, &r))
     return NULL;
   if (radius < 1 || radius > 25) {
-    fg_graph_set_error(g, FG_EINVAL, "%s: radius %d; expected 1 to 25",
-                       name, radius);
+    fg_graph_set_error(g, FG_EINVAL, "%s: radius %d; expected 1 to 25", name,
+                       radius);
     return NULL;
   }
   fg_type t = fg_field_type(in);
@@ -118,9 +120,11 @@ fg_field *fg_intrinsic_blur(fg_graph *g, fg_field *in, int radius,
   fg_op *op = fg_op_begin(g, "intrinsic_blur.v", 1, &vt);
   fg_expr *acc = fg_var(op, FG_F32, n);
   for (int k = 0; k <= 2 * radius; k++)
-    madd(op, acc, fg_read_tensor_at(
-                      op, in, 2, fg_addi(fg_row(op), (int32_t)r.y0 + k - radius),
-                      fg_addi(fg_column(op), (int32_t)cx0)), wt[k]);
+    madd(op, acc,
+         fg_read_tensor_at(op, in, 2,
+                           fg_addi(fg_row(op), (int32_t)r.y0 + k - radius),
+                           fg_addi(fg_column(op), (int32_t)cx0)),
+         wt[k]);
   fg_write_tensor(op, 0, acc);
   fg_field *tmp = fg_op_end(op);
   if (!tmp)
@@ -129,12 +133,12 @@ fg_field *fg_intrinsic_blur(fg_graph *g, fg_field *in, int radius,
   op = fg_op_begin(g, name, 1, &t);
   fg_expr *res = begin_rect(op, &r, part, n);
   acc = fg_var(op, FG_F32, n);
-  /* clamping tmp's columns is clamping the image's (see the design
-   * note in the header: tmp spans every column the rows can reach) */
+  /* tmp spans every column these rows reach (cx0, cx1 above), so the
+   * read's own clamp to tmp's edges is the image's clamp */
   for (int k = 0; k <= 2 * radius; k++)
-    madd(op, acc, fg_read_tensor_at(
-                      op, tmp, 2, fg_addi(fg_row(op), -(int32_t)r.y0),
-                      fg_addi(fg_column(op), k - radius - (int32_t)cx0)),
+    madd(op, acc,
+         fg_read_tensor_at(op, tmp, 2, fg_addi(fg_row(op), -(int32_t)r.y0),
+                           fg_addi(fg_column(op), k - radius - (int32_t)cx0)),
          wt[k]);
   fg_assign(res, fg_convert(acc, FG_U8, n));
   return end_rect(op, res, part);
@@ -142,9 +146,8 @@ fg_field *fg_intrinsic_blur(fg_graph *g, fg_field *in, int radius,
 
 /* Convolve 3x3 and 5x5: size x size taps, clamped, px + 0.5 clamped to
  * [0, 255], truncated. */
-static fg_field *convolve(fg_graph *g, const char *name, fg_field *in,
-                          int size, const float *c,
-                          const fg_rect *restriction) {
+static fg_field *convolve(fg_graph *g, const char *name, fg_field *in, int size,
+                          const float *c, const fg_rect *restriction) {
   fg_rect r;
   if (!check(g, name, in, 0x1e, restriction, &r))
     return NULL;
@@ -160,8 +163,9 @@ static fg_field *convolve(fg_graph *g, const char *name, fg_field *in,
   fg_expr *acc = fg_var(op, FG_F32, n);
   int h = size / 2;
   for (int k = 0; k < size * size; k++)
-    madd(op, acc, fg_read_tensor_at(op, in, 2, fg_addi(fg_row(op), k / size - h),
-                                    fg_addi(fg_column(op), k % size - h)),
+    madd(op, acc,
+         fg_read_tensor_at(op, in, 2, fg_addi(fg_row(op), k / size - h),
+                           fg_addi(fg_column(op), k % size - h)),
          c[k]);
   fg_assign(acc, fg_add(acc, fg_float(op, 0.5f)));
   fg_assign(acc, fg_clamp(acc, fg_float(op, 0.0f), fg_float(op, 255.0f)));
@@ -172,15 +176,13 @@ static fg_field *convolve(fg_graph *g, const char *name, fg_field *in,
 fg_field *fg_intrinsic_convolve3x3(fg_graph *g, fg_field *in,
                                    const float coefficients[9],
                                    const fg_rect *restriction) {
-  return convolve(g, "intrinsic_convolve3x3", in, 3, coefficients,
-                  restriction);
+  return convolve(g, "intrinsic_convolve3x3", in, 3, coefficients, restriction);
 }
 
 fg_field *fg_intrinsic_convolve5x5(fg_graph *g, fg_field *in,
                                    const float coefficients[25],
                                    const fg_rect *restriction) {
-  return convolve(g, "intrinsic_convolve5x5", in, 5, coefficients,
-                  restriction);
+  return convolve(g, "intrinsic_convolve5x5", in, 5, coefficients, restriction);
 }
 
 /* The Toolkit's cubicInterpolate, p1 + 0.5 x (p2 - p0 + x (2 p0 - 5 p1 +
@@ -192,7 +194,7 @@ static fg_expr *cubic(fg_op *op, fg_expr *const p[4], fg_expr *x, int n) {
   fg_assign(a, fg_mul(fg_float(op, 3.0f), a));
   fg_assign(a, fg_add(a, p[3]));
   fg_assign(a, fg_sub(a, p[0]));
-  fg_assign(a, fg_mul(x, a));                       /* x (3 (p1-p2) ...) */
+  fg_assign(a, fg_mul(x, a)); /* x (3 (p1-p2) ...) */
   fg_assign(b, fg_mul(fg_float(op, 2.0f), p[0]));
   fg_expr *t = fg_var(op, FG_F32, n);
   fg_assign(t, fg_mul(fg_float(op, 5.0f), p[1]));
@@ -222,8 +224,8 @@ static fg_expr *source(fg_op *op, fg_expr *i, float scale, int64_t n,
   fg_expr *start = fg_var(op, FG_I32, 1);
   fg_assign(start, fg_subi(fg_convert(fl, FG_I32, 1), 1));
   for (int k = 0; k < 4; k++)
-    idx[k] = fg_clamp(fg_addi(start, k), fg_int(op, 0),
-                      fg_int(op, (int32_t)n - 1));
+    idx[k] =
+        fg_clamp(fg_addi(start, k), fg_int(op, 0), fg_int(op, (int32_t)n - 1));
   fg_assign(f, fg_sub(f, fl));
   return f;
 }
@@ -242,9 +244,10 @@ fg_field *fg_intrinsic_resize(fg_graph *g, fg_field *in, int64_t rows,
   r = restriction ? *restriction : (fg_rect){0, 0, cols, rows};
   if (r.x0 < 0 || r.y0 < 0 || r.x1 > cols || r.y1 > rows || r.x0 >= r.x1 ||
       r.y0 >= r.y1) {
-    fg_graph_set_error(g, FG_EINVAL, "%s: restriction is empty or leaves "
-                       "the %lld x %lld output", name, (long long)rows,
-                       (long long)cols);
+    fg_graph_set_error(g, FG_EINVAL,
+                       "%s: restriction is empty or leaves "
+                       "the %lld x %lld output",
+                       name, (long long)rows, (long long)cols);
     return NULL;
   }
   fg_type t = fg_field_type(in);
@@ -305,8 +308,8 @@ static fg_expr *dot_bin(fg_op *op, fg_expr *v, int ch, fg_expr **valid,
   *valid = NULL;
   fg_expr *t = fg_var(op, FG_I32, 1);
   for (int k = 0; k < fg_expr_width(v); k++)
-    fg_assign(t, fg_add(t, fg_muli(fg_convert(channel(v, k), FG_I32, 1),
-                                   ci[k])));
+    fg_assign(t,
+              fg_add(t, fg_muli(fg_convert(channel(v, k), FG_I32, 1), ci[k])));
   return fg_min(fg_shr(fg_addi(t, 0x7f), fg_int(op, 8)), fg_int(op, 255));
 }
 
@@ -323,16 +326,20 @@ fg_field *fg_intrinsic_histogram_dot(fg_graph *g, fg_field *in,
   int ci[4];
   for (int k = 0; k < 4; k++) {
     if (!(c[k] >= 0)) {
-      fg_graph_set_error(g, FG_EINVAL, "%s: coefficient %d is %g; expected "
-                         ">= 0", name, k, c[k]);
+      fg_graph_set_error(g, FG_EINVAL,
+                         "%s: coefficient %d is %g; expected "
+                         ">= 0",
+                         name, k, c[k]);
       return NULL;
     }
     sum += c[k];
     ci[k] = (int)(c[k] * 256.0f + 0.5f);
   }
   if (sum > 1.0f) {
-    fg_graph_set_error(g, FG_EINVAL, "%s: coefficients sum to %g; expected "
-                       "at most 1", name, sum);
+    fg_graph_set_error(g, FG_EINVAL,
+                       "%s: coefficients sum to %g; expected "
+                       "at most 1",
+                       name, sum);
     return NULL;
   }
   return fgk_ops_histogram(g, name, in, 256, 1, FG_I32, dot_bin, ci, &r);

@@ -15,10 +15,14 @@ static const char *const op_names[] = {"sum", "min", "max", "prod"};
 /* a OP b for a reduction op. */
 static fg_expr *combine(fg_reduce_op r, fg_expr *a, fg_expr *b) {
   switch (r) {
-  case FG_REDUCE_MIN: return fg_min(a, b);
-  case FG_REDUCE_MAX: return fg_max(a, b);
-  case FG_REDUCE_PROD: return fg_mul(a, b);
-  default: return fg_add(a, b);
+  case FG_REDUCE_MIN:
+    return fg_min(a, b);
+  case FG_REDUCE_MAX:
+    return fg_max(a, b);
+  case FG_REDUCE_PROD:
+    return fg_mul(a, b);
+  default:
+    return fg_add(a, b);
   }
 }
 
@@ -33,8 +37,9 @@ static fg_field *convert(fg_graph *g, const char *name, fg_field *in,
   fg_type t = fg_field_type(in);
   t.elem = elem;
   fg_op *op = fg_op_begin(g, name, 1, &t);
-  fg_write_tensor(op, 0, fg_convert(fg_read_tensor(op, in), elem,
-                                    fg_type_tensor_elements(t)));
+  fg_write_tensor(
+      op, 0,
+      fg_convert(fg_read_tensor(op, in), elem, fg_type_tensor_elements(t)));
   return fg_op_end(op);
 }
 
@@ -42,9 +47,8 @@ static fg_field *convert(fg_graph *g, const char *name, fg_field *in,
  * count when count > 0, combine the tensor's elements with r when
  * tensor; ot's field may differ from in's only when in is 0-D (a
  * reshape of the one value). */
-static fg_field *finish(fg_graph *g, const char *name, fg_field *in,
-                        fg_type ot, fg_reduce_op r, bool tensor,
-                        double count) {
+static fg_field *finish(fg_graph *g, const char *name, fg_field *in, fg_type ot,
+                        fg_reduce_op r, bool tensor, double count) {
   int n = fg_type_tensor_elements(fg_field_type(in));
   fg_op *op = fg_op_begin(g, name, 1, &ot);
   fg_expr *v = fg_var(op, ot.elem, n);
@@ -76,17 +80,21 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
   unsigned field_bits = (1u << nd) - 1;
   char ts[128];
   if (fg_type_is_big(t)) {
-    fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected small "
-                       "tensors", opname, fg_field_name(in),
+    fg_graph_set_error(g, FG_ETYPE,
+                       "%s: field '%s' is %s; expected small "
+                       "tensors",
+                       opname, fg_field_name(in),
                        fg_type_str(t, ts, sizeof ts));
     return NULL;
   }
   if ((unsigned)r > FG_REDUCE_PROD || axes == 0 ||
       (axes & ~(field_bits | FG_AXIS_TENSOR))) {
-    fg_graph_set_error(g, FG_EINVAL, "%s: axes 0x%x over '%s' (%s) with "
+    fg_graph_set_error(g, FG_EINVAL,
+                       "%s: axes 0x%x over '%s' (%s) with "
                        "operation %d; expected a nonempty mask of "
                        "FG_AXIS(0..%d) and FG_AXIS_TENSOR and an "
-                       "fg_reduce_op", opname, axes, fg_field_name(in),
+                       "fg_reduce_op",
+                       opname, axes, fg_field_name(in),
                        fg_type_str(t, ts, sizeof ts), nd - 1, (int)r);
     return NULL;
   }
@@ -107,7 +115,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
   }
   char sub[96];
   fg_field *cur = in;
-  double div = 0;               /* what the pointwise tail divides by */
+  double div = 0; /* what the pointwise tail divides by */
   if (fa == field_bits && nd > 0) {
     /* every field axis: a reduction, producers fuse into it */
     snprintf(sub, sizeof sub, "%s.all", opname);
@@ -144,38 +152,36 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
       fg_assign(acc, fg_convert(fg_int(op, 1), ae, n));
     } else if ((r == FG_REDUCE_MIN || r == FG_REDUCE_MAX) && !mean) {
       /* min / max start from the first point (visited again below) */
-      fg_assign(acc, fg_read_tensor_at(op, in, nd, zero[0], zero[1],
-                                       zero[2]));
+      fg_assign(acc, fg_read_tensor_at(op, in, nd, zero[0], zero[1], zero[2]));
     }
     for (int a = 0; a < nd; a++)
       if (fa >> a & 1)
         fg_for(coord[a], fg_int(op, 0),
                fg_lt(coord[a], fg_int(op, (int32_t)t.field.dim[a])),
                fg_int(op, 1));
-    fg_expr *v = fg_read_tensor_at(op, in, nd, coord[0], coord[1],
-                                   coord[2]);
+    fg_expr *v = fg_read_tensor_at(op, in, nd, coord[0], coord[1], coord[2]);
     if (mean)
       v = fg_convert(v, ae, n);
     fg_assign(acc, combine(mean ? FG_REDUCE_SUM : r, acc, v));
     for (int a = 0; a < nd; a++)
       if (fa >> a & 1)
         fg_end(op);
-    fg_write_tensor(op, 0, mean ? fg_div(acc, fgk_ops_flit(op, ae, count))
-                                : acc);
+    fg_write_tensor(op, 0,
+                    mean ? fg_div(acc, fgk_ops_flit(op, ae, count)) : acc);
     cur = fg_op_end(op);
     if (!tensor)
       return cur;
     div = mean ? n : 0;
   } else {
     if (!tensor && !mean)
-      return in;                /* the tensor of one element: as it is */
+      return in; /* the tensor of one element: as it is */
     div = mean ? n : 0;
   }
   if (!cur)
     return NULL;
   /* the pointwise tail: combine the tensor, divide, reshape a 0-D value */
-  fg_type ot = fg_type_vector(ae, fa == field_bits ? os : fg_field_type(cur).field,
-                              tensor ? 1 : n);
+  fg_type ot = fg_type_vector(
+      ae, fa == field_bits ? os : fg_field_type(cur).field, tensor ? 1 : n);
   return finish(g, opname, cur, ot, mean ? FG_REDUCE_SUM : r, tensor, div);
 }
 
@@ -196,9 +202,10 @@ static fg_field *whole(fg_graph *g, fg_reduce_op r, bool mean, fg_field *in) {
   fg_type t = fg_field_type(in);
   unsigned all = (1u << t.field.ndim) - 1;
   if (t.field.ndim == 0) {
-    fg_graph_set_error(g, FG_ESHAPE, "%s: field '%s' is 0-dimensional "
-                       "already", mean ? "mean" : op_names[r],
-                       fg_field_name(in));
+    fg_graph_set_error(g, FG_ESHAPE,
+                       "%s: field '%s' is 0-dimensional "
+                       "already",
+                       mean ? "mean" : op_names[r], fg_field_name(in));
     return NULL;
   }
   return reduce_axes(g, mean ? "mean" : op_names[r], r, mean, in, all, false);

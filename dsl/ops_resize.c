@@ -33,8 +33,7 @@ static fg_expr *split(fg_op *op, fg_expr *s, fg_expr **i, fg_elem ae) {
 }
 
 /* acc += v * w, the product in a variable. */
-static void madd(fg_op *op, fg_expr *acc, fg_expr *v, fg_expr *w,
-                 fg_elem ae) {
+static void madd(fg_op *op, fg_expr *acc, fg_expr *v, fg_expr *w, fg_elem ae) {
   fg_expr *p = fg_var(op, ae, fg_expr_width(acc));
   fg_assign(p, fg_mul(v, w));
   fg_assign(acc, fg_add(acc, p));
@@ -85,8 +84,9 @@ static fg_expr *interpolate(fg_op *op, fg_field *in, double sy_scale,
     for (int r = 0; r < 2; r++) {
       fg_assign(row, fg_convert(fgk_ops_flit(op, ae, 0), ae, n));
       for (int c = 0; c < 2; c++)
-        madd(op, row, fgk_ops_to_acc(fgk_ops_read(op, in, fg_addi(iy, r),
-                                                  fg_addi(ix, c)), ae),
+        madd(op, row,
+             fgk_ops_to_acc(
+                 fgk_ops_read(op, in, fg_addi(iy, r), fg_addi(ix, c)), ae),
              wx[c], ae);
       madd(op, acc, row, wy[r], ae);
     }
@@ -98,9 +98,11 @@ static fg_expr *interpolate(fg_op *op, fg_field *in, double sy_scale,
   for (int r = 0; r < 4; r++) {
     fg_assign(row, fg_convert(fgk_ops_flit(op, ae, 0), ae, n));
     for (int c = 0; c < 4; c++)
-      madd(op, row, fgk_ops_to_acc(fgk_ops_read(op, in, fg_addi(iy, r - 1),
-                                                fg_addi(ix, c - 1)), ae),
-           wx[c], ae);
+      madd(
+          op, row,
+          fgk_ops_to_acc(
+              fgk_ops_read(op, in, fg_addi(iy, r - 1), fg_addi(ix, c - 1)), ae),
+          wx[c], ae);
     madd(op, acc, row, wy[r], ae);
   }
   return acc;
@@ -108,8 +110,8 @@ static fg_expr *interpolate(fg_op *op, fg_field *in, double sy_scale,
 
 /* Area average of a shrink by (sy, sx) >= 1: the input cells the output
  * pixel covers, partial ones weighted by their overlap. */
-static fg_expr *area(fg_op *op, fg_field *in, double sy, double sx,
-                     fg_elem ae, int n) {
+static fg_expr *area(fg_op *op, fg_field *in, double sy, double sx, fg_elem ae,
+                     int n) {
   fg_expr *acc = fg_var(op, ae, n), *racc = fg_var(op, ae, n);
   fg_expr *lo[2], *hi[2], *i[2], *w[2];
   fg_expr *pos[2] = {fg_row(op), fg_column(op)};
@@ -117,8 +119,8 @@ static fg_expr *area(fg_op *op, fg_field *in, double sy, double sx,
   for (int k = 0; k < 2; k++) {
     lo[k] = fg_var(op, ae, 1);
     hi[k] = fg_var(op, ae, 1);
-    fg_assign(lo[k], fg_mul(fg_convert(pos[k], ae, 1),
-                            fgk_ops_flit(op, ae, s[k])));
+    fg_assign(lo[k],
+              fg_mul(fg_convert(pos[k], ae, 1), fgk_ops_flit(op, ae, s[k])));
     fg_assign(hi[k], fg_mul(fg_convert(fg_addi(pos[k], 1), ae, 1),
                             fgk_ops_flit(op, ae, s[k])));
     i[k] = fg_var(op, FG_I32, 1);
@@ -146,10 +148,11 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
   if (!fgk_ops_image(g, "resize", in))
     return NULL;
   if (rows < 1 || cols < 1 || (unsigned)interp > FG_INTERP_AREA) {
-    fg_graph_set_error(g, FG_EINVAL, "resize: output %lld x %lld with "
+    fg_graph_set_error(g, FG_EINVAL,
+                       "resize: output %lld x %lld with "
                        "interpolation %d; expected at least 1 x 1 and an "
-                       "fg_interp", (long long)rows, (long long)cols,
-                       (int)interp);
+                       "fg_interp",
+                       (long long)rows, (long long)cols, (int)interp);
     return NULL;
   }
   int64_t h = fgk_ops_rows(in), w = fgk_ops_cols(in);
@@ -160,12 +163,15 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
   fg_op *op = fg_op_begin(g, "resize", 1, &t);
   if (interp == FG_INTERP_NEAREST) {
     /* floor(i * in / out), exactly, in 64-bit integers */
-    fg_expr *r = fg_div(fg_mul(fg_convert(fg_row(op), FG_I64, 1),
-                               fg_long(op, h)), fg_long(op, rows));
-    fg_expr *c = fg_div(fg_mul(fg_convert(fg_column(op), FG_I64, 1),
-                               fg_long(op, w)), fg_long(op, cols));
-    fg_write_tensor(op, 0, fgk_ops_read(op, in, fg_convert(r, FG_I32, 1),
-                                        fg_convert(c, FG_I32, 1)));
+    fg_expr *r =
+        fg_div(fg_mul(fg_convert(fg_row(op), FG_I64, 1), fg_long(op, h)),
+               fg_long(op, rows));
+    fg_expr *c =
+        fg_div(fg_mul(fg_convert(fg_column(op), FG_I64, 1), fg_long(op, w)),
+               fg_long(op, cols));
+    fg_write_tensor(op, 0,
+                    fgk_ops_read(op, in, fg_convert(r, FG_I32, 1),
+                                 fg_convert(c, FG_I32, 1)));
     return fg_op_end(op);
   }
   fg_expr *v;
@@ -188,11 +194,12 @@ fg_field *fg_downsample2(fg_graph *g, fg_field *in) {
   fg_expr *acc = fg_var(op, ae, n);
   fg_expr *r = fg_muli(fg_row(op), 2), *c = fg_muli(fg_column(op), 2);
   for (int k = 0; k < 4; k++)
-    fg_assign(acc, fg_add(acc, fgk_ops_to_acc(
-                                   fgk_ops_read(op, in, fg_addi(r, k / 2),
-                                                fg_addi(c, k % 2)), ae)));
-  fg_write_tensor(op, 0, fgk_ops_from_acc(
-                             fg_mul(acc, fgk_ops_flit(op, ae, 0.25)), t.elem));
+    fg_assign(acc,
+              fg_add(acc, fgk_ops_to_acc(fgk_ops_read(op, in, fg_addi(r, k / 2),
+                                                      fg_addi(c, k % 2)),
+                                         ae)));
+  fg_write_tensor(
+      op, 0, fgk_ops_from_acc(fg_mul(acc, fgk_ops_flit(op, ae, 0.25)), t.elem));
   return fg_op_end(op);
 }
 

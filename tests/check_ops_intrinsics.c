@@ -9,7 +9,9 @@
  * compared bit for bit. */
 #include "ops_ref.h"
 
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int clampi(int v, int lo, int hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
 
 static bool inside(const fg_rect *r, int x, int y) {
   return x >= r->x0 && x < r->x1 && y >= r->y0 && y < r->y1;
@@ -58,8 +60,8 @@ static void blur_ref(const uint8_t *in, int W, int H, int n, int radius,
       for (int c = 0; c < n; c++) {
         float acc = 0;
         for (int k = -radius; k <= radius; k++) {
-          float p = tmp[(y * W + clampi(x + k, 0, W - 1)) * n + c] *
-                    w[k + radius];
+          float p =
+              tmp[(y * W + clampi(x + k, 0, W - 1)) * n + c] * w[k + radius];
           acc = acc + p;
         }
         out[(y * W + x) * n + c] = inside(r, x, y) ? (uint8_t)acc : 0;
@@ -88,9 +90,10 @@ static void convolve_ref(const uint8_t *in, int W, int H, int n, int size,
 }
 
 static float cubic_ref(float p0, float p1, float p2, float p3, float x) {
-  return p1 + 0.5f * x * (p2 - p0 + x * (2.f * p0 - 5.f * p1 + 4.f * p2 -
-                                         p3 + x * (3.f * (p1 - p2) + p3 -
-                                                   p0)));
+  return p1 + 0.5f * x *
+                  (p2 - p0 +
+                   x * (2.f * p0 - 5.f * p1 + 4.f * p2 - p3 +
+                        x * (3.f * (p1 - p2) + p3 - p0)));
 }
 
 /* OneBiCubic of the C++ and its source coordinates. */
@@ -156,14 +159,13 @@ static void expect_bytes(const char *what, const void *got, const void *want,
 
 static const int radii[4] = {1, 3, 8, 25};
 static const float conv3[9] = {0.0625f, -0.375f, 0.25f, 0.5f, 0.125f,
-                               0.3f, -0.2f, 0.75f, 0.1f};
+                               0.3f,    -0.2f,   0.75f, 0.1f};
 static const float dotc[4] = {0.2f, 0.5f, 0.125f, 0.1f};
 
 /* Every intrinsic on a W x H field of n channels, with restriction r or
  * none (r NULL), resizing to OW x OH with the output restriction ro. */
 static void intrinsics_on(const uint8_t *in, int W, int H, int n,
-                          const fg_rect *r, int OW, int OH,
-                          const fg_rect *ro) {
+                          const fg_rect *r, int OW, int OH, const fg_rect *ro) {
   float conv5[25];
   for (int k = 0; k < 25; k++)
     conv5[k] = (float)((k * 7) % 11 - 4) / 16.0f;
@@ -205,8 +207,8 @@ static void intrinsics_on(const uint8_t *in, int W, int H, int n,
            r ? " restricted" : "");
   expect_bytes(what, out[o++], want, np);
   resize_ref(in, W, H, n, OW, OH, rro, want);
-  snprintf(what, sizeof what, "resize %dx%d -> %dx%d vec%d%s", W, H, OW, OH,
-           n, ro ? " restricted" : "");
+  snprintf(what, sizeof what, "resize %dx%d -> %dx%d vec%d%s", W, H, OW, OH, n,
+           ro ? " restricted" : "");
   expect_bytes(what, out[o++], want, (size_t)(OW * OH * n));
   histogram_ref(in, W, n, rr, (int32_t *)want);
   snprintf(what, sizeof what, "histogram %dx%d vec%d%s", W, H, n,
@@ -250,8 +252,9 @@ END_TEST
 START_TEST(test_intrinsics_photo) {
   char path[1024], err[256];
   fg_image img;
-  ck_assert_msg(fg_image_read(tu_sample("chelsea.png", path, sizeof path),
-                              &img, err, sizeof err) == FG_OK, "%s", err);
+  ck_assert_msg(fg_image_read(tu_sample("chelsea.png", path, sizeof path), &img,
+                              err, sizeof err) == FG_OK,
+                "%s", err);
   /* RGB to RGBA, as an app hands a bitmap to the Toolkit */
   size_t np = (size_t)img.width * img.height;
   uint8_t *rgba = malloc(np * 4);
@@ -313,4 +316,6 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) { return tu_run_suite(suite()); }
+int main(void) {
+  return tu_run_suite(suite());
+}

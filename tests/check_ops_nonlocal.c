@@ -39,8 +39,8 @@ static double *conv_ref(const ref_img *r, int kr, int kc, const double *w,
         for (int c = 0; c < r->C; c++, i++) {
           double acc = 0;
           for (int k = 0; k < kr * kc; k++)
-            acc += w[k] * ref_at(r, l, y + k / kc - kr / 2,
-                                 x + k % kc - kc / 2, c, b, 0);
+            acc += w[k] * ref_at(r, l, y + k / kc - kr / 2, x + k % kc - kc / 2,
+                                 c, b, 0);
           o[i] = acc;
         }
   return o;
@@ -85,9 +85,9 @@ static double *median_ref(const ref_img *r) {
 
 /* Every filter under every border rule on one field type. */
 static void filters_on(fg_type t, const void *data, const char *label) {
-  static const float k35[15] = {0.1f, -0.2f, 0.3f, 0.05f, 0.5f,
-                                1.0f, 0.25f, 0, -0.125f, 0.2f,
-                                0.0625f, 0.3f, -0.1f, 0.15f, 0.01f};
+  static const float k35[15] = {0.1f,    -0.2f, 0.3f,  0.05f,   0.5f,
+                                1.0f,    0.25f, 0,     -0.125f, 0.2f,
+                                0.0625f, 0.3f,  -0.1f, 0.15f,   0.01f};
   fg_graph *g = fg_graph_new("filters");
   fg_field *in = fg_input(g, "in", t);
   for (int b = 0; b < 5; b++) {
@@ -153,11 +153,14 @@ static void filters_on(fg_type t, const void *data, const char *label) {
 }
 
 START_TEST(test_ops_filters_random) {
-  struct { fg_type t; const char *label; } cases[] = {
-    {fg_type_image(FG_U8, 37, 29, 4), "u8x4 37x29"},
-    {fg_type_scalar(FG_F32, fg_shape2(1, 1)), "f32 1x1"},
-    {fg_type_vector(FG_F32, fg_shape2(1, 17), 2), "f32x2 1x17"},
-    {fg_type_vector(FG_U16, fg_shape3(3, 13, 11), 3), "u16x3 3x13x11"},
+  struct {
+    fg_type t;
+    const char *label;
+  } cases[] = {
+      {fg_type_image(FG_U8, 37, 29, 4), "u8x4 37x29"},
+      {fg_type_scalar(FG_F32, fg_shape2(1, 1)), "f32 1x1"},
+      {fg_type_vector(FG_F32, fg_shape2(1, 17), 2), "f32x2 1x17"},
+      {fg_type_vector(FG_U16, fg_shape3(3, 13, 11), 3), "u16x3 3x13x11"},
   };
   for (int i = 0; i < 4; i++) {
     size_t n = fg_type_bytes(cases[i].t) / fg_elem_size(cases[i].t.elem);
@@ -173,7 +176,8 @@ static fg_image photo(const char *name) {
   char path[1024], err[256];
   fg_image img;
   ck_assert_msg(fg_image_read(tu_sample(name, path, sizeof path), &img, err,
-                              sizeof err) == FG_OK, "%s", err);
+                              sizeof err) == FG_OK,
+                "%s", err);
   return img;
 }
 
@@ -217,8 +221,8 @@ START_TEST(test_ops_filters_photo) {
 END_TEST
 
 /* out(l, y, x) = in(l, fy(y, x), fx(y, x)) for a geometric map. */
-typedef void (*geo_map)(int64_t y, int64_t x, int64_t H, int64_t W,
-                        int64_t *sy, int64_t *sx, const int64_t *arg);
+typedef void (*geo_map)(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
+                        int64_t *sx, const int64_t *arg);
 
 static void map_flip(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
                      int64_t *sx, const int64_t *a) {
@@ -315,14 +319,13 @@ START_TEST(test_ops_geometry) {
                  &arg, 0, 0);
     }
     int64_t ca[2] = {H / 2, W / 3};
-    expect_geo("crop", t, d, out[10], H - H / 2, W - W / 3, map_crop, ca, 0,
-               0);
+    expect_geo("crop", t, d, out[10], H - H / 2, W - W / 3, map_crop, ca, 0, 0);
     for (int b = 0; b < 5; b++) {
       int64_t pa[2] = {3, 7};
       char what[64];
       snprintf(what, sizeof what, "pad %s (shape %d)", border_names[b], s);
-      expect_geo(what, t, d, out[11 + b], H + 8, W + 9, map_pad, pa,
-                 borders[b], 4321);
+      expect_geo(what, t, d, out[11 + b], H + 8, W + 9, map_pad, pa, borders[b],
+                 4321);
     }
     for (int i = 0; i < 16; i++)
       free(out[i]);
@@ -345,15 +348,15 @@ START_TEST(test_ops_warp_affine) {
   const double ang = 0.3, sc = 1.25;
   const int64_t H = 23, W = 19, OH = 17, OW = 29;
   double m[6] = {cos(ang) * sc, -sin(ang) * sc, 4.5,
-                 sin(ang) * sc, cos(ang) * sc, -3.25};
+                 sin(ang) * sc, cos(ang) * sc,  -3.25};
   fg_type t = fg_type_vector(FG_F32, fg_shape2(H, W), 4);
   void *d = random_data(FG_F32, (size_t)(H * W * 4), 77);
   fg_graph *g = fg_graph_new("warp");
   fg_field *in = fg_input(g, "in", t);
   out_n(g, fg_warp_affine(g, in, m, OH, OW, FG_INTERP_NEAREST,
-                                      FG_BORDER_CONSTANT, 7));
-  out_n(g, fg_warp_affine(g, in, m, OH, OW, FG_INTERP_BILINEAR,
-                                     FG_BORDER_WRAP, 0));
+                          FG_BORDER_CONSTANT, 7));
+  out_n(g, fg_warp_affine(g, in, m, OH, OW, FG_INTERP_BILINEAR, FG_BORDER_WRAP,
+                          0));
   void *out[2];
   run_graph(g, d, 2, out);
   ref_img r = ref_from(t, d);
@@ -411,8 +414,8 @@ static double *resize_ref(const ref_img *r, int64_t oh, int64_t ow,
         for (int c = 0; c < r->C; c++, i++) {
           double v = 0;
           if (ip == FG_INTERP_NEAREST) {
-            v = ref_at(r, l, y * r->H / oh, x * r->W / ow, c,
-                       FG_BORDER_CLAMP, 0);
+            v = ref_at(r, l, y * r->H / oh, x * r->W / ow, c, FG_BORDER_CLAMP,
+                       0);
           } else if (ip == FG_INTERP_AREA) {
             double y0 = y * sy, y1 = (y + 1) * sy, x0 = x * sx,
                    x1 = (x + 1) * sx;
@@ -434,8 +437,8 @@ static double *resize_ref(const ref_img *r, int64_t oh, int64_t ow,
                                                     : 1 - fabs(fy - (iy + dy));
                 double wx = ip == FG_INTERP_BICUBIC ? keys(fx - (ix + dx))
                                                     : 1 - fabs(fx - (ix + dx));
-                v += wy * wx * ref_at(r, l, iy + dy, ix + dx, c,
-                                      FG_BORDER_CLAMP, 0);
+                v += wy * wx *
+                     ref_at(r, l, iy + dy, ix + dx, c, FG_BORDER_CLAMP, 0);
               }
           }
           o[i] = v;
@@ -473,8 +476,8 @@ static void resize_case(fg_type t, const void *d, int64_t oh, int64_t ow,
 START_TEST(test_ops_resize) {
   fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
   void *d = random_data(FG_F32, 17 * 13 * 2, 5);
-  resize_case(t, d, 5, 7, "f32x2 17x13");     /* non-integer shrink */
-  resize_case(t, d, 40, 29, "f32x2 17x13");   /* growth */
+  resize_case(t, d, 5, 7, "f32x2 17x13");   /* non-integer shrink */
+  resize_case(t, d, 40, 29, "f32x2 17x13"); /* growth */
   free(d);
   fg_type one = fg_type_scalar(FG_F32, fg_shape2(1, 1));
   float v = 3.5f;
@@ -485,7 +488,7 @@ START_TEST(test_ops_resize) {
   free(d);
   fg_image img = photo("chelsea.png");
   fg_type pt = fg_type_image(FG_U8, img.height, img.width, img.channels);
-  resize_case(pt, img.data, 100, 150, "photo");   /* exactly a third */
+  resize_case(pt, img.data, 100, 150, "photo"); /* exactly a third */
   resize_case(pt, img.data, 131, 223, "photo");
   fg_image_free(&img);
 }
@@ -536,15 +539,14 @@ static void hist_ref(const float *v, size_t n, int bins, double lo, double hi,
 }
 
 START_TEST(test_ops_histogram) {
-  fg_shape shapes[3] = {fg_shape2(37, 29), fg_shape1(101),
-                        fg_shape3(3, 5, 7)};
+  fg_shape shapes[3] = {fg_shape2(37, 29), fg_shape1(101), fg_shape3(3, 5, 7)};
   for (int s = 0; s < 3; s++) {
     fg_type t = fg_type_scalar(FG_F32, shapes[s]);
     size_t n = (size_t)fg_shape_points(shapes[s]);
     float *d = random_data(FG_F32, n, 90 + s);
-    d[0] = 50.0f;         /* == hi: the last bin */
-    d[1] = -50.0f;        /* == lo: the first */
-    d[2] = NAN;           /* ignored */
+    d[0] = 50.0f;  /* == hi: the last bin */
+    d[1] = -50.0f; /* == lo: the first */
+    d[2] = NAN;    /* ignored */
     fg_graph *g = fg_graph_new("hist");
     fg_field *in = fg_input(g, "in", t);
     out_n(g, fg_histogram(g, in, 7, -50, 50));
@@ -656,7 +658,7 @@ static double *axes_ref(const float *x, const int64_t dim[3], unsigned axes,
   for (size_t i = 0; i < n; i++) {
     if (op == 3)
       o[i] /= cnt[i];
-    o[i] = (float)o[i] * 0.5f;   /* the consumer */
+    o[i] = (float)o[i] * 0.5f; /* the consumer */
   }
   free(cnt);
   *n_out = n;
@@ -692,8 +694,8 @@ START_TEST(test_ops_reduce_axes_fused_and_unfused) {
                   fg_context_errmsg(ctx));
     for (int i = 0; i < n_out; i++)
       out[f][i] = calloc(1, fg_type_bytes(fg_program_output_type(prog[f], i)));
-    ck_assert_int_eq(fg_program_run(prog[f], 1, (const void *[]){x}, n_out,
-                                    out[f]), FG_OK);
+    ck_assert_int_eq(
+        fg_program_run(prog[f], 1, (const void *[]){x}, n_out, out[f]), FG_OK);
   }
   int i = 0;
   for (int m = 0; m < 7; m++)
@@ -713,7 +715,8 @@ START_TEST(test_ops_reduce_axes_fused_and_unfused) {
         snprintf(what, sizeof what, "axes 0x%x keep %d op %d", masks[m], keep,
                  op);
         expect_close(what, FG_F32, out[0][i], w, nw,
-                     op == 1 || op == 2 ? 0 : 1e-3, op == 1 || op == 2 ? 0 : RTOL);
+                     op == 1 || op == 2 ? 0 : 1e-3,
+                     op == 1 || op == 2 ? 0 : RTOL);
         ck_assert_msg(memcmp(out[0][i], out[1][i], bytes) == 0,
                       "%s: fused and unfused differ", what);
         free(w);
@@ -734,8 +737,8 @@ static int chain_kernels(unsigned axes, int *unfused) {
   fg_type t = fg_type_vector(FG_F32, fg_shape3(4, 3, 5), 4);
   fg_graph *g = fg_graph_new("chain");
   fg_field *p = affine_op(g, fg_input(g, "x", t), 2.0f, 1.0f);
-  out_n(g, affine_op(g, fg_reduce_axes(g, "sum", FG_REDUCE_SUM, p,
-                                                axes, true), 0.5f, 0.0f));
+  out_n(g, affine_op(g, fg_reduce_axes(g, "sum", FG_REDUCE_SUM, p, axes, true),
+                     0.5f, 0.0f));
   fg_context *ctx = tu_context();
   fg_program *prog = tu_compile(ctx, g);
   fg_fusion_stats s;
@@ -781,20 +784,20 @@ START_TEST(test_ops_errors_name_the_operator) {
   in = fg_input(g, "in", fg_type_image(FG_U8, 8, 8, 4));
   ck_assert_ptr_null(fg_crop(g, in, 4, 4, 5, 1));
   expect_error(g, FG_ESHAPE, "crop", "does not lie inside", NULL);
-  ck_assert_ptr_null(fg_flip(g, in, true, true));   /* sticky: no message */
+  ck_assert_ptr_null(fg_flip(g, in, true, true)); /* sticky: no message */
   expect_error(g, FG_ESHAPE, "crop", NULL);
   fg_graph_free(g);
 
   g = fg_graph_new("errors");
   in = fg_input(g, "in", fg_type_image(FG_U8, 8, 8, 4));
-  ck_assert_ptr_null(fg_reduce_axes(g, "r", FG_REDUCE_SUM, in, FG_AXIS(2),
-                                    false));
+  ck_assert_ptr_null(
+      fg_reduce_axes(g, "r", FG_REDUCE_SUM, in, FG_AXIS(2), false));
   expect_error(g, FG_EINVAL, "r", "axes 0x4", NULL);
   fg_graph_free(g);
 
   g = fg_graph_new("errors");
-  fg_field *big = fg_input(g, "big", fg_type_matrix(FG_F32, fg_shape2(4, 4),
-                                                   3, 3));
+  fg_field *big =
+      fg_input(g, "big", fg_type_matrix(FG_F32, fg_shape2(4, 4), 3, 3));
   ck_assert_ptr_null(fg_resize(g, big, 2, 2, FG_INTERP_BILINEAR));
   expect_error(g, FG_ETYPE, "resize", "small tensors", NULL);
   fg_graph_free(g);
@@ -826,4 +829,6 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) { return tu_run_suite(suite()); }
+int main(void) {
+  return tu_run_suite(suite());
+}

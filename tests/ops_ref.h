@@ -26,11 +26,21 @@ static inline void *random_data(fg_elem e, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; i++) {
     uint32_t r = rnd(&s);
     switch (e) {
-    case FG_U8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-    case FG_U16: ((uint16_t *)p)[i] = (uint16_t)r; break;
-    case FG_I32: ((int32_t *)p)[i] = (int32_t)(r % 2001) - 1000; break;
-    case FG_F64: ((double *)p)[i] = (r % 2000000) / 10000.0 - 100; break;
-    default: ((float *)p)[i] = (float)((r % 2000000) / 10000.0 - 100); break;
+    case FG_U8:
+      ((uint8_t *)p)[i] = (uint8_t)r;
+      break;
+    case FG_U16:
+      ((uint16_t *)p)[i] = (uint16_t)r;
+      break;
+    case FG_I32:
+      ((int32_t *)p)[i] = (int32_t)(r % 2001) - 1000;
+      break;
+    case FG_F64:
+      ((double *)p)[i] = (r % 2000000) / 10000.0 - 100;
+      break;
+    default:
+      ((float *)p)[i] = (float)((r % 2000000) / 10000.0 - 100);
+      break;
     }
   }
   return p;
@@ -38,12 +48,18 @@ static inline void *random_data(fg_elem e, size_t n, uint64_t seed) {
 
 static inline double get_elem(fg_elem e, const void *p, size_t i) {
   switch (e) {
-  case FG_U8: return ((const uint8_t *)p)[i];
-  case FG_U16: return ((const uint16_t *)p)[i];
-  case FG_I32: return ((const int32_t *)p)[i];
-  case FG_U32: return ((const uint32_t *)p)[i];
-  case FG_F64: return ((const double *)p)[i];
-  default: return ((const float *)p)[i];
+  case FG_U8:
+    return ((const uint8_t *)p)[i];
+  case FG_U16:
+    return ((const uint16_t *)p)[i];
+  case FG_I32:
+    return ((const int32_t *)p)[i];
+  case FG_U32:
+    return ((const uint32_t *)p)[i];
+  case FG_F64:
+    return ((const double *)p)[i];
+  default:
+    return ((const float *)p)[i];
   }
 }
 
@@ -52,11 +68,19 @@ static inline double get_elem(fg_elem e, const void *p, size_t i) {
 static inline double as_elem(fg_elem e, double v) {
   double lo = 0, hi = 0;
   switch (e) {
-  case FG_U8: lo = 0, hi = 255; break;
-  case FG_U16: lo = 0, hi = 65535; break;
-  case FG_I32: lo = -2147483648.0, hi = 2147483647.0; break;
-  case FG_F32: return (float)v;
-  default: return v;
+  case FG_U8:
+    lo = 0, hi = 255;
+    break;
+  case FG_U16:
+    lo = 0, hi = 65535;
+    break;
+  case FG_I32:
+    lo = -2147483648.0, hi = 2147483647.0;
+    break;
+  case FG_F32:
+    return (float)v;
+  default:
+    return v;
   }
   v = nearbyint(v);
   return v < lo ? lo : v > hi ? hi : v;
@@ -66,8 +90,10 @@ static inline double as_elem(fg_elem e, double v) {
  * for a constant. */
 static inline int64_t border_ref(int64_t i, int64_t n, fg_border b) {
   switch (b) {
-  case FG_BORDER_CLAMP: return i < 0 ? 0 : i >= n ? n - 1 : i;
-  case FG_BORDER_WRAP: return ((i % n) + n) % n;
+  case FG_BORDER_CLAMP:
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+  case FG_BORDER_WRAP:
+    return ((i % n) + n) % n;
   case FG_BORDER_MIRROR:
     if (n == 1)
       return 0;
@@ -78,7 +104,8 @@ static inline int64_t border_ref(int64_t i, int64_t n, fg_border b) {
     while (i < 0 || i >= n)
       i = i < 0 ? -i - 1 : 2 * n - 1 - i;
     return i;
-  default: return i < 0 || i >= n ? -1 : i;
+  default:
+    return i < 0 || i >= n ? -1 : i;
   }
 }
 
@@ -104,8 +131,8 @@ static inline ref_img ref_from(fg_type t, const void *p) {
 }
 
 /* Element c at (l, y, x) under border b (constant: cval). */
-static inline double ref_at(const ref_img *r, int64_t l, int64_t y,
-                            int64_t x, int c, fg_border b, double cval) {
+static inline double ref_at(const ref_img *r, int64_t l, int64_t y, int64_t x,
+                            int c, fg_border b, double cval) {
   int64_t yy = border_ref(y, r->H, b), xx = border_ref(x, r->W, b);
   if (yy < 0 || xx < 0)
     return cval;

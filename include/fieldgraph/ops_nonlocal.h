@@ -35,7 +35,10 @@
  * REFLECT cba|abcd|dcb (edge repeated; libvips' mirror), WRAP bcd|abcd|abc,
  * CONSTANT a given value (0 in filters). */
 typedef enum fg_border {
-  FG_BORDER_CLAMP, FG_BORDER_MIRROR, FG_BORDER_REFLECT, FG_BORDER_WRAP,
+  FG_BORDER_CLAMP,
+  FG_BORDER_MIRROR,
+  FG_BORDER_REFLECT,
+  FG_BORDER_WRAP,
   FG_BORDER_CONSTANT
 } fg_border;
 
@@ -46,10 +49,13 @@ typedef enum fg_border {
  * covers, weighting partial ones (for shrinking; when growing it is
  * BILINEAR). */
 typedef enum fg_interp {
-  FG_INTERP_NEAREST, FG_INTERP_BILINEAR, FG_INTERP_BICUBIC, FG_INTERP_AREA
+  FG_INTERP_NEAREST,
+  FG_INTERP_BILINEAR,
+  FG_INTERP_BICUBIC,
+  FG_INTERP_AREA
 } fg_interp;
 
-/* ---- filters (non-local) -------------------------------------------------- */
+/* ---- filters (non-local) ------------------------------------------------- */
 
 /* Correlation with a krows x kcols kernel (odd sizes, row-major weights,
  * centred), border rule border; non-local. */
@@ -59,12 +65,11 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
  * sigma 0 takes OpenCV's 0.3 (radius - 1) + 0.8; weights normalized to
  * sum 1; a horizontal pass into an f32 field, then a vertical pass;
  * non-local (two kernels). */
-fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma,
-                           int radius, fg_border border);
+fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
+                           fg_border border);
 /* Mean over the (2 radius + 1)^2 box, separable as fg_gaussian_blur;
  * non-local. */
-fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius,
-                      fg_border border);
+fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius, fg_border border);
 /* Sobel 3x3 derivatives along columns (*gx, [-1 0 1] x [1 2 1]^T) and rows
  * (*gy), as f32 (f64 for f64) fields of in's tensor width, one operator
  * with two outputs; non-local. */
@@ -99,7 +104,7 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
                          int64_t rows, int64_t cols, fg_interp interp,
                          fg_border border, double value);
 
-/* ---- resizing (non-local) -------------------------------------------------- */
+/* ---- resizing (non-local) ------------------------------------------------ */
 
 /* in resampled to rows x cols with interp (clamped edges); non-local. */
 fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
@@ -120,7 +125,7 @@ fg_field *fg_upsample2(fg_graph *g, fg_field *in);
  * truncated (Blur) or +0.5 then truncated (Convolve), with no integer
  * overflow at any radius. */
 typedef struct fg_rect {
-  int64_t x0, y0, x1, y1;    /* columns [x0, x1), rows [y0, y1) */
+  int64_t x0, y0, x1, y1; /* columns [x0, x1), rows [y0, y1) */
 } fg_rect;
 
 /* Gaussian blur, radius 1-25, sigma 0.4 radius + 0.6, a vertical float
@@ -151,7 +156,7 @@ fg_field *fg_intrinsic_histogram_dot(fg_graph *g, fg_field *in,
                                      const float coefficients[4],
                                      const fg_rect *restriction);
 
-/* ---- reductions ------------------------------------------------------------ */
+/* ---- reductions ---------------------------------------------------------- */
 
 /* 0-D sum / minimum / maximum of every tensor, element by element
  * (fg_reduce's rules: integers wrap, fixed float order); reduction. */
