@@ -1,8 +1,9 @@
 /* dsl/ops_hist.c - histograms in the kernel IR: per-row counts in a
- * thread-local array, written to a [rows, bins] field, then summed per
- * bin (fgk_ops_histogram), and fg_histogram, N bins over a range.  No
- * atomics, so any backend gives the same counts; the input is read at
- * explicit coordinates, so its producer is materialized. */
+ * thread-local array (a few rows per thread when bins outnumber a row's
+ * points), written to a [threads, bins] field, then summed per bin
+ * (fgk_ops_histogram), and fg_histogram, N bins over a range.  No atomics, so
+ * any backend gives the same counts; the input is read at explicit coordinates,
+ * so its producer is materialized. */
 #include "ops_impl.h"
 
 #include <stdio.h>
@@ -21,22 +22,34 @@ fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,
     y0 = rect->y0, y1 = rect->y1, x0 = rect->x0, x1 = rect->x1;
   }
   int64_t nrows = layers * (y1 - y0);
+  /* rows per thread: enough points to outweigh the bins each thread
+   * clears and writes, while leaving 64 threads where there are rows */
+  int64_t per = (4 * (int64_t)bins + (x1 - x0) - 1) / (x1 - x0);
+  if (per > nrows / 64)
+    per = nrows / 64;
+  if (per < 1)
+    per = 1;
+  int64_t nthreads = (nrows + per - 1) / per;
   char pname[96];
   snprintf(pname, sizeof pname, "%s.rows", name);
-  fg_type pt = fg_type_vector(count_elem, fg_shape2(nrows, bins), channels);
+  fg_type pt = fg_type_vector(count_elem, fg_shape2(nthreads, bins), channels);
   fg_op *op = fg_op_begin(g, pname, 1, &pt);
-  fg_global_threads(op, fg_shape1(nrows));
+  fg_global_threads(op, fg_shape1(nthreads));
   fg_expr *counts = fg_array(op, count_elem, 1, 2, bins, channels);
-  fg_expr *x = fg_var(op, FG_I32, 1);
-  fg_expr *r = fg_column(op); /* the thread's row of the work */
+  fg_expr *x = fg_var(op, FG_I32, 1), *j = fg_var(op, FG_I32, 1);
+  fg_expr *wr = fg_var(op, FG_I32, 1);
+  fg_expr *r = fg_column(op); /* the thread's index */
+  fg_for(j, fg_int(op, 0), fg_lt(j, fg_int(op, (int32_t)per)), fg_int(op, 1));
+  fg_assign(wr, fg_add(fg_muli(r, (int32_t)per), j)); /* a row of work */
+  fg_if(fg_lt(wr, fg_int(op, (int32_t)nrows)));
   fg_expr *row =
-      fg_addi(fg_mod(r, fg_int(op, (int32_t)(y1 - y0))), (int32_t)y0);
+      fg_addi(fg_mod(wr, fg_int(op, (int32_t)(y1 - y0))), (int32_t)y0);
   fg_for(x, fg_int(op, (int32_t)x0), fg_lt(x, fg_int(op, (int32_t)x1)),
          fg_int(op, 1));
   fg_expr *v = fg_var(op, t.elem, fg_type_tensor_elements(t));
   if (nd == 3)
     fg_assign(v, fg_read_tensor_at(op, in, 3,
-                                   fg_div(r, fg_int(op, (int32_t)(y1 - y0))),
+                                   fg_div(wr, fg_int(op, (int32_t)(y1 - y0))),
                                    row, x));
   else if (nd == 2)
     fg_assign(v, fg_read_tensor_at(op, in, 2, row, x));
@@ -52,7 +65,9 @@ fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,
     if (valid)
       fg_end(op);
   }
-  fg_end(op);
+  fg_end(op); /* x */
+  fg_end(op); /* if */
+  fg_end(op); /* j */
   fg_expr *b = fg_var(op, FG_I32, 1);
   fg_for(b, fg_int(op, 0), fg_lt(b, fg_int(op, bins)), fg_int(op, 1));
   fg_expr *val;
@@ -75,7 +90,7 @@ fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,
   fg_op *sum = fg_op_begin(g, name, 1, &ot);
   fg_expr *acc = fg_var(sum, count_elem, channels);
   fg_expr *i = fg_var(sum, FG_I32, 1);
-  fg_for(i, fg_int(sum, 0), fg_lt(i, fg_int(sum, (int32_t)nrows)),
+  fg_for(i, fg_int(sum, 0), fg_lt(i, fg_int(sum, (int32_t)nthreads)),
          fg_int(sum, 1));
   fg_assign(acc,
             fg_add(acc, fg_read_tensor_at(sum, part, 2, i, fg_column(sum))));

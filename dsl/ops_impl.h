@@ -61,8 +61,8 @@ typedef fg_expr *(*fgk_ops_bin_fn)(fg_op *op, fg_expr *v, int ch,
                                    fg_expr **valid, const void *user);
 
 /* A histogram of in (1-3 dimensions, small tensors) as two operators: one
- * thread per row counts the row's points (restricted to rect's rows and
- * columns when rect is non-NULL) into a per-row field, then one thread
+ * thread per few rows counts their points (restricted to rect's rows and
+ * columns when rect is non-NULL) into a per-thread field, then one thread
  * per bin sums the rows.  Returns a 1-D field of bins points holding
  * channels counts of count_elem (i32 or u32) each. */
 fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,

@@ -335,6 +335,40 @@ START_TEST(test_ops_geometry) {
 }
 END_TEST
 
+START_TEST(test_ops_geometry_photo) {
+  fg_image img = photo("astronaut.png");
+  fg_type t = fg_type_image(FG_U8, img.height, img.width, img.channels);
+  int64_t H = img.height, W = img.width;
+  fg_graph *g = fg_graph_new("geometry photo");
+  fg_field *in = fg_input(g, "in", t);
+  out_n(g, fg_rotate90(g, in, 1));
+  out_n(g, fg_pad(g, in, 40, 3, 1, 77, FG_BORDER_MIRROR, 0));
+  out_n(g, fg_flip(g, fg_crop(g, in, 101, 13, 211, 307), true, false));
+  void *out[3];
+  run_graph(g, img.data, 3, out);
+  int64_t one = 1, pa[2] = {40, 1};
+  expect_geo("photo rotate90", t, img.data, out[0], W, H, map_rot, &one, 0,
+             0);
+  expect_geo("photo pad mirror", t, img.data, out[1], H + 43, W + 78, map_pad,
+             pa, FG_BORDER_MIRROR, 0);
+  /* flip of a crop: column 306 - x + 13, row y + 101 */
+  ref_img r = ref_from(t, img.data);
+  size_t n = 211 * 307 * 3, i = 0;
+  double *w = malloc(n * sizeof *w);
+  for (int64_t y = 0; y < 211; y++)
+    for (int64_t x = 0; x < 307; x++)
+      for (int c = 0; c < 3; c++)
+        w[i++] = ref_at(&r, 0, y + 101, 306 - x + 13, c, FG_BORDER_CLAMP, 0);
+  expect_close("photo crop+flip", FG_U8, out[2], w, n, 0, 0);
+  free(w);
+  free(r.v);
+  for (int k = 0; k < 3; k++)
+    free(out[k]);
+  fg_graph_free(g);
+  fg_image_free(&img);
+}
+END_TEST
+
 /* The warp's source coordinate, as the header defines it, in float with
  * each product rounded (as the library computes it). */
 static float warp_coord(const double *m, int64_t x, int64_t y) {
@@ -817,6 +851,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_filters_random);
   tcase_add_test(tc, test_ops_filters_photo);
   tcase_add_test(tc, test_ops_geometry);
+  tcase_add_test(tc, test_ops_geometry_photo);
   tcase_add_test(tc, test_ops_warp_affine);
   tcase_add_test(tc, test_ops_resize);
   tcase_add_test(tc, test_ops_half_and_double);

@@ -123,7 +123,9 @@ fg_field *fg_upsample2(fg_graph *g, fg_field *in);
  * clamped at its edges.  Where the Toolkit's C++ and Kotlin differ these
  * follow the C++: Blur and Convolve accumulate in float and the result is
  * truncated (Blur) or +0.5 then truncated (Convolve), with no integer
- * overflow at any radius. */
+ * overflow at any radius.  The float steps are those of the Toolkit's
+ * portable C++ (its SIMD paths may differ in the last bit), computed
+ * without contraction, so results are the same bits on every backend. */
 typedef struct fg_rect {
   int64_t x0, y0, x1, y1; /* columns [x0, x1), rows [y0, y1) */
 } fg_rect;
@@ -175,22 +177,25 @@ fg_field *fg_reduce_mean(fg_graph *g, fg_field *in);
 /* op (sum, min, max, prod) over the axes in the mask: x[N,H,W] vec4 over
  * FG_AXIS(0) is [1,H,W] vec4 with keepdims, [H,W] vec4 without; over
  * FG_AXIS_TENSOR each point's elements combine into a scalar.  Sums and
- * products run in the element type in index order (integers wrap); the
- * result is a field.  Fusion: over the tensor only it is pointwise; over
- * every field axis it is a reduction (producers fuse into it); over some
- * field axes it is non-local (its producer is materialized, its
- * pointwise consumers fuse after it). */
+ * products run in the element type (integers wrap), field axes first
+ * (over some of them in index order, over all in fg_reduce's fixed
+ * order), then the tensor's elements in order; the result is a field.
+ * Fusion: over the tensor only it is pointwise; over every field axis it
+ * is a reduction (producers fuse into it); over some field axes it is
+ * non-local (its producer is materialized, its pointwise consumers fuse
+ * after it). */
 fg_field *fg_reduce_axes(fg_graph *g, const char *name, fg_reduce_op op,
                          fg_field *in, unsigned axes, bool keepdims);
-/* Mean over the axes: the sum in f32 (f64 for f64) divided by the count;
- * fusion as fg_reduce_axes. */
+/* Mean over the axes: the sum in f32 (f64 for f64 and 64-bit integers)
+ * divided by the count (field axes, then the tensor's); fusion as
+ * fg_reduce_axes. */
 fg_field *fg_mean_axes(fg_graph *g, const char *name, fg_field *in,
                        unsigned axes, bool keepdims);
 
 /* Histogram of a scalar field: bins counts (u32, a 1-D field of bins
  * points) of floor((v - lo) / (hi - lo) * bins) for lo <= v < hi (v ==
  * hi counts in the last bin, as numpy; values outside and NaN are
- * ignored); reduction (two kernels: per-row counts, then their sum). */
+ * ignored); reduction (two kernels: counts per few rows, then their sum). */
 fg_field *fg_histogram(fg_graph *g, fg_field *in, int bins, double lo,
                        double hi);
 
