@@ -57,8 +57,9 @@ typedef enum fg_interp {
 
 /* ---- filters (non-local) ------------------------------------------------- */
 
-/* Correlation with a krows x kcols kernel (odd sizes, row-major weights,
- * centred), border rule border; non-local. */
+/* Correlation with a krows x kcols kernel (odd sizes up to 63, row-major
+ * weights, centred; taps of weight 0 are skipped), border rule border;
+ * non-local. */
 fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
                       const float *weights, fg_border border);
 /* Separable Gaussian: sigma > 0 and radius 0 takes radius ceil(3 sigma);
