@@ -36,6 +36,10 @@ void bench_w4(fg_context *ctx);
  * kind is the backend to make fresh contexts of. */
 void bench_w5(fg_backend_kind kind);
 
+/* W6 operator library: Gaussian blur, 3x3 convolution, bilinear resize,
+ * histogram (float 4096 x 4096) and the axis-0 sum of [64, 512, 512]. */
+void bench_w6(fg_context *ctx);
+
 /* The 8-node W1 graph over a size x size float4 image (shared by W1 and
  * W5). */
 fg_graph *bench_w1_graph(int64_t size);

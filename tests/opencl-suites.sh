@@ -13,7 +13,8 @@ fi
 status=0
 for suite in check_dsl check_run check_examples check_reduce check_builtins \
     check_fuse check_async check_rs check_math check_ops_pointwise \
-    check_ops_intrinsics check_badinput check_rs_runtime; do
+    check_ops_intrinsics check_badinput check_rs_runtime check_ops_nonlocal \
+    check_ops_nl_intrinsics; do
   echo "== $suite on OpenCL"
   FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || status=1
 done

@@ -14,8 +14,6 @@
 #define FIELDGRAPH_OPS_H
 
 #include "ops_pointwise.h"
-#if __has_include("ops_nonlocal.h")
 #include "ops_nonlocal.h"
-#endif
 
 #endif

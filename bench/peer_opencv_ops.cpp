@@ -1,0 +1,65 @@
+// bench/peer_opencv_ops.cpp - the OpenCV peer of W6 (see peers_ops.h):
+// OpenCV's own calls on Mats wrapping the caller's memory.
+#include "bench.h"
+#include "peers_ops.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace {
+
+template <class F> double median_of(F &f) {
+  return bench_median([](void *p) { (*static_cast<F *>(p))(); }, &f, -1, -1);
+}
+
+} // namespace
+
+extern "C" double peer_cv_gaussian(const float *in, float *out, int w, int h,
+                                   double sigma, int radius) {
+  cv::Mat a(h, w, CV_32F, const_cast<float *>(in)), b(h, w, CV_32F, out);
+  auto f = [&] {
+    cv::GaussianBlur(a, b, cv::Size(2 * radius + 1, 2 * radius + 1), sigma,
+                     sigma, cv::BORDER_REPLICATE);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_filter3x3(const float *in, float *out, int w, int h,
+                                    const float *k) {
+  cv::Mat a(h, w, CV_32F, const_cast<float *>(in)), b(h, w, CV_32F, out);
+  cv::Mat kern(3, 3, CV_32F, const_cast<float *>(k));
+  auto f = [&] {
+    cv::filter2D(a, b, CV_32F, kern, cv::Point(-1, -1), 0,
+                 cv::BORDER_REPLICATE);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_resize(const float *in, float *out, int w, int h,
+                                 int ow, int oh) {
+  cv::Mat a(h, w, CV_32F, const_cast<float *>(in)), b(oh, ow, CV_32F, out);
+  auto f = [&] { cv::resize(a, b, b.size(), 0, 0, cv::INTER_LINEAR); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_hist(const float *in, int64_t n, int bins, float lo,
+                               float hi, float *counts) {
+  cv::Mat a((int)(n / 4096), 4096, CV_32F, const_cast<float *>(in));
+  cv::Mat h;
+  int channels[] = {0}, sizes[] = {bins};
+  float range[] = {lo, hi};
+  const float *ranges[] = {range};
+  auto f = [&] {
+    cv::calcHist(&a, 1, channels, cv::Mat(), h, 1, sizes, ranges);
+  };
+  double s = median_of(f);
+  for (int i = 0; i < bins; i++)
+    counts[i] = h.at<float>(i);
+  return s;
+}
+
+extern "C" double peer_cv_sum_rows(const float *in, int n, int m, float *out) {
+  cv::Mat a(n, m, CV_32F, const_cast<float *>(in)), b(1, m, CV_32F, out);
+  auto f = [&] { cv::reduce(a, b, 0, cv::REDUCE_SUM, CV_32F); };
+  return median_of(f);
+}

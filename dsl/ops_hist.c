@@ -1,0 +1,146 @@
+/* dsl/ops_hist.c - histograms in the kernel IR: per-row counts in a
+ * thread-local array (a few rows per thread when bins outnumber a row's
+ * points), written to a [threads, bins] field, then summed per bin
+ * (fgk_ops_histogram), and fg_histogram, N bins over a range.  No atomics, so
+ * any backend gives the same counts; the input is read at explicit coordinates,
+ * so its producer is materialized. */
+#include "ops_nl_impl.h"
+
+#include <stdio.h>
+
+fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,
+                            int bins, int channels, fg_elem count_elem,
+                            fgk_ops_bin_fn fn, const void *user,
+                            const fg_restriction *rect) {
+  fg_type t = fg_field_type(in);
+  int nd = t.field.ndim;
+  int64_t cols = t.field.dim[nd - 1];
+  int64_t h = nd >= 2 ? t.field.dim[nd - 2] : 1;
+  int64_t layers = nd == 3 ? t.field.dim[0] : 1;
+  int64_t y0 = 0, y1 = h, x0 = 0, x1 = cols;
+  if (rect) {
+    y0 = rect->y0, y1 = rect->y1, x0 = rect->x0, x1 = rect->x1;
+  }
+  int64_t nrows = layers * (y1 - y0);
+  /* rows per thread: enough points to outweigh the bins each thread
+   * clears and writes, while leaving 64 threads where there are rows */
+  int64_t per = (4 * (int64_t)bins + (x1 - x0) - 1) / (x1 - x0);
+  if (per > nrows / 64)
+    per = nrows / 64;
+  if (per < 1)
+    per = 1;
+  int64_t nthreads = (nrows + per - 1) / per;
+  char pname[96];
+  snprintf(pname, sizeof pname, "%s.rows", name);
+  fg_type pt = fg_type_vector(count_elem, fg_shape2(nthreads, bins), channels);
+  fg_op *op = fg_op_begin(g, pname, 1, &pt);
+  fg_global_threads(op, fg_shape1(nthreads));
+  fg_expr *counts = fg_array(op, count_elem, 1, 2, bins, channels);
+  fg_expr *x = fg_var(op, FG_I32, 1), *j = fg_var(op, FG_I32, 1);
+  fg_expr *wr = fg_var(op, FG_I32, 1);
+  fg_expr *r = fg_column(op); /* the thread's index */
+  fg_for(j, fg_int(op, 0), fg_lt(j, fg_int(op, (int32_t)per)), fg_int(op, 1));
+  fg_assign(wr, fg_add(fg_muli(r, (int32_t)per), j)); /* a row of work */
+  fg_if(fg_lt(wr, fg_int(op, (int32_t)nrows)));
+  fg_expr *row =
+      fg_addi(fg_mod(wr, fg_int(op, (int32_t)(y1 - y0))), (int32_t)y0);
+  fg_for(x, fg_int(op, (int32_t)x0), fg_lt(x, fg_int(op, (int32_t)x1)),
+         fg_int(op, 1));
+  fg_expr *v = fg_var(op, t.elem, fg_type_tensor_elements(t));
+  if (nd == 3)
+    fg_assign(v, fg_read_tensor_at(op, in, 3,
+                                   fg_div(wr, fg_int(op, (int32_t)(y1 - y0))),
+                                   row, x));
+  else if (nd == 2)
+    fg_assign(v, fg_read_tensor_at(op, in, 2, row, x));
+  else
+    fg_assign(v, fg_read_tensor_at(op, in, 1, x));
+  for (int ch = 0; ch < channels; ch++) {
+    fg_expr *valid = NULL;
+    fg_expr *b = fn(op, v, ch, &valid, user);
+    if (valid)
+      fg_if(valid);
+    fg_expr *cell = fg_at(counts, 2, b, fg_int(op, ch));
+    fg_assign(cell, fg_add(cell, fg_convert(fg_int(op, 1), count_elem, 1)));
+    if (valid)
+      fg_end(op);
+  }
+  fg_end(op); /* x */
+  fg_end(op); /* if */
+  fg_end(op); /* j */
+  fg_expr *b = fg_var(op, FG_I32, 1);
+  fg_for(b, fg_int(op, 0), fg_lt(b, fg_int(op, bins)), fg_int(op, 1));
+  fg_expr *val;
+  if (channels == 1) {
+    val = fg_at(counts, 2, b, fg_int(op, 0));
+  } else {
+    fg_expr *c[4];
+    for (int ch = 0; ch < channels; ch++)
+      c[ch] = fg_at(counts, 2, b, fg_int(op, ch));
+    val = fg_vector(count_elem, channels, channels, c[0], c[1],
+                    channels > 2 ? c[2] : NULL, channels > 3 ? c[3] : NULL);
+  }
+  fg_write_tensor_at(op, 0, val, 2, r, b);
+  fg_end(op);
+  fg_field *part = fg_op_end(op);
+  if (!part)
+    return NULL;
+
+  fg_type ot = fg_type_vector(count_elem, fg_shape1(bins), channels);
+  fg_op *sum = fg_op_begin(g, name, 1, &ot);
+  fg_expr *acc = fg_var(sum, count_elem, channels);
+  fg_expr *i = fg_var(sum, FG_I32, 1);
+  fg_for(i, fg_int(sum, 0), fg_lt(i, fg_int(sum, (int32_t)nthreads)),
+         fg_int(sum, 1));
+  fg_assign(acc,
+            fg_add(acc, fg_read_tensor_at(sum, part, 2, i, fg_column(sum))));
+  fg_end(sum);
+  fg_write_tensor(sum, 0, acc);
+  return fg_op_end(sum);
+}
+
+typedef struct range {
+  double lo, hi, scale;
+  int bins;
+  fg_elem acc;
+} range;
+
+static fg_expr *range_bin(fg_op *op, fg_expr *v, int ch, fg_expr **valid,
+                          const void *user) {
+  (void)ch;
+  const range *r = user;
+  fg_expr *f = fg_var(op, r->acc, 1);
+  fg_assign(f, fg_convert(v, r->acc, 1));
+  *valid = fg_land(fg_ge(f, fgk_ops_flit(op, r->acc, r->lo)),
+                   fg_le(f, fgk_ops_flit(op, r->acc, r->hi)));
+  fg_expr *s = fg_var(op, r->acc, 1);
+  fg_assign(s, fg_sub(f, fgk_ops_flit(op, r->acc, r->lo)));
+  fg_assign(s, fg_mul(s, fgk_ops_flit(op, r->acc, r->scale)));
+  return fg_min(fg_max(fg_convert(fg_floor(s), FG_I32, 1), fg_int(op, 0)),
+                fg_int(op, r->bins - 1));
+}
+
+fg_field *fg_histogram(fg_graph *g, fg_field *in, int bins, double lo,
+                       double hi) {
+  if (!fgk_ops_ready(g, in))
+    return NULL;
+  fg_type t = fg_field_type(in);
+  char ts[128];
+  if (t.field.ndim < 1 || fg_type_tensor_elements(t) != 1) {
+    fg_graph_set_error(g, FG_ETYPE,
+                       "histogram: field '%s' is %s; expected "
+                       "a field of 1 to 3 dimensions holding scalars",
+                       fg_field_name(in), fg_type_str(t, ts, sizeof ts));
+    return NULL;
+  }
+  if (bins < 1 || bins > 16384 || !(lo < hi)) {
+    fg_graph_set_error(g, FG_EINVAL,
+                       "histogram: %d bins over [%g, %g]; "
+                       "expected 1 to 16384 bins and lo < hi",
+                       bins, lo, hi);
+    return NULL;
+  }
+  range r = {lo, hi, bins / (hi - lo), bins, fgk_ops_acc(t.elem)};
+  return fgk_ops_histogram(g, "histogram", in, bins, 1, FG_U32, range_bin, &r,
+                           NULL);
+}

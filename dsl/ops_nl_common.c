@@ -1,0 +1,128 @@
+/* dsl/ops_nl_common.c - the checks, border rules and conversions the
+ * operator library shares (dsl/ops_nl_impl.h).  Built on the public builder
+ * API only. */
+#include "ops_nl_impl.h"
+
+bool fgk_ops_ready(fg_graph *g, fg_field *f) {
+  return g && fg_graph_status(g) == FG_OK && f;
+}
+
+bool fgk_ops_image(fg_graph *g, const char *opname, fg_field *f) {
+  if (!fgk_ops_ready(g, f))
+    return false;
+  fg_type t = fg_field_type(f);
+  char ts[128];
+  if (t.field.ndim < 2) {
+    fg_graph_set_error(g, FG_ESHAPE,
+                       "%s: field '%s' is %s; expected 2 "
+                       "dimensions (rows, columns) or 3 (layers of them)",
+                       opname, fg_field_name(f), fg_type_str(t, ts, sizeof ts));
+    return false;
+  }
+  if (fg_type_is_big(t)) {
+    fg_graph_set_error(g, FG_ETYPE,
+                       "%s: field '%s' is %s; expected small "
+                       "tensors (at most %d channels)",
+                       opname, fg_field_name(f), fg_type_str(t, ts, sizeof ts),
+                       FG_MAX_SMALL_TENSOR);
+    return false;
+  }
+  return true;
+}
+
+bool fgk_ops_elem(fg_graph *g, const char *opname, fg_field *f, unsigned mask,
+                  const char *want) {
+  if (!fgk_ops_ready(g, f))
+    return false;
+  fg_type t = fg_field_type(f);
+  if (mask >> t.elem & 1)
+    return true;
+  char ts[128];
+  fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected %s", opname,
+                     fg_field_name(f), fg_type_str(t, ts, sizeof ts), want);
+  return false;
+}
+
+int64_t fgk_ops_rows(fg_field *f) {
+  fg_type t = fg_field_type(f);
+  return t.field.dim[t.field.ndim - 2];
+}
+
+int64_t fgk_ops_cols(fg_field *f) {
+  fg_type t = fg_field_type(f);
+  return t.field.dim[t.field.ndim - 1];
+}
+
+fg_expr *fgk_ops_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col) {
+  if (fg_field_type(f).field.ndim == 3)
+    return fg_read_tensor_at(op, f, 3, fg_layer(op), row, col);
+  return fg_read_tensor_at(op, f, 2, row, col);
+}
+
+fg_expr *fgk_ops_border_index(fg_op *op, fg_expr *i, int64_t n, int b) {
+  int32_t ni = (int32_t)n;
+  switch (b) {
+  case FG_BORDER_MIRROR: {
+    /* period 2n - 2, symmetric about 0 and n - 1 */
+    if (ni == 1)
+      return fg_int(op, 0);
+    int32_t p = 2 * ni - 2;
+    fg_expr *m = fg_mod(fg_max(i, fg_neg(i)), fg_int(op, p));
+    return fg_min(m, fg_sub(fg_int(op, p), m));
+  }
+  case FG_BORDER_REFLECT: {
+    /* period 2n, symmetric about -0.5 and n - 0.5 */
+    int32_t p = 2 * ni;
+    fg_expr *j = fg_max(i, fg_sub(fg_int(op, -1), i));
+    fg_expr *m = fg_mod(j, fg_int(op, p));
+    return fg_min(m, fg_sub(fg_int(op, p - 1), m));
+  }
+  case FG_BORDER_WRAP: {
+    fg_expr *nn = fg_int(op, ni);
+    return fg_mod(fg_add(fg_mod(i, nn), nn), fg_int(op, ni));
+  }
+  default:
+    return i; /* clamp: the read clamps; constant: tested by caller */
+  }
+}
+
+fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
+                             int b, double value) {
+  int64_t rows = fgk_ops_rows(f), cols = fgk_ops_cols(f);
+  if (b != FG_BORDER_CONSTANT)
+    return fgk_ops_read(op, f, fgk_ops_border_index(op, row, rows, b),
+                        fgk_ops_border_index(op, col, cols, b));
+  fg_type t = fg_field_type(f);
+  int n = fg_type_tensor_elements(t);
+  fg_expr *v = fg_var(op, t.elem, n);
+  fg_expr *inside = fg_land(
+      fg_land(fg_ge(row, fg_int(op, 0)), fg_lt(row, fg_int(op, (int)rows))),
+      fg_land(fg_ge(col, fg_int(op, 0)), fg_lt(col, fg_int(op, (int)cols))));
+  fg_if(inside);
+  fg_assign(v, fgk_ops_read(op, f, row, col));
+  fg_else(op);
+  fg_expr *k = t.elem == FG_F64   ? fg_double(op, value)
+               : t.elem == FG_F32 ? fg_float(op, (float)value)
+                                  : fg_long(op, (int64_t)value);
+  fg_assign(v, fg_convert(k, t.elem, n));
+  fg_end(op);
+  return v;
+}
+
+fg_elem fgk_ops_acc(fg_elem e) {
+  return e == FG_F64 ? FG_F64 : FG_F32;
+}
+
+fg_expr *fgk_ops_to_acc(fg_expr *v, fg_elem acc) {
+  return fg_convert(v, acc, fg_expr_width(v));
+}
+
+fg_expr *fgk_ops_from_acc(fg_expr *v, fg_elem elem) {
+  if (elem == FG_F32 || elem == FG_F64)
+    return fg_convert(v, elem, fg_expr_width(v));
+  return fg_convert_sat(v, elem, fg_expr_width(v));
+}
+
+fg_expr *fgk_ops_flit(fg_op *op, fg_elem acc, double v) {
+  return acc == FG_F64 ? fg_double(op, v) : fg_float(op, (float)v);
+}

@@ -1,0 +1,869 @@
+/* tests/check_ops_nonlocal.c - the operator library's filters, geometry,
+ * resizing, histograms and reductions on the backend $FG_TEST_BACKEND
+ * names, each against a plain C loop written here (in double, from the
+ * definitions in fieldgraph/ops_nonlocal.h, border rules by cases), on
+ * random data of several element types and tensor widths, odd and
+ * degenerate sizes (1x1, 1xN, primes, layers) and a photo.
+ *
+ * Tolerances: exact for copies (geometry, nearest resize, median,
+ * histograms, min, max, integer sums); float results within 1e-3 + 1e-5
+ * |v| (the library computes in f32, the references in double); integer
+ * results of float filters within 1 (a float sum rounding to the other
+ * side of .5).  Axis reductions fused and unfused are bit-identical. */
+#include "ops_ref.h"
+
+#define RTOL 1e-5
+
+static double atol_of(fg_elem e) {
+  return e == FG_F32 || e == FG_F64 ? 1e-3 : 1.0;
+}
+
+static const fg_border borders[5] = {FG_BORDER_CLAMP, FG_BORDER_MIRROR,
+                                     FG_BORDER_REFLECT, FG_BORDER_WRAP,
+                                     FG_BORDER_CONSTANT};
+static const char *const border_names[5] = {"clamp", "mirror", "reflect",
+                                            "wrap", "constant"};
+
+static size_t ref_n(const ref_img *r) {
+  return (size_t)(r->L * r->H * r->W * r->C);
+}
+
+/* Correlation with a kr x kc kernel in double. */
+static double *conv_ref(const ref_img *r, int kr, int kc, const double *w,
+                        fg_border b) {
+  double *o = malloc(ref_n(r) * sizeof *o);
+  size_t i = 0;
+  for (int64_t l = 0; l < r->L; l++)
+    for (int64_t y = 0; y < r->H; y++)
+      for (int64_t x = 0; x < r->W; x++)
+        for (int c = 0; c < r->C; c++, i++) {
+          double acc = 0;
+          for (int k = 0; k < kr * kc; k++)
+            acc += w[k] * ref_at(r, l, y + k / kc - kr / 2, x + k % kc - kc / 2,
+                                 c, b, 0);
+          o[i] = acc;
+        }
+  return o;
+}
+
+/* Separable filter with 1-D weights w[0..2 rad]: rows, then columns. */
+static double *sep_ref(const ref_img *r, int rad, const double *w,
+                       fg_border b) {
+  ref_img t = *r;
+  t.v = conv_ref(r, 1, 2 * rad + 1, w, b);
+  double *o = conv_ref(&t, 2 * rad + 1, 1, w, b);
+  free(t.v);
+  return o;
+}
+
+static void round_to(fg_elem e, double *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    v[i] = as_elem(e, v[i]);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double *median_ref(const ref_img *r) {
+  double *o = malloc(ref_n(r) * sizeof *o);
+  size_t i = 0;
+  for (int64_t l = 0; l < r->L; l++)
+    for (int64_t y = 0; y < r->H; y++)
+      for (int64_t x = 0; x < r->W; x++)
+        for (int c = 0; c < r->C; c++, i++) {
+          double v[9];
+          for (int k = 0; k < 9; k++)
+            v[k] = ref_at(r, l, y + k / 3 - 1, x + k % 3 - 1, c,
+                          FG_BORDER_CLAMP, 0);
+          qsort(v, 9, sizeof *v, cmp_double);
+          o[i] = v[4];
+        }
+  return o;
+}
+
+/* Every filter under every border rule on one field type. */
+static void filters_on(fg_type t, const void *data, const char *label) {
+  static const float k35[15] = {0.1f,    -0.2f, 0.3f,  0.05f,   0.5f,
+                                1.0f,    0.25f, 0,     -0.125f, 0.2f,
+                                0.0625f, 0.3f,  -0.1f, 0.15f,   0.01f};
+  fg_graph *g = fg_graph_new("filters");
+  fg_field *in = fg_input(g, "in", t);
+  for (int b = 0; b < 5; b++) {
+    out_n(g, fg_convolve(g, in, 3, 5, k35, borders[b]));
+    out_n(g, fg_gaussian_blur(g, in, 1.2, 0, borders[b]));
+  }
+  out_n(g, fg_box_blur(g, in, 2, FG_BORDER_REFLECT));
+  fg_field *gx, *gy;
+  fg_sobel(g, in, FG_BORDER_MIRROR, &gx, &gy);
+  out_n(g, gx);
+  out_n(g, gy);
+  out_n(g, fg_median3x3(g, in));
+  void *out[14];
+  run_graph(g, data, 14, out);
+  ref_img r = ref_from(t, data);
+  size_t n = ref_n(&r);
+  double kd[15], gw[9], bw[5], sum = 0;
+  for (int i = 0; i < 15; i++)
+    kd[i] = k35[i];
+  for (int i = -4; i <= 4; i++)
+    sum += gw[i + 4] = exp(-(double)(i * i) / (2 * 1.2 * 1.2));
+  for (int i = 0; i < 9; i++)
+    gw[i] /= sum;
+  for (int i = 0; i < 5; i++)
+    bw[i] = 0.2;
+  char what[128];
+  for (int b = 0; b < 5; b++) {
+    double *w = conv_ref(&r, 3, 5, kd, borders[b]);
+    round_to(t.elem, w, n);
+    snprintf(what, sizeof what, "%s convolve %s", label, border_names[b]);
+    expect_close(what, t.elem, out[2 * b], w, n, atol_of(t.elem), RTOL);
+    free(w);
+    w = sep_ref(&r, 4, gw, borders[b]);
+    round_to(t.elem, w, n);
+    snprintf(what, sizeof what, "%s gaussian %s", label, border_names[b]);
+    expect_close(what, t.elem, out[2 * b + 1], w, n, atol_of(t.elem), RTOL);
+    free(w);
+  }
+  double *w = sep_ref(&r, 2, bw, FG_BORDER_REFLECT);
+  round_to(t.elem, w, n);
+  snprintf(what, sizeof what, "%s box", label);
+  expect_close(what, t.elem, out[10], w, n, atol_of(t.elem), RTOL);
+  free(w);
+  static const double sx[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
+  static const double sy[9] = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
+  fg_elem fe = t.elem == FG_F64 ? FG_F64 : FG_F32;
+  w = conv_ref(&r, 3, 3, sx, FG_BORDER_MIRROR);
+  snprintf(what, sizeof what, "%s sobel x", label);
+  expect_close(what, fe, out[11], w, n, 1e-3, RTOL);
+  free(w);
+  w = conv_ref(&r, 3, 3, sy, FG_BORDER_MIRROR);
+  snprintf(what, sizeof what, "%s sobel y", label);
+  expect_close(what, fe, out[12], w, n, 1e-3, RTOL);
+  free(w);
+  w = median_ref(&r);
+  snprintf(what, sizeof what, "%s median", label);
+  expect_close(what, t.elem, out[13], w, n, 0, 0);
+  free(w);
+  for (int i = 0; i < 14; i++)
+    free(out[i]);
+  free(r.v);
+  fg_graph_free(g);
+}
+
+START_TEST(test_ops_filters_random) {
+  struct {
+    fg_type t;
+    const char *label;
+  } cases[] = {
+      {fg_type_image(FG_U8, 37, 29, 4), "u8x4 37x29"},
+      {fg_type_scalar(FG_F32, fg_shape2(1, 1)), "f32 1x1"},
+      {fg_type_vector(FG_F32, fg_shape2(1, 17), 2), "f32x2 1x17"},
+      {fg_type_vector(FG_U16, fg_shape3(3, 13, 11), 3), "u16x3 3x13x11"},
+  };
+  for (int i = 0; i < 4; i++) {
+    size_t n = fg_type_bytes(cases[i].t) / fg_elem_size(cases[i].t.elem);
+    void *d = random_data(cases[i].t.elem, n, 10 + i);
+    filters_on(cases[i].t, d, cases[i].label);
+    free(d);
+  }
+}
+END_TEST
+
+/* A bundled photo as a u8 field. */
+static fg_image photo(const char *name) {
+  char path[1024], err[256];
+  fg_image img;
+  ck_assert_msg(fg_image_read(tu_sample(name, path, sizeof path), &img, err,
+                              sizeof err) == FG_OK,
+                "%s", err);
+  return img;
+}
+
+START_TEST(test_ops_filters_photo) {
+  fg_image img = photo("coffee.png");
+  fg_type t = fg_type_image(FG_U8, img.height, img.width, img.channels);
+  fg_graph *g = fg_graph_new("photo");
+  fg_field *in = fg_input(g, "in", t);
+  static const float sharpen[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
+  out_n(g, fg_gaussian_blur(g, in, 2.0, 0, FG_BORDER_MIRROR));
+  out_n(g, fg_convolve(g, in, 3, 3, sharpen, FG_BORDER_CLAMP));
+  out_n(g, fg_median3x3(g, in));
+  void *out[3];
+  run_graph(g, img.data, 3, out);
+  ref_img r = ref_from(t, img.data);
+  size_t n = ref_n(&r);
+  double gw[13], sum = 0, kd[9];
+  for (int i = -6; i <= 6; i++)
+    sum += gw[i + 6] = exp(-(double)(i * i) / 8.0);
+  for (int i = 0; i < 13; i++)
+    gw[i] /= sum;
+  for (int i = 0; i < 9; i++)
+    kd[i] = sharpen[i];
+  double *w = sep_ref(&r, 6, gw, FG_BORDER_MIRROR);
+  round_to(FG_U8, w, n);
+  expect_close("photo gaussian", FG_U8, out[0], w, n, 1, 0);
+  free(w);
+  w = conv_ref(&r, 3, 3, kd, FG_BORDER_CLAMP);
+  round_to(FG_U8, w, n);
+  expect_close("photo sharpen", FG_U8, out[1], w, n, 1, 0);
+  free(w);
+  w = median_ref(&r);
+  expect_close("photo median", FG_U8, out[2], w, n, 0, 0);
+  free(w);
+  for (int i = 0; i < 3; i++)
+    free(out[i]);
+  free(r.v);
+  fg_graph_free(g);
+  fg_image_free(&img);
+}
+END_TEST
+
+/* out(l, y, x) = in(l, fy(y, x), fx(y, x)) for a geometric map. */
+typedef void (*geo_map)(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
+                        int64_t *sx, const int64_t *arg);
+
+static void map_flip(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
+                     int64_t *sx, const int64_t *a) {
+  *sy = a[1] ? H - 1 - y : y;
+  *sx = a[0] ? W - 1 - x : x;
+}
+static void map_transpose(int64_t y, int64_t x, int64_t H, int64_t W,
+                          int64_t *sy, int64_t *sx, const int64_t *a) {
+  (void)H, (void)W, (void)a;
+  *sy = x;
+  *sx = y;
+}
+/* clockwise quarter turns, one at a time on the destination */
+static void map_rot(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
+                    int64_t *sx, const int64_t *a) {
+  int k = (int)(((a[0] % 4) + 4) % 4);
+  for (int i = 0; i < k; i++) {
+    /* one clockwise turn of an h x w image: out(y, x) = in(h-1-x, y) where
+     * h is the source height of that step */
+    int64_t h = (k - i) % 2 ? H : W;
+    int64_t ny = h - 1 - x, nx = y;
+    y = ny, x = nx;
+  }
+  (void)W;
+  *sy = y;
+  *sx = x;
+}
+static void map_crop(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
+                     int64_t *sx, const int64_t *a) {
+  (void)H, (void)W;
+  *sy = y + a[0];
+  *sx = x + a[1];
+}
+
+static void expect_geo(const char *what, fg_type t, const void *in,
+                       const void *got, int64_t oh, int64_t ow, geo_map f,
+                       const int64_t *arg, fg_border b, double cval) {
+  ref_img r = ref_from(t, in);
+  size_t n = (size_t)(r.L * oh * ow * r.C), i = 0;
+  double *w = malloc(n * sizeof *w + 8);
+  for (int64_t l = 0; l < r.L; l++)
+    for (int64_t y = 0; y < oh; y++)
+      for (int64_t x = 0; x < ow; x++) {
+        int64_t sy, sx;
+        f(y, x, r.H, r.W, &sy, &sx, arg);
+        for (int c = 0; c < r.C; c++)
+          w[i++] = ref_at(&r, l, sy, sx, c, b, cval);
+      }
+  expect_close(what, t.elem, got, w, n, 0, 0);
+  free(w);
+  free(r.v);
+}
+
+static void map_pad(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
+                    int64_t *sx, const int64_t *a) {
+  (void)H, (void)W;
+  *sy = y - a[0];
+  *sx = x - a[1];
+}
+
+START_TEST(test_ops_geometry) {
+  fg_shape shapes[4] = {fg_shape2(7, 5), fg_shape2(1, 1), fg_shape2(1, 13),
+                        fg_shape3(3, 4, 6)};
+  for (int s = 0; s < 4; s++) {
+    fg_type t = fg_type_vector(FG_U16, shapes[s], 2);
+    int nd = t.field.ndim;
+    int64_t H = t.field.dim[nd - 2], W = t.field.dim[nd - 1];
+    void *d = random_data(FG_U16, fg_type_bytes(t) / 2, 40 + s);
+    fg_graph *g = fg_graph_new("geometry");
+    fg_field *in = fg_input(g, "in", t);
+    out_n(g, fg_flip(g, in, true, false));
+    out_n(g, fg_flip(g, in, false, true));
+    out_n(g, fg_flip(g, in, true, true));
+    out_n(g, fg_transpose(g, in));
+    static const int turns[6] = {-1, 0, 1, 2, 3, 5};
+    for (int k = 0; k < 6; k++)
+      out_n(g, fg_rotate90(g, in, turns[k]));
+    out_n(g, fg_crop(g, in, H / 2, W / 3, H - H / 2, W - W / 3));
+    for (int b = 0; b < 5; b++)
+      out_n(g, fg_pad(g, in, 3, 5, 7, 2, borders[b], 4321));
+    void *out[16];
+    run_graph(g, d, 16, out);
+    int64_t a[2][2] = {{1, 0}, {0, 1}}, hv[2] = {1, 1};
+    expect_geo("flip h", t, d, out[0], H, W, map_flip, a[0], 0, 0);
+    expect_geo("flip v", t, d, out[1], H, W, map_flip, a[1], 0, 0);
+    expect_geo("flip hv", t, d, out[2], H, W, map_flip, hv, 0, 0);
+    expect_geo("transpose", t, d, out[3], W, H, map_transpose, NULL, 0, 0);
+    for (int k = 0; k < 6; k++) {
+      int64_t arg = turns[k];
+      bool odd = ((turns[k] % 4) + 4) % 2;
+      char what[64];
+      snprintf(what, sizeof what, "rotate90 %d (shape %d)", turns[k], s);
+      expect_geo(what, t, d, out[4 + k], odd ? W : H, odd ? H : W, map_rot,
+                 &arg, 0, 0);
+    }
+    int64_t ca[2] = {H / 2, W / 3};
+    expect_geo("crop", t, d, out[10], H - H / 2, W - W / 3, map_crop, ca, 0, 0);
+    for (int b = 0; b < 5; b++) {
+      int64_t pa[2] = {3, 7};
+      char what[64];
+      snprintf(what, sizeof what, "pad %s (shape %d)", border_names[b], s);
+      expect_geo(what, t, d, out[11 + b], H + 8, W + 9, map_pad, pa, borders[b],
+                 4321);
+    }
+    for (int i = 0; i < 16; i++)
+      free(out[i]);
+    free(d);
+    fg_graph_free(g);
+  }
+}
+END_TEST
+
+START_TEST(test_ops_geometry_photo) {
+  fg_image img = photo("astronaut.png");
+  fg_type t = fg_type_image(FG_U8, img.height, img.width, img.channels);
+  int64_t H = img.height, W = img.width;
+  fg_graph *g = fg_graph_new("geometry photo");
+  fg_field *in = fg_input(g, "in", t);
+  out_n(g, fg_rotate90(g, in, 1));
+  out_n(g, fg_pad(g, in, 40, 3, 1, 77, FG_BORDER_MIRROR, 0));
+  out_n(g, fg_flip(g, fg_crop(g, in, 101, 13, 211, 307), true, false));
+  void *out[3];
+  run_graph(g, img.data, 3, out);
+  int64_t one = 1, pa[2] = {40, 1};
+  expect_geo("photo rotate90", t, img.data, out[0], W, H, map_rot, &one, 0,
+             0);
+  expect_geo("photo pad mirror", t, img.data, out[1], H + 43, W + 78, map_pad,
+             pa, FG_BORDER_MIRROR, 0);
+  /* flip of a crop: column 306 - x + 13, row y + 101 */
+  ref_img r = ref_from(t, img.data);
+  size_t n = 211 * 307 * 3, i = 0;
+  double *w = malloc(n * sizeof *w);
+  for (int64_t y = 0; y < 211; y++)
+    for (int64_t x = 0; x < 307; x++)
+      for (int c = 0; c < 3; c++)
+        w[i++] = ref_at(&r, 0, y + 101, 306 - x + 13, c, FG_BORDER_CLAMP, 0);
+  expect_close("photo crop+flip", FG_U8, out[2], w, n, 0, 0);
+  free(w);
+  free(r.v);
+  for (int k = 0; k < 3; k++)
+    free(out[k]);
+  fg_graph_free(g);
+  fg_image_free(&img);
+}
+END_TEST
+
+/* The warp's source coordinate, as the header defines it, in float with
+ * each product rounded (as the library computes it). */
+static float warp_coord(const double *m, int64_t x, int64_t y) {
+  float s = (float)m[2], p = (float)x * (float)m[0];
+  s = s + p;
+  p = (float)y * (float)m[1];
+  return s + p;
+}
+
+START_TEST(test_ops_warp_affine) {
+  const double ang = 0.3, sc = 1.25;
+  const int64_t H = 23, W = 19, OH = 17, OW = 29;
+  double m[6] = {cos(ang) * sc, -sin(ang) * sc, 4.5,
+                 sin(ang) * sc, cos(ang) * sc,  -3.25};
+  fg_type t = fg_type_vector(FG_F32, fg_shape2(H, W), 4);
+  void *d = random_data(FG_F32, (size_t)(H * W * 4), 77);
+  fg_graph *g = fg_graph_new("warp");
+  fg_field *in = fg_input(g, "in", t);
+  out_n(g, fg_warp_affine(g, in, m, OH, OW, FG_INTERP_NEAREST,
+                          FG_BORDER_CONSTANT, 7));
+  out_n(g, fg_warp_affine(g, in, m, OH, OW, FG_INTERP_BILINEAR, FG_BORDER_WRAP,
+                          0));
+  void *out[2];
+  run_graph(g, d, 2, out);
+  ref_img r = ref_from(t, d);
+  size_t n = (size_t)(OH * OW * 4);
+  double *wn = malloc(n * sizeof *wn), *wl = malloc(n * sizeof *wl);
+  for (int64_t y = 0, i = 0; y < OH; y++)
+    for (int64_t x = 0; x < OW; x++)
+      for (int c = 0; c < 4; c++, i++) {
+        float sx = warp_coord(m, x, y), sy = warp_coord(m + 3, x, y);
+        wn[i] = ref_at(&r, 0, (int64_t)floorf(sy + 0.5f),
+                       (int64_t)floorf(sx + 0.5f), c, FG_BORDER_CONSTANT, 7);
+        double fx = floor(sx), fy = floor(sy);
+        double ax = sx - fx, ay = sy - fy;
+        double v = 0;
+        for (int k = 0; k < 4; k++)
+          v += (k % 2 ? ax : 1 - ax) * (k / 2 ? ay : 1 - ay) *
+               ref_at(&r, 0, (int64_t)fy + k / 2, (int64_t)fx + k % 2, c,
+                      FG_BORDER_WRAP, 0);
+        wl[i] = v;
+      }
+  expect_close("warp nearest", FG_F32, out[0], wn, n, 0, 0);
+  expect_close("warp bilinear", FG_F32, out[1], wl, n, 1e-3, RTOL);
+  free(wn);
+  free(wl);
+  free(out[0]);
+  free(out[1]);
+  free(r.v);
+  free(d);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* Keys' cubic weight at distance d, a = -0.75. */
+static double keys(double d) {
+  const double a = -0.75;
+  d = fabs(d);
+  if (d <= 1)
+    return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2)
+    return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0;
+}
+
+/* fg_resize by the header's definitions, in double. */
+static double *resize_ref(const ref_img *r, int64_t oh, int64_t ow,
+                          fg_interp ip) {
+  size_t n = (size_t)(r->L * oh * ow * r->C), i = 0;
+  double *o = malloc(n * sizeof *o + 8);
+  double sy = (double)r->H / oh, sx = (double)r->W / ow;
+  if (ip == FG_INTERP_AREA && (sy < 1 || sx < 1))
+    ip = FG_INTERP_BILINEAR;
+  for (int64_t l = 0; l < r->L; l++)
+    for (int64_t y = 0; y < oh; y++)
+      for (int64_t x = 0; x < ow; x++)
+        for (int c = 0; c < r->C; c++, i++) {
+          double v = 0;
+          if (ip == FG_INTERP_NEAREST) {
+            v = ref_at(r, l, y * r->H / oh, x * r->W / ow, c, FG_BORDER_CLAMP,
+                       0);
+          } else if (ip == FG_INTERP_AREA) {
+            double y0 = y * sy, y1 = (y + 1) * sy, x0 = x * sx,
+                   x1 = (x + 1) * sx;
+            for (int64_t iy = (int64_t)floor(y0); iy < y1; iy++)
+              for (int64_t ix = (int64_t)floor(x0); ix < x1; ix++) {
+                double wy = fmin(iy + 1, y1) - fmax(iy, y0);
+                double wx = fmin(ix + 1, x1) - fmax(ix, x0);
+                v += wy * wx * ref_at(r, l, iy, ix, c, FG_BORDER_CLAMP, 0);
+              }
+            v /= sy * sx;
+          } else {
+            double fy = (y + 0.5) * sy - 0.5, fx = (x + 0.5) * sx - 0.5;
+            int64_t iy = (int64_t)floor(fy), ix = (int64_t)floor(fx);
+            int lo = ip == FG_INTERP_BICUBIC ? -1 : 0;
+            int hi = ip == FG_INTERP_BICUBIC ? 2 : 1;
+            for (int dy = lo; dy <= hi; dy++)
+              for (int dx = lo; dx <= hi; dx++) {
+                double wy = ip == FG_INTERP_BICUBIC ? keys(fy - (iy + dy))
+                                                    : 1 - fabs(fy - (iy + dy));
+                double wx = ip == FG_INTERP_BICUBIC ? keys(fx - (ix + dx))
+                                                    : 1 - fabs(fx - (ix + dx));
+                v += wy * wx *
+                     ref_at(r, l, iy + dy, ix + dx, c, FG_BORDER_CLAMP, 0);
+              }
+          }
+          o[i] = v;
+        }
+  return o;
+}
+
+static void resize_case(fg_type t, const void *d, int64_t oh, int64_t ow,
+                        const char *label) {
+  fg_graph *g = fg_graph_new("resize");
+  fg_field *in = fg_input(g, "in", t);
+  for (int ip = 0; ip < 4; ip++)
+    out_n(g, fg_resize(g, in, oh, ow, (fg_interp)ip));
+  void *out[4];
+  run_graph(g, d, 4, out);
+  ref_img r = ref_from(t, d);
+  size_t n = (size_t)(r.L * oh * ow * r.C);
+  static const char *const names[4] = {"nearest", "bilinear", "bicubic",
+                                       "area"};
+  for (int ip = 0; ip < 4; ip++) {
+    double *w = resize_ref(&r, oh, ow, (fg_interp)ip);
+    round_to(t.elem, w, n);
+    char what[128];
+    snprintf(what, sizeof what, "%s -> %lldx%lld %s", label, (long long)oh,
+             (long long)ow, names[ip]);
+    expect_close(what, t.elem, out[ip], w, n, ip ? atol_of(t.elem) : 0,
+                 ip ? RTOL : 0);
+    free(w);
+    free(out[ip]);
+  }
+  free(r.v);
+  fg_graph_free(g);
+}
+
+START_TEST(test_ops_resize) {
+  fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
+  void *d = random_data(FG_F32, 17 * 13 * 2, 5);
+  resize_case(t, d, 5, 7, "f32x2 17x13");   /* non-integer shrink */
+  resize_case(t, d, 40, 29, "f32x2 17x13"); /* growth */
+  free(d);
+  fg_type one = fg_type_scalar(FG_F32, fg_shape2(1, 1));
+  float v = 3.5f;
+  resize_case(one, &v, 3, 2, "f32 1x1");
+  fg_type row = fg_type_vector(FG_U8, fg_shape3(2, 1, 11), 3);
+  d = random_data(FG_U8, 2 * 11 * 3, 6);
+  resize_case(row, d, 2, 4, "u8x3 2x1x11");
+  free(d);
+  fg_image img = photo("chelsea.png");
+  fg_type pt = fg_type_image(FG_U8, img.height, img.width, img.channels);
+  resize_case(pt, img.data, 100, 150, "photo"); /* exactly a third */
+  resize_case(pt, img.data, 131, 223, "photo");
+  fg_image_free(&img);
+}
+END_TEST
+
+START_TEST(test_ops_half_and_double) {
+  fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
+  void *d = random_data(FG_F32, 17 * 13 * 2, 8);
+  fg_graph *g = fg_graph_new("half");
+  fg_field *in = fg_input(g, "in", t);
+  out_n(g, fg_downsample2(g, in));
+  out_n(g, fg_upsample2(g, in));
+  void *out[2];
+  run_graph(g, d, 2, out);
+  ref_img r = ref_from(t, d);
+  double *w = malloc(9 * 7 * 2 * sizeof *w);
+  for (int y = 0, i = 0; y < 9; y++)
+    for (int x = 0; x < 7; x++)
+      for (int c = 0; c < 2; c++, i++) {
+        w[i] = 0;
+        for (int k = 0; k < 4; k++)
+          w[i] += 0.25 * ref_at(&r, 0, 2 * y + k / 2, 2 * x + k % 2, c,
+                                FG_BORDER_CLAMP, 0);
+      }
+  expect_close("downsample2", FG_F32, out[0], w, 9 * 7 * 2, 1e-3, RTOL);
+  free(w);
+  w = resize_ref(&r, 34, 26, FG_INTERP_BILINEAR);
+  expect_close("upsample2", FG_F32, out[1], w, 34 * 26 * 2, 1e-3, RTOL);
+  free(w);
+  free(out[0]);
+  free(out[1]);
+  free(r.v);
+  free(d);
+  fg_graph_free(g);
+}
+END_TEST
+
+static void hist_ref(const float *v, size_t n, int bins, double lo, double hi,
+                     uint32_t *want) {
+  memset(want, 0, sizeof *want * (size_t)bins);
+  float flo = (float)lo, fhi = (float)hi, sc = (float)(bins / (hi - lo));
+  for (size_t i = 0; i < n; i++) {
+    if (!(v[i] >= flo && v[i] <= fhi))
+      continue;
+    int b = (int)floorf((v[i] - flo) * sc);
+    want[b < 0 ? 0 : b >= bins ? bins - 1 : b]++;
+  }
+}
+
+START_TEST(test_ops_histogram) {
+  fg_shape shapes[3] = {fg_shape2(37, 29), fg_shape1(101), fg_shape3(3, 5, 7)};
+  for (int s = 0; s < 3; s++) {
+    fg_type t = fg_type_scalar(FG_F32, shapes[s]);
+    size_t n = (size_t)fg_shape_points(shapes[s]);
+    float *d = random_data(FG_F32, n, 90 + s);
+    d[0] = 50.0f;  /* == hi: the last bin */
+    d[1] = -50.0f; /* == lo: the first */
+    d[2] = NAN;    /* ignored */
+    fg_graph *g = fg_graph_new("hist");
+    fg_field *in = fg_input(g, "in", t);
+    out_n(g, fg_histogram(g, in, 7, -50, 50));
+    out_n(g, fg_histogram(g, in, 256, -100, 100));
+    void *out[2];
+    run_graph(g, d, 2, out);
+    uint32_t want[256];
+    hist_ref(d, n, 7, -50, 50, want);
+    for (int b = 0; b < 7; b++)
+      ck_assert_uint_eq(((uint32_t *)out[0])[b], want[b]);
+    hist_ref(d, n, 256, -100, 100, want);
+    for (int b = 0; b < 256; b++)
+      ck_assert_uint_eq(((uint32_t *)out[1])[b], want[b]);
+    free(out[0]);
+    free(out[1]);
+    free(d);
+    fg_graph_free(g);
+  }
+  /* a photo, 16 bins of its grey values */
+  fg_image img = photo("camera.png");
+  fg_type t = fg_type_image(FG_U8, img.height, img.width, 1);
+  fg_graph *g = fg_graph_new("hist");
+  out_n(g, fg_histogram(g, fg_input(g, "in", t), 16, 0, 256));
+  void *out[1];
+  run_graph(g, img.data, 1, out);
+  uint32_t want[16] = {0};
+  for (int i = 0; i < img.width * img.height; i++)
+    want[img.data[i] / 16]++;
+  for (int b = 0; b < 16; b++)
+    ck_assert_uint_eq(((uint32_t *)out[0])[b], want[b]);
+  free(out[0]);
+  fg_graph_free(g);
+  fg_image_free(&img);
+}
+END_TEST
+
+START_TEST(test_ops_whole_reductions) {
+  fg_type t = fg_type_vector(FG_I32, fg_shape2(31, 17), 3);
+  size_t n = 31 * 17;
+  int32_t *d = random_data(FG_I32, n * 3, 21);
+  fg_graph *g = fg_graph_new("whole");
+  fg_field *in = fg_input(g, "in", t);
+  out_n(g, fg_reduce_sum(g, in));
+  out_n(g, fg_reduce_min(g, in));
+  out_n(g, fg_reduce_max(g, in));
+  out_n(g, fg_reduce_mean(g, in));
+  void *out[4];
+  run_graph(g, d, 4, out);
+  for (int c = 0; c < 3; c++) {
+    int64_t s = 0;
+    int32_t mn = d[c], mx = d[c];
+    for (size_t i = 0; i < n; i++) {
+      int32_t v = d[i * 3 + c];
+      s += v;
+      mn = v < mn ? v : mn;
+      mx = v > mx ? v : mx;
+    }
+    ck_assert_int_eq(((int32_t *)out[0])[c], s);
+    ck_assert_int_eq(((int32_t *)out[1])[c], mn);
+    ck_assert_int_eq(((int32_t *)out[2])[c], mx);
+    ck_assert_float_eq_tol(((float *)out[3])[c], (double)s / n, 1e-4);
+  }
+  for (int i = 0; i < 4; i++)
+    free(out[i]);
+  free(d);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* ---- reductions along axes -------------------------------------------- */
+
+static fg_field *affine_op(fg_graph *g, fg_field *in, float a, float b) {
+  fg_type t = fg_field_type(in);
+  fg_op *op = fg_op_begin(g, "affine", 1, &t);
+  fg_write_tensor(op, 0, fg_addf(fg_mulf(fg_read_tensor(op, in), a), b));
+  return fg_op_end(op);
+}
+
+/* x[N,H,W] vec4 reduced over axes (bits 0-2 field, 3 tensor) by op in
+ * double, in index order; mean divides the sum. */
+static double *axes_ref(const float *x, const int64_t dim[3], unsigned axes,
+                        int op, size_t *n_out) {
+  int64_t od[4] = {dim[0], dim[1], dim[2], 4};
+  for (int a = 0; a < 4; a++)
+    if (axes >> a & 1)
+      od[a] = 1;
+  size_t n = (size_t)(od[0] * od[1] * od[2] * od[3]);
+  double *o = malloc(n * sizeof *o), *cnt = calloc(n, sizeof *cnt);
+  for (size_t i = 0; i < n; i++)
+    o[i] = op == 1 ? INFINITY : op == 2 ? -INFINITY : 0;
+  for (int64_t l = 0; l < dim[0]; l++)
+    for (int64_t y = 0; y < dim[1]; y++)
+      for (int64_t xx = 0; xx < dim[2]; xx++)
+        for (int c = 0; c < 4; c++) {
+          /* the producer, in float as the operator computes it */
+          float fv = x[((l * dim[1] + y) * dim[2] + xx) * 4 + c] * 2.0f;
+          double v = fv + 1.0f;
+          int64_t ol = axes & 1 ? 0 : l, oy = axes & 2 ? 0 : y;
+          int64_t ox = axes & 4 ? 0 : xx, oc = axes & 8 ? 0 : c;
+          size_t i = (size_t)(((ol * od[1] + oy) * od[2] + ox) * od[3] + oc);
+          if (op == 1)
+            o[i] = fmin(o[i], v);
+          else if (op == 2)
+            o[i] = fmax(o[i], v);
+          else
+            o[i] += v;
+          cnt[i]++;
+        }
+  for (size_t i = 0; i < n; i++) {
+    if (op == 3)
+      o[i] /= cnt[i];
+    o[i] = (float)o[i] * 0.5f; /* the consumer */
+  }
+  free(cnt);
+  *n_out = n;
+  return o;
+}
+
+START_TEST(test_ops_reduce_axes_fused_and_unfused) {
+  const int64_t dim[3] = {5, 7, 6};
+  fg_type t = fg_type_vector(FG_F32, fg_shape3(dim[0], dim[1], dim[2]), 4);
+  size_t n = (size_t)(dim[0] * dim[1] * dim[2] * 4);
+  float *x = random_data(FG_F32, n, 33);
+  static const unsigned masks[7] = {1, 2, 4, 8, 3, 7, 15};
+  fg_graph *g = fg_graph_new("axes");
+  fg_field *in = fg_input(g, "x", t);
+  fg_field *p = affine_op(g, in, 2.0f, 1.0f);
+  int n_out = 0;
+  for (int m = 0; m < 7; m++)
+    for (int keep = 0; keep < 2; keep++)
+      for (int op = 0; op < 4; op++) {
+        fg_field *r = op == 3 ? fg_mean_axes(g, NULL, p, masks[m], keep)
+                              : fg_reduce_axes(g, NULL, (fg_reduce_op)op, p,
+                                               masks[m], keep);
+        out_n(g, affine_op(g, r, 0.5f, 0.0f));
+        n_out++;
+      }
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  fg_context *ctx = tu_context();
+  fg_program *prog[2];
+  void *out[2][56];
+  for (int f = 0; f < 2; f++) {
+    fg_compile_options o = {.fusion = f ? FG_FUSION_OFF : FG_FUSION_ON};
+    ck_assert_msg(fg_compile(ctx, g, &o, &prog[f]) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+    for (int i = 0; i < n_out; i++)
+      out[f][i] = calloc(1, fg_type_bytes(fg_program_output_type(prog[f], i)));
+    ck_assert_int_eq(
+        fg_program_run(prog[f], 1, (const void *[]){x}, n_out, out[f]), FG_OK);
+  }
+  int i = 0;
+  for (int m = 0; m < 7; m++)
+    for (int keep = 0; keep < 2; keep++)
+      for (int op = 0; op < 4; op++, i++) {
+        fg_type ot = fg_program_output_type(prog[0], i);
+        size_t bytes = fg_type_bytes(ot), nw;
+        double *w = axes_ref(x, dim, masks[m], op, &nw);
+        ck_assert_uint_eq(bytes, nw * sizeof(float));
+        /* dimensions: kept (1) or removed */
+        int nd = 0;
+        for (int a = 0; a < 3; a++)
+          nd += !(masks[m] >> a & 1) || keep;
+        ck_assert_int_eq(ot.field.ndim, nd);
+        ck_assert_int_eq(fg_type_tensor_elements(ot), masks[m] & 8 ? 1 : 4);
+        char what[64];
+        snprintf(what, sizeof what, "axes 0x%x keep %d op %d", masks[m], keep,
+                 op);
+        expect_close(what, FG_F32, out[0][i], w, nw,
+                     op == 1 || op == 2 ? 0 : 1e-3,
+                     op == 1 || op == 2 ? 0 : RTOL);
+        ck_assert_msg(memcmp(out[0][i], out[1][i], bytes) == 0,
+                      "%s: fused and unfused differ", what);
+        free(w);
+      }
+  for (int f = 0; f < 2; f++) {
+    for (int k = 0; k < n_out; k++)
+      free(out[f][k]);
+    fg_program_free(prog[f]);
+  }
+  tu_context_free(ctx);
+  fg_graph_free(g);
+  free(x);
+}
+END_TEST
+
+/* Kernels of a producer -> reduction -> consumer chain, fused. */
+static int chain_kernels(unsigned axes, int *unfused) {
+  fg_type t = fg_type_vector(FG_F32, fg_shape3(4, 3, 5), 4);
+  fg_graph *g = fg_graph_new("chain");
+  fg_field *p = affine_op(g, fg_input(g, "x", t), 2.0f, 1.0f);
+  out_n(g, affine_op(g, fg_reduce_axes(g, "sum", FG_REDUCE_SUM, p, axes, true),
+                     0.5f, 0.0f));
+  fg_context *ctx = tu_context();
+  fg_program *prog = tu_compile(ctx, g);
+  fg_fusion_stats s;
+  ck_assert_int_eq(fg_program_fusion_stats(prog, &s), FG_OK);
+  *unfused = s.kernels_unfused;
+  fg_program_free(prog);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+  return s.kernels;
+}
+
+START_TEST(test_ops_reduce_axes_fusion) {
+  int unfused;
+  /* over a field axis: the producer is materialized (one kernel), the
+   * consumer fuses after the reduction (one kernel) */
+  for (int a = 0; a < 3; a++) {
+    ck_assert_int_eq(chain_kernels(FG_AXIS(a), &unfused), 2);
+    ck_assert_int_eq(unfused, 3);
+  }
+  /* over the tensor: pointwise, all three in one kernel */
+  ck_assert_int_eq(chain_kernels(FG_AXIS_TENSOR, &unfused), 1);
+  /* over every field axis: the producer fuses into the reduction; the
+   * keepdims reshape and the consumer make the second kernel */
+  ck_assert_int_eq(chain_kernels(7, &unfused), 2);
+}
+END_TEST
+
+START_TEST(test_ops_errors_name_the_operator) {
+  fg_graph *g = fg_graph_new("errors");
+  fg_field *in = fg_input(g, "in", fg_type_image(FG_U8, 8, 8, 4));
+  float k[4] = {0};
+  ck_assert_ptr_null(fg_convolve(g, in, 2, 2, k, FG_BORDER_CLAMP));
+  expect_error(g, FG_EINVAL, "convolve", "odd", NULL);
+  fg_graph_free(g);
+
+  g = fg_graph_new("errors");
+  fg_field *line = fg_input(g, "line", fg_type_scalar(FG_F32, fg_shape1(8)));
+  ck_assert_ptr_null(fg_gaussian_blur(g, line, 1, 0, FG_BORDER_CLAMP));
+  expect_error(g, FG_ESHAPE, "gaussian_blur", "line", NULL);
+  fg_graph_free(g);
+
+  g = fg_graph_new("errors");
+  in = fg_input(g, "in", fg_type_image(FG_U8, 8, 8, 4));
+  ck_assert_ptr_null(fg_crop(g, in, 4, 4, 5, 1));
+  expect_error(g, FG_ESHAPE, "crop", "does not lie inside", NULL);
+  ck_assert_ptr_null(fg_flip(g, in, true, true)); /* sticky: no message */
+  expect_error(g, FG_ESHAPE, "crop", NULL);
+  fg_graph_free(g);
+
+  g = fg_graph_new("errors");
+  in = fg_input(g, "in", fg_type_image(FG_U8, 8, 8, 4));
+  ck_assert_ptr_null(
+      fg_reduce_axes(g, "r", FG_REDUCE_SUM, in, FG_AXIS(2), false));
+  expect_error(g, FG_EINVAL, "r", "axes 0x4", NULL);
+  fg_graph_free(g);
+
+  g = fg_graph_new("errors");
+  fg_field *big =
+      fg_input(g, "big", fg_type_matrix(FG_F32, fg_shape2(4, 4), 3, 3));
+  ck_assert_ptr_null(fg_resize(g, big, 2, 2, FG_INTERP_BILINEAR));
+  expect_error(g, FG_ETYPE, "resize", "small tensors", NULL);
+  fg_graph_free(g);
+
+  g = fg_graph_new("errors");
+  in = fg_input(g, "in", fg_type_image(FG_F32, 8, 8, 1));
+  ck_assert_ptr_null(fg_histogram(g, in, 0, 0, 1));
+  expect_error(g, FG_EINVAL, "histogram", "bins", NULL);
+  fg_graph_free(g);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("ops_nonlocal");
+  TCase *tc = tcase_create("ops");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_ops_filters_random);
+  tcase_add_test(tc, test_ops_filters_photo);
+  tcase_add_test(tc, test_ops_geometry);
+  tcase_add_test(tc, test_ops_geometry_photo);
+  tcase_add_test(tc, test_ops_warp_affine);
+  tcase_add_test(tc, test_ops_resize);
+  tcase_add_test(tc, test_ops_half_and_double);
+  tcase_add_test(tc, test_ops_histogram);
+  tcase_add_test(tc, test_ops_whole_reductions);
+  tcase_add_test(tc, test_ops_reduce_axes_fused_and_unfused);
+  tcase_add_test(tc, test_ops_reduce_axes_fusion);
+  tcase_add_test(tc, test_ops_errors_name_the_operator);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  return tu_run_suite(suite());
+}
