@@ -514,10 +514,13 @@ static fgt_value call_report(eval *ev, const fgt_node *c) {
   if (ev->st != FG_OK)
     return none();
   fg_type t = fg_field_type(v.field);
-  if (v.kind != FGT_V_FIELD || t.field.ndim != 0 || fg_type_is_big(t)) {
+  int64_t nv = fg_shape_points(t.field) * fg_type_tensor_elements(t);
+  if (v.kind != FGT_V_FIELD || t.field.ndim > 1 || fg_type_is_big(t) ||
+      nv > FGT_MAX_REPORT) {
     char buf[64];
     return failv(ev, FG_ETYPE, a[0]->pos, "report: expected a single value "
-                 "(a reduction such as sum(x)), found %s",
+                 "(a reduction such as sum(x)) or a list of at most %d "
+                 "(a histogram), found %s", FGT_MAX_REPORT,
                  v.kind == FGT_V_FIELD ? fg_type_str(t, buf, sizeof buf)
                                        : kind_name(v.kind));
   }
@@ -537,7 +540,7 @@ static fgt_value call_report(eval *ev, const fgt_node *c) {
   r->output = fg_graph_output_count(ev->g) - 1;
   snprintf(r->name, sizeof r->name, "%s", name);
   r->elem = t.elem;
-  r->n = fg_type_tensor_elements(t);
+  r->n = (int)nv;
   return none();
 }
 
@@ -928,6 +931,10 @@ static fgt_value eval_node(eval *ev, const fgt_node *n) {
     return lookup(ev, n);
   case FGT_N_VECTOR: {
     fgt_value r = {.kind = FGT_V_VECTOR, .n = n->n};
+    if (n->n > 4)
+      return failv(ev, FG_EINVAL, n->pos, "expected a vector of 1 to 4 "
+                   "numbers, found %d (longer lists are only arguments of "
+                   "operators taking a kernel or a matrix)", n->n);
     for (int i = 0; i < n->n; i++) {
       fgt_value v = eval_node(ev, n->items[i]);
       if (ev->st != FG_OK)

@@ -145,7 +145,7 @@ typedef struct fgt_report {
   int output;
   char name[64];
   fg_elem elem;
-  int n;                  /* tensor elements */
+  int n;                  /* values: tensor elements times points */
 } fgt_report;
 
 /* An image input: index 0 is the input file itself; others are read from
@@ -155,7 +155,7 @@ typedef struct fgt_input {
   int index;              /* graph input index */
 } fgt_input;
 
-enum { FGT_MAX_IO = 32 };
+enum { FGT_MAX_IO = 32, FGT_MAX_REPORT = 256 /* values per report */ };
 
 /* The types of the image inputs a graph is built for. */
 typedef struct fgt_shape_key {
