@@ -657,6 +657,267 @@ START_TEST(test_cli_operator_arguments) {
 }
 END_TEST
 
+/* ---- the example pipelines ---------------------------------------------- */
+
+/* Runs examples/NAME.fgp on the bundled chelsea.png (RGB) into dir/out with
+ * --json; returns its JSON line (malloc'd). */
+static char *run_example(const char *dir, const char *name) {
+  char args[2048], sp[512];
+  snprintf(args, sizeof args, "run %s/../../examples/%s.fgp -o %s/out --json "
+           "-q %s", FG_CLI_DIR, name, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  int rc = tool(dir, args);
+  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  ck_assert_msg(rc == 0, "%s: exit status %d\n%s", name, rc, err);
+  ck_assert_msg(strstr(out, "\"status\":\"ok\""), "%s: %s", name, out);
+  free(err);
+  return out;
+}
+
+/* The number reported as key in a JSON line (values[k] of a list). */
+static double json_result(const char *l, const char *key, int k) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *p = strstr(strstr(l, "\"results\":"), pat);
+  ck_assert_msg(p != NULL, "no result %s in %s", key, l);
+  p += strlen(pat);
+  if (*p == '[')
+    for (p++; k > 0; k--)
+      p = strchr(p, ',') + 1;
+  return strtod(p, NULL);
+}
+
+/* Runs graph g (one u8 input: img) and writes its outputs into outs. */
+static void run_api(fg_graph *g, const fg_image *img, int n, void **outs) {
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){img->data}, n, outs)
+                == FG_OK, "%s", fg_context_errmsg(ctx));
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+}
+
+/* A fresh graph with the image's u8 input, and that input as f32 in
+ * [0, 1] (what the pipeline's input() gives). */
+static fg_field *api_input(fg_graph *g, const fg_image *im, const char *name,
+                           int ch) {
+  fg_field *in = fg_input(g, name, fg_type_image(FG_U8, im->height,
+                                                 im->width, ch));
+  return ch == 4 ? in : fg_to_unit(g, in);
+}
+
+static void alloc_like(fg_image *out, int w, int h, int ch) {
+  ck_assert_int_eq(fg_image_alloc(out, w, h, ch), FG_OK);
+}
+
+static void expect_out(const char *dir, const char *name, const fg_image *im) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/out/%s", dir, name);
+  expect_image(path, im);
+}
+
+START_TEST(test_cli_example_lab) {
+  char dir[64], sp[512], err[512];
+  tmpdir(dir, sizeof dir);
+  char *l = run_example(dir, "lab");
+  fg_image im, half, light;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  fg_graph *g = fg_graph_new("lab");
+  fg_field *rgb = api_input(g, &im, "in", 3);
+  fg_field *lab = fg_srgb_to_lab(g, rgb);
+  fg_output(g, "half", fg_from_unit(g, fg_scale_offset(g, fg_flip(g, rgb,
+                                    false, true), 0.5, 0), FG_U8));
+  fg_output(g, "light", fg_from_unit(g, fg_scale_offset(g, fg_channel(g, lab,
+                                     0), 0.01, 0), FG_U8));
+  fg_output(g, "mean", fg_reduce_mean(g, fg_channel(g, lab, 0)));
+  alloc_like(&half, im.width, im.height, 3);
+  alloc_like(&light, im.width, im.height, 1);
+  float mean;
+  run_api(g, &im, 3, (void *[]){half.data, light.data, &mean});
+  expect_out(dir, "chelsea-flipped-half.png", &half);
+  expect_out(dir, "chelsea-lightness.png", &light);
+  ck_assert_double_eq_tol(json_result(l, "mean_lightness", 0), mean, 1e-4);
+  fg_image_free(&im);
+  fg_image_free(&half);
+  fg_image_free(&light);
+  free(l);
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_example_sharpen) {
+  char dir[64], sp[512], err[512];
+  tmpdir(dir, sizeof dir);
+  char *l = run_example(dir, "sharpen");
+  fg_image im, blur, sharp;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  fg_graph *g = fg_graph_new("sharpen");
+  fg_field *rgb = api_input(g, &im, "in", 3);
+  fg_field *soft = fg_gaussian_blur(g, rgb, 2, 0, FG_BORDER_MIRROR);
+  fg_field *s = fg_binary(g, FG_OP_ADD, rgb, fg_scale_offset(g,
+                          fg_binary(g, FG_OP_SUB, rgb, soft), 1.5, 0));
+  fg_field *c = fg_clamp_field(g, fg_scale_offset(g, s, 1.25, -0.125), 0, 1);
+  fg_output(g, "blur", fg_from_unit(g, soft, FG_U8));
+  fg_output(g, "sharp", fg_from_unit(g, c, FG_U8));
+  alloc_like(&blur, im.width, im.height, 3);
+  alloc_like(&sharp, im.width, im.height, 3);
+  run_api(g, &im, 2, (void *[]){blur.data, sharp.data});
+  expect_out(dir, "chelsea-blur.png", &blur);
+  expect_out(dir, "chelsea-sharp.png", &sharp);
+  /* the sharpening did something: not the photo itself */
+  size_t n = (size_t)im.width * im.height * 3, same = 0;
+  for (size_t i = 0; i < n; i++)
+    same += sharp.data[i] == im.data[i];
+  ck_assert(same < n / 2);
+  fg_image_free(&im);
+  fg_image_free(&blur);
+  fg_image_free(&sharp);
+  free(l);
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_example_grey_hist) {
+  char dir[64], sp[512], err[512];
+  tmpdir(dir, sizeof dir);
+  char *l = run_example(dir, "grey_hist");
+  fg_image im, want;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  fg_graph *g = fg_graph_new("grey");
+  fg_field *y = fg_rgb_to_grey(g, api_input(g, &im, "in", 3));
+  fg_output(g, "grey", y);
+  fg_output(g, "hist", fg_histogram(g, y, 16, 0, 1));
+  size_t n = (size_t)im.width * im.height;
+  float *grey = malloc(n * sizeof *grey);
+  uint32_t hist[16];
+  run_api(g, &im, 2, (void *[]){grey, hist});
+  /* min, max and mean on the host, from the C API's grey image */
+  double lo = 1, hi = 0, sum = 0;
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    lo = fmin(lo, grey[i]);
+    hi = fmax(hi, grey[i]);
+    sum += grey[i];
+  }
+  ck_assert_double_eq_tol(json_result(l, "darkest", 0), lo, 1e-6);
+  ck_assert_double_eq_tol(json_result(l, "brightest", 0), hi, 1e-6);
+  ck_assert_double_eq_tol(json_result(l, "mean", 0), sum / (double)n, 1e-5);
+  for (int k = 0; k < 16; k++) {
+    ck_assert_double_eq(json_result(l, "histogram", k), hist[k]);
+    total += hist[k];
+  }
+  ck_assert_uint_eq(total, n);
+  alloc_like(&want, im.width, im.height, 1);
+  for (size_t i = 0; i < n; i++)
+    want.data[i] = (unsigned char)lrint(fmin(fmax((grey[i] - lo) /
+                                        fmax(hi - lo, 1e-6), 0), 1) * 255);
+  expect_out(dir, "chelsea-stretched.png", &want);
+  free(grey);
+  fg_image_free(&im);
+  fg_image_free(&want);
+  free(l);
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_example_thumbnail) {
+  char dir[64], sp[512], err[512];
+  tmpdir(dir, sizeof dir);
+  char *l = run_example(dir, "thumbnail");
+  fg_image im, thumb, sq;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  /* the longer side to 128, the other in proportion */
+  ck_assert(im.width > im.height);
+  int tw = 128, th = (int)lrint((double)im.height * 128 / im.width);
+  fg_graph *g = fg_graph_new("thumb");
+  fg_field *rgb = api_input(g, &im, "in", 3);
+  fg_output(g, "t", fg_from_unit(g, fg_resize(g, rgb, th, tw,
+                                              FG_INTERP_AREA), FG_U8));
+  fg_output(g, "s", fg_from_unit(g, fg_resize(g, rgb, 64, 64,
+                                              FG_INTERP_BILINEAR), FG_U8));
+  alloc_like(&thumb, tw, th, 3);
+  alloc_like(&sq, 64, 64, 3);
+  run_api(g, &im, 2, (void *[]){thumb.data, sq.data});
+  expect_out(dir, "chelsea-thumb.png", &thumb);
+  expect_out(dir, "chelsea-64x64.png", &sq);
+  fg_image_free(&im);
+  fg_image_free(&thumb);
+  fg_image_free(&sq);
+  free(l);
+  rm_rf(dir);
+}
+END_TEST
+
+/* The photo as u8 RGBA, alpha 255 (what u8(rgba(input()) * 255) gives). */
+static void rgba_of(const fg_image *im, fg_image *out) {
+  alloc_like(out, im->width, im->height, 4);
+  for (int i = 0; i < im->width * im->height; i++) {
+    memcpy(out->data + 4 * i, im->data + 3 * i, 3);
+    out->data[4 * i + 3] = 255;
+  }
+}
+
+START_TEST(test_cli_example_rs_blur) {
+  char dir[64], sp[512], err[512];
+  tmpdir(dir, sizeof dir);
+  char *l = run_example(dir, "rs_blur");
+  fg_image im, px, blur, sharp;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  rgba_of(&im, &px);
+  static const float k[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
+  fg_graph *g = fg_graph_new("rs_blur");
+  fg_field *in = api_input(g, &px, "in", 4);
+  fg_output(g, "blur", fg_intrinsic_blur(g, in, 5, NULL));
+  fg_output(g, "sharp", fg_intrinsic_convolve3x3(g, in, k, NULL));
+  alloc_like(&blur, im.width, im.height, 4);
+  alloc_like(&sharp, im.width, im.height, 4);
+  run_api(g, &px, 2, (void *[]){blur.data, sharp.data});
+  expect_out(dir, "chelsea-rs-blur.png", &blur);
+  expect_out(dir, "chelsea-rs-sharp.png", &sharp);
+  fg_image_free(&im);
+  fg_image_free(&px);
+  fg_image_free(&blur);
+  fg_image_free(&sharp);
+  free(l);
+  rm_rf(dir);
+}
+END_TEST
+
+/* examples/invert.rs's kernels, on the host: invert keeps alpha; greyscale
+ * packs dot(rgba / 255, (0.299, 0.587, 0.114, 0)) into all four. */
+START_TEST(test_cli_example_rs_invert) {
+  char dir[64], sp[512], err[512];
+  tmpdir(dir, sizeof dir);
+  char *l = run_example(dir, "rs_invert");
+  fg_image im, inv, grey;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  rgba_of(&im, &inv);
+  alloc_like(&grey, im.width, im.height, 4);
+  for (int i = 0; i < im.width * im.height; i++) {
+    unsigned char *p = inv.data + 4 * i;
+    for (int c = 0; c < 3; c++)
+      p[c] = (unsigned char)(255 - p[c]);
+    double v = (0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]) / 255;
+    memset(grey.data + 4 * i, (int)lrint(fmin(v, 1) * 255), 4);
+  }
+  expect_out(dir, "chelsea-inverted.png", &inv);
+  expect_out(dir, "chelsea-inverted-grey.png", &grey);
+  expect_out(dir, "chelsea-process.png", &grey);
+  fg_image_free(&im);
+  fg_image_free(&inv);
+  fg_image_free(&grey);
+  free(l);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- parse and type errors ---------------------------------------------- */
 
 /* Runs `check` on text and asserts the message starts "FILE:LINE:COL:",
@@ -726,6 +987,12 @@ int main(void) {
   tcase_add_test(tc, test_cli_png_options);
   tcase_add_test(tc, test_cli_operator_arguments);
   tcase_add_test(tc, test_cli_unreadable_directory);
+  tcase_add_test(tc, test_cli_example_lab);
+  tcase_add_test(tc, test_cli_example_sharpen);
+  tcase_add_test(tc, test_cli_example_grey_hist);
+  tcase_add_test(tc, test_cli_example_thumbnail);
+  tcase_add_test(tc, test_cli_example_rs_blur);
+  tcase_add_test(tc, test_cli_example_rs_invert);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

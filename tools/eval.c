@@ -9,6 +9,7 @@
  */
 #include "tools/fgt.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -357,7 +358,7 @@ static fgt_value call_input(eval *ev, const fgt_node *c) {
                                                     ev->key->channels[i]));
   b->inputs[i] = (fgt_input){.tmpl = tmpl, .index = i};
   b->n_inputs++;
-  f = fgt_to_unit(ev->g, f);
+  f = fg_to_unit(ev->g, f);
   if (graph_failed(ev, c->pos))
     return none();
   return field_value(f);
@@ -477,7 +478,7 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   }
   fg_field *f = img.field;
   if (t.elem == FG_F32)
-    f = fgt_to_u8(ev->g, f);
+    f = fg_from_unit(ev->g, f, FG_U8);
   char name[32];
   snprintf(name, sizeof name, "save%d", ev->b->n_saves);
   fg_output(ev->g, name, f);
@@ -513,10 +514,13 @@ static fgt_value call_report(eval *ev, const fgt_node *c) {
   if (ev->st != FG_OK)
     return none();
   fg_type t = fg_field_type(v.field);
-  if (v.kind != FGT_V_FIELD || t.field.ndim != 0 || fg_type_is_big(t)) {
+  int64_t nv = fg_shape_points(t.field) * fg_type_tensor_elements(t);
+  if (v.kind != FGT_V_FIELD || t.field.ndim > 1 || fg_type_is_big(t) ||
+      nv > FGT_MAX_REPORT) {
     char buf[64];
     return failv(ev, FG_ETYPE, a[0]->pos, "report: expected a single value "
-                 "(a reduction such as sum(x)), found %s",
+                 "(a reduction such as sum(x)) or a list of at most %d "
+                 "(a histogram), found %s", FGT_MAX_REPORT,
                  v.kind == FGT_V_FIELD ? fg_type_str(t, buf, sizeof buf)
                                        : kind_name(v.kind));
   }
@@ -536,7 +540,7 @@ static fgt_value call_report(eval *ev, const fgt_node *c) {
   r->output = fg_graph_output_count(ev->g) - 1;
   snprintf(r->name, sizeof r->name, "%s", name);
   r->elem = t.elem;
-  r->n = fg_type_tensor_elements(t);
+  r->n = (int)nv;
   return none();
 }
 
@@ -655,92 +659,185 @@ static fgt_value call_method(eval *ev, const fgt_node *c, fgt_value m) {
   return nr ? ev->results[0] : none();
 }
 
+/* One number of a list (any expression giving a number) appended to w;
+ * 0, or -1 after an error. */
+static int number_list_item(eval *ev, const fgt_node *n, const char *fname,
+                            fgt_floats *w) {
+  fgt_value v = eval_node(ev, n);
+  if (ev->st != FG_OK)
+    return -1;
+  int k = v.kind == FGT_V_NUMBER ? 1 : v.kind == FGT_V_VECTOR ? v.n : 0;
+  if (!k) {
+    failv(ev, FG_ETYPE, n->pos, "%s: expected a number, found %s", fname,
+          kind_name(v.kind));
+    return -1;
+  }
+  if (w->n + k > FGT_MAX_FLOATS) {
+    failv(ev, FG_EINVAL, n->pos, "%s: more than %d numbers", fname,
+          FGT_MAX_FLOATS);
+    return -1;
+  }
+  for (int i = 0; i < k; i++)
+    w->v[w->n++] = (float)v.v[i];
+  return 0;
+}
+
+/* A number list argument: a vector literal (nested one level for a
+ * matrix's rows) or any value that is a number or a vector, into w.
+ * 0, or -1 after an error. */
+static int number_list(eval *ev, const fgt_node *n, const char *fname,
+                       fgt_floats *w) {
+  w->n = 0;
+  w->rows = 1;
+  if (n->kind == FGT_N_VECTOR && n->n > 0 && n->items[0]->kind ==
+      FGT_N_VECTOR) {
+    w->rows = n->n;
+    w->cols = n->items[0]->n;
+    for (int r = 0; r < n->n; r++) {
+      const fgt_node *row = n->items[r];
+      if (row->kind != FGT_N_VECTOR || row->n != w->cols) {
+        failv(ev, FG_EINVAL, row->pos, "%s: expected a row of %d numbers "
+              "(every row of a matrix the same length)", fname, w->cols);
+        return -1;
+      }
+      for (int k = 0; k < row->n; k++)
+        if (number_list_item(ev, row->items[k], fname, w) < 0)
+          return -1;
+    }
+    return 0;
+  }
+  if (n->kind == FGT_N_VECTOR) {
+    for (int k = 0; k < n->n; k++)
+      if (number_list_item(ev, n->items[k], fname, w) < 0)
+        return -1;
+  } else if (number_list_item(ev, n, fname, w) < 0)
+    return -1;
+  w->cols = w->n;
+  return 0;
+}
+
+/* An enum argument, by name (bare or quoted) among names; -1 after an
+ * error naming the choices. */
+static int enum_value(eval *ev, const fgt_node *n, const char *fname,
+                      const char *param, int plen, const char *const *names) {
+  if (n->kind == FGT_N_NAME || n->kind == FGT_N_STRING)
+    for (int i = 0; names[i]; i++)
+      if (strcmp(names[i], n->text) == 0)
+        return i;
+  char list[512] = "";
+  for (int i = 0; names[i]; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+             i ? ", " : "", names[i]);
+  failv(ev, FG_EINVAL, n->pos, "%s: expected one of %s for '%.*s'", fname,
+        list, plen, param);
+  return -1;
+}
+
+/* A default value of a row's params ("border=clamp") for signature letter
+ * c into args slot i. */
+static void default_arg(char c, const char *text, size_t len, int i,
+                        fgt_args *args, fgt_floats *w) {
+  const char *const *names = fgt_enum_names(c);
+  if (names) {
+    for (int k = 0; names[k]; k++)
+      if (strlen(names[k]) == len && !strncmp(names[k], text, len))
+        args->d[i] = k;
+  } else if (c == 'w') {
+    w->n = 1;
+    w->rows = w->cols = 1;
+    w->v[0] = strtof(text, NULL);
+    args->w[i] = w;
+  } else if (c != 'F') {  /* "none": an optional field left out */
+    args->d[i] = strtod(text, NULL);
+  }
+}
+
 /* A row of kind FGT_OP_GRAPH: arguments by position or name, defaults
  * from the row's params, each checked against its letter of the row's
- * signature, then the library call. */
+ * signature, then the row's library call. */
 static fgt_value call_graph(eval *ev, const fgt_node *c,
                             const fgt_op_row *row) {
   const char *sig = row->sig;
   int np = (int)strlen(sig);
-  const fgt_node *a[8];
-  if (np > 8)
-    return failv(ev, FG_EINVAL, c->pos, "%s: too many parameters",
-                 row->name);
+  const fgt_node *a[FGT_MAX_PARAMS];
+  assert(np <= FGT_MAX_PARAMS);
   int n = order_args(ev, c, row->name, row->params, a, np, 1);
   if (n < 0)
     return none();
-  fg_field *F[8] = {0};
-  double d[8] = {0};
+  fgt_args args;
+  memset(&args, 0, sizeof args);
+  fgt_floats *w = calloc(np, sizeof *w);
+  if (!w)
+    return failv(ev, FG_ENOMEM, c->pos, "%s: out of memory", row->name);
+  fgt_value result = none();
   const char *p = row->params;
   for (int i = 0; i < np; i++, p += strcspn(p, ",") + (p[strcspn(p, ",")]
                                                       == ',')) {
     size_t len = strcspn(p, ","), name_len = strcspn(p, "=,");
+    const char *const *names = fgt_enum_names(sig[i]);
     if (i >= n || !a[i]) {
-      if (name_len == len)
-        return failv(ev, FG_EINVAL, c->pos, "%s: expected argument '%.*s' "
-                     "(parameters: %s)", row->name, (int)name_len, p,
-                     row->params);
-      d[i] = strtod(p + name_len + 1, NULL);
+      if (name_len == len) {
+        failv(ev, FG_EINVAL, c->pos, "%s: expected argument '%.*s' "
+              "(parameters: %s)", row->name, (int)name_len, p, row->params);
+        goto out;
+      }
+      default_arg(sig[i], p + name_len + 1, len - name_len - 1, i, &args,
+                  &w[i]);
+      continue;
+    }
+    if (names) {
+      int k = enum_value(ev, a[i], row->name, p, (int)name_len, names);
+      if (k < 0)
+        goto out;
+      args.d[i] = k;
+      continue;
+    }
+    if (sig[i] == 's') {
+      if (a[i]->kind != FGT_N_STRING) {
+        failv(ev, FG_ETYPE, a[i]->pos, "%s: expected a string for '%.*s'",
+              row->name, (int)name_len, p);
+        goto out;
+      }
+      args.s[i] = a[i]->text;
+      continue;
+    }
+    if (sig[i] == 'w') {
+      if (number_list(ev, a[i], row->name, &w[i]) < 0)
+        goto out;
+      args.w[i] = &w[i];
       continue;
     }
     fgt_value v = eval_node(ev, a[i]);
     if (ev->st != FG_OK)
-      return none();
+      goto out;
     if (sig[i] == 'F') {
-      if (v.kind != FGT_V_FIELD)
-        return failv(ev, FG_ETYPE, a[i]->pos, "%s: expected a field for "
-                     "'%.*s', found %s", row->name, (int)name_len, p,
-                     kind_name(v.kind));
-      F[i] = v.field;
+      if (v.kind != FGT_V_FIELD) {
+        failv(ev, FG_ETYPE, a[i]->pos, "%s: expected a field for '%.*s', "
+              "found %s", row->name, (int)name_len, p, kind_name(v.kind));
+        goto out;
+      }
+      args.F[i] = v.field;
       continue;
     }
     int integer = sig[i] != 'd';
     if (v.kind != FGT_V_NUMBER || (integer && v.v[0] != (double)(int64_t)
                                                         v.v[0]) ||
-        (sig[i] == 'b' && v.v[0] != 0 && v.v[0] != 1))
-      return failv(ev, FG_ETYPE, a[i]->pos, "%s: expected %s for '%.*s', "
-                   "found %s", row->name, sig[i] == 'b' ? "0 or 1"
-                   : integer ? "an integer" : "a number", (int)name_len, p,
-                   v.kind == FGT_V_NUMBER ? "a fraction" : kind_name(v.kind));
-    d[i] = v.v[0];
+        (sig[i] == 'b' && v.v[0] != 0 && v.v[0] != 1)) {
+      failv(ev, FG_ETYPE, a[i]->pos, "%s: expected %s for '%.*s', found %s",
+            row->name, sig[i] == 'b' ? "0 or 1" : integer ? "an integer"
+            : "a number", (int)name_len, p,
+            v.kind == FGT_V_NUMBER ? "a fraction" : kind_name(v.kind));
+      goto out;
+    }
+    args.d[i] = v.v[0];
   }
-  fg_graph *g = ev->g;
-  fg_field *f = NULL;
-  typedef fg_field *field;
-  /* one line per signature: add the one a new row needs */
-  if (!strcmp(sig, "F"))
-    f = ((field (*)(fg_graph *, field))row->fn)(g, F[0]);
-  else if (!strcmp(sig, "FF"))
-    f = ((field (*)(fg_graph *, field, field))row->fn)(g, F[0], F[1]);
-  else if (!strcmp(sig, "Fb"))
-    f = ((field (*)(fg_graph *, field, bool))row->fn)(g, F[0], d[1] != 0);
-  else if (!strcmp(sig, "Fbb"))
-    f = ((field (*)(fg_graph *, field, bool, bool))row->fn)(g, F[0],
-                                                           d[1] != 0,
-                                                           d[2] != 0);
-  else if (!strcmp(sig, "Fd"))
-    f = ((field (*)(fg_graph *, field, double))row->fn)(g, F[0], d[1]);
-  else if (!strcmp(sig, "Fdd"))
-    f = ((field (*)(fg_graph *, field, double, double))row->fn)(g, F[0],
-                                                               d[1], d[2]);
-  else if (!strcmp(sig, "Fi"))
-    f = ((field (*)(fg_graph *, field, int))row->fn)(g, F[0], (int)d[1]);
-  else if (!strcmp(sig, "Fii"))
-    f = ((field (*)(fg_graph *, field, int, int))row->fn)(g, F[0],
-                                                         (int)d[1],
-                                                         (int)d[2]);
-  else if (!strcmp(sig, "Fll"))
-    f = ((field (*)(fg_graph *, field, int64_t, int64_t))row->fn)(
-        g, F[0], (int64_t)d[1], (int64_t)d[2]);
-  else if (!strcmp(sig, "Fdii"))
-    f = ((field (*)(fg_graph *, field, double, int, int))row->fn)(
-        g, F[0], d[1], (int)d[2], (int)d[3]);
-  else
-    return failv(ev, FG_EINVAL, c->pos, "%s: signature \"%s\" has no case "
-                 "in tools/eval.c's call_graph", row->name, sig);
-  if (graph_failed(ev, c->pos))
-    return none();
-  return field_value(f);
+  fg_field *f = ((fg_field * (*)(fg_graph *, const fgt_args *))row->fn)(
+      ev->g, &args);
+  if (!graph_failed(ev, c->pos))
+    result = field_value(f);
+out:
+  free(w);
+  return result;
 }
 
 static fgt_value eval_call(eval *ev, const fgt_node *c) {
@@ -800,18 +897,10 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
     if (v[0].kind != FGT_V_FIELD)
       return failv(ev, FG_ETYPE, a[0]->pos, "%s: expected a field, found %s",
                    fname, kind_name(v[0].kind));
-    int mean = row->arg < 0;
-    fg_field *f = fg_reduce(ev->g, fname, mean ? FG_REDUCE_SUM
-                                               : (fg_reduce_op)row->arg,
+    fg_field *f = fg_reduce(ev->g, fname, (fg_reduce_op)row->arg,
                             v[0].field);
     if (graph_failed(ev, c->pos))
       return none();
-    if (mean) {
-      /* the sum (f32 or f64 for floats) divided by the point count */
-      fgt_value d[2] = {field_value(f), {.kind = FGT_V_NUMBER, .n = 1}};
-      d[1].v[0] = (double)fg_shape_points(fg_field_type(v[0].field).field);
-      return pointwise(ev, "mean", c->pos, d, 2, body_binary, "/");
-    }
     return field_value(f);
   }
   if (row)
@@ -842,6 +931,10 @@ static fgt_value eval_node(eval *ev, const fgt_node *n) {
     return lookup(ev, n);
   case FGT_N_VECTOR: {
     fgt_value r = {.kind = FGT_V_VECTOR, .n = n->n};
+    if (n->n > 4)
+      return failv(ev, FG_EINVAL, n->pos, "expected a vector of 1 to 4 "
+                   "numbers, found %d (longer lists are only arguments of "
+                   "operators taking a kernel or a matrix)", n->n);
     for (int i = 0; i < n->n; i++) {
       fgt_value v = eval_node(ev, n->items[i]);
       if (ev->st != FG_OK)

@@ -175,10 +175,12 @@ static fgt_node *primary(parser *p) {
         }
         next(p);
       }
-      if (!p->failed && (n->n < 1 || n->n > 4)) {
+      /* a value holds 1-4 numbers (eval.c); longer lists are number
+       * list arguments (a kernel, a matrix) */
+      if (!p->failed && (n->n < 1 || n->n > FGT_MAX_FLOATS)) {
         p->failed = 1;
         fgt_diag(p->err, p->errlen, p->src, t.pos, "expected a vector of "
-                 "1 to 4 numbers, found %d", n->n);
+                 "1 to %d numbers, found %d", FGT_MAX_FLOATS, n->n);
       }
       next(p);
       return n;

@@ -48,7 +48,7 @@ typedef struct job {
   int n_in;
   prog_entry *pe;
   fg_image out[FGT_MAX_IO];      /* saves */
-  double report[FGT_MAX_IO][4];  /* reports, as doubles */
+  double report[FGT_MAX_IO][FGT_MAX_REPORT];  /* reports, as doubles */
   unsigned char *red_buf[FGT_MAX_IO];
   char out_path[FGT_MAX_IO][4096];
   char out_hash[FGT_MAX_IO][65];
