@@ -116,7 +116,7 @@ static void layout_case(int w, int h, const fg_restriction *r) {
   fg_field *dst = fg_input(g, "dst", fg_type_vector(FG_U8, s, 4));
   fg_field *vin[4];
   for (int v = 0; v < 4; v++) {
-    char name[8];
+    char name[32];
     snprintf(name, sizeof name, "in%d", v + 1);
     vin[v] = fg_input(g, name, fg_type_image(FG_U8, h, w, v + 1));
   }
@@ -133,13 +133,13 @@ static void layout_case(int w, int h, const fg_restriction *r) {
     for (int i = 0; i < 256; i++)
       tab[c][i] = (uint8_t)rnd();
   for (int mode = 0; mode < NMODES; mode++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "blend%d", mode);
     fg_output(g, name, fg_intrinsic_blend(g, (fg_blend_mode)mode, src, dst,
                                           r));
   }
   for (int k = 0; k < NCM; k++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "cm%d", k);
     fg_output(g, name, fg_intrinsic_color_matrix(g, vin[k / 4], k % 4 + 1, m,
                                                  add, r));
@@ -271,7 +271,7 @@ static void yuv_case(int w, int h, const uint8_t *rgb) {
           int ys = f == FG_YUV_YV12 ? (w + 15) / 16 * 16 : w;
           frames[f][y * ys + x] = (uint8_t)Y;
         }
-    char name[8], oname[8];
+    char name[32], oname[32];
     snprintf(name, sizeof name, "f%d", f);
     snprintf(oname, sizeof oname, "o%d", f);
     fg_output(g, oname, fg_intrinsic_yuv_to_rgb(

@@ -44,7 +44,7 @@ START_TEST(test_ops_binary_f32_every_op) {
   fg_graph *g = fg_graph_new("binary");
   fg_field *a = fg_input(g, "a", t), *b = fg_input(g, "b", t);
   for (int i = 0; i < NOPS; i++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "o%d", i);
     fg_output(g, name, fg_binary(g, ops[i], a, b));
   }
@@ -114,7 +114,7 @@ START_TEST(test_ops_binary_integers_wrap_saturate_broadcast) {
                                  FG_OP_MOD, FG_OP_BXOR, FG_OP_MAX};
   enum { NOPS = sizeof ops / sizeof *ops };
   for (int i = 0; i < NOPS; i++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "o%d", i);
     fg_output(g, name, fg_binary(g, ops[i], a, b));
   }
@@ -172,12 +172,12 @@ START_TEST(test_ops_unary_float_and_integer) {
   fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(N)));
   fg_field *b = fg_input(g, "b", fg_type_scalar(FG_I8, fg_shape1(N)));
   for (int i = 0; i < NF; i++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "f%d", i);
     fg_output(g, name, fg_unary(g, fops[i], a));
   }
   for (int i = 0; i < NI; i++) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof name, "i%d", i);
     fg_output(g, name, fg_unary(g, iops[i], b));
   }
