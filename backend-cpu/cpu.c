@@ -303,8 +303,11 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
   *l = (launch){.fn = k->fn, .dims = d->dims, .done = a->done,
                 .done_arg = a->arg};
-  for (int i = 0; i < nbuf; i++)
+  for (int i = 0; i < nbuf; i++) {
     l->ptr[i] = d->bufs[i]->p;
+    if (d->zero && d->zero[i]) /* every wait ended: nothing uses it now */
+      memset(d->bufs[i]->p, 0, d->bufs[i]->bytes);
+  }
   int64_t points = t[0] * t[1] * t[2];
   if (grouped) {
     /* a grouped kernel's units are whole work-groups */

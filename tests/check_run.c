@@ -665,6 +665,44 @@ START_TEST(test_run_cpu_relaxed_precision_close_to_full) {
 }
 END_TEST
 
+/* Issue 17 finding 7: elements no thread writes come back zero on every
+ * backend, whatever the caller's buffer (or the device's) held. */
+START_TEST(test_run_unwritten_output_elements_are_zero) {
+  const int R = 5, C = 9;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("even");
+  fg_field *in = fg_input(g, "in", t);
+  fg_op *op = fg_op_begin(g, "even_columns", 1, (fg_type[]){t});
+  /* thread (r, c) writes in(r, c) + 1 to column 2c: odd columns, and
+   * columns 2c >= C, are never written */
+  fg_write_tensor_at(op, 0, fg_add(fg_read_tensor(op, in), fg_float(op, 1)),
+                     2, fg_row(op), fg_muli(fg_column(op), 2));
+  fg_output(g, "out", fg_op_end(op));
+  float *a = malloc(sizeof(float) * R * C), *o = malloc(sizeof(float) * R * C);
+  for (int i = 0; i < R * C; i++)
+    a[i] = (float)(i + 1);
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  for (int rep = 0; rep < 2; rep++) {
+    memset(o, 0xA5, sizeof(float) * R * C); /* garbage, not 0 */
+    fg_status st = fg_program_run(p, 1, (const void *[]){a}, 1,
+                                  (void *[]){o});
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    for (int r = 0; r < R; r++)
+      for (int c = 0; c < C; c++) {
+        float want = c % 2 ? 0.0f : a[r * C + c / 2] + 1.0f;
+        ck_assert_msg(o[r * C + c] == want, "(%d, %d): %g, expected %g", r,
+                      c, (double)o[r * C + c], (double)want);
+      }
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  free(a);
+  free(o);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("run");
   TCase *tc = tcase_create("run");
@@ -685,6 +723,7 @@ int main(void) {
   tcase_add_test(tc, test_run_cpu_missing_compiler_is_a_clear_error);
   tcase_add_test(tc, test_run_context_rejects_bad_options);
   tcase_add_test(tc, test_run_cpu_relaxed_precision_close_to_full);
+  tcase_add_test(tc, test_run_unwritten_output_elements_are_zero);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
