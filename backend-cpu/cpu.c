@@ -69,9 +69,12 @@ static const char *const flags_relaxed[] = {
 
 /* ---- small process helpers ---------------------------------------------- */
 
-/* Runs argv with stdout and stderr sent to log_path; returns the exit status
- * (or -1 when it could not start). */
-static int run_logged(char *const argv[], const char *log_path) {
+/* Runs argv with stdout and stderr sent to log_path; returns the exit status,
+ * or -1 when it could not start or be waited for (*e: the errno: ENOSPC
+ * when the log cannot be created on a full disk, ENOENT for a missing
+ * program), *e 0 otherwise. */
+static int run_logged(char *const argv[], const char *log_path, int *e) {
+  *e = 0;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, log_path,
@@ -80,13 +83,36 @@ static int run_logged(char *const argv[], const char *log_path) {
   pid_t pid;
   int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0)
+  if (rc != 0) {
+    *e = rc;
     return -1;
+  }
   int st;
   while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR)
+    if (errno != EINTR) {
+      *e = errno;
       return -1;
+    }
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Why run_logged's rc (with errno e) failed, for a message: the errno's
+ * text, or the exit status; with no log to show, a full filesystem under
+ * dir is named (the compiler could not write its output or its log). */
+static const char *run_failure(int rc, int e, bool no_log, const char *dir,
+                               char *buf, size_t size) {
+  char ebuf[128];
+  if (rc < 0 && e != 0)
+    snprintf(buf, size, "could not run: %s",
+             fgu_strerror(e, ebuf, sizeof ebuf));
+  else if (rc < 0)
+    snprintf(buf, size, "killed by a signal");
+  else if (no_log && fgu_dir_full(dir))
+    snprintf(buf, size, "exit status %d, no log: %s has no space left "
+             "(%s)", rc, dir, fgu_strerror(ENOSPC, ebuf, sizeof ebuf));
+  else
+    snprintf(buf, size, "exit status %d", rc);
+  return buf;
 }
 
 /* The compiler's output in log_path (malloc'd, cut at 16000 bytes), or
@@ -167,17 +193,20 @@ static fg_status cpu_build(fg__backend *be, const char *source,
     argv[n++] = src_keep;
     argv[n++] = "-lm";
     argv[n] = NULL;
-    int rc = run_logged(argv, log);
+    int se;
+    int rc = run_logged(argv, log, &se);
     be->stats->kernels_compiled++;
     if (rc != 0) {
-      char *text = read_log(log);
-      fg__be_fail(be, FG_EBUILD, "kernel '%s': %s failed (%s %d) compiling "
-                  "%s:\n%s", what, cb->clang, rc < 0 ? "could not run, code"
-                  : "exit status", rc, src_keep, text ? text : "(no log)");
+      char *text = read_log(log), why[512];
+      fg__be_fail(be, se ? FG_EIO : FG_EBUILD, "kernel '%s': %s failed (%s) "
+                  "compiling %s:\n%s", what, cb->clang,
+                  run_failure(rc, se, !text || !*text, cb->cache_dir, why,
+                              sizeof why),
+                  src_keep, text ? text : "(no log)");
       free(text);
       unlink(tmp_so);
       unlink(log);
-      return FG_EBUILD;
+      return se ? FG_EIO : FG_EBUILD;
     }
     unlink(log);
     if (rename(tmp_so, so) != 0) {
@@ -303,8 +332,11 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
   *l = (launch){.fn = k->fn, .dims = d->dims, .done = a->done,
                 .done_arg = a->arg};
-  for (int i = 0; i < nbuf; i++)
+  for (int i = 0; i < nbuf; i++) {
     l->ptr[i] = d->bufs[i]->p;
+    if (d->zero && d->zero[i]) /* every wait ended: nothing uses it now */
+      memset(d->bufs[i]->p, 0, d->bufs[i]->bytes);
+  }
   int64_t points = t[0] * t[1] * t[2];
   if (grouped) {
     /* a grouped kernel's units are whole work-groups */
@@ -430,13 +462,21 @@ fg_status fg__cpu_backend_new(const fg__config *cfg, fg__backend **out,
   char log[4700];
   snprintf(log, sizeof log, "%s/version.%d.log", cb->cache_dir, (int)getpid());
   char *argv[] = {cb->clang, "--version", NULL};
-  int rc = run_logged(argv, log);
+  int se;
+  int rc = run_logged(argv, log, &se);
   size_t vlen;
-  char *version = rc == 0 ? fgu_read_file(log, 1 << 16, &vlen) : NULL;
+  char *version = fgu_read_file(log, 1 << 16, &vlen);
   unlink(log);
-  if (!version) {
+  if (rc != 0 || !version || !*version) {
+    char why[512];
     snprintf(err, errlen, "CPU backend: cannot run the C compiler '%s' "
-             "(install clang, or set FG_CLANG to a clang binary)", cb->clang);
+             "--version (%s; output to %s)%s", cb->clang,
+             run_failure(rc, se, !version || !*version, cb->cache_dir, why,
+                         sizeof why), log,
+             se == ENOENT || se == EACCES || se == ENOEXEC
+                 ? ": install clang, or set FG_CLANG to a clang binary"
+                 : "");
+    free(version);
     cpu_destroy(&cb->base);
     return FG_ENODEV;
   }

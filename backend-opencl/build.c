@@ -212,9 +212,11 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
 
   /* The source goes in place first, so that a build error can name a file
    * the user can open.  Failing to write it only costs the caching. */
+  int werr = 0;
   bool kept = cache && (access(cl_path, R_OK) == 0 ||
-                        fgu_write_file_atomic(cl_path, source, strlen(source),
-                                              0644) == 0);
+                        (werr = fgu_write_file_atomic(cl_path, source,
+                                                      strlen(source),
+                                                      0644)) == 0);
   if (!kept)
     cache = false;
 
@@ -236,11 +238,15 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
     /* Whatever the code, a failed build is FG_EBUILD unless memory ran
      * out. */
     fg_status st = fgcl_status(rc) == FG_ENOMEM ? FG_ENOMEM : FG_EBUILD;
+    char why[200] = "", ebuf[128];
+    if (!kept)
+      snprintf(why, sizeof why, " (cannot write the kernel cache: %s)",
+               werr ? fgu_strerror(werr, ebuf, sizeof ebuf)
+                    : "no cache directory");
     fgu_fail(err, errlen, st,
              "kernel '%s': clBuildProgram: %s on %s (options \"%s\"), "
              "source %s%s:\n%s", what, error_name(rc, name), dev->name,
-             options ? options : "", kept ? cl_path : "not kept",
-             kept ? "" : " (no writable cache directory)",
+             options ? options : "", kept ? cl_path : "not kept", why,
              log ? log : "(no build log: out of memory)");
     free(log);
     return st;

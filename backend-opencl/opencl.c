@@ -298,6 +298,39 @@ static void choose_local(const fgcl_device_info *d, size_t cols, size_t rows,
   local[2] = 1;
 }
 
+/* Enqueues a zero fill, after the nw events in w, of every buffer of d
+ * flagged in d->zero; *fills (malloc'd, NULL when none) and *nfill get
+ * their events. */
+static cl_int zero_outputs(cl_backend *cb, const fg__launch *d,
+                           const cl_event *w, cl_uint nw, cl_event **fills,
+                           cl_uint *nfill) {
+  *fills = NULL;
+  *nfill = 0;
+  if (!d->zero)
+    return CL_SUCCESS;
+  cl_event *ev = malloc((size_t)d->nbuf * sizeof *ev);
+  if (!ev)
+    return CL_OUT_OF_HOST_MEMORY;
+  const cl_uchar zero = 0;
+  cl_int rc = CL_SUCCESS;
+  cl_uint n = 0;
+  for (int i = 0; i < d->nbuf && rc == CL_SUCCESS; i++)
+    if (d->zero[i] && d->bufs[i]->bytes > 0 &&
+        (rc = clEnqueueFillBuffer(cb->queue, d->bufs[i]->mem, &zero,
+                                  sizeof zero, 0, d->bufs[i]->bytes, nw,
+                                  nw ? w : NULL, &ev[n])) == CL_SUCCESS)
+      n++;
+  if (rc != CL_SUCCESS || n == 0) {
+    for (cl_uint i = 0; i < n; i++)
+      clReleaseEvent(ev[i]);
+    free(ev);
+    return rc;
+  }
+  *fills = ev;
+  *nfill = n;
+  return CL_SUCCESS;
+}
+
 static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
                             const fg__launch *d, const fg__async *a) {
   cl_backend *cb = (cl_backend *)be;
@@ -346,8 +379,18 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
   global[FGE_CL_AXIS_LAYERS] = (size_t)t[0];
   cl_event w[FG_MAX_WAIT], ev;
   cl_uint nw = wait_list(a, w, FG_MAX_WAIT);
+  cl_event *fills = NULL;
+  cl_uint nfill = 0;
+  rc = zero_outputs(cb, d, w, nw, &fills, &nfill);
+  if (rc != CL_SUCCESS)
+    return cl_fail(be, rc, "clEnqueueFillBuffer", k->name);
+  /* the fills waited for w: the kernel follows them (out-of-order queue) */
   rc = clEnqueueNDRangeKernel(cb->queue, k->kernel, 3, NULL, global, local,
-                              nw, nw ? w : NULL, &ev);
+                              nfill ? nfill : nw,
+                              nfill ? fills : nw ? w : NULL, &ev);
+  for (cl_uint i = 0; i < nfill; i++)
+    clReleaseEvent(fills[i]);
+  free(fills);
   if (rc != CL_SUCCESS)
     return cl_fail(be, rc, "clEnqueueNDRangeKernel", k->name);
   be->stats->kernel_launches++;

@@ -177,6 +177,17 @@ fg_field *fg_op_end(fg_op *op) {
   k->reduce = op->reduce;
   k->body = op->body;
   k->n_vars = op->n_vars;
+  /* outputs not written at every point by a top-level implicit write
+   * (a reduction's is set by the runtime) come back zeroed, never with
+   * what the device buffer held */
+  for (int i = 0; i < op->n_out; i++)
+    if (!op->local_written[i] &&
+        !(fgk_is_reduction(op->reduce) && op->reduce.port == i)) {
+      if (!k->out_partial &&
+          !(k->out_partial = fgu_arena_alloc(&g->arena, sizeof op->written)))
+        return fgk_fail(op, FG_ENOMEM, "out of memory");
+      k->out_partial[i] = true;
+    }
   g->open_op = NULL;
   fg__node *n = fg__node_new(g, FG_NODE_OP, op->name, op->n_out,
                              op->out_type);

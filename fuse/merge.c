@@ -339,6 +339,18 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
   k->n_in = n_in;
   k->n_out = n_out;
   k->n_vars = var_base;
+  /* a member's output it may leave unwritten stays so (zeroed first) */
+  for (int m = 0; m < kern->n_nodes && !c.failed; m++) {
+    const fg__node *n = g->nodes.item[kern->nodes[m]];
+    for (int o = 0; o < n->n_out && n->kernel->out_partial; o++) {
+      if (!n->kernel->out_partial[o] || !materialized[n->out[o]->id])
+        continue;
+      if (!k->out_partial &&
+          !(k->out_partial = alloc(&c, (size_t)n_out * sizeof(bool))))
+        break;
+      k->out_partial[port_of(kern->out_field, &n_out, n->out[o]->id)] = true;
+    }
+  }
   k->in_type = alloc(&c, (size_t)(n_in + 1) * sizeof *k->in_type);
   k->in_nonlocal = alloc(&c, (size_t)(n_in + 1) * sizeof(bool));
   k->out_type = out_type;

@@ -22,6 +22,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +86,9 @@ static format format_from_extension(const char *path) {
 
 typedef struct pngio {
   FILE *fp;
+  size_t max_chunk;     /* reading: fg_image_load_options.max_chunk_bytes */
+  uint64_t pos;         /* reading: offset in the file */
+  uint64_t next_chunk;  /* reading: offset of the next chunk header */
   fg_status status;     /* FG_OK until the first error is recorded */
   fg_status default_st; /* status for errors raised inside libpng */
   char msg[256];
@@ -122,8 +126,25 @@ static void fail_png(png_structp png, pngio *ctx, fg_status status,
 
 static void pngio_read(png_structp png, png_bytep buf, size_t len) {
   pngio *ctx = (pngio *)png_get_io_ptr(png);
-  if (fread(buf, 1, len, ctx->fp) == len)
+  if (fread(buf, 1, len, ctx->fp) == len) {
+    /* libpng reads each chunk header (length, type) as one 8-byte read and
+     * the chunks in order: an ancillary chunk (type's first letter lower
+     * case) declaring more than the limit is refused before libpng
+     * allocates anything for it (this libpng does not check tEXt's) */
+    if (ctx->pos == ctx->next_chunk && len >= 8) {
+      uint64_t n = (uint64_t)buf[0] << 24 | (uint64_t)buf[1] << 16 |
+                   (uint64_t)buf[2] << 8 | buf[3];
+      if ((buf[4] & 0x20) && n > ctx->max_chunk)
+        fail_png(png, ctx, FG_EFORMAT,
+                 "ancillary chunk %.4s of %llu bytes is over the limit of "
+                 "%zu bytes (fg_image_load_options.max_chunk_bytes)",
+                 (const char *)buf + 4, (unsigned long long)n,
+                 ctx->max_chunk);
+      ctx->next_chunk = ctx->pos + 12 + n;
+    }
+    ctx->pos += len;
     return;
+  }
   if (ferror(ctx->fp)) {
     int e = errno;
     char ebuf[128];
@@ -154,9 +175,10 @@ static void pngio_flush(png_structp png) {
 }
 
 /* Decodes the PNG in ctx->fp, positioned just after the 8 signature bytes,
- * into out (pixels malloc'd).  On failure out is untouched and err says
- * why. */
-static fg_status read_png(pngio *ctx, const char *path, fg_image *out,
+ * into out (pixels malloc'd), within lim.  On failure out is untouched and
+ * err says why. */
+static fg_status read_png(pngio *ctx, const char *path,
+                          const fg_image_load_options *lim, fg_image *out,
                           char *err, size_t errlen) {
   uint8_t *volatile data = NULL;
   ctx->status = FG_OK;
@@ -184,11 +206,23 @@ static fg_status read_png(pngio *ctx, const char *path, fg_image *out,
   png_set_read_fn(png, ctx, pngio_read);
   png_set_sig_bytes(png, (int)sizeof png_signature);
   png_set_user_limits(png, FG_IMAGE_MAX_DIM, FG_IMAGE_MAX_DIM);
+  /* ancillary chunks: each at most max_chunk bytes (pngio_read refuses a
+   * larger declared length before libpng allocates), at most 1000 kept */
+  ctx->max_chunk = lim->max_chunk_bytes;
+  ctx->pos = ctx->next_chunk = sizeof png_signature;
+  png_set_chunk_malloc_max(png, lim->max_chunk_bytes);
+  png_set_chunk_cache_max(png, 1000);
   png_read_info(png, info);
   png_uint_32 width, height;
   int depth, color_type;
   png_get_IHDR(png, info, &width, &height, &depth, &color_type, NULL, NULL,
                NULL);
+  if ((uint64_t)width * height > lim->max_pixels)
+    fail_png(png, ctx, FG_EFORMAT,
+             "PNG of %lux%lu pixels is over the limit of %llu pixels "
+             "(fg_image_load_options.max_pixels)",
+             (unsigned long)width, (unsigned long)height,
+             (unsigned long long)lim->max_pixels);
 
   if (depth == 16) {
 #ifdef PNG_READ_SCALE_16_TO_8_SUPPORTED
@@ -371,11 +405,30 @@ static void fail_jpeg(jerr_state *e, fg_status status, const char *fmt, ...) {
   longjmp(e->jb, 1);
 }
 
+/* Bytes libjpeg's coefficient controller allocates for a whole image:
+ * what a file with several scans (progressive, or components in separate
+ * scans) needs (jdcoefct.c: block rows and columns rounded up to the
+ * sampling factors).  Valid after jpeg_read_header. */
+static uint64_t jpeg_coef_bytes(const struct jpeg_decompress_struct *ci) {
+  if (!ci->progressive_mode && ci->comps_in_scan >= ci->num_components)
+    return 0;
+  uint64_t bytes = 0;
+  for (int c = 0; c < ci->num_components; c++) {
+    const jpeg_component_info *cp = &ci->comp_info[c];
+    uint64_t h = (uint64_t)cp->h_samp_factor, v = (uint64_t)cp->v_samp_factor;
+    uint64_t wb = (cp->width_in_blocks + h - 1) / h * h;
+    uint64_t hb = (cp->height_in_blocks + v - 1) / v * v;
+    bytes += wb * hb * DCTSIZE2 * sizeof(JCOEF);
+  }
+  return bytes;
+}
+
 /* Decodes the JPEG in fp, positioned at the start of the file, into out
- * (pixels malloc'd).  d is zeroed by the caller.  On failure out is
- * untouched and err says why. */
+ * (pixels malloc'd), within lim.  d is zeroed by the caller.  On failure
+ * out is untouched and err says why. */
 static fg_status read_jpeg(jdec *d, FILE *fp, const char *path,
-                           fg_image *out, char *err, size_t errlen) {
+                           const fg_image_load_options *lim, fg_image *out,
+                           char *err, size_t errlen) {
   struct jpeg_decompress_struct *ci = &d->cinfo;
   uint8_t *volatile data = NULL;
   init_jerr(&d->jerr);
@@ -396,6 +449,26 @@ static fg_status read_jpeg(jdec *d, FILE *fp, const char *path,
   jpeg_create_decompress(ci);
   jpeg_stdio_src(ci, fp);
   jpeg_read_header(ci, TRUE);
+  /* the declared size, before libjpeg allocates anything of it */
+  if ((uint64_t)ci->image_width * ci->image_height > lim->max_pixels)
+    fail_jpeg(&d->jerr, FG_EFORMAT,
+              "JPEG of %lux%lu pixels is over the limit of %llu pixels "
+              "(fg_image_load_options.max_pixels)",
+              (unsigned long)ci->image_width, (unsigned long)ci->image_height,
+              (unsigned long long)lim->max_pixels);
+  uint64_t budget = lim->max_pixels <= (UINT64_MAX >> 4)
+                        ? lim->max_pixels * 8 + ((uint64_t)16 << 20)
+                        : UINT64_MAX;
+  uint64_t coef = jpeg_coef_bytes(ci);
+  if (coef > budget)
+    fail_jpeg(&d->jerr, FG_EFORMAT,
+              "JPEG of %lux%lu pixels in several scans needs %llu bytes of "
+              "coefficients, over the limit of %llu bytes (8 per pixel of "
+              "fg_image_load_options.max_pixels, plus 16 MiB)",
+              (unsigned long)ci->image_width, (unsigned long)ci->image_height,
+              (unsigned long long)coef, (unsigned long long)budget);
+  ci->mem->max_memory_to_use = budget > (uint64_t)LONG_MAX ? LONG_MAX
+                                                           : (long)budget;
   if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
     fail_jpeg(&d->jerr, FG_EFORMAT, "CMYK JPEG images are not supported");
   int channels;
@@ -532,6 +605,17 @@ void fg_image_free(fg_image *img) {
 
 fg_status fg_image_read(const char *path, fg_image *out, char *err,
                         size_t errlen) {
+  return fg_image_load(path, out, NULL, err, errlen);
+}
+
+fg_status fg_image_load(const char *path, fg_image *out,
+                        const fg_image_load_options *opt, char *err,
+                        size_t errlen) {
+  fg_image_load_options lim = FG_IMAGE_LOAD_OPTIONS_INIT;
+  if (opt && opt->max_pixels)
+    lim.max_pixels = opt->max_pixels;
+  if (opt && opt->max_chunk_bytes)
+    lim.max_chunk_bytes = opt->max_chunk_bytes;
   if (err && errlen)
     err[0] = '\0';
   if (out)
@@ -558,7 +642,7 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
                   fgu_strerror(e, ebuf, sizeof ebuf));
   } else if (n == sizeof sig && memcmp(sig, png_signature, n) == 0) {
     pngio ctx = {.fp = fp};
-    st = read_png(&ctx, path, out, err, errlen);
+    st = read_png(&ctx, path, &lim, out, err, errlen);
   } else if (n >= 3 && sig[0] == 0xff && sig[1] == 0xd8 && sig[2] == 0xff) {
     if (fseek(fp, 0L, SEEK_SET) != 0) {
       int e = errno;
@@ -567,7 +651,7 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
     } else {
       jdec dec;
       memset(&dec, 0, sizeof dec);
-      st = read_jpeg(&dec, fp, path, out, err, errlen);
+      st = read_jpeg(&dec, fp, path, &lim, out, err, errlen);
     }
   } else if (n >= 2 && sig[0] == 'P' && (sig[1] == '5' || sig[1] == '6')) {
     if (fseek(fp, 0L, SEEK_SET) != 0) {
@@ -575,7 +659,7 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
       st = fgu_fail(err, errlen, FG_EIO, "%s: cannot seek: %s", path,
                     fgu_strerror(e, ebuf, sizeof ebuf));
     } else {
-      st = fgi_read_pnm(fp, path, out, err, errlen);
+      st = fgi_read_pnm(fp, path, lim.max_pixels, out, err, errlen);
     }
   } else {
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %s", path,

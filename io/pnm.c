@@ -6,6 +6,8 @@
 #include "util/util.h"
 
 #include <ctype.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,8 +36,8 @@ static long header_number(FILE *fp) {
   return c != EOF && isspace(c) ? v : -1;
 }
 
-fg_status fgi_read_pnm(FILE *fp, const char *path, fg_image *out, char *err,
-                       size_t errlen) {
+fg_status fgi_read_pnm(FILE *fp, const char *path, uint64_t max_pixels,
+                       fg_image *out, char *err, size_t errlen) {
   char magic[2];
   if (fread(magic, 1, 2, fp) != 2 || magic[0] != 'P' ||
       (magic[1] != '5' && magic[1] != '6'))
@@ -48,6 +50,22 @@ fg_status fgi_read_pnm(FILE *fp, const char *path, fg_image *out, char *err,
     return fgu_fail(err, errlen, FG_EFORMAT, "%s: bad PGM/PPM header "
                     "(width, height 1..%d, maxval 1..65535)", path,
                     FG_IMAGE_MAX_DIM);
+  if ((uint64_t)w * (uint64_t)h > max_pixels)
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: PGM/PPM of %ldx%ld pixels "
+                    "is over the limit of %llu pixels "
+                    "(fg_image_load_options.max_pixels)", path, w, h,
+                    (unsigned long long)max_pixels);
+  /* a regular file shorter than its header says: refused before the
+   * pixels are allocated */
+  uint64_t need = (uint64_t)w * (uint64_t)h * (uint64_t)channels *
+                  (maxval > 255 ? 2u : 1u);
+  struct stat sb;
+  long pos = ftell(fp);
+  if (pos >= 0 && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) &&
+      (uint64_t)(sb.st_size - pos) < need)
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: truncated PGM/PPM data "
+                    "(%lld bytes after the header, %llu needed)", path,
+                    (long long)(sb.st_size - pos), (unsigned long long)need);
   fg_status st = fg_image_alloc(out, (int)w, (int)h, channels);
   if (st != FG_OK)
     return fgu_fail(err, errlen, st, "%s: out of memory", path);

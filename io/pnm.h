@@ -9,9 +9,11 @@
 
 /* Decodes the P5/P6 file fp (positioned at its start) into out; 16-bit
  * samples (maxval > 255) are scaled to 8 bits with rounding.  FG_EFORMAT
- * for a bad header or short data, FG_ENOMEM; err names path. */
-fg_status fgi_read_pnm(FILE *fp, const char *path, fg_image *out, char *err,
-                       size_t errlen);
+ * for a bad header, more than max_pixels pixels or short data (a regular
+ * file too short for its header is refused before allocating),
+ * FG_ENOMEM; err names path. */
+fg_status fgi_read_pnm(FILE *fp, const char *path, uint64_t max_pixels,
+                       fg_image *out, char *err, size_t errlen);
 /* Encodes img (1 channel as P5, 3 as P6; 2 and 4 drop alpha) to fp. */
 fg_status fgi_write_pnm(FILE *fp, const char *path, const fg_image *img,
                         char *err, size_t errlen);

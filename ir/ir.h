@@ -228,6 +228,9 @@ typedef struct fgk_kernel {
   int n_vars;
   bool *in_nonlocal;     /* n_in: read with explicit addressing somewhere */
   int fp;                /* FGK_FP_*: the precision its code asked for */
+  bool *out_partial;     /* NULL, or n_out flags: output o may keep points
+                            the kernel never writes (no top-level implicit
+                            _writeTensor); the runtime zeroes it first */
 } fgk_kernel;
 
 /* A kernel's floating-point precision: DEFAULT follows the compile

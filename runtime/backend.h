@@ -53,6 +53,8 @@ typedef struct fg__launch {
   int group[2];              /* GROUPED: (rows, columns) */
   int64_t partials;          /* PARTIALS: how many items */
   int64_t work_per_item;     /* PARTIALS: points each item folds */
+  const bool *zero;          /* NULL, or nbuf flags: buffers the backend
+                                sets to zero before the kernel runs */
 } fg__launch;
 
 /* What a device can run.  fg_compile refuses a kernel needing more. */

@@ -194,7 +194,12 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
     dims_of(p->f[fk->in_field[i]].type.field,
             fge_abi_buffer_dims(pk->dims, i));
   }
+  if (k->out_partial &&
+      !(pk->zero = calloc((size_t)pk->nbuf, sizeof *pk->zero)))
+    return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   for (int i = 0; i < k->n_out; i++) {
+    if (pk->zero)
+      pk->zero[k->n_in + i] = k->out_partial[i];
     pk->field[k->n_in + i] = fk->out_field[i];
     dims_of(p->f[fk->out_field[i]].type.field,
             fge_abi_buffer_dims(pk->dims, k->n_in + i));

@@ -27,6 +27,8 @@ typedef struct pkernel {
   fg__kbin *bin;
   int nbuf;
   int *field;               /* nbuf field ids: inputs, then outputs */
+  bool *zero;               /* NULL, or nbuf flags: outputs the kernel may
+                               not write everywhere, zeroed at each launch */
   int64_t *dims;            /* 3 * (nbuf + 1) */
   bool grouped;
   int group[2];             /* work-group (rows, columns) when grouped */

@@ -298,7 +298,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
       bufs[k->n_in + k->reduce.port] = vr->bs->partials[t->index];
     fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
                     .dims = k->dims, .partials = k->partials,
-                    .work_per_item = k->work_per_item};
+                    .work_per_item = k->work_per_item, .zero = k->zero};
     memcpy(l.threads, k->threads, sizeof l.threads);
     memcpy(l.group, k->group, sizeof l.group);
     st = fg__be_launch(be, k->bin, &l, &a);

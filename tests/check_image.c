@@ -31,6 +31,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <png.h>
@@ -1008,6 +1009,215 @@ START_TEST(test_image_read_too_large_png)
 }
 END_TEST
 
+/* ---- issue 17 findings 4 and 5: decompression bombs ------------------ */
+
+/* Writes n bytes to path. */
+static void put_file(const char *path, const void *bytes, size_t n)
+{
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* PNG's CRC-32 (ISO 3309), bitwise: independent of libpng and zlib. */
+static uint32_t crc32_of(const uint8_t *p, size_t n)
+{
+  uint32_t c = 0xffffffffu;
+  for (size_t i = 0; i < n; i++) {
+    c ^= p[i];
+    for (int k = 0; k < 8; k++)
+      c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+  }
+  return c ^ 0xffffffffu;
+}
+
+static size_t put_be32(uint8_t *p, uint32_t v)
+{
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
+  return 4;
+}
+
+/* Appends a PNG chunk whose length field says declared (data holds n
+ * bytes, the CRC covers them) at p; returns the bytes written. */
+static size_t put_chunk(uint8_t *p, const char *type, uint32_t declared,
+                        const uint8_t *data, size_t n)
+{
+  size_t k = put_be32(p, declared);
+  memcpy(p + k, type, 4);
+  memcpy(p + k + 4, data, n);
+  k += 4 + n;
+  return k + put_be32(p + k, crc32_of(p + 4, 4 + n));
+}
+
+/* A PNG signature and IHDR of width x height, 8-bit grey; returns bytes. */
+static size_t put_png_head(uint8_t *p, uint32_t width, uint32_t height)
+{
+  static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a,
+                                 '\n'};
+  uint8_t ihdr[13] = {0};
+  put_be32(ihdr, width);
+  put_be32(ihdr + 4, height);
+  ihdr[8] = 8; /* depth; colour type 0, deflate, filter 0, no interlace */
+  memcpy(p, sig, 8);
+  return 8 + put_chunk(p + 8, "IHDR", 13, ihdr, 13);
+}
+
+/* Loads path in a child process: its status, message and peak resident
+ * memory in KiB (what the decoder allocated and touched; the most of any
+ * child this test waited for). */
+static fg_status load_in_child(const char *path,
+                               const fg_image_load_options *opt, char *err,
+                               size_t errlen, long *maxrss_kib)
+{
+  int fd[2];
+  ck_assert_int_eq(pipe(fd), 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    fg_image img;
+    char msg[512];
+    fg_status st = fg_image_load(path, &img, opt, msg, sizeof msg);
+    fg_image_free(&img);
+    int32_t s = (int32_t)st;
+    if (write(fd[1], &s, sizeof s) != sizeof s ||
+        write(fd[1], msg, strlen(msg) + 1) < 0)
+      _exit(2);
+    _exit(0);
+  }
+  close(fd[1]);
+  int32_t s = 0;
+  ck_assert_int_eq(read(fd[0], &s, sizeof s), (ssize_t)sizeof s);
+  ssize_t n = read(fd[0], err, errlen - 1);
+  err[n > 0 ? n : 0] = '\0';
+  close(fd[0]);
+  int wst;
+  struct rusage ru;
+  ck_assert_int_eq(waitpid(pid, &wst, 0), pid);
+  ck_assert(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+  /* the largest of this test's children, all loads of this kind */
+  ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+  *maxrss_kib = ru.ru_maxrss;
+  return (fg_status)s;
+}
+
+/* Asserts path is refused with FG_EFORMAT, a message naming the file and
+ * want, and less than 200 MiB touched. */
+static void expect_refused(const char *path, const fg_image_load_options *o,
+                           const char *want)
+{
+  char err[512];
+  long kib = 0;
+  fg_status st = load_in_child(path, o, err, sizeof err, &kib);
+  ck_assert_msg(st == FG_EFORMAT, "%s: status %d: %s", path, (int)st, err);
+  ck_assert_msg(strstr(err, path) != NULL, "message: %s", err);
+  ck_assert_msg(strstr(err, want) != NULL, "message lacks %s: %s", want, err);
+  ck_assert_msg(kib < 200 * 1024, "%ld KiB resident: %s", kib, err);
+}
+
+START_TEST(test_image_bomb_png_header_refused)
+{
+  uint8_t buf[128];
+  size_t n = put_png_head(buf, 65535, 65535);
+  static const uint8_t idat[] = {0x78, 0x9c, 0x63, 0x00, 0x00};
+  n += put_chunk(buf + n, "IDAT", sizeof idat, idat, sizeof idat);
+  char path[PATH_MAX];
+  tmp_path(path, sizeof path, "bomb.png");
+  put_file(path, buf, n);
+  expect_refused(path, NULL, "over the limit of 268435456 pixels");
+  expect_refused(path, NULL, "max_pixels");
+}
+END_TEST
+
+START_TEST(test_image_bomb_png_text_chunk_refused)
+{
+  uint8_t buf[256];
+  size_t n = put_png_head(buf, 1, 1);
+  static const uint8_t text[] = "Comment\0aaaaaaaaaaaaaaaa";
+  /* declares 2 GB, holds 24 bytes */
+  n += put_chunk(buf + n, "tEXt", 0x7ffffff0u, text, sizeof text - 1);
+  char path[PATH_MAX];
+  tmp_path(path, sizeof path, "text-bomb.png");
+  put_file(path, buf, n);
+  expect_refused(path, NULL, "max_chunk_bytes");
+  /* and a user limit below a chunk that fits the default */
+  n = put_png_head(buf, 1, 1);
+  uint8_t big[200];
+  memset(big, 'a', sizeof big);
+  memcpy(big, "Comment", 8);
+  n += put_chunk(buf + n, "tEXt", sizeof big, big, sizeof big);
+  put_file(path, buf, n);
+  fg_image_load_options o = {.max_chunk_bytes = 100};
+  expect_refused(path, &o, "tEXt of 200 bytes is over the limit of 100 "
+                          "bytes");
+}
+END_TEST
+
+START_TEST(test_image_bomb_jpeg_header_refused)
+{
+  /* SOI, SOF (65500 x 65500, 1 component), SOS: 31 bytes */
+  uint8_t jpg[] = {0xff, 0xd8, 0xff, 0xc0, 0x00, 0x0b, 0x08, 0xff, 0xdc,
+                   0xff, 0xdc, 0x01, 0x01, 0x11, 0x00, 0xff, 0xda, 0x00,
+                   0x08, 0x01, 0x01, 0x00, 0x00, 0x3f, 0x00, 0x12, 0x34,
+                   0x56, 0x78, 0xff, 0xd9};
+  char path[PATH_MAX];
+  tmp_path(path, sizeof path, "bomb.jpg");
+  put_file(path, jpg, sizeof jpg);
+  expect_refused(path, NULL, "65500x65500 pixels is over the limit of "
+                             "268435456 pixels");
+  /* progressive (SOF2), 3 components: refused before its coefficients */
+  uint8_t prog[] = {0xff, 0xd8, 0xff, 0xc2, 0x00, 0x11, 0x08, 0xff, 0xdc,
+                    0xff, 0xdc, 0x03, 0x01, 0x11, 0x00, 0x02, 0x11, 0x00,
+                    0x03, 0x11, 0x00, 0xff, 0xda, 0x00, 0x08, 0x01, 0x01,
+                    0x00, 0x00, 0x00, 0x00, 0x12, 0x34, 0xff, 0xd9};
+  put_file(path, prog, sizeof prog);
+  expect_refused(path, NULL, "max_pixels");
+}
+END_TEST
+
+START_TEST(test_image_bomb_pnm_header_refused)
+{
+  static const char pgm[] = "P5\n65535 65535\n255\nabcd";
+  char path[PATH_MAX];
+  tmp_path(path, sizeof path, "bomb.pgm");
+  put_file(path, pgm, sizeof pgm - 1);
+  expect_refused(path, NULL, "over the limit of 268435456 pixels");
+  /* under the pixel limit but far longer than the file */
+  static const char ppm[] = "P6\n16000 16000\n255\nabcd";
+  put_file(path, ppm, sizeof ppm - 1);
+  expect_refused(path, NULL, "truncated");
+}
+END_TEST
+
+START_TEST(test_image_load_pixel_limit_is_settable)
+{
+  char path[PATH_MAX], err[512];
+  fg_image img;
+  ck_assert_int_eq(fg_image_alloc(&img, 16, 8, 3), FG_OK);
+  for (int i = 0; i < 16 * 8 * 3; i++)
+    img.data[i] = (uint8_t)i;
+  static const char *const names[] = {"lim.png", "lim.jpg", "lim.ppm"};
+  for (int f = 0; f < 3; f++) {
+    tmp_path(path, sizeof path, names[f]);
+    ck_assert_msg(fg_image_write(path, &img, 0, err, sizeof err) == FG_OK,
+                  "%s", err);
+    fg_image_load_options o = FG_IMAGE_LOAD_OPTIONS_INIT;
+    o.max_pixels = 16 * 8;
+    fg_image back;
+    ck_assert_msg(fg_image_load(path, &back, &o, err, sizeof err) == FG_OK,
+                  "%s", err);
+    ck_assert_int_eq(back.width, 16);
+    fg_image_free(&back);
+    o.max_pixels = 16 * 8 - 1;
+    expect_refused(path, &o, "16x8 pixels is over the limit of 127 pixels");
+  }
+  fg_image_free(&img);
+}
+END_TEST
+
 START_TEST(test_image_read_missing_file)
 {
   char path[PATH_MAX], err[512];
@@ -1408,6 +1618,11 @@ static Suite *image_suite(void)
   tcase_add_test(tc, test_image_read_png_transformations);
   tcase_add_test(tc, test_image_read_cmyk_jpeg_refused);
   tcase_add_test(tc, test_image_read_too_large_png);
+  tcase_add_test(tc, test_image_bomb_png_header_refused);
+  tcase_add_test(tc, test_image_bomb_png_text_chunk_refused);
+  tcase_add_test(tc, test_image_bomb_jpeg_header_refused);
+  tcase_add_test(tc, test_image_bomb_pnm_header_refused);
+  tcase_add_test(tc, test_image_load_pixel_limit_is_settable);
   tcase_add_test(tc, test_image_read_missing_file);
   tcase_add_test(tc, test_image_read_directory);
   tcase_add_test(tc, test_image_read_truncated_png);

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -602,6 +604,54 @@ START_TEST(test_run_cpu_missing_compiler_is_a_clear_error) {
 }
 END_TEST
 
+/* Issue 17 finding 11: when the compiler cannot be started (its log cannot
+ * be created, as on a full disk; the program is gone), the message names
+ * the errno, not "could not run, code -1".  Injected: the version check's
+ * log path is a directory; the compiler disappears after fg_context_new. */
+START_TEST(test_run_cpu_compiler_failure_names_the_cause) {
+  char dir[] = "/tmp/fg-cache-test-XXXXXX", sub[64], log[96], cc[64];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  snprintf(log, sizeof log, "%s/version.%d.log", sub, (int)getpid());
+  ck_assert_int_eq(mkdir(sub, 0755), 0);
+  ck_assert_int_eq(mkdir(log, 0755), 0);
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = (fg_context *)1;
+  char err[1024];
+  ck_assert_int_eq(fg_context_new(&opt, &ctx, err, sizeof err), FG_ENODEV);
+  ck_assert_ptr_null(ctx);
+  ck_assert_msg(strstr(err, strerror(EISDIR)) && strstr(err, log),
+                "message: %s", err);
+  ck_assert_int_eq(rmdir(log), 0);
+
+  /* a compiler that works for fg_context_new, then is removed */
+  snprintf(cc, sizeof cc, "%s/clang", dir);
+  FILE *f = fopen(cc, "w");
+  ck_assert_ptr_nonnull(f);
+  const char *real = getenv("FG_CLANG");
+  fprintf(f, "#!/bin/sh\nexec %s \"$@\"\n", real && *real ? real : "clang");
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(chmod(cc, 0755), 0);
+  setenv("FG_CLANG", cc, 1);
+  ctx = context_in(dir);
+  ck_assert_int_eq(unlink(cc), 0);
+  fg_graph *g = unique_graph((unsigned)getpid() * 2654435761u);
+  fg_program *p = NULL;
+  fg_status st = fg_compile(ctx, g, NULL, &p);
+  const char *msg = fg_context_errmsg(ctx);
+  ck_assert_msg(st == FG_EIO, "status %s: %s", fg_status_name(st), msg);
+  ck_assert_msg(strstr(msg, strerror(ENOENT)) && !strstr(msg, "code -1"),
+                "message: %s", msg);
+  ck_assert_ptr_null(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  if (real)
+    setenv("FG_CLANG", real, 1);
+  else
+    unsetenv("FG_CLANG");
+}
+END_TEST
+
 START_TEST(test_run_context_rejects_bad_options) {
   fg_context *ctx = NULL;
   char err[512];
@@ -665,6 +715,44 @@ START_TEST(test_run_cpu_relaxed_precision_close_to_full) {
 }
 END_TEST
 
+/* Issue 17 finding 7: elements no thread writes come back zero on every
+ * backend, whatever the caller's buffer (or the device's) held. */
+START_TEST(test_run_unwritten_output_elements_are_zero) {
+  const int R = 5, C = 9;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("even");
+  fg_field *in = fg_input(g, "in", t);
+  fg_op *op = fg_op_begin(g, "even_columns", 1, (fg_type[]){t});
+  /* thread (r, c) writes in(r, c) + 1 to column 2c: odd columns, and
+   * columns 2c >= C, are never written */
+  fg_write_tensor_at(op, 0, fg_add(fg_read_tensor(op, in), fg_float(op, 1)),
+                     2, fg_row(op), fg_muli(fg_column(op), 2));
+  fg_output(g, "out", fg_op_end(op));
+  float *a = malloc(sizeof(float) * R * C), *o = malloc(sizeof(float) * R * C);
+  for (int i = 0; i < R * C; i++)
+    a[i] = (float)(i + 1);
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  for (int rep = 0; rep < 2; rep++) {
+    memset(o, 0xA5, sizeof(float) * R * C); /* garbage, not 0 */
+    fg_status st = fg_program_run(p, 1, (const void *[]){a}, 1,
+                                  (void *[]){o});
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    for (int r = 0; r < R; r++)
+      for (int c = 0; c < C; c++) {
+        float want = c % 2 ? 0.0f : a[r * C + c / 2] + 1.0f;
+        ck_assert_msg(o[r * C + c] == want, "(%d, %d): %g, expected %g", r,
+                      c, (double)o[r * C + c], (double)want);
+      }
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  free(a);
+  free(o);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("run");
   TCase *tc = tcase_create("run");
@@ -685,6 +773,8 @@ int main(void) {
   tcase_add_test(tc, test_run_cpu_missing_compiler_is_a_clear_error);
   tcase_add_test(tc, test_run_context_rejects_bad_options);
   tcase_add_test(tc, test_run_cpu_relaxed_precision_close_to_full);
+  tcase_add_test(tc, test_run_unwritten_output_elements_are_zero);
+  tcase_add_test(tc, test_run_cpu_compiler_failure_names_the_cause);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* errno, or EIO where a failing call left it 0. */
@@ -166,6 +167,12 @@ int fgu_write_file_atomic(const char *path, const void *data, size_t n,
     return e;
   }
   return fgu_atomic_commit(&a, path);
+}
+
+bool fgu_dir_full(const char *dir) {
+  struct statvfs sv;
+  return statvfs(dir, &sv) == 0 &&
+         (sv.f_bavail == 0 || (sv.f_files > 0 && sv.f_favail == 0));
 }
 
 int fgu_cache_path(char *buf, size_t size, const char *dir, const char *key,

@@ -11,6 +11,7 @@
 #ifndef FG_UTIL_FS_H
 #define FG_UTIL_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -57,6 +58,11 @@ void fgu_atomic_abort(fgu_atomic *a);
  * errno value, with no temporary file left behind. */
 int fgu_write_file_atomic(const char *path, const void *data, size_t n,
                           int mode);
+
+/* True when the filesystem holding dir has no block or no inode left for
+ * an unprivileged writer: what to name when a program writing there failed
+ * without a word (its log could not be written either). */
+bool fgu_dir_full(const char *dir);
 
 /* "DIR/KEY.EXT" into buf, the name of a cache entry.  0, or -1 when it
  * does not fit in size bytes. */

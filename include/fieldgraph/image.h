@@ -32,8 +32,31 @@ typedef struct fg_image {
 } fg_image;
 
 /* Read a PNG, JPEG or binary PGM/PPM (P5/P6) file (format detected from the file's signature bytes, not its name). 16-bit PNGs and PGM/PPMs are reduced to 8 bits, palettes and low bit depths expanded, tRNS becomes alpha; CMYK JPEGs are refused. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
- * FG_EINVAL bad arguments, FG_EIO file cannot be opened or read, FG_EFORMAT not PNG/JPEG, corrupt or truncated data, CMYK, or larger than FG_IMAGE_MAX_DIM; FG_ENOMEM. */
+ * FG_EINVAL bad arguments, FG_EIO file cannot be opened or read, FG_EFORMAT not PNG/JPEG, corrupt or truncated data, CMYK, larger than FG_IMAGE_MAX_DIM, or over a limit of FG_IMAGE_LOAD_OPTIONS_INIT (fg_image_load); FG_ENOMEM. */
 fg_status fg_image_read(const char *path, fg_image *out, char *err, size_t errlen);
+
+/* Default pixel limit of fg_image_load: 2^28 (16384 x 16384). */
+#define FG_IMAGE_MAX_PIXELS ((uint64_t)1 << 28)
+
+/* Limits against decompression bombs: a file declaring more is refused
+ * (FG_EFORMAT, the message naming the file and the limit) before anything
+ * of that size is allocated.  Start from FG_IMAGE_LOAD_OPTIONS_INIT. */
+typedef struct fg_image_load_options {
+  /* width x height; 0 means the default.  A decoder's own working memory
+   * (libjpeg's coefficient buffers for progressive files) is held to 8
+   * bytes per allowed pixel. */
+  uint64_t max_pixels;
+  /* Largest PNG ancillary chunk (tEXt, zTXt, iTXt, sPLT, iCCP, unknown)
+   * read; larger ones are refused.  0 means the default, 8 MiB.  JPEG
+   * markers other than the image's own are skipped, never stored. */
+  size_t max_chunk_bytes;
+} fg_image_load_options;
+#define FG_IMAGE_LOAD_OPTIONS_INIT {FG_IMAGE_MAX_PIXELS, (size_t)8 << 20}
+
+/* fg_image_read with limits (opt NULL: FG_IMAGE_LOAD_OPTIONS_INIT). */
+fg_status fg_image_load(const char *path, fg_image *out,
+                        const fg_image_load_options *opt, char *err,
+                        size_t errlen);
 
 /* Write by the path's extension (.png, .jpg, .jpeg, .pgm, .ppm, .pnm, case-insensitive; PGM/PPM: 1 channel P5, else P6); quality is the JPEG quality 1..100 (0 means 90), ignored for PNG. Written to a temporary file in the same directory and renamed, so a failure never leaves a partial or truncated file at path. JPEG and PGM/PPM cannot store 2 or 4 channels: alpha is dropped (documented).
  * FG_EINVAL bad arguments, image or extension; FG_EIO creating, writing or renaming failed; FG_ENOMEM.  A replaced file keeps its permission bits. */
