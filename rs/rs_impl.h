@@ -125,6 +125,11 @@ typedef struct fgr_func {
   int tok0, tok1;               /* the whole declaration */
   int name_tok, lparen, rparen; /* its name and parameter parentheses */
   int unsupported;              /* first call the runtime lacks, or -1 */
+  /* a legacy kernel, void root(const T *in, U *out, const void *usrData,
+   * uint32_t x, uint32_t y): its pointer parameters (-1 when absent);
+   * ret is then *out's type and the index parameters its specials */
+  bool legacy;
+  int legacy_in, legacy_out, legacy_usr;
 } fgr_func;
 
 typedef struct fgr_global {

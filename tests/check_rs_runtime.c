@@ -4,7 +4,8 @@
  * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
  * globals are what later kernel launches see, rsDebug / rsSendToClient /
  * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
- * the errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
+ * legacy root() kernels, and the errors that name what cannot run at its
+ * line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -297,6 +298,70 @@ START_TEST(test_rs_kernel_using_rsmatrixmultiply) {
 }
 END_TEST
 
+/* legacy_root.rs's filter, in plain C */
+static void legacy_ref(int threshold, const uint8_t *in, uint8_t *out, int w,
+                       int h) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *p = in + 4 * (y * w + x);
+      uint8_t *o = out + 4 * (y * w + x);
+      uint8_t l = (uint8_t)((p[0] * 77 + p[1] * 151 + p[2] * 28) >> 8);
+      if (l < threshold && ((x + y) & 1) == 0)
+        l = (uint8_t)(255 - l);
+      o[0] = l;
+      o[1] = (uint8_t)((l + x) & 255);
+      o[2] = (uint8_t)((l ^ y) & 255);
+      o[3] = p[3];
+    }
+}
+
+START_TEST(test_rs_legacy_root_filter) {
+  enum { W = 301, H = 19, N = W * H, M = 1000 };
+  uint8_t *in = pattern(W, H), *out = malloc(4 * N), *ref = malloc(4 * N);
+  fg_rs_script *s = load("legacy_root.rs");
+  map_rgba(s, "root", W, H, in, out);
+  legacy_ref(100, in, ref, W, H);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  int t = 180;
+  ck_assert_int_eq(fg_rs_set(s, "threshold", &t, sizeof t), FG_OK);
+  map_rgba(s, "root", W, H, in, out);
+  legacy_ref(180, in, ref, W, H);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  /* root is a kernel, not an invokable */
+  ck_assert_int_eq(fg_rs_call(s, "root"), FG_ENOTSUP);
+  fg_rs_script_free(s);
+  /* a float4 root() with only its two pointers */
+  s = load("legacy_root_f.rs");
+  float *v = malloc(sizeof(float) * 4 * M), *o = malloc(sizeof(float) * 4 * M);
+  for (int i = 0; i < 4 * M; i++)
+    v[i] = (float)(i % 97) * 0.37f - 11.f;
+  fg_graph *g = fg_graph_new("legacy");
+  fg_field *x = fg_input(g, "v", fg_type_vector(FG_F32, fg_shape1(M), 4));
+  fg_output(g, "o", fg_rs_map(g, s, "root", 1, &x, NULL));
+  const void *ins[] = {v};
+  void *outs[] = {o};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < 4 * M; i++)
+    ck_assert_msg(o[i] == v[i] * 0.5f + 1.5f, "at %d: %g", i, (double)o[i]);
+  fg_rs_script_free(s);
+  /* a root() whose parameters are no legacy kernel's is named */
+  char err[1024];
+  const char *bad = "#pragma version(1)\n#pragma rs java_package_name(a)\n"
+                    "void root(const uchar4 *in, float f) {}\n";
+  s = NULL;
+  ck_assert_int_ne(fg_rs_script_new_source("bad", "bad.rs", bad, strlen(bad),
+                                           &s, err, sizeof err), FG_OK);
+  ck_assert_msg(strstr(err, "bad.rs:3:") &&
+                strstr(err, "legacy kernel 'root'"), "%s", err);
+  free(v);
+  free(o);
+  free(in);
+  free(out);
+  free(ref);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -305,6 +370,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_init_that_cannot_run_is_named_at_load);
   tcase_add_test(tc, test_rs_debug_messages_and_rand_in_invokables);
   tcase_add_test(tc, test_rs_kernel_using_rsmatrixmultiply);
+  tcase_add_test(tc, test_rs_legacy_root_filter);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
