@@ -4,7 +4,7 @@
  * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
  * globals are what later kernel launches see, rsDebug / rsSendToClient /
  * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
- * legacy root() kernels, and the errors that name what cannot run at its
+ * legacy root() kernels, the YUV getters on an NV21 frame, and the errors that name what cannot run at its
  * line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
@@ -362,6 +362,59 @@ START_TEST(test_rs_legacy_root_filter) {
 }
 END_TEST
 
+/* NV21 (w x h, even) to RGBA as nv21.rs computes it, in plain C */
+static int clamp255(int v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
+static void nv21_ref(const uint8_t *f, int w, int h, uint8_t *out) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *vu = f + w * h + (y / 2) * w + (x / 2) * 2;
+      int Y = f[y * w + x] - 16, V = vu[0] - 128, U = vu[1] - 128;
+      uint8_t *o = out + 4 * (y * w + x);
+      o[0] = (uint8_t)clamp255((Y * 298 + V * 409 + 128) >> 8);
+      o[1] = (uint8_t)clamp255((Y * 298 - U * 100 - V * 208 + 128) >> 8);
+      o[2] = (uint8_t)clamp255((Y * 298 + U * 516 + 128) >> 8);
+      o[3] = 255;
+    }
+}
+
+START_TEST(test_rs_nv21_to_rgba_with_the_yuv_getters) {
+  enum { W = 64, H = 38, N = W * H, F = W * H * 3 / 2 };
+  uint8_t *frame = pattern(F / 4 + 1, 1), *out = malloc(4 * N),
+          *ref = malloc(4 * N);
+  fg_rs_script *s = load("nv21.rs");
+  fg_graph *g = fg_graph_new("nv21");
+  fg_field *fr = fg_input(g, "frame", fg_type_scalar(FG_U8,
+                                                     fg_shape2(H * 3 / 2, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gCurrentFrame", fr), FG_OK);
+  fg_rs_launch opt = {0};
+  opt.shape = fg_shape2(H, W);
+  fg_field *rgba = fg_rs_map(g, s, "yuv2rgba", 0, NULL, &opt);
+  ck_assert_msg(rgba != NULL, "%s", fg_graph_errmsg(g));
+  fg_output(g, "rgba", rgba);
+  const void *ins[] = {frame};
+  void *outs[] = {out};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+  nv21_ref(frame, W, H, ref);
+  for (int i = 0; i < 4 * N; i++)
+    ck_assert_msg(out[i] == ref[i], "at pixel %d.%d: %d, expected %d", i / 4,
+                  i % 4, out[i], ref[i]);
+  /* a frame bound as anything but h * 3 / 2 rows of uchar is refused at
+   * the getter's line */
+  g = fg_graph_new("nv21 bad");
+  fr = fg_input(g, "frame", fg_type_scalar(FG_U8, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gCurrentFrame", fr), FG_OK);
+  ck_assert(fg_rs_map(g, s, "yuv2rgba", 0, NULL, &opt) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "nv21.rs:14:") &&
+                strstr(fg_graph_errmsg(g), "NV21"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  free(frame);
+  free(out);
+  free(ref);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -371,6 +424,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_debug_messages_and_rand_in_invokables);
   tcase_add_test(tc, test_rs_kernel_using_rsmatrixmultiply);
   tcase_add_test(tc, test_rs_legacy_root_filter);
+  tcase_add_test(tc, test_rs_nv21_to_rgba_with_the_yuv_getters);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -142,7 +142,11 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
  * launches that read it (kernels that do not read it are unaffected).
  * The binding lapses when the field's graph is freed: a later launch
  * reading it fails with FG_ESTATE naming the field (bind again, e.g. once
- * per graph in a graph-per-image loop). */
+ * per graph in a graph-per-image loop).  A YUV Allocation (an NV21
+ * camera frame of w x h pixels, read with rsGetElementAtYuv_uchar_Y/U/V)
+ * is bound as the buffer lies: a 2-D FG_U8 field of h * 3 / 2 rows and w
+ * columns (h rows of Y, then h / 2 rows of interleaved V, U pairs); its
+ * rsAllocationGetDimY is then h * 3 / 2. */
 fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                                 fg_field *field);
 
