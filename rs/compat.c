@@ -38,7 +38,7 @@ const char *const fgr_runtime_names[] = {
   "rsAllocationGetDimZ", "rsClamp", "convert_*", "rsGetElementAt_*",
   "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet",
   "rsGetElementAtYuv_uchar_Y", "rsGetElementAtYuv_uchar_U",
-  "rsGetElementAtYuv_uchar_V", NULL};
+  "rsGetElementAtYuv_uchar_V", "rsSample", NULL};
 
 /* rsGetElementAtYuv_uchar_Y/U/V of both dialects: the allocation is an
  * NV21 buffer bound as a 2-D uchar field of h * 3 / 2 rows and w columns

@@ -790,7 +790,8 @@ static const char *spell(fgk_writer *tw, const fgr_unit *u,
     return fgk_writer_type(tw, fgk_t(t->elem, t->width));
   if (t->kind == FGR_BOOL)
     return is_cl(tw) ? "bool" : "_Bool";
-  if (t->kind == FGR_STRUCT && t->name && !strncmp(t->name, "rs_matrix", 9))
+  if (t->kind == FGR_STRUCT && t->name &&
+      (!strncmp(t->name, "rs_matrix", 9) || !strcmp(t->name, "rs_sampler")))
     return t->name;
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].type == t && !u->named[k].tag)
@@ -883,6 +884,7 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_matrix_common);
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_sample_rt);
   }
   if (u->uses_double) {
     fgk_writer_use_fp64(tw);

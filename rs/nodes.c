@@ -558,25 +558,28 @@ static bool get_suffix(const char *p, int len, fg_elem *e, int *w) {
   return false;
 }
 
-/* Whether field b, bound to global g that the YUV getter at token i
- * reads, holds an NV21 image: a 2-D uchar field of h * 3 / 2 rows and
- * w columns (h is then even). */
-static bool yuv_field(launch *l, int i, int g, const fg_field *b) {
+/* Whether field b, bound to global g that the YUV getter (or with
+ * sample, rsSample) at token i reads, holds what it reads: an NV21 image,
+ * a 2-D uchar field of h * 3 / 2 rows and w columns (h is then even); for
+ * rsSample a 2-D uchar4 image. */
+static bool image_field(launch *l, int i, int g, const fg_field *b,
+                        bool sample) {
   const fgr_unit *u = l->s->u;
   const fg_shape sh = b->type.field;
   if (b->type.elem == FG_U8 && !fg_type_is_big(b->type) &&
-      fg_type_tensor_elements(b->type) == 1 && sh.ndim == 2 &&
-      sh.dim[0] % 3 == 0)
+      fg_type_tensor_elements(b->type) == (sample ? 4 : 1) &&
+      sh.ndim == 2 && (sample || sh.dim[0] % 3 == 0))
     return true;
   int len;
   const char *p = fgr_tok_text(u, i, &len);
   char ts[128];
   fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %.*s reads rs_allocation '%s', "
-           "which is bound to field '%s' of type %s: a YUV (NV21) "
-           "allocation is bound as a 2-D uchar field of h * 3 / 2 rows and "
-           "w columns", fgr_tok_file(u, i), u->toks[i].line,
-           u->toks[i].col, l->what, len, p, u->globals[g].name, b->name,
-           fg_type_str(b->type, ts, sizeof ts));
+           "which is bound to field '%s' of type %s: %s", fgr_tok_file(u, i),
+           u->toks[i].line, u->toks[i].col, l->what, len, p,
+           u->globals[g].name, b->name, fg_type_str(b->type, ts, sizeof ts),
+           sample ? "rsSample reads a 2-D uchar4 Allocation (an RGBA image)"
+                  : "a YUV (NV21) allocation is bound as a 2-D uchar field "
+                    "of h * 3 / 2 rows and w columns");
   return false;
 }
 
@@ -604,8 +607,9 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
       int len;
       const char *p = fgr_tok_text(u, i, &len);
       bool yuv = len > yl && !memcmp(p, yuv_pre, (size_t)yl);
+      bool sample = len == 8 && !memcmp(p, "rsSample", 8);
       if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
-          (!yuv && (len <= pl || memcmp(p, pre, (size_t)pl))))
+          (!yuv && !sample && (len <= pl || memcmp(p, pre, (size_t)pl))))
         continue;
       int alen;
       const char *ap = fgr_tok_text(u, i + 2, &alen);
@@ -620,8 +624,8 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
       fg_field *b = bound_field(l->s, u->globals[g].alloc_index);
       fg_elem e;
       int w;
-      if (b && yuv) {
-        ok = yuv_field(l, i, g, b);
+      if (b && (yuv || sample)) {
+        ok = image_field(l, i, g, b, sample);
         continue;
       }
       if (!b || !get_suffix(p + pl, len - pl, &e, &w))

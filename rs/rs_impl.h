@@ -357,6 +357,9 @@ extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
 /* rs_matrix* and rsMatrix* (matrix.c): the types and by-value helpers of
  * both dialects, then OpenCL C's macros or the C dialect's functions. */
 extern const char fgr_matrix_common[], fgr_matrix_cl[], fgr_matrix_c[];
+/* rs_sampler and rsSample (sample.c), after the runtime in both
+ * dialects. */
+extern const char fgr_sample_rt[];
 extern const char *const fgr_c_renames[];
 /* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
 extern const char *const fgr_cl_renames[];

@@ -197,6 +197,19 @@ const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
                     .name = fgr_scan_tok_str(s, i)};
     return t;
   }
+  if (!strcmp(w, "rs_sampler")) {
+    /* struct { int mag, min, wrap_s, wrap_t; } (rs/sample.c) */
+    static const char *const names[4] = {"mag", "min", "wrap_s", "wrap_t"};
+    fgr_type *t = zalloc(s, sizeof *t);
+    fgr_member *m = zalloc(s, 4 * sizeof *m);
+    for (int k = 0; k < 4; k++)
+      m[k] = (fgr_member){.name = names[k],
+                          .type = fgr_scan_num_type(s, FG_I32, 1),
+                          .offset = 4 * k};
+    *t = (fgr_type){.kind = FGR_STRUCT, .n_members = 4, .members = m,
+                    .size = 16, .align = 4, .name = "rs_sampler"};
+    return t;
+  }
   if (!strncmp(w, "rs_", 3)) {
     fgr_type *t = zalloc(s, sizeof *t);
     t->kind = FGR_OPAQUE;

@@ -4,7 +4,7 @@
  * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
  * globals are what later kernel launches see, rsDebug / rsSendToClient /
  * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
- * legacy root() kernels, the YUV getters on an NV21 frame, and the errors that name what cannot run at its
+ * legacy root() kernels, the YUV getters on an NV21 frame, rsSample, and the errors that name what cannot run at its
  * line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
@@ -415,6 +415,90 @@ START_TEST(test_rs_nv21_to_rgba_with_the_yuv_getters) {
 }
 END_TEST
 
+/* Android's rsSample of a w x h RGBA image at (u, v), clamped: filter 1
+ * bilinear, 0 nearest (rs_sample.c's arithmetic, in plain C) */
+static int wrap_clamp(int c, int n) { return c < 0 ? 0 : c > n - 1 ? n - 1 : c; }
+static void sample_ref(const uint8_t *img, int w, int h, int filter, float u,
+                       float v, float *r) {
+  float px = u * (float)w, py = v * (float)h;
+  int ix = (int)px, iy = (int)py;
+  if (filter == 0) {
+    const uint8_t *p = img + 4 * (wrap_clamp(iy, h) * w + wrap_clamp(ix, w));
+    for (int c = 0; c < 4; c++)
+      r[c] = (float)p[c] * 0.003921569f;
+    return;
+  }
+  float fx = px - (float)ix, fy = py - (float)iy;
+  if (fx < 0.5f) { ix -= 1; fx += 0.5f; } else { fx -= 0.5f; }
+  if (fy < 0.5f) { iy -= 1; fy += 0.5f; } else { fy -= 0.5f; }
+  float gx = 1.0f - fx, gy = 1.0f - fy;
+  int x0 = wrap_clamp(ix, w), x1 = wrap_clamp(ix + 1, w);
+  int y0 = wrap_clamp(iy, h), y1 = wrap_clamp(iy + 1, h);
+  for (int c = 0; c < 4; c++) {
+    float s = (float)img[4 * (y0 * w + x0) + c] * (gx * gy);
+    s = s + (float)img[4 * (y0 * w + x1) + c] * (fx * gy);
+    s = s + (float)img[4 * (y1 * w + x0) + c] * (gx * fy);
+    s = s + (float)img[4 * (y1 * w + x1) + c] * (fx * fy);
+    r[c] = s * 0.003921569f;
+  }
+}
+
+START_TEST(test_rs_bilinear_rssample) {
+  enum { W = 23, H = 17, OW = 61, OH = 40, ON = OW * OH };
+  uint8_t *img = pattern(W, H);
+  float *out = malloc(sizeof(float) * 4 * ON);
+  fg_rs_script *s = load("sample.rs");
+  int ow = OW, oh = OH;
+  ck_assert_int_eq(fg_rs_set(s, "gOutWidth", &ow, sizeof ow), FG_OK);
+  ck_assert_int_eq(fg_rs_set(s, "gOutHeight", &oh, sizeof oh), FG_OK);
+  for (int filter = 1; filter >= 0; filter--) {
+    fg_rs_sampler smp = {filter, filter, FG_RS_SAMPLER_CLAMP,
+                         FG_RS_SAMPLER_CLAMP};
+    ck_assert_int_eq(fg_rs_set(s, "gSampler", &smp, sizeof smp), FG_OK);
+    fg_graph *g = fg_graph_new("sample");
+    fg_field *in = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+    ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", in), FG_OK);
+    fg_rs_launch opt = {0};
+    opt.shape = fg_shape2(OH, OW);
+    fg_field *o = fg_rs_map(g, s, "resample", 0, NULL, &opt);
+    ck_assert_msg(o != NULL, "%s", fg_graph_errmsg(g));
+    fg_output(g, "out", o);
+    const void *ins[] = {img};
+    void *outs[] = {out};
+    tu_run(g, 1, ins, 1, outs);
+    fg_graph_free(g);
+    double worst = 0;
+    for (int y = 0; y < OH; y++)
+      for (int x = 0; x < OW; x++) {
+        float u = ((float)x + 0.5f) / (float)OW * 1.25f - 0.125f;
+        float v = ((float)y + 0.5f) / (float)OH * 1.25f - 0.125f;
+        float r[4];
+        sample_ref(img, W, H, filter, u, v, r);
+        for (int c = 0; c < 4; c++) {
+          double d = fabs((double)out[4 * (y * OW + x) + c] - (double)r[c]);
+          worst = d > worst ? d : worst;
+        }
+      }
+    ck_assert_msg(worst <= 1e-6, "filter %d: off by %g", filter, worst);
+  }
+  /* rsSample of an Allocation that is no RGBA image is refused at its
+   * line */
+  fg_graph *g = fg_graph_new("sample bad");
+  fg_field *in = fg_input(g, "img", fg_type_image(FG_U8, H, W, 3));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", in), FG_OK);
+  fg_rs_launch opt = {0};
+  opt.shape = fg_shape2(OH, OW);
+  ck_assert(fg_rs_map(g, s, "resample", 0, NULL, &opt) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "sample.rs:16:") &&
+                strstr(fg_graph_errmsg(g), "uchar4"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  free(img);
+  free(out);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -425,6 +509,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_kernel_using_rsmatrixmultiply);
   tcase_add_test(tc, test_rs_legacy_root_filter);
   tcase_add_test(tc, test_rs_nv21_to_rgba_with_the_yuv_getters);
+  tcase_add_test(tc, test_rs_bilinear_rssample);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -150,6 +150,23 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
 fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                                 fg_field *field);
 
+/* The value of an rs_sampler global (Android's Sampler.Builder), set with
+ * fg_rs_set: rsSample(allocation, sampler, float2 uv[, lod]) reads a 2-D
+ * uchar4 Allocation at normalized coordinates uv with filter mag (at lod
+ * 0; min above), nearest or linear (bilinear), and wrap modes wrap_s
+ * (x) and wrap_t (y), clamp, wrap or mirrored repeat; it returns a float4
+ * in [0, 1].  A sampler never set is all zeros: nearest, clamped. */
+typedef struct fg_rs_sampler {
+  int32_t mag, min, wrap_s, wrap_t;     /* FG_RS_SAMPLER_* */
+} fg_rs_sampler;
+/* rs_sampler_value, with Android's numbers. */
+enum {
+  FG_RS_SAMPLER_NEAREST = 0, FG_RS_SAMPLER_LINEAR = 1,
+  FG_RS_SAMPLER_LINEAR_MIP_LINEAR = 2, FG_RS_SAMPLER_WRAP = 3,
+  FG_RS_SAMPLER_CLAMP = 4, FG_RS_SAMPLER_LINEAR_MIP_NEAREST = 5,
+  FG_RS_SAMPLER_MIRRORED_REPEAT = 6
+};
+
 /* Script.LaunchOptions: the coordinates a launch covers, [start, end) per
  * axis; an axis with end == 0 is covered whole.  Zero-initialize. */
 typedef struct fg_rs_launch {
