@@ -38,9 +38,10 @@ const char *const fgr_runtime_names[] = {
   "rsAllocationGetDimZ", "rsClamp", "convert_*", "rsGetElementAt_*",
   "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet",
   "rsGetElementAtYuv_uchar_Y", "rsGetElementAtYuv_uchar_U",
-  "rsGetElementAtYuv_uchar_V", "rsSample", NULL};
+  "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsSample", NULL};
 
-/* rsGetElementAtYuv_uchar_Y/U/V of both dialects: the allocation is an
+/* rsGetElementAtYuv_uchar_Y/U/V of both dialects, and rsYuvToRGBA_uchar4
+ * (Android's BT.601 integer formula); the allocation is an
  * NV21 buffer bound as a 2-D uchar field of h * 3 / 2 rows and w columns
  * (the buffer as it lies: h rows of Y, then h / 2 rows of interleaved V,
  * U pairs); coordinates are clamped to the w x h image. */
@@ -59,7 +60,16 @@ const char *const fgr_runtime_names[] = {
   "#define rsGetElementAtYuv_uchar_U(a, x, y) " \
   "((uchar)(a).p[fgk_rs_yuv_at((a), (x), (y), 1)])\n" \
   "#define rsGetElementAtYuv_uchar_V(a, x, y) " \
-  "((uchar)(a).p[fgk_rs_yuv_at((a), (x), (y), 0)])\n"
+  "((uchar)(a).p[fgk_rs_yuv_at((a), (x), (y), 0)])\n" \
+  "static inline __attribute__((unused)) uchar fgk_rs_yuv_c(int v) {\n" \
+  "  return (uchar)(v < 0 ? 0 : v > 255 ? 255 : v); }\n" \
+  "FGK_RS_F uchar4 rsYuvToRGBA_uchar4(uchar y, uchar u, uchar v) {\n" \
+  "  int Y = (int)y - 16, U = (int)u - 128, V = (int)v - 128;\n" \
+  "  uchar4 c;\n" \
+  "  c.x = fgk_rs_yuv_c((Y * 298 + V * 409 + 128) >> 8);\n" \
+  "  c.y = fgk_rs_yuv_c((Y * 298 - U * 100 - V * 208 + 128) >> 8);\n" \
+  "  c.z = fgk_rs_yuv_c((Y * 298 + U * 516 + 128) >> 8);\n" \
+  "  c.w = 255;\n  return c; }\n"
 
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"

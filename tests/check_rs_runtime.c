@@ -391,14 +391,23 @@ START_TEST(test_rs_nv21_to_rgba_with_the_yuv_getters) {
   fg_field *rgba = fg_rs_map(g, s, "yuv2rgba", 0, NULL, &opt);
   ck_assert_msg(rgba != NULL, "%s", fg_graph_errmsg(g));
   fg_output(g, "rgba", rgba);
+  /* the same through the runtime's rsYuvToRGBA_uchar4 */
+  fg_field *rgba2 = fg_rs_map(g, s, "yuv2rgba_rt", 0, NULL, &opt);
+  ck_assert_msg(rgba2 != NULL, "%s", fg_graph_errmsg(g));
+  fg_output(g, "rgba2", rgba2);
+  uint8_t *out2 = malloc(4 * N);
   const void *ins[] = {frame};
-  void *outs[] = {out};
-  tu_run(g, 1, ins, 1, outs);
+  void *outs[] = {out, out2};
+  tu_run(g, 1, ins, 2, outs);
   fg_graph_free(g);
   nv21_ref(frame, W, H, ref);
-  for (int i = 0; i < 4 * N; i++)
+  for (int i = 0; i < 4 * N; i++) {
     ck_assert_msg(out[i] == ref[i], "at pixel %d.%d: %d, expected %d", i / 4,
                   i % 4, out[i], ref[i]);
+    ck_assert_msg(out2[i] == ref[i], "rsYuvToRGBA_uchar4 at pixel %d.%d: "
+                  "%d, expected %d", i / 4, i % 4, out2[i], ref[i]);
+  }
+  free(out2);
   /* a frame bound as anything but h * 3 / 2 rows of uchar is refused at
    * the getter's line */
   g = fg_graph_new("nv21 bad");

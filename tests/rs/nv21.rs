@@ -21,3 +21,10 @@ uchar4 __attribute__((kernel)) yuv2rgba(uint32_t x, uint32_t y) {
     out.a = 255;
     return out;
 }
+
+// The same with the runtime's conversion.
+uchar4 RS_KERNEL yuv2rgba_rt(uint32_t x, uint32_t y) {
+    return rsYuvToRGBA_uchar4(rsGetElementAtYuv_uchar_Y(gCurrentFrame, x, y),
+                              rsGetElementAtYuv_uchar_U(gCurrentFrame, x, y),
+                              rsGetElementAtYuv_uchar_V(gCurrentFrame, x, y));
+}
