@@ -791,6 +791,11 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return fg__fail(g, FG_EINVAL, "%s: script '%s' has no mapping kernel "
                     "'%s' (its mapping kernels: %s)", l.what, u->name,
                     kernel, kernel_list(g, u, false));
+  /* a non-local write or a call the runtime lacks is named first (a void
+   * kernel that writes through one is refused for it, not for its return
+   * type) */
+  if (!no_set_element(&l, &f, 1) || !no_unsupported(&l, &f, 1))
+    return NULL;
   fgk_type rt;
   if (f->ret_ptr || !fgr_type_carrier(f->ret, &rt))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "

@@ -508,6 +508,36 @@ START_TEST(test_rs_bilinear_rssample) {
 }
 END_TEST
 
+START_TEST(test_rs_atomics_are_named_at_load) {
+  enum { W = 40, H = 9, N = W * H };
+  fg_rs_script *s = load("atomic_hist.rs");
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "atomic_hist.rs:12:5:") &&
+                strstr(w, "rsAtomicInc"), "%s", w);
+  fg_graph *g = fg_graph_new("atomics");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert(fg_rs_map(g, s, "count", 1, &img, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "atomic_hist.rs:12:5:") &&
+                strstr(fg_graph_errmsg(g), "rsAtomicInc"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* the script's other kernel is unaffected */
+  uint8_t *in = pattern(W, H), out[N];
+  g = fg_graph_new("luma");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_output(g, "l", fg_rs_map(g, s, "luma", 1, &img, NULL));
+  const void *ins[] = {in};
+  void *outs[] = {out};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(out[i], (in[4 * i] * 77 + in[4 * i + 1] * 151 +
+                              in[4 * i + 2] * 28) >> 8);
+  fg_rs_script_free(s);
+  free(in);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -519,6 +549,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_legacy_root_filter);
   tcase_add_test(tc, test_rs_nv21_to_rgba_with_the_yuv_getters);
   tcase_add_test(tc, test_rs_bilinear_rssample);
+  tcase_add_test(tc, test_rs_atomics_are_named_at_load);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
