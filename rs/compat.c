@@ -36,7 +36,40 @@ const char *const fgr_runtime_names[] = {
   "rsUnpackColor8888", "rsPackColorTo8888", "rsGetDimX", "rsGetDimY",
   "rsGetDimZ", "rsAllocationGetDimX", "rsAllocationGetDimY",
   "rsAllocationGetDimZ", "rsClamp", "convert_*", "rsGetElementAt_*",
-  "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet", NULL};
+  "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet",
+  "rsGetElementAtYuv_uchar_Y", "rsGetElementAtYuv_uchar_U",
+  "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsSample", NULL};
+
+/* rsGetElementAtYuv_uchar_Y/U/V of both dialects, and rsYuvToRGBA_uchar4
+ * (Android's BT.601 integer formula); the allocation is an
+ * NV21 buffer bound as a 2-D uchar field of h * 3 / 2 rows and w columns
+ * (the buffer as it lies: h rows of Y, then h / 2 rows of interleaved V,
+ * U pairs); coordinates are clamped to the w x h image. */
+#define FGR_YUV \
+  "static inline __attribute__((unused)) long fgk_rs_yuv_at(rs_allocation "\
+  "a, uint x, uint y, " \
+  "int k) {\n" \
+  "  long w = a.x > 0 ? a.x : 1, h = a.y * 2 / 3;\n" \
+  "  long X = (long)x < w ? (long)x : w - 1;\n" \
+  "  long Y = (long)y < h ? (long)y : h - 1;\n" \
+  "  if (Y < 0) Y = 0;\n" \
+  "  if (k < 0) return Y * w + X;\n" \
+  "  return w * h + (Y >> 1) * w + (X & ~1L) + k; }\n" \
+  "#define rsGetElementAtYuv_uchar_Y(a, x, y) " \
+  "((uchar)(a).p[fgk_rs_yuv_at((a), (x), (y), -1)])\n" \
+  "#define rsGetElementAtYuv_uchar_U(a, x, y) " \
+  "((uchar)(a).p[fgk_rs_yuv_at((a), (x), (y), 1)])\n" \
+  "#define rsGetElementAtYuv_uchar_V(a, x, y) " \
+  "((uchar)(a).p[fgk_rs_yuv_at((a), (x), (y), 0)])\n" \
+  "static inline __attribute__((unused)) uchar fgk_rs_yuv_c(int v) {\n" \
+  "  return (uchar)(v < 0 ? 0 : v > 255 ? 255 : v); }\n" \
+  "FGK_RS_F uchar4 rsYuvToRGBA_uchar4(uchar y, uchar u, uchar v) {\n" \
+  "  int Y = (int)y - 16, U = (int)u - 128, V = (int)v - 128;\n" \
+  "  uchar4 c;\n" \
+  "  c.x = fgk_rs_yuv_c((Y * 298 + V * 409 + 128) >> 8);\n" \
+  "  c.y = fgk_rs_yuv_c((Y * 298 - U * 100 - V * 208 + 128) >> 8);\n" \
+  "  c.z = fgk_rs_yuv_c((Y * 298 + U * 516 + 128) >> 8);\n" \
+  "  c.w = 255;\n  return c; }\n"
 
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"
@@ -382,7 +415,8 @@ const char fgr_compat_c[] =
   "FGK_RS_GETS(ushort, ushort) FGK_RS_GETS(int, int)\n"
   "FGK_RS_GETS(uint, uint) FGK_RS_GETS(long, long)\n"
   "FGK_RS_GETS(ulong, ulong) FGK_RS_GETS(float, float)\n"
-  "FGK_RS_GETS(double, double)\n";
+  "FGK_RS_GETS(double, double)\n"
+  FGR_YUV;
 
 const char fgr_compat_cl[] =
   "/* RenderScript runtime, OpenCL C */\n"
@@ -481,6 +515,7 @@ const char fgr_compat_cl[] =
   "FGK_RS_GETS(char) FGK_RS_GETS(uchar) FGK_RS_GETS(short)\n"
   "FGK_RS_GETS(ushort) FGK_RS_GETS(int) FGK_RS_GETS(uint)\n"
   "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"
+  FGR_YUV
   /* RenderScript's one-argument fract (OpenCL C has only the one that
    * writes the floor), and the deprecated rsClamp (integers) */
   "#define FGK_RS_FRACT1(T) FGK_RS_F T fract(T v) { T i; return fract(v, "

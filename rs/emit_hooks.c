@@ -790,7 +790,8 @@ static const char *spell(fgk_writer *tw, const fgr_unit *u,
     return fgk_writer_type(tw, fgk_t(t->elem, t->width));
   if (t->kind == FGR_BOOL)
     return is_cl(tw) ? "bool" : "_Bool";
-  if (t->kind == FGR_STRUCT && t->name && !strncmp(t->name, "rs_matrix", 9))
+  if (t->kind == FGR_STRUCT && t->name &&
+      (!strncmp(t->name, "rs_matrix", 9) || !strcmp(t->name, "rs_sampler")))
     return t->name;
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].type == t && !u->named[k].tag)
@@ -883,6 +884,7 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_matrix_common);
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_sample_rt);
   }
   if (u->uses_double) {
     fgk_writer_use_fp64(tw);
@@ -1075,7 +1077,7 @@ static void struct_inputs(fgk_writer *tw, const fgr_unit *u,
                           fgu_buf *h) {
   int in = 0;
   for (int p = first; p < f->n_params; p++) {
-    if (is_special(f, p))
+    if (is_special(f, p) || (f->legacy && p != f->legacy_in))
       continue;
     if (f->params[p].type->kind == FGR_STRUCT)
       fgu_buf_printf(h, "  union { %s s; %s v; } fgk_c%d;\n  fgk_c%d.v = "
@@ -1129,6 +1131,35 @@ static void init_wrapper(fgk_writer *tw, const fgr_unit *u,
   fgu_buf_puts(h, "}\n");
 }
 
+/* The body of a legacy root()'s wrapper: its output starts as zeros
+ * (fg_rs_map makes a new field), the input is passed by address, usrData
+ * is NULL, and what root() wrote through its output pointer is the
+ * value. */
+static void legacy_call(fgk_writer *tw, const fgr_unit *u, const fgr_func *f,
+                        const char *rt, fgu_buf *h) {
+  static const char *const sp[3] = {"fgk_x", "fgk_y", "fgk_z"};
+  fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n",
+                 spell(tw, u, f->ret), rt);
+  if (is_cl(tw))
+    fgu_buf_printf(h, "  fgk_r.v = (%s)(0);\n", rt);
+  else
+    fgu_buf_puts(h, "  memset(&fgk_r, 0, sizeof fgk_r);\n");
+  fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
+  for (int p = 0; p < f->n_params; p++) {
+    if (p == f->legacy_in)
+      fgu_buf_puts(h, f->params[p].type->kind == FGR_STRUCT ? "&fgk_c0.s, "
+                                                            : "&fgk_i0, ");
+    else if (p == f->legacy_out)
+      fgu_buf_puts(h, "&fgk_r.s, ");
+    else if (p == f->legacy_usr)
+      fgu_buf_puts(h, "0, ");
+    for (int k = 0; k < 3; k++)
+      if (f->special[k] == p)
+        fgu_buf_printf(h, "%s, ", sp[k]);
+  }
+  fgu_buf_puts(h, "&fgk_envv);\n  return fgk_r.v;\n}\n");
+}
+
 /* What foreign call x calls (the payload nodes.c gave it). */
 static const fgr_call *call_of(const fg_expr *x) {
   return x->u.foreign.payload;
@@ -1159,6 +1190,10 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
     env_setup(tw, u, h);
     fgu_buf_puts(h, special_setup);
     struct_inputs(tw, u, f, 0, x, h);
+    if (f->legacy) {
+      legacy_call(tw, u, f, rt, h);
+      return;
+    }
     if (st)
       fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n  fgk_r.s = ",
                      spell(tw, u, f->ret), rt);

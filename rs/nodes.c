@@ -558,6 +558,31 @@ static bool get_suffix(const char *p, int len, fg_elem *e, int *w) {
   return false;
 }
 
+/* Whether field b, bound to global g that the YUV getter (or with
+ * sample, rsSample) at token i reads, holds what it reads: an NV21 image,
+ * a 2-D uchar field of h * 3 / 2 rows and w columns (h is then even); for
+ * rsSample a 2-D uchar4 image. */
+static bool image_field(launch *l, int i, int g, const fg_field *b,
+                        bool sample) {
+  const fgr_unit *u = l->s->u;
+  const fg_shape sh = b->type.field;
+  if (b->type.elem == FG_U8 && !fg_type_is_big(b->type) &&
+      fg_type_tensor_elements(b->type) == (sample ? 4 : 1) &&
+      sh.ndim == 2 && (sample || sh.dim[0] % 3 == 0))
+    return true;
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  char ts[128];
+  fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %.*s reads rs_allocation '%s', "
+           "which is bound to field '%s' of type %s: %s", fgr_tok_file(u, i),
+           u->toks[i].line, u->toks[i].col, l->what, len, p,
+           u->globals[g].name, b->name, fg_type_str(b->type, ts, sizeof ts),
+           sample ? "rsSample reads a 2-D uchar4 Allocation (an RGBA image)"
+                  : "a YUV (NV21) allocation is bound as a 2-D uchar field "
+                    "of h * 3 / 2 rows and w columns");
+  return false;
+}
+
 /* Refuses rsGetElementAt_<T>(a, ...) in the functions fns reach when a is
  * bound to a field of another element type or width: the read would
  * reinterpret the field's bytes and index past its end. */
@@ -570,8 +595,9 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
     return false;
   }
   fgr_reach(u, fns, n, seen);
-  static const char pre[] = "rsGetElementAt_";
-  const int pl = (int)sizeof pre - 1;
+  static const char pre[] = "rsGetElementAt_",
+                    yuv_pre[] = "rsGetElementAtYuv_";
+  const int pl = (int)sizeof pre - 1, yl = (int)sizeof yuv_pre - 1;
   bool ok = true;
   for (int f = 0; f < u->n_funcs && ok; f++) {
     if (!seen[f])
@@ -580,8 +606,10 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
          i++) {
       int len;
       const char *p = fgr_tok_text(u, i, &len);
-      if (u->toks[i].kind != FGR_T_IDENT || len <= pl ||
-          memcmp(p, pre, (size_t)pl) || !fgr_tok_is(u, i + 1, "("))
+      bool yuv = len > yl && !memcmp(p, yuv_pre, (size_t)yl);
+      bool sample = len == 8 && !memcmp(p, "rsSample", 8);
+      if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
+          (!yuv && !sample && (len <= pl || memcmp(p, pre, (size_t)pl))))
         continue;
       int alen;
       const char *ap = fgr_tok_text(u, i + 2, &alen);
@@ -596,6 +624,10 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
       fg_field *b = bound_field(l->s, u->globals[g].alloc_index);
       fg_elem e;
       int w;
+      if (b && (yuv || sample)) {
+        ok = image_field(l, i, g, b, sample);
+        continue;
+      }
       if (!b || !get_suffix(p + pl, len - pl, &e, &w))
         continue;
       if (b->type.elem == e && !fg_type_is_big(b->type) &&
@@ -759,6 +791,11 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return fg__fail(g, FG_EINVAL, "%s: script '%s' has no mapping kernel "
                     "'%s' (its mapping kernels: %s)", l.what, u->name,
                     kernel, kernel_list(g, u, false));
+  /* a non-local write or a call the runtime lacks is named first (a void
+   * kernel that writes through one is refused for it, not for its return
+   * type) */
+  if (!no_set_element(&l, &f, 1) || !no_unsupported(&l, &f, 1))
+    return NULL;
   fgk_type rt;
   if (f->ret_ptr || !fgr_type_carrier(f->ret, &rt))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "

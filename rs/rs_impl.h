@@ -125,6 +125,11 @@ typedef struct fgr_func {
   int tok0, tok1;               /* the whole declaration */
   int name_tok, lparen, rparen; /* its name and parameter parentheses */
   int unsupported;              /* first call the runtime lacks, or -1 */
+  /* a legacy kernel, void root(const T *in, U *out, const void *usrData,
+   * uint32_t x, uint32_t y): its pointer parameters (-1 when absent);
+   * ret is then *out's type and the index parameters its specials */
+  bool legacy;
+  int legacy_in, legacy_out, legacy_usr;
 } fgr_func;
 
 typedef struct fgr_global {
@@ -352,6 +357,9 @@ extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
 /* rs_matrix* and rsMatrix* (matrix.c): the types and by-value helpers of
  * both dialects, then OpenCL C's macros or the C dialect's functions. */
 extern const char fgr_matrix_common[], fgr_matrix_cl[], fgr_matrix_c[];
+/* rs_sampler and rsSample (sample.c), after the runtime in both
+ * dialects. */
+extern const char fgr_sample_rt[];
 extern const char *const fgr_c_renames[];
 /* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
 extern const char *const fgr_cl_renames[];

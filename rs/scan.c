@@ -197,6 +197,19 @@ const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
                     .name = fgr_scan_tok_str(s, i)};
     return t;
   }
+  if (!strcmp(w, "rs_sampler")) {
+    /* struct { int mag, min, wrap_s, wrap_t; } (rs/sample.c) */
+    static const char *const names[4] = {"mag", "min", "wrap_s", "wrap_t"};
+    fgr_type *t = zalloc(s, sizeof *t);
+    fgr_member *m = zalloc(s, 4 * sizeof *m);
+    for (int k = 0; k < 4; k++)
+      m[k] = (fgr_member){.name = names[k],
+                          .type = fgr_scan_num_type(s, FG_I32, 1),
+                          .offset = 4 * k};
+    *t = (fgr_type){.kind = FGR_STRUCT, .n_members = 4, .members = m,
+                    .size = 16, .align = 4, .name = "rs_sampler"};
+    return t;
+  }
   if (!strncmp(w, "rs_", 3)) {
     fgr_type *t = zalloc(s, sizeof *t);
     t->kind = FGR_OPAQUE;
@@ -854,6 +867,54 @@ static void check_kernel(fgr_scan *s, fgr_func *f) {
                   f->name, f->ret->name);
 }
 
+/* A legacy kernel (a root() without the kernel attribute, as Android's
+ * compiler takes it): by position, a const pointer to the input, a
+ * pointer to the output, an optional usrData pointer, then up to three
+ * index parameters (x, y, z).  It maps like a kernel that returns *out. */
+static void check_legacy_root(fgr_scan *s, fgr_func *f) {
+  f->legacy = true;
+  f->is_kernel = true;
+  f->legacy_in = f->legacy_out = f->legacy_usr = -1;
+  if (f->ret->kind != FGR_VOID || f->ret_ptr)
+    fgr_scan_fail(s, f->name_tok, "legacy kernel 'root' must return void "
+                  "(it writes through its output pointer)");
+  int n_index = 0;
+  for (int p = 0; p < f->n_params; p++) {
+    fgr_param *pa = &f->params[p];
+    bool data = pa->ptr == 1 && pa->type->kind != FGR_VOID;
+    if (data && n_index == 0 && pa->is_const && f->legacy_in < 0 &&
+        f->legacy_out < 0) {
+      f->legacy_in = p;
+    } else if (data && n_index == 0 && !pa->is_const && f->legacy_out < 0) {
+      f->legacy_out = p;
+    } else if (pa->ptr == 1 && n_index == 0 && f->legacy_usr < 0 &&
+               (f->legacy_out >= 0 || f->legacy_in >= 0)) {
+      f->legacy_usr = p;
+    } else if (!pa->ptr && is_index_type(pa->type) && n_index < 3) {
+      f->special[n_index++] = p;
+    } else {
+      fgr_scan_fail(s, pa->tok, "parameter '%s' of legacy kernel 'root' is "
+                    "not one of (const T *in, T *out, const void *usrData, "
+                    "uint32_t x, uint32_t y, uint32_t z)",
+                    pa->name ? pa->name : "?");
+    }
+  }
+  if (f->legacy_out < 0)
+    fgr_scan_fail(s, f->name_tok, "legacy kernel 'root' has no output "
+                  "pointer; fieldgraph runs root() kernels that write an "
+                  "output Element");
+  const fgr_param *out = &f->params[f->legacy_out];
+  if (out->type->size <= 0)
+    fgr_scan_fail(s, out->tok, "the output of legacy kernel 'root' is %s, "
+                  "which is no Element type", out->type->name);
+  if (f->legacy_in >= 0 && f->params[f->legacy_in].type->size <= 0)
+    fgr_scan_fail(s, f->params[f->legacy_in].tok, "the input of legacy "
+                  "kernel 'root' is %s, which is no Element type",
+                  f->params[f->legacy_in].type->name);
+  f->n_inputs = f->legacy_in >= 0;
+  f->ret = out->type;
+}
+
 static void check_reduce(fgr_scan *s, const pending_reduce *p, fgr_reduce *r) {
   r->name = p->name;
   r->line = fgr_scan_tok(s, p->tok)->line;
@@ -1354,6 +1415,8 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
     fgr_func *f = &u->funcs[k];
     if (f->is_kernel)
       check_kernel(s, f);
+    else if (f->has_body && !strcmp(f->name, "root"))
+      check_legacy_root(s, f);
     if (!f->has_body && !fgr_find_func(u, f->name)->has_body &&
         (f->is_static || f->is_kernel))
       fgr_scan_fail(s, f->name_tok,

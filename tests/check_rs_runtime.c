@@ -4,7 +4,8 @@
  * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
  * globals are what later kernel launches see, rsDebug / rsSendToClient /
  * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
- * the errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
+ * legacy root() kernels, the YUV getters on an NV21 frame, rsSample, and the errors that name what cannot run at its
+ * line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -297,6 +298,246 @@ START_TEST(test_rs_kernel_using_rsmatrixmultiply) {
 }
 END_TEST
 
+/* legacy_root.rs's filter, in plain C */
+static void legacy_ref(int threshold, const uint8_t *in, uint8_t *out, int w,
+                       int h) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *p = in + 4 * (y * w + x);
+      uint8_t *o = out + 4 * (y * w + x);
+      uint8_t l = (uint8_t)((p[0] * 77 + p[1] * 151 + p[2] * 28) >> 8);
+      if (l < threshold && ((x + y) & 1) == 0)
+        l = (uint8_t)(255 - l);
+      o[0] = l;
+      o[1] = (uint8_t)((l + x) & 255);
+      o[2] = (uint8_t)((l ^ y) & 255);
+      o[3] = p[3];
+    }
+}
+
+START_TEST(test_rs_legacy_root_filter) {
+  enum { W = 301, H = 19, N = W * H, M = 1000 };
+  uint8_t *in = pattern(W, H), *out = malloc(4 * N), *ref = malloc(4 * N);
+  fg_rs_script *s = load("legacy_root.rs");
+  map_rgba(s, "root", W, H, in, out);
+  legacy_ref(100, in, ref, W, H);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  int t = 180;
+  ck_assert_int_eq(fg_rs_set(s, "threshold", &t, sizeof t), FG_OK);
+  map_rgba(s, "root", W, H, in, out);
+  legacy_ref(180, in, ref, W, H);
+  ck_assert_int_eq(memcmp(out, ref, 4 * N), 0);
+  /* root is a kernel, not an invokable */
+  ck_assert_int_eq(fg_rs_call(s, "root"), FG_ENOTSUP);
+  fg_rs_script_free(s);
+  /* a float4 root() with only its two pointers */
+  s = load("legacy_root_f.rs");
+  float *v = malloc(sizeof(float) * 4 * M), *o = malloc(sizeof(float) * 4 * M);
+  for (int i = 0; i < 4 * M; i++)
+    v[i] = (float)(i % 97) * 0.37f - 11.f;
+  fg_graph *g = fg_graph_new("legacy");
+  fg_field *x = fg_input(g, "v", fg_type_vector(FG_F32, fg_shape1(M), 4));
+  fg_output(g, "o", fg_rs_map(g, s, "root", 1, &x, NULL));
+  const void *ins[] = {v};
+  void *outs[] = {o};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < 4 * M; i++)
+    ck_assert_msg(o[i] == v[i] * 0.5f + 1.5f, "at %d: %g", i, (double)o[i]);
+  fg_rs_script_free(s);
+  /* a root() whose parameters are no legacy kernel's is named */
+  char err[1024];
+  const char *bad = "#pragma version(1)\n#pragma rs java_package_name(a)\n"
+                    "void root(const uchar4 *in, float f) {}\n";
+  s = NULL;
+  ck_assert_int_ne(fg_rs_script_new_source("bad", "bad.rs", bad, strlen(bad),
+                                           &s, err, sizeof err), FG_OK);
+  ck_assert_msg(strstr(err, "bad.rs:3:") &&
+                strstr(err, "legacy kernel 'root'"), "%s", err);
+  free(v);
+  free(o);
+  free(in);
+  free(out);
+  free(ref);
+}
+END_TEST
+
+/* NV21 (w x h, even) to RGBA as nv21.rs computes it, in plain C */
+static int clamp255(int v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
+static void nv21_ref(const uint8_t *f, int w, int h, uint8_t *out) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *vu = f + w * h + (y / 2) * w + (x / 2) * 2;
+      int Y = f[y * w + x] - 16, V = vu[0] - 128, U = vu[1] - 128;
+      uint8_t *o = out + 4 * (y * w + x);
+      o[0] = (uint8_t)clamp255((Y * 298 + V * 409 + 128) >> 8);
+      o[1] = (uint8_t)clamp255((Y * 298 - U * 100 - V * 208 + 128) >> 8);
+      o[2] = (uint8_t)clamp255((Y * 298 + U * 516 + 128) >> 8);
+      o[3] = 255;
+    }
+}
+
+START_TEST(test_rs_nv21_to_rgba_with_the_yuv_getters) {
+  enum { W = 64, H = 38, N = W * H, F = W * H * 3 / 2 };
+  uint8_t *frame = pattern(F / 4 + 1, 1), *out = malloc(4 * N),
+          *ref = malloc(4 * N);
+  fg_rs_script *s = load("nv21.rs");
+  fg_graph *g = fg_graph_new("nv21");
+  fg_field *fr = fg_input(g, "frame", fg_type_scalar(FG_U8,
+                                                     fg_shape2(H * 3 / 2, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gCurrentFrame", fr), FG_OK);
+  fg_rs_launch opt = {0};
+  opt.shape = fg_shape2(H, W);
+  fg_field *rgba = fg_rs_map(g, s, "yuv2rgba", 0, NULL, &opt);
+  ck_assert_msg(rgba != NULL, "%s", fg_graph_errmsg(g));
+  fg_output(g, "rgba", rgba);
+  /* the same through the runtime's rsYuvToRGBA_uchar4 */
+  fg_field *rgba2 = fg_rs_map(g, s, "yuv2rgba_rt", 0, NULL, &opt);
+  ck_assert_msg(rgba2 != NULL, "%s", fg_graph_errmsg(g));
+  fg_output(g, "rgba2", rgba2);
+  uint8_t *out2 = malloc(4 * N);
+  const void *ins[] = {frame};
+  void *outs[] = {out, out2};
+  tu_run(g, 1, ins, 2, outs);
+  fg_graph_free(g);
+  nv21_ref(frame, W, H, ref);
+  for (int i = 0; i < 4 * N; i++) {
+    ck_assert_msg(out[i] == ref[i], "at pixel %d.%d: %d, expected %d", i / 4,
+                  i % 4, out[i], ref[i]);
+    ck_assert_msg(out2[i] == ref[i], "rsYuvToRGBA_uchar4 at pixel %d.%d: "
+                  "%d, expected %d", i / 4, i % 4, out2[i], ref[i]);
+  }
+  free(out2);
+  /* a frame bound as anything but h * 3 / 2 rows of uchar is refused at
+   * the getter's line */
+  g = fg_graph_new("nv21 bad");
+  fr = fg_input(g, "frame", fg_type_scalar(FG_U8, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gCurrentFrame", fr), FG_OK);
+  ck_assert(fg_rs_map(g, s, "yuv2rgba", 0, NULL, &opt) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "nv21.rs:14:") &&
+                strstr(fg_graph_errmsg(g), "NV21"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  free(frame);
+  free(out);
+  free(ref);
+}
+END_TEST
+
+/* Android's rsSample of a w x h RGBA image at (u, v), clamped: filter 1
+ * bilinear, 0 nearest (rs_sample.c's arithmetic, in plain C) */
+static int wrap_clamp(int c, int n) { return c < 0 ? 0 : c > n - 1 ? n - 1 : c; }
+static void sample_ref(const uint8_t *img, int w, int h, int filter, float u,
+                       float v, float *r) {
+  float px = u * (float)w, py = v * (float)h;
+  int ix = (int)px, iy = (int)py;
+  if (filter == 0) {
+    const uint8_t *p = img + 4 * (wrap_clamp(iy, h) * w + wrap_clamp(ix, w));
+    for (int c = 0; c < 4; c++)
+      r[c] = (float)p[c] * 0.003921569f;
+    return;
+  }
+  float fx = px - (float)ix, fy = py - (float)iy;
+  if (fx < 0.5f) { ix -= 1; fx += 0.5f; } else { fx -= 0.5f; }
+  if (fy < 0.5f) { iy -= 1; fy += 0.5f; } else { fy -= 0.5f; }
+  float gx = 1.0f - fx, gy = 1.0f - fy;
+  int x0 = wrap_clamp(ix, w), x1 = wrap_clamp(ix + 1, w);
+  int y0 = wrap_clamp(iy, h), y1 = wrap_clamp(iy + 1, h);
+  for (int c = 0; c < 4; c++) {
+    float s = (float)img[4 * (y0 * w + x0) + c] * (gx * gy);
+    s = s + (float)img[4 * (y0 * w + x1) + c] * (fx * gy);
+    s = s + (float)img[4 * (y1 * w + x0) + c] * (gx * fy);
+    s = s + (float)img[4 * (y1 * w + x1) + c] * (fx * fy);
+    r[c] = s * 0.003921569f;
+  }
+}
+
+START_TEST(test_rs_bilinear_rssample) {
+  enum { W = 23, H = 17, OW = 61, OH = 40, ON = OW * OH };
+  uint8_t *img = pattern(W, H);
+  float *out = malloc(sizeof(float) * 4 * ON);
+  fg_rs_script *s = load("sample.rs");
+  int ow = OW, oh = OH;
+  ck_assert_int_eq(fg_rs_set(s, "gOutWidth", &ow, sizeof ow), FG_OK);
+  ck_assert_int_eq(fg_rs_set(s, "gOutHeight", &oh, sizeof oh), FG_OK);
+  for (int filter = 1; filter >= 0; filter--) {
+    fg_rs_sampler smp = {filter, filter, FG_RS_SAMPLER_CLAMP,
+                         FG_RS_SAMPLER_CLAMP};
+    ck_assert_int_eq(fg_rs_set(s, "gSampler", &smp, sizeof smp), FG_OK);
+    fg_graph *g = fg_graph_new("sample");
+    fg_field *in = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+    ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", in), FG_OK);
+    fg_rs_launch opt = {0};
+    opt.shape = fg_shape2(OH, OW);
+    fg_field *o = fg_rs_map(g, s, "resample", 0, NULL, &opt);
+    ck_assert_msg(o != NULL, "%s", fg_graph_errmsg(g));
+    fg_output(g, "out", o);
+    const void *ins[] = {img};
+    void *outs[] = {out};
+    tu_run(g, 1, ins, 1, outs);
+    fg_graph_free(g);
+    double worst = 0;
+    for (int y = 0; y < OH; y++)
+      for (int x = 0; x < OW; x++) {
+        float u = ((float)x + 0.5f) / (float)OW * 1.25f - 0.125f;
+        float v = ((float)y + 0.5f) / (float)OH * 1.25f - 0.125f;
+        float r[4];
+        sample_ref(img, W, H, filter, u, v, r);
+        for (int c = 0; c < 4; c++) {
+          double d = fabs((double)out[4 * (y * OW + x) + c] - (double)r[c]);
+          worst = d > worst ? d : worst;
+        }
+      }
+    ck_assert_msg(worst <= 1e-6, "filter %d: off by %g", filter, worst);
+  }
+  /* rsSample of an Allocation that is no RGBA image is refused at its
+   * line */
+  fg_graph *g = fg_graph_new("sample bad");
+  fg_field *in = fg_input(g, "img", fg_type_image(FG_U8, H, W, 3));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", in), FG_OK);
+  fg_rs_launch opt = {0};
+  opt.shape = fg_shape2(OH, OW);
+  ck_assert(fg_rs_map(g, s, "resample", 0, NULL, &opt) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "sample.rs:16:") &&
+                strstr(fg_graph_errmsg(g), "uchar4"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  free(img);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_rs_atomics_are_named_at_load) {
+  enum { W = 40, H = 9, N = W * H };
+  fg_rs_script *s = load("atomic_hist.rs");
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "atomic_hist.rs:12:5:") &&
+                strstr(w, "rsAtomicInc"), "%s", w);
+  fg_graph *g = fg_graph_new("atomics");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert(fg_rs_map(g, s, "count", 1, &img, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "atomic_hist.rs:12:5:") &&
+                strstr(fg_graph_errmsg(g), "rsAtomicInc"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* the script's other kernel is unaffected */
+  uint8_t *in = pattern(W, H), out[N];
+  g = fg_graph_new("luma");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_output(g, "l", fg_rs_map(g, s, "luma", 1, &img, NULL));
+  const void *ins[] = {in};
+  void *outs[] = {out};
+  tu_run(g, 1, ins, 1, outs);
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(out[i], (in[4 * i] * 77 + in[4 * i + 1] * 151 +
+                              in[4 * i + 2] * 28) >> 8);
+  fg_rs_script_free(s);
+  free(in);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -305,6 +546,10 @@ int main(void) {
   tcase_add_test(tc, test_rs_init_that_cannot_run_is_named_at_load);
   tcase_add_test(tc, test_rs_debug_messages_and_rand_in_invokables);
   tcase_add_test(tc, test_rs_kernel_using_rsmatrixmultiply);
+  tcase_add_test(tc, test_rs_legacy_root_filter);
+  tcase_add_test(tc, test_rs_nv21_to_rgba_with_the_yuv_getters);
+  tcase_add_test(tc, test_rs_bilinear_rssample);
+  tcase_add_test(tc, test_rs_atomics_are_named_at_load);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

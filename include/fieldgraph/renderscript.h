@@ -142,9 +142,30 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
  * launches that read it (kernels that do not read it are unaffected).
  * The binding lapses when the field's graph is freed: a later launch
  * reading it fails with FG_ESTATE naming the field (bind again, e.g. once
- * per graph in a graph-per-image loop). */
+ * per graph in a graph-per-image loop).  A YUV Allocation (an NV21
+ * camera frame of w x h pixels, read with rsGetElementAtYuv_uchar_Y/U/V)
+ * is bound as the buffer lies: a 2-D FG_U8 field of h * 3 / 2 rows and w
+ * columns (h rows of Y, then h / 2 rows of interleaved V, U pairs); its
+ * rsAllocationGetDimY is then h * 3 / 2. */
 fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                                 fg_field *field);
+
+/* The value of an rs_sampler global (Android's Sampler.Builder), set with
+ * fg_rs_set: rsSample(allocation, sampler, float2 uv[, lod]) reads a 2-D
+ * uchar4 Allocation at normalized coordinates uv with filter mag (at lod
+ * 0; min above), nearest or linear (bilinear), and wrap modes wrap_s
+ * (x) and wrap_t (y), clamp, wrap or mirrored repeat; it returns a float4
+ * in [0, 1].  A sampler never set is all zeros: nearest, clamped. */
+typedef struct fg_rs_sampler {
+  int32_t mag, min, wrap_s, wrap_t;     /* FG_RS_SAMPLER_* */
+} fg_rs_sampler;
+/* rs_sampler_value, with Android's numbers. */
+enum {
+  FG_RS_SAMPLER_NEAREST = 0, FG_RS_SAMPLER_LINEAR = 1,
+  FG_RS_SAMPLER_LINEAR_MIP_LINEAR = 2, FG_RS_SAMPLER_WRAP = 3,
+  FG_RS_SAMPLER_CLAMP = 4, FG_RS_SAMPLER_LINEAR_MIP_NEAREST = 5,
+  FG_RS_SAMPLER_MIRRORED_REPEAT = 6
+};
 
 /* Script.LaunchOptions: the coordinates a launch covers, [start, end) per
  * axis; an axis with end == 0 is covered whole.  Zero-initialize. */
