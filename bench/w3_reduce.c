@@ -3,9 +3,9 @@
  * reduction), the sum of f32 values, dot = sum(a * b) in full and relaxed
  * precision, and min + max of u8 values, without location (two built-in
  * fg_reduce siblings) and with location (fg_reduce_loc, the built-in
- * arg-min/arg-max, as RenderScript's findMinAndMax finds them).  Next to threaded C loops (`omp simd` where
- * floats need reassociation to vectorize) and cv::sum, Mat::dot,
- * cv::minMaxLoc. */
+ * arg-min/arg-max, as RenderScript's findMinAndMax finds them).  Next to
+ * threaded C loops (`omp simd` where floats need reassociation to
+ * vectorize) and cv::sum, Mat::dot, cv::minMaxLoc. */
 #include "peers.h"
 #include "workloads.h"
 
