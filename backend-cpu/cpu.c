@@ -54,7 +54,7 @@ typedef struct cpu_backend {
   char *clang;
   char key_prefix[128];       /* hash of compiler version, CPU, library */
   char march[96];             /* -march=$FG_CPU_MARCH, default native */
-  unsigned build_seq;
+  unsigned build_seq;          /* atomic: builds run on several threads */
 } cpu_backend;
 
 /* Full precision keeps IEEE semantics (no contraction, so fused and unfused
@@ -167,9 +167,9 @@ static fg_status cpu_build(fg__backend *be, const char *source,
 
   void *dl = access(so, R_OK) == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
   if (dl) {
-    be->stats->cache_hits++;
+    __atomic_fetch_add(&be->stats->cache_hits, 1, __ATOMIC_RELAXED);
   } else {
-    unsigned seq = ++cb->build_seq;
+    unsigned seq = __atomic_add_fetch(&cb->build_seq, 1, __ATOMIC_RELAXED);
     snprintf(tmp_so, sizeof tmp_so, "%s/%s.%d.%u.so", cb->cache_dir, key,
              (int)getpid(), seq);
     snprintf(log, sizeof log, "%s/%s.%d.%u.log", cb->cache_dir, key,
@@ -195,7 +195,7 @@ static fg_status cpu_build(fg__backend *be, const char *source,
     argv[n] = NULL;
     int se;
     int rc = run_logged(argv, log, &se);
-    be->stats->kernels_compiled++;
+    __atomic_fetch_add(&be->stats->kernels_compiled, 1, __ATOMIC_RELAXED);
     if (rc != 0) {
       char *text = read_log(log), why[512];
       fg__be_fail(be, se ? FG_EIO : FG_EBUILD, "kernel '%s': %s failed (%s) "
@@ -503,6 +503,7 @@ fg_status fg__cpu_backend_new(const fg__config *cfg, fg__backend **out,
            "CPU, %d threads, kernels by %s", fgp_threads(cb->pool), version);
   free(version);
   cb->base.i = &cpu_interface;
+  cb->base.builds_concurrently = true;  /* one clang process per build */
   /* grouped kernels run a group's threads in a loop: any group size */
   cb->base.caps = (fg__caps){.fp64 = true, .int64_atomics = true,
                              .max_group_size = (size_t)1 << 20,

@@ -54,13 +54,14 @@ static fg_status ocl_build(fg__backend *be, const char *source,
     return fg__be_fail(be, FG_ENOMEM, "kernel '%s': out of memory", what);
   snprintf(k->name, sizeof k->name, "%s", what);
   bool compiled = false;
+  size_t errlen;
+  char *err = fg__be_errbuf(be, &errlen);
   fg_status st = fgcl_build(cb->ctx, &cb->dev, cb->cache_dir, source,
-                            options, what, &k->prog, &compiled, be->errmsg,
-                            be->errlen);
+                            options, what, &k->prog, &compiled, err, errlen);
   if (compiled)
-    be->stats->kernels_compiled++;
+    __atomic_fetch_add(&be->stats->kernels_compiled, 1, __ATOMIC_RELAXED);
   else if (st == FG_OK)
-    be->stats->cache_hits++;
+    __atomic_fetch_add(&be->stats->cache_hits, 1, __ATOMIC_RELAXED);
   if (st != FG_OK) {
     free(k);
     return st;
@@ -480,6 +481,7 @@ fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
   /* a device sharing the host's memory reads run inputs in place */
   cb->base.inputs_in_place = cb->dev.host_unified;
   cb->base.chains = true;
+  cb->base.builds_concurrently = true;  /* OpenCL calls are thread safe */
   /* each buffer is a cl_mem and three longs of extents; the thread shape
    * takes three more longs */
   size_t per = sizeof(cl_mem) + 3 * sizeof(cl_long);

@@ -2,11 +2,10 @@
  * values (widened to u32 by a pointwise operator that fuses into the
  * reduction), the sum of f32 values, dot = sum(a * b) in full and relaxed
  * precision, and min + max of u8 values, without location (two built-in
- * fg_reduce siblings) and with location (a RenderScript reduction in the
- * style of the reference's findMinAndMax: the library has no built-in
- * arg-min/arg-max yet).  Next to threaded C loops (`omp simd` where
- * floats need reassociation to vectorize) and cv::sum, Mat::dot,
- * cv::minMaxLoc. */
+ * fg_reduce siblings) and with location (fg_reduce_loc, the built-in
+ * arg-min/arg-max, as RenderScript's findMinAndMax finds them).  Next to
+ * threaded C loops (`omp simd` where floats need reassociation to
+ * vectorize) and cv::sum, Mat::dot, cv::minMaxLoc. */
 #include "peers.h"
 #include "workloads.h"
 
@@ -16,33 +15,6 @@
 #include <string.h>
 
 #define W3_N ((int64_t)16 << 20)
-
-/* min + max with the first location of each, over a 1-D uchar field;
- * the result is (min, index of min, max, index of max). */
-static const char minmax_rs[] =
-    "#pragma version(1)\n"
-    "#pragma rs java_package_name(bench)\n"
-    "#pragma rs reduce(minMaxLoc) initializer(mmInit) \\\n"
-    "  accumulator(mmAccum) combiner(mmCombine) outconverter(mmOut)\n"
-    "typedef struct { int minv, mini, maxv, maxi; } MinMax;\n"
-    "static void mmInit(MinMax *a) {\n"
-    "  a->minv = 256; a->mini = -1; a->maxv = -1; a->maxi = -1;\n"
-    "}\n"
-    "static void mmAccum(MinMax *a, uchar in, int x) {\n"
-    "  if (in < a->minv) { a->minv = in; a->mini = x; }\n"
-    "  if (in > a->maxv) { a->maxv = in; a->maxi = x; }\n"
-    "}\n"
-    "static void mmCombine(MinMax *a, const MinMax *b) {\n"
-    "  if (b->mini >= 0 && (a->mini < 0 || b->minv < a->minv ||\n"
-    "      (b->minv == a->minv && b->mini < a->mini))) {\n"
-    "    a->minv = b->minv; a->mini = b->mini; }\n"
-    "  if (b->maxi >= 0 && (a->maxi < 0 || b->maxv > a->maxv ||\n"
-    "      (b->maxv == a->maxv && b->maxi < a->maxi))) {\n"
-    "    a->maxv = b->maxv; a->maxi = b->maxi; }\n"
-    "}\n"
-    "static void mmOut(int4 *r, const MinMax *a) {\n"
-    "  r->x = a->minv; r->y = a->mini; r->z = a->maxv; r->w = a->maxi;\n"
-    "}\n";
 
 /* ---- C loops: each thread reduces its slice, then the slices in order -- */
 
@@ -360,33 +332,30 @@ void bench_w3(fg_context *ctx) {
     fg_graph_free(g);
   }
   {
-    char err[1024];
-    fg_rs_script *rs;
-    if (fg_rs_script_new_source("minmaxloc", "minmaxloc.rs", minmax_rs,
-                                 sizeof minmax_rs - 1, &rs, err,
-                                 sizeof err) != FG_OK) {
-      fprintf(stderr, "bench: W3 script: %s\n", err);
-      exit(1);
-    }
     fg_graph *g = fg_graph_new("w3_minmaxloc");
     fg_field *x = fg_input(g, "x", fg_type_scalar(FG_U8, shape));
-    fg_output(g, "mm", fg_rs_reduce(g, rs, "minMaxLoc", 1, &x, NULL));
+    fg_field *lmin = NULL, *lmax = NULL;
+    fg_output(g, "min", fg_reduce_loc(g, "min", FG_REDUCE_MIN, x, &lmin));
+    fg_output(g, "min_at", lmin);
+    fg_output(g, "max", fg_reduce_loc(g, "max", FG_REDUCE_MAX, x, &lmax));
+    fg_output(g, "max_at", lmax);
     fgb_check_graph(g, "W3 min/max location");
     fg_program *prog = fgb_compile(ctx, g, FG_FUSION_ON, FG_PRECISION_FULL);
-    int32_t v[4] = {0, 0, 0, 0};
-    double sec = fgb_time(ctx, prog, 1, (const void *[]){u8}, 1,
-                          (void *[]){v});
-    int bad = v[0] != mm[0] || v[1] != mm[1] || v[2] != mm[2] ||
-              v[3] != mm[3];
-    int r = bench_row_add(&t, "min+max u8: fieldgraph RS loc", sec,
+    uint8_t lo = 0, hi = 0;
+    int64_t at_lo[3] = {-1, -1, -1}, at_hi[3] = {-1, -1, -1};
+    double sec = fgb_time(ctx, prog, 1, (const void *[]){u8}, 4,
+                          (void *[]){&lo, at_lo, &hi, at_hi});
+    int bad = lo != mm[0] || at_lo[2] != mm[1] || hi != mm[2] ||
+              at_hi[2] != mm[3];
+    int r = bench_row_add(&t, "min+max u8: fieldgraph fg_reduce_loc", sec,
                           (double)n, bad ? INFINITY : 0);
     t.rows[r].c = crow;
     t.rows[r].opencv = cvloc;
     snprintf(t.rows[r].note, sizeof t.rows[r].note,
-             "RenderScript reduction (no built-in argmin/argmax yet)");
+             "value, then first index; %d kernels",
+             fg_program_kernel_count(prog));
     fg_program_free(prog);
     fg_graph_free(g);
-    fg_rs_script_free(rs);
   }
   bench_table_print(&t);
   {

@@ -9,9 +9,11 @@
 #include <stdio.h>
 
 fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...) {
+  size_t len;
+  char *buf = fg__be_errbuf(be, &len);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(be->errmsg, be->errlen, fmt, ap);
+  vsnprintf(buf, len, fmt, ap);
   va_end(ap);
   return st;
 }

@@ -144,6 +144,9 @@ struct fg__backend {
                                   of unfinished ones (OpenCL); otherwise
                                   the runtime starts an operation only
                                   when the ones it needs have finished */
+  bool builds_concurrently;    /* build may run on several threads at once
+                                  (its messages through fg__be_fail or
+                                  fg__be_errbuf, its counters atomic) */
 };
 
 /* ---- backend.c: the seam ------------------------------------------------
@@ -164,6 +167,24 @@ fgk_dialect fg__be_dialect(const fg__backend *be);
 fg_status fg__be_build(fg__backend *be, const char *source,
                        const char *entry, const char *what,
                        const fg_compile_options *opt, fg__kbin **out);
+/* One kernel of fg__be_build_many: what fg__be_build takes, and what
+ * came of it. */
+typedef struct fg__build_job {
+  const char *source, *entry, *what;
+  fg_compile_options opt;
+  fg__kbin *bin;               /* out: the kernel, NULL unless st is OK */
+  fg_status st;                /* out */
+} fg__build_job;
+
+/* Builds jobs[0..n) as fg__be_build would one after another, on up to one
+ * thread per core when the backend builds concurrently.  Returns FG_OK, or
+ * the status and message of the first job (lowest index) that failed;
+ * then every kernel built is freed again and no job after the failing one
+ * is started once the failure is known. */
+fg_status fg__be_build_many(fg__backend *be, fg__build_job *jobs, int n);
+/* The message buffer fg__be_fail writes on this thread (a build thread's
+ * own during fg__be_build_many, else be's), and its size. */
+char *fg__be_errbuf(fg__backend *be, size_t *len);
 /* Frees k; NULL does nothing. */
 void fg__be_kernel_free(fg__backend *be, fg__kbin *k);
 fg_status fg__be_alloc(fg__backend *be, size_t bytes, fg__buffer **out);

@@ -172,15 +172,17 @@ static void dump_kernel(const char *dir, int index, const pkernel *pk,
   }
 }
 
-/* Emits and builds plan kernel fk into pk. */
-static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
-                              pkernel *pk, const fg_compile_options *opt) {
+/* Emits plan kernel fk into pk and describes its build in job (entry:
+ * where its function's name goes, 200 bytes, kept until the build). */
+static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
+                             pkernel *pk, const fg_compile_options *opt,
+                             fg__build_job *job, char entry[200]) {
   fg_context *ctx = p->ctx;
   fg__backend *be = ctx->be;
   const fgk_kernel *k = fk->k;
-  char ident[160], entry[200];
+  char ident[160];
   fgk_identifier(fk->name, ident, sizeof ident);
-  snprintf(entry, sizeof entry, "fg_kernel_%.48s_%d", ident, index);
+  snprintf(entry, 200, "fg_kernel_%.48s_%d", ident, index);
   pk->name = strdup(fk->name);
   pk->nbuf = k->n_in + k->n_out;
   pk->n_in = k->n_in;
@@ -227,7 +229,9 @@ static fg_status build_kernel(fg_program *p, const fgf_kernel *fk, int index,
   else if (k->fp == FGK_FP_RELAXED)
     kopt.precision = FG_PRECISION_RELAXED;
   pk->precision = kopt.precision;
-  return fg__be_build(be, pk->source, entry, fk->name, &kopt, &pk->bin);
+  *job = (fg__build_job){.source = pk->source, .entry = entry,
+                         .what = pk->name, .opt = kopt};
+  return FG_OK;
 }
 
 /* The readable fusion report of a variant. */
@@ -399,10 +403,23 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
   v->stats.kernels = plan->n_kernels;
   v->stats.bytes_unfused = plan->bytes_unfused;
   v->stats.bytes = plan->bytes_fused;
-  for (int i = 0; i < plan->n_kernels && st == FG_OK; i++) {
-    st = build_kernel(p, &plan->kernels[i], i, &v->k[i], opt);
+  /* every kernel emitted first, then all built at once */
+  int nk = plan->n_kernels;
+  fg__build_job *jobs = calloc((size_t)nk + 1, sizeof *jobs);
+  char (*entry)[200] = calloc((size_t)nk + 1, sizeof *entry);
+  if (!jobs || !entry)
+    st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  for (int i = 0; i < nk && st == FG_OK; i++) {
+    st = emit_kernel(p, &plan->kernels[i], i, &v->k[i], opt, &jobs[i],
+                     entry[i]);
     v->n_k = i + 1;
   }
+  if (st == FG_OK)
+    st = fg__be_build_many(ctx->be, jobs, nk);
+  for (int i = 0; st == FG_OK && i < nk; i++)
+    v->k[i].bin = jobs[i].bin;
+  free(jobs);
+  free(entry);
   fgf_plan_free(plan);
   if (st == FG_OK && !(v->report = make_report(p, v)))
     st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");

@@ -169,6 +169,20 @@ fg_field *fg_reduce_max(fg_graph *g, fg_field *in);
 /* 0-D mean: the sum (in f32, or f64 for f64 and 64-bit integers) divided
  * by the point count; reduction then a pointwise divide. */
 fg_field *fg_reduce_mean(fg_graph *g, fg_field *in);
+/* The minimum (op FG_REDUCE_MIN) or maximum (FG_REDUCE_MAX) of a scalar
+ * field of any element type (not bool) and where it first occurs: returns
+ * the value (0-D, in's element type; fg_reduce's value) and sets
+ * *location to a 0-D i64 vector of 3, the (layer, row, column) of the
+ * first point in row-major order equal (==) to it, missing axes 0:
+ * (0, 0, c) for a 1-D field.  Ties, and -0.0 against +0.0, go to the
+ * lowest index.  NaN points are skipped (they are never the minimum or
+ * maximum); a field with no other point gives value NaN and location
+ * (-1, -1, -1).  Two passes over in: fg_reduce for the value, then the
+ * least index of the points equal to it (a reduction into which the
+ * comparison fuses); name (NULL: "reduce_loc") names the operators.  NULL
+ * with the graph's error set on failure. */
+fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
+                        fg_field *in, fg_field **location);
 
 /* Axes of fg_reduce_axes: field axis i (0 outermost, as fg_shape counts
  * them) and the elements of each point's tensor. */
