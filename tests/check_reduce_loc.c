@@ -114,7 +114,7 @@ static void *fill(fg_elem e, int64_t n, unsigned seed, int distinct) {
     case FG_I32: ((int32_t *)p)[i] = v * 100000; break;
     case FG_U32: ((uint32_t *)p)[i] = (uint32_t)(v + distinct) * 100000u;
       break;
-    case FG_I64: ((int64_t *)p)[i] = (int64_t)v << 40; break;
+    case FG_I64: ((int64_t *)p)[i] = (int64_t)v * ((int64_t)1 << 40); break;
     case FG_U64: ((uint64_t *)p)[i] = (uint64_t)(v + distinct) << 40; break;
     case FG_F32: ((float *)p)[i] = (float)v * 0.25f; break;
     default: ((double *)p)[i] = (double)v * 0.125; break;
