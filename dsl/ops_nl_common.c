@@ -30,19 +30,6 @@ bool fgk_ops_image(fg_graph *g, const char *opname, fg_field *f) {
   return true;
 }
 
-bool fgk_ops_elem(fg_graph *g, const char *opname, fg_field *f, unsigned mask,
-                  const char *want) {
-  if (!fgk_ops_ready(g, f))
-    return false;
-  fg_type t = fg_field_type(f);
-  if (mask >> t.elem & 1)
-    return true;
-  char ts[128];
-  fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected %s", opname,
-                     fg_field_name(f), fg_type_str(t, ts, sizeof ts), want);
-  return false;
-}
-
 int64_t fgk_ops_rows(fg_field *f) {
   fg_type t = fg_field_type(f);
   return t.field.dim[t.field.ndim - 2];

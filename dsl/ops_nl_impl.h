@@ -20,13 +20,6 @@ bool fgk_ops_ready(fg_graph *g, fg_field *f);
  * tensor.  False with an error recorded otherwise. */
 bool fgk_ops_image(fg_graph *g, const char *opname, fg_field *f);
 
-/* Checks an element type for opname: false with an error naming the
- * operator when (mask >> elem & 1) is 0; want describes the mask. */
-bool fgk_ops_elem(fg_graph *g, const char *opname, fg_field *f, unsigned mask,
-                  const char *want);
-#define FGK_OPS_ALL 0x7feu /* every field element */
-#define FGK_OPS_U8 (1u << FG_U8)
-
 /* Rows and columns of a 2-D or 3-D field. */
 int64_t fgk_ops_rows(fg_field *f);
 int64_t fgk_ops_cols(fg_field *f);

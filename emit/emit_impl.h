@@ -122,7 +122,6 @@ const char *fgk_int_max_literal(fg_elem e);
 extern const fgk_writer_i fge_writer_i;
 
 /* What emit/scalar.c needs of the walker (emit/walk.c). */
-void fge_var_name(fgk_emitter *e, const fgk_var *v);
 void fge_ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
                   int n, bool big, bool zero_d);
 void fge_divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,

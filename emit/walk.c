@@ -154,7 +154,6 @@ const char *const fge_binop_text[FGK_BINOP_COUNT_] = {
   "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
   "&", "|", "^", "<<", ">>"};
 
-void fge_var_name(fgk_emitter *e, const fgk_var *v) { var_name(e, v); }
 
 /* Emits fn(L, R, C, layer, row, column) for an explicit access to buffer
  * buf: the prelude's fgk_at (clamped, for reads) or fgk_wat (-1 outside,
