@@ -11,11 +11,20 @@ if [ $? -eq 77 ]; then
   exit 77
 fi
 status=0
+failed=""
 for suite in check_dsl check_run check_examples check_reduce check_builtins \
     check_fuse check_async check_rs check_math check_ops_pointwise \
     check_ops_intrinsics check_badinput check_rs_runtime check_ops_nonlocal \
     check_ops_nl_intrinsics check_reduce_loc check_build; do
   echo "== $suite on OpenCL"
-  FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || status=1
+  rc=0
+  FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "== $suite on OpenCL FAILED (exit $rc)"
+    failed="$failed $suite"
+    status=1
+  fi
 done
+# one line naming the failed suites, last, where a log's tail shows it
+[ $status -eq 0 ] || echo "opencl-suites: failed on OpenCL:$failed"
 exit $status
