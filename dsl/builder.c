@@ -675,7 +675,7 @@ static bool coords_ok(fg_op *op, const char *call, const char *fname,
 
 static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
                             fg_expr *elem, int ncoords, fg_expr **coord,
-                            const char *call) {
+                            fg_border border, const char *call) {
   if (!fgk_op_usable(op))
     return NULL;
   if (!f)           /* a clean operator: no earlier call explains it */
@@ -731,6 +731,7 @@ static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
   e->u.read.element = element;
   e->u.read.elem = elem;
   e->u.read.ncoords = ncoords;
+  e->u.read.border = border;
   for (int i = 0; i < ncoords; i++)
     e->u.read.coord[i] = coord[i];
   return e;
@@ -747,23 +748,40 @@ static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
   } while (0)
 
 fg_expr *fg_read_tensor(fg_op *op, fg_field *field) {
-  return read_common(op, field, false, NULL, 0, NULL, "_readTensor");
+  return read_common(op, field, false, NULL, 0, NULL, FG_BORDER_CLAMP,
+                     "_readTensor");
 }
 
 fg_expr *fg_read_tensor_at(fg_op *op, fg_field *field, int ncoords, ...) {
   COLLECT_COORDS(ncoords, ncoords, coord);
-  return read_common(op, field, false, NULL, ncoords, coord, "_readTensor");
+  return read_common(op, field, false, NULL, ncoords, coord, FG_BORDER_CLAMP,
+                     "_readTensor");
+}
+
+fg_expr *fg_read_tensor_at_border(fg_op *op, fg_field *field,
+                                  fg_border border, int ncoords, ...) {
+  COLLECT_COORDS(ncoords, ncoords, coord);
+  if (!fgk_op_usable(op))
+    return NULL;
+  if ((unsigned)border > FG_BORDER_WRAP)
+    return fgk_fail(op, FG_EINVAL, "_readTensor('%s'): border %d is not "
+                    "FG_BORDER_CLAMP, _MIRROR, _REFLECT or _WRAP (for "
+                    "_CONSTANT test the coordinates)",
+                    field ? field->name : "(null)", (int)border);
+  return read_common(op, field, false, NULL, ncoords, coord, border,
+                     "_readTensor");
 }
 
 fg_expr *fg_read_element(fg_op *op, fg_field *field, fg_expr *element) {
-  return read_common(op, field, true, element, 0, NULL, "_readTensorElement");
+  return read_common(op, field, true, element, 0, NULL, FG_BORDER_CLAMP,
+                     "_readTensorElement");
 }
 
 fg_expr *fg_read_element_at(fg_op *op, fg_field *field, fg_expr *element,
                             int ncoords, ...) {
   COLLECT_COORDS(ncoords, ncoords, coord);
   return read_common(op, field, true, element, ncoords, coord,
-                     "_readTensorElement");
+                     FG_BORDER_CLAMP, "_readTensorElement");
 }
 
 static void write_common(fg_op *op, int out, fg_expr *value, bool element,

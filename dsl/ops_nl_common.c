@@ -46,39 +46,16 @@ fg_expr *fgk_ops_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col) {
   return fg_read_tensor_at(op, f, 2, row, col);
 }
 
-fg_expr *fgk_ops_border_index(fg_op *op, fg_expr *i, int64_t n, int b) {
-  int32_t ni = (int32_t)n;
-  switch (b) {
-  case FG_BORDER_MIRROR: {
-    /* period 2n - 2, symmetric about 0 and n - 1 */
-    if (ni == 1)
-      return fg_int(op, 0);
-    int32_t p = 2 * ni - 2;
-    fg_expr *m = fg_mod(fg_max(i, fg_neg(i)), fg_int(op, p));
-    return fg_min(m, fg_sub(fg_int(op, p), m));
-  }
-  case FG_BORDER_REFLECT: {
-    /* period 2n, symmetric about -0.5 and n - 0.5 */
-    int32_t p = 2 * ni;
-    fg_expr *j = fg_max(i, fg_sub(fg_int(op, -1), i));
-    fg_expr *m = fg_mod(j, fg_int(op, p));
-    return fg_min(m, fg_sub(fg_int(op, p - 1), m));
-  }
-  case FG_BORDER_WRAP: {
-    fg_expr *nn = fg_int(op, ni);
-    return fg_mod(fg_add(fg_mod(i, nn), nn), fg_int(op, ni));
-  }
-  default:
-    return i; /* clamp: the read clamps; constant: tested by caller */
-  }
-}
-
 fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
                              int b, double value) {
   int64_t rows = fgk_ops_rows(f), cols = fgk_ops_cols(f);
-  if (b != FG_BORDER_CONSTANT)
-    return fgk_ops_read(op, f, fgk_ops_border_index(op, row, rows, b),
-                        fgk_ops_border_index(op, col, cols, b));
+  if (b != FG_BORDER_CONSTANT) {
+    /* the read remaps what lies outside (fg_read_tensor_at_border) */
+    if (fg_field_type(f).field.ndim == 3)
+      return fg_read_tensor_at_border(op, f, (fg_border)b, 3, fg_layer(op),
+                                      row, col);
+    return fg_read_tensor_at_border(op, f, (fg_border)b, 2, row, col);
+  }
   fg_type t = fg_field_type(f);
   int n = fg_type_tensor_elements(t);
   fg_expr *v = fg_var(op, t.elem, n);

@@ -28,10 +28,6 @@ int64_t fgk_ops_cols(fg_field *f);
  * dimensions.  Outside the field the nearest edge tensor (clamp). */
 fg_expr *fgk_ops_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col);
 
-/* Maps an int index i into [0, n) by the border rule b (clamp, reflect,
- * mirror, wrap); for FG_BORDER_CONSTANT it returns i unchanged. */
-fg_expr *fgk_ops_border_index(fg_op *op, fg_expr *i, int64_t n, int b);
-
 /* The tensor of f at (row, col) under border rule b: constant gives
  * value (converted to f's element type) outside the field. */
 fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,

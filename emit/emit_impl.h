@@ -151,12 +151,26 @@ bool fge_pure(const fg_expr *x);
 void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
                const fg_expr *value);
 
-/* Stencils (emit/stencil.c).  Whether x is _column + dc (dc constant). */
-bool fge_column_offset(const fg_expr *x, long *dc);
+/* Stencils (emit/stencil.c).  A column coordinate the interior loop
+ * reads unclamped: _column + dc (dc constant), or that clamped to
+ * [lo, hi] by clamp() with lo constant and hi constant or _columns + k,
+ * which equals _column + dc wherever lo <= _column + dc <= hi. */
+typedef struct fge_colref {
+  long dc;
+  bool clamped;
+  long lo;          /* clamped: the least value kept */
+  bool hi_columns;  /* clamped: hi is _columns + hi_k, else hi_k */
+  long hi_k;
+} fge_colref;
+/* Whether x is such a coordinate; fills r. */
+bool fge_column_offset(const fg_expr *x, fge_colref *r);
 /* Whether e's kernel reads at constant column offsets and the dialect
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */
 bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
+/* The suffix of the flat-index functions of border rule b ("" for
+ * CLAMP, "_m", "_r", "_w"); emits their helpers on first use. */
+const char *fge_border_suffix(fgk_emitter *e, fg_border b);
 
 
 #endif

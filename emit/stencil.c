@@ -6,14 +6,29 @@
  * tap lies inside its field, whose reads are affine and unclamped in the
  * column (rows and layers stay clamped: loop-invariant there), and a
  * border loop over the rest, with the clamped reads of every other
- * kernel.  Both read the same elements, so results are unchanged. */
+ * kernel.  Both read the same elements, so results are unchanged.  A
+ * column the operator clamps itself (clamp(_column + dc, 0, _columns - 1),
+ * as Cog's stencils write it) counts too: the interior is narrowed to
+ * where that clamp keeps its value. */
 #include "emit_impl.h"
 
 #include <stdlib.h>
 
-bool fge_column_offset(const fg_expr *x, long *dc) {
-  if (x->kind == FGK_E_THREAD && x->u.thread == FG_COLUMN) {
-    *dc = 0;
+/* Whether x is a signed integer constant within +-65536; its value. */
+static bool small_const(const fg_expr *x, long *v) {
+  if (x->kind != FGK_E_CONST || !fgk_is_int(x->type.elem) ||
+      !fgk_is_signed(x->type.elem) || x->u.k.i < -65536 ||
+      x->u.k.i > 65536)
+    return false;
+  *v = (long)x->u.k.i;
+  return true;
+}
+
+/* Whether x is t + k or t - k for thread constant t (k a small constant,
+ * 0 when x is t itself); k. */
+static bool thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
+  if (x->kind == FGK_E_THREAD && x->u.thread == t) {
+    *k = 0;
     return true;
   }
   if (x->kind != FGK_E_BINARY ||
@@ -21,37 +36,66 @@ bool fge_column_offset(const fg_expr *x, long *dc) {
     return false;
   const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
   if (x->u.bin.op == FGK_ADD && a->kind == FGK_E_CONST) {
-    const fg_expr *t = a;
+    const fg_expr *s = a;
     a = b;
-    b = t;
+    b = s;
   }
-  if (a->kind != FGK_E_THREAD || a->u.thread != FG_COLUMN ||
-      b->kind != FGK_E_CONST || !fgk_is_int(b->type.elem) ||
-      !fgk_is_signed(b->type.elem))
+  long v;
+  if (a->kind != FGK_E_THREAD || a->u.thread != t || !small_const(b, &v))
     return false;
-  int64_t k = b->u.k.i;
-  if (k < -65536 || k > 65536)
-    return false;
-  *dc = x->u.bin.op == FGK_ADD ? (long)k : -(long)k;
+  *k = x->u.bin.op == FGK_ADD ? v : -v;
   return true;
+}
+
+bool fge_column_offset(const fg_expr *x, fge_colref *r) {
+  *r = (fge_colref){0};
+  if (thread_plus(x, FG_COLUMN, &r->dc))
+    return true;
+  /* clamp(_column + dc, lo, hi): the explicit clamp a Cog stencil writes */
+  if (x->kind != FGK_E_CALL || x->u.call.fn != FGK_FN_clamp ||
+      x->u.call.n != 3 || !thread_plus(x->u.call.arg[0], FG_COLUMN, &r->dc) ||
+      !small_const(x->u.call.arg[1], &r->lo))
+    return false;
+  r->clamped = true;
+  const fg_expr *hi = x->u.call.arg[2];
+  if (small_const(hi, &r->hi_k))
+    return true;
+  r->hi_columns = true;
+  return thread_plus(hi, FG_COLUMNS, &r->hi_k);
 }
 
 typedef struct taps {
   int n_in;
   bool *any;      /* n_in: an input read with a column offset */
   long *lo, *hi;  /* n_in: least and greatest offset */
+  /* over clamped taps, where every clamp keeps its value: columns c with
+   * c >= c_lo, c < _columns + cols_hi (any_cols), c < const_hi (any_const) */
+  long c_lo, cols_hi, const_hi;
+  bool any_cols, any_const;
 } taps;
 
 /* Records the column offset of read x. */
 static void tap(const fg_expr *x, void *arg) {
   taps *t = arg;
   const fgk_access *a = &x->u.read;
-  long dc;
+  fge_colref cr;
   if (x->kind != FGK_E_READ || a->ncoords == 0 || a->port < 0 ||
       a->port >= t->n_in ||
-      !fge_column_offset(a->coord[a->ncoords - 1], &dc))
+      !fge_column_offset(a->coord[a->ncoords - 1], &cr))
     return;
   int p = a->port;
+  long dc = cr.dc;
+  if (cr.clamped) {
+    long lo = cr.lo - dc, hi = cr.hi_k - dc + 1;
+    t->c_lo = lo > t->c_lo ? lo : t->c_lo;
+    if (cr.hi_columns) {
+      t->cols_hi = !t->any_cols || hi < t->cols_hi ? hi : t->cols_hi;
+      t->any_cols = true;
+    } else {
+      t->const_hi = !t->any_const || hi < t->const_hi ? hi : t->const_hi;
+      t->any_const = true;
+    }
+  }
   t->lo[p] = !t->any[p] || dc < t->lo[p] ? dc : t->lo[p];
   t->hi[p] = !t->any[p] || dc > t->hi[p] ? dc : t->hi[p];
   t->any[p] = true;
@@ -84,10 +128,63 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
       fgu_buf_printf(out, "    if (fgk_hi > in%d_C - %ldL) fgk_hi = in%d_C - "
                      "%ldL;\n", p, t.hi[p], p, t.hi[p]);
     }
+    if (t.c_lo > 0)
+      fgu_buf_printf(out, "    if (fgk_lo < %ldL) fgk_lo = %ldL;\n", t.c_lo,
+                     t.c_lo);
+    if (t.any_cols)
+      fgu_buf_printf(out, "    if (fgk_hi > _columns + %ldL) fgk_hi = "
+                     "_columns + %ldL;\n", t.cols_hi, t.cols_hi);
+    if (t.any_const)
+      fgu_buf_printf(out, "    if (fgk_hi > %ldL) fgk_hi = %ldL;\n",
+                     t.const_hi, t.const_hi);
     fgu_buf_puts(out, "    if (fgk_hi < fgk_lo) fgk_hi = fgk_lo;\n");
   }
   free(t.any);
   free(t.lo);
   free(t.hi);
   return found;
+}
+
+/* The border rules of explicit reads other than clamping (fg_border), in
+ * both dialects: the index remaps fgk_bm (MIRROR), fgk_br (REFLECT),
+ * fgk_bw (WRAP) of an index i into an extent n, as the operator library
+ * computed them in the IR before, and the flat-index functions fgk_at_<s>
+ * (every coordinate remapped) and fgk_atx_<s> (the column inside). */
+static const char border_helpers[] =
+  "#ifdef __OPENCL_VERSION__\n"
+  "#define FGK_INL inline\n"
+  "#else\n"
+  "#define FGK_INL static inline\n"
+  "#endif\n"
+  "FGK_INL long fgk_bm(long i, long n) {   /* dcb|abcd|cba */\n"
+  "  long p = 2 * n - 2, m = n == 1 ? 0 : (i < 0 ? -i : i) % p;\n"
+  "  return m < p - m ? m : p - m;\n"
+  "}\n"
+  "FGK_INL long fgk_br(long i, long n) {   /* cba|abcd|dcb */\n"
+  "  long p = 2 * n, m = (i < -1 - i ? -1 - i : i) % p;\n"
+  "  return m < p - 1 - m ? m : p - 1 - m;\n"
+  "}\n"
+  "FGK_INL long fgk_bw(long i, long n) {   /* bcd|abcd|abc */\n"
+  "  return (i % n + n) % n;\n"
+  "}\n"
+  "#define FGK_AT_BORDER(s, b)                                              \\\n"
+  "  FGK_INL long fgk_at_##s(long L, long R, long C, long l, long r,       \\\n"
+  "                          long c) {                                     \\\n"
+  "    return (b(l, L) * R + b(r, R)) * C + b(c, C);                       \\\n"
+  "  }                                                                     \\\n"
+  "  FGK_INL long fgk_atx_##s(long L, long R, long C, long l, long r,      \\\n"
+  "                           long c) {                                    \\\n"
+  "    return (b(l, L) * R + b(r, R)) * C + c;                             \\\n"
+  "  }\n"
+  "FGK_AT_BORDER(m, fgk_bm)\n"
+  "FGK_AT_BORDER(r, fgk_br)\n"
+  "FGK_AT_BORDER(w, fgk_bw)\n";
+
+const char *fge_border_suffix(fgk_emitter *e, fg_border b) {
+  static const char *const suffix[] = {"", "_m", "_r", "_w"};
+  if (b <= FG_BORDER_CLAMP || b > FG_BORDER_WRAP)
+    return "";
+  if (fgk_first_use(e, "fgk_at_border"))
+    fgu_buf_puts(&e->help, border_helpers);
+  return suffix[b];
 }

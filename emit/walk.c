@@ -156,16 +156,19 @@ const char *const fge_binop_text[FGK_BINOP_COUNT_] = {
 
 
 /* Emits fn(L, R, C, layer, row, column) for an explicit access to buffer
- * buf: the prelude's fgk_at (clamped, for reads) or fgk_wat (-1 outside,
- * for writes); missing leading coordinates are 0. */
+ * buf: the prelude's fgk_at (clamped, for reads; fgk_at_<rule> under
+ * another border rule) or fgk_wat (-1 outside, for writes); missing
+ * leading coordinates are 0. */
 static void ex_location(fgk_emitter *e, const char *fn, const char *buf,
                         const fgk_access *a) {
   /* a stencil's interior: the column is inside the field, unclamped */
-  long dc = 0;
+  fge_colref cr = {0};
   bool inside = e->interior && !strcmp(fn, "fgk_at") && a->ncoords > 0 &&
-                fge_column_offset(a->coord[a->ncoords - 1], &dc);
-  fgk_putf(e, "%s(%s_L, %s_R, %s_C, ", inside ? "fgk_atx" : fn, buf, buf,
-           buf);
+                fge_column_offset(a->coord[a->ncoords - 1], &cr);
+  const char *rule = !strcmp(fn, "fgk_at") ? fge_border_suffix(e, a->border)
+                                           : "";
+  fgk_putf(e, "%s%s(%s_L, %s_R, %s_C, ", inside ? "fgk_atx" : fn, rule, buf,
+           buf, buf);
   for (int i = 0; i < 3; i++) {
     int ci = i - (3 - a->ncoords);
     if (i)
@@ -173,7 +176,7 @@ static void ex_location(fgk_emitter *e, const char *fn, const char *buf,
     if (ci < 0) {
       fgk_put(e, "0");
     } else if (inside && i == 2) {
-      fgk_putf(e, "fgk_c + %ldL", dc);
+      fgk_putf(e, "fgk_c + %ldL", cr.dc);
     } else {
       fgk_put(e, "(long)(");
       fgk_ex(e, a->coord[ci]);

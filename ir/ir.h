@@ -149,6 +149,8 @@ typedef struct fgk_access {
   int ncoords;           /* 0: implicit (this thread's location) */
   struct fg_expr *coord[3];
   struct fg_expr *elem;  /* element index when element is true */
+  fg_border border;      /* explicit reads: coordinates outside the field
+                            (CLAMP, MIRROR, REFLECT or WRAP) */
 } fgk_access;
 
 struct fg_expr {

@@ -429,6 +429,170 @@ START_TEST(test_fuse_stencil_edges_match_clamped_c) {
 }
 END_TEST
 
+/* Taps whose column the operator clamps itself, as Cog's stencils write
+ * them: clamp(_column + dc, lo, hi) with hi = _columns - 1 or - 3, a
+ * constant (40: above some widths, below others), or lo above 0.  The
+ * CPU's interior loop reads them unclamped only where every such clamp
+ * keeps its value; compared with C that applies each clamp and then the
+ * read's own. */
+static const int ctap_dc[4] = {-1, 2, 1, 0}, ctap_lo[4] = {0, 0, 3, -3};
+static int ctap_hi(int k, int C) {
+  return k == 1 ? 40 : k == 2 ? C - 3 : C - 1;
+}
+
+static fg_graph *clamped_taps_graph(int R, int C) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("clamped_taps");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "ctaps", 1, &t);
+  fg_expr *sum = NULL;
+  for (int k = 0; k < 4; k++) {
+    fg_expr *hi = k == 1 ? fg_int(op, 40)
+                         : fg_subi(fg_columns(op), k == 2 ? 3 : 1);
+    fg_expr *c = fg_clamp(fg_addi(fg_column(op), ctap_dc[k]),
+                          fg_int(op, ctap_lo[k]), hi);
+    fg_expr *r = fg_clamp(fg_addi(fg_row(op), k - 1), fg_int(op, 0),
+                          fg_subi(fg_rows(op), 1));
+    fg_expr *v = fg_mulf(fg_read_tensor_at(op, x, 2, r, c),
+                         ldexpf(1.0f, 3 * k - 4));
+    sum = sum ? fg_add(sum, v) : v;
+  }
+  fg_write_tensor(op, 0, sum);
+  fg_field *f = fg_op_end(op);
+  op = fg_op_begin(g, "neg", 1, &t);
+  fg_write_tensor(op, 0, fg_neg(fg_read_tensor(op, f)));
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_explicit_clamps_match_c) {
+  static const int size[][2] = {{1, 1}, {2, 3}, {3, 1}, {1, 6}, {4, 5},
+                                {6, 7}, {13, 37}, {11, 300}};
+  fg_context *ctx = tu_context();
+  rng r = {0xc1a3bc1a3bull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+    const int R = size[s][0], C = size[s][1], N = R * C;
+    fg_graph *g = clamped_taps_graph(R, C);
+    fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+    ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+    float *x = malloc(sizeof(float) * N), *o = malloc(sizeof(float) * N);
+    fill_floats(&r, x, (size_t)N);
+    run_ok(ctx, fused, 1, (const void *[]){x}, 1, (void *[]){o});
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++) {
+        float sum = 0;
+        for (int k = 0; k < 4; k++) {
+          int c = col + ctap_dc[k], hi = ctap_hi(k, C);
+          c = c < ctap_lo[k] ? ctap_lo[k] : c;
+          c = c > hi ? hi : c;
+          int rr = row + k - 1;
+          rr = rr < 0 ? 0 : rr > R - 1 ? R - 1 : rr;
+          float v = x[rr * C + clampi(c, C)] * ldexpf(1.0f, 3 * k - 4);
+          sum = k ? sum + v : v;
+        }
+        float want = -sum;
+        int at = row * C + col;
+        ck_assert_msg(memcmp(&o[at], &want, sizeof want) == 0,
+                      "%dx%d at (%d, %d): got %a, want %a", R, C, row, col,
+                      (double)o[at], (double)want);
+      }
+    free(x);
+    free(o);
+    fg_program_free(fused);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* Explicit reads under each border rule (fg_read_tensor_at_border) at
+ * column offsets -3..+2 and row offsets -2..+1, on sizes where taps reach
+ * past both edges, one period and more: compared with C remapping every
+ * coordinate; the CPU reads the interior columns unremapped. */
+static int border_index(int i, int n, fg_border b) {
+  if (b == FG_BORDER_MIRROR) {
+    if (n == 1)
+      return 0;
+    int p = 2 * n - 2, m = (i < 0 ? -i : i) % p;
+    return m < p - m ? m : p - m;
+  }
+  if (b == FG_BORDER_REFLECT) {
+    int p = 2 * n, m = (i < -1 - i ? -1 - i : i) % p;
+    return m < p - 1 - m ? m : p - 1 - m;
+  }
+  if (b == FG_BORDER_WRAP)
+    return (i % n + n) % n;
+  return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+static fg_graph *border_graph(int R, int C, fg_border b) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("border_taps");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "btaps", 1, &t);
+  fg_expr *sum = NULL;
+  for (int k = 0; k < 6; k++) {
+    fg_expr *v = fg_read_tensor_at_border(op, x, b, 2,
+                                          fg_addi(fg_row(op), k % 4 - 2),
+                                          fg_addi(fg_column(op), k - 3));
+    v = fg_mulf(v, ldexpf(1.0f, 2 * k - 5));
+    sum = sum ? fg_add(sum, v) : v;
+  }
+  fg_write_tensor(op, 0, sum);
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_border_rules_match_c) {
+  static const int size[][2] = {{1, 1}, {2, 2}, {3, 1}, {1, 5}, {4, 7},
+                                {9, 31}, {5, 203}};
+  static const fg_border rule[] = {FG_BORDER_CLAMP, FG_BORDER_MIRROR,
+                                   FG_BORDER_REFLECT, FG_BORDER_WRAP};
+  fg_context *ctx = tu_context();
+  rng r = {0xb0bde7ull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++)
+    for (int b = 0; b < 4; b++) {
+      const int R = size[s][0], C = size[s][1], N = R * C;
+      fg_graph *g = border_graph(R, C, rule[b]);
+      fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+      float *x = malloc(sizeof(float) * N), *o = malloc(sizeof(float) * N);
+      fill_floats(&r, x, (size_t)N);
+      run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o});
+      for (int row = 0; row < R; row++)
+        for (int col = 0; col < C; col++) {
+          float sum = 0;
+          for (int k = 0; k < 6; k++) {
+            int rr = border_index(row + k % 4 - 2, R, rule[b]);
+            int cc = border_index(col + k - 3, C, rule[b]);
+            float v = x[rr * C + cc] * ldexpf(1.0f, 2 * k - 5);
+            sum = k ? sum + v : v;
+          }
+          int at = row * C + col;
+          ck_assert_msg(memcmp(&o[at], &sum, sizeof sum) == 0,
+                        "rule %d, %dx%d at (%d, %d): got %a, want %a", b, R,
+                        C, row, col, (double)o[at], (double)sum);
+        }
+      free(x);
+      free(o);
+      fg_program_free(p);
+      fg_graph_free(g);
+    }
+  /* CONSTANT is no coordinate rule: refused, naming the field */
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(3, 3));
+  fg_graph *g = fg_graph_new("constant_border");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "c", 1, &t);
+  ck_assert_ptr_null(fg_read_tensor_at_border(op, x, FG_BORDER_CONSTANT, 2,
+                                              fg_row(op), fg_column(op)));
+  ck_assert_int_eq(fg_graph_status(g), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "'x'") &&
+                strstr(fg_graph_errmsg(g), "_WRAP"),
+                "message: %s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  tu_context_free(ctx);
+}
+END_TEST
+
 static fg_expr *body_erf(fg_op *op, fg_expr *x) {
   (void)op;
   return fg_erf(x);
@@ -1353,6 +1517,8 @@ int main(void) {
   tcase_add_test(tc, test_fuse_diamond_is_one_kernel);
   tcase_add_test(tc, test_fuse_blur_then_pointwise);
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
+  tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
+  tcase_add_test(tc, test_fuse_stencil_border_rules_match_c);
   tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
   tcase_add_test(tc, test_fuse_field_used_by_pointwise_and_stencil);
   tcase_add_test(tc, test_fuse_check_mode_and_env);

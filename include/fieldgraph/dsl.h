@@ -117,12 +117,31 @@ void fg_for_each_tensor_element(fg_op *op, fg_shape tensor_shape);
 
 /* ---- reading and writing tensor fields ---------------------------------- */
 
+/* What a read outside the field sees (n the extent, edges a and d):
+ * CLAMP aaa|abcd|ddd, MIRROR dcb|abcd|cba (OpenCV's REFLECT_101),
+ * REFLECT cba|abcd|dcb (edge repeated; libvips' mirror), WRAP bcd|abcd|abc,
+ * CONSTANT a given value (0 in filters). */
+typedef enum fg_border {
+  FG_BORDER_CLAMP,
+  FG_BORDER_MIRROR,
+  FG_BORDER_REFLECT,
+  FG_BORDER_WRAP,
+  FG_BORDER_CONSTANT
+} fg_border;
+
+
 /* _readTensor(field): the tensor at this thread's location (or the only
  * tensor of a 0-dimensional field). */
 fg_expr *fg_read_tensor(fg_op *op, fg_field *field);
 /* _readTensor(field, [layer,] [row,] column): ncoords must equal the
  * field's dimensions. */
 fg_expr *fg_read_tensor_at(fg_op *op, fg_field *field, int ncoords, ...);
+/* The same read with a border rule for coordinates outside the field
+ * (CLAMP is fg_read_tensor_at's; CONSTANT is refused: test the
+ * coordinates instead).  On the CPU a stencil's interior columns then
+ * read unremapped. */
+fg_expr *fg_read_tensor_at_border(fg_op *op, fg_field *field,
+                                  fg_border border, int ncoords, ...);
 /* _readTensorElement(field, element): element of the tensor at this
  * thread's location; element NULL means fg_tensor_element(). */
 fg_expr *fg_read_element(fg_op *op, fg_field *field, fg_expr *element);

@@ -31,17 +31,8 @@
 
 #include <stdbool.h>
 
-/* What a read outside the field sees (n the extent, edges a and d):
- * CLAMP aaa|abcd|ddd, MIRROR dcb|abcd|cba (OpenCV's REFLECT_101),
- * REFLECT cba|abcd|dcb (edge repeated; libvips' mirror), WRAP bcd|abcd|abc,
- * CONSTANT a given value (0 in filters). */
-typedef enum fg_border {
-  FG_BORDER_CLAMP,
-  FG_BORDER_MIRROR,
-  FG_BORDER_REFLECT,
-  FG_BORDER_WRAP,
-  FG_BORDER_CONSTANT
-} fg_border;
+/* fg_border, what a read outside the field sees, is in dsl.h (explicit
+ * reads take one: fg_read_tensor_at_border). */
 
 /* Interpolation.  Pixel centres are at +0.5 (OpenCV's convention):
  * source = (destination + 0.5) * scale - 0.5.  NEAREST takes
