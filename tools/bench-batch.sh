@@ -5,7 +5,8 @@
 # with --jobs 1 and --jobs 2, next to decode+encode alone (a pipeline that
 # only re-saves the image as PNG) and, when installed, vips under GNU
 # parallel -j2 doing JPEG -> Lab -> PNG.  CPU time over wall time says how
-# busy the cores were.  Run from the build tree:
+# busy the cores were.  It installs nothing: the vips row needs
+# `apt-get install libvips-tools parallel`.  Run from the build tree:
 #   tools/bench-batch.sh [N]        (N images, default 200)
 set -eu
 n=${1:-200}
@@ -28,7 +29,14 @@ row() {   # name, command...
   name=$1
   shift
   rm -rf "$work/out"
-  /usr/bin/time -f "%e %U %S" -o "$work/t" "$@" >/dev/null 2>&1 || true
+  mkdir "$work/out"
+  if ! /usr/bin/time -f "%e %U %S" -o "$work/t" "$@" >/dev/null 2>&1; then
+    printf '%-34s failed: %s\n' "$name" "$(head -n 1 "$work/t")"
+    return
+  fi
+  # every row writes its PNGs to $work/out: a row that wrote none failed
+  [ -n "$(ls "$work/out")" ] ||
+    { printf '%-34s wrote nothing\n' "$name"; return; }
   set -- $(cat "$work/t")
   awk -v name="$name" -v n="$n" -v w="$1" -v u="$2" -v s="$3" 'BEGIN {
     printf "%-34s %7.2f s  %6.1f img/s  cpu/wall %.2f\n", name, w, n / w,
@@ -38,9 +46,9 @@ row "lab.fgp --jobs 1" "$tool" run "$src/examples/lab.fgp" -o "$work/out" -q -j 
 row "lab.fgp --jobs 2" "$tool" run "$src/examples/lab.fgp" -o "$work/out" -q -j 2 "$work/in"
 row "decode+encode only --jobs 2" "$tool" run "$work/copy.fgp" -o "$work/out" -q -j 2 "$work/in"
 if command -v vips >/dev/null && command -v parallel >/dev/null; then
-  mkdir -p "$work/out"
-  row "vips (Lab, PNG) parallel -j2" sh -c "ls $work/in/*.jpg | parallel -j2 \
+  row "vips (Lab, PNG) parallel -j2" sh -c "ls $work/in/*.jpg | parallel --will-cite -j2 \
     'vips colourspace {} $work/out/{/.}.v lab && vips pngsave $work/out/{/.}.v $work/out/{/.}.png && rm $work/out/{/.}.v'"
 else
-  echo "vips or GNU parallel not installed: no peer row"
+  echo "vips or GNU parallel not installed: no peer row" \
+    "(apt-get install libvips-tools parallel)"
 fi
