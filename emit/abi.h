@@ -30,6 +30,8 @@
 #ifndef FG_EMIT_ABI_H
 #define FG_EMIT_ABI_H
 
+#include "fieldgraph/types.h"
+
 #include <stdint.h>
 
 /* Entries of one extent triple. */
@@ -53,6 +55,13 @@ static inline const int64_t *fge_abi_buffer_dims_c(const int64_t *dim,
 static inline const int64_t *fge_abi_thread_dims(const int64_t *dim,
                                                  int nbuf) {
   return dim + FGE_DIM_AXES * nbuf;
+}
+
+/* The extent triple of a field of shape s (a 2-D field is one layer). */
+static inline void fge_abi_shape_dims(fg_shape s, int64_t *d) {
+  d[FGE_DIM_LAYERS] = s.ndim == 3 ? s.dim[0] : 1;
+  d[FGE_DIM_ROWS] = s.ndim >= 2 ? s.dim[s.ndim - 2] : 1;
+  d[FGE_DIM_COLUMNS] = s.ndim >= 1 ? s.dim[s.ndim - 1] : 1;
 }
 
 /* Points of a triple. */

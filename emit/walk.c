@@ -4,6 +4,7 @@
  * tensors), variable declarations and kernel assembly.  What differs
  * between C and OpenCL C is asked of the dialect (emit/emit_impl.h). */
 #include "emit_impl.h"
+#include "abi.h"
 #include "ir/reduce.h"
 
 #include <assert.h>
@@ -167,8 +168,20 @@ static void ex_location(fgk_emitter *e, const char *fn, const char *buf,
                 fge_column_offset(a->coord[a->ncoords - 1], &cr);
   const char *rule = !strcmp(fn, "fgk_at") ? fge_border_suffix(e, a->border)
                                            : "";
-  fgk_putf(e, "%s%s(%s_L, %s_R, %s_C, ", inside ? "fgk_atx" : fn, rule, buf,
-           buf, buf);
+  if (*rule && a->port >= 0 && a->port < e->k->n_in) {
+    /* the field's extents as constants: the rule's remainders then divide
+     * by constants, which the compiler hoists out of the column loop (a
+     * division by a runtime extent might trap, so it would stay inside
+     * and keep the loop scalar) */
+    int64_t d[FGE_DIM_AXES];
+    fge_abi_shape_dims(e->k->in_type[a->port].field, d);
+    fgk_putf(e, "%s%s(%lldL, %lldL, %lldL, ", inside ? "fgk_atx" : fn, rule,
+             (long long)d[FGE_DIM_LAYERS], (long long)d[FGE_DIM_ROWS],
+             (long long)d[FGE_DIM_COLUMNS]);
+  } else {
+    fgk_putf(e, "%s%s(%s_L, %s_R, %s_C, ", inside ? "fgk_atx" : fn, rule,
+             buf, buf, buf);
+  }
   for (int i = 0; i < 3; i++) {
     int ci = i - (3 - a->ncoords);
     if (i)

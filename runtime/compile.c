@@ -16,13 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A field shape as an extent triple (emit/abi.h). */
-static void dims_of(fg_shape s, int64_t *d) {
-  d[FGE_DIM_LAYERS] = s.ndim == 3 ? s.dim[0] : 1;
-  d[FGE_DIM_ROWS] = s.ndim >= 2 ? s.dim[s.ndim - 2] : 1;
-  d[FGE_DIM_COLUMNS] = s.ndim >= 1 ? s.dim[s.ndim - 1] : 1;
-}
-
 /* ---- what a kernel needs of the device ---------------------------------- */
 
 static void expr_needs(const fg_expr *x, fg__needs *n);
@@ -193,7 +186,7 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   for (int i = 0; i < k->n_in; i++) {
     pk->field[i] = fk->in_field[i];
-    dims_of(p->f[fk->in_field[i]].type.field,
+    fge_abi_shape_dims(p->f[fk->in_field[i]].type.field,
             fge_abi_buffer_dims(pk->dims, i));
   }
   if (k->out_partial &&
@@ -203,10 +196,10 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
     if (pk->zero)
       pk->zero[k->n_in + i] = k->out_partial[i];
     pk->field[k->n_in + i] = fk->out_field[i];
-    dims_of(p->f[fk->out_field[i]].type.field,
+    fge_abi_shape_dims(p->f[fk->out_field[i]].type.field,
             fge_abi_buffer_dims(pk->dims, k->n_in + i));
   }
-  dims_of(k->threads, fge_abi_buffer_dims(pk->dims, pk->nbuf));
+  fge_abi_shape_dims(k->threads, fge_abi_buffer_dims(pk->dims, pk->nbuf));
   memcpy(pk->threads, fge_abi_thread_dims(pk->dims, pk->nbuf),
          sizeof pk->threads);
   /* per-element threads: the kernel splits the element off the layer
