@@ -3,9 +3,9 @@
 # `fieldgraph run` over a batch of copies of the 1000x872 sample JPEG
 # through the CIELab pipeline (examples/lab.fgp: two PNGs out per image)
 # with --jobs 1 and --jobs 2, next to decode+encode alone (a pipeline that
-# only re-saves the image as PNG) and, when installed, vips under GNU
-# parallel -j2 doing JPEG -> Lab -> PNG.  CPU time over wall time says how
-# busy the cores were.  It installs nothing: the vips row needs
+# writes the same two PNGs without computing) and, when installed, vips
+# under GNU parallel -j2 doing JPEG -> Lab -> PNG.  CPU time over wall
+# time says how busy the cores were.  It installs nothing: the vips row needs
 # `apt-get install libvips-tools parallel`.  Run from the build tree:
 #   tools/bench-batch.sh [N]        (N images, default 200)
 set -eu
@@ -20,7 +20,9 @@ while [ $i -lt "$n" ]; do
   cp "$src/data/samples/hubble_deep_field.jpg" "$work/in/p$i.jpg"
   i=$((i + 1))
 done
-printf 'save(input(), "{stem}-copy.png")\n' > "$work/copy.fgp"
+# decode + encode alone: the same two PNGs per image as lab.fgp writes (an
+# RGB one and a grey one), without the flip, the scaling or L*a*b*
+printf 'rgb = input()\nsave(rgb, "{stem}-flipped-half.png")\nsave(rgb.x, "{stem}-lightness.png")\n' > "$work/copy.fgp"
 echo "$n JPEGs of 1000x872 on $(nproc) cores (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 # warm the kernel cache so no row pays for compiling
 "$tool" run "$src/examples/lab.fgp" -o "$work/warm" -q "$work/in/p0.jpg" >/dev/null
