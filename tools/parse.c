@@ -165,7 +165,11 @@ static fgt_node *primary(parser *p) {
       n = node(p, FGT_N_VECTOR, t.pos);
       while (n && !p->failed) {
         fgt_node *item = expr(p);
-        if (p->failed || push(p, n, item, NULL, item->pos))
+        if (p->failed) {
+          node_free(item);    /* what the failed item built so far */
+          break;
+        }
+        if (push(p, n, item, NULL, item->pos))
           break;
         if (is_punct(p, ']'))
           break;
