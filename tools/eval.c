@@ -385,8 +385,9 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
                      a, 5, 1);
   if (n < 0)
     return none();
-  if (n < 2 || a[1]->kind != FGT_N_STRING)
-    return failv(ev, FG_EINVAL, n >= 2 ? a[1]->pos : c->pos, "save: "
+  /* named arguments may leave the image or the template out (holes) */
+  if (n < 2 || !a[0] || !a[1] || a[1]->kind != FGT_N_STRING)
+    return failv(ev, FG_EINVAL, n >= 2 && a[1] ? a[1]->pos : c->pos, "save: "
                  "expected an image and a file name template such as "
                  "\"{stem}-lab.png\"");
   fgt_value img = eval_node(ev, a[0]);
