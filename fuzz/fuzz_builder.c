@@ -86,15 +86,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       sp = sp > na ? sp - na : 0;
       break;
     }
-    case 6: r = fg_convert(a, elems[NEXT() % 6], 1 + NEXT() % 4);
-      sp -= sp > 0; break;
+    case 6: {
+      /* two reads, in order: the element type, then the width */
+      fg_elem ce = elems[NEXT() % 6];
+      r = fg_convert(a, ce, 1 + NEXT() % 4);
+      sp -= sp > 0;
+      break;
+    }
     case 7: r = fg_swizzle(a, (const char *[]){"x", "xy", "wzyx", "s0",
                                                "q"}[NEXT() % 5]);
       sp -= sp > 0; break;
     case 8: if (depth < 3) { fg_if(a); depth++; } sp -= sp > 0; break;
     case 9: if (depth > 0) { fg_end(op); depth--; } break;
     case 10: {
-      fg_expr *v = fg_var(op, elems[NEXT() % 6], 1 + NEXT() % 4);
+      fg_elem ve = elems[NEXT() % 6];
+      fg_expr *v = fg_var(op, ve, 1 + NEXT() % 4);
       fg_assign(v, a);
       r = v;
       break;

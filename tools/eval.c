@@ -385,8 +385,9 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
                      a, 5, 1);
   if (n < 0)
     return none();
-  if (n < 2 || a[1]->kind != FGT_N_STRING)
-    return failv(ev, FG_EINVAL, n >= 2 ? a[1]->pos : c->pos, "save: "
+  /* named arguments may leave the image or the template out (holes) */
+  if (n < 2 || !a[0] || !a[1] || a[1]->kind != FGT_N_STRING)
+    return failv(ev, FG_EINVAL, n >= 2 && a[1] ? a[1]->pos : c->pos, "save: "
                  "expected an image and a file name template such as "
                  "\"{stem}-lab.png\"");
   fgt_value img = eval_node(ev, a[0]);
@@ -820,13 +821,18 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
       continue;
     }
     int integer = sig[i] != 'd';
-    if (v.kind != FGT_V_NUMBER || (integer && v.v[0] != (double)(int64_t)
-                                                        v.v[0]) ||
+    /* the range first: converting a double outside it is undefined (int
+     * for 'i' and 'b', int64_t for 'l') */
+    double lim = sig[i] == 'l' ? 9223372036854775808.0 : 2147483648.0;
+    int in_range = v.kind == FGT_V_NUMBER && v.v[0] >= -lim && v.v[0] < lim;
+    if (v.kind != FGT_V_NUMBER || (integer && (!in_range ||
+                                   v.v[0] != (double)(int64_t)v.v[0])) ||
         (sig[i] == 'b' && v.v[0] != 0 && v.v[0] != 1)) {
       failv(ev, FG_ETYPE, a[i]->pos, "%s: expected %s for '%.*s', found %s",
             row->name, sig[i] == 'b' ? "0 or 1" : integer ? "an integer"
             : "a number", (int)name_len, p,
-            v.kind == FGT_V_NUMBER ? "a fraction" : kind_name(v.kind));
+            v.kind != FGT_V_NUMBER ? kind_name(v.kind) : in_range
+            ? "a fraction" : "a number out of range");
       goto out;
     }
     args.d[i] = v.v[0];

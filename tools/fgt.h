@@ -67,10 +67,15 @@ typedef enum fgt_node_kind {
   FGT_N_BINARY, FGT_N_MEMBER, FGT_N_CALL
 } fgt_node_kind;
 
+/* The deepest expression a file may hold: parse, evaluation and freeing
+ * recurse once per level, so a deeper one would overflow the stack. */
+enum { FGT_MAX_DEPTH = 256 };
+
 typedef struct fgt_node fgt_node;
 struct fgt_node {
   fgt_node_kind kind;
   fgt_pos pos;
+  int height;           /* 1 + the tallest operand's (at most FGT_MAX_DEPTH) */
   double number;
   int is_integer;
   char *text;           /* NAME's name, STRING's text, MEMBER's member */

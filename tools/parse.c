@@ -31,6 +31,7 @@ typedef struct parser {
   char *err;
   size_t errlen;
   int failed;
+  int depth;            /* unary() calls open: every recursion passes there */
 } parser;
 
 static void next(parser *p) { p->tok = fgt_lex_next(&p->lx); }
@@ -86,7 +87,30 @@ static fgt_node *node(parser *p, fgt_node_kind kind, fgt_pos pos) {
   }
   n->kind = kind;
   n->pos = pos;
+  n->height = 1;
   return n;
+}
+
+/* Fails unless an expression d levels deep is allowed (FGT_MAX_DEPTH):
+ * a file of "((((..." or "1 + 1 + ..." must not overflow the stack of
+ * the parser, the evaluator or node_free.  Returns 0 or -1. */
+static int check_depth(parser *p, int d, fgt_pos pos) {
+  if (d <= FGT_MAX_DEPTH)
+    return 0;
+  if (!p->failed) {
+    p->failed = 1;
+    fgt_diag(p->err, p->errlen, p->src, pos, "expression nested too deeply "
+             "(more than %d levels)", FGT_MAX_DEPTH);
+  }
+  return -1;
+}
+
+/* Makes child an operand of parent as far as heights go. */
+static void grow(parser *p, fgt_node *parent, const fgt_node *child) {
+  if (parent && child && child->height >= parent->height) {
+    parent->height = child->height + 1;
+    check_depth(p, parent->height, parent->pos);
+  }
 }
 
 static void node_free(fgt_node *n) {
@@ -126,6 +150,7 @@ static int push(parser *p, fgt_node *n, fgt_node *item, char *name,
     p->failed = 1;
     return -1;
   }
+  grow(p, n, item);
   n->items[n->n] = item;
   n->arg_names[n->n] = name;
   n->arg_pos[n->n] = pos;
@@ -165,7 +190,11 @@ static fgt_node *primary(parser *p) {
       n = node(p, FGT_N_VECTOR, t.pos);
       while (n && !p->failed) {
         fgt_node *item = expr(p);
-        if (p->failed || push(p, n, item, NULL, item->pos))
+        if (p->failed) {
+          node_free(item);    /* what the failed item built so far */
+          break;
+        }
+        if (push(p, n, item, NULL, item->pos))
           break;
         if (is_punct(p, ']'))
           break;
@@ -207,6 +236,7 @@ static fgt_node *postfix(parser *p) {
       if (!m)
         break;
       m->a = n;
+      grow(p, m, n);
       m->text = dup_tok(&p->tok);
       n = m;
       next(p);
@@ -215,6 +245,7 @@ static fgt_node *postfix(parser *p) {
       if (!c)
         break;
       c->a = n;
+      grow(p, c, c->a);
       n = c;
       fgt_pos open = p->tok.pos;
       next(p);
@@ -282,6 +313,8 @@ static fgt_node *binary(parser *p, char op, fgt_pos pos, fgt_node *a,
   n->op = op;
   n->a = a;
   n->b = b;
+  grow(p, n, a);
+  grow(p, n, b);
   return n;
 }
 
@@ -298,17 +331,23 @@ static fgt_node *power(parser *p) {
 }
 
 static fgt_node *unary(parser *p) {
-  if (is_punct(p, '-')) {
+  fgt_node *n = NULL;
+  if (check_depth(p, ++p->depth, p->tok.pos)) {
+    /* the caller sees the failure */
+  } else if (is_punct(p, '-')) {
     fgt_pos pos = p->tok.pos;
     next(p);
-    fgt_node *n = node(p, FGT_N_UNARY, pos);
+    n = node(p, FGT_N_UNARY, pos);
     if (n) {
       n->op = '-';
       n->a = unary(p);
+      grow(p, n, n->a);
     }
-    return n;
+  } else {
+    n = power(p);
   }
-  return power(p);
+  p->depth--;
+  return n;
 }
 
 static fgt_node *term(parser *p) {
