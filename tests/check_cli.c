@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <png.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -445,6 +446,89 @@ START_TEST(test_cli_skip_existing) {
 }
 END_TEST
 
+/* The size of dir/out/name. */
+static long file_size(const char *dir, const char *name) {
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/out/%s", dir, name);
+  ck_assert_msg(stat(path, &st) == 0, "%s missing", path);
+  return (long)st.st_size;
+}
+
+/* Runs the tool on argv (NULL-terminated, argv[0] is the tool) with files
+ * limited to limit bytes (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it
+ * fails with EFBIG, as on a full disk); stdout and stderr to dir's files;
+ * returns the exit status. */
+static int tool_limited(const char *dir, long limit, char *const *argv) {
+  char so[512], se[512];
+  snprintf(so, sizeof so, "%s/stdout", dir);
+  snprintf(se, sizeof se, "%s/stderr", dir);
+  pid_t pid = fork();
+  ck_assert(pid >= 0);
+  if (pid == 0) {
+    FILE *o = freopen(so, "w", stdout), *e = freopen(se, "w", stderr);
+    struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+    signal(SIGXFSZ, SIG_IGN);
+    if (!o || !e || setrlimit(RLIMIT_FSIZE, &rl) != 0)
+      _exit(126);
+    execv(FG_TOOL, argv);
+    _exit(127);
+  }
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  ck_assert_msg(WIFEXITED(st), "the tool ended by signal %d", WTERMSIG(st));
+  return WEXITSTATUS(st);
+}
+
+/* A full disk while an input's outputs are written (files limited to a
+ * size between the two outputs', so the first fits and the second does
+ * not): the input fails, naming the output; both outputs of the earlier
+ * run stay as they were (never a new one beside an old one); no temporary
+ * is left; a later run with room replaces both. */
+START_TEST(test_cli_full_disk_keeps_previous_outputs) {
+  char dir[64], fgp[512], in[512], a[512], b[512], out[512], sp[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(fgp, sizeof fgp, "%s/two.fgp", dir);
+  write_text(fgp, "rgb = input()\n"
+                  "save(rgb.x, \"{stem}-a.png\")\n"     /* grey: smaller */
+                  "save(rgb * 0.5, \"{stem}-b.png\")\n");
+  snprintf(in, sizeof in, "%s/astronaut.png", dir);
+  copy_file(tu_sample("astronaut.png", sp, sizeof sp), in, -1);
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(a, sizeof a, "%s/out/astronaut-a.png", dir);
+  snprintf(b, sizeof b, "%s/out/astronaut-b.png", dir);
+  char *run[] = {FG_TOOL, "run", fgp, "-o", out, "-q", in, NULL};
+  ck_assert_int_eq(tool_limited(dir, 1L << 30, run), 0);
+  long sa = file_size(dir, "astronaut-a.png"),
+       sb = file_size(dir, "astronaut-b.png");
+  ck_assert_msg(sa < sb, "grey %ld bytes, RGB %ld", sa, sb);
+  /* the earlier run's outputs, recognisable */
+  write_text(a, "previous a");
+  write_text(b, "previous b");
+  char *json[] = {FG_TOOL, "run", fgp, "-o", out, "--json", in, NULL};
+  ck_assert_int_ne(tool_limited(dir, (sa + sb) / 2, json), 0);
+  char *o = slurp(dir, "stdout"), *e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(o, "\"status\":\"failed\"") &&
+                strstr(o, "\"class\":\"write\"") &&
+                strstr(o, "astronaut-b.png"), "stdout: %s", o);
+  ck_assert_msg(strstr(e, "astronaut-b.png"), "stderr: %s", e);
+  char *pa = slurp(out, "astronaut-a.png"), *pb = slurp(out, "astronaut-b.png");
+  ck_assert_str_eq(pa, "previous a");
+  ck_assert_str_eq(pb, "previous b");
+  ck_assert_int_eq(count_named(out, "tmp"), 0);
+  ck_assert_int_eq(count_named(out, ".png"), 2);
+  free(o);
+  free(e);
+  free(pa);
+  free(pb);
+  /* with room again both are replaced */
+  ck_assert_int_eq(tool_limited(dir, 1L << 30, run), 0);
+  ck_assert_int_eq(file_size(dir, "astronaut-a.png"), sa);
+  ck_assert_int_eq(file_size(dir, "astronaut-b.png"), sb);
+  rm_rf(dir);
+}
+END_TEST
+
 /* Output files in dir/out of the batch of n copies named c00.png ... */
 static int outputs_of(const char *dir, int i) {
   char path[512];
@@ -582,14 +666,6 @@ START_TEST(test_cli_unreadable_directory) {
 END_TEST
 
 /* ---- PNG encoder options ------------------------------------------------- */
-
-static long file_size(const char *dir, const char *name) {
-  char path[512];
-  struct stat st;
-  snprintf(path, sizeof path, "%s/out/%s", dir, name);
-  ck_assert_msg(stat(path, &st) == 0, "%s missing", path);
-  return (long)st.st_size;
-}
 
 START_TEST(test_cli_png_options) {
   char dir[64], file[128], args[2048], sp[512], path[512];
@@ -984,6 +1060,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_skip_existing);
   tcase_add_test(tc, test_cli_parse_errors);
   tcase_add_test(tc, test_cli_killed_then_resumed);
+  tcase_add_test(tc, test_cli_full_disk_keeps_previous_outputs);
   tcase_add_test(tc, test_cli_png_options);
   tcase_add_test(tc, test_cli_operator_arguments);
   tcase_add_test(tc, test_cli_unreadable_directory);

@@ -452,12 +452,29 @@ static void remove_stale_temporaries(const char *path) {
   closedir(d);
 }
 
-/* Worker thread: encode and write every output atomically, then hash. */
+/* The name an output is encoded to before it replaces path: path with
+ * ".tmp-<n>" and path's extension appended (the encoder picks the format
+ * by extension; remove_stale_temporaries matches the prefix). */
+static int pending_name(char *buf, size_t size, const char *path, int n) {
+  const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+  const char *ext = dot && (!slash || dot > slash) ? dot : "";
+  int k = snprintf(buf, size, "%s.tmp-%d%s", path, n, ext);
+  return k < 0 || (size_t)k >= size ? -1 : 0;
+}
+
+/* Worker thread: encode every output of the input beside its final name,
+ * then (all encoded) rename each into place and hash it: a write that
+ * fails (a full disk) leaves every earlier output of the input as it was,
+ * never one new file of a pair beside an old one. */
 static void encode_work(uv_work_t *w) {
   job *j = w->data;
   batch *b = j->b;
   const fgt_built *bt = &j->pe->built;
   double t = now();
+  char (*pending)[4096 + 32] = malloc(sizeof *pending * FGT_MAX_IO);
+  int written = 0;
+  if (!pending)
+    job_fail(j, FG_ENOMEM, "write", "out of memory");
   for (int i = 0; i < bt->n_saves && j->st == FG_OK; i++) {
     char err[1024];
     const char *path = j->out_path[i];
@@ -473,11 +490,30 @@ static void encode_work(uv_work_t *w) {
       }
     }
     remove_stale_temporaries(path);
-    fg_status st = fg_image_save(path, &j->out[i], &bt->saves[i].opt, err,
-                                 sizeof err);
-    if (st != FG_OK) {
-      job_fail(j, st, "write", "%s", err);
+    if (pending_name(pending[i], sizeof pending[i], path, (int)j->index)) {
+      job_fail(j, FG_EINVAL, "write", "%s: the output name is too long", path);
       break;
+    }
+    fg_status st = fg_image_save(pending[i], &j->out[i], &bt->saves[i].opt,
+                                 err, sizeof err);
+    if (st != FG_OK) {
+      job_fail(j, st, "write", "%s: not written (the input's outputs are "
+               "left as they were): %s", path, err);
+      break;
+    }
+    written = i + 1;
+  }
+  for (int i = 0; i < written; i++) {
+    const char *path = j->out_path[i];
+    if (j->st != FG_OK) {
+      unlink(pending[i]);
+      continue;
+    }
+    if (rename(pending[i], path) != 0) {
+      job_fail(j, FG_EIO, "write", "%s: cannot replace it: %s", path,
+               strerror(errno));
+      unlink(pending[i]);
+      continue;
     }
     if (b->hash) {
       size_t n;
@@ -491,6 +527,7 @@ static void encode_work(uv_work_t *w) {
       }
     }
   }
+  free(pending);
   j->t_encode = now() - t;
 }
 
