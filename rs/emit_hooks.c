@@ -515,6 +515,23 @@ static void add_text(rw *w, const char **slot, const char *s, bool front) {
     *slot = n;
 }
 
+/* Rewrites *(const T *)rsGetElementAt(a, ...) in f's body as
+ * rsGetElementAt_T(a, ...): allocations are no memory a kernel may point
+ * into (OpenCL has no cast from a buffer to a private pointer). */
+static void rewrite_untyped_gets(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    int first, type;
+    if (!fgr_untyped_get(u, i, &first, &type))
+      continue;
+    for (int k = first; k < i; k++)
+      w->rep[k] = "";
+    int len;
+    const char *p = fgr_tok_text(u, type, &len);
+    w->rep[i] = fgu_arena_printf(&w->scratch, "rsGetElementAt_%.*s", len, p);
+  }
+}
+
 /* Rewrites the divisions and modulos of f's body (see above). */
 static void rewrite_divisions(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
@@ -738,9 +755,20 @@ static void start_item(rw *w, int tok) {
     put(w, " ");
 }
 
-/* The env parameter at the end of f's parameter list. */
+/* The env parameter at the end of f's parameter list; and no const on
+ * parameters passed by value: scripts assign to them (Clamp helpers that
+ * take `const float3 t` and set t.r), which Android's compiler let pass,
+ * and a by-value parameter's qualifier changes nothing for the caller. */
 static void mark_params(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
+  for (int p = 0; p < f->n_params; p++) {
+    const fgr_param *q = &f->params[p];
+    if (q->ptr)
+      continue;
+    for (int i = q->spec0; i < q->tok && i < f->rparen; i++)
+      if (fgr_tok_is(u, i, "const"))
+        w->rep[i] = "";
+  }
   const char *param = fgu_arena_printf(&((fgr_unit *)u)->arena,
                                        "const %senv *fgk_env", u->mangle);
   if (f->n_params == 0) {
@@ -913,7 +941,7 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     if (it->kind == FGR_I_DIRECTIVE || it->kind == FGR_I_TYPE) {
       start_item(&w, it->tok0);
       tokens(&w, it->tok0, it->tok1);
-    } else if (it->kind == FGR_I_GLOBAL && it->constant) {
+    } else if (it->kind == FGR_I_GLOBAL && it->constant && !it->skip) {
       start_item(&w, it->tok0);
       put(&w, w.cl ? "__constant " : "");
       if (!w.cl && !fgr_tok_is(u, it->tok0, "static"))
@@ -934,6 +962,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
       if (!fgr_tok_is(u, i, "static") && !fgr_tok_is(u, i, "const") &&
           !fgr_tok_is(u, i, "volatile"))
         token(&w, i, false);
+    /* a later declarator of `int a = 0,b = 0;` has no space before it */
+    put(&w, " ");
     w.raw_tok = g->tok;
     tokens(&w, g->decl0, g->decl1);
     w.raw_tok = -1;
@@ -973,6 +1003,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
     if (w.emit_fn[k]) {
       mark_locals(&w, &u->funcs[k]);
       rewrite_divisions(&w, &u->funcs[k]);
+      rewrite_untyped_gets(&w, &u->funcs[k]);
       any = true;
     }
   }

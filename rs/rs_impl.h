@@ -130,6 +130,10 @@ typedef struct fgr_func {
    * ret is then *out's type and the index parameters its specials */
   bool legacy;
   int legacy_in, legacy_out, legacy_usr;
+  /* a kernel fieldgraph cannot run (a root() of another shape): refused
+   * when launched, at bad_tok (-1: none) with bad_why */
+  int bad_tok;
+  const char *bad_why;
 } fgr_func;
 
 typedef struct fgr_global {
@@ -180,8 +184,18 @@ typedef struct fgr_item {
   int tok0, tok1;
   int func;                     /* FUNC: index in funcs */
   bool constant;                /* GLOBAL: const globals kept as code */
+  bool skip;                    /* GLOBAL: only globals fieldgraph cannot
+                                   hold (fgr_bad_global): not emitted */
   int spec0, spec1;             /* GLOBAL: the declaration specifiers */
 } fgr_item;
+
+/* A global fieldgraph cannot hold (a pointer, an rs_script): the script
+ * loads, and the functions that reach it are refused, naming it. */
+typedef struct fgr_bad_global {
+  const char *name;
+  int tok;                      /* its name's token */
+  const char *why;              /* "pointer global 'p' is not supported..." */
+} fgr_bad_global;
 
 /* A parsed script.  `live` must stay the first member: graphs and
  * programs hold the unit through it. */
@@ -206,6 +220,8 @@ typedef struct fgr_unit {
   fgr_macro *macros;
   fgr_named *named;
   int n_allocs;                 /* rs_allocation globals */
+  fgr_bad_global *bad_globals;
+  int n_bad_globals;
   int64_t block_size;           /* the globals block (>= 8) */
   unsigned char *c_values;      /* what fg_rs_get reads: the C side (the
                                    block, then const globals) */
@@ -380,6 +396,16 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
 /* The first call, in the functions that roots reach, of a function that
  * neither the script defines nor the runtime provides: its token, or -1
  * (the scanner notes one per function, fgr_func.unsupported). */
+/* Whether token i is rsGetElementAt read through a cast to an Element
+ * type, *(const T *)rsGetElementAt(a, x[, y[, z]]) (const optional): the
+ * element read as rsGetElementAt_T reads it.  *first: the dereferencing
+ * '*'; *type: T's token. */
+bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type);
+/* The first mention of a global fieldgraph cannot hold by functions
+ * roots (n_roots, NULL entries skipped) or what they call: its token, and
+ * the global in *bad; -1 when none. */
+int fgr_bad_global_use(const fgr_unit *u, const fgr_func *const *roots,
+                       int n_roots, const fgr_bad_global **bad);
 int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
                          int n_roots);
 
