@@ -340,7 +340,7 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
 
 /* The field bound to allocation a, or NULL when it is unbound or its
  * graph was freed (b->graph then says which). */
-static fg_field *bound_field(const fg_rs_script *s, int a) {
+fg_field *fgr_bound_field(const fg_rs_script *s, int a) {
   const fgr_binding *b = &s->bound[a];
   return b->field && b->graph->alive ? b->field : NULL;
 }
@@ -643,7 +643,7 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
           g = k;
       if (g < 0)
         continue;
-      fg_field *b = bound_field(l->s, u->globals[g].alloc_index);
+      fg_field *b = fgr_bound_field(l->s, u->globals[g].alloc_index);
       fg_elem e;
       int w;
       if (b && (yuv || sample)) {
@@ -686,7 +686,7 @@ static bool env_fields(launch *l, const fgr_func *const *fns, int n_fns,
     int a = u->globals[k].alloc_index;
     if (a < 0)
       continue;
-    fg_field *b = bound_field(l->s, a);
+    fg_field *b = fgr_bound_field(l->s, a);
     bool used = false;
     for (int f = 0; f < n_fns && !used; f++)
       used = fns[f] && fgr_func_mentions(u, fns[f], u->globals[k].name);

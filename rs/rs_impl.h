@@ -195,6 +195,8 @@ typedef struct fgr_bad_global {
   const char *name;
   int tok;                      /* its name's token */
   const char *why;              /* "pointer global 'p' is not supported..." */
+  bool script;                  /* an rs_script: fg_rs_invoke reads it in
+                                   rsForEach(script, in, out, ...) */
 } fgr_bad_global;
 
 /* A parsed script.  `live` must stay the first member: graphs and
@@ -334,6 +336,10 @@ struct fg_rs_script {
   fg_rs_message_fn message;     /* rsSendToClient's; NULL: none */
   void *message_user;
 };
+
+/* The field bound to rs_allocation global slot a, or NULL when it is
+ * unbound or its graph was freed. */
+fg_field *fgr_bound_field(const fg_rs_script *s, int a);
 
 /* ---- invokables on the host (host.c, emit_hooks.c) ---------------------- */
 

@@ -639,6 +639,7 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
       b->name = d.name;
       b->tok = d.name_tok;
       b->why = fgu_arena_strdup(&s->u->arena, why);
+      b->script = !d.ptr && !strcmp(d.type->name, "rs_script");
       if (!b->why)
         fgr_scan_fail(s, d.name_tok, "out of memory");
       if (first_bad < 0)

@@ -420,10 +420,12 @@ static void old_filter_ref(const uint8_t *in, int w, int h, uint8_t *root,
 /* An ICS-era filter (tests/rs/old_filter.rs) loads and its kernels run:
  * root() and another legacy kernel, a neighbour read through the untyped
  * rsGetElementAt, const globals in constant expressions, a helper
- * assigning to its const parameter, `int a = 3,b = 5;`.  What cannot run
- * (the invokable that launches through its rs_script global, the kernel
- * reading a pointer global, a legacy kernel without output) is refused
- * at its line, in the warnings at load and when launched or called. */
+ * assigning to its const parameter, `int a = 3,b = 5;`; its invokables
+ * that launch root() with rsForEach(script, in, out, ...) run as graphs
+ * (fg_rs_invoke), on allocation globals or parameters.  What cannot run
+ * (such an invokable on the host, the kernel reading a pointer global, a
+ * legacy kernel without output, a launch passing user data) is refused at
+ * its line, in the warnings at load and when launched or called. */
 START_TEST(test_rs_old_filter_script_runs_what_it_can) {
   fg_rs_script *s = load("old_filter.rs");
   const char *w = fg_rs_script_warnings(s);
@@ -480,6 +482,34 @@ START_TEST(test_rs_old_filter_script_runs_what_it_can) {
     for (int i = 0; i < W * H * 4; i++)
       ck_assert_msg(abs(o[k][i] - ref[k][i]) <= (k == 0), "%s at %d: %d, "
                     "C %d", names[k], i, o[k][i], ref[k][i]);
+  /* the invokables that launch root() the old way run as graphs: filter()
+   * reads the bound gIn and writes gOut (its result); filterTo() takes
+   * the script and its allocations as parameters */
+  g = fg_graph_new("old");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", img), FG_OK);
+  fg_field *r1 = NULL, *r2 = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "filter", 0, NULL, 1, &r1) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  ck_assert_msg(fg_rs_invoke(g, s, "filterTo", 1, &img, 1, &r2) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "filter", r1);
+  fg_output(g, "filterTo", r2);
+  tu_run(g, 1, (const void *[]){in}, 2, (void *[]){o[1], o[2]});
+  fg_graph_free(g);
+  for (int k = 1; k < 3; k++)
+    for (int i = 0; i < W * H * 4; i++)
+      ck_assert_msg(abs(o[k][i] - ref[0][i]) <= 1, "%s at %d: %d, C %d",
+                    k == 1 ? "filter" : "filterTo", i, o[k][i], ref[0][i]);
+  bad = fg_graph_new("bad");
+  bimg = fg_input(bad, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", bimg), FG_OK);
+  ck_assert_int_eq(fg_rs_invoke(bad, s, "withData", 0, NULL, 1, &r1),
+                   FG_ENOTSUP);
+  m = fg_graph_errmsg(bad);
+  ck_assert_msg(strstr(m, "old_filter.rs:76:") && strstr(m, "usrData"), "%s",
+                m);
+  fg_graph_free(bad);
   for (int k = 0; k < 3; k++) {
     free(o[k]);
     free(ref[k]);

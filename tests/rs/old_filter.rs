@@ -63,3 +63,15 @@ void blend(const uchar4 *v_in, uchar4 *v_out, uint32_t x, uint32_t y) {
 void count(const uchar4 *v_in, uint32_t x) {
     rsDebug("pixel", x);
 }
+
+// the script's handle as a parameter, NULL usrData (the preprocessor
+// leaves ((void *)0))
+void filterTo(rs_script script, rs_allocation src, rs_allocation dst) {
+    rsForEach(script, src, dst, NULL);
+}
+
+// user data fieldgraph does not pass: refused at its line
+void withData() {
+    int k = 1;
+    rsForEach(gScript, gIn, gOut, &k, sizeof(k));
+}
