@@ -532,6 +532,47 @@ static void rewrite_untyped_gets(rw *w, const fgr_func *f) {
   }
 }
 
+/* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
+ * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
+ * allocation in the environment). */
+static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
+  static const char *const cname[FG_ELEM_COUNT_] = {
+    [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
+    [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
+    [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
+    [FG_F64] = "double"};
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
+        fgr_tok_is(u, i - 1, "->"))
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    int g = find_global_index(u, p, len);
+    const fgr_type *t = g >= 0 ? u->globals[g].pointee : NULL;
+    int open, close, plus, deref;
+    if (!t || !cname[t->elem] || shadowed(w, p, len) ||
+        !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
+      continue;
+    const char *fn = t->width > 1
+        ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[t->elem],
+                           t->width)
+        : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[t->elem]);
+    if (plus < 0) {             /* p[e]; inside a division's fgk_rs_div( */
+      add_text(w, &w->open[i], fn, false);
+      w->rep[open] = ", ";
+      w->rep[close] = ")";
+    } else {                    /* *(p + e), (p + e)->m */
+      w->rep[open] = fn;
+      w->rep[plus] = ",";
+      if (fgr_tok_is(u, deref, "*"))
+        w->rep[deref] = "";
+      else
+        w->rep[deref] = ".";
+    }
+  }
+}
+
 /* Rewrites the divisions and modulos of f's body (see above). */
 static void rewrite_divisions(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
@@ -1004,6 +1045,9 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
       mark_locals(&w, &u->funcs[k]);
       rewrite_divisions(&w, &u->funcs[k]);
       rewrite_untyped_gets(&w, &u->funcs[k]);
+      w.fn = &u->funcs[k];      /* its parameters hide globals */
+      rewrite_pointer_reads(&w, &u->funcs[k]);
+      w.fn = NULL;
       any = true;
     }
   }

@@ -325,6 +325,15 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
     return script_fail(s, FG_ESHAPE, "fg_rs_bind_allocation '%s': field "
                        "'%s' has no dimensions (an Allocation has 1 to 3)",
                        global, field->name);
+  const fgr_type *pt = s->u->globals[k].pointee;
+  if (field && pt && (field->type.elem != pt->elem ||
+                      fg_type_tensor_elements(field->type) != pt->width)) {
+    char ts[128];
+    return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
+                       "'%s' is %s; the pointer global reads %s", global,
+                       field->name, fg_type_str(field->type, ts, sizeof ts),
+                       pt->name);
+  }
   fgr_binding *b = &s->bound[s->u->globals[k].alloc_index];
   fg__alive *alive = field ? fg__graph_alive(field->graph) : NULL;
   if (field && !alive)
@@ -530,8 +539,18 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
                u->toks[b].line, u->toks[b].col, l->what, fns[k]->bad_why);
       return false;
     }
+  const fgr_global *pg = NULL;
+  int t = fgr_bad_ptr_use(u, fns, n, &pg);
+  if (t >= 0) {
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: pointer global '%s' is used "
+             "as fieldgraph does not: it reads p[i], *(p + i) and "
+             "(p + i)->m of the field bound to it, and writes none",
+             fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
+             pg->name);
+    return false;
+  }
   const fgr_bad_global *bad = NULL;
-  int t = fgr_bad_global_use(u, fns, n, &bad);
+  t = fgr_bad_global_use(u, fns, n, &bad);
   if (t >= 0) {
     fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: uses global '%s', which "
              "fieldgraph cannot hold (%s:%d:%d: %s)", fgr_tok_file(u, t),

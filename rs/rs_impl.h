@@ -145,6 +145,9 @@ typedef struct fgr_global {
   int64_t offset;               /* in c_values (and the block, when
                                    buffered) */
   int alloc_index;              /* rs_allocation: its binding slot, else -1 */
+  const fgr_type *pointee;      /* a pointer global `const T *p`, bound
+                                   like an rs_allocation and read as p[i]
+                                   (fgr_ptr_read): T; else NULL */
   int tok;                      /* the name's token */
   int init0, init1;             /* initializer tokens, init0 < 0: none */
   int decl0, decl1;             /* declarator tokens (no initializer) */
@@ -407,6 +410,17 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
  * element read as rsGetElementAt_T reads it.  *first: the dereferencing
  * '*'; *type: T's token. */
 bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type);
+/* Whether token i, naming pointer global g, is read as fieldgraph reads
+ * one: p[e], *(p + e) or (p + e)->m, nothing assigned to it.  *open and
+ * *close: the tokens that enclose e ('[' ']' or '(' ')'); *plus the '+'
+ * (-1 for p[e]); *deref the '*' of *(p + e) or the '->' (-1 for p[e]). */
+bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
+                  int *plus, int *deref);
+/* The first mention of a pointer global by roots (n_roots, NULL entries
+ * skipped) or what they call that fgr_ptr_read does not take: its token,
+ * the global in *g; -1 when none. */
+int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
+                    int n_roots, const fgr_global **g);
 /* The first mention of a global fieldgraph cannot hold by functions
  * roots (n_roots, NULL entries skipped) or what they call: its token, and
  * the global in *bad; -1 when none. */

@@ -626,14 +626,17 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
   it->constant = sp.is_const;
   if (sp.is_extern)
     fgr_scan_fail(s, tok0, "extern globals are not supported");
-  int n_good = 0, first_bad = -1;
+  int n_good = 0, first_bad = -1, n_ptr = 0;
   char why[256];
   for (;;) {
     if (fgr_scan_find_named(s->u, d.name, false) ||
         fgr_find_global(s->u, d.name) >= 0)
       fgr_scan_fail(s, d.name_tok, "redefinition of '%s'", d.name);
     fgr_global *g = NULL;
-    if (bad_global_why(&d, why, sizeof why)) {
+    /* `const T *p;` bound like an allocation (T a number or vector) */
+    bool ptr_alloc = d.ptr == 1 && d.type->kind == FGR_NUM &&
+                     !is(s, s->i, "=");
+    if (!ptr_alloc && bad_global_why(&d, why, sizeof why)) {
       fgr_bad_global *b = PUSH(s, s->u->bad_globals, n_bad_globals,
                                cap_bad_globals);
       b->name = d.name;
@@ -658,7 +661,12 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
       g->init0 = -1;
       g->item = item;
       g->alloc_index = -1;
-      if (d.type->kind == FGR_ALLOC)
+      if (ptr_alloc) {
+        g->type = s->t_alloc;
+        g->pointee = d.type;
+        n_ptr++;
+      }
+      if (g->type->kind == FGR_ALLOC)
         g->alloc_index = s->u->n_allocs++;
     }
     if (is(s, s->i, "=")) {
@@ -697,7 +705,10 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
     const fgr_bad_global *b = &s->u->bad_globals[first_bad];
     fgr_scan_fail(s, b->tok, "%s", b->why);
   }
-  it->skip = first_bad >= 0;
+  if (n_ptr && n_ptr != n_good)
+    fgr_scan_fail(s, tok0, "a pointer global declared beside other "
+                  "globals is not supported");
+  it->skip = first_bad >= 0 || n_ptr > 0;
 }
 
 /* ---- directives --------------------------------------------------------- */
@@ -1183,6 +1194,92 @@ bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
   return fgr_func_mention(u, f, name, false) >= 0;
 }
 
+static bool assigned_after(const fgr_unit *u, int t) {
+  static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=",
+                                    "|=", "^=", "<<=", ">>=", "++", "--",
+                                    NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, t, ops[k]))
+      return true;
+  return false;
+}
+
+bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
+                  int *plus, int *deref) {
+  if (fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--") ||
+      fgr_tok_is(u, i - 1, "&"))
+    return false;
+  if (fgr_tok_is(u, i + 1, "[")) {           /* p[e] */
+    int c = u->match[i + 1];
+    if (c < 0 || assigned_after(u, c + 1))
+      return false;
+    *open = i + 1;
+    *close = c;
+    *plus = *deref = -1;
+    return true;
+  }
+  /* ( p + e ) preceded by '*' or followed by '->' */
+  if (!fgr_tok_is(u, i - 1, "(") || !fgr_tok_is(u, i + 1, "+"))
+    return false;
+  int c = u->match[i - 1];
+  if (c < 0)
+    return false;
+  if (fgr_tok_is(u, i - 2, "*") && !fgr_tok_is(u, c + 1, "->") &&
+      !assigned_after(u, c + 1)) {
+    /* a dereference, not a product: no operand before the '*' */
+    const fgr_tok *b = &u->toks[i - 3];
+    if (b->kind == FGR_T_IDENT || b->kind == FGR_T_NUMBER ||
+        fgr_tok_is(u, i - 3, ")") || fgr_tok_is(u, i - 3, "]"))
+      return false;
+    *deref = i - 2;
+  } else if (fgr_tok_is(u, c + 1, "->") && !assigned_after(u, c + 3)) {
+    *deref = c + 1;
+  } else {
+    return false;
+  }
+  *open = i - 1;
+  *close = c;
+  *plus = i + 1;
+  return true;
+}
+
+int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
+                    int n_roots, const fgr_global **g) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen)
+    return -1;
+  fgr_reach(u, roots, n_roots, seen);
+  int found = -1;
+  for (int f = 0; f < u->n_funcs && found < 0; f++) {
+    if (!seen[f])
+      continue;
+    for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1 && found < 0;
+         i++) {
+      if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
+          fgr_tok_is(u, i - 1, "->"))
+        continue;
+      for (int k = 0; k < u->n_globals; k++) {
+        int o, c, pl, d;
+        if (!u->globals[k].pointee || !fgr_tok_is(u, i, u->globals[k].name))
+          continue;
+        bool param = false;     /* a parameter of that name hides it */
+        for (int p = 0; p < u->funcs[f].n_params && !param; p++)
+          param = u->funcs[f].params[p].name &&
+                  !strcmp(u->funcs[f].params[p].name, u->globals[k].name);
+        if (param)
+          break;
+        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d)) {
+          found = i;
+          *g = &u->globals[k];
+        }
+        break;
+      }
+    }
+  }
+  free(seen);
+  return found;
+}
+
 int fgr_bad_global_use(const fgr_unit *u, const fgr_func *const *roots,
                        int n_roots, const fgr_bad_global **bad) {
   for (int r = 0; r < n_roots; r++) {
@@ -1409,6 +1506,18 @@ static void note_unsupported(fgr_scan *s) {
       int t = u->funcs[k].bad_tok;
       fgu_buf_printf(&b, "%s:%d:%d: %s\n", fgr_tok_file(u, t),
                      u->toks[t].line, u->toks[t].col, u->funcs[k].bad_why);
+      continue;
+    }
+    const fgr_global *pg = NULL;
+    int pt = fgr_bad_ptr_use(u, roots, 4, &pg);
+    if (pt >= 0) {
+      fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses pointer global '%s' as "
+                     "fieldgraph does not (it reads p[i], *(p + i) and "
+                     "(p + i)->m)\n", fgr_tok_file(u, pt), u->toks[pt].line,
+                     u->toks[pt].col, what,
+                     k < u->n_funcs ? u->funcs[k].name
+                                    : u->reduces[k - u->n_funcs].name,
+                     pg->name);
       continue;
     }
     const fgr_bad_global *bad = NULL;

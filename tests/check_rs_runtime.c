@@ -422,15 +422,18 @@ static void old_filter_ref(const uint8_t *in, int w, int h, uint8_t *root,
  * rsGetElementAt, const globals in constant expressions, a helper
  * assigning to its const parameter, `int a = 3,b = 5;`; its invokables
  * that launch root() with rsForEach(script, in, out, ...) run as graphs
- * (fg_rs_invoke), on allocation globals or parameters.  What cannot run
- * (such an invokable on the host, the kernel reading a pointer global, a
- * legacy kernel without output, a launch passing user data) is refused at
- * its line, in the warnings at load and when launched or called. */
+ * (fg_rs_invoke), on allocation globals or parameters; pointer globals
+ * read p[i], *(p + i) and (p + i)->m of the field bound to them.  What
+ * cannot run (such an invokable on the host, a kernel writing through a
+ * pointer global, a legacy kernel without output, a launch passing user
+ * data) is refused at its line, in the warnings at load and when
+ * launched or called. */
 START_TEST(test_rs_old_filter_script_runs_what_it_can) {
   fg_rs_script *s = load("old_filter.rs");
   const char *w = fg_rs_script_warnings(s);
-  ck_assert_msg(strstr(w, "old_filter.rs:") && strstr(w, "'blend'") &&
-                strstr(w, "gPixels") && strstr(w, "'count'"), "%s", w);
+  ck_assert_msg(strstr(w, "old_filter.rs:92:") && strstr(w, "'tally'") &&
+                strstr(w, "'hits'") && strstr(w, "'count'") &&
+                !strstr(w, "'blend'"), "%s", w);
   int32_t v = -1;
   ck_assert_int_eq(fg_rs_get(s, "gain", &v, sizeof v), FG_OK);
   ck_assert_int_eq(v, 3);
@@ -457,14 +460,18 @@ START_TEST(test_rs_old_filter_script_runs_what_it_can) {
   fg_output(g, "root", fg_rs_map(g, s, "root", 1, &img, NULL));
   fg_output(g, "post", fg_rs_map(g, s, "posterize", 1, &img, NULL));
   fg_output(g, "relief", fg_rs_map(g, s, "relief", 1, &img, NULL));
+  /* the pointer global reads the field bound to it, in memory order */
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gPixels", img), FG_OK);
+  fg_output(g, "blend", fg_rs_map(g, s, "blend", 1, &img, NULL));
+  fg_output(g, "shifted", fg_rs_map(g, s, "shifted", 1, &img, NULL));
   /* refused at their lines; the graph keeps its first error, so check
    * these on a graph of their own */
   fg_graph *bad = fg_graph_new("bad");
   fg_field *bimg = fg_input(bad, "img", fg_type_image(FG_U8, H, W, 4));
-  ck_assert_ptr_null(fg_rs_map(bad, s, "blend", 1, &bimg, NULL));
+  ck_assert_ptr_null(fg_rs_map(bad, s, "tally", 1, &bimg, NULL));
   ck_assert_int_eq(fg_graph_status(bad), FG_ENOTSUP);
   m = fg_graph_errmsg(bad);
-  ck_assert_msg(strstr(m, "old_filter.rs:59:") && strstr(m, "'gPixels'") &&
+  ck_assert_msg(strstr(m, "old_filter.rs:92:") && strstr(m, "'hits'") &&
                 strstr(m, "pointer global"), "%s", m);
   fg_graph_free(bad);
   bad = fg_graph_new("bad");
@@ -475,8 +482,23 @@ START_TEST(test_rs_old_filter_script_runs_what_it_can) {
   ck_assert_msg(strstr(m, "old_filter.rs:63:") &&
                 strstr(m, "legacy kernel 'count' has no output"), "%s", m);
   fg_graph_free(bad);
-  tu_run(g, 1, (const void *[]){in}, 3, (void *[]){o[0], o[1], o[2]});
+  uint8_t *ob = malloc((size_t)W * H * 4), *os = malloc((size_t)W * H * 4);
+  tu_run(g, 1, (const void *[]){in}, 5,
+         (void *[]){o[0], o[1], o[2], ob, os});
   fg_graph_free(g);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const uint8_t *p = in + 4 * (y * W + x), *q = in + 4 * x;
+      const uint8_t *n = in + 4 * (x + 1), *b = ob + 4 * (y * W + x);
+      const uint8_t *h = os + 4 * (y * W + x);
+      for (int c = 0; c < 4; c++)
+        ck_assert_msg(b[c] == p[c] / 2 + q[c] / 2, "blend (%d, %d): %d, "
+                      "C %d", x, y, b[c], p[c] / 2 + q[c] / 2);
+      ck_assert_msg(h[0] == q[1] && h[1] == n[2] && h[2] == p[2] &&
+                    h[3] == 255, "shifted (%d, %d)", x, y);
+    }
+  free(ob);
+  free(os);
   static const char *const names[3] = {"root", "posterize", "relief"};
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < W * H * 4; i++)

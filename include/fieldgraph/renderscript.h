@@ -138,7 +138,10 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
 
 /* Binds rs_allocation global `global` to field (NULL unbinds): kernels
  * launched afterwards read it with rsGetElementAt_<type> and
- * rsAllocationGetDimX/Y/Z.  The field must be in the graph of the
+ * rsAllocationGetDimX/Y/Z.  A pointer global (const uchar4 *p, as scripts
+ * before API 18 bind Allocations) binds the same way to a field of its
+ * element type; kernels read p[i], *(p + i) and (p + i)->m, element i of
+ * the field in memory order (i clamped to it), and may not write it.  The field must be in the graph of the
  * launches that read it (kernels that do not read it are unaffected).
  * The binding lapses when the field's graph is freed: a later launch
  * reading it fails with FG_ESTATE naming the field (bind again, e.g. once

@@ -1,6 +1,6 @@
 // An image filter as Android's ICS-era scripts write it: the script's own
 // handle (rs_script) and its allocations as globals, launched by an
-// invokable with rsForEach; a pointer global; legacy kernels besides
+// invokable with rsForEach; pointer globals, read like allocations; legacy kernels besides
 // root(); a neighbour read through the untyped rsGetElementAt; const
 // globals in constant expressions; a helper that assigns to its const
 // by-value parameter, as old headers do.
@@ -54,9 +54,9 @@ void relief(const uchar4 *v_in, uchar4 *v_out, uint32_t x, uint32_t y) {
                       (v_in->b - n.b) / 2 + 128, 255};
 }
 
-// reads the pointer global: refused, the kernels above unaffected
+// reads the pointer global (bound with fg_rs_bind_allocation)
 void blend(const uchar4 *v_in, uchar4 *v_out, uint32_t x, uint32_t y) {
-    *v_out = (*v_in + gPixels[x]) / 2;
+    *v_out = *v_in / (uchar4)2 + gPixels[x] / (uchar4)2;
 }
 
 // no output pointer: refused at its line
@@ -74,4 +74,21 @@ void filterTo(rs_script script, rs_allocation src, rs_allocation dst) {
 void withData() {
     int k = 1;
     rsForEach(gScript, gIn, gOut, &k, sizeof(k));
+}
+
+// the pointer global read through pointer arithmetic
+void shifted(const uchar4 *v_in, uchar4 *v_out, uint32_t x) {
+    uchar4 n = *(gPixels + x + 1);
+    v_out->r = (gPixels + x)->g;
+    v_out->g = n.b;
+    v_out->b = v_in->b;
+    v_out->a = 255;
+}
+
+int *hits;
+
+// writes through a pointer global: refused at its line
+void tally(const uchar4 *v_in, uchar4 *v_out, uint32_t x) {
+    hits[x]++;
+    *v_out = *v_in;
 }
