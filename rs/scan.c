@@ -1227,9 +1227,9 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
   if (fgr_tok_is(u, i - 2, "*") && !fgr_tok_is(u, c + 1, "->") &&
       !assigned_after(u, c + 1)) {
     /* a dereference, not a product: no operand before the '*' */
-    const fgr_tok *b = &u->toks[i - 3];
-    if (b->kind == FGR_T_IDENT || b->kind == FGR_T_NUMBER ||
-        fgr_tok_is(u, i - 3, ")") || fgr_tok_is(u, i - 3, "]"))
+    const fgr_tok *b = i >= 3 ? &u->toks[i - 3] : NULL;
+    if (b && (b->kind == FGR_T_IDENT || b->kind == FGR_T_NUMBER ||
+              fgr_tok_is(u, i - 3, ")") || fgr_tok_is(u, i - 3, "]")))
       return false;
     *deref = i - 2;
   } else if (fgr_tok_is(u, c + 1, "->") && !assigned_after(u, c + 3)) {
