@@ -800,8 +800,66 @@ static void start_item(rw *w, int tok) {
  * parameters passed by value: scripts assign to them (Clamp helpers that
  * take `const float3 t` and set t.r), which Android's compiler let pass,
  * and a by-value parameter's qualifier changes nothing for the caller. */
+/* On OpenCL, the address space a pointer parameter p of f takes: that of
+ * the globals every call of f in the script passes it ("__global " for
+ * the globals block, "__constant " for const globals), NULL when a call
+ * passes something else (a private array: the default space) or none
+ * does.  A script passing its LUT global to `float3 lut(const float *t)`
+ * compiles as C does. */
+static const char *param_space(const rw *w, const fgr_func *f, int p) {
+  const fgr_unit *u = w->u;
+  const char *space = NULL;
+  for (int k = 0; k < u->n_funcs; k++) {
+    const fgr_func *c = &u->funcs[k];
+    if (!c->has_body)
+      continue;
+    for (int i = c->rparen + 1; i + 1 < c->tok1; i++) {
+      if (!fgr_tok_is(u, i, f->name) || !fgr_tok_is(u, i + 1, "(") ||
+          fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+        continue;
+      int rp = u->match[i + 1], a = i + 2, n = 0;
+      if (rp < 0)
+        return NULL;
+      for (int j = i + 2; j <= rp; j++) {
+        if (j < rp && (fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+                       fgr_tok_is(u, j, "{"))) {
+          j = u->match[j] >= 0 ? u->match[j] : j;
+          continue;
+        }
+        if (j < rp && !fgr_tok_is(u, j, ","))
+          continue;
+        if (n++ == p) {
+          int len;
+          const char *t = fgr_tok_text(u, a, &len);
+          int g = j == a + 1 ? find_global_index(u, t, len) : -1;
+          bool hidden = false;
+          for (int q = 0; q < c->n_params && !hidden; q++)
+            hidden = c->params[q].name && fgr_tok_is(u, a, c->params[q].name);
+          if (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
+              u->globals[g].type->kind != FGR_ARRAY)
+            return NULL;
+          const char *sp = u->globals[g].buffered ? "__global "
+                                                  : "__constant ";
+          if (space && strcmp(space, sp))
+            return NULL;
+          space = sp;
+          break;
+        }
+        a = j + 1;
+      }
+    }
+  }
+  return space;
+}
+
 static void mark_params(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
+  for (int p = 0; p < f->n_params && w->cl && !f->is_kernel; p++) {
+    const fgr_param *q = &f->params[p];
+    const char *sp = q->ptr == 1 ? param_space(w, f, p) : NULL;
+    if (sp && (!w->pre[q->spec0] || !strcmp(w->pre[q->spec0], sp)))
+      w->pre[q->spec0] = sp;
+  }
   for (int p = 0; p < f->n_params; p++) {
     const fgr_param *q = &f->params[p];
     if (q->ptr)

@@ -423,7 +423,8 @@ static void old_filter_ref(const uint8_t *in, int w, int h, uint8_t *root,
  * assigning to its const parameter, `int a = 3,b = 5;`; its invokables
  * that launch root() with rsForEach(script, in, out, ...) run as graphs
  * (fg_rs_invoke), on allocation globals or parameters; pointer globals
- * read p[i], *(p + i) and (p + i)->m of the field bound to them.  What
+ * read p[i], *(p + i) and (p + i)->m of the field bound to them; a global
+ * array passed to a helper's pointer parameter (OpenCL).  What
  * cannot run (such an invokable on the host, a kernel writing through a
  * pointer global, a legacy kernel without output, a launch passing user
  * data) is refused at its line, in the warnings at load and when
@@ -464,6 +465,7 @@ START_TEST(test_rs_old_filter_script_runs_what_it_can) {
   ck_assert_int_eq(fg_rs_bind_allocation(s, "gPixels", img), FG_OK);
   fg_output(g, "blend", fg_rs_map(g, s, "blend", 1, &img, NULL));
   fg_output(g, "shifted", fg_rs_map(g, s, "shifted", 1, &img, NULL));
+  fg_output(g, "tabled", fg_rs_map(g, s, "tabled", 1, &img, NULL));
   /* refused at their lines; the graph keeps its first error, so check
    * these on a graph of their own */
   fg_graph *bad = fg_graph_new("bad");
@@ -483,9 +485,14 @@ START_TEST(test_rs_old_filter_script_runs_what_it_can) {
                 strstr(m, "legacy kernel 'count' has no output"), "%s", m);
   fg_graph_free(bad);
   uint8_t *ob = malloc((size_t)W * H * 4), *os = malloc((size_t)W * H * 4);
-  tu_run(g, 1, (const void *[]){in}, 5,
-         (void *[]){o[0], o[1], o[2], ob, os});
+  float *ot = malloc(sizeof(float) * W * H);
+  tu_run(g, 1, (const void *[]){in}, 6,
+         (void *[]){o[0], o[1], o[2], ob, os, ot});
   fg_graph_free(g);
+  for (int i = 0; i < W * H; i++)
+    ck_assert_msg(ot[i] == (float)((in[4 * i] & 3) * 10 + in[4 * i + 1]),
+                  "tabled at %d: %g", i, (double)ot[i]);
+  free(ot);
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++) {
       const uint8_t *p = in + 4 * (y * W + x), *q = in + 4 * x;

@@ -92,3 +92,15 @@ void tally(const uchar4 *v_in, uchar4 *v_out, uint32_t x) {
     hits[x]++;
     *v_out = *v_in;
 }
+
+// a global array passed to a helper's pointer parameter (on OpenCL the
+// parameter takes the globals' address space)
+static float gTable[4] = {0.f, 10.f, 20.f, 30.f};
+
+static float lookup(const float *t, int i) {
+    return t[i & 3];
+}
+
+void tabled(const uchar4 *v_in, float *v_out) {
+    *v_out = lookup(gTable, v_in->r) + v_in->g;
+}
