@@ -71,6 +71,16 @@ const char *const fgr_runtime_names[] = {
   "  c.z = fgk_rs_yuv_c((Y * 298 + U * 516 + 128) >> 8);\n" \
   "  c.w = 255;\n  return c; }\n"
 
+/* p[i] of a pointer global bound like an allocation (emit_hooks.c
+ * rewrites p[i], *(p + i) and (p + i)->m as fgk_rs_ptr_T(p, i)): element
+ * i of the bound field in memory order, i clamped to the field, as
+ * rsGetElementAt clamps its coordinates.  Ends a FGK_RS_GET* macro. */
+#define FGR_PTR_READ \
+  "  FGK_RS_F T fgk_rs_ptr_##T(rs_allocation a, long i) {\\\n" \
+  "    long n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
+  "(a.z > 0 ? a.z : 1);\\\n" \
+  "    return fgk_rs_ld_##T(a, i < 0 ? 0 : i >= n ? n - 1 : i); }\n"
+
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"
   "#define FGK_RS_F static inline __attribute__((overloadable, unused))\n"
@@ -404,13 +414,15 @@ const char fgr_compat_c[] =
   "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, 0)); }\\\n"
   "  FGK_RS_F T rsGetElementAt_##T(rs_allocation a, uint x, uint y, "
   "uint z) {\\\n"
-  "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\n"
+  "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\\\n"
+  FGR_PTR_READ
   "#define FGK_RS_GETS(T, S) FGK_RS_GET(T, S, 1) FGK_RS_GET(T##2, S, 2)\\\n"
   "  FGK_RS_GET(T##3, S, 3) FGK_RS_GET(T##4, S, 4)\n"
   "typedef schar fgk_rs_char;\n"
   "FGK_RS_GET(schar, schar, 1) FGK_RS_GET(char2, schar, 2)\n"
   "FGK_RS_GET(char3, schar, 3) FGK_RS_GET(char4, schar, 4)\n"
   "#define rsGetElementAt_char rsGetElementAt_schar\n"
+  "#define fgk_rs_ptr_char fgk_rs_ptr_schar\n"
   "FGK_RS_GETS(uchar, uchar) FGK_RS_GETS(short, short)\n"
   "FGK_RS_GETS(ushort, ushort) FGK_RS_GETS(int, int)\n"
   "FGK_RS_GETS(uint, uint) FGK_RS_GETS(long, long)\n"
@@ -507,7 +519,8 @@ const char fgr_compat_cl[] =
   "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, 0)); }\\\n"
   "  FGK_RS_F T rsGetElementAt_##T(rs_allocation a, uint x, uint y, "
   "uint z) {\\\n"
-  "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\n"
+  "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\\\n"
+  FGR_PTR_READ
   "#define FGK_RS_GETS(T) FGK_RS_GETX(T, FGK_RS_LD1(T, T))\\\n"
   "  FGK_RS_GETX(T##2, FGK_RS_LDN(T##2, T, 2))\\\n"
   "  FGK_RS_GETX(T##3, FGK_RS_LDN(T##3, T, 3))\\\n"

@@ -1,6 +1,7 @@
 /* rs/const.c - the RenderScript scanner's constant evaluator: C
  * constant expressions over a script's tokens (numbers, character
- * constants, object-like macros, casts to scalar types, C's operators with
+ * constants, true and false, object-like macros, const scalar globals
+ * declared before, casts to scalar types, C's operators with
  * its integer promotions) and the initializers of globals (scalars,
  * vectors, arrays, structs, designated members), written into the C
  * layout the host packs and the device reads.  Errors leave the scan
@@ -94,7 +95,7 @@ static _Noreturn void cfail(cexpr *c, const char *what) {
   int t = cur(c) >= 0 ? cur(c) : c->at;
   fgr_scan_fail(c->s, t,
                 "cannot evaluate %s: fieldgraph evaluates constant "
-                "expressions of numbers, macros, casts and operators (at %s)",
+                "expressions of numbers, macros, const globals, casts and operators (at %s)",
                 what, cur(c) >= 0 ? fgr_scan_quote(c->s, cur(c)) : "its end");
 }
 
@@ -185,6 +186,23 @@ static fgr_cval convert(fgr_cval v, fg_elem e) {
   return (fgr_cval){.i = (int64_t)u, .uns = !fgk_is_signed(e)};
 }
 
+/* The const scalar global that identifier t names, declared before t
+ * with an initializer (C reads `static const int N = 17;` as a constant
+ * too, and scripts size arrays and fill vectors with it), or NULL. */
+static const fgr_global *const_global(cexpr *c, int t) {
+  int k = fgr_find_global(c->s->u, fgr_scan_tok_str(c->s, t));
+  if (k < 0)
+    return NULL;
+  const fgr_global *g = &c->s->u->globals[k];
+  if (!g->is_const || g->init0 < 0 || g->tok >= t || (g->init0 <= t && t < g->init1) ||
+      g->type->kind != FGR_NUM || g->type->width != 1)
+    return NULL;
+  int depth = 0;
+  for (const cexpr *e = c; e; e = e->up)
+    depth++;
+  return depth < 32 ? g : NULL;
+}
+
 static fgr_cval unary(cexpr *c) {
   const fgr_type *ct = cast_type(c);
   if (ct) {
@@ -220,6 +238,18 @@ static fgr_cval unary(cexpr *c) {
   if (t >= 0 && fgr_scan_tok(c->s, t)->kind == FGR_T_NUMBER) {
     c->p++;
     return number(c, t);
+  }
+  if (t >= 0 && fgr_scan_tok(c->s, t)->kind == FGR_T_IDENT) {
+    if (is(c->s, t, "true") || is(c->s, t, "false")) {
+      c->p++;
+      return (fgr_cval){.i = is(c->s, t, "true")};
+    }
+    const fgr_global *g = const_global(c, t);
+    if (g) {
+      c->p++;
+      return convert(fgr_const_eval(c->s, g->init0, g->init1, "a constant"),
+                     g->type->elem);
+    }
   }
   if (t >= 0 && fgr_scan_tok(c->s, t)->kind == FGR_T_CHAR) {
     int len;

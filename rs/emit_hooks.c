@@ -515,6 +515,64 @@ static void add_text(rw *w, const char **slot, const char *s, bool front) {
     *slot = n;
 }
 
+/* Rewrites *(const T *)rsGetElementAt(a, ...) in f's body as
+ * rsGetElementAt_T(a, ...): allocations are no memory a kernel may point
+ * into (OpenCL has no cast from a buffer to a private pointer). */
+static void rewrite_untyped_gets(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    int first, type;
+    if (!fgr_untyped_get(u, i, &first, &type))
+      continue;
+    for (int k = first; k < i; k++)
+      w->rep[k] = "";
+    int len;
+    const char *p = fgr_tok_text(u, type, &len);
+    w->rep[i] = fgu_arena_printf(&w->scratch, "rsGetElementAt_%.*s", len, p);
+  }
+}
+
+/* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
+ * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
+ * allocation in the environment). */
+static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
+  static const char *const cname[FG_ELEM_COUNT_] = {
+    [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
+    [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
+    [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
+    [FG_F64] = "double"};
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
+        fgr_tok_is(u, i - 1, "->"))
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    int g = find_global_index(u, p, len);
+    const fgr_type *t = g >= 0 ? u->globals[g].pointee : NULL;
+    int open, close, plus, deref;
+    if (!t || !cname[t->elem] || shadowed(w, p, len) ||
+        !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
+      continue;
+    const char *fn = t->width > 1
+        ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[t->elem],
+                           t->width)
+        : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[t->elem]);
+    if (plus < 0) {             /* p[e]; inside a division's fgk_rs_div( */
+      add_text(w, &w->open[i], fn, false);
+      w->rep[open] = ", ";
+      w->rep[close] = ")";
+    } else {                    /* *(p + e), (p + e)->m */
+      w->rep[open] = fn;
+      w->rep[plus] = ",";
+      if (fgr_tok_is(u, deref, "*"))
+        w->rep[deref] = "";
+      else
+        w->rep[deref] = ".";
+    }
+  }
+}
+
 /* Rewrites the divisions and modulos of f's body (see above). */
 static void rewrite_divisions(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
@@ -738,9 +796,78 @@ static void start_item(rw *w, int tok) {
     put(w, " ");
 }
 
-/* The env parameter at the end of f's parameter list. */
+/* The env parameter at the end of f's parameter list; and no const on
+ * parameters passed by value: scripts assign to them (Clamp helpers that
+ * take `const float3 t` and set t.r), which Android's compiler let pass,
+ * and a by-value parameter's qualifier changes nothing for the caller. */
+/* On OpenCL, the address space a pointer parameter p of f takes: that of
+ * the globals every call of f in the script passes it ("__global " for
+ * the globals block, "__constant " for const globals), NULL when a call
+ * passes something else (a private array: the default space) or none
+ * does.  A script passing its LUT global to `float3 lut(const float *t)`
+ * compiles as C does. */
+static const char *param_space(const rw *w, const fgr_func *f, int p) {
+  const fgr_unit *u = w->u;
+  const char *space = NULL;
+  for (int k = 0; k < u->n_funcs; k++) {
+    const fgr_func *c = &u->funcs[k];
+    if (!c->has_body)
+      continue;
+    for (int i = c->rparen + 1; i + 1 < c->tok1; i++) {
+      if (!fgr_tok_is(u, i, f->name) || !fgr_tok_is(u, i + 1, "(") ||
+          fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+        continue;
+      int rp = u->match[i + 1], a = i + 2, n = 0;
+      if (rp < 0)
+        return NULL;
+      for (int j = i + 2; j <= rp; j++) {
+        if (j < rp && (fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+                       fgr_tok_is(u, j, "{"))) {
+          j = u->match[j] >= 0 ? u->match[j] : j;
+          continue;
+        }
+        if (j < rp && !fgr_tok_is(u, j, ","))
+          continue;
+        if (n++ == p) {
+          int len;
+          const char *t = fgr_tok_text(u, a, &len);
+          int g = j == a + 1 ? find_global_index(u, t, len) : -1;
+          bool hidden = false;
+          for (int q = 0; q < c->n_params && !hidden; q++)
+            hidden = c->params[q].name && fgr_tok_is(u, a, c->params[q].name);
+          if (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
+              u->globals[g].type->kind != FGR_ARRAY)
+            return NULL;
+          const char *sp = u->globals[g].buffered ? "__global "
+                                                  : "__constant ";
+          if (space && strcmp(space, sp))
+            return NULL;
+          space = sp;
+          break;
+        }
+        a = j + 1;
+      }
+    }
+  }
+  return space;
+}
+
 static void mark_params(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
+  for (int p = 0; p < f->n_params && w->cl && !f->is_kernel; p++) {
+    const fgr_param *q = &f->params[p];
+    const char *sp = q->ptr == 1 ? param_space(w, f, p) : NULL;
+    if (sp && (!w->pre[q->spec0] || !strcmp(w->pre[q->spec0], sp)))
+      w->pre[q->spec0] = sp;
+  }
+  for (int p = 0; p < f->n_params; p++) {
+    const fgr_param *q = &f->params[p];
+    if (q->ptr)
+      continue;
+    for (int i = q->spec0; i < q->tok && i < f->rparen; i++)
+      if (fgr_tok_is(u, i, "const"))
+        w->rep[i] = "";
+  }
   const char *param = fgu_arena_printf(&((fgr_unit *)u)->arena,
                                        "const %senv *fgk_env", u->mangle);
   if (f->n_params == 0) {
@@ -913,7 +1040,7 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     if (it->kind == FGR_I_DIRECTIVE || it->kind == FGR_I_TYPE) {
       start_item(&w, it->tok0);
       tokens(&w, it->tok0, it->tok1);
-    } else if (it->kind == FGR_I_GLOBAL && it->constant) {
+    } else if (it->kind == FGR_I_GLOBAL && it->constant && !it->skip) {
       start_item(&w, it->tok0);
       put(&w, w.cl ? "__constant " : "");
       if (!w.cl && !fgr_tok_is(u, it->tok0, "static"))
@@ -934,6 +1061,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
       if (!fgr_tok_is(u, i, "static") && !fgr_tok_is(u, i, "const") &&
           !fgr_tok_is(u, i, "volatile"))
         token(&w, i, false);
+    /* a later declarator of `int a = 0,b = 0;` has no space before it */
+    put(&w, " ");
     w.raw_tok = g->tok;
     tokens(&w, g->decl0, g->decl1);
     w.raw_tok = -1;
@@ -973,6 +1102,10 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
     if (w.emit_fn[k]) {
       mark_locals(&w, &u->funcs[k]);
       rewrite_divisions(&w, &u->funcs[k]);
+      rewrite_untyped_gets(&w, &u->funcs[k]);
+      w.fn = &u->funcs[k];      /* its parameters hide globals */
+      rewrite_pointer_reads(&w, &u->funcs[k]);
+      w.fn = NULL;
       any = true;
     }
   }

@@ -58,8 +58,13 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok) {
     return "takes a parameter that is not a scalar, vector or struct";
   }
   const fgr_func *roots[1] = {f};
+  const fgr_bad_global *bad = NULL;
+  int t = fgr_bad_global_use(u, roots, 1, &bad);
+  if (t >= 0) {
+    *tok = t;
+    return bad->why;
+  }
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
-  int t = -1;
   if (seen) {
     fgr_reach(u, roots, 1, seen);
     for (int k = 0; k < u->n_funcs && t < 0; k++)

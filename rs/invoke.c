@@ -13,12 +13,16 @@
  *   - rs_script_call_t locals (= {0} or uninitialized) whose xStart, xEnd,
  *     yStart, yEnd, zStart, zEnd are assigned;
  *   - rsForEach(kernel, in..., out), rsForEachWithOptions(kernel, &opts,
- *     in..., out) and rsClearObject(&alloc).
+ *     in..., out) and rsClearObject(&alloc);
+ *   - the older rsForEach(script, in, out[, 0[, len]][, &opts]) that runs
+ *     root(), the script an rs_script parameter or global.
  * Anything else is an error at its file:line:column.  The function's
  * rs_allocation parameters are its interface: a parameter it reads (as a
  * launch input or for its dimensions) before any launch writes it is an
- * argument, one a launch writes is a result; an Allocation's contents are
- * a field, and a launch writing an Allocation makes a new field. */
+ * argument, one a launch writes is a result; rs_allocation globals are
+ * read from their bindings and, when a launch writes them, are results
+ * too (after the parameters).  An Allocation's contents are a field, and
+ * a launch writing an Allocation makes a new field. */
 #include "rs_impl.h"
 
 #include <stdarg.h>
@@ -28,7 +32,7 @@
 
 enum { MAX_VARS = 64, MAX_ARGS = FGK_MAX_INPUTS + 2 };
 
-typedef enum vkind { V_INT, V_ALLOC, V_OPTS } vkind;
+typedef enum vkind { V_INT, V_ALLOC, V_OPTS, V_SCRIPT } vkind;
 
 typedef struct var {
   const char *name;
@@ -42,6 +46,7 @@ typedef struct var {
   bool typed;
   fg_type type;
   int param;                    /* the parameter it is, or -1 */
+  int global;                   /* the rs_allocation global it is, or -1 */
 } var;
 
 typedef struct inv {
@@ -115,13 +120,14 @@ static var *declare(inv *in, int t, vkind kind) {
   v->name = fgr_tok_text(in->u, t, &v->len);
   v->kind = kind;
   v->param = -1;
+  v->global = -1;
   return v;
 }
 
 /* The variable of kind `kind` that token t names, or NULL (error set). */
 static var *use(inv *in, int t, vkind kind) {
   static const char *const kn[] = {"an integer", "an rs_allocation",
-                                   "an rs_script_call_t"};
+                                   "an rs_script_call_t", "an rs_script"};
   var *v = ident(in, t) ? lookup(in, t) : NULL;
   if (!v)
     return fail_at(in, FG_ENOTSUP, t, "expected %s local or parameter, got "
@@ -334,8 +340,78 @@ static bool create_alloc(inv *in, int t, var *v) {
   return true;
 }
 
+/* Whether token t names the script itself (an rs_script parameter of the
+ * function, or an rs_script global not shadowed by a local): the first
+ * argument of the launches of API 14 to 23, rsForEach(script, in, out
+ * [, usrData[, usrDataLen]][, &sc]), which run the script's root(). */
+static bool script_handle(const inv *in, int t) {
+  if (!ident(in, t))
+    return false;
+  int len;
+  const char *p = fgr_tok_text(in->u, t, &len);
+  for (int k = in->n - 1; k >= 0; k--)
+    if (in->v[k].len == len && !memcmp(in->v[k].name, p, (size_t)len))
+      return in->v[k].kind == V_SCRIPT;
+  for (int k = 0; k < in->u->n_bad_globals; k++)
+    if (in->u->bad_globals[k].script && fgr_tok_is(in->u, t,
+                                                   in->u->bad_globals[k].name))
+      return true;
+  return false;
+}
+
+/* Where a launch's arguments (arg, argend: n of them) put its kernel's
+ * inputs and its output: the inputs are arguments [*in0, *in1), the
+ * output *out; *opts the &opts argument or -1.  An old launch
+ * (script_handle) has one input and takes usrData 0 or NULL, a length,
+ * and &sc; false (error set) when its arguments are other. */
+static bool launch_args(inv *in, int t, bool with_options, const int *arg,
+                        const int *argend, int n, int *in0, int *in1,
+                        int *out, int *opts) {
+  *opts = with_options ? 1 : -1;
+  if (!with_options && n >= 3 && script_handle(in, arg[0])) {
+    *in0 = 1;
+    *in1 = 2;
+    *out = 2;
+    for (int k = 3; k < n; k++) {
+      /* 0, NULL, or NULL as the preprocessor leaves it, ((void *)0) */
+      bool null = true, zero = false;
+      for (int j = arg[k]; j < argend[k] && null; j++) {
+        int len;
+        const char *p = fgr_tok_text(in->u, j, &len);
+        zero |= (len == 1 && *p == '0') || is(in, j, "NULL");
+        null = zero || is(in, j, "(") || is(in, j, ")") ||
+               is(in, j, "void") || is(in, j, "*") ||
+               (len == 1 && *p == '0');
+      }
+      null = null && zero;
+      if (k == 3 && !null)
+        return fail_at(in, FG_ENOTSUP, arg[k], "usrData of %s must be 0 or "
+                       "NULL: fieldgraph passes a kernel no user data",
+                       text(in, t));
+      if (k == 3)
+        continue;
+      if (k == n - 1 && k > 3 && is(in, arg[k], "&") &&
+          argend[k] == arg[k] + 2) {
+        *opts = k;
+        continue;
+      }
+      if (k == 4)
+        continue;       /* usrDataLen, of no user data */
+      return fail_at(in, FG_ENOTSUP, arg[k], "argument %d of %s is not "
+                     "rsForEach(script, in, out[, usrData[, usrDataLen]]"
+                     "[, &sc])", k + 1, text(in, t));
+    }
+    return true;
+  }
+  *in0 = with_options ? 2 : 1;
+  *in1 = n - 1;
+  *out = n - 1;
+  return true;
+}
+
 /* rsForEach(kernel, in..., out) or, with opts, rsForEachWithOptions(
- * kernel, &opts, in..., out), at token t. */
+ * kernel, &opts, in..., out), at token t; or the launch of root() that
+ * scripts before API 24 write, rsForEach(script, in, out, ...). */
 static bool for_each(inv *in, int t, bool with_options) {
   int arg[MAX_ARGS + 1], argend[MAX_ARGS + 1];
   int n = split_args(in, t + 1, arg, argend, MAX_ARGS);
@@ -346,25 +422,36 @@ static bool for_each(inv *in, int t, bool with_options) {
     return fail_at(in, FG_EINVAL, t, "%s takes a kernel, %sinput "
                    "allocations and an output allocation", text(in, t),
                    with_options ? "a pointer to an rs_script_call_t, " : "");
+  int in0, in1, oarg, oi;
+  if (!launch_args(in, t, with_options, arg, argend, n, &in0, &in1, &oarg,
+                   &oi))
+    return false;
+  bool old = !with_options && n >= 3 && script_handle(in, arg[0]);
   for (int k = 0; k < n; k++)
-    if (argend[k] != arg[k] + 1 && !(with_options && k == 1))
+    if (argend[k] != arg[k] + 1 && k != oi && !(old && k > oarg))
       return fail_at(in, FG_ENOTSUP, arg[k], "argument %d of %s must be a "
                      "name", k + 1, text(in, t));
   int ktok = arg[0];
   int klen;
   const char *kp = fgr_tok_text(in->u, ktok, &klen);
   char kname[128];
-  snprintf(kname, sizeof kname, "%.*s", klen, kp);
+  if (old)
+    snprintf(kname, sizeof kname, "root");
+  else
+    snprintf(kname, sizeof kname, "%.*s", klen, kp);
   const fgr_func *kf = fgr_find_func(in->u, kname);
   if (!kf || !kf->is_kernel || !kf->has_body)
-    return fail_at(in, FG_EINVAL, ktok, "%s is not a mapping kernel of the "
-                   "script", text(in, ktok));
+    return fail_at(in, FG_EINVAL, ktok, old ? "%s launches root(), which "
+                   "the script does not define as a kernel"
+                   : "%s is not a mapping kernel of the script",
+                   text(in, ktok));
   fg_rs_launch opt = {0};
-  if (with_options) {
-    if (argend[1] != arg[1] + 2 || !is(in, arg[1], "&"))
-      return fail_at(in, FG_ENOTSUP, arg[1], "argument 2 of %s must be "
-                     "&name of an rs_script_call_t local", text(in, t));
-    var *o = use(in, arg[1] + 1, V_OPTS);
+  if (oi >= 0) {
+    if (argend[oi] != arg[oi] + 2 || !is(in, arg[oi], "&"))
+      return fail_at(in, FG_ENOTSUP, arg[oi], "argument %d of %s must be "
+                     "&name of an rs_script_call_t local", oi + 1,
+                     text(in, t));
+    var *o = use(in, arg[oi] + 1, V_OPTS);
     if (!o)
       return false;
     opt.x_start = o->range[0][0];
@@ -374,18 +461,18 @@ static bool for_each(inv *in, int t, bool with_options) {
     opt.z_start = o->range[2][0];
     opt.z_end = o->range[2][1];
   }
-  int n_in = n - first - 1;
+  int n_in = in1 - in0;
   fg_field *ins[MAX_ARGS];
   for (int k = 0; k < n_in; k++) {
-    var *a = use(in, arg[first + k], V_ALLOC);
+    var *a = use(in, arg[in0 + k], V_ALLOC);
     if (!a)
       return false;
     if (!a->field)
-      return fail_at(in, FG_EINVAL, arg[first + k], "%s is read before a "
-                     "launch writes it", text(in, arg[first + k]));
+      return fail_at(in, FG_EINVAL, arg[in0 + k], "%s is read before a "
+                     "launch writes it", text(in, arg[in0 + k]));
     ins[k] = a->field;
   }
-  int otok = arg[n - 1];
+  int otok = arg[oarg];
   var *out = use(in, otok, V_ALLOC);
   if (!out)
     return false;
@@ -573,36 +660,55 @@ static bool statement(inv *in, int t, int end, int *next) {
 
 /* ---- roles of the parameters -------------------------------------------- */
 
-/* Whether each rs_allocation parameter is read before any launch writes it
- * (an argument) and whether a launch writes it (a result); from the order
- * of the tokens, which in straight-line code is the order of execution
- * (a launch reads its inputs before it writes its output). */
-static void roles(inv *in, int a, int b, bool *read, bool *written) {
+/* The slot token t names: an rs_allocation parameter (its index), else
+ * an rs_allocation global (n_params + its index in globals), else -1. */
+static int slot_of(const inv *in, int t) {
   const fgr_func *f = in->f;
-  for (int i = a; i < b; i++) {
+  if (!ident(in, t))
+    return -1;
+  for (int p = 0; p < f->n_params; p++)
+    if (f->params[p].name && fgr_tok_is(in->u, t, f->params[p].name))
+      return f->params[p].type->kind == FGR_ALLOC ? p : -1;
+  for (int k = 0; k < in->u->n_globals; k++)
+    if (in->u->globals[k].alloc_index >= 0 &&
+        fgr_tok_is(in->u, t, in->u->globals[k].name))
+      return f->n_params + k;
+  return -1;
+}
+
+/* Whether each rs_allocation parameter or global (slot_of) is read
+ * before any launch writes it (an argument, or the field the global is
+ * bound to) and whether a launch writes it (a result); from the order of
+ * the tokens, which in straight-line code is the order of execution (a
+ * launch reads its inputs before it writes its output). */
+static void roles(inv *in, int a, int b, bool *read, bool *written) {
+  for (int i = a; i < b && !in->failed; i++) {
     if (!ident(in, i))
       continue;
-    int out_tok = -1;
-    if ((is(in, i, "rsForEach") || is(in, i, "rsForEachWithOptions")) &&
-        is(in, i + 1, "(") && in->u->match[i + 1] > i + 1) {
+    bool opt = is(in, i, "rsForEachWithOptions");
+    if ((is(in, i, "rsForEach") || opt) && is(in, i + 1, "(") &&
+        in->u->match[i + 1] > i + 1) {
       int rp = in->u->match[i + 1];
-      out_tok = rp - 1;
-      for (int k = i + 2; k < out_tok; k++)
-        for (int p = 0; p < f->n_params; p++)
-          if (f->params[p].name && fgr_tok_is(in->u, k, f->params[p].name) &&
-              !written[p])
-            read[p] = true;
-      for (int p = 0; p < f->n_params; p++)
-        if (f->params[p].name && fgr_tok_is(in->u, out_tok, f->params[p].name)
-            && is(in, out_tok - 1, ","))
-          written[p] = true;
+      int arg[MAX_ARGS + 1], argend[MAX_ARGS + 1], in0, in1, o, oi;
+      int n = split_args(in, i + 1, arg, argend, MAX_ARGS);
+      if (n < 2 || !launch_args(in, i, opt, arg, argend, n, &in0, &in1, &o,
+                                &oi))
+        return;
+      for (int k = in0; k < in1; k++)
+        for (int j = arg[k]; j < argend[k]; j++) {
+          int sl = slot_of(in, j);
+          if (sl >= 0 && !written[sl])
+            read[sl] = true;
+        }
+      int sl = argend[o] == arg[o] + 1 ? slot_of(in, arg[o]) : -1;
+      if (sl >= 0)
+        written[sl] = true;
       i = rp;
       continue;
     }
-    for (int p = 0; p < f->n_params; p++)
-      if (f->params[p].name && fgr_tok_is(in->u, i, f->params[p].name) &&
-          !written[p])
-        read[p] = true;
+    int sl = slot_of(in, i);
+    if (sl >= 0 && !written[sl])
+      read[sl] = true;
   }
 }
 
@@ -659,54 +765,117 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
     fg__fail(g, FG_EINVAL, "%s: bad argument or result array", in.what);
     return g->status;
   }
-  bool read[64] = {0}, written[64] = {0};
   if (f->n_params > 64) {
     fail_at(&in, FG_ENOTSUP, f->lparen, "more than 64 parameters");
     return g->status;
   }
   for (int p = 0; p < f->n_params; p++) {
     const fgr_param *pa = &f->params[p];
-    if (pa->type->kind != FGR_ALLOC || pa->ptr || !pa->name) {
+    bool script = pa->type->kind == FGR_OPAQUE && !pa->ptr &&
+                  !strcmp(pa->type->name, "rs_script");
+    if ((pa->type->kind != FGR_ALLOC && !script) || pa->ptr || !pa->name) {
       fail_at(&in, FG_ENOTSUP, pa->tok, "parameter %s of '%s' is %s%s; an "
-              "invokable run as a graph takes named rs_allocation "
-              "parameters only", pa->name ? pa->name : "?", f->name,
-              pa->type->name, pa->ptr ? " *" : "");
+              "invokable run as a graph takes named rs_allocation (and "
+              "rs_script) parameters only", pa->name ? pa->name : "?",
+              f->name, pa->type->name, pa->ptr ? " *" : "");
       return g->status;
     }
+    if (script) {       /* the script itself: what old launches name */
+      var *v = &in.v[in.n++];
+      memset(v, 0, sizeof *v);
+      v->name = pa->name;
+      v->len = (int)strlen(v->name);
+      v->kind = V_SCRIPT;
+      v->param = p;
+      v->global = -1;
+    }
+  }
+  /* slots: the parameters, then the rs_allocation globals */
+  int n_slots = f->n_params + s->u->n_globals;
+  bool *read = calloc((size_t)n_slots + 1, 1);
+  bool *written = calloc((size_t)n_slots + 1, 1);
+  if (!read || !written) {
+    free(read);
+    free(written);
+    fg__fail(g, FG_ENOMEM, "%s: out of memory", in.what);
+    return g->status;
   }
   int close = f->tok1 - 1, open = s->u->match[close];
   roles(&in, open + 1, close, read, written);
   int want_in = 0, want_out = 0;
-  for (int p = 0; p < f->n_params; p++) {
-    want_in += read[p];
+  for (int p = 0; p < n_slots; p++) {
+    want_in += p < f->n_params && read[p];
     want_out += written[p];
   }
-  if (n_args != want_in || n_results != want_out) {
+  if (!in.failed && (n_args != want_in || n_results != want_out)) {
+    const char *gw = "";
+    for (int k = 0; k < s->u->n_globals; k++)
+      if (written[f->n_params + k])
+        gw = fgu_arena_printf(&g->arena, "%s%s%s", gw, *gw ? ", " : "; and "
+                              "the globals ", s->u->globals[k].name);
     fail_at(&in, FG_EINVAL, f->name_tok, "'%s' reads %d allocation "
-            "parameter(s) (%s) and writes %d (%s); got %d argument(s) and "
-            "%d result(s)", f->name, want_in, param_list(&in, read),
-            want_out, param_list(&in, written), n_args, n_results);
-    return g->status;
+            "parameter(s) (%s) and writes %d (%s%s); got %d "
+            "argument(s) and %d result(s)", f->name, want_in,
+            param_list(&in, read), want_out, param_list(&in, written),
+            gw ? gw : "", n_args, n_results);
   }
   int a = 0;
-  for (int p = 0; p < f->n_params; p++) {
+  for (int p = 0; p < f->n_params && !in.failed; p++) {
+    if (f->params[p].type->kind != FGR_ALLOC)
+      continue;
     var *v = &in.v[in.n++];
+    memset(v, 0, sizeof *v);
     v->name = f->params[p].name;
     v->len = (int)strlen(v->name);
     v->kind = V_ALLOC;
     v->param = p;
+    v->global = -1;
     if (!read[p])
       continue;
     fg_field *x = args[a];
     if (!x || x->graph != g) {
       fg__fail(g, FG_EINVAL, "%s: argument %d (%s) is %s", in.what, a,
                v->name, x ? "a field of another graph" : "NULL");
-      return g->status;
+      in.failed = true;
+      break;
     }
     v->field = x;
     v->typed = true;
     v->type = x->type;
     a++;
+  }
+  /* the rs_allocation globals it uses: those it reads are the fields they
+   * are bound to (fg_rs_bind_allocation) */
+  for (int k = 0; k < s->u->n_globals && !in.failed; k++) {
+    const fgr_global *gl = &s->u->globals[k];
+    int sl = f->n_params + k;
+    if (gl->alloc_index < 0 || (!read[sl] && !written[sl]))
+      continue;
+    if (in.n == MAX_VARS) {
+      fail_at(&in, FG_ENOTSUP, gl->tok, "more than %d locals", MAX_VARS);
+      break;
+    }
+    var *v = &in.v[in.n++];
+    memset(v, 0, sizeof *v);
+    v->name = gl->name;
+    v->len = (int)strlen(v->name);
+    v->kind = V_ALLOC;
+    v->param = -1;
+    v->global = k;
+    if (!read[sl])
+      continue;
+    fg_field *x = fgr_bound_field(s, gl->alloc_index);
+    if (!x || x->graph != g) {
+      fg__fail(g, FG_EINVAL, "%s: it reads rs_allocation global '%s', which "
+               "is %s", in.what, gl->name,
+               x ? "bound to a field of another graph"
+                 : "not bound (fg_rs_bind_allocation)");
+      in.failed = true;
+      break;
+    }
+    v->field = x;
+    v->typed = true;
+    v->type = x->type;
   }
   for (int t = open + 1; t < close && !in.failed;) {
     int next;
@@ -714,11 +883,24 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
       break;
     t = next;
   }
-  if (in.failed || g->status != FG_OK)
+  if (in.failed || g->status != FG_OK) {
+    free(read);
+    free(written);
     return g->status;
+  }
+  /* results: the parameters written, then the globals, in their order */
   int r = 0;
-  for (int p = 0; p < f->n_params; p++)
-    if (written[p])
-      results[r++] = in.v[p].field;
+  for (int sl = 0; sl < n_slots; sl++) {
+    if (!written[sl])
+      continue;
+    for (int k = 0; k < in.n; k++)
+      if (in.v[k].kind == V_ALLOC &&
+          (sl < f->n_params ? in.v[k].param == sl
+                            : in.v[k].global == sl - f->n_params))
+        results[r] = in.v[k].field;
+    r++;
+  }
+  free(read);
+  free(written);
   return FG_OK;
 }

@@ -325,6 +325,15 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
     return script_fail(s, FG_ESHAPE, "fg_rs_bind_allocation '%s': field "
                        "'%s' has no dimensions (an Allocation has 1 to 3)",
                        global, field->name);
+  const fgr_type *pt = s->u->globals[k].pointee;
+  if (field && pt && (field->type.elem != pt->elem ||
+                      fg_type_tensor_elements(field->type) != pt->width)) {
+    char ts[128];
+    return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
+                       "'%s' is %s; the pointer global reads %s", global,
+                       field->name, fg_type_str(field->type, ts, sizeof ts),
+                       pt->name);
+  }
   fgr_binding *b = &s->bound[s->u->globals[k].alloc_index];
   fg__alive *alive = field ? fg__graph_alive(field->graph) : NULL;
   if (field && !alive)
@@ -340,7 +349,7 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
 
 /* The field bound to allocation a, or NULL when it is unbound or its
  * graph was freed (b->graph then says which). */
-static fg_field *bound_field(const fg_rs_script *s, int a) {
+fg_field *fgr_bound_field(const fg_rs_script *s, int a) {
   const fgr_binding *b = &s->bound[a];
   return b->field && b->graph->alive ? b->field : NULL;
 }
@@ -516,12 +525,41 @@ static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
   return true;
 }
 
-/* Refuses functions fns that reach a call the runtime lacks, naming it at
- * its file:line:column (the script's other kernels are unaffected: each
- * kernel is built with only the functions it reaches). */
+/* Refuses functions fns that fieldgraph cannot run: a kernel of a shape
+ * it does not run (a root() without an output), one that reaches a global
+ * it cannot hold (a pointer, an rs_script) or a call the runtime lacks,
+ * naming it at its file:line:column (the script's other kernels are
+ * unaffected: each kernel is built with only the functions it reaches). */
 static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
   const fgr_unit *u = l->s->u;
-  int t = fgr_unsupported_call(u, fns, n);
+  for (int k = 0; k < n; k++)
+    if (fns[k] && fns[k]->bad_why) {
+      int b = fns[k]->bad_tok;
+      fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %s", fgr_tok_file(u, b),
+               u->toks[b].line, u->toks[b].col, l->what, fns[k]->bad_why);
+      return false;
+    }
+  const fgr_global *pg = NULL;
+  int t = fgr_bad_ptr_use(u, fns, n, &pg);
+  if (t >= 0) {
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: pointer global '%s' is used "
+             "as fieldgraph does not: it reads p[i], *(p + i) and "
+             "(p + i)->m of the field bound to it, and writes none",
+             fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
+             pg->name);
+    return false;
+  }
+  const fgr_bad_global *bad = NULL;
+  t = fgr_bad_global_use(u, fns, n, &bad);
+  if (t >= 0) {
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: uses global '%s', which "
+             "fieldgraph cannot hold (%s:%d:%d: %s)", fgr_tok_file(u, t),
+             u->toks[t].line, u->toks[t].col, l->what, bad->name,
+             fgr_tok_file(u, bad->tok), u->toks[bad->tok].line,
+             u->toks[bad->tok].col, bad->why);
+    return false;
+  }
+  t = fgr_unsupported_call(u, fns, n);
   if (t < 0)
     return true;
   int len;
@@ -608,8 +646,11 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
       const char *p = fgr_tok_text(u, i, &len);
       bool yuv = len > yl && !memcmp(p, yuv_pre, (size_t)yl);
       bool sample = len == 8 && !memcmp(p, "rsSample", 8);
+      int d0, ty, tlen;
+      bool untyped = fgr_untyped_get(u, i, &d0, &ty);
       if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
-          (!yuv && !sample && (len <= pl || memcmp(p, pre, (size_t)pl))))
+          (!yuv && !sample && !untyped &&
+           (len <= pl || memcmp(p, pre, (size_t)pl))))
         continue;
       int alen;
       const char *ap = fgr_tok_text(u, i + 2, &alen);
@@ -621,23 +662,28 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
           g = k;
       if (g < 0)
         continue;
-      fg_field *b = bound_field(l->s, u->globals[g].alloc_index);
+      fg_field *b = fgr_bound_field(l->s, u->globals[g].alloc_index);
       fg_elem e;
       int w;
       if (b && (yuv || sample)) {
         ok = image_field(l, i, g, b, sample);
         continue;
       }
-      if (!b || !get_suffix(p + pl, len - pl, &e, &w))
+      const char *suf = untyped ? fgr_tok_text(u, ty, &tlen) : p + pl;
+      if (!untyped)
+        tlen = len - pl;
+      if (!b || !get_suffix(suf, tlen, &e, &w))
         continue;
       if (b->type.elem == e && !fg_type_is_big(b->type) &&
           fg_type_tensor_elements(b->type) == w)
         continue;
       char ts[128];
-      fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %.*s reads rs_allocation "
+      fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %s%.*s reads rs_allocation "
                "'%s', which is bound to field '%s' of type %s: the Element "
                "types must match", fgr_tok_file(u, i), u->toks[i].line,
-               u->toks[i].col, l->what, len, p, u->globals[g].name, b->name,
+               u->toks[i].col, l->what, untyped ? "rsGetElementAt as " : "",
+               untyped ? tlen : len, untyped ? suf : p, u->globals[g].name,
+               b->name,
                fg_type_str(b->type, ts, sizeof ts));
       ok = false;
     }
@@ -659,7 +705,7 @@ static bool env_fields(launch *l, const fgr_func *const *fns, int n_fns,
     int a = u->globals[k].alloc_index;
     if (a < 0)
       continue;
-    fg_field *b = bound_field(l->s, a);
+    fg_field *b = fgr_bound_field(l->s, a);
     bool used = false;
     for (int f = 0; f < n_fns && !used; f++)
       used = fns[f] && fgr_func_mentions(u, fns[f], u->globals[k].name);

@@ -130,6 +130,10 @@ typedef struct fgr_func {
    * ret is then *out's type and the index parameters its specials */
   bool legacy;
   int legacy_in, legacy_out, legacy_usr;
+  /* a kernel fieldgraph cannot run (a root() of another shape): refused
+   * when launched, at bad_tok (-1: none) with bad_why */
+  int bad_tok;
+  const char *bad_why;
 } fgr_func;
 
 typedef struct fgr_global {
@@ -141,6 +145,9 @@ typedef struct fgr_global {
   int64_t offset;               /* in c_values (and the block, when
                                    buffered) */
   int alloc_index;              /* rs_allocation: its binding slot, else -1 */
+  const fgr_type *pointee;      /* a pointer global `const T *p`, bound
+                                   like an rs_allocation and read as p[i]
+                                   (fgr_ptr_read): T; else NULL */
   int tok;                      /* the name's token */
   int init0, init1;             /* initializer tokens, init0 < 0: none */
   int decl0, decl1;             /* declarator tokens (no initializer) */
@@ -180,8 +187,20 @@ typedef struct fgr_item {
   int tok0, tok1;
   int func;                     /* FUNC: index in funcs */
   bool constant;                /* GLOBAL: const globals kept as code */
+  bool skip;                    /* GLOBAL: only globals fieldgraph cannot
+                                   hold (fgr_bad_global): not emitted */
   int spec0, spec1;             /* GLOBAL: the declaration specifiers */
 } fgr_item;
+
+/* A global fieldgraph cannot hold (a pointer, an rs_script): the script
+ * loads, and the functions that reach it are refused, naming it. */
+typedef struct fgr_bad_global {
+  const char *name;
+  int tok;                      /* its name's token */
+  const char *why;              /* "pointer global 'p' is not supported..." */
+  bool script;                  /* an rs_script: fg_rs_invoke reads it in
+                                   rsForEach(script, in, out, ...) */
+} fgr_bad_global;
 
 /* A parsed script.  `live` must stay the first member: graphs and
  * programs hold the unit through it. */
@@ -206,6 +225,8 @@ typedef struct fgr_unit {
   fgr_macro *macros;
   fgr_named *named;
   int n_allocs;                 /* rs_allocation globals */
+  fgr_bad_global *bad_globals;
+  int n_bad_globals;
   int64_t block_size;           /* the globals block (>= 8) */
   unsigned char *c_values;      /* what fg_rs_get reads: the C side (the
                                    block, then const globals) */
@@ -319,6 +340,10 @@ struct fg_rs_script {
   void *message_user;
 };
 
+/* The field bound to rs_allocation global slot a, or NULL when it is
+ * unbound or its graph was freed. */
+fg_field *fgr_bound_field(const fg_rs_script *s, int a);
+
 /* ---- invokables on the host (host.c, emit_hooks.c) ---------------------- */
 
 /* Whether function f of u is an invokable the host can run: a function
@@ -380,6 +405,27 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
 /* The first call, in the functions that roots reach, of a function that
  * neither the script defines nor the runtime provides: its token, or -1
  * (the scanner notes one per function, fgr_func.unsupported). */
+/* Whether token i is rsGetElementAt read through a cast to an Element
+ * type, *(const T *)rsGetElementAt(a, x[, y[, z]]) (const optional): the
+ * element read as rsGetElementAt_T reads it.  *first: the dereferencing
+ * '*'; *type: T's token. */
+bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type);
+/* Whether token i, naming pointer global g, is read as fieldgraph reads
+ * one: p[e], *(p + e) or (p + e)->m, nothing assigned to it.  *open and
+ * *close: the tokens that enclose e ('[' ']' or '(' ')'); *plus the '+'
+ * (-1 for p[e]); *deref the '*' of *(p + e) or the '->' (-1 for p[e]). */
+bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
+                  int *plus, int *deref);
+/* The first mention of a pointer global by roots (n_roots, NULL entries
+ * skipped) or what they call that fgr_ptr_read does not take: its token,
+ * the global in *g; -1 when none. */
+int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
+                    int n_roots, const fgr_global **g);
+/* The first mention of a global fieldgraph cannot hold by functions
+ * roots (n_roots, NULL entries skipped) or what they call: its token, and
+ * the global in *bad; -1 when none. */
+int fgr_bad_global_use(const fgr_unit *u, const fgr_func *const *roots,
+                       int n_roots, const fgr_bad_global **bad);
 int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
                          int n_roots);
 

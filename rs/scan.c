@@ -574,6 +574,7 @@ static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
   for (int k = 0; k < FGR_SPECIAL_COUNT_; k++)
     f->special[k] = -1;
   f->unsupported = -1;
+  f->bad_tok = -1;
   params(s, f);
   bool k = false;
   while (attribute(s, &k))
@@ -599,6 +600,24 @@ static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
   it->func = s->u->n_funcs - 1;
 }
 
+/* Why a global declared as d cannot be held (a pointer: scripts bind
+ * rs_allocation instead; a type without a size: rs_script and the other
+ * object handles), in buf; NULL when it can. */
+static const char *bad_global_why(const declarator *d, char *buf, size_t n) {
+  if (d->ptr)
+    snprintf(buf, n, "pointer global '%s' is not supported (bind an "
+             "rs_allocation instead)", d->name);
+  else if (d->type->kind != FGR_ALLOC && d->type->size <= 0)
+    snprintf(buf, n, "global '%s' of type %s is not supported", d->name,
+             d->type->name);
+  else
+    return NULL;
+  return buf;
+}
+
+/* One declaration of globals.  A declaration of only globals fieldgraph
+ * cannot hold is recorded (fgr_bad_global) and not emitted: the
+ * functions that use them are refused, the rest of the script runs. */
 static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
   fgr_item *it = new_item(s, FGR_I_GLOBAL, tok0);
   int item = s->u->n_items - 1;
@@ -607,35 +626,52 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
   it->constant = sp.is_const;
   if (sp.is_extern)
     fgr_scan_fail(s, tok0, "extern globals are not supported");
+  int n_good = 0, first_bad = -1, n_ptr = 0;
+  char why[256];
   for (;;) {
-    if (d.ptr)
-      fgr_scan_fail(s, d.name_tok,
-                    "pointer global '%s' is not supported (bind an "
-                    "rs_allocation instead)",
-                    d.name);
     if (fgr_scan_find_named(s->u, d.name, false) ||
         fgr_find_global(s->u, d.name) >= 0)
       fgr_scan_fail(s, d.name_tok, "redefinition of '%s'", d.name);
-    fgr_global *g = PUSH(s, s->u->globals, n_globals, cap_globals);
-    memset(g, 0, sizeof *g);
-    g->name = d.name;
-    g->type = d.type;
-    g->is_static = sp.is_static;
-    g->is_const = sp.is_const;
-    g->tok = d.name_tok;
-    g->decl0 = d.name_tok - d.ptr;
-    g->decl1 = s->i;
-    g->init0 = -1;
-    g->item = item;
-    g->alloc_index = -1;
-    if (d.type->kind == FGR_ALLOC)
-      g->alloc_index = s->u->n_allocs++;
-    else if (d.type->size <= 0)
-      fgr_scan_fail(s, d.name_tok, "global '%s' of type %s is not supported",
-                    d.name, d.type->name);
+    fgr_global *g = NULL;
+    /* `const T *p;` bound like an allocation (T a number or vector) */
+    bool ptr_alloc = d.ptr == 1 && d.type->kind == FGR_NUM &&
+                     !is(s, s->i, "=");
+    if (!ptr_alloc && bad_global_why(&d, why, sizeof why)) {
+      fgr_bad_global *b = PUSH(s, s->u->bad_globals, n_bad_globals,
+                               cap_bad_globals);
+      b->name = d.name;
+      b->tok = d.name_tok;
+      b->why = fgu_arena_strdup(&s->u->arena, why);
+      b->script = !d.ptr && !strcmp(d.type->name, "rs_script");
+      if (!b->why)
+        fgr_scan_fail(s, d.name_tok, "out of memory");
+      if (first_bad < 0)
+        first_bad = s->u->n_bad_globals - 1;
+    } else {
+      n_good++;
+      g = PUSH(s, s->u->globals, n_globals, cap_globals);
+      memset(g, 0, sizeof *g);
+      g->name = d.name;
+      g->type = d.type;
+      g->is_static = sp.is_static;
+      g->is_const = sp.is_const;
+      g->tok = d.name_tok;
+      g->decl0 = d.name_tok - d.ptr;
+      g->decl1 = s->i;
+      g->init0 = -1;
+      g->item = item;
+      g->alloc_index = -1;
+      if (ptr_alloc) {
+        g->type = s->t_alloc;
+        g->pointee = d.type;
+        n_ptr++;
+      }
+      if (g->type->kind == FGR_ALLOC)
+        g->alloc_index = s->u->n_allocs++;
+    }
     if (is(s, s->i, "=")) {
       s->i++;
-      g->init0 = s->i;
+      int init0 = s->i;
       int depth = 0;
       while (fgr_scan_tok(s, s->i)->kind != FGR_T_EOF) {
         if (is(s, s->i, "{") || is(s, s->i, "(") || is(s, s->i, "["))
@@ -646,9 +682,12 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
           break;
         s->i++;
       }
-      g->init1 = s->i;
-      if (g->init1 == g->init0)
-        fgr_scan_fail(s, g->init0, "expected an initializer for '%s'", g->name);
+      if (s->i == init0)
+        fgr_scan_fail(s, init0, "expected an initializer for '%s'", d.name);
+      if (g) {
+        g->init0 = init0;
+        g->init1 = s->i;
+      }
     }
     if (is(s, s->i, ",")) {
       s->i++;
@@ -661,6 +700,15 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
     break;
   }
   it->tok1 = s->i;
+  if (first_bad >= 0 && n_good > 0) {
+    /* the declaration is emitted whole: it cannot keep some of its names */
+    const fgr_bad_global *b = &s->u->bad_globals[first_bad];
+    fgr_scan_fail(s, b->tok, "%s", b->why);
+  }
+  if (n_ptr && n_ptr != n_good)
+    fgr_scan_fail(s, tok0, "a pointer global declared beside other "
+                  "globals is not supported");
+  it->skip = first_bad >= 0 || n_ptr > 0;
 }
 
 /* ---- directives --------------------------------------------------------- */
@@ -868,51 +916,108 @@ static void check_kernel(fgr_scan *s, fgr_func *f) {
 }
 
 /* A legacy kernel (a root() without the kernel attribute, as Android's
- * compiler takes it): by position, a const pointer to the input, a
- * pointer to the output, an optional usrData pointer, then up to three
- * index parameters (x, y, z).  It maps like a kernel that returns *out. */
-static void check_legacy_root(fgr_scan *s, fgr_func *f) {
-  f->legacy = true;
-  f->is_kernel = true;
-  f->legacy_in = f->legacy_out = f->legacy_usr = -1;
-  if (f->ret->kind != FGR_VOID || f->ret_ptr)
-    fgr_scan_fail(s, f->name_tok, "legacy kernel 'root' must return void "
-                  "(it writes through its output pointer)");
-  int n_index = 0;
+ * compiler takes it; since API 14 also any other non-static void function
+ * whose first parameter is a pointer, reflected as forEach_<name>): by
+ * position, a const pointer to the input, a pointer to the output, an
+ * optional usrData pointer, then up to three index parameters (x, y, z).
+ * It maps like a kernel that returns *out.  Returns the token and the
+ * reason (in why, n_why bytes) when f has not that shape; NULL when it
+ * has. */
+static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
+                                char *why, size_t n_why) {
+  int in = -1, out = -1, usr = -1, n_index = 0, special[3];
+  *tok = f->name_tok;
+  if (f->ret->kind != FGR_VOID || f->ret_ptr) {
+    snprintf(why, n_why, "legacy kernel '%s' must return void (it "
+             "writes through its output pointer)", f->name);
+    return why;
+  }
   for (int p = 0; p < f->n_params; p++) {
     fgr_param *pa = &f->params[p];
     bool data = pa->ptr == 1 && pa->type->kind != FGR_VOID;
-    if (data && n_index == 0 && pa->is_const && f->legacy_in < 0 &&
-        f->legacy_out < 0) {
-      f->legacy_in = p;
-    } else if (data && n_index == 0 && !pa->is_const && f->legacy_out < 0) {
-      f->legacy_out = p;
-    } else if (pa->ptr == 1 && n_index == 0 && f->legacy_usr < 0 &&
-               (f->legacy_out >= 0 || f->legacy_in >= 0)) {
-      f->legacy_usr = p;
+    if (data && n_index == 0 && pa->is_const && in < 0 && out < 0) {
+      in = p;
+    } else if (data && n_index == 0 && !pa->is_const && out < 0) {
+      out = p;
+    } else if (pa->ptr == 1 && n_index == 0 && usr < 0 &&
+               (out >= 0 || in >= 0)) {
+      usr = p;
     } else if (!pa->ptr && is_index_type(pa->type) && n_index < 3) {
-      f->special[n_index++] = p;
+      special[n_index++] = p;
     } else {
-      fgr_scan_fail(s, pa->tok, "parameter '%s' of legacy kernel 'root' is "
-                    "not one of (const T *in, T *out, const void *usrData, "
-                    "uint32_t x, uint32_t y, uint32_t z)",
-                    pa->name ? pa->name : "?");
+      *tok = pa->tok;
+      snprintf(why, n_why, "parameter '%s' of legacy kernel '%s' is "
+               "not one of (const T *in, T *out, const void *usrData, "
+               "uint32_t x, uint32_t y, uint32_t z)",
+               pa->name ? pa->name : "?", f->name);
+      return why;
     }
   }
-  if (f->legacy_out < 0)
-    fgr_scan_fail(s, f->name_tok, "legacy kernel 'root' has no output "
-                  "pointer; fieldgraph runs root() kernels that write an "
-                  "output Element");
-  const fgr_param *out = &f->params[f->legacy_out];
-  if (out->type->size <= 0)
-    fgr_scan_fail(s, out->tok, "the output of legacy kernel 'root' is %s, "
-                  "which is no Element type", out->type->name);
-  if (f->legacy_in >= 0 && f->params[f->legacy_in].type->size <= 0)
-    fgr_scan_fail(s, f->params[f->legacy_in].tok, "the input of legacy "
-                  "kernel 'root' is %s, which is no Element type",
-                  f->params[f->legacy_in].type->name);
-  f->n_inputs = f->legacy_in >= 0;
-  f->ret = out->type;
+  if (out < 0) {
+    snprintf(why, n_why, "legacy kernel '%s' has no output pointer; "
+             "fieldgraph runs legacy kernels that write an output Element",
+             f->name);
+    return why;
+  }
+  if (f->params[out].type->size <= 0) {
+    *tok = f->params[out].tok;
+    snprintf(why, n_why, "the output of legacy kernel '%s' is %s, "
+             "which is no Element type", f->name,
+             f->params[out].type->name);
+    return why;
+  }
+  if (in >= 0 && f->params[in].type->size <= 0) {
+    *tok = f->params[in].tok;
+    snprintf(why, n_why, "the input of legacy kernel '%s' is %s, "
+             "which is no Element type", f->name, f->params[in].type->name);
+    return why;
+  }
+  (void)s;
+  f->legacy = true;
+  f->is_kernel = true;
+  f->legacy_in = in;
+  f->legacy_out = out;
+  f->legacy_usr = usr;
+  for (int k = 0; k < n_index; k++)
+    f->special[k] = special[k];
+  f->n_inputs = in >= 0;
+  f->ret = f->params[out].type;
+  return NULL;
+}
+
+/* root() is a kernel whatever its shape: one that fieldgraph cannot run
+ * is refused when launched (f->bad_why, also in the script's warnings),
+ * not at load, so that the script's other kernels and invokables run. */
+static void check_legacy_root(fgr_scan *s, fgr_func *f) {
+  int tok;
+  char buf[256];
+  const char *why = legacy_shape(s, f, &tok, buf, sizeof buf);
+  if (!why)
+    return;
+  f->legacy = true;
+  f->is_kernel = true;
+  f->legacy_in = f->legacy_out = f->legacy_usr = -1;
+  f->bad_tok = tok;
+  f->bad_why = fgu_arena_strdup(&s->u->arena, why);
+  if (!f->bad_why)
+    fgr_scan_fail(s, tok, "out of memory");
+}
+
+/* A non-static void function whose first parameter is a pointer to data
+ * and that no reduction names: Android's compiler reflects it as a kernel
+ * (forEach_<name>), so it is one here too, refused when launched if it
+ * has not the shape fieldgraph runs (as root()). */
+static void check_legacy_kernel(fgr_scan *s, fgr_func *f,
+                                const pending_reduce *pr, int npr) {
+  if (f->is_static || !f->has_body || f->n_params == 0 ||
+      f->params[0].ptr != 1 || f->params[0].type->kind == FGR_VOID ||
+      f->ret->kind != FGR_VOID || f->ret_ptr)
+    return;
+  for (int k = 0; k < npr; k++)
+    for (int j = 0; j < 4; j++)
+      if (pr[k].fn[j] && !strcmp(pr[k].fn[j], f->name))
+        return;
+  check_legacy_root(s, f);
 }
 
 static void check_reduce(fgr_scan *s, const pending_reduce *p, fgr_reduce *r) {
@@ -1089,6 +1194,108 @@ bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
   return fgr_func_mention(u, f, name, false) >= 0;
 }
 
+static bool assigned_after(const fgr_unit *u, int t) {
+  static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=",
+                                    "|=", "^=", "<<=", ">>=", "++", "--",
+                                    NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, t, ops[k]))
+      return true;
+  return false;
+}
+
+bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
+                  int *plus, int *deref) {
+  if (fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--") ||
+      fgr_tok_is(u, i - 1, "&"))
+    return false;
+  if (fgr_tok_is(u, i + 1, "[")) {           /* p[e] */
+    int c = u->match[i + 1];
+    if (c < 0 || assigned_after(u, c + 1))
+      return false;
+    *open = i + 1;
+    *close = c;
+    *plus = *deref = -1;
+    return true;
+  }
+  /* ( p + e ) preceded by '*' or followed by '->' */
+  if (!fgr_tok_is(u, i - 1, "(") || !fgr_tok_is(u, i + 1, "+"))
+    return false;
+  int c = u->match[i - 1];
+  if (c < 0)
+    return false;
+  if (fgr_tok_is(u, i - 2, "*") && !fgr_tok_is(u, c + 1, "->") &&
+      !assigned_after(u, c + 1)) {
+    /* a dereference, not a product: no operand before the '*' */
+    const fgr_tok *b = i >= 3 ? &u->toks[i - 3] : NULL;
+    if (b && (b->kind == FGR_T_IDENT || b->kind == FGR_T_NUMBER ||
+              fgr_tok_is(u, i - 3, ")") || fgr_tok_is(u, i - 3, "]")))
+      return false;
+    *deref = i - 2;
+  } else if (fgr_tok_is(u, c + 1, "->") && !assigned_after(u, c + 3)) {
+    *deref = c + 1;
+  } else {
+    return false;
+  }
+  *open = i - 1;
+  *close = c;
+  *plus = i + 1;
+  return true;
+}
+
+int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
+                    int n_roots, const fgr_global **g) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen)
+    return -1;
+  fgr_reach(u, roots, n_roots, seen);
+  int found = -1;
+  for (int f = 0; f < u->n_funcs && found < 0; f++) {
+    if (!seen[f])
+      continue;
+    for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1 && found < 0;
+         i++) {
+      if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
+          fgr_tok_is(u, i - 1, "->"))
+        continue;
+      for (int k = 0; k < u->n_globals; k++) {
+        int o, c, pl, d;
+        if (!u->globals[k].pointee || !fgr_tok_is(u, i, u->globals[k].name))
+          continue;
+        bool param = false;     /* a parameter of that name hides it */
+        for (int p = 0; p < u->funcs[f].n_params && !param; p++)
+          param = u->funcs[f].params[p].name &&
+                  !strcmp(u->funcs[f].params[p].name, u->globals[k].name);
+        if (param)
+          break;
+        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d)) {
+          found = i;
+          *g = &u->globals[k];
+        }
+        break;
+      }
+    }
+  }
+  free(seen);
+  return found;
+}
+
+int fgr_bad_global_use(const fgr_unit *u, const fgr_func *const *roots,
+                       int n_roots, const fgr_bad_global **bad) {
+  for (int r = 0; r < n_roots; r++) {
+    if (!roots[r] || !roots[r]->has_body)
+      continue;
+    for (int k = 0; k < u->n_bad_globals; k++) {
+      int t = fgr_func_mention(u, roots[r], u->bad_globals[k].name, false);
+      if (t >= 0) {
+        *bad = &u->bad_globals[k];
+        return t;
+      }
+    }
+  }
+  return -1;
+}
+
 static void unit_destroy(fg__live *l) {
   fgr_unit *u = (fgr_unit *)l;
   free(u->toks);
@@ -1137,6 +1344,39 @@ static void compute_matches(fgr_scan *s) {
 
 static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp);
 
+/* Whether name (len bytes) names a number or vector type (uchar4, float,
+ * int2, ...), one that rsGetElementAt_<name> reads. */
+static bool element_name(const char *p, int len) {
+  static const char *const base[] = {"char", "uchar", "short", "ushort",
+    "int", "uint", "long", "ulong", "float", "double", NULL};
+  for (int k = 0; base[k]; k++) {
+    int n = (int)strlen(base[k]);
+    if (len >= n && !memcmp(p, base[k], (size_t)n) &&
+        (len == n || (len == n + 1 && p[n] >= '2' && p[n] <= '4')))
+      return true;
+  }
+  return false;
+}
+
+bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type) {
+  if (!fgr_tok_is(u, i, "rsGetElementAt") || !fgr_tok_is(u, i + 1, "(") ||
+      !fgr_tok_is(u, i - 1, ")") || !fgr_tok_is(u, i - 2, "*"))
+    return false;
+  int t = i - 3, o = t - 1, len;
+  if (t < 2 || u->toks[t].kind != FGR_T_IDENT)
+    return false;
+  const char *p = fgr_tok_text(u, t, &len);
+  if (!element_name(p, len))
+    return false;
+  if (fgr_tok_is(u, o, "const"))
+    o--;
+  if (o < 1 || !fgr_tok_is(u, o, "(") || !fgr_tok_is(u, o - 1, "*"))
+    return false;
+  *first = o - 1;
+  *type = t;
+  return true;
+}
+
 /* Words before '(' that call nothing. */
 static bool not_a_call(const fgr_unit *u, int i) {
   static const char *const words[] = {
@@ -1155,6 +1395,9 @@ int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
         not_a_call(u, i))
       continue;
     if (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+      continue;
+    int d0, ty;
+    if (fgr_untyped_get(u, i, &d0, &ty))
       continue;
     int len;
     const char *p = fgr_tok_text(u, i, &len);
@@ -1259,7 +1502,35 @@ static void note_unsupported(fgr_scan *s) {
       roots[3] = r->outc;
       what = "reduction kernel";
     }
-    int t = fgr_unsupported_call(u, roots, 4);
+    if (k < u->n_funcs && u->funcs[k].bad_why) {
+      int t = u->funcs[k].bad_tok;
+      fgu_buf_printf(&b, "%s:%d:%d: %s\n", fgr_tok_file(u, t),
+                     u->toks[t].line, u->toks[t].col, u->funcs[k].bad_why);
+      continue;
+    }
+    const fgr_global *pg = NULL;
+    int pt = fgr_bad_ptr_use(u, roots, 4, &pg);
+    if (pt >= 0) {
+      fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses pointer global '%s' as "
+                     "fieldgraph does not (it reads p[i], *(p + i) and "
+                     "(p + i)->m)\n", fgr_tok_file(u, pt), u->toks[pt].line,
+                     u->toks[pt].col, what,
+                     k < u->n_funcs ? u->funcs[k].name
+                                    : u->reduces[k - u->n_funcs].name,
+                     pg->name);
+      continue;
+    }
+    const fgr_bad_global *bad = NULL;
+    int t = fgr_bad_global_use(u, roots, 4, &bad);
+    if (t >= 0) {
+      fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses global '%s': %s\n",
+                     fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col,
+                     what, k < u->n_funcs ? u->funcs[k].name
+                                          : u->reduces[k - u->n_funcs].name,
+                     bad->name, bad->why);
+      continue;
+    }
+    t = fgr_unsupported_call(u, roots, 4);
     if (t < 0)
       continue;
     int len;
@@ -1411,12 +1682,16 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
   u->member_names = fgu_arena_strdup(&u->arena, s->members.s ? s->members.s
                                                               : "");
   /* kernels, then reductions, by the reference's rules */
+  pending_reduce *pr = *prp;
+  int npr = *nprp;
   for (int k = 0; k < u->n_funcs; k++) {
     fgr_func *f = &u->funcs[k];
     if (f->is_kernel)
       check_kernel(s, f);
     else if (f->has_body && !strcmp(f->name, "root"))
       check_legacy_root(s, f);
+    else
+      check_legacy_kernel(s, f, pr, npr);
     if (!f->has_body && !fgr_find_func(u, f->name)->has_body &&
         (f->is_static || f->is_kernel))
       fgr_scan_fail(s, f->name_tok,
@@ -1426,8 +1701,6 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
           !strcmp(u->funcs[j].name, f->name))
         fgr_scan_fail(s, f->name_tok, "redefinition of function '%s'", f->name);
   }
-  pending_reduce *pr = *prp;
-  int npr = *nprp;
   u->reduces = npr ? zalloc(s, (size_t)npr * sizeof *u->reduces) : NULL;
   for (int k = 0; k < npr; k++) {
     for (int j = 0; j < k; j++)

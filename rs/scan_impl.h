@@ -17,6 +17,7 @@ typedef struct fgr_scan {
   size_t errlen;
   jmp_buf fail;
   int cap_items, cap_funcs, cap_globals, cap_reduces, cap_macros, cap_named;
+  int cap_bad_globals;
   fgr_type *builtin[FG_ELEM_COUNT_][5];
   fgr_type *t_void, *t_bool, *t_alloc, *t_context;
   fgu_buf members;

@@ -4,8 +4,10 @@
  * from the host (fg_rs_call, fg_rs_call_args) whose writes to static
  * globals are what later kernel launches see, rsDebug / rsSendToClient /
  * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
- * legacy root() kernels, the YUV getters on an NV21 frame, rsSample, and the errors that name what cannot run at its
- * line.  Each script in tests/rs/ runs unmodified
+ * legacy root() kernels, the YUV getters on an NV21 frame, rsSample, an
+ * ICS-era filter (rs_script and pointer globals, legacy kernels besides
+ * root(), the untyped rsGetElementAt) that runs what it can, and the
+ * errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -345,20 +347,204 @@ START_TEST(test_rs_legacy_root_filter) {
   for (int i = 0; i < 4 * M; i++)
     ck_assert_msg(o[i] == v[i] * 0.5f + 1.5f, "at %d: %g", i, (double)o[i]);
   fg_rs_script_free(s);
-  /* a root() whose parameters are no legacy kernel's is named */
+  /* a root() whose parameters are no legacy kernel's is named when the
+   * script loads (its warnings) and refused when launched; the script's
+   * other kernels still run */
   char err[1024];
   const char *bad = "#pragma version(1)\n#pragma rs java_package_name(a)\n"
-                    "void root(const uchar4 *in, float f) {}\n";
+                    "void root(const uchar4 *in, float f) {}\n"
+                    "uchar RS_KERNEL twice(uchar v) { return v * 2; }\n";
   s = NULL;
-  ck_assert_int_ne(fg_rs_script_new_source("bad", "bad.rs", bad, strlen(bad),
-                                           &s, err, sizeof err), FG_OK);
-  ck_assert_msg(strstr(err, "bad.rs:3:") &&
-                strstr(err, "legacy kernel 'root'"), "%s", err);
+  ck_assert_msg(fg_rs_script_new_source("bad", "bad.rs", bad, strlen(bad),
+                                        &s, err, sizeof err) == FG_OK,
+                "%s", err);
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "bad.rs:3:") && strstr(w, "legacy kernel 'root'"),
+                "%s", w);
+  g = fg_graph_new("bad");
+  x = fg_input(g, "v", fg_type_scalar(FG_U8, fg_shape1(8)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "root", 1, &x, NULL));
+  ck_assert_int_eq(fg_graph_status(g), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "bad.rs:3:") &&
+                strstr(fg_graph_errmsg(g), "legacy kernel 'root'"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("good");
+  x = fg_input(g, "v", fg_type_scalar(FG_U8, fg_shape1(8)));
+  fg_output(g, "o", fg_rs_map(g, s, "twice", 1, &x, NULL));
+  uint8_t b8[8], o8[8];
+  for (int i = 0; i < 8; i++)
+    b8[i] = (uint8_t)(i * 7);
+  tu_run(g, 1, (const void *[]){b8}, 1, (void *[]){o8});
+  for (int i = 0; i < 8; i++)
+    ck_assert_int_eq(o8[i], (uint8_t)(b8[i] * 2));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
   free(v);
   free(o);
   free(in);
   free(out);
   free(ref);
+}
+END_TEST
+
+/* old_filter.rs's kernels, in plain C */
+static uint8_t pack_c(float v) {
+  v = v * 255.f + 0.5f;
+  return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+static void old_filter_ref(const uint8_t *in, int w, int h, uint8_t *root,
+                           uint8_t *post, uint8_t *relief) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *p = in + 4 * (y * w + x);
+      const uint8_t *n = in + 4 * (y * w + (x + 1 < w ? x + 1 : w - 1));
+      uint8_t *r = root + 4 * (y * w + x), *q = post + 4 * (y * w + x);
+      uint8_t *e = relief + 4 * (y * w + x);
+      for (int c = 0; c < 3; c++) {
+        float f = p[c] * (1.0f / 255.0f) * 1.5f - 0.25f;
+        r[c] = pack_c(f < 0.f ? 0.f : f > 1.f ? 1.f : f);
+        e[c] = (uint8_t)((p[c] - n[c]) / 2 + 128);
+      }
+      r[3] = 255;
+      e[3] = 255;
+      const float step = 255.0f / 3;
+      q[0] = (uint8_t)((float)(int)(p[0] / step + 0.5f) * step);
+      q[1] = (uint8_t)(p[1] * 3 / 4 + 5);
+      q[2] = p[2];
+      q[3] = p[3];
+    }
+}
+
+/* An ICS-era filter (tests/rs/old_filter.rs) loads and its kernels run:
+ * root() and another legacy kernel, a neighbour read through the untyped
+ * rsGetElementAt, const globals in constant expressions, a helper
+ * assigning to its const parameter, `int a = 3,b = 5;`; its invokables
+ * that launch root() with rsForEach(script, in, out, ...) run as graphs
+ * (fg_rs_invoke), on allocation globals or parameters; pointer globals
+ * read p[i], *(p + i) and (p + i)->m of the field bound to them; a global
+ * array passed to a helper's pointer parameter (OpenCL).  What
+ * cannot run (such an invokable on the host, a kernel writing through a
+ * pointer global, a legacy kernel without output, a launch passing user
+ * data) is refused at its line, in the warnings at load and when
+ * launched or called. */
+START_TEST(test_rs_old_filter_script_runs_what_it_can) {
+  fg_rs_script *s = load("old_filter.rs");
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "old_filter.rs:92:") && strstr(w, "'tally'") &&
+                strstr(w, "'hits'") && strstr(w, "'count'") &&
+                !strstr(w, "'blend'"), "%s", w);
+  int32_t v = -1;
+  ck_assert_int_eq(fg_rs_get(s, "gain", &v, sizeof v), FG_OK);
+  ck_assert_int_eq(v, 3);
+  ck_assert_int_eq(fg_rs_get(s, "bias", &v, sizeof v), FG_OK);
+  ck_assert_int_eq(v, 5);
+  ck_assert_uint_eq(fg_rs_global_size(s, "table"), 8 * sizeof(float));
+  /* the invokable reaching the rs_script global */
+  ck_assert_int_eq(fg_rs_call(s, "filter"), FG_ENOTSUP);
+  const char *m = fg_rs_script_errmsg(s);
+  ck_assert_msg(strstr(m, "old_filter.rs:30:") && strstr(m, "gScript") &&
+                strstr(m, "rs_script"), "%s", m);
+  /* the kernels */
+  const int W = 13, H = 7;
+  uint8_t *in = pattern(W, H);
+  uint8_t *o[3], *ref[3];
+  for (int k = 0; k < 3; k++) {
+    o[k] = malloc((size_t)W * H * 4);
+    ref[k] = malloc((size_t)W * H * 4);
+  }
+  old_filter_ref(in, W, H, ref[0], ref[1], ref[2]);
+  fg_graph *g = fg_graph_new("old");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", img), FG_OK);
+  fg_output(g, "root", fg_rs_map(g, s, "root", 1, &img, NULL));
+  fg_output(g, "post", fg_rs_map(g, s, "posterize", 1, &img, NULL));
+  fg_output(g, "relief", fg_rs_map(g, s, "relief", 1, &img, NULL));
+  /* the pointer global reads the field bound to it, in memory order */
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gPixels", img), FG_OK);
+  fg_output(g, "blend", fg_rs_map(g, s, "blend", 1, &img, NULL));
+  fg_output(g, "shifted", fg_rs_map(g, s, "shifted", 1, &img, NULL));
+  fg_output(g, "tabled", fg_rs_map(g, s, "tabled", 1, &img, NULL));
+  /* refused at their lines; the graph keeps its first error, so check
+   * these on a graph of their own */
+  fg_graph *bad = fg_graph_new("bad");
+  fg_field *bimg = fg_input(bad, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_ptr_null(fg_rs_map(bad, s, "tally", 1, &bimg, NULL));
+  ck_assert_int_eq(fg_graph_status(bad), FG_ENOTSUP);
+  m = fg_graph_errmsg(bad);
+  ck_assert_msg(strstr(m, "old_filter.rs:92:") && strstr(m, "'hits'") &&
+                strstr(m, "pointer global"), "%s", m);
+  fg_graph_free(bad);
+  bad = fg_graph_new("bad");
+  bimg = fg_input(bad, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_ptr_null(fg_rs_map(bad, s, "count", 1, &bimg, NULL));
+  ck_assert_int_eq(fg_graph_status(bad), FG_ENOTSUP);
+  m = fg_graph_errmsg(bad);
+  ck_assert_msg(strstr(m, "old_filter.rs:63:") &&
+                strstr(m, "legacy kernel 'count' has no output"), "%s", m);
+  fg_graph_free(bad);
+  uint8_t *ob = malloc((size_t)W * H * 4), *os = malloc((size_t)W * H * 4);
+  float *ot = malloc(sizeof(float) * W * H);
+  tu_run(g, 1, (const void *[]){in}, 6,
+         (void *[]){o[0], o[1], o[2], ob, os, ot});
+  fg_graph_free(g);
+  for (int i = 0; i < W * H; i++)
+    ck_assert_msg(ot[i] == (float)((in[4 * i] & 3) * 10 + in[4 * i + 1]),
+                  "tabled at %d: %g", i, (double)ot[i]);
+  free(ot);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const uint8_t *p = in + 4 * (y * W + x), *q = in + 4 * x;
+      const uint8_t *n = in + 4 * (x + 1), *b = ob + 4 * (y * W + x);
+      const uint8_t *h = os + 4 * (y * W + x);
+      for (int c = 0; c < 4; c++)
+        ck_assert_msg(b[c] == p[c] / 2 + q[c] / 2, "blend (%d, %d): %d, "
+                      "C %d", x, y, b[c], p[c] / 2 + q[c] / 2);
+      ck_assert_msg(h[0] == q[1] && h[1] == n[2] && h[2] == p[2] &&
+                    h[3] == 255, "shifted (%d, %d)", x, y);
+    }
+  free(ob);
+  free(os);
+  static const char *const names[3] = {"root", "posterize", "relief"};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < W * H * 4; i++)
+      ck_assert_msg(abs(o[k][i] - ref[k][i]) <= (k == 0), "%s at %d: %d, "
+                    "C %d", names[k], i, o[k][i], ref[k][i]);
+  /* the invokables that launch root() the old way run as graphs: filter()
+   * reads the bound gIn and writes gOut (its result); filterTo() takes
+   * the script and its allocations as parameters */
+  g = fg_graph_new("old");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", img), FG_OK);
+  fg_field *r1 = NULL, *r2 = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "filter", 0, NULL, 1, &r1) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  ck_assert_msg(fg_rs_invoke(g, s, "filterTo", 1, &img, 1, &r2) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "filter", r1);
+  fg_output(g, "filterTo", r2);
+  tu_run(g, 1, (const void *[]){in}, 2, (void *[]){o[1], o[2]});
+  fg_graph_free(g);
+  for (int k = 1; k < 3; k++)
+    for (int i = 0; i < W * H * 4; i++)
+      ck_assert_msg(abs(o[k][i] - ref[0][i]) <= 1, "%s at %d: %d, C %d",
+                    k == 1 ? "filter" : "filterTo", i, o[k][i], ref[0][i]);
+  bad = fg_graph_new("bad");
+  bimg = fg_input(bad, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", bimg), FG_OK);
+  ck_assert_int_eq(fg_rs_invoke(bad, s, "withData", 0, NULL, 1, &r1),
+                   FG_ENOTSUP);
+  m = fg_graph_errmsg(bad);
+  ck_assert_msg(strstr(m, "old_filter.rs:76:") && strstr(m, "usrData"), "%s",
+                m);
+  fg_graph_free(bad);
+  for (int k = 0; k < 3; k++) {
+    free(o[k]);
+    free(ref[k]);
+  }
+  free(in);
+  fg_rs_script_free(s);
 }
 END_TEST
 
@@ -547,6 +733,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_debug_messages_and_rand_in_invokables);
   tcase_add_test(tc, test_rs_kernel_using_rsmatrixmultiply);
   tcase_add_test(tc, test_rs_legacy_root_filter);
+  tcase_add_test(tc, test_rs_old_filter_script_runs_what_it_can);
   tcase_add_test(tc, test_rs_nv21_to_rgba_with_the_yuv_getters);
   tcase_add_test(tc, test_rs_bilinear_rssample);
   tcase_add_test(tc, test_rs_atomics_are_named_at_load);

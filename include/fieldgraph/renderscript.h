@@ -138,7 +138,10 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
 
 /* Binds rs_allocation global `global` to field (NULL unbinds): kernels
  * launched afterwards read it with rsGetElementAt_<type> and
- * rsAllocationGetDimX/Y/Z.  The field must be in the graph of the
+ * rsAllocationGetDimX/Y/Z.  A pointer global (const uchar4 *p, as scripts
+ * before API 18 bind Allocations) binds the same way to a field of its
+ * element type; kernels read p[i], *(p + i) and (p + i)->m, element i of
+ * the field in memory order (i clamped to it), and may not write it.  The field must be in the graph of the
  * launches that read it (kernels that do not read it are unaffected).
  * The binding lapses when the field's graph is freed: a later launch
  * reading it fails with FG_ESTATE naming the field (bind again, e.g. once
@@ -199,17 +202,23 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
                        const fg_rs_launch *opt);
 
 /* Single-Source RenderScript: runs invokable function `function` of s
- * (an rs_allocation-only, void function) as part of g.  Its body may hold
- * straight-line code of integer locals, rsAllocationGetDimX/Y/Z,
- * rsCreateAllocation_<type>(x[, y[, z]]), rs_script_call_t locals,
- * rsForEach, rsForEachWithOptions and rsClearObject; each launch is the
- * node fg_rs_map builds, so launches fuse (a temporary allocation between
- * two of them stays virtual).  args: one field per rs_allocation
- * parameter the function reads before any launch writes it, in parameter
- * order; results (n_results slots) receive one field per parameter a
- * launch writes, in parameter order: its contents when the function
- * returns.  Returns FG_OK, or the graph's sticky error (results NULL); an
- * unsupported statement is an FG_ENOTSUP naming its file:line:column. */
+ * (a void function of rs_allocation and rs_script parameters) as part of
+ * g.  Its body may hold straight-line code of integer locals,
+ * rsAllocationGetDimX/Y/Z, rsCreateAllocation_<type>(x[, y[, z]]),
+ * rs_script_call_t locals, rsForEach, rsForEachWithOptions and
+ * rsClearObject; also the launches of root() that scripts before API 24
+ * write, rsForEach(script, in, out[, usrData[, usrDataLen]][, &sc]), with
+ * the script an rs_script parameter or global and usrData 0 or NULL.  Each
+ * launch is the node fg_rs_map builds, so launches fuse (a temporary
+ * allocation between two of them stays virtual).  args: one field per
+ * rs_allocation parameter the function reads before any launch writes it,
+ * in parameter order; rs_allocation globals it reads are the fields bound
+ * to them (fg_rs_bind_allocation).  results (n_results slots) receive one
+ * field per parameter a launch writes, in parameter order, then one per
+ * rs_allocation global a launch writes, in the order they are declared:
+ * its contents when the function returns.  Returns FG_OK, or the graph's
+ * sticky error (results NULL); an unsupported statement is an FG_ENOTSUP
+ * naming its file:line:column. */
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results);
