@@ -28,8 +28,8 @@
  * kernel guards the excess).
  *
  * Stop flag: the run's; never NULL.  Loops that may not end (a while
- * loop, a for loop the IR cannot prove counted, every loop of a
- * RenderScript function body) test fgk_go(stop), false once the runtime
+ * loop, a for loop the IR cannot prove counted, unless it holds a
+ * barrier; every loop of a RenderScript function body) test fgk_go(stop), false once the runtime
  * set the flag (fg_run_cancel, a deadline), and the kernel returns early;
  * its outputs are then undefined and the run fails.  Counted loops do not
  * poll (the test would keep the compiler from unrolling them).

@@ -781,7 +781,7 @@ static void zero_fill(fgk_emitter *e, const fgk_var *v) {
  * deadline ends the kernel; the volatile read also keeps the C compiler
  * from deleting an endless loop without side effects (C11 6.8.5p6).
  * Counted loops get no poll: it would keep clang from unrolling and
- * vectorizing stencil taps. */
+ * vectorizing stencil taps; nor do loops holding a barrier (below). */
 
 /* Whether x may be changed by the statements of b: it reads a variable
  * b assigns (or takes the address of) or anything but constants, thread
@@ -867,6 +867,21 @@ static int64_t int_max(fg_elem t) {
   case FG_U32: return UINT32_MAX;
   default: return INT64_MAX;
   }
+}
+
+/* Whether b holds a barrier: such a loop must not poll, since work-items
+ * that saw the flag at different times would leave it apart and never
+ * meet at the barrier. */
+static bool has_barrier(const fgk_block *b) {
+  for (const fgk_stmt *s = b->first; s; s = s->next)
+    if (s->kind == FGK_S_BARRIER ||
+        (s->kind == FGK_S_IF &&
+         (has_barrier(&s->u.if_.then) || has_barrier(&s->u.if_.els))) ||
+        (s->kind == FGK_S_FOR && has_barrier(&s->u.for_.body)) ||
+        (s->kind == FGK_S_WHILE && has_barrier(&s->u.while_.body)) ||
+        (s->kind == FGK_S_FOREACH && has_barrier(&s->u.foreach.body)))
+      return true;
+  return false;
 }
 
 /* Whether for loop s provably ends: an integer counter that only the loop
@@ -959,9 +974,10 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
     var_name(e, v);
     fgk_put(e, " = ");
     fgk_ex_as_type(e, s->u.for_.init, v->type);
-    fgk_put(e, counted(s) ? "; " : "; fgk_go(fgk_stop) && (");
+    bool poll = !counted(s) && !has_barrier(&s->u.for_.body);
+    fgk_put(e, poll ? "; fgk_go(fgk_stop) && (" : "; ");
     fgk_ex(e, s->u.for_.cond);
-    fgk_put(e, counted(s) ? "; " : "); ");
+    fgk_put(e, poll ? "); " : "; ");
     var_name(e, v);
     fgk_put(e, " += ");
     fgk_ex_as_type(e, s->u.for_.step, v->type);
@@ -972,9 +988,14 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
   }
   case FGK_S_WHILE:
     line(e);
-    fgk_put(e, "while (fgk_go(fgk_stop) && (");
-    fgk_ex(e, s->u.while_.cond);
-    fgk_put(e, ")");
+    if (has_barrier(&s->u.while_.body)) {
+      fgk_put(e, "while (");
+      fgk_ex(e, s->u.while_.cond);
+    } else {
+      fgk_put(e, "while (fgk_go(fgk_stop) && (");
+      fgk_ex(e, s->u.while_.cond);
+      fgk_put(e, ")");
+    }
     open_block(e);
     block(e, &s->u.while_.body);
     close_block(e);
