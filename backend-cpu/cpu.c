@@ -293,20 +293,25 @@ typedef struct launch {
   const int64_t *dims;
   int64_t rows, cols, tile;
   bool by_columns;
+  const int *stop;            /* the run's (emit/abi.h) */
   fg__done_fn done;
   void *done_arg;
   void *ptr[];
 } launch;
 
+/* Runs tile t, unless the run was stopped: the tiles left of a cancelled
+ * run cost nothing, and a kernel's own loops poll the flag (emit/abi.h). */
 static void run_tile(void *arg, int64_t t) {
   launch *l = arg;
   int64_t a = t * l->tile;
+  if (__atomic_load_n(l->stop, __ATOMIC_ACQUIRE))
+    return;
   if (l->by_columns) {
     int64_t b = a + l->tile < l->cols ? a + l->tile : l->cols;
-    l->fn(l->ptr, l->dims, 0, 1, a, b);
+    l->fn(l->ptr, l->dims, 0, 1, a, b, l->stop);
   } else {
     int64_t b = a + l->tile < l->rows ? a + l->tile : l->rows;
-    l->fn(l->ptr, l->dims, a, b, 0, l->cols);
+    l->fn(l->ptr, l->dims, a, b, 0, l->cols, l->stop);
   }
 }
 
@@ -330,8 +335,8 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
   launch *l = malloc(sizeof *l + (size_t)nbuf * sizeof l->ptr[0]);
   if (!l)
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
-  *l = (launch){.fn = k->fn, .dims = d->dims, .done = a->done,
-                .done_arg = a->arg};
+  *l = (launch){.fn = k->fn, .dims = d->dims, .stop = d->stop,
+                .done = a->done, .done_arg = a->arg};
   for (int i = 0; i < nbuf; i++) {
     l->ptr[i] = d->bufs[i]->p;
     if (d->zero && d->zero[i]) /* every wait ended: nothing uses it now */
@@ -364,9 +369,11 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
   be->stats->kernel_launches++;
   if (a->ev)
     *a->ev = NULL;
-  if (ntiles == 1 && work < SMALL_WORK) {
+  if (ntiles == 1 && work < SMALL_WORK && !d->polls) {
     /* small work runs on the calling thread and reports before
-     * returning: waking a worker would cost more than the kernel */
+     * returning: waking a worker would cost more than the kernel (one
+     * that may loop until stopped goes to a worker: the calling thread
+     * runs the loop that stops it) */
     run_tile(l, 0);
     launch_done(l);
     return FG_OK;

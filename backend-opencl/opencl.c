@@ -30,6 +30,8 @@ typedef struct cl_backend {
   fgcl_device_info dev;
   cl_context ctx;
   cl_command_queue queue;
+  cl_mem go;                  /* a stop flag that stays 0: the argument of
+                                 kernels that do not poll (emit/abi.h) */
   char cache_dir[4096];
 } cl_backend;
 
@@ -347,6 +349,32 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
   }
   if (rc != CL_SUCCESS)
     return cl_fail(be, rc, "clSetKernelArg", k->name);
+  /* The stop flag: a kernel that polls it reads the run's flag where the
+   * host sets it (a device sharing the host's memory sees the store while
+   * the kernel runs; another device sees only the value at the launch);
+   * the command keeps the buffer alive until the kernel ended. */
+  cl_mem stop = NULL;
+  if (d->polls) {
+    stop = clCreateBuffer(cb->ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                          FGE_STOP_ALIGN, (void *)d->stop, &rc);
+    if (rc != CL_SUCCESS)
+      return cl_fail(be, rc, "clCreateBuffer(stop flag)", k->name);
+  } else if (!cb->go) {
+    const cl_int zero[1] = {0};
+    cb->go = clCreateBuffer(cb->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            sizeof zero, (void *)zero, &rc);
+    if (rc != CL_SUCCESS) {
+      cb->go = NULL;
+      return cl_fail(be, rc, "clCreateBuffer(stop flag)", k->name);
+    }
+  }
+  rc = clSetKernelArg(k->kernel, fge_cl_stop_arg(nbuf), sizeof(cl_mem),
+                      stop ? &stop : &cb->go);
+  if (rc != CL_SUCCESS) {
+    if (stop)
+      clReleaseMemObject(stop);
+    return cl_fail(be, rc, "clSetKernelArg", k->name);
+  }
   size_t local[3], global[3];
   if (d->kind == FG__LAUNCH_GROUPED) {
     /* the work-group the operator was written for, or an error */
@@ -355,13 +383,16 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
     local[2] = 1;
     if (local[0] * local[1] > cb->dev.max_work_group_size ||
         local[0] > cb->dev.max_work_item_sizes[0] ||
-        local[1] > cb->dev.max_work_item_sizes[1])
+        local[1] > cb->dev.max_work_item_sizes[1]) {
+      if (stop)
+        clReleaseMemObject(stop);
       return fg__be_fail(be, FG_ENOTSUP, "kernel '%s': a work-group of %zu x "
                          "%zu threads exceeds %s (at most %zu threads, %zu x "
                          "%zu)", k->name, local[1], local[0], be->device,
                          cb->dev.max_work_group_size,
                          cb->dev.max_work_item_sizes[1],
                          cb->dev.max_work_item_sizes[0]);
+    }
   } else {
     choose_local(&cb->dev, (size_t)t[2], (size_t)t[1], local);
     /* Partials are few work-items that each loop over a long chunk.  On
@@ -383,8 +414,11 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
   cl_event *fills = NULL;
   cl_uint nfill = 0;
   rc = zero_outputs(cb, d, w, nw, &fills, &nfill);
-  if (rc != CL_SUCCESS)
+  if (rc != CL_SUCCESS) {
+    if (stop)
+      clReleaseMemObject(stop);
     return cl_fail(be, rc, "clEnqueueFillBuffer", k->name);
+  }
   /* the fills waited for w: the kernel follows them (out-of-order queue) */
   rc = clEnqueueNDRangeKernel(cb->queue, k->kernel, 3, NULL, global, local,
                               nfill ? nfill : nw,
@@ -392,6 +426,8 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
   for (cl_uint i = 0; i < nfill; i++)
     clReleaseEvent(fills[i]);
   free(fills);
+  if (stop)
+    clReleaseMemObject(stop);
   if (rc != CL_SUCCESS)
     return cl_fail(be, rc, "clEnqueueNDRangeKernel", k->name);
   be->stats->kernel_launches++;
@@ -402,6 +438,8 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
 
 static void ocl_destroy(fg__backend *be) {
   cl_backend *cb = (cl_backend *)be;
+  if (cb->go)
+    clReleaseMemObject(cb->go);
   if (cb->queue)
     clReleaseCommandQueue(cb->queue);
   if (cb->ctx)

@@ -13,17 +13,26 @@
  * C dialect (backend-cpu): one function
  *
  *   void NAME(void *const *buf, const int64_t *dim,
- *             int64_t t0, int64_t t1, int64_t c0, int64_t c1);
+ *             int64_t t0, int64_t t1, int64_t c0, int64_t c1,
+ *             const volatile int *stop);
  *
  * runs the threads whose flattened (layer, row) index lies in [t0, t1) and
  * whose column lies in [c0, c1); a grouped kernel counts whole work-groups
  * instead of threads.
  *
  * OpenCL C dialect (backend-opencl): one __kernel taking the buffers, then
- * every dim[] entry as a long argument, in dim[] order.  Work-item
+ * every dim[] entry as a long argument, in dim[] order, then the stop
+ * flag as a __global volatile const int pointer.  Work-item
  * (column, flattened row) is one thread: global size 0 covers the columns,
  * 1 the rows and 2 the layers, each rounded up to the work-group (the
  * kernel guards the excess).
+ *
+ * Stop flag: the run's; never NULL.  Loops that may not end (a while
+ * loop, a for loop the IR cannot prove counted, unless it holds a
+ * barrier; every loop of a RenderScript function body) test fgk_go(stop), false once the runtime
+ * set the flag (fg_run_cancel, a deadline), and the kernel returns early;
+ * its outputs are then undefined and the run fails.  Counted loops do not
+ * poll (the test would keep the compiler from unrolling them).
  *
  * Field extents are arguments, not constants, so one build serves every
  * image size. */
@@ -32,7 +41,9 @@
 
 #include "fieldgraph/types.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Entries of one extent triple. */
 enum { FGE_DIM_LAYERS, FGE_DIM_ROWS, FGE_DIM_COLUMNS, FGE_DIM_AXES };
@@ -70,17 +81,34 @@ static inline int64_t fge_abi_points(const int64_t *triple) {
          triple[FGE_DIM_COLUMNS];
 }
 
-/* The C dialect's kernel function: buffers, extents, then the thread range
- * [t0, t1) of flattened (layer, row) and [c0, c1) of columns. */
+/* The C dialect's kernel function: buffers, extents, the thread range
+ * [t0, t1) of flattened (layer, row) and [c0, c1) of columns, and the
+ * stop flag. */
 typedef void (*fge_c_kernel_fn)(void *const *buf, const int64_t *dim,
                                 int64_t t0, int64_t t1, int64_t c0,
-                                int64_t c1);
+                                int64_t c1, const volatile int *stop);
 
 /* OpenCL argument index of buffer b, and of dim[] entry i, for a kernel
  * of nbuf buffers. */
 static inline unsigned fge_cl_buffer_arg(int b) { return (unsigned)b; }
 static inline unsigned fge_cl_dim_arg(int nbuf, int i) {
   return (unsigned)(nbuf + i);
+}
+/* OpenCL argument index of the stop flag. */
+static inline unsigned fge_cl_stop_arg(int nbuf) {
+  return (unsigned)(nbuf + fge_abi_dim_count(nbuf));
+}
+
+/* Alignment and size of the block holding a run's stop flag: an OpenCL
+ * device sharing the host's memory reads it in place (CL_MEM_USE_HOST_PTR
+ * wants aligned memory). */
+#define FGE_STOP_ALIGN 128
+
+/* Whether generated source polls the stop flag: a kernel that may run
+ * until it is stopped (the poll's text, fgk_go(fgk_..., appears nowhere
+ * else). */
+static inline bool fge_source_polls(const char *source) {
+  return strstr(source, "fgk_go(fgk_") != NULL;
 }
 
 /* OpenCL NDRange axis of each thread axis: columns vary fastest. */

@@ -49,6 +49,7 @@ static const char *prelude =
   "#define FGK_1_PI 0.31830988618379067154\n"
   "#define FGK_180_PI 57.295779513082320876\n"
   "#define FGK_PI_180 0.017453292519943295769\n"
+  "#define fgk_go(p) (!*(p))      /* the run goes on (emit/abi.h) */\n"
   "#define fgk_max(a, b) ((a) < (b) ? (b) : (a))\n"
   "#define fgk_min(a, b) ((b) < (a) ? (b) : (a))\n"
   "static inline long fgk_ci(long i, long n) {\n"
@@ -648,7 +649,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     else if (pass == 1)
       fgu_buf_printf(o, "void %s(void *const *restrict fgk_buf, "
                      "const long *restrict fgk_dim,\n    long fgk_t0, long "
-                     "fgk_t1, long fgk_c0, long fgk_c1) {\n  fgk_threads(",
+                     "fgk_t1, long fgk_c0, long fgk_c1,\n    "
+                     "const volatile int *fgk_stop) {\n  fgk_threads(",
                      fn_name);
     else
       fgu_buf_puts(o, "static void fgk_threads(");
@@ -656,9 +658,11 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
       c_buffer(o, pass & 1, "in", i, i, k->in_type[i], true);
     for (int i = 0; i < k->n_out; i++)
       c_buffer(o, pass & 1, "out", i, k->n_in + i, k->out_type[i], false);
-    fgu_buf_puts(o, pass == 1 ? "fgk_dim, fgk_t0, fgk_t1, fgk_c0, fgk_c1);\n}\n"
+    fgu_buf_puts(o, pass == 1 ? "fgk_dim, fgk_t0, fgk_t1, fgk_c0, fgk_c1, "
+                                "fgk_stop);\n}\n"
                  : "const long *restrict fgk_dim,\n    long fgk_t0, long "
-                   "fgk_t1, long fgk_c0, long fgk_c1)");
+                   "fgk_t1, long fgk_c0, long fgk_c1,\n    "
+                   "const volatile int *fgk_stop)");
     fgu_buf_puts(o, pass == 0 ? ";\n" : pass == 2 ? " {\n" : "");
   }
   for (int i = 0; i < k->n_in; i++)

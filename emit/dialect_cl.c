@@ -12,6 +12,7 @@ static const char *cl_type(fgk_type t) { return fgk_type_name(t); }
 
 static const char *const cl_prelude =
   "#define FGK_PI 3.14159265358979323846\n"
+  "#define fgk_go(p) (!*(p))      /* the run goes on (emit/abi.h) */\n"
   "inline long fgk_ci(long i, long n) {\n"
   "  return i < 0 ? 0 : i >= n ? n - 1 : i;\n"
   "}\n"
@@ -123,7 +124,8 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     fgu_buf_printf(o, "    long %s%d_L, long %s%d_R, long %s%d_C,\n", pfx, j,
                    pfx, j, pfx, j);
   }
-  fgu_buf_puts(o, "    long fgk_TL, long fgk_TR, long fgk_TC) {\n");
+  fgu_buf_puts(o, "    long fgk_TL, long fgk_TR, long fgk_TC,\n"
+               "    __global volatile const int *fgk_stop) {\n");
   if (e->locals.s)
     fgu_buf_puts(o, e->locals.s);
   for (int i = 0; i < k->n_in + k->n_out; i++) {

@@ -775,6 +775,149 @@ static void zero_fill(fgk_emitter *e, const fgk_var *v) {
   }
 }
 
+/* ---- loops that may not end ----------------------------------------------
+ * A loop the IR cannot prove finite polls the run's stop flag in its
+ * condition (fgk_go, emit/abi.h), so that cancelling the run or its
+ * deadline ends the kernel; the volatile read also keeps the C compiler
+ * from deleting an endless loop without side effects (C11 6.8.5p6).
+ * Counted loops get no poll: it would keep clang from unrolling and
+ * vectorizing stencil taps; nor do loops holding a barrier (below). */
+
+/* Whether x may be changed by the statements of b: it reads a variable
+ * b assigns (or takes the address of) or anything but constants, thread
+ * constants and variables. */
+typedef struct assigned_ctx {
+  const fgk_var *var;
+  bool hit;
+} assigned_ctx;
+
+static void assigned_visit(const fg_expr *x, void *arg) {
+  assigned_ctx *c = arg;
+  if (x->kind == FGK_E_ADDR && x->u.addr->kind == FGK_E_VAR &&
+      x->u.addr->u.var == c->var)
+    c->hit = true;
+}
+
+static bool assigns(const fgk_block *b, const fgk_var *v) {
+  for (const fgk_stmt *s = b->first; s; s = s->next) {
+    switch (s->kind) {
+    case FGK_S_ASSIGN: {
+      const fg_expr *l = s->u.assign.lhs;
+      while (l->kind == FGK_E_SWIZZLE)
+        l = l->u.swz.a;
+      if ((l->kind == FGK_E_VAR && l->u.var == v) ||
+          (l->kind == FGK_E_INDEX && l->u.index.var == v))
+        return true;
+      break;
+    }
+    case FGK_S_IF:
+      if (assigns(&s->u.if_.then, v) || assigns(&s->u.if_.els, v))
+        return true;
+      break;
+    case FGK_S_FOR:
+      if (s->u.for_.var == v || assigns(&s->u.for_.body, v))
+        return true;
+      break;
+    case FGK_S_WHILE:
+      if (assigns(&s->u.while_.body, v))
+        return true;
+      break;
+    case FGK_S_FOREACH:
+      if (assigns(&s->u.foreach.body, v))
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  assigned_ctx c = {v, false};
+  fge_visit_block(b, assigned_visit, &c);
+  return c.hit;
+}
+
+/* Whether x keeps its value while body runs. */
+static bool invariant(const fg_expr *x, const fgk_block *body) {
+  switch (x->kind) {
+  case FGK_E_CONST:
+  case FGK_E_THREAD:
+    return true;
+  case FGK_E_VAR:
+    return x->u.var->ndims == 0 && !x->u.var->local &&
+           !x->u.var->volatile_ && !assigns(body, x->u.var);
+  case FGK_E_UNARY:
+    return invariant(x->u.bin.a, body);
+  case FGK_E_BINARY:
+    return invariant(x->u.bin.a, body) && invariant(x->u.bin.b, body);
+  case FGK_E_CONVERT:
+  case FGK_E_AS:
+    return invariant(x->u.conv.a, body);
+  default:
+    return false;
+  }
+}
+
+/* Largest value of integer element type t (signed types wrap, -fwrapv). */
+static int64_t int_max(fg_elem t) {
+  switch (t) {
+  case FG_I8: return INT8_MAX;
+  case FG_U8: return UINT8_MAX;
+  case FG_I16: return INT16_MAX;
+  case FG_U16: return UINT16_MAX;
+  case FG_I32: return INT32_MAX;
+  case FG_U32: return UINT32_MAX;
+  default: return INT64_MAX;
+  }
+}
+
+/* Whether b holds a barrier: such a loop must not poll, since work-items
+ * that saw the flag at different times would leave it apart and never
+ * meet at the barrier. */
+static bool has_barrier(const fgk_block *b) {
+  for (const fgk_stmt *s = b->first; s; s = s->next)
+    if (s->kind == FGK_S_BARRIER ||
+        (s->kind == FGK_S_IF &&
+         (has_barrier(&s->u.if_.then) || has_barrier(&s->u.if_.els))) ||
+        (s->kind == FGK_S_FOR && has_barrier(&s->u.for_.body)) ||
+        (s->kind == FGK_S_WHILE && has_barrier(&s->u.while_.body)) ||
+        (s->kind == FGK_S_FOREACH && has_barrier(&s->u.foreach.body)))
+      return true;
+  return false;
+}
+
+/* Whether for loop s provably ends: an integer counter that only the loop
+ * steps, by a constant, towards a bound that does not change, without
+ * wrapping past it. */
+static bool counted(const fgk_stmt *s) {
+  const fgk_var *v = s->u.for_.var;
+  const fg_expr *c = s->u.for_.cond, *st = s->u.for_.step;
+  if (v->ndims || v->type.width != 1 || !fgk_is_int(v->type.elem) ||
+      v->local || v->volatile_ || st->kind != FGK_E_CONST ||
+      fgk_is_float(st->type.elem) || c->kind != FGK_E_BINARY ||
+      c->u.bin.a->kind != FGK_E_VAR || c->u.bin.a->u.var != v ||
+      assigns(&s->u.for_.body, v) || !invariant(c->u.bin.b, &s->u.for_.body))
+    return false;
+  bool uns = v->type.elem == FG_U8 || v->type.elem == FG_U16 ||
+             v->type.elem == FG_U32 || v->type.elem == FG_U64;
+  int64_t step = st->u.k.i;
+  int op = c->u.bin.op;
+  bool up = op == FGK_LT || op == FGK_LE, down = op == FGK_GT || op == FGK_GE;
+  if ((!up && !down) || step == 0 || (up ? step < 0 : step > 0) ||
+      (uns && down) || step == INT64_MIN)
+    return false;
+  int64_t mag = step < 0 ? -step : step;
+  const fg_expr *b = c->u.bin.b;
+  if (b->kind == FGK_E_CONST && !fgk_is_float(b->type.elem) &&
+      !(uns && b->u.k.i < 0)) {
+    /* the counter stops within a step past the bound: room for it */
+    int64_t max = int_max(v->type.elem), bound = b->u.k.i;
+    int64_t min = uns ? 0 : -max - 1;
+    int64_t slack = mag - (op == FGK_LT || op == FGK_GT ? 1 : 0);
+    return up ? bound <= max - slack : bound >= min + slack;
+  }
+  /* an unknown bound: a unit step towards a strict bound never wraps */
+  return mag == 1 && (op == FGK_LT || op == FGK_GT) && !uns;
+}
+
 static void stmt(fgk_emitter *e, const fgk_stmt *s) {
   switch (s->kind) {
   case FGK_S_DECL: {
@@ -831,9 +974,10 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
     var_name(e, v);
     fgk_put(e, " = ");
     fgk_ex_as_type(e, s->u.for_.init, v->type);
-    fgk_put(e, "; ");
+    bool poll = !counted(s) && !has_barrier(&s->u.for_.body);
+    fgk_put(e, poll ? "; fgk_go(fgk_stop) && (" : "; ");
     fgk_ex(e, s->u.for_.cond);
-    fgk_put(e, "; ");
+    fgk_put(e, poll ? "); " : "; ");
     var_name(e, v);
     fgk_put(e, " += ");
     fgk_ex_as_type(e, s->u.for_.step, v->type);
@@ -844,8 +988,14 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
   }
   case FGK_S_WHILE:
     line(e);
-    fgk_put(e, "while (");
-    fgk_ex(e, s->u.while_.cond);
+    if (has_barrier(&s->u.while_.body)) {
+      fgk_put(e, "while (");
+      fgk_ex(e, s->u.while_.cond);
+    } else {
+      fgk_put(e, "while (fgk_go(fgk_stop) && (");
+      fgk_ex(e, s->u.while_.cond);
+      fgk_put(e, ")");
+    }
     open_block(e);
     block(e, &s->u.while_.body);
     close_block(e);

@@ -633,10 +633,49 @@ static bool vector_type_tok(const fgr_unit *u, int i) {
   return false;
 }
 
+/* A loop of a kernel's function body polls the run's stop flag, so that
+ * cancelling the run or its deadline ends it (emit/abi.h): while (c) and
+ * do .. while (c) become while (GO && (c)), for (a; c; b) becomes
+ * for (a; GO && (c); b) and for (a;; b) for (a; GO; b).  Sets the
+ * replacements of the loop's tokens after the keyword i. */
+static void poll_loop(rw *w, int i) {
+  const fgr_unit *u = w->u;
+  bool is_while = fgr_tok_is(u, i, "while");
+  if ((!is_while && !fgr_tok_is(u, i, "for")) || !fgr_tok_is(u, i + 1, "(")
+      || u->match[i + 1] <= i + 1)
+    return;
+  int close = u->match[i + 1], semi[2], n = 0;
+  if (is_while) {
+    if (!w->rep[i + 1] && !w->rep[close]) {
+      w->rep[i + 1] = "(fgk_go(fgk_env->fgk_stop) && (";
+      w->rep[close] = "))";
+    }
+    return;
+  }
+  for (int k = i + 2; k < close && n < 2; k++) {
+    if ((fgr_tok_is(u, k, "(") || fgr_tok_is(u, k, "[") ||
+         fgr_tok_is(u, k, "{")) && u->match[k] > k)
+      k = u->match[k];
+    else if (fgr_tok_is(u, k, ";"))
+      semi[n++] = k;
+  }
+  if (n < 2 || w->rep[semi[0]] || w->rep[semi[1]])
+    return;
+  if (semi[1] == semi[0] + 1) {
+    w->rep[semi[1]] = " fgk_go(fgk_env->fgk_stop);";
+  } else {
+    w->rep[semi[0]] = "; fgk_go(fgk_env->fgk_stop) && (";
+    w->rep[semi[1]] = ");";
+  }
+}
+
 /* Emits token i, rewritten. */
 static void token(rw *w, int i, bool in_pp) {
   const fgr_unit *u = w->u;
   const fgr_tok *t = &u->toks[i];
+  if (t->kind == FGR_T_IDENT && !in_pp && w->fn && i > w->fn->rparen &&
+      !is_host(w->tw))
+    poll_loop(w, i);
   if (t->kind == FGR_T_PP_END) {
     put(w, "\n");
     w->out_line++;
@@ -1076,7 +1115,10 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
-  fgu_buf_printf(fgk_writer_helpers(tw), "} %senv;\n", u->mangle);
+  /* the run's stop flag, which loops in function bodies poll (NULL in
+   * host code, whose loops do not) */
+  fgu_buf_printf(fgk_writer_helpers(tw), "  %svolatile const int *fgk_stop;\n"
+                 "} %senv;\n", gq(tw), u->mangle);
   renames(tw, false);
   rw_free(&w);
 }
@@ -1153,17 +1195,20 @@ static void env_params(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
   for (int k = 0; k < u->n_allocs; k++)
     fgu_buf_printf(h, ", %sconst uchar *fgk_a%d, long fgk_a%dx, "
                    "long fgk_a%dy, long fgk_a%dz", gq(tw), k, k, k, k);
+  fgu_buf_printf(h, ", %svolatile const int *fgk_stop", gq(tw));
 }
 
 static void env_args(const fgr_unit *u, fgu_buf *h) {
   fgu_buf_puts(h, "fgk_gb");
   for (int k = 0; k < u->n_allocs; k++)
     fgu_buf_printf(h, ", fgk_a%d, fgk_a%dx, fgk_a%dy, fgk_a%dz", k, k, k, k);
+  fgu_buf_puts(h, ", fgk_stop");
 }
 
 static void env_setup(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
   fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%sconst %sG *)"
-                 "fgk_gb;\n", u->mangle, gq(tw), u->mangle);
+                 "fgk_gb;\n  fgk_envv.fgk_stop = fgk_stop;\n", u->mangle,
+                 gq(tw), u->mangle);
   for (int k = 0; k < u->n_globals; k++) {
     int a = u->globals[k].alloc_index;
     if (a >= 0)
@@ -1449,6 +1494,7 @@ static void port_args(fgk_writer *tw, const fg_expr *x) {
                nd >= 3 ? "_L" : "");
     }
   }
+  fgk_writer_put(tw, ", fgk_stop");   /* the kernel's (emit/abi.h) */
 }
 
 static void special_args(fgk_writer *tw) {

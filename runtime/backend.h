@@ -55,6 +55,12 @@ typedef struct fg__launch {
   int64_t work_per_item;     /* PARTIALS: points each item folds */
   const bool *zero;          /* NULL, or nbuf flags: buffers the backend
                                 sets to zero before the kernel runs */
+  const int *stop;           /* the run's stop flag (emit/abi.h), never
+                                NULL; other threads set it (atomically)
+                                while the kernel runs */
+  bool polls;                /* the kernel's loops poll stop: it may run
+                                until stopped, so never on the calling
+                                thread */
 } fg__launch;
 
 /* What a device can run.  fg_compile refuses a kernel needing more. */

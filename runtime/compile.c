@@ -182,6 +182,7 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
   pk->field = calloc((size_t)pk->nbuf + 1, sizeof *pk->field);
   pk->dims = calloc((size_t)fge_abi_dim_count(pk->nbuf), sizeof *pk->dims);
   pk->source = fgk_emit(k, fg__be_dialect(be), entry);
+  pk->polls = pk->source && fge_source_polls(pk->source);
   if (!pk->name || !pk->field || !pk->dims || !pk->source)
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
   for (int i = 0; i < k->n_in; i++) {

@@ -183,6 +183,7 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   if (disable & FG_CAP_INT64_ATOMICS)
     ctx->be->caps.int64_atomics = false;
   ctx->max_runs = opt && opt->max_runs > 0 ? opt->max_runs : 4;
+  ctx->run_timeout_ms = opt ? opt->run_timeout_ms : 0;
   st = fg__ctx_loop_init(ctx, opt ? opt->loop : NULL, errmsg, errlen);
   if (st != FG_OK) {
     fg__be_destroy(ctx->be);

@@ -53,6 +53,7 @@ struct fg_context {
   fg__done_node *done_head, *done_tail;
   /* loop-thread state */
   int max_runs;
+  unsigned run_timeout_ms; /* every run's deadline; 0: none */
   int active;              /* runs begun and not ended */
   fg_run *pending_head, *pending_tail;   /* runs waiting for room */
   fg_run *sweep;           /* runs whose state changed: look again */

@@ -40,6 +40,7 @@ typedef struct pkernel {
   int64_t work_per_item;    /* FG__LAUNCH_PARTIALS: points per partial */
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */
+  bool polls;               /* its loops poll the stop flag (emit/abi.h) */
 } pkernel;
 
 /* One step of a run.  Device steps go through the backend; RT_COMBINE

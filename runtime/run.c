@@ -16,6 +16,7 @@
  * plan this walks is made by compile.c. */
 #include "program_impl.h"
 #include "run_hooks.h"
+#include "emit/abi.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,6 +65,12 @@ struct fg_run {
   vrun vr[2];
   int in_flight;            /* device operations started, not ended */
   int fail_kernel;          /* run_hooks.h, -1 when none */
+  int *stop;                /* kernels poll it (emit/abi.h): set once,
+                               atomically, by fg_run_cancel or the
+                               deadline; its own aligned block, which an
+                               OpenCL device reads in place */
+  uv_timer_t *deadline;     /* NULL, or the timer that ends the run */
+  unsigned timeout_ms;
   fg_status status;
   char errmsg[4096];
 };
@@ -298,7 +305,8 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
       bufs[k->n_in + k->reduce.port] = vr->bs->partials[t->index];
     fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
                     .dims = k->dims, .partials = k->partials,
-                    .work_per_item = k->work_per_item, .zero = k->zero};
+                    .work_per_item = k->work_per_item, .zero = k->zero,
+                    .stop = r->stop, .polls = k->polls};
     memcpy(l.threads, k->threads, sizeof l.threads);
     memcpy(l.group, k->group, sizeof l.group);
     st = fg__be_launch(be, k->bin, &l, &a);
@@ -395,8 +403,12 @@ static void pump(fg_context *ctx) {
   }
 }
 
+static void close_deadline(fg_run *r);
+
 static void run_destroy(fg_run *r) {
   r->ctx->live_runs--;
+  close_deadline(r);
+  free(r->stop);
   for (int var = 0; var < 2; var++) {
     free(r->vr[var].t);
     free(r->vr[var].view);
@@ -447,6 +459,7 @@ static void finish(fg_run *r) {
     compare_outputs(r);
   for (int var = 0; var < r->n_var; var++)
     vrun_release(r, &r->vr[var]);
+  close_deadline(r);
   if (r->begun)
     ctx->active--;
   if (r->live_prev)
@@ -497,6 +510,53 @@ void fg__ctx_process(fg_context *ctx) {
   }
   ctx->depth--;
   update_ref(ctx);
+}
+
+/* ---- deadlines -------------------------------------------------------------
+ * A run with a deadline owns a libuv timer on the context's loop; when it
+ * fires before the run ended, the run fails with FG_ETIMEDOUT and is
+ * cancelled (its kernels see the stop flag and return). */
+
+static void free_timer(uv_handle_t *h) { free(h); }
+
+/* Stops and closes r's timer, if any; the loop frees it later and never
+ * touches r again. */
+static void close_deadline(fg_run *r) {
+  if (!r->deadline)
+    return;
+  uv_timer_stop(r->deadline);
+  uv_close((uv_handle_t *)r->deadline, free_timer);
+  r->deadline = NULL;
+  r->ctx->live_handles--;
+}
+
+static void on_deadline(uv_timer_t *h) {
+  fg_run *r = h->data;
+  if (r->done || r->canceled)   /* a cancelled run ends FG_ECANCELED */
+    return;
+  run_fail(r, FG_ETIMEDOUT, "run of program with output '%s' passed its "
+           "deadline of %u ms", r->n_out ? r->prog->out_name[0] : "?",
+           r->timeout_ms);
+  fg_run_cancel(r);
+}
+
+/* Ends r ms milliseconds from now unless it ended before: FG_OK, or
+ * FG_ENOMEM (r unchanged but for an old deadline, which is replaced). */
+static fg_status set_deadline(fg_run *r, unsigned ms) {
+  close_deadline(r);
+  r->timeout_ms = ms;
+  if (ms == 0)
+    return FG_OK;
+  uv_timer_t *t = malloc(sizeof *t);
+  if (!t || uv_timer_init(r->ctx->loop, t) != 0) {
+    free(t);
+    return FG_ENOMEM;
+  }
+  t->data = r;
+  r->deadline = t;
+  r->ctx->live_handles++;
+  uv_timer_start(t, on_deadline, ms, 0);
+  return FG_OK;
 }
 
 static bool run_ended(const void *r) { return ((const fg_run *)r)->done; }
@@ -592,6 +652,9 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   r->user = user;
   r->fail_kernel = -1;
   r->n_var = p->check.k ? 2 : 1;
+  r->stop = aligned_alloc(FGE_STOP_ALIGN, FGE_STOP_ALIGN);
+  if (r->stop)
+    *r->stop = 0;
   r->n_out = p->n_out;
   r->n_fields = p->n_fields;
   r->in = calloc((size_t)p->n_in + 1, sizeof *r->in);
@@ -599,7 +662,8 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   r->out_bytes = calloc((size_t)p->n_out + 1, sizeof *r->out_bytes);
   if (r->n_var == 2)
     r->check_out = calloc((size_t)p->n_out + 1, sizeof *r->check_out);
-  st = r->in && r->out && r->out_bytes && (r->n_var == 1 || r->check_out)
+  st = r->in && r->out && r->out_bytes && r->stop &&
+               (r->n_var == 1 || r->check_out)
            ? FG_OK : FG_ENOMEM;
   for (int i = 0; st == FG_OK && i < p->n_out; i++)
     r->out_bytes[i] = fg_type_bytes(p->f[p->out_field[i]].type);
@@ -647,6 +711,12 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   if (st != FG_OK) {
     run_destroy(r);
     return fg__ctx_fail(ctx, FG_ENOMEM, "%s: out of memory", fn);
+  }
+  if (ctx->run_timeout_ms &&
+      (st = set_deadline(r, ctx->run_timeout_ms)) != FG_OK) {
+    run_destroy(r);
+    return fg__ctx_fail(ctx, st, "%s: cannot start the run's deadline "
+                        "timer", fn);
   }
   if (ctx->inject_kernel >= 0 && ctx->runs_started == ctx->inject_run) {
     r->fail_kernel = ctx->inject_kernel;
@@ -715,6 +785,7 @@ void fg_run_cancel(fg_run *r) {
     return;
   fg_context *ctx = r->ctx;
   r->canceled = true;
+  __atomic_store_n(r->stop, 1, __ATOMIC_RELEASE);  /* kernels return */
   if (!r->begun) {
     fg_run **pp = &ctx->pending_head, *prev = NULL;
     while (*pp && *pp != r) {
@@ -731,6 +802,18 @@ void fg_run_cancel(fg_run *r) {
   sweep_add(ctx, r);
   update_ref(ctx);
   fg__loop_wake(ctx);
+}
+
+fg_status fg_run_set_timeout(fg_run *r, unsigned ms) {
+  if (!r)
+    return FG_EINVAL;
+  if (r->done)
+    return fg__ctx_fail(r->ctx, FG_ESTATE, "fg_run_set_timeout: the run "
+                        "has ended");
+  if (set_deadline(r, ms) != FG_OK)
+    return fg__ctx_fail(r->ctx, FG_ENOMEM, "fg_run_set_timeout: cannot "
+                        "start a timer");
+  return FG_OK;
 }
 
 bool fg_run_done(const fg_run *r) { return r && r->done; }

@@ -72,6 +72,9 @@ typedef struct fg_context_options {
                               lacking (testing what fg_compile refuses on
                               a smaller device); $FG_DISABLE ("fp64",
                               "int64_atomics", comma-separated) adds more */
+  unsigned run_timeout_ms; /* every run's deadline, from its start: a run
+                              not ended by then fails with FG_ETIMEDOUT,
+                              as fg_run_set_timeout.  0: none */
 } fg_context_options;
 
 /* Device capabilities that fg_context_options.disable can take away.  A
@@ -138,8 +141,9 @@ typedef struct fg_context_stats {
  * errmsg is non-NULL, a message is written there (errlen bytes). */
 fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
                          char *errmsg, size_t errlen);
-/* Frees a context after waiting for its runs.  Programs and run handles
- * should be freed first; when some are still alive (any order a user may
+/* Frees a context after waiting for its runs (a run in an endless kernel
+ * ends only by its deadline: free or cancel it first).  Programs and run
+ * handles should be freed first; when some are still alive (any order a user may
  * plausibly write), the context becomes unusable but stays allocated, and
  * the last fg_program_free / fg_run_free frees it (as SQLite's
  * sqlite3_close_v2).  Only those free calls are allowed on them then.
@@ -180,7 +184,9 @@ fg_status fg_context_live(const fg_context *ctx, fg_live_objects *out);
  * there.  The program owns what it needs: g may be freed afterwards. */
 fg_status fg_compile(fg_context *ctx, fg_graph *g,
                      const fg_compile_options *opt, fg_program **out);
-/* Frees a program; NULL does nothing. */
+/* Frees a program after cancelling its runs still in flight and waiting
+ * for them (a kernel stuck in an endless loop stops at its stop flag);
+ * NULL does nothing. */
 void fg_program_free(fg_program *prog);
 
 /* Runs the program once and waits for it: inputs[i] points at the data of
@@ -199,8 +205,8 @@ fg_status fg_program_run(fg_program *prog, int n_inputs,
  * the run completed. */
 
 /* Called once on the loop thread when a run ended: status FG_OK, the
- * failure (message in fg_run_errmsg), or FG_ECANCELED.  run is valid
- * during the call. */
+ * failure (message in fg_run_errmsg), FG_ECANCELED or FG_ETIMEDOUT (its
+ * deadline passed).  run is valid during the call. */
 typedef void (*fg_run_cb)(fg_run *run, fg_status status, void *user);
 
 /* Starts a run of prog with fg_program_run's arguments and returns at
@@ -218,9 +224,17 @@ fg_status fg_program_start(fg_program *prog, int n_inputs,
  * sleeps until completions arrive and handles them itself. */
 fg_status fg_run_wait(fg_run *run);
 /* Cancels a run that has not ended: kernels not yet started never start,
- * its buffers are released once the ones in flight finished, and its
- * callback gets FG_ECANCELED.  Does nothing to a run that ended. */
+ * kernels running stop at their next loop test (a loop that may not end
+ * tests a stop flag; a counted one finishes), its buffers are released once
+ * the ones in flight returned, its outputs are undefined, and its callback
+ * gets FG_ECANCELED.  Does nothing to a run that ended.  Loop thread. */
 void fg_run_cancel(fg_run *run);
+/* Gives run a deadline ms milliseconds from now (0 removes it), replacing
+ * any earlier one: if it has not ended by then it is cancelled and ends
+ * with FG_ETIMEDOUT.  The loop must run to notice (fg_run_wait does, but
+ * not a wait inside a callback).
+ * FG_ESTATE when the run ended.  Loop thread. */
+fg_status fg_run_set_timeout(fg_run *run, unsigned ms);
 /* Whether run has ended (its callback was called). */
 bool fg_run_done(const fg_run *run);
 /* Status of an ended run; FG_ESTATE while it is in flight. */

@@ -20,7 +20,8 @@
   X(FG_ENOTSUP,   "not supported by this backend or device")                 \
   X(FG_ENODEV,    "no such device")                                          \
   X(FG_EBACKEND,  "backend failure")                                         \
-  X(FG_ECANCELED, "canceled")
+  X(FG_ECANCELED, "canceled")                                                \
+  X(FG_ETIMEDOUT, "deadline passed")
 
 typedef enum fg_status {
 #define FG__STATUS_ENUM(code, text) code,
