@@ -48,9 +48,11 @@ static fg_status ocl_build(fg__backend *be, const char *source,
                            const fg_compile_options *opt, fg__kbin **out) {
   cl_backend *cb = (cl_backend *)be;
   *out = NULL;
+  /* -w: generated code draws warnings (extra parentheses) that drivers
+   * print to stderr; errors still fail the build with their log */
   const char *options = opt && opt->precision == FG_PRECISION_RELAXED
-                            ? "-cl-std=CL1.2 -cl-fast-relaxed-math"
-                            : "-cl-std=CL1.2";
+                            ? "-cl-std=CL1.2 -w -cl-fast-relaxed-math"
+                            : "-cl-std=CL1.2 -w";
   fg__kbin *k = calloc(1, sizeof *k);
   if (!k)
     return fg__be_fail(be, FG_ENOMEM, "kernel '%s': out of memory", what);
