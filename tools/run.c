@@ -427,9 +427,10 @@ static void after_decode(uv_work_t *w, int status) {
   }
 }
 
-/* Removes PATH.tmp-XXXXXX files that an earlier run killed while writing
- * path left behind (fgu_atomic's temporaries): this run owns path now, as
- * shards never share an output. */
+/* Removes PATH.tmp-* files that an earlier run killed while writing path
+ * left behind (its pending encodings, PATH.tmp-<n><ext>, and fgu_atomic's
+ * temporaries of those and of path): this run owns path now, as shards
+ * never share an output. */
 static void remove_stale_temporaries(const char *path) {
   const char *slash = strrchr(path, '/');
   char dir[4096];
@@ -442,8 +443,7 @@ static void remove_stale_temporaries(const char *path) {
     return;
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (strncmp(e->d_name, base, len) || strncmp(e->d_name + len, ".tmp-", 5)
-        || strlen(e->d_name + len) != 11)
+    if (strncmp(e->d_name, base, len) || strncmp(e->d_name + len, ".tmp-", 5))
       continue;
     char stale[8192];
     snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
