@@ -141,6 +141,19 @@ static bool shadowed(const rw *w, const char *p, int len) {
   return false;
 }
 
+/* The global that token i names (an identifier that is no member after
+ * "." or "->" and no local shadowing it), or -1. */
+static int global_at(const rw *w, int i) {
+  const fgr_unit *u = w->u;
+  if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
+      fgr_tok_is(u, i - 1, "->"))
+    return -1;
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  int g = find_global_index(u, p, len);
+  return g >= 0 && !shadowed(w, p, len) ? g : -1;
+}
+
 /* ---- scopes ------------------------------------------------------------- */
 
 static bool vector_type_tok(const fgr_unit *u, int i);
@@ -188,13 +201,8 @@ static void mark_scope(rw *w, int decl, int end) {
 static void pointer_space(rw *w, int decl, int a, int b) {
   const fgr_unit *u = w->u;
   for (int i = a; i < b; i++) {
-    if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
-        fgr_tok_is(u, i - 1, "->"))
-      continue;
-    int len;
-    const char *p = fgr_tok_text(u, i, &len);
-    int g = find_global_index(u, p, len);
-    if (g < 0 || u->globals[g].alloc_index >= 0 || shadowed(w, p, len))
+    int g = global_at(w, i);
+    if (g < 0 || u->globals[g].alloc_index >= 0)
       continue;
     w->pre[decl] = u->globals[g].buffered ? "__global const "
                                           : "__constant ";
@@ -543,15 +551,10 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
     [FG_F64] = "double"};
   const fgr_unit *u = w->u;
   for (int i = f->rparen + 1; i < f->tok1; i++) {
-    if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
-        fgr_tok_is(u, i - 1, "->"))
-      continue;
-    int len;
-    const char *p = fgr_tok_text(u, i, &len);
-    int g = find_global_index(u, p, len);
+    int g = global_at(w, i);
     const fgr_type *t = g >= 0 ? u->globals[g].pointee : NULL;
     int open, close, plus, deref;
-    if (!t || !cname[t->elem] || shadowed(w, p, len) ||
+    if (!t || !cname[t->elem] ||
         !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
       continue;
     const char *fn = t->width > 1
