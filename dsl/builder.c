@@ -761,13 +761,12 @@ fg_expr *fg_read_tensor_at(fg_op *op, fg_field *field, int ncoords, ...) {
 fg_expr *fg_read_tensor_at_border(fg_op *op, fg_field *field,
                                   fg_border border, int ncoords, ...) {
   COLLECT_COORDS(ncoords, ncoords, coord);
-  if (!fgk_op_usable(op))
-    return NULL;
-  if ((unsigned)border > FG_BORDER_WRAP)
+  /* a NULL field or operator is read_common's to report */
+  if (fgk_op_usable(op) && field && (unsigned)border > FG_BORDER_WRAP)
     return fgk_fail(op, FG_EINVAL, "_readTensor('%s'): border %d is not "
                     "FG_BORDER_CLAMP, _MIRROR, _REFLECT or _WRAP (for "
-                    "_CONSTANT test the coordinates)",
-                    field ? field->name : "(null)", (int)border);
+                    "_CONSTANT test the coordinates)", field->name,
+                    (int)border);
   return read_common(op, field, false, NULL, ncoords, coord, border,
                      "_readTensor");
 }

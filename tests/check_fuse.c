@@ -589,6 +589,15 @@ START_TEST(test_fuse_stencil_border_rules_match_c) {
                 strstr(fg_graph_errmsg(g), "_WRAP"),
                 "message: %s", fg_graph_errmsg(g));
   fg_graph_free(g);
+  /* a NULL field is reported as such, whatever the rule */
+  g = fg_graph_new("null_field");
+  op = fg_op_begin(g, "n", 1, &t);
+  ck_assert_ptr_null(fg_read_tensor_at_border(op, NULL, FG_BORDER_CONSTANT, 2,
+                                              fg_row(op), fg_column(op)));
+  ck_assert_int_eq(fg_graph_status(g), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "field is NULL"), "message: %s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
   tu_context_free(ctx);
 }
 END_TEST
