@@ -304,6 +304,24 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global) {
   return k < 0 ? 0 : (size_t)s->u->globals[k].type->size;
 }
 
+fg_status fg_rs_global_elem(const fg_rs_script *s, const char *global,
+                            fg_elem *elem) {
+  int k = s && global ? fgr_find_global(s->u, global) : -1;
+  if (k < 0 || !elem)
+    return FG_EINVAL;
+  const fgr_type *t = s->u->globals[k].type;
+  while (t->kind == FGR_ARRAY)
+    t = t->of;
+  if (t->kind == FGR_BOOL) {
+    *elem = FG_BOOL;
+    return FG_OK;
+  }
+  if (t->kind != FGR_NUM)
+    return FG_ETYPE;
+  *elem = t->elem;
+  return FG_OK;
+}
+
 fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                                 fg_field *field) {
   if (!s)

@@ -1051,6 +1051,64 @@ START_TEST(test_cli_parse_errors) {
 }
 END_TEST
 
+/* Script globals set from a pipeline take the global's type: 2 into a
+ * float is 2.0f (not the bits of int 2), a fraction or 1e67 into an int is
+ * an error at its line, never a wrapped or undefined conversion. */
+START_TEST(test_cli_script_globals_take_their_type) {
+  char dir[64], file[128], args[1024], sp[512], err[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/g.rs", dir);
+  write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+             "float gain;\nint offset;\n"
+             "uchar4 RS_KERNEL scale(uchar4 in) {\n"
+             "  float4 f = convert_float4(in) * gain + offset;\n"
+             "  return convert_uchar4(clamp(f, 0.f, 255.f));\n}\n");
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "s = script(\"g.rs\")\npx = u8(rgba(input()) * 255)\n"
+             "s.gain = 2\ns.offset = -3\n"
+             "save(s.scale(px), \"{stem}-g.png\")\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  int rc = tool(dir, args);
+  char *e = slurp(dir, "stderr");
+  ck_assert_msg(rc == 0, "exit status %d\n%s", rc, e);
+  free(e);
+  fg_image im, want;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  rgba_of(&im, &want);
+  for (int i = 0; i < im.width * im.height * 4; i++) {
+    int v = want.data[i] * 2 - 3;
+    want.data[i] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+  }
+  expect_out(dir, "chelsea-g.png", &want);
+  fg_image_free(&im);
+  fg_image_free(&want);
+  static const struct { const char *set, *want; } bad[] = {
+    {"s.offset = 2.5", "global 'offset' holds i32 numbers; expected one, "
+                       "found 2.5"},
+    {"s.offset = 7 % 3 * 1e67", "found 1e+67"},
+    {"s.offset = 3000000000", "found 3e+09"},
+    {"s.gain = [1, 2]", "global 'gain' holds 4 bytes"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char text[256];
+    snprintf(text, sizeof text, "s = script(\"g.rs\")\n%s\n", bad[k].set);
+    write_text(file, text);
+    snprintf(args, sizeof args, "check %s", file);
+    ck_assert_int_eq(tool(dir, args), 2);
+    e = slurp(dir, "stderr");
+    char head[200];
+    snprintf(head, sizeof head, "%s:2:", file);
+    ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, bad[k].want),
+                  "%s: expected '%s...%s', got:\n%s", bad[k].set, head,
+                  bad[k].want, e);
+    free(e);
+  }
+  rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -1070,6 +1128,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_example_thumbnail);
   tcase_add_test(tc, test_cli_example_rs_blur);
   tcase_add_test(tc, test_cli_example_rs_invert);
+  tcase_add_test(tc, test_cli_script_globals_take_their_type);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

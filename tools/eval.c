@@ -251,10 +251,12 @@ static double fold(char op, double a, double b) {
   case '-': return a - b;
   case '*': return a * b;
   case '/': return a / b;
-  case '%': return b != 0 ? (double)((long long)a % (long long)b) : 0;
+  /* fmod is C's % on every integer a double holds exactly, and defined
+   * where a cast to an integer type would not be (|a| >= 2^63) */
+  case '%': return b != 0 ? __builtin_fmod(a, b) : 0;
   default: {
     double r = 1;                     /* integer powers only when exact */
-    if (b == (int)b && b >= 0 && b < 64) {
+    if (b >= 0 && b < 64 && b == (int)b) {
       for (int i = 0; i < (int)b; i++)
         r *= a;
       return r;
@@ -985,8 +987,42 @@ static fgt_value eval_node(eval *ev, const fgt_node *n) {
   return none();
 }
 
-/* script.global = number or vector: the global's size decides int or
- * float (an integer literal into 4 or 8 bytes is an int or a long). */
+/* Writes d into dst as one element of type e (bool: 0 or 1); 0 when e
+ * cannot hold it exactly: a fraction or out of range for an integer, NaN
+ * or infinity included (the range is checked before the conversion, which
+ * outside it is undefined).  Floats take any number, rounded. */
+static int store_number(double d, fg_elem e, unsigned char *dst) {
+  static const double lo[] = {0, -128.0, 0, -32768.0, 0, -2147483648.0, 0,
+                              -9223372036854775808.0, 0};
+  static const double hi[] = {2, 128.0, 256.0, 32768.0, 65536.0,
+                              2147483648.0, 4294967296.0,
+                              9223372036854775808.0, 18446744073709551616.0};
+  if (e == FG_F32) {
+    float f = (float)d;
+    memcpy(dst, &f, 4);
+    return 1;
+  }
+  if (e == FG_F64) {
+    memcpy(dst, &d, 8);
+    return 1;
+  }
+  if (!(d >= lo[e] && d < hi[e]) || d != __builtin_trunc(d))
+    return 0;
+  switch (e) {
+  case FG_BOOL: case FG_U8: *dst = (uint8_t)d; break;
+  case FG_I8: { int8_t x = (int8_t)d; memcpy(dst, &x, 1); break; }
+  case FG_I16: { int16_t x = (int16_t)d; memcpy(dst, &x, 2); break; }
+  case FG_U16: { uint16_t x = (uint16_t)d; memcpy(dst, &x, 2); break; }
+  case FG_I32: { int32_t x = (int32_t)d; memcpy(dst, &x, 4); break; }
+  case FG_U32: { uint32_t x = (uint32_t)d; memcpy(dst, &x, 4); break; }
+  case FG_I64: { int64_t x = (int64_t)d; memcpy(dst, &x, 8); break; }
+  default: { uint64_t x = (uint64_t)d; memcpy(dst, &x, 8); break; }
+  }
+  return 1;
+}
+
+/* script.global = number or vector: each number is converted to the
+ * global's element type (an int global takes integers only). */
 static void set_global(eval *ev, const fgt_stmt *s) {
   fgt_value sv = lookup(ev, &(fgt_node){.kind = FGT_N_NAME,
                                         .text = s->names[0],
@@ -1014,29 +1050,27 @@ static void set_global(eval *ev, const fgt_stmt *s) {
           "script global, found %s", kind_name(v.kind));
     return;
   }
-  size_t each = size / (size_t)n;
-  for (int i = 0; i < n && size <= sizeof buf; i++) {
-    if (each == 4 && v.is_integer) {
-      int32_t x = (int32_t)v.v[i];
-      memcpy(buf + 4 * i, &x, 4);
-    } else if (each == 4) {
-      float x = (float)v.v[i];
-      memcpy(buf + 4 * i, &x, 4);
-    } else if (each == 8 && v.is_integer) {
-      int64_t x = (int64_t)v.v[i];
-      memcpy(buf + 8 * i, &x, 8);
-    } else if (each == 8) {
-      memcpy(buf + 8 * i, &v.v[i], 8);
-    } else {
-      each = 0;
-    }
+  fg_elem elem;
+  if (fg_rs_global_elem(sv.script, s->names[1], &elem) != FG_OK) {
+    failv(ev, FG_ETYPE, s->name_pos[1], "global '%s' holds neither numbers "
+          "nor an array of them; a pipeline sets only those", s->names[1]);
+    return;
   }
-  if (!each || size > sizeof buf || each * (size_t)n != size) {
+  size_t each = elem == FG_BOOL ? 1 : fg_elem_size(elem);
+  if (size > sizeof buf || each * (size_t)n != size) {
     failv(ev, FG_ETYPE, s->expr->pos, "global '%s' holds %zu bytes; "
           "expected a value of that size (%d number%s given)", s->names[1],
           size, n, n > 1 ? "s" : "");
     return;
   }
+  for (int i = 0; i < n; i++)
+    if (!store_number(v.v[i], elem, buf + each * (size_t)i)) {
+      failv(ev, FG_ETYPE, s->expr->pos, "global '%s' holds %s numbers; "
+            "expected one, found %g (a fraction, or out of range)",
+            s->names[1], elem == FG_BOOL ? "bool" : fg_elem_name(elem),
+            v.v[i]);
+      return;
+    }
   if (fg_rs_set(sv.script, s->names[1], buf, size) != FG_OK)
     failv(ev, FG_EINVAL, s->expr->pos, "%s",
           fg_rs_script_errmsg(sv.script));

@@ -135,6 +135,12 @@ fg_status fg_rs_get(fg_rs_script *s, const char *global, void *value,
                     size_t size);
 /* Size in bytes of a global, 0 when there is none of that name. */
 size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
+/* The number type a global holds: a scalar's or vector's element, an
+ * array's innermost element (bool as FG_BOOL, one byte).  FG_EINVAL: no
+ * such global; FG_ETYPE: it holds a struct, an allocation or an opaque
+ * handle. */
+fg_status fg_rs_global_elem(const fg_rs_script *s, const char *global,
+                            fg_elem *elem);
 
 /* Binds rs_allocation global `global` to field (NULL unbinds): kernels
  * launched afterwards read it with rsGetElementAt_<type> and
