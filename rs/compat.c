@@ -27,8 +27,10 @@ const char *const fgr_c_renames[] = {
   "fast_length", "fast_distance", "fast_normalize", NULL};
 
 /* Functions OpenCL C has but renamed around a script's text, to give them
- * RenderScript's overload sets. */
-const char *const fgr_cl_renames[] = {"clamp", NULL};
+ * RenderScript's overload sets (two-argument math: float only). */
+const char *const fgr_cl_renames[] = {
+  "clamp", "atan2", "copysign", "fdim", "fmod", "hypot", "nextafter", "pow",
+  "remainder", "powr", "native_powr", NULL};
 
 /* The runtime functions a script may call in kernels beside
  * fgr_c_renames (names ending in '*': prefixes). */
@@ -251,12 +253,15 @@ const char fgr_compat_c[] =
   "FGK_RS_U(fgk_rs_half_sqrt, sqrtf, sqrt)\n"
   "FGK_RS_U(fgk_rs_half_rsqrt, fgk_rs_rsqrtf, fgk_rs_rsqrtd)\n"
   "FGK_RS_U(fgk_rs_half_recip, fgk_rs_recipf, fgk_rs_recipd)\n"
-  "#define FGK_RS_STD2(F) FGK_RS_B(fgk_rs_##F, F##f, F)\n"
+  /* two-argument math is float only, as in RenderScript's headers:
+   * pow(255.0, g) is pow(float, float) there, where double overloads
+   * would make it ambiguous */
+  "#define FGK_RS_STD2(F) FGK_RS_BT(fgk_rs_##F, float, F##f)\n"
   "FGK_RS_STD2(atan2) FGK_RS_STD2(copysign) FGK_RS_STD2(fdim)\n"
   "FGK_RS_STD2(fmod) FGK_RS_STD2(hypot) FGK_RS_STD2(nextafter)\n"
   "FGK_RS_STD2(pow) FGK_RS_STD2(remainder)\n"
-  "FGK_RS_B(fgk_rs_powr, fgk_powrf, fgk_powr)\n"
-  "FGK_RS_B(fgk_rs_native_powr, fgk_powrf, fgk_powr)\n"
+  "FGK_RS_BT(fgk_rs_powr, float, fgk_powrf)\n"
+  "FGK_RS_BT(fgk_rs_native_powr, float, fgk_powrf)\n"
   "FGK_RS_BSF(fgk_rs_fmax, fmaxf, fmax)\n"
   "FGK_RS_BSF(fgk_rs_fmin, fminf, fmin)\n"
   "FGK_RS_BSF(fgk_rs_min, fgk_rs_minf, fgk_rs_mind)\n"
@@ -554,7 +559,17 @@ const char fgr_compat_cl[] =
   "}\n"
   "FGK_RS_CLV(float) FGK_RS_CLV(char) FGK_RS_CLV(uchar) FGK_RS_CLV(short)\n"
   "FGK_RS_CLV(ushort) FGK_RS_CLV(int) FGK_RS_CLV(uint) FGK_RS_CLV(long)\n"
-  "FGK_RS_CLV(ulong)\n";
+  "FGK_RS_CLV(ulong)\n"
+  /* F pasted directly (PoCL's headers define some builtins as macros,
+   * which a nested expansion would replace before the paste) */
+  "#define FGK_RS_M2V(F) "
+  "FGK_RS_F float fgk_rs_##F(float a, float b) { return F(a, b); }\\\n"
+  "  FGK_RS_F float2 fgk_rs_##F(float2 a, float2 b) { return F(a, b); }\\\n"
+  "  FGK_RS_F float3 fgk_rs_##F(float3 a, float3 b) { return F(a, b); }\\\n"
+  "  FGK_RS_F float4 fgk_rs_##F(float4 a, float4 b) { return F(a, b); }\n"
+  "FGK_RS_M2V(atan2) FGK_RS_M2V(copysign) FGK_RS_M2V(fdim) FGK_RS_M2V(fmod)\n"
+  "FGK_RS_M2V(hypot) FGK_RS_M2V(nextafter) FGK_RS_M2V(pow)\n"
+  "FGK_RS_M2V(remainder) FGK_RS_M2V(powr) FGK_RS_M2V(native_powr)\n";
 
 const char fgr_compat_cl_f64[] = "FGK_RS_GETS(double)\n"
   "FGK_RS_DIVFV(double)\n"

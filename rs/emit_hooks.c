@@ -1597,8 +1597,15 @@ void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
     fgu_buf_printf(h, "void fgk_rs_invoke_%s(void *fgk_gb, const void *const "
                    "*fgk_a, void *fgk_h) {\n  fgk_rs_h = fgk_h;\n  %senv fgk_envv;\n  memset(&fgk_envv, 0, "
                    "sizeof fgk_envv);\n  fgk_envv.fgk_g = (%sG *)fgk_gb;\n"
-                   "  (void)fgk_a;\n  %s%s(", f->name, u->mangle, u->mangle,
-                   u->mangle, f->name);
+                   "  (void)fgk_a;\n", f->name, u->mangle, u->mangle);
+    for (int j = 0; j < u->n_globals; j++) {
+      int a = u->globals[j].alloc_index;
+      if (a >= 0)
+        fgu_buf_printf(h, "  fgk_envv.%s = fgk_rs_alloc(0, fgk_rs_h->dims[%d], "
+                       "fgk_rs_h->dims[%d], fgk_rs_h->dims[%d]);\n",
+                       u->globals[j].name, 3 * a, 3 * a + 1, 3 * a + 2);
+    }
+    fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
     for (int p = 0; p < f->n_params; p++) {
       const char *t = spell(tw, u, f->params[p].type);
       fgu_buf_printf(h, "*(const %s *)fgk_a[%d], ", t ? t : "int", p);

@@ -81,23 +81,16 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok) {
     return "calls a function that fieldgraph's RenderScript runtime does "
            "not provide";
   }
-  for (int k = 0; k < u->n_globals; k++) {
-    if (u->globals[k].alloc_index < 0)
-      continue;
-    t = fgr_func_mention(u, f, u->globals[k].name, false);
-    if (t >= 0) {
-      *tok = t;
-      return "uses an rs_allocation global, which invokables cannot reach "
-             "on the host";
-    }
-  }
+  /* an rs_allocation global reaches the host as its dimensions only (its
+   * binding's, or in a graph invokable the allocation's there) */
   static const char *const alloc_calls[] = {"rsGetElementAt",
-                                            "rsAllocationGetDim", NULL};
+                                            "rsSetElementAt", NULL};
   for (int k = 0; alloc_calls[k]; k++) {
     t = fgr_func_mention(u, f, alloc_calls[k], true);
     if (t >= 0) {
       *tok = t;
-      return "reads an allocation, which invokables cannot do on the host";
+      return "reads or writes an allocation's elements, which invokables "
+             "cannot do on the host";
     }
   }
   return NULL;
@@ -196,7 +189,8 @@ static const char host_prelude[] =
   "typedef struct {\n"
   "  void (*log)(void *, const char *);\n"
   "  void (*send)(void *, int, const void *, unsigned long);\n"
-  "  void *ctx;\n  unsigned long long *rand;\n} fgk_rs_host_t;\n"
+  "  void *ctx;\n  unsigned long long *rand;\n  const long *dims;\n"
+  "} fgk_rs_host_t;\n"
   "static __thread fgk_rs_host_t *fgk_rs_h;\n"
   "#define FGK_RSH static __attribute__((overloadable, unused))\n"
   "static __attribute__((format(printf, 1, 2), unused)) void fgk_rs_logf(\n"
@@ -259,6 +253,7 @@ typedef struct host_rt {
   void (*send)(void *, int, const void *, unsigned long);
   void *ctx;
   unsigned long long *rand;
+  const long *dims;             /* x, y, z of each rs_allocation global */
 } host_rt;
 
 bool fgr_host_runtime_has(const char *p, int len) {
@@ -444,10 +439,13 @@ void fgr_host_free(fg_rs_script *s) {
 typedef void (*host_fn)(void *globals, const void *const *args,
                         host_rt *rt);
 
-/* Calls f (runnable) with args; "file:line:col: message" on failure. */
-static fg_status host_call(fg_rs_script *s, const fgr_func *f,
-                           const void *const *args, char *err,
-                           size_t errlen) {
+/* Calls f (runnable) with args; "file:line:col: message" on failure.
+ * dims: x, y, z of each rs_allocation global (by its alloc_index), or NULL
+ * for those of the fields they are bound to (0 when unbound, as Android's
+ * rsAllocationGetDimX of a null allocation). */
+fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
+                        const void *const *args, const long *dims, char *err,
+                        size_t errlen) {
   fg_status st = host_build(s, err, errlen);
   if (st != FG_OK)
     return st;
@@ -459,11 +457,35 @@ static fg_status host_call(fg_rs_script *s, const fgr_func *f,
              s->u->file, sym);
     return FG_EBUILD;
   }
+  long *bound = NULL;
+  if (!dims && s->u->n_allocs) {
+    bound = calloc((size_t)s->u->n_allocs * 3, sizeof *bound);
+    if (!bound) {
+      snprintf(err, errlen, "%s: out of memory", s->u->file);
+      return FG_ENOMEM;
+    }
+    for (int a = 0; a < s->u->n_allocs; a++) {
+      const fg_field *x = fgr_bound_field(s, a);
+      for (int d = 0; x && d < 3; d++) {
+        fg_shape sh = x->type.field;
+        bound[3 * a + d] = d < sh.ndim ? (long)sh.dim[sh.ndim - 1 - d] : 0;
+      }
+    }
+    dims = bound;
+  }
   if (!s->rand_state)
     s->rand_state = 0x9e3779b97f4a7c15ull;
-  host_rt rt = {rt_log, s->message ? rt_send : NULL, s, &s->rand_state};
+  host_rt rt = {rt_log, s->message ? rt_send : NULL, s, &s->rand_state,
+                dims};
   fn(s->u->live.bytes, args, &rt);
+  free(bound);
   return FG_OK;
+}
+
+static fg_status host_call(fg_rs_script *s, const fgr_func *f,
+                           const void *const *args, char *err,
+                           size_t errlen) {
+  return fgr_host_call(s, f, args, NULL, err, errlen);
 }
 
 static void at_tok(const fgr_unit *u, int t, char *err, size_t errlen,

@@ -14,6 +14,13 @@
  *     yStart, yEnd, zStart, zEnd are assigned;
  *   - rsForEach(kernel, in..., out), rsForEachWithOptions(kernel, &opts,
  *     in..., out) and rsClearObject(&alloc);
+ *   - calls of the script's functions that the host runs (rs/host.c),
+ *     with integer arguments: they run when the node is built, with the
+ *     script's globals (an rs_allocation global's dimensions as this
+ *     point of the body has them), so what they set (a lookup table, a
+ *     width) is what the launches after them read;
+ *   - numeric globals assigned an integer expression (width =
+ *     rsAllocationGetDimX(in)), set the same way;
  *   - the older rsForEach(script, in, out[, 0[, len]][, &opts]) that runs
  *     root(), the script an rs_script parameter or global.
  * Anything else is an error at its file:line:column.  The function's
@@ -63,7 +70,8 @@ typedef struct inv {
 static const char supported[] = "an invokable run as a graph holds "
   "straight-line code of integer locals, rsAllocationGetDimX/Y/Z, "
   "rsCreateAllocation_<type>, rs_script_call_t locals, rsForEach, "
-  "rsForEachWithOptions and rsClearObject";
+  "rsForEachWithOptions, rsClearObject, calls of the script's functions "
+  "that run on the host and integer assignments to its globals";
 
 /* Records the first error, at token t, on the graph; returns false. */
 static bool fail_at(inv *in, fg_status st, int t, const char *fmt, ...)
@@ -552,6 +560,111 @@ static bool is_int_type(const inv *in, int t) {
   return false;
 }
 
+/* The x, y, z of each rs_allocation global as this point of the
+ * function sees them (what a launch wrote, else the binding's), for a
+ * host call; malloc'd (NULL when the script has none or out of memory). */
+static long *alloc_dims(inv *in) {
+  const fgr_unit *u = in->u;
+  long *d = u->n_allocs ? calloc((size_t)u->n_allocs * 3, sizeof *d) : NULL;
+  for (int k = 0; d && k < u->n_globals; k++) {
+    int a = u->globals[k].alloc_index;
+    if (a < 0)
+      continue;
+    const var *v = NULL;
+    for (int j = 0; j < in->n; j++)
+      if (in->v[j].kind == V_ALLOC && in->v[j].global == k)
+        v = &in->v[j];
+    fg_field *b = fgr_bound_field(in->s, a);
+    for (int x = 0; x < 3; x++)
+      d[3 * a + x] = v && v->typed ? (long)extent(v, x)
+                     : b ? (long)extent(&(var){.type = b->type}, x) : 0;
+  }
+  return d;
+}
+
+/* name(args); calling a function of the script that the host runs
+ * (fgr_host_why): it runs now, while the graph is built, with the
+ * script's globals, so what it sets is what the launches after it see;
+ * its numeric arguments are integer expressions. */
+static bool host_statement(inv *in, int t, int semi, const fgr_func *f) {
+  int why_tok;
+  const char *why = fgr_host_why(in->u, f, &why_tok);
+  if (why) {
+    const fgr_tok *k = &in->u->toks[why_tok];
+    return fail_at(in, FG_ENOTSUP, t, "%s cannot run on the host: %s:%d:%d: "
+                   "it %s", text(in, t), in->u->files[k->file], k->line,
+                   k->col, why);
+  }
+  if (!is(in, t + 1, "(") || in->u->match[t + 1] != semi - 1)
+    return fail_at(in, FG_ENOTSUP, t, "expected %s(...);", text(in, t));
+  int arg[MAX_ARGS + 1], argend[MAX_ARGS + 1];
+  int n = split_args(in, t + 1, arg, argend, MAX_ARGS);
+  if (n < 0)
+    return false;
+  if (n != f->n_params)
+    return fail_at(in, FG_EINVAL, t, "%s takes %d argument(s), got %d",
+                   text(in, t), f->n_params, n);
+  union { int64_t i; uint64_t u; double d; float f; } val[MAX_ARGS];
+  const void *ptr[MAX_ARGS + 1];
+  for (int k = 0; k < n; k++) {
+    const fgr_type *pt = f->params[k].type;
+    if (pt->kind != FGR_NUM || pt->width != 1)
+      return fail_at(in, FG_ENOTSUP, arg[k], "parameter %d of %s is %s; a "
+                     "call from an invokable run as a graph passes integer "
+                     "expressions", k + 1, text(in, t), pt->name);
+    int64_t v = int_expr(in, arg[k], argend[k]);
+    if (in->failed)
+      return false;
+    /* the value as the parameter's type lays it out (little-endian) */
+    memset(&val[k], 0, sizeof val[k]);
+    if (pt->elem == FG_F32)
+      val[k].f = (float)v;
+    else if (pt->elem == FG_F64)
+      val[k].d = (double)v;
+    else
+      val[k].i = v;
+    ptr[k] = &val[k];
+  }
+  long *dims = alloc_dims(in);
+  if (in->u->n_allocs && !dims)
+    return fail_at(in, FG_ENOMEM, t, "out of memory");
+  char err[1024] = "";
+  fg_status st = fgr_host_call(in->s, f, ptr, dims, err, sizeof err);
+  free(dims);
+  if (st != FG_OK)
+    return fail_at(in, st, t, "%s", err);
+  return true;
+}
+
+/* global = integer expression; for a numeric scalar global of the
+ * script: its script value (what kernels read) is set now, as an
+ * invokable's write on Android is seen by the launches after it. */
+static bool global_statement(inv *in, int t, int semi, int k) {
+  const fgr_global *gl = &in->u->globals[k];
+  const fgr_type *ty = gl->type;
+  if (ty->kind != FGR_NUM || ty->width != 1 || gl->is_const)
+    return fail_at(in, FG_ENOTSUP, t, "global %s is %s%s; an invokable run "
+                   "as a graph assigns numeric scalar globals only",
+                   text(in, t), gl->is_const ? "const " : "", ty->name);
+  int64_t v = int_expr(in, t + 2, semi);
+  if (in->failed)
+    return false;
+  if (!gl->buffered)
+    return true;        /* no kernel reads it */
+  unsigned char *dst = in->s->u->live.bytes + gl->offset;
+  size_t size = fg_elem_size(ty->elem);
+  if (ty->elem == FG_F32) {
+    float x = (float)v;
+    memcpy(dst, &x, 4);
+  } else if (ty->elem == FG_F64) {
+    double x = (double)v;
+    memcpy(dst, &x, 8);
+  } else {
+    memcpy(dst, &v, size);      /* the low bytes: C's conversion */
+  }
+  return true;
+}
+
 /* One statement at token t, ending at its ';' (*next: the token after). */
 static bool statement(inv *in, int t, int end, int *next) {
   int semi = t;
@@ -653,6 +766,22 @@ static bool statement(inv *in, int t, int end, int *next) {
       v->value = int_expr(in, t + 2, semi);
       return !in->failed;
     }
+    int len;
+    const char *p = fgr_tok_text(in->u, t, &len);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", len, p);
+    int k = v ? -1 : fgr_find_global(in->u, name);
+    if (k >= 0 && in->u->globals[k].alloc_index < 0)
+      return global_statement(in, t, semi, k);
+  }
+  if (ident(in, t) && is(in, t + 1, "(") && !lookup(in, t)) {
+    int len;
+    const char *p = fgr_tok_text(in->u, t, &len);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", len, p);
+    const fgr_func *f = fgr_find_func(in->u, name);
+    if (f && f->has_body && !f->is_kernel)
+      return host_statement(in, t, semi, f);
   }
   return fail_at(in, FG_ENOTSUP, t, "%s is not supported (%s)", text(in, t),
                  supported);

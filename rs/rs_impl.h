@@ -367,6 +367,13 @@ void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
 fg_status fgr_host_init(fg_rs_script *s, char *err, size_t errlen);
 /* Unloads the host object. */
 void fgr_host_free(fg_rs_script *s);
+/* Runs function f (fgr_host_why NULL) on the host with args (one pointer
+ * per parameter) and the script's globals; dims: x, y, z per rs_allocation
+ * global (alloc_index), NULL for its binding's.  Errors as
+ * "file:line:col: message" into err. */
+fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
+                        const void *const *args, const long *dims, char *err,
+                        size_t errlen);
 
 /* clang run by pp.c's rules: argv[0] the binary, stderr to log_path;
  * its exit status, or -1 when it could not run. */

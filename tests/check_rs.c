@@ -537,6 +537,67 @@ START_TEST(test_rs_invoke_options_dims_and_in_place) {
 }
 END_TEST
 
+/* An invokable run as a graph calls the script's own set-up function on
+ * the host before its launch, as the filters of many apps do (a lookup
+ * table from a global, the image's size from a bound allocation), and
+ * assigns a global from the allocation's dimensions; the launch then
+ * reads what they set.  pow(2.0, 2.0f) is RenderScript's pow(float,
+ * float) in both the host code and the kernel (not ambiguous). */
+START_TEST(test_rs_invoke_runs_host_setup_before_launches) {
+  fg_rs_script *s = source("setup",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "rs_allocation gIn;\nrs_allocation gOut;\nrs_script gScript;\n"
+    "float gGain = 3.0f;\n"
+    "static int width, height, cols;\n"
+    "static float lut[16];\n"
+    "static void setup(int steps) {\n"
+    "  width = rsAllocationGetDimX(gIn);\n"
+    "  height = rsAllocationGetDimY(gIn);\n"
+    "  for (int i = 0; i < 16; i++)\n"
+    "    lut[i] = gGain * i / steps + pow(2.0, 2.0f) - 4.0f;\n"
+    "}\n"
+    "void root(const int *in, float *out, const void *usr, uint32_t x,\n"
+    "          uint32_t y) {\n"
+    "  *out = lut[*in & 15] + (float)(width - 1 - (int)x) +\n"
+    "         100.f * (height - 1 - (int)y) + 10000.f * cols +\n"
+    "         pow(2.0, 2.0f) - 4.0f;\n"
+    "}\n"
+    "void filter() {\n"
+    "  setup(4);\n"
+    "  cols = rsAllocationGetDimX(gIn) * 2 + 1;\n"
+    "  rsForEach(gScript, gIn, gOut, 0, 0);\n"
+    "}\n");
+  const int W = 7, H = 5;
+  fg_graph *g = fg_graph_new("setup");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", a), FG_OK);
+  fg_field *out = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "filter", 0, NULL, 1, &out) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "out", out);
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  int32_t in[H * W];
+  float o[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = 7 * i + 3;
+  run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){o});
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      double want = 3.0 * (in[i] & 15) / 4 + (W - 1 - x) +
+                    100.0 * (H - 1 - y) + 10000.0 * (2 * W + 1);
+      ck_assert_msg(o[i] == (float)want, "(%d, %d): %g, want %g", x, y,
+                    (double)o[i], want);
+    }
+  fg_program_free(p);
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* What fg_rs_invoke cannot run is an error naming file:line:column. */
 START_TEST(test_rs_invoke_errors_name_file_line_column) {
   static const struct { const char *body, *want; } cases[] = {
@@ -1340,6 +1401,7 @@ int main(void) {
                  test_rs_invoke_single_source_process_fuses_into_one_kernel);
   tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
   tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
+  tcase_add_test(tc, test_rs_invoke_runs_host_setup_before_launches);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
   tcase_add_test(tc, test_rs_kernels_return_and_take_structs);
   tcase_add_test(tc, test_rs_locals_shadow_globals_in_their_scope);

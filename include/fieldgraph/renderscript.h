@@ -214,7 +214,12 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
  * rs_script_call_t locals, rsForEach, rsForEachWithOptions and
  * rsClearObject; also the launches of root() that scripts before API 24
  * write, rsForEach(script, in, out[, usrData[, usrDataLen]][, &sc]), with
- * the script an rs_script parameter or global and usrData 0 or NULL.  Each
+ * the script an rs_script parameter or global and usrData 0 or NULL.
+ * Calls of the script's functions that run on the host (fg_rs_call's
+ * rules; integer arguments) and integer assignments to numeric globals
+ * run when this call builds the nodes, with rsAllocationGetDimX/Y/Z of an
+ * rs_allocation global as that point of the body has it: the launches
+ * after them see what they set (a lookup table, a width).  Each
  * launch is the node fg_rs_map builds, so launches fuse (a temporary
  * allocation between two of them stays virtual).  args: one field per
  * rs_allocation parameter the function reads before any launch writes it,
@@ -239,8 +244,10 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
  * loops, if, calls of the script's functions, the math functions.
  * init(), when a script has one, runs this way when the script is
  * created.  An invokable that launches kernels (rsForEach) or takes
- * rs_allocation parameters runs in a graph instead (fg_rs_invoke);
- * invokables cannot reach allocations on the host.
+ * rs_allocation parameters runs in a graph instead (fg_rs_invoke).  On
+ * the host an rs_allocation global has its bound field's dimensions
+ * (rsAllocationGetDimX/Y/Z; 0 when unbound) but no elements: a function
+ * reading or writing them (rsGetElementAt, rsSetElementAt) is refused.
  *
  * fg_rs_call passes its variadic arguments by the parameters' types:
  * floating-point parameters as double, bool and integer ones up to 32
