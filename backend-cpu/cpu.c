@@ -341,6 +341,9 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
     l->ptr[i] = d->bufs[i]->p;
     if (d->zero && d->zero[i]) /* every wait ended: nothing uses it now */
       memset(d->bufs[i]->p, 0, d->bufs[i]->bytes);
+    int from = d->copy_from ? d->copy_from[i] : -1;
+    if (from >= 0 && d->bufs[from]->p != d->bufs[i]->p)
+      memcpy(d->bufs[i]->p, d->bufs[from]->p, d->bufs[i]->bytes);
   }
   int64_t points = t[0] * t[1] * t[2];
   if (grouped) {

@@ -304,14 +304,14 @@ static void choose_local(const fgcl_device_info *d, size_t cols, size_t rows,
 }
 
 /* Enqueues a zero fill, after the nw events in w, of every buffer of d
- * flagged in d->zero; *fills (malloc'd, NULL when none) and *nfill get
- * their events. */
+ * flagged in d->zero, and a copy of every buffer d->copy_from names;
+ * *fills (malloc'd, NULL when none) and *nfill get their events. */
 static cl_int zero_outputs(cl_backend *cb, const fg__launch *d,
                            const cl_event *w, cl_uint nw, cl_event **fills,
                            cl_uint *nfill) {
   *fills = NULL;
   *nfill = 0;
-  if (!d->zero)
+  if (!d->zero && !d->copy_from)
     return CL_SUCCESS;
   cl_event *ev = malloc((size_t)d->nbuf * sizeof *ev);
   if (!ev)
@@ -319,12 +319,21 @@ static cl_int zero_outputs(cl_backend *cb, const fg__launch *d,
   const cl_uchar zero = 0;
   cl_int rc = CL_SUCCESS;
   cl_uint n = 0;
-  for (int i = 0; i < d->nbuf && rc == CL_SUCCESS; i++)
-    if (d->zero[i] && d->bufs[i]->bytes > 0 &&
+  for (int i = 0; i < d->nbuf && rc == CL_SUCCESS; i++) {
+    int from = d->copy_from ? d->copy_from[i] : -1;
+    if (d->zero && d->zero[i] && d->bufs[i]->bytes > 0 &&
         (rc = clEnqueueFillBuffer(cb->queue, d->bufs[i]->mem, &zero,
                                   sizeof zero, 0, d->bufs[i]->bytes, nw,
                                   nw ? w : NULL, &ev[n])) == CL_SUCCESS)
       n++;
+    else if (rc == CL_SUCCESS && from >= 0 && d->bufs[i]->bytes > 0 &&
+             d->bufs[from]->mem != d->bufs[i]->mem &&
+             (rc = clEnqueueCopyBuffer(cb->queue, d->bufs[from]->mem,
+                                       d->bufs[i]->mem, 0, 0,
+                                       d->bufs[i]->bytes, nw, nw ? w : NULL,
+                                       &ev[n])) == CL_SUCCESS)
+      n++;
+  }
   if (rc != CL_SUCCESS || n == 0) {
     for (cl_uint i = 0; i < n; i++)
       clReleaseEvent(ev[i]);

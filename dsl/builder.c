@@ -142,7 +142,7 @@ fg_field *fg_op_end(fg_op *op) {
                     "not closed (call fg_end)",
                     frame_opener(op->stack[op->depth - 1].kind));
   for (int i = 0; i < op->n_out; i++)
-    if (!op->written[i])
+    if (!op->written[i] && !op->out_init[i])
       return fgk_fail(op, FG_ERULE, "output %d (_out%d) is never written",
                       i, i);
   if (fgk_is_reduction(op->reduce) && (op->thread_elements || op->grouped))
@@ -181,7 +181,17 @@ fg_field *fg_op_end(fg_op *op) {
    * (a reduction's is set by the runtime) come back zeroed, never with
    * what the device buffer held */
   for (int i = 0; i < op->n_out; i++)
-    if (!op->local_written[i] &&
+    if (op->out_init[i]) {
+      if (!k->out_init &&
+          !(k->out_init = fgu_arena_alloc(&g->arena, (size_t)op->n_out *
+                                                         sizeof(int))))
+        return fgk_fail(op, FG_ENOMEM, "out of memory");
+      for (int j = 0; j < op->n_out; j++)
+        k->out_init[j] = op->out_init[j] - 1;
+      break;
+    }
+  for (int i = 0; i < op->n_out; i++)
+    if (!op->local_written[i] && !op->out_init[i] &&
         !(fgk_is_reduction(op->reduce) && op->reduce.port == i)) {
       if (!k->out_partial &&
           !(k->out_partial = fgu_arena_alloc(&g->arena, sizeof op->written)))
@@ -201,6 +211,30 @@ fg_field *fg_op_end(fg_op *op) {
   n->n_in = op->n_in;
   op->node = n;
   return n->out[0];
+}
+
+bool fgk_op_output_starts_as(fg_op *op, int out, fg_field *f) {
+  if (!fgk_op_usable(op))
+    return false;
+  if (out < 0 || out >= op->n_out || !f) {
+    fgk_fail(op, FG_EINVAL, "output %d starting as %s: the operator has %d "
+             "output%s", out, f ? f->name : "(null)", op->n_out,
+             op->n_out == 1 ? "" : "s");
+    return false;
+  }
+  if (!fg_type_equal(f->type, op->out_type[out])) {
+    char a[128], b[128];
+    fgk_fail(op, FG_ETYPE, "output %d is %s; it cannot start as field '%s' "
+             "of type %s", out, fg_type_str(op->out_type[out], a, sizeof a),
+             f->name, fg_type_str(f->type, b, sizeof b));
+    return false;
+  }
+  int p = fgk_op_input(op, f, "output start");
+  if (p < 0)
+    return false;
+  op->in_nonlocal[p] = true;
+  op->out_init[out] = 1 + p;
+  return true;
 }
 
 bool fgk_op_set_reduction(fg_op *op, fgk_reduction r) {
@@ -285,6 +319,16 @@ static fgk_stmt *append(fg_op *op, fgk_stmt_kind kind, const char *call,
     b->first = s;
   b->last = s;
   return s;
+}
+
+bool fgk_op_eval(fg_op *op, fg_expr *e) {
+  if (!fgk_op_usable(op) || !e)
+    return false;
+  fgk_stmt *s = append(op, FGK_S_EXPR, "expression statement", false);
+  if (!s)
+    return false;
+  s->u.expr = e;
+  return true;
 }
 
 static bool push(fg_op *op, fgk_frame_kind kind, fgk_block *blk,

@@ -42,6 +42,8 @@ struct fg_op {
   int local[2];              /* work-group (rows, columns) */
   bool grouped;              /* uses work-group features */
   fgk_reduction reduce;      /* fgk_op_set_reduction's, else NONE */
+  int out_init[FG_MAX_OUTPUTS]; /* 1 + the input port output o starts as
+                               (fgk_op_output_starts_as), 0: none */
 };
 
 /* NULL when op cannot take more building (NULL, errored graph, closed). */
@@ -68,6 +70,14 @@ bool fgk_check_index(fg_op *op, fg_expr *e, const char *call,
  * most once.  False with an error recorded when op is unusable or r does
  * not fit it. */
 bool fgk_op_set_reduction(fg_op *op, fgk_reduction r);
+/* Output out of op holds the values of field f (same type; registered as a
+ * non-local input) before any thread runs, for a kernel that updates
+ * points of a copy of f (written by a foreign call that writes out
+ * itself).  False with an error recorded when they do not fit. */
+bool fgk_op_output_starts_as(fg_op *op, int out, fg_field *f);
+/* Appends e, evaluated for its effect (a foreign call that writes an
+ * output itself), as a statement at the current point of op. */
+bool fgk_op_eval(fg_op *op, fg_expr *e);
 /* Nonzero when a value of type from may be assigned or passed where to is
  * expected without an explicit conversion. */
 bool fgk_implicit_ok(fgk_type from, fgk_type to);

@@ -66,6 +66,13 @@ static void scan_expr(const fg_expr *e, bool *nonlocal) {
   }
 }
 
+/* Whether e is a foreign call that writes an output itself (its value
+ * is written or assigned too, as a RenderScript kernel that returns a
+ * value and also sets elements of an allocation). */
+static bool writes_itself(const fg_expr *e) {
+  return e && e->kind == FGK_E_FOREIGN && e->u.foreign.out_port >= 0;
+}
+
 /* Scans a block; returns false (with why) when it makes the node
  * unfusable. */
 static bool scan_block(const fgk_block *b, bool top, bool *nonlocal,
@@ -76,6 +83,10 @@ static bool scan_block(const fgk_block *b, bool top, bool *nonlocal,
     case FGK_S_ASSIGN:
       scan_expr(s->u.assign.lhs, nonlocal);
       scan_expr(s->u.assign.rhs, nonlocal);
+      if (writes_itself(s->u.assign.rhs)) {
+        *why = "writes an output inside a foreign call";
+        ok = false;
+      }
       break;
     case FGK_S_IF:
       scan_expr(s->u.if_.cond, nonlocal);
@@ -108,6 +119,10 @@ static bool scan_block(const fgk_block *b, bool top, bool *nonlocal,
     case FGK_S_WRITE: {
       const fgk_access *a = &s->u.write.at;
       scan_expr(s->u.write.value, nonlocal);
+      if (writes_itself(s->u.write.value)) {
+        *why = "writes an output inside a foreign call";
+        ok = false;
+      }
       for (int i = 0; i < a->ncoords; i++)
         scan_expr(a->coord[i], nonlocal);
       scan_expr(a->elem, nonlocal);

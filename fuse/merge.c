@@ -294,6 +294,22 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
       c.in_port[p] = inside ? -1 : port_of(kern->in_field, &n_in, f->id);
       c.in_virtual[p] = inside ? field_var[f->id] : NULL;
     }
+    /* an output that starts as an input (read non-locally, so never
+     * virtual) keeps doing so under the merged ports */
+    for (int o = 0; o < n->n_out && mk->out_init && !c.failed; o++) {
+      if (mk->out_init[o] < 0 || c.out_port[o] < 0)
+        continue;
+      if (!k->out_init) {
+        k->out_init = alloc(&c, (size_t)(n_out + 1) * sizeof(int));
+        for (int j = 0; k->out_init && j < n_out; j++)
+          k->out_init[j] = -1;
+      }
+      int ip = c.in_port[mk->out_init[o]];
+      if (k->out_init && ip >= 0)
+        k->out_init[c.out_port[o]] = ip;
+      else if (k->out_init)
+        c.failed = true;        /* an inside (virtual) field: no buffer */
+    }
     /* one variable per output, holding the value _writeTensor wrote */
     fgk_stmt *note = new_stmt(&c, &k->body, FGK_S_COMMENT);
     if (note)

@@ -233,6 +233,11 @@ typedef struct fgk_kernel {
   bool *out_partial;     /* NULL, or n_out flags: output o may keep points
                             the kernel never writes (no top-level implicit
                             _writeTensor); the runtime zeroes it first */
+  int *out_init;         /* NULL, or n_out: -1, or the input port whose
+                            values output o holds before any thread runs
+                            (a kernel that updates a copy of an input at
+                            points of its choosing: RenderScript's
+                            rsSetElementAt); such an output is not zeroed */
 } fgk_kernel;
 
 /* A kernel's floating-point precision: DEFAULT follows the compile

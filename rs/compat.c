@@ -38,9 +38,31 @@ const char *const fgr_runtime_names[] = {
   "rsUnpackColor8888", "rsPackColorTo8888", "rsGetDimX", "rsGetDimY",
   "rsGetDimZ", "rsAllocationGetDimX", "rsAllocationGetDimY",
   "rsAllocationGetDimZ", "rsClamp", "convert_*", "rsGetElementAt_*",
+  "rsSetElementAt_*",
   "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet",
   "rsGetElementAtYuv_uchar_Y", "rsGetElementAtYuv_uchar_U",
   "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsSample", NULL};
+
+/* rsSetElementAt_<T>(a, v, x[, y[, z]]) of both dialects, inside the
+ * FGK_RS_GET* macros (fgk_rs_st_##T stores element i): a point outside
+ * the allocation is skipped (reads clamp; a write there has no place). */
+#define FGR_SIDX \
+  "static inline __attribute__((unused)) long fgk_rs_sidx(rs_allocation " \
+  "a, long x, long y,\n    long z) {\n" \
+  "  long X = a.x > 0 ? a.x : 1, Y = a.y > 0 ? a.y : 1, " \
+  "Z = a.z > 0 ? a.z : 1;\n" \
+  "  if (x < 0 || x >= X || y < 0 || y >= Y || z < 0 || z >= Z) " \
+  "return -1;\n" \
+  "  return (z * Y + y) * X + x; }\n"
+#define FGR_SET \
+  "  FGK_RS_F void rsSetElementAt_##T(rs_allocation a, T v, uint x) {\\\n" \
+  "    fgk_rs_st_##T(a, fgk_rs_sidx(a, x, 0, 0), v); }\\\n" \
+  "  FGK_RS_F void rsSetElementAt_##T(rs_allocation a, T v, uint x, " \
+  "uint y) {\\\n" \
+  "    fgk_rs_st_##T(a, fgk_rs_sidx(a, x, y, 0), v); }\\\n" \
+  "  FGK_RS_F void rsSetElementAt_##T(rs_allocation a, T v, uint x, " \
+  "uint y, uint z) {\\\n" \
+  "    fgk_rs_st_##T(a, fgk_rs_sidx(a, x, y, z), v); }\\\n"
 
 /* rsGetElementAtYuv_uchar_Y/U/V of both dialects, and rsYuvToRGBA_uchar4
  * (Android's BT.601 integer formula); the allocation is an
@@ -408,6 +430,7 @@ const char fgr_compat_c[] =
   "  y = y < 0 ? 0 : y >= Y ? Y - 1 : y;\n"
   "  z = z < 0 ? 0 : z >= Z ? Z - 1 : z;\n"
   "  return (z * Y + y) * X + x; }\n"
+  FGR_SIDX
   "#define FGK_RS_GET(T, S, N) \\\n"
   "  static inline __attribute__((unused)) T fgk_rs_ld_##T(rs_allocation "
   "a, long i) {\\\n"
@@ -420,6 +443,11 @@ const char fgr_compat_c[] =
   "  FGK_RS_F T rsGetElementAt_##T(rs_allocation a, uint x, uint y, "
   "uint z) {\\\n"
   "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\\\n"
+  "  static inline __attribute__((unused)) void fgk_rs_st_##T(rs_allocation "
+  "a, long i, T v) {\\\n"
+  "    if (i >= 0) memcpy((uchar *)a.p + i * (long)(N * sizeof(S)), &v, "
+  "N * sizeof(S)); }\\\n"
+  FGR_SET
   FGR_PTR_READ
   "#define FGK_RS_GETS(T, S) FGK_RS_GET(T, S, 1) FGK_RS_GET(T##2, S, 2)\\\n"
   "  FGK_RS_GET(T##3, S, 3) FGK_RS_GET(T##4, S, 4)\n"
@@ -427,6 +455,7 @@ const char fgr_compat_c[] =
   "FGK_RS_GET(schar, schar, 1) FGK_RS_GET(char2, schar, 2)\n"
   "FGK_RS_GET(char3, schar, 3) FGK_RS_GET(char4, schar, 4)\n"
   "#define rsGetElementAt_char rsGetElementAt_schar\n"
+  "#define rsSetElementAt_char rsSetElementAt_schar\n"
   "#define fgk_rs_ptr_char fgk_rs_ptr_schar\n"
   "FGK_RS_GETS(uchar, uchar) FGK_RS_GETS(short, short)\n"
   "FGK_RS_GETS(ushort, ushort) FGK_RS_GETS(int, int)\n"
@@ -513,9 +542,15 @@ const char fgr_compat_cl[] =
   "  x = clamp(x, 0L, X - 1);\n  y = clamp(y, 0L, Y - 1);\n"
   "  z = clamp(z, 0L, Z - 1);\n"
   "  return (z * Y + y) * X + x; }\n"
+  FGR_SIDX
   "#define FGK_RS_LD1(T, S) ((__global const S *)a.p)[i]\n"
   "#define FGK_RS_LDN(T, S, N) vload##N(i, (__global const S *)a.p)\n"
-  "#define FGK_RS_GETX(T, LD) \\\n"
+  "#define FGK_RS_ST1(T, S) ((__global S *)a.p)[i] = v\n"
+  "#define FGK_RS_STN(T, S, N) vstore##N(v, i, (__global S *)a.p)\n"
+  "#define FGK_RS_GETX(T, LD, ST) \\\n"
+  "  static inline void fgk_rs_st_##T(rs_allocation a, long i, T v) "
+  "{ if (i >= 0) ST; }\\\n"
+  FGR_SET
   "  static inline T fgk_rs_ld_##T(rs_allocation a, long i) "
   "{ return LD; }\\\n"
   "  FGK_RS_F T rsGetElementAt_##T(rs_allocation a, uint x) {\\\n"
@@ -526,10 +561,11 @@ const char fgr_compat_cl[] =
   "uint z) {\\\n"
   "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\\\n"
   FGR_PTR_READ
-  "#define FGK_RS_GETS(T) FGK_RS_GETX(T, FGK_RS_LD1(T, T))\\\n"
-  "  FGK_RS_GETX(T##2, FGK_RS_LDN(T##2, T, 2))\\\n"
-  "  FGK_RS_GETX(T##3, FGK_RS_LDN(T##3, T, 3))\\\n"
-  "  FGK_RS_GETX(T##4, FGK_RS_LDN(T##4, T, 4))\n"
+  "#define FGK_RS_GETS(T) FGK_RS_GETX(T, FGK_RS_LD1(T, T), "
+  "FGK_RS_ST1(T, T))\\\n"
+  "  FGK_RS_GETX(T##2, FGK_RS_LDN(T##2, T, 2), FGK_RS_STN(T##2, T, 2))\\\n"
+  "  FGK_RS_GETX(T##3, FGK_RS_LDN(T##3, T, 3), FGK_RS_STN(T##3, T, 3))\\\n"
+  "  FGK_RS_GETX(T##4, FGK_RS_LDN(T##4, T, 4), FGK_RS_STN(T##4, T, 4))\n"
   "FGK_RS_GETS(char) FGK_RS_GETS(uchar) FGK_RS_GETS(short)\n"
   "FGK_RS_GETS(ushort) FGK_RS_GETS(int) FGK_RS_GETS(uint)\n"
   "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"

@@ -1319,11 +1319,13 @@ static void init_wrapper(fgk_writer *tw, const fgr_unit *u,
 static void legacy_call(fgk_writer *tw, const fgr_unit *u, const fgr_func *f,
                         const char *rt, fgu_buf *h) {
   static const char *const sp[3] = {"fgk_x", "fgk_y", "fgk_z"};
-  fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n",
-                 spell(tw, u, f->ret), rt);
-  if (is_cl(tw))
+  bool out = f->legacy_out >= 0;
+  if (out)
+    fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n",
+                   spell(tw, u, f->ret), rt);
+  if (out && is_cl(tw))
     fgu_buf_printf(h, "  fgk_r.v = (%s)(0);\n", rt);
-  else
+  else if (out)
     fgu_buf_puts(h, "  memset(&fgk_r, 0, sizeof fgk_r);\n");
   fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
   for (int p = 0; p < f->n_params; p++) {
@@ -1338,7 +1340,10 @@ static void legacy_call(fgk_writer *tw, const fgr_unit *u, const fgr_func *f,
       if (f->special[k] == p)
         fgu_buf_printf(h, "%s, ", sp[k]);
   }
-  fgu_buf_puts(h, "&fgk_envv);\n  return fgk_r.v;\n}\n");
+  if (out)
+    fgu_buf_puts(h, "&fgk_envv);\n  return fgk_r.v;\n}\n");
+  else      /* it only sets elements: the call's value is unused */
+    fgu_buf_printf(h, "&fgk_envv);\n  return (%s)(0);\n}\n", rt);
 }
 
 /* What foreign call x calls (the payload nodes.c gave it). */
@@ -1375,14 +1380,18 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
       legacy_call(tw, u, f, rt, h);
       return;
     }
+    bool v = f->ret->kind == FGR_VOID;
     if (st)
       fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n  fgk_r.s = ",
                      spell(tw, u, f->ret), rt);
     else
-      fgu_buf_puts(h, "  return ");
+      fgu_buf_puts(h, v ? "  " : "  return ");
     fgu_buf_printf(h, "%s%s(", u->mangle, f->name);
     call_args(f, 0, h);
-    fgu_buf_puts(h, st ? ");\n  return fgk_r.v;\n}\n" : ");\n}\n");
+    if (v)    /* it only sets elements: the call's value is unused */
+      fgu_buf_printf(h, ");\n  return (%s)(0);\n}\n", rt);
+    else
+      fgu_buf_puts(h, st ? ");\n  return fgk_r.v;\n}\n" : ");\n}\n");
     return;
   }
   const fgr_reduce *r = c->red;
@@ -1477,11 +1486,26 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
 
 /* The environment's arguments at a call site: the ports of x. */
 static void port_args(fgk_writer *tw, const fg_expr *x) {
-  const fgr_unit *u = call_of(x)->u;
+  const fgr_call *c = call_of(x);
+  const fgr_unit *u = c->u;
   for (int k = 0; k <= u->n_allocs; k++) {
     int p = x->u.foreign.port[k];
     if (k)
       fgk_writer_put(tw, ", ");
+    if (k && k - 1 == c->written_alloc && x->u.foreign.out_port >= 0) {
+      /* the allocation the kernel sets elements of: its copy, an output
+       * (written through the const pointer the environment holds) */
+      int o = x->u.foreign.out_port;
+      int nd = fgk_writer_kernel(tw)->out_type[o].field.ndim;
+      fgk_writer_printf(tw, "(%sconst uchar *)out%d, ", gq(tw), o);
+      fgk_writer_printf(tw, "%s%d%s, ", nd >= 1 ? "out" : "(long)",
+                        nd >= 1 ? o : 0, nd >= 1 ? "_C" : "");
+      fgk_writer_printf(tw, "%s%d%s, ", nd >= 2 ? "out" : "(long)",
+                        nd >= 2 ? o : 0, nd >= 2 ? "_R" : "");
+      fgk_writer_printf(tw, "%s%d%s", nd >= 3 ? "out" : "(long)",
+                        nd >= 3 ? o : 0, nd >= 3 ? "_L" : "");
+      continue;
+    }
     if (p < 0) {
       fgk_writer_put(tw, k ? "0, 0, 0, 0" : "0");
       continue;

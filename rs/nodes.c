@@ -516,12 +516,87 @@ static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
   return f;
 }
 
-/* Refuses functions fns that write a bound allocation: rsSetElementAt_
- * from a kernel writes other coordinates than the thread's own (a
- * non-local write, which in RenderScript races between the kernel's
- * threads), and a field is a value that one node produces whole, so
- * fieldgraph runs no such kernel; the reference's way out is a launch's
- * output Allocation (a kernel's return value). */
+/* The rs_allocation global that functions fns write with
+ * rsSetElementAt_<type>(global, value, x[, y[, z]]): its index in
+ * globals, -1 when they write none, -2 after an error.  Such a write sets
+ * points of the thread's choosing (a non-local write): the launch makes a
+ * new field, a copy of the one the global is bound to with the kernel's
+ * writes (threads writing one point race, as in RenderScript), and
+ * rebinds the global to it.  fieldgraph takes writes to one global per
+ * kernel, named directly. */
+static int written_global(launch *l, const fgr_func *const *fns, int n) {
+  const fgr_unit *u = l->s->u;
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen) {
+    fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+    return -2;
+  }
+  fgr_reach(u, fns, n, seen);
+  static const char pre[] = "rsSetElementAt";
+  const int pl = (int)sizeof pre - 1;
+  int found = -1, found_tok = -1, r = -1;
+  for (int f = 0; f < u->n_funcs && r == -1; f++) {
+    if (!seen[f])
+      continue;
+    for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1 && r == -1;
+         i++) {
+      int len;
+      const char *p = fgr_tok_text(u, i, &len);
+      if (u->toks[i].kind != FGR_T_IDENT || len < pl ||
+          memcmp(p, pre, (size_t)pl))
+        continue;
+      int alen = 0;
+      const char *ap = fgr_tok_text(u, i + 2, &alen);
+      int g = fgr_tok_is(u, i + 1, "(") && fgr_tok_is(u, i + 3, ",") &&
+                      u->toks[i + 2].kind == FGR_T_IDENT
+                  ? -1 : -3;
+      for (int k = 0; k < u->n_globals && g == -1; k++)
+        if ((int)strlen(u->globals[k].name) == alen &&
+            !memcmp(u->globals[k].name, ap, (size_t)alen) &&
+            u->globals[k].alloc_index >= 0)
+          g = k;
+      if (g < 0) {
+        fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes %s; fieldgraph "
+                 "runs writes to an rs_allocation global named as the first "
+                 "argument", fgr_tok_file(u, i), u->toks[i].line,
+                 u->toks[i].col, l->what, len, p,
+                 g == -3 ? "an allocation it does not name directly"
+                         : "something that is not an rs_allocation global");
+        r = -2;
+      } else if (found >= 0 && found != g) {
+        fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes '%s', and "
+                 "%s:%d:%d writes '%s'; fieldgraph runs kernels that set "
+                 "elements of one allocation", fgr_tok_file(u, i),
+                 u->toks[i].line, u->toks[i].col, l->what, len, p,
+                 u->globals[g].name, fgr_tok_file(u, found_tok),
+                 u->toks[found_tok].line, u->toks[found_tok].col,
+                 u->globals[found].name);
+        r = -2;
+      } else if (found < 0) {
+        found = g;
+        found_tok = i;
+      }
+    }
+  }
+  free(seen);
+  if (r == -2)
+    return r;
+  /* one through a macro, which the scan above does not follow */
+  for (int k = 0; k < n && found < 0; k++) {
+    int t = fns[k] ? fgr_func_mention(u, fns[k], pre, true) : -1;
+    if (t >= 0) {
+      fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %s is reached through a "
+               "macro; fieldgraph runs rsSetElementAt_<type> written in a "
+               "function", fgr_tok_file(u, t), u->toks[t].line,
+               u->toks[t].col, l->what, pre);
+      return -2;
+    }
+  }
+  return found;
+}
+
+/* Refuses functions fns that write a bound allocation, where a launch
+ * cannot keep what they write (a reduction's functions). */
 static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
   const fgr_unit *u = l->s->u;
   for (int k = 0; k < n; k++) {
@@ -532,12 +607,10 @@ static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
     int len;
     const char *p = fgr_tok_text(u, t, &len);
     fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes a bound "
-             "allocation at coordinates of its choosing, a non-local write "
-             "that fieldgraph does not run (the kernel's threads would race, "
-             "and a field is produced whole by one node); return the value "
-             "and let the launch write its output Allocation",
-             fgr_tok_file(u, t),
-             u->toks[t].line, u->toks[t].col, l->what, len, p);
+             "allocation from a reduction, which fieldgraph does not run "
+             "(a mapping kernel may: its launch makes the written copy)",
+             fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
+             len, p);
     return false;
   }
   return true;
@@ -757,6 +830,7 @@ static fgr_call *new_call(launch *l, fgr_call_kind kind) {
     return fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
   c->kind = kind;
   c->u = l->s->u;
+  c->written_alloc = -1;
   memcpy(c->range, l->range, sizeof c->range);
   c->ranged = l->ranged;
   return c;
@@ -855,13 +929,21 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return fg__fail(g, FG_EINVAL, "%s: script '%s' has no mapping kernel "
                     "'%s' (its mapping kernels: %s)", l.what, u->name,
                     kernel, kernel_list(g, u, false));
-  /* a non-local write or a call the runtime lacks is named first (a void
-   * kernel that writes through one is refused for it, not for its return
-   * type) */
-  if (!no_set_element(&l, &f, 1) || !no_unsupported(&l, &f, 1))
+  /* a call the runtime lacks is named first, then what the kernel writes
+   * (a void kernel may write through rsSetElementAt only) */
+  if (!no_unsupported(&l, &f, 1))
     return NULL;
-  fgk_type rt;
-  if (f->ret_ptr || !fgr_type_carrier(f->ret, &rt))
+  int wg = written_global(&l, &f, 1);
+  if (wg == -2)
+    return NULL;
+  bool is_void = f->ret->kind == FGR_VOID && !f->ret_ptr;
+  fgk_type rt = fgk_t(FG_U8, 1);
+  if (is_void && wg < 0)
+    return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns void and sets "
+                    "no element of an rs_allocation global: its launch "
+                    "would leave nothing (return the value, or write with "
+                    "rsSetElementAt_<type>)", l.what, kernel);
+  if (!is_void && (f->ret_ptr || !fgr_type_carrier(f->ret, &rt)))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
                     "runs mapping kernels that return a scalar or vector "
                     "Element or a struct of up to 32 bytes", l.what, kernel,
@@ -880,7 +962,8 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   fg_type out = rt.width == 1 ? fg_type_scalar(rt.elem, l.shape)
                               : fg_type_vector(rt.elem, l.shape, rt.width);
   fg_field *base = opt ? opt->base : NULL;
-  if (base && (base->graph != g || !fg_type_equal(base->type, out))) {
+  if (base && !is_void &&
+      (base->graph != g || !fg_type_equal(base->type, out))) {
     char ts[128], ts2[128];
     return fg__fail(g, FG_ETYPE, "%s: base field '%s' is %s (expected %s%s)",
                     l.what, base->name, fg_type_str(base->type, ts, sizeof ts),
@@ -891,43 +974,89 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   if (u->n_allocs > 64)
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
-  if (!no_set_element(&l, &f, 1) || !no_unsupported(&l, &f, 1) ||
-      !env_fields(&l, &f, 1, env) || !get_element_types(&l, &f, 1))
+  if (!env_fields(&l, &f, 1, env) || !get_element_types(&l, &f, 1))
     return NULL;
+  /* the written allocation: an output that starts as its bound field;
+   * the kernel reaches it through that output, not as an input */
+  int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
+  fg_field *written = wa >= 0 ? env[1 + wa] : NULL;
+  if (wa >= 0 && !written)
+    return fg__fail(g, FG_EINVAL, "%s: the kernel sets elements of "
+                    "rs_allocation '%s', which is not bound "
+                    "(fg_rs_bind_allocation)", l.what, u->globals[wg].name);
+  if (wa >= 0)
+    env[1 + wa] = NULL;
   fgr_call *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
     return NULL;
   c->fn = f;
-  fg_op *op = fg_op_begin(g, kernel, 1, &out);
+  c->written_alloc = wa;
+  fg_type types[2];
+  int n_out = 0, aout = -1;
+  if (!is_void)
+    types[n_out++] = out;
+  if (written) {
+    aout = n_out;
+    types[n_out++] = written->type;
+  }
+  fg_op *op = fg_op_begin(g, kernel, n_out, types);
   if (!op)
+    return NULL;
+  if (written && !fgk_op_output_starts_as(op, aout, written))
     return NULL;
   fg_expr *args[FGK_MAX_INPUTS] = {0};
   for (int k = 0; k < n_in; k++)
     args[k] = fg_read_tensor(op, in[k]);
   fg_expr *value = call_expr(op, c, rt, n_in, args, env, 1 + u->n_allocs);
-  if (!l.ranged) {
+  if (value && written)
+    value->u.foreign.out_port = aout;
+  fg_field *r = NULL;
+  if (!l.ranged && is_void) {
+    fgk_op_eval(op, value);
+    r = fg_op_end(op);
+  } else if (!l.ranged) {
     fg_write_tensor(op, 0, value);
-    return with_fp(fg_op_end(op), u);
+    r = fg_op_end(op);
+  } else {
+    /* a sub-range: the kernel runs only inside it; outside, the output
+     * keeps base's values (zeros without one) */
+    static const fg_thread_const ax[3] = {FG_COLUMN, FG_ROW, FG_LAYER};
+    fg_expr *v = is_void ? NULL : fg_var(op, rt.elem, rt.width);
+    fg_expr *cond = fg_bool(op, 1);
+    for (int a = 0; a < 3; a++)
+      if (l.range[a][1] > 0)
+        cond = fg_land(cond, fg_land(
+            fg_ge(fg_thread(op, ax[a]), fg_long(op, l.range[a][0])),
+            fg_lt(fg_thread(op, ax[a]), fg_long(op, l.range[a][1]))));
+    fg_if(cond);
+    if (is_void)
+      fgk_op_eval(op, value);
+    else
+      fg_assign(v, value);
+    if (base && !is_void) {
+      fg_else(op);
+      fg_assign(v, fg_read_tensor(op, base));
+    }
+    fg_end(op);
+    if (!is_void)
+      fg_write_tensor(op, 0, v);
+    r = fg_op_end(op);
   }
-  /* a sub-range: the kernel runs only inside it; outside, the output
-   * keeps base's values (zeros without one) */
-  static const fg_thread_const ax[3] = {FG_COLUMN, FG_ROW, FG_LAYER};
-  fg_expr *v = fg_var(op, rt.elem, rt.width);
-  fg_expr *cond = fg_bool(op, 1);
-  for (int a = 0; a < 3; a++)
-    if (l.range[a][1] > 0)
-      cond = fg_land(cond, fg_land(
-          fg_ge(fg_thread(op, ax[a]), fg_long(op, l.range[a][0])),
-          fg_lt(fg_thread(op, ax[a]), fg_long(op, l.range[a][1]))));
-  fg_if(cond);
-  fg_assign(v, value);
-  if (base) {
-    fg_else(op);
-    fg_assign(v, fg_read_tensor(op, base));
-  }
-  fg_end(op);
-  fg_write_tensor(op, 0, v);
-  return with_fp(fg_op_end(op), u);
+  r = with_fp(r, u);
+  if (!r || !written)
+    return r;
+  /* later launches read (and fg_rs_allocation_field returns) the copy */
+  fg_field *copy = r->producer->out[aout];
+  if (fg_rs_bind_allocation(s, u->globals[wg].name, copy) != FG_OK)
+    return fg__fail(g, FG_EINVAL, "%s: %s", l.what, s->errmsg);
+  return is_void ? copy : r;
+}
+
+fg_field *fg_rs_allocation_field(fg_rs_script *s, const char *global) {
+  int k = s && global ? fgr_find_global(s->u, global) : -1;
+  if (k < 0 || s->u->globals[k].alloc_index < 0)
+    return NULL;
+  return fgr_bound_field(s, s->u->globals[k].alloc_index);
 }
 
 /* The 0-D field type of a reduction's result. */

@@ -306,6 +306,9 @@ typedef struct fgr_call {
   int64_t range[3][2];          /* ACC: (x, y, z) [start, end) */
   bool ranged;
   int64_t result_bytes;         /* FOLD: bytes of the result field */
+  int written_alloc;            /* MAP: the rs_allocation (binding slot)
+                                   the kernel sets elements of, through
+                                   the call's out_port, or -1 */
 } fgr_call;
 
 /* How every call into a script is written (emit_hooks.c). */

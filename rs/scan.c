@@ -953,13 +953,23 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
       return why;
     }
   }
-  if (out < 0) {
-    snprintf(why, n_why, "legacy kernel '%s' has no output pointer; "
-             "fieldgraph runs legacy kernels that write an output Element",
-             f->name);
+  if (out < 0 && in < 0) {
+    snprintf(why, n_why, "legacy kernel '%s' has neither an input nor an "
+             "output pointer", f->name);
     return why;
   }
-  if (f->params[out].type->size <= 0) {
+  /* fieldgraph passes usrData NULL: a kernel that reads it is refused
+   * (rather than crashing its run) */
+  const char *un = usr >= 0 ? f->params[usr].name : NULL;
+  for (int i = f->rparen + 1; un && i < f->tok1; i++)
+    if (fgr_tok_is(s->u, i, un)) {
+      *tok = i;
+      snprintf(why, n_why, "legacy kernel '%s' reads its usrData '%s', "
+               "which fieldgraph does not pass (rsForEach's user data)",
+               f->name, un);
+      return why;
+    }
+  if (out >= 0 && f->params[out].type->size <= 0) {
     *tok = f->params[out].tok;
     snprintf(why, n_why, "the output of legacy kernel '%s' is %s, "
              "which is no Element type", f->name,
@@ -981,7 +991,8 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
   for (int k = 0; k < n_index; k++)
     f->special[k] = special[k];
   f->n_inputs = in >= 0;
-  f->ret = f->params[out].type;
+  if (out >= 0)     /* else void: it sets elements of an allocation */
+    f->ret = f->params[out].type;
   return NULL;
 }
 
@@ -1485,6 +1496,29 @@ static void note_unsupported(fgr_scan *s) {
     if (u->funcs[k].has_body)
       u->funcs[k].unsupported = fgr_first_unsupported(u, &u->funcs[k],
                                                       false);
+  /* a kernel that returns void keeps only what it sets through
+   * rsSetElementAt_<type>: one that sets nothing leaves nothing */
+  for (int k = 0; k < u->n_funcs; k++) {
+    fgr_func *f = &u->funcs[k];
+    const fgr_func *root[1] = {f};
+    if (!f->is_kernel || !f->has_body || f->bad_why ||
+        f->ret->kind != FGR_VOID || f->ret_ptr ||
+        fgr_func_mention(u, f, "rsSetElementAt", true) >= 0 ||
+        fgr_unsupported_call(u, root, 1) >= 0)
+      continue;
+    char why[300];
+    snprintf(why, sizeof why, f->legacy
+             ? "legacy kernel '%s' has no output pointer and sets no "
+               "element of an rs_allocation global (rsSetElementAt_<type>): "
+               "its launch would leave nothing"
+             : "kernel '%s' returns void and sets no element of an "
+               "rs_allocation global (rsSetElementAt_<type>): its launch "
+               "would leave nothing", f->name);
+    f->bad_tok = f->name_tok;
+    f->bad_why = fgu_arena_strdup(&u->arena, why);
+    if (!f->bad_why)
+      fgr_scan_fail(s, f->name_tok, "out of memory");
+  }
   fgu_buf b = {0};
   for (int k = 0; k < u->n_funcs + u->n_reduces; k++) {
     const fgr_func *roots[4] = {0};

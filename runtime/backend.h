@@ -55,6 +55,9 @@ typedef struct fg__launch {
   int64_t work_per_item;     /* PARTIALS: points each item folds */
   const bool *zero;          /* NULL, or nbuf flags: buffers the backend
                                 sets to zero before the kernel runs */
+  const int *copy_from;      /* NULL, or nbuf: -1, or the buffer whose
+                                bytes the backend copies into this one
+                                before the kernel runs (same size) */
   const int *stop;           /* the run's stop flag (emit/abi.h), never
                                 NULL; other threads set it (atomically)
                                 while the kernel runs */

@@ -193,6 +193,11 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
   if (k->out_partial &&
       !(pk->zero = calloc((size_t)pk->nbuf, sizeof *pk->zero)))
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  if (k->out_init &&
+      !(pk->copy_from = malloc((size_t)pk->nbuf * sizeof *pk->copy_from)))
+    return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  for (int i = 0; pk->copy_from && i < pk->nbuf; i++)
+    pk->copy_from[i] = i >= k->n_in ? k->out_init[i - k->n_in] : -1;
   for (int i = 0; i < k->n_out; i++) {
     if (pk->zero)
       pk->zero[k->n_in + i] = k->out_partial[i];

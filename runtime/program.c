@@ -16,6 +16,7 @@ static void variant_free(fg_program *p, variant *v) {
     free(v->k[i].source);
     free(v->k[i].field);
     free(v->k[i].zero);
+    free(v->k[i].copy_from);
     free(v->k[i].dims);
   }
   for (int i = 0; v->reason && i < p->n_fields; i++)

@@ -29,6 +29,9 @@ typedef struct pkernel {
   int *field;               /* nbuf field ids: inputs, then outputs */
   bool *zero;               /* NULL, or nbuf flags: outputs the kernel may
                                not write everywhere, zeroed at each launch */
+  int *copy_from;           /* NULL, or nbuf: -1, or the input buffer an
+                               output is a copy of at each launch (the
+                               kernel updates points of it) */
   int64_t *dims;            /* 3 * (nbuf + 1) */
   bool grouped;
   int group[2];             /* work-group (rows, columns) when grouped */

@@ -306,6 +306,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
                     .dims = k->dims, .partials = k->partials,
                     .work_per_item = k->work_per_item, .zero = k->zero,
+                    .copy_from = k->copy_from,
                     .stop = r->stop, .polls = k->polls};
     memcpy(l.threads, k->threads, sizeof l.threads);
     memcpy(l.group, k->group, sizeof l.group);

@@ -748,27 +748,78 @@ START_TEST(test_rs_fract_and_rsclamp_on_every_backend) {
 }
 END_TEST
 
-/* rsSetElementAt_<type> from a kernel is a non-local write: refused at the
- * launch, at the call's file:line:column. */
-START_TEST(test_rs_set_element_is_refused_at_its_line) {
+/* rsSetElementAt_<type> from a kernel, through a helper function: the
+ * launch returns the kernel's value and makes a copy of the bound field
+ * with the writes.  What cannot run is named at its line: a write from a
+ * reduction, one to an allocation that is not a global, writes to two. */
+START_TEST(test_rs_set_element_through_a_helper_and_its_limits) {
   char err[1024];
   fg_rs_script *s = NULL;
   ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
     "#pragma version(1)\n"
     "#pragma rs java_package_name(t)\n"
-    "rs_allocation dst;\n"
+    "rs_allocation dst;\nrs_allocation other;\n"
     "static void put(int v, uint32_t x) { rsSetElementAt_int(dst, v, x); }\n"
-    "int RS_KERNEL k(int v, uint32_t x) { put(v, x); return v; }\n",
+    "int RS_KERNEL k(int v, uint32_t x) { if (x % 3 == 0) put(3 * v, x);"
+    " return v + 1; }\n"
+    "void RS_KERNEL two(int v, uint32_t x) {\n"
+    "  rsSetElementAt_int(dst, v, x);\n  rsSetElementAt_int(other, v, x);\n}\n"
+    "void RS_KERNEL viaLocal(int v, uint32_t x) {\n"
+    "  rs_allocation a = dst;\n  rsSetElementAt_int(a, v, x);\n}\n"
+    "#pragma rs reduce(total) accumulator(acc)\n"
+    "static void acc(int *a, int v) { *a += v; rsSetElementAt_int(dst, v, 0); }\n",
     (size_t)-1, &s, err, sizeof err), FG_OK);
+  enum { N = 8 };
   fg_graph *g = fg_graph_new("set");
-  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(8)));
-  fg_field *d = fg_input(g, "d", fg_type_scalar(FG_I32, fg_shape1(8)));
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *d = fg_input(g, "d", fg_type_scalar(FG_I32, fg_shape1(N)));
   ck_assert_int_eq(fg_rs_bind_allocation(s, "dst", d), FG_OK);
-  ck_assert_ptr_null(fg_rs_map(g, s, "k", 1, &a, NULL));
-  ck_assert_int_eq(fg_graph_status(g), FG_ENOTSUP);
-  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:4:38: fg_rs_map 't.k': "
-                       "rsSetElementAt_int writes a bound allocation") != NULL,
-                "%s", fg_graph_errmsg(g));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "other", d), FG_OK);
+  fg_field *r = fg_rs_map(g, s, "k", 1, &a, NULL);
+  ck_assert_msg(r != NULL, "%s", fg_graph_errmsg(g));
+  fg_output(g, "r", r);
+  fg_output(g, "copy", fg_rs_allocation_field(s, "dst"));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  int32_t in[N], d0[N], out[N], copy[N];
+  for (int i = 0; i < N; i++) {
+    in[i] = 5 * i - 11;
+    d0[i] = 100 + i;
+  }
+  run(ctx, p, 2, (const void *[]){in, d0}, 2, (void *[]){out, copy});
+  for (int i = 0; i < N; i++) {
+    ck_assert_int_eq(out[i], in[i] + 1);
+    ck_assert_int_eq(copy[i], i % 3 == 0 ? 3 * in[i] : d0[i]);
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  static const struct { const char *kernel, *want; } bad[] = {
+    {"two", "t.rs:9:3: fg_rs_map 't.two': rsSetElementAt_int writes "
+            "'other', and t.rs:8:3 writes 'dst'"},
+    {"viaLocal", "t.rs:13:3: fg_rs_map 't.viaLocal': rsSetElementAt_int "
+                 "writes something that is not an rs_allocation global"},
+  };
+  for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+    fg_graph *b = fg_graph_new("bad");
+    fg_field *x = fg_input(b, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+    fg_field *y = fg_input(b, "d", fg_type_scalar(FG_I32, fg_shape1(N)));
+    ck_assert_int_eq(fg_rs_bind_allocation(s, "dst", y), FG_OK);
+    ck_assert_int_eq(fg_rs_bind_allocation(s, "other", y), FG_OK);
+    ck_assert_ptr_null(fg_rs_map(b, s, bad[c].kernel, 1, &x, NULL));
+    ck_assert_int_eq(fg_graph_status(b), FG_ENOTSUP);
+    ck_assert_msg(strstr(fg_graph_errmsg(b), bad[c].want), "%s: %s",
+                  bad[c].kernel, fg_graph_errmsg(b));
+    fg_graph_free(b);
+  }
+  fg_graph *b = fg_graph_new("bad");
+  fg_field *x = fg_input(b, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "dst", x), FG_OK);
+  ck_assert_ptr_null(fg_rs_reduce(b, s, "total", 1, &x, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(b), "t.rs:16:43: fg_rs_reduce "
+                       "'t.total': rsSetElementAt_int writes a bound "
+                       "allocation from a reduction"), "%s",
+                fg_graph_errmsg(b));
+  fg_graph_free(b);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }
@@ -1406,7 +1457,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_kernels_return_and_take_structs);
   tcase_add_test(tc, test_rs_locals_shadow_globals_in_their_scope);
   tcase_add_test(tc, test_rs_fract_and_rsclamp_on_every_backend);
-  tcase_add_test(tc, test_rs_set_element_is_refused_at_its_line);
+  tcase_add_test(tc, test_rs_set_element_through_a_helper_and_its_limits);
   tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);

@@ -6,7 +6,8 @@
  * rsRand in invokables, rs_matrix4x4 and rsMatrixMultiply in kernels, and
  * legacy root() kernels, the YUV getters on an NV21 frame, rsSample, an
  * ICS-era filter (rs_script and pointer globals, legacy kernels besides
- * root(), the untyped rsGetElementAt) that runs what it can, and the
+ * root(), the untyped rsGetElementAt) that runs what it can, kernels that
+ * set elements of bound allocations (rsSetElementAt_<type>), and the
  * errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
@@ -724,6 +725,90 @@ START_TEST(test_rs_atomics_are_named_at_load) {
 }
 END_TEST
 
+/* Kernels that set elements of bound allocations (tests/rs/set_element.rs):
+ * each launch makes a copy of the allocation's field with its writes, and
+ * later launches (and fg_rs_allocation_field) see the copy; writes
+ * outside the allocation are skipped. */
+START_TEST(test_rs_set_element_makes_a_new_field) {
+  enum { W = 23, H = 7, N = W * H };
+  fg_rs_script *s = load("set_element.rs");
+  uint8_t *in = pattern(W, H), *base = pattern(H, W);
+  uint8_t g0[N];
+  for (int i = 0; i < N; i++)
+    g0[i] = (uint8_t)(i * 7);
+  fg_graph *g = fg_graph_new("set");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_field *b = fg_input(g, "base", fg_type_image(FG_U8, H, W, 4));
+  fg_field *gb = fg_input(g, "grey0", fg_type_image(FG_U8, H, W, 1));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gOut", b), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gGrey", gb), FG_OK);
+  fg_field *m = fg_rs_map(g, s, "mirror", 1, &img, NULL);
+  ck_assert_msg(m != NULL, "%s", fg_graph_errmsg(g));
+  ck_assert_ptr_eq(fg_rs_allocation_field(s, "gOut"), m);
+  fg_field *gr = fg_rs_map(g, s, "grey", 1, &img, NULL);
+  fg_field *ev = fg_rs_map(g, s, "evens", 1, &img, NULL);
+  fg_field *after = fg_rs_allocation_field(s, "gOut");
+  fg_rs_launch opt = {.shape = fg_shape2(H, W)};
+  fg_field *rb = fg_rs_map(g, s, "readBack", 0, NULL, &opt);
+  ck_assert_msg(gr && ev && after && rb, "%s", fg_graph_errmsg(g));
+  ck_assert_ptr_ne(after, m);
+  fg_output(g, "m", m);
+  fg_output(g, "gr", gr);
+  fg_output(g, "ev", ev);
+  fg_output(g, "after", after);
+  fg_output(g, "rb", rb);
+  uint8_t om[N * 4], ogr[N], oaf[N * 4], orb[N * 4];
+  int32_t oev[N];
+  const void *ins[] = {in, base, g0};
+  void *outs[] = {om, ogr, oev, oaf, orb};
+  tu_run(g, 3, ins, 5, outs);
+  fg_graph_free(g);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x, j = y * W + (W - 1 - x);
+      const uint8_t *p = in + 4 * i;
+      for (int c = 0; c < 4; c++) {
+        /* mirror: every point written, with the channels reversed */
+        ck_assert_int_eq(om[4 * j + c], p[3 - c]);
+        /* evens: even columns take the input, odd keep the mirror */
+        uint8_t want = x % 2 == 0 ? p[c] : om[4 * i + c];
+        ck_assert_int_eq(oaf[4 * i + c], want);
+        ck_assert_int_eq(orb[4 * i + c], want);
+      }
+      ck_assert_int_eq(ogr[i], (p[0] + p[1] + p[2]) / 3);
+      ck_assert_int_eq(oev[i], p[0] + x);
+    }
+  /* a kernel that returns void and sets nothing is refused; one that
+   * writes an unbound allocation names it */
+  fg_rs_script *t = NULL;
+  char err[1024];
+  ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
+      "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+      "rs_allocation a;\nint n;\n"
+      "void RS_KERNEL nothing(uchar4 in) { n = 1; }\n"
+      "void RS_KERNEL set(uchar4 in, uint32_t x) {\n"
+      "  rsSetElementAt_uchar4(a, in, x, 0);\n}\n", (size_t)-1, &t, err,
+      sizeof err), FG_OK);
+  g = fg_graph_new("bad");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert(fg_rs_map(g, t, "nothing", 1, &img, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:5:16: fg_rs_map "
+                       "'t.nothing': kernel 'nothing' returns void and sets "
+                       "no element"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("bad2");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert(fg_rs_map(g, t, "set", 1, &img, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "rs_allocation 'a', which is "
+                       "not bound"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(t);
+  fg_rs_script_free(s);
+  free(in);
+  free(base);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -737,6 +822,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_nv21_to_rgba_with_the_yuv_getters);
   tcase_add_test(tc, test_rs_bilinear_rssample);
   tcase_add_test(tc, test_rs_atomics_are_named_at_load);
+  tcase_add_test(tc, test_rs_set_element_makes_a_new_field);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

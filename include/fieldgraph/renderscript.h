@@ -34,8 +34,9 @@
  * fg_rs_set afterwards changes only later runs, even while that run waits
  * or executes.  Kernels read globals only.
  * rs_allocation globals are bound to fields with fg_rs_bind_allocation
- * and read with rsGetElementAt_<type> (a non-local read); kernels that
- * write them (rsSetElementAt_<type>, a non-local write) are refused.
+ * and read with rsGetElementAt_<type> (a non-local read); a mapping
+ * kernel that writes one (rsSetElementAt_<type>, a non-local write) makes
+ * a new field, a fusion boundary (fg_rs_map).
  *
  * Builder calls follow graph.h's sticky errors; the script calls return a
  * status with a message in fg_rs_script_errmsg.  A script belongs to one
@@ -142,6 +143,11 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
 fg_status fg_rs_global_elem(const fg_rs_script *s, const char *global,
                             fg_elem *elem);
 
+/* The field rs_allocation global `global` is bound to now: what
+ * fg_rs_bind_allocation bound, or the copy the last launch that set its
+ * elements made (see fg_rs_map); NULL when unbound or unknown. */
+fg_field *fg_rs_allocation_field(fg_rs_script *s, const char *global);
+
 /* Binds rs_allocation global `global` to field (NULL unbinds): kernels
  * launched afterwards read it with rsGetElementAt_<type> and
  * rsAllocationGetDimX/Y/Z.  A pointer global (const uchar4 *p, as scripts
@@ -194,7 +200,16 @@ typedef struct fg_rs_launch {
  * type and the inputs' shape.  A struct of up to 32 bytes travels as its
  * bytes in the widest of u64, u32, u16, u8 that holds them in at most 4
  * elements (struct { float f; int i; } is one u64 per point), as a
- * kernel's result and as an argument.  opt may be NULL. */
+ * kernel's result and as an argument.  opt may be NULL.
+ * A kernel that sets elements of an rs_allocation global
+ * (rsSetElementAt_<type>(global, v, x[, y[, z]]), at points of its
+ * choosing; a legacy kernel may then have no output pointer) makes a
+ * second result: a copy of the field the global is bound to, with the
+ * kernel's writes (points outside it are skipped; threads writing one
+ * point race, as on Android).  The global is rebound to that copy, which
+ * later launches read and fg_rs_allocation_field returns; a kernel that
+ * returns void returns the copy here.  Such a launch is a fusion
+ * boundary: it runs as a kernel of its own. */
 fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     int n_in, fg_field *const *in, const fg_rs_launch *opt);
 
