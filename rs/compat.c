@@ -41,7 +41,8 @@ const char *const fgr_runtime_names[] = {
   "rsSetElementAt_*",
   "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet",
   "rsGetElementAtYuv_uchar_Y", "rsGetElementAtYuv_uchar_U",
-  "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsSample", NULL};
+  "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsYuvToRGBA_float4",
+  "rsSample", NULL};
 
 /* rsSetElementAt_<T>(a, v, x[, y[, z]]) of both dialects, inside the
  * FGK_RS_GET* macros (fgk_rs_st_##T stores element i): a point outside
@@ -64,8 +65,9 @@ const char *const fgr_runtime_names[] = {
   "uint y, uint z) {\\\n" \
   "    fgk_rs_st_##T(a, fgk_rs_sidx(a, x, y, z), v); }\\\n"
 
-/* rsGetElementAtYuv_uchar_Y/U/V of both dialects, and rsYuvToRGBA_uchar4
- * (Android's BT.601 integer formula); the allocation is an
+/* rsGetElementAtYuv_uchar_Y/U/V of both dialects, rsYuvToRGBA_uchar4
+ * (Android's BT.601 integer formula) and rsYuvToRGBA_float4 (its float
+ * one: alpha is the luma, as Android's is); the allocation is an
  * NV21 buffer bound as a 2-D uchar field of h * 3 / 2 rows and w columns
  * (the buffer as it lies: h rows of Y, then h / 2 rows of interleaved V,
  * U pairs); coordinates are clamped to the w x h image. */
@@ -93,7 +95,17 @@ const char *const fgr_runtime_names[] = {
   "  c.x = fgk_rs_yuv_c((Y * 298 + V * 409 + 128) >> 8);\n" \
   "  c.y = fgk_rs_yuv_c((Y * 298 - U * 100 - V * 208 + 128) >> 8);\n" \
   "  c.z = fgk_rs_yuv_c((Y * 298 + U * 516 + 128) >> 8);\n" \
-  "  c.w = 255;\n  return c; }\n"
+  "  c.w = 255;\n  return c; }\n" \
+  "static inline __attribute__((unused)) float fgk_rs_yuv_f(float v) {\n" \
+  "  return v < 0.f ? 0.f : v > 1.f ? 1.f : v; }\n" \
+  "FGK_RS_F float4 rsYuvToRGBA_float4(uchar y, uchar u, uchar v) {\n" \
+  "  float l = (float)y * 0.003921569f;\n" \
+  "  float U = (float)u - 128.f, V = (float)v - 128.f;\n" \
+  "  float4 c;\n" \
+  "  c.x = fgk_rs_yuv_f(l + V * 0.00628627511f);\n" \
+  "  c.y = fgk_rs_yuv_f(l + U * -0.0015372549f + V * -0.00319607859f);\n" \
+  "  c.z = fgk_rs_yuv_f(l + U * 0.00792156905f);\n" \
+  "  c.w = fgk_rs_yuv_f(l);\n  return c; }\n"
 
 /* p[i] of a pointer global bound like an allocation (emit_hooks.c
  * rewrites p[i], *(p + i) and (p + i)->m as fgk_rs_ptr_T(p, i)): element

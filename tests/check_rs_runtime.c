@@ -582,10 +582,15 @@ START_TEST(test_rs_nv21_to_rgba_with_the_yuv_getters) {
   fg_field *rgba2 = fg_rs_map(g, s, "yuv2rgba_rt", 0, NULL, &opt);
   ck_assert_msg(rgba2 != NULL, "%s", fg_graph_errmsg(g));
   fg_output(g, "rgba2", rgba2);
+  /* and rsYuvToRGBA_float4 */
+  fg_field *rgbaf = fg_rs_map(g, s, "yuv2float", 0, NULL, &opt);
+  ck_assert_msg(rgbaf != NULL, "%s", fg_graph_errmsg(g));
+  fg_output(g, "rgbaf", rgbaf);
   uint8_t *out2 = malloc(4 * N);
+  float *outf = malloc(4 * N * sizeof *outf);
   const void *ins[] = {frame};
-  void *outs[] = {out, out2};
-  tu_run(g, 1, ins, 2, outs);
+  void *outs[] = {out, out2, outf};
+  tu_run(g, 1, ins, 3, outs);
   fg_graph_free(g);
   nv21_ref(frame, W, H, ref);
   for (int i = 0; i < 4 * N; i++) {
@@ -594,6 +599,24 @@ START_TEST(test_rs_nv21_to_rgba_with_the_yuv_getters) {
     ck_assert_msg(out2[i] == ref[i], "rsYuvToRGBA_uchar4 at pixel %d.%d: "
                   "%d, expected %d", i / 4, i % 4, out2[i], ref[i]);
   }
+  /* Android's float formula: luma / 255 plus (u - 128) and (v - 128)
+   * times its factors, clamped to [0, 1]; alpha the luma */
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const uint8_t *vu = frame + W * H + (y / 2) * W + (x / 2) * 2;
+      double l = frame[y * W + x] / 255.0, V = vu[0] - 128.0,
+             U = vu[1] - 128.0;
+      double want[4] = {l + 1.603 / 255 * V,
+                        l - 0.392 / 255 * U - 0.815 / 255 * V,
+                        l + 2.02 / 255 * U, l};
+      for (int c = 0; c < 4; c++) {
+        double w = want[c] < 0 ? 0 : want[c] > 1 ? 1 : want[c];
+        float got = outf[4 * (y * W + x) + c];
+        ck_assert_msg(fabs(got - w) < 1e-5, "rsYuvToRGBA_float4 at (%d, "
+                      "%d).%d: %g, expected %g", x, y, c, (double)got, w);
+      }
+    }
+  free(outf);
   free(out2);
   /* a frame bound as anything but h * 3 / 2 rows of uchar is refused at
    * the getter's line */

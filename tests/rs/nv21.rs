@@ -28,3 +28,10 @@ uchar4 RS_KERNEL yuv2rgba_rt(uint32_t x, uint32_t y) {
                               rsGetElementAtYuv_uchar_U(gCurrentFrame, x, y),
                               rsGetElementAtYuv_uchar_V(gCurrentFrame, x, y));
 }
+
+// The float conversion of the runtime (alpha is the luma, as Android's).
+float4 RS_KERNEL yuv2float(uint32_t x, uint32_t y) {
+    return rsYuvToRGBA_float4(rsGetElementAtYuv_uchar_Y(gCurrentFrame, x, y),
+                              rsGetElementAtYuv_uchar_U(gCurrentFrame, x, y),
+                              rsGetElementAtYuv_uchar_V(gCurrentFrame, x, y));
+}
