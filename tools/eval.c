@@ -88,8 +88,16 @@ typedef fg_expr *(*body_fn)(fg_op *op, fg_expr **args, int n,
 static fg_expr *literal(fg_op *op, const fgt_value *v, fg_elem elem) {
   int integer = elem != FG_BOOL && elem < FG_F32;
   if (v->kind == FGT_V_NUMBER) {
-    if (v->is_integer && (integer || elem == FG_BOOL))
-      return fg_int(op, (int32_t)v->v[0]);
+    /* an integer literal is an int, a long beyond int's range, a double
+     * beyond long's (range first: converting outside it is undefined) */
+    double d = v->v[0];
+    if (v->is_integer && (integer || elem == FG_BOOL)) {
+      if (d >= -2147483648.0 && d < 2147483648.0)
+        return fg_int(op, (int32_t)d);
+      if (d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+        return fg_long(op, (int64_t)d);
+      return fg_double(op, d);
+    }
     return elem == FG_F64 ? fg_double(op, v->v[0])
                           : fg_float(op, (float)v->v[0]);
   }
