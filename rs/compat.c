@@ -42,7 +42,7 @@ const char *const fgr_runtime_names[] = {
   "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet",
   "rsGetElementAtYuv_uchar_Y", "rsGetElementAtYuv_uchar_U",
   "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsYuvToRGBA_float4",
-  "rsSample", NULL};
+  "rsSample", "rsRand", NULL};
 
 /* rsSetElementAt_<T>(a, v, x[, y[, z]]) of both dialects, inside the
  * FGK_RS_GET* macros (fgk_rs_st_##T stores element i): a point outside
@@ -106,6 +106,33 @@ const char *const fgr_runtime_names[] = {
   "  c.y = fgk_rs_yuv_f(l + U * -0.0015372549f + V * -0.00319607859f);\n" \
   "  c.z = fgk_rs_yuv_f(l + U * 0.00792156905f);\n" \
   "  c.w = fgk_rs_yuv_f(l);\n  return c; }\n"
+
+/* rsRand in kernels (invokables on the host have their own, rs/host.c):
+ * each point's own sequence, from a hash of its coordinates
+ * (fgk_rs_seed, set by the kernel's wrapper) stepped by mulberry32, so a
+ * launch gives the same numbers on every run and backend, whatever the
+ * order its threads run in. */
+#define FGR_RAND \
+  "static inline __attribute__((unused)) uint fgk_rs_seed(uint x, uint y, " \
+  "uint z) {\n" \
+  "  uint h = x * 0x9E3779B1u ^ (y + 0x7F4A7C15u) * 0x85EBCA77u ^\n" \
+  "           (z + 0x165667B1u) * 0xC2B2AE3Du;\n" \
+  "  h ^= h >> 15; h *= 0x2C1B3C6Du; h ^= h >> 12; h *= 0x297A2D39u;\n" \
+  "  return h ^ (h >> 15); }\n" \
+  "static inline __attribute__((unused)) uint fgk_rs_next(uint *s) {\n" \
+  "  uint t = *s + 0x6D2B79F5u;\n  *s = t;\n" \
+  "  t = (t ^ (t >> 15)) * (t | 1u);\n" \
+  "  t ^= t + (t ^ (t >> 7)) * (t | 61u);\n  return t ^ (t >> 14); }\n" \
+  "FGK_RS_F int fgk_rs_krand(uint *s, int max) {\n" \
+  "  return max <= 0 ? 0 : (int)(fgk_rs_next(s) % (uint)max); }\n" \
+  "FGK_RS_F int fgk_rs_krand(uint *s, int min, int max) {\n" \
+  "  return max <= min ? min\n" \
+  "       : min + (int)(fgk_rs_next(s) % (uint)(max - min)); }\n" \
+  "FGK_RS_F float fgk_rs_krand(uint *s, float max) {\n" \
+  "  return (float)(fgk_rs_next(s) >> 8) * (1.f / 16777216.f) * max; }\n" \
+  "FGK_RS_F float fgk_rs_krand(uint *s, float min, float max) {\n" \
+  "  return min + (float)(fgk_rs_next(s) >> 8) * (1.f / 16777216.f) *\n" \
+  "         (max - min); }\n"
 
 /* p[i] of a pointer global bound like an allocation (emit_hooks.c
  * rewrites p[i], *(p + i) and (p + i)->m as fgk_rs_ptr_T(p, i)): element
@@ -474,7 +501,8 @@ const char fgr_compat_c[] =
   "FGK_RS_GETS(uint, uint) FGK_RS_GETS(long, long)\n"
   "FGK_RS_GETS(ulong, ulong) FGK_RS_GETS(float, float)\n"
   "FGK_RS_GETS(double, double)\n"
-  FGR_YUV;
+  FGR_YUV
+  FGR_RAND;
 
 const char fgr_compat_cl[] =
   "/* RenderScript runtime, OpenCL C */\n"
@@ -582,6 +610,7 @@ const char fgr_compat_cl[] =
   "FGK_RS_GETS(ushort) FGK_RS_GETS(int) FGK_RS_GETS(uint)\n"
   "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"
   FGR_YUV
+  FGR_RAND
   /* RenderScript's one-argument fract (OpenCL C has only the one that
    * writes the floor), and the deprecated rsClamp (integers) */
   "#define FGK_RS_FRACT1(T) FGK_RS_F T fract(T v) { T i; return fract(v, "

@@ -995,6 +995,11 @@ static void typedef_of(fgk_writer *tw, const fgr_unit *u, const fgr_type *t,
  * defined before a part of it and undefined after. */
 static void renames(fgk_writer *tw, bool define) {
   fgu_buf *h = fgk_writer_helpers(tw);
+  /* kernels' rsRand steps the point's own state (compat.c) */
+  if (!is_host(tw))
+    fgu_buf_puts(h, define ? "#define rsRand(...) fgk_rs_krand("
+                             "fgk_env->fgk_rseed, __VA_ARGS__)\n"
+                           : "#undef rsRand\n");
   if (is_cl(tw)) {
     for (int k = 0; fgr_cl_renames[k]; k++)
       if (define)
@@ -1120,6 +1125,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
   /* the run's stop flag, which loops in function bodies poll (NULL in
    * host code, whose loops do not) */
+  /* the point's rsRand state (compat.c; unused in host code) */
+  fgu_buf_puts(fgk_writer_helpers(tw), "  uint *fgk_rseed;\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  %svolatile const int *fgk_stop;\n"
                  "} %senv;\n", gq(tw), u->mangle);
   renames(tw, false);
@@ -1210,8 +1217,9 @@ static void env_args(const fgr_unit *u, fgu_buf *h) {
 
 static void env_setup(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
   fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%sconst %sG *)"
-                 "fgk_gb;\n  fgk_envv.fgk_stop = fgk_stop;\n", u->mangle,
-                 gq(tw), u->mangle);
+                 "fgk_gb;\n  fgk_envv.fgk_stop = fgk_stop;\n"
+                 "  uint fgk_rseedv = 0u;\n  fgk_envv.fgk_rseed = &fgk_rseedv;\n"
+                 "  (void)fgk_rseedv;\n", u->mangle, gq(tw), u->mangle);
   for (int k = 0; k < u->n_globals; k++) {
     int a = u->globals[k].alloc_index;
     if (a >= 0)
@@ -1271,6 +1279,7 @@ static void struct_inputs(fgk_writer *tw, const fgr_unit *u,
 static const char special_params[] =
   "int fgk_x, int fgk_y, int fgk_z, long fgk_dx, long fgk_dy, long fgk_dz";
 static const char special_setup[] =
+  "  fgk_rseedv = fgk_rs_seed((uint)fgk_x, (uint)fgk_y, (uint)fgk_z);\n"
   "  rs_kernel_context fgk_ctx = fgk_rs_ctx(fgk_dx, fgk_dy, fgk_dz);\n"
   "  (void)fgk_ctx; (void)fgk_x; (void)fgk_y; (void)fgk_z;\n";
 

@@ -832,6 +832,80 @@ START_TEST(test_rs_set_element_makes_a_new_field) {
 }
 END_TEST
 
+/* rsRand in kernels, as Android's grain filter calls it: each point's
+ * sequence is mulberry32 seeded by a hash of the point's coordinates (the
+ * documented scheme, written again here), the same on every run. */
+static uint32_t seed_ref(uint32_t x, uint32_t y, uint32_t z) {
+  uint32_t h = x * 0x9E3779B1u ^ (y + 0x7F4A7C15u) * 0x85EBCA77u ^
+               (z + 0x165667B1u) * 0xC2B2AE3Du;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  h *= 0x297A2D39u;
+  return h ^ (h >> 15);
+}
+
+static uint32_t next_ref(uint32_t *s) {
+  uint32_t t = *s += 0x6D2B79F5u;
+  t = (t ^ (t >> 15)) * (t | 1u);
+  t ^= t + (t ^ (t >> 7)) * (t | 61u);
+  return t ^ (t >> 14);
+}
+
+START_TEST(test_rs_rand_in_kernels) {
+  enum { W = 64, H = 48, N = W * H };
+  fg_rs_script *s = NULL;
+  char err[1024];
+  ck_assert_int_eq(fg_rs_script_new_source("grain", "grain.rs",
+      "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+      "uchar __attribute__((kernel)) genRand() {\n"
+      "    return (uchar)rsRand(0xff);\n}\n"
+      "static int two(void) { return rsRand(10, 20); }\n"
+      "int RS_KERNEL pair(uint32_t x) { int a = rsRand(7); return a * 100 + "
+      "two(); }\n"
+      "float RS_KERNEL unit(uint32_t x, uint32_t y) { return rsRand(2.0f, "
+      "3.0f); }\n", (size_t)-1, &s, err, sizeof err), FG_OK);
+  uint8_t g1[N], g2[N];
+  int32_t pr[N];
+  float un[N];
+  for (int run = 0; run < 2; run++) {
+    fg_graph *g = fg_graph_new("rand");
+    fg_rs_launch o2 = {.shape = fg_shape2(H, W)}, o1 = {.shape = fg_shape1(N)};
+    fg_output(g, "g", fg_rs_map(g, s, "genRand", 0, NULL, &o2));
+    fg_output(g, "p", fg_rs_map(g, s, "pair", 0, NULL, &o1));
+    fg_output(g, "u", fg_rs_map(g, s, "unit", 0, NULL, &o2));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    void *outs[] = {run ? g2 : g1, pr, un};
+    tu_run(g, 0, NULL, 3, outs);
+    fg_graph_free(g);
+  }
+  ck_assert_int_eq(memcmp(g1, g2, N), 0);
+  double mean = 0;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      uint32_t st = seed_ref((uint32_t)x, (uint32_t)y, 0);
+      ck_assert_int_eq(g1[i], next_ref(&st) % 255u);
+      mean += g1[i];
+      st = seed_ref((uint32_t)x, (uint32_t)y, 0);
+      float want = 2.0f + (float)(next_ref(&st) >> 8) * (1.f / 16777216.f) *
+                   1.0f;
+      ck_assert_msg(un[i] == want && un[i] >= 2.0f && un[i] < 3.0f,
+                    "unit at %d: %g, want %g", i, (double)un[i],
+                    (double)want);
+    }
+  for (int i = 0; i < N; i++) {
+    uint32_t st = seed_ref((uint32_t)i, 0, 0);
+    int a = (int)(next_ref(&st) % 7u);
+    int b = 10 + (int)(next_ref(&st) % 10u);
+    ck_assert_int_eq(pr[i], a * 100 + b);
+  }
+  mean /= N;
+  ck_assert_msg(mean > 120 && mean < 134, "mean %g", mean);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -846,6 +920,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_bilinear_rssample);
   tcase_add_test(tc, test_rs_atomics_are_named_at_load);
   tcase_add_test(tc, test_rs_set_element_makes_a_new_field);
+  tcase_add_test(tc, test_rs_rand_in_kernels);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
