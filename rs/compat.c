@@ -42,7 +42,9 @@ const char *const fgr_runtime_names[] = {
   "pown", "rsDebug", "rsMatrixMultiply", "rsMatrixGet",
   "rsGetElementAtYuv_uchar_Y", "rsGetElementAtYuv_uchar_U",
   "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsYuvToRGBA_float4",
-  "rsSample", "rsRand", NULL};
+  "rsSample", "rsRand", "rsAtomicInc", "rsAtomicDec", "rsAtomicAdd",
+  "rsAtomicSub", "rsAtomicAnd", "rsAtomicOr", "rsAtomicXor", "rsAtomicMin",
+  "rsAtomicMax", "rsAtomicCas", NULL};
 
 /* rsSetElementAt_<T>(a, v, x[, y[, z]]) of both dialects, inside the
  * FGK_RS_GET* macros (fgk_rs_st_##T stores element i): a point outside
@@ -502,7 +504,41 @@ const char fgr_compat_c[] =
   "FGK_RS_GETS(ulong, ulong) FGK_RS_GETS(float, float)\n"
   "FGK_RS_GETS(double, double)\n"
   FGR_YUV
-  FGR_RAND;
+  FGR_RAND
+  /* atomics on an allocation's elements (fgk_rs_aptr_T: the rewritten
+   * (volatile int32_t *)rsGetElementAt, clamped as reads are) */
+  "#define FGK_RS_APTR(T) \\\n"
+  "  FGK_RS_F volatile T *fgk_rs_aptr_##T(rs_allocation a, uint x) {\\\n"
+  "    return (volatile T *)a.p + fgk_rs_idx(a, x, 0, 0); }\\\n"
+  "  FGK_RS_F volatile T *fgk_rs_aptr_##T(rs_allocation a, uint x, "
+  "uint y) {\\\n"
+  "    return (volatile T *)a.p + fgk_rs_idx(a, x, y, 0); }\\\n"
+  "  FGK_RS_F volatile T *fgk_rs_aptr_##T(rs_allocation a, uint x, uint y, "
+  "uint z) {\\\n"
+  "    return (volatile T *)a.p + fgk_rs_idx(a, x, y, z); }\\\n"
+  "  FGK_RS_F T rsAtomicInc(volatile T *p) {\\\n"
+  "    return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicDec(volatile T *p) {\\\n"
+  "    return __atomic_fetch_sub(p, 1, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicAdd(volatile T *p, T v) {\\\n"
+  "    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicSub(volatile T *p, T v) {\\\n"
+  "    return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicAnd(volatile T *p, T v) {\\\n"
+  "    return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicOr(volatile T *p, T v) {\\\n"
+  "    return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicXor(volatile T *p, T v) {\\\n"
+  "    return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicMin(volatile T *p, T v) {\\\n"
+  "    return __atomic_fetch_min(p, v, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicMax(volatile T *p, T v) {\\\n"
+  "    return __atomic_fetch_max(p, v, __ATOMIC_RELAXED); }\\\n"
+  "  FGK_RS_F T rsAtomicCas(volatile T *p, T c, T v) {\\\n"
+  "    __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_RELAXED,\\\n"
+  "                                __ATOMIC_RELAXED);\\\n"
+  "    return c; }\n"
+  "FGK_RS_APTR(int) FGK_RS_APTR(uint)\n";
 
 const char fgr_compat_cl[] =
   "/* RenderScript runtime, OpenCL C */\n"
@@ -611,6 +647,38 @@ const char fgr_compat_cl[] =
   "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"
   FGR_YUV
   FGR_RAND
+  /* atomics on an allocation's elements, OpenCL C's 32-bit atomics */
+  "#define FGK_RS_APTR(T) \\\n"
+  "  FGK_RS_F volatile __global T *fgk_rs_aptr_##T(rs_allocation a, "
+  "uint x) {\\\n"
+  "    return (volatile __global T *)a.p + fgk_rs_idx(a, x, 0, 0); }\\\n"
+  "  FGK_RS_F volatile __global T *fgk_rs_aptr_##T(rs_allocation a, uint x, "
+  "uint y) {\\\n"
+  "    return (volatile __global T *)a.p + fgk_rs_idx(a, x, y, 0); }\\\n"
+  "  FGK_RS_F volatile __global T *fgk_rs_aptr_##T(rs_allocation a, uint x, "
+  "uint y, uint z) {\\\n"
+  "    return (volatile __global T *)a.p + fgk_rs_idx(a, x, y, z); }\\\n"
+  "  FGK_RS_F T rsAtomicInc(volatile __global T *p) { return atomic_inc(p); "
+  "}\\\n"
+  "  FGK_RS_F T rsAtomicDec(volatile __global T *p) { return atomic_dec(p); "
+  "}\\\n"
+  "  FGK_RS_F T rsAtomicAdd(volatile __global T *p, T v) {\\\n"
+  "    return atomic_add(p, v); }\\\n"
+  "  FGK_RS_F T rsAtomicSub(volatile __global T *p, T v) {\\\n"
+  "    return atomic_sub(p, v); }\\\n"
+  "  FGK_RS_F T rsAtomicAnd(volatile __global T *p, T v) {\\\n"
+  "    return atomic_and(p, v); }\\\n"
+  "  FGK_RS_F T rsAtomicOr(volatile __global T *p, T v) {\\\n"
+  "    return atomic_or(p, v); }\\\n"
+  "  FGK_RS_F T rsAtomicXor(volatile __global T *p, T v) {\\\n"
+  "    return atomic_xor(p, v); }\\\n"
+  "  FGK_RS_F T rsAtomicMin(volatile __global T *p, T v) {\\\n"
+  "    return atomic_min(p, v); }\\\n"
+  "  FGK_RS_F T rsAtomicMax(volatile __global T *p, T v) {\\\n"
+  "    return atomic_max(p, v); }\\\n"
+  "  FGK_RS_F T rsAtomicCas(volatile __global T *p, T c, T v) {\\\n"
+  "    return atomic_cmpxchg(p, c, v); }\n"
+  "FGK_RS_APTR(int) FGK_RS_APTR(uint)\n"
   /* RenderScript's one-argument fract (OpenCL C has only the one that
    * writes the floor), and the deprecated rsClamp (integers) */
   "#define FGK_RS_FRACT1(T) FGK_RS_F T fract(T v) { T i; return fract(v, "

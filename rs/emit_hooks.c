@@ -540,6 +540,22 @@ static void rewrite_untyped_gets(rw *w, const fgr_func *f) {
   }
 }
 
+/* Rewrites (volatile int32_t *)rsGetElementAt(a, ...) in f's body, the
+ * element an rsAtomic* call updates, as fgk_rs_aptr_int(a, ...): its
+ * address in the dialect's address space (compat.c). */
+static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    int first;
+    bool is_uint;
+    if (!fgr_atomic_get(u, i, &first, &is_uint))
+      continue;
+    for (int k = first; k < i; k++)
+      w->rep[k] = "";
+    w->rep[i] = is_uint ? "fgk_rs_aptr_uint" : "fgk_rs_aptr_int";
+  }
+}
+
 /* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
  * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
  * allocation in the environment). */
@@ -1155,6 +1171,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
       mark_locals(&w, &u->funcs[k]);
       rewrite_divisions(&w, &u->funcs[k]);
       rewrite_untyped_gets(&w, &u->funcs[k]);
+      rewrite_atomic_gets(&w, &u->funcs[k]);
       w.fn = &u->funcs[k];      /* its parameters hide globals */
       rewrite_pointer_reads(&w, &u->funcs[k]);
       w.fn = NULL;

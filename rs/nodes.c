@@ -542,13 +542,35 @@ static int written_global(launch *l, const fgr_func *const *fns, int n) {
          i++) {
       int len;
       const char *p = fgr_tok_text(u, i, &len);
-      if (u->toks[i].kind != FGR_T_IDENT || len < pl ||
-          memcmp(p, pre, (size_t)pl))
+      bool atomic = u->toks[i].kind == FGR_T_IDENT && len > 8 &&
+                    !memcmp(p, "rsAtomic", 8) && fgr_tok_is(u, i + 1, "(");
+      if (u->toks[i].kind != FGR_T_IDENT ||
+          (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))))
         continue;
+      /* the allocation: set's first argument; an atomic's address,
+       * (volatile int32_t *)rsGetElementAt(global, ...) */
+      int at = i + 2;
+      if (atomic) {
+        int j = i + 2, first = -1;
+        bool is_uint;
+        while (j <= i + 7 && !fgr_atomic_get(u, j, &first, &is_uint))
+          j++;
+        if (first != i + 2) {
+          fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s updates something "
+                   "else than an element of an rs_allocation global; "
+                   "fieldgraph runs atomics as %.*s((volatile int32_t *)"
+                   "rsGetElementAt(global, x[, y[, z]])...)",
+                   fgr_tok_file(u, i), u->toks[i].line, u->toks[i].col,
+                   l->what, len, p, len, p);
+          r = -2;
+          break;
+        }
+        at = j + 2;
+      }
       int alen = 0;
-      const char *ap = fgr_tok_text(u, i + 2, &alen);
-      int g = fgr_tok_is(u, i + 1, "(") && fgr_tok_is(u, i + 3, ",") &&
-                      u->toks[i + 2].kind == FGR_T_IDENT
+      const char *ap = fgr_tok_text(u, at, &alen);
+      int g = fgr_tok_is(u, at - 1, "(") && fgr_tok_is(u, at + 1, ",") &&
+                      u->toks[at].kind == FGR_T_IDENT
                   ? -1 : -3;
       for (int k = 0; k < u->n_globals && g == -1; k++)
         if ((int)strlen(u->globals[k].name) == alen &&
@@ -575,6 +597,20 @@ static int written_global(launch *l, const fgr_func *const *fns, int n) {
       } else if (found < 0) {
         found = g;
         found_tok = i;
+      }
+      fg_field *b = g >= 0 && atomic
+          ? fgr_bound_field(l->s, u->globals[g].alloc_index) : NULL;
+      if (b && (fg_type_is_big(b->type) ||
+                fg_type_tensor_elements(b->type) != 1 ||
+                (b->type.elem != FG_I32 && b->type.elem != FG_U32))) {
+        char ts[128];
+        fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %.*s updates an int of "
+                 "rs_allocation '%s', which is bound to field '%s' of type "
+                 "%s (expected i32 or u32 elements)", fgr_tok_file(u, i),
+                 u->toks[i].line, u->toks[i].col, l->what, len, p,
+                 u->globals[g].name, b->name,
+                 fg_type_str(b->type, ts, sizeof ts));
+        r = -2;
       }
     }
   }
@@ -1004,6 +1040,10 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return NULL;
   if (written && !fgk_op_output_starts_as(op, aout, written))
     return NULL;
+  /* a void kernel's points are the launch's, whatever the shape of the
+   * allocation it writes (its only output) */
+  if (written && is_void)
+    fg_global_threads(op, l.shape);
   fg_expr *args[FGK_MAX_INPUTS] = {0};
   for (int k = 0; k < n_in; k++)
     args[k] = fg_read_tensor(op, in[k]);

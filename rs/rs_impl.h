@@ -420,6 +420,11 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
  * element read as rsGetElementAt_T reads it.  *first: the dereferencing
  * '*'; *type: T's token. */
 bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type);
+/* Whether token i is rsGetElementAt in (volatile int32_t *)rsGetElementAt(
+ * a, x[, y[, z]]) (int, uint, int32_t or uint32_t; volatile optional):
+ * the address of an element that an rsAtomic* call updates; *first the
+ * cast's '(', *is_uint its signedness. */
+bool fgr_atomic_get(const fgr_unit *u, int i, int *first, bool *is_uint);
 /* Whether token i, naming pointer global g, is read as fieldgraph reads
  * one: p[e], *(p + e) or (p + e)->m, nothing assigned to it.  *open and
  * *close: the tokens that enclose e ('[' ']' or '(' ')'); *plus the '+'

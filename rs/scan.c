@@ -1388,6 +1388,24 @@ bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type) {
   return true;
 }
 
+bool fgr_atomic_get(const fgr_unit *u, int i, int *first, bool *is_uint) {
+  if (!fgr_tok_is(u, i, "rsGetElementAt") || !fgr_tok_is(u, i + 1, "(") ||
+      !fgr_tok_is(u, i - 1, ")") || !fgr_tok_is(u, i - 2, "*") || i < 5)
+    return false;
+  int t = i - 3, o = t - 1;
+  bool s = fgr_tok_is(u, t, "int") || fgr_tok_is(u, t, "int32_t");
+  bool us = fgr_tok_is(u, t, "uint") || fgr_tok_is(u, t, "uint32_t");
+  if (!s && !us)
+    return false;
+  if (fgr_tok_is(u, o, "volatile"))
+    o--;
+  if (!fgr_tok_is(u, o, "(") || fgr_tok_is(u, o - 1, "*"))
+    return false;
+  *first = o;
+  *is_uint = us;
+  return true;
+}
+
 /* Words before '(' that call nothing. */
 static bool not_a_call(const fgr_unit *u, int i) {
   static const char *const words[] = {
@@ -1408,7 +1426,8 @@ int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
     if (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
       continue;
     int d0, ty;
-    if (fgr_untyped_get(u, i, &d0, &ty))
+    bool uns;
+    if (fgr_untyped_get(u, i, &d0, &ty) || fgr_atomic_get(u, i, &d0, &uns))
       continue;
     int len;
     const char *p = fgr_tok_text(u, i, &len);
@@ -1504,16 +1523,17 @@ static void note_unsupported(fgr_scan *s) {
     if (!f->is_kernel || !f->has_body || f->bad_why ||
         f->ret->kind != FGR_VOID || f->ret_ptr ||
         fgr_func_mention(u, f, "rsSetElementAt", true) >= 0 ||
+        fgr_func_mention(u, f, "rsAtomic", true) >= 0 ||
         fgr_unsupported_call(u, root, 1) >= 0)
       continue;
     char why[300];
     snprintf(why, sizeof why, f->legacy
              ? "legacy kernel '%s' has no output pointer and sets no "
-               "element of an rs_allocation global (rsSetElementAt_<type>): "
-               "its launch would leave nothing"
+               "element of an rs_allocation global (rsSetElementAt_<type>, "
+               "rsAtomic*): its launch would leave nothing"
              : "kernel '%s' returns void and sets no element of an "
-               "rs_allocation global (rsSetElementAt_<type>): its launch "
-               "would leave nothing", f->name);
+               "rs_allocation global (rsSetElementAt_<type>, rsAtomic*): "
+               "its launch would leave nothing", f->name);
     f->bad_tok = f->name_tok;
     f->bad_why = fgu_arena_strdup(&u->arena, why);
     if (!f->bad_why)

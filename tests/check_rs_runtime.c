@@ -7,7 +7,8 @@
  * legacy root() kernels, the YUV getters on an NV21 frame, rsSample, an
  * ICS-era filter (rs_script and pointer globals, legacy kernels besides
  * root(), the untyped rsGetElementAt) that runs what it can, kernels that
- * set elements of bound allocations (rsSetElementAt_<type>), and the
+ * set elements of bound allocations (rsSetElementAt_<type>), a histogram
+ * counted with rsAtomicInc into a bound allocation, rsRand in kernels, and the
  * errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
@@ -718,31 +719,68 @@ START_TEST(test_rs_bilinear_rssample) {
 }
 END_TEST
 
-START_TEST(test_rs_atomics_are_named_at_load) {
+START_TEST(test_rs_histogram_with_atomics) {
   enum { W = 40, H = 9, N = W * H };
   fg_rs_script *s = load("atomic_hist.rs");
-  const char *w = fg_rs_script_warnings(s);
-  ck_assert_msg(strstr(w, "atomic_hist.rs:12:5:") &&
-                strstr(w, "rsAtomicInc"), "%s", w);
-  fg_graph *g = fg_graph_new("atomics");
+  uint8_t *in = pattern(W, H), out[N];
+  int32_t h0[256], m0[256], hist[256], mx[256];
+  for (int i = 0; i < 256; i++) {
+    h0[i] = i % 3;              /* the counts add to what the field held */
+    m0[i] = -1;
+  }
+  fg_graph *g = fg_graph_new("hist");
   fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_field *hf = fg_input(g, "h0", fg_type_scalar(FG_I32, fg_shape1(256)));
+  fg_field *mf = fg_input(g, "m0", fg_type_scalar(FG_I32, fg_shape1(256)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gHist", hf), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gMax", mf), FG_OK);
+  fg_field *counted = fg_rs_map(g, s, "count", 1, &img, NULL);
+  fg_field *maxed = fg_rs_map(g, s, "maxima", 1, &img, NULL);
+  ck_assert_msg(counted && maxed, "%s", fg_graph_errmsg(g));
+  ck_assert_ptr_eq(fg_rs_allocation_field(s, "gHist"), counted);
+  fg_output(g, "hist", counted);
+  fg_output(g, "max", maxed);
+  fg_output(g, "l", fg_rs_map(g, s, "luma", 1, &img, NULL));
+  const void *ins[] = {in, h0, m0};
+  void *outs[] = {hist, mx, out};
+  tu_run(g, 3, ins, 3, outs);
+  fg_graph_free(g);
+  int32_t want[256], wmax[256];
+  memcpy(want, h0, sizeof want);
+  memcpy(wmax, m0, sizeof wmax);
+  for (int i = 0; i < N; i++) {
+    const uint8_t *p = in + 4 * i;
+    int l = (p[0] * 77 + p[1] * 151 + p[2] * 28) >> 8;
+    want[l]++;
+    if (p[0] > wmax[p[1]])
+      wmax[p[1]] = p[0];
+    ck_assert_int_eq(out[i], l);
+  }
+  for (int i = 0; i < 256; i++) {
+    ck_assert_msg(hist[i] == want[i], "bin %d: %d, want %d", i, hist[i],
+                  want[i]);
+    ck_assert_msg(mx[i] == wmax[i], "max %d: %d, want %d", i, mx[i],
+                  wmax[i]);
+  }
+  /* an atomic on the script's global array: refused at its line, the
+   * script's other kernels unaffected (above) */
+  g = fg_graph_new("global");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert(fg_rs_map(g, s, "countGlobal", 1, &img, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "atomic_hist.rs:27:5:") &&
+                strstr(fg_graph_errmsg(g), "rsAtomicInc updates something "
+                       "else than an element of an rs_allocation global"),
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* a histogram bound to floats is refused, naming the field's type */
+  g = fg_graph_new("float");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  hf = fg_input(g, "h", fg_type_scalar(FG_F32, fg_shape1(256)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gHist", hf), FG_OK);
   ck_assert(fg_rs_map(g, s, "count", 1, &img, NULL) == NULL);
-  ck_assert_msg(strstr(fg_graph_errmsg(g), "atomic_hist.rs:12:5:") &&
-                strstr(fg_graph_errmsg(g), "rsAtomicInc"), "%s",
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "expected i32 or u32"), "%s",
                 fg_graph_errmsg(g));
   fg_graph_free(g);
-  /* the script's other kernel is unaffected */
-  uint8_t *in = pattern(W, H), out[N];
-  g = fg_graph_new("luma");
-  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
-  fg_output(g, "l", fg_rs_map(g, s, "luma", 1, &img, NULL));
-  const void *ins[] = {in};
-  void *outs[] = {out};
-  tu_run(g, 1, ins, 1, outs);
-  fg_graph_free(g);
-  for (int i = 0; i < N; i++)
-    ck_assert_int_eq(out[i], (in[4 * i] * 77 + in[4 * i + 1] * 151 +
-                              in[4 * i + 2] * 28) >> 8);
   fg_rs_script_free(s);
   free(in);
 }
@@ -918,7 +956,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_old_filter_script_runs_what_it_can);
   tcase_add_test(tc, test_rs_nv21_to_rgba_with_the_yuv_getters);
   tcase_add_test(tc, test_rs_bilinear_rssample);
-  tcase_add_test(tc, test_rs_atomics_are_named_at_load);
+  tcase_add_test(tc, test_rs_histogram_with_atomics);
   tcase_add_test(tc, test_rs_set_element_makes_a_new_field);
   tcase_add_test(tc, test_rs_rand_in_kernels);
   suite_add_tcase(s, tc);

@@ -203,8 +203,10 @@ typedef struct fg_rs_launch {
  * kernel's result and as an argument.  opt may be NULL.
  * A kernel that sets elements of an rs_allocation global
  * (rsSetElementAt_<type>(global, v, x[, y[, z]]), at points of its
- * choosing; a legacy kernel may then have no output pointer) makes a
- * second result: a copy of the field the global is bound to, with the
+ * choosing, or rsAtomicInc/Dec/Add/Sub/And/Or/Xor/Min/Max/Cas on
+ * (volatile int32_t *)rsGetElementAt(global, x[, y[, z]]) of an i32 or
+ * u32 field, a histogram say; a legacy kernel may then have no output
+ * pointer, and its points are the launch's) makes a second result: a copy of the field the global is bound to, with the
  * kernel's writes (points outside it are skipped; threads writing one
  * point race, as on Android).  The global is rebound to that copy, which
  * later launches read and fg_rs_allocation_field returns; a kernel that
