@@ -82,7 +82,9 @@ const char *const fgr_runtime_names[] = {
   "  long Y = (long)y < h ? (long)y : h - 1;\n" \
   "  if (Y < 0) Y = 0;\n" \
   "  if (k < 0) return Y * w + X;\n" \
-  "  return w * h + (Y >> 1) * w + (X & ~1L) + k; }\n" \
+  "  long i = w * h + (Y >> 1) * w + (X & ~1L) + k, n = w * a.y;\n" \
+  /* an odd width's last U has no byte of its own: the buffer's last */ \
+  "  return i < n ? i : n - 1; }\n" \
   "#define rsGetElementAtYuv_uchar_Y(a, x, y) " \
   "((uchar)(a).p[fgk_rs_yuv_at((a), (x), (y), -1)])\n" \
   "#define rsGetElementAtYuv_uchar_U(a, x, y) " \
