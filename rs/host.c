@@ -274,6 +274,8 @@ static void rt_log(void *ctx, const char *line) {
     fprintf(stderr, "%s: %s\n", s->u->name, line);
 }
 
+void fgr_host_log(fg_rs_script *s, const char *line) { rt_log(s, line); }
+
 static void rt_send(void *ctx, int id, const void *data, unsigned long n) {
   fg_rs_script *s = ctx;
   s->message(s->message_user, id, data, (size_t)n);

@@ -21,6 +21,7 @@
  *     width) is what the launches after them read;
  *   - numeric globals assigned an integer expression (width =
  *     rsAllocationGetDimX(in)), set the same way;
+ *   - rsDebug("text"[, integer expressions]), logged then too;
  *   - the older rsForEach(script, in, out[, 0[, len]][, &opts]) that runs
  *     root(), the script an rs_script parameter or global.
  * Anything else is an error at its file:line:column.  The function's
@@ -70,8 +71,8 @@ typedef struct inv {
 static const char supported[] = "an invokable run as a graph holds "
   "straight-line code of integer locals, rsAllocationGetDimX/Y/Z, "
   "rsCreateAllocation_<type>, rs_script_call_t locals, rsForEach, "
-  "rsForEachWithOptions, rsClearObject, calls of the script's functions "
-  "that run on the host and integer assignments to its globals";
+  "rsForEachWithOptions, rsClearObject, rsDebug, calls of the script's "
+  "functions that run on the host and integer assignments to its globals";
 
 /* Records the first error, at token t, on the graph; returns false. */
 static bool fail_at(inv *in, fg_status st, int t, const char *fmt, ...)
@@ -636,6 +637,45 @@ static bool host_statement(inv *in, int t, int semi, const fgr_func *f) {
   return true;
 }
 
+/* rsDebug("text"[, integer expressions]); written when the node is built,
+ * as the host's rsDebug formats it: one integer as "text n", two to four
+ * as Android's float overloads, "text {a, b}". */
+static bool debug_statement(inv *in, int t, int semi) {
+  if (!is(in, t + 1, "(") || in->u->match[t + 1] != semi - 1)
+    return fail_at(in, FG_ENOTSUP, t, "expected rsDebug(...);");
+  int arg[6], argend[6];
+  int n = split_args(in, t + 1, arg, argend, 5);
+  if (n < 0)
+    return false;
+  if (n < 1 || argend[0] != arg[0] + 1 ||
+      in->u->toks[arg[0]].kind != FGR_T_STRING)
+    return fail_at(in, FG_ENOTSUP, t, "rsDebug in an invokable run as a "
+                   "graph takes a string literal, then integer expressions");
+  int len;
+  const char *p = fgr_tok_text(in->u, arg[0], &len);
+  fgu_buf b = {0};
+  fgu_buf_printf(&b, "%.*s", len > 1 ? len - 2 : 0, p + 1);
+  for (int k = 1; k < n; k++) {
+    int64_t v = int_expr(in, arg[k], argend[k]);
+    if (in->failed) {
+      fgu_buf_free(&b);
+      return false;
+    }
+    if (n == 2)
+      fgu_buf_printf(&b, " %lld", (long long)v);
+    else
+      fgu_buf_printf(&b, "%s%f%s", k == 1 ? " {" : ", ", (double)v,
+                     k == n - 1 ? "}" : "");
+  }
+  if (b.oom) {
+    fgu_buf_free(&b);
+    return fail_at(in, FG_ENOMEM, t, "out of memory");
+  }
+  fgr_host_log(in->s, b.s ? b.s : "");
+  fgu_buf_free(&b);
+  return true;
+}
+
 /* global = integer expression; for a numeric scalar global of the
  * script: its script value (what kernels read) is set now, as an
  * invokable's write on Android is seen by the launches after it. */
@@ -774,6 +814,8 @@ static bool statement(inv *in, int t, int end, int *next) {
     if (k >= 0 && in->u->globals[k].alloc_index < 0)
       return global_statement(in, t, semi, k);
   }
+  if (is(in, t, "rsDebug"))
+    return debug_statement(in, t, semi);
   if (ident(in, t) && is(in, t + 1, "(") && !lookup(in, t)) {
     int len;
     const char *p = fgr_tok_text(in->u, t, &len);

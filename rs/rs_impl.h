@@ -370,6 +370,8 @@ void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
 fg_status fgr_host_init(fg_rs_script *s, char *err, size_t errlen);
 /* Unloads the host object. */
 void fgr_host_free(fg_rs_script *s);
+/* Writes one rsDebug line of s where its log goes (fg_rs_set_log). */
+void fgr_host_log(fg_rs_script *s, const char *line);
 /* Runs function f (fgr_host_why NULL) on the host with args (one pointer
  * per parameter) and the script's globals; dims: x, y, z per rs_allocation
  * global (alloc_index), NULL for its binding's.  Errors as

@@ -537,6 +537,13 @@ START_TEST(test_rs_invoke_options_dims_and_in_place) {
 }
 END_TEST
 
+/* A log callback collecting lines into a buffer of 256 bytes. */
+static void append_line(void *user, const char *line) {
+  char *b = user;
+  size_t n = strlen(b);
+  snprintf(b + n, 256 - n, "%s\n", line);
+}
+
 /* An invokable run as a graph calls the script's own set-up function on
  * the host before its launch, as the filters of many apps do (a lookup
  * table from a global, the image's size from a bound allocation), and
@@ -564,11 +571,15 @@ START_TEST(test_rs_invoke_runs_host_setup_before_launches) {
     "         pow(2.0, 2.0f) - 4.0f;\n"
     "}\n"
     "void filter() {\n"
+    "  rsDebug(\"size\", rsAllocationGetDimX(gIn), rsAllocationGetDimY(gIn));\n"
+    "  rsDebug(\"steps\", 4);\n"
     "  setup(4);\n"
     "  cols = rsAllocationGetDimX(gIn) * 2 + 1;\n"
     "  rsForEach(gScript, gIn, gOut, 0, 0);\n"
     "}\n");
   const int W = 7, H = 5;
+  char log[256] = "";
+  fg_rs_set_log(s, append_line, log);
   fg_graph *g = fg_graph_new("setup");
   fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape2(H, W)));
   ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", a), FG_OK);
@@ -577,6 +588,8 @@ START_TEST(test_rs_invoke_runs_host_setup_before_launches) {
                 "%s", fg_graph_errmsg(g));
   fg_output(g, "out", out);
   fg_rs_script_free(s);
+  /* rsDebug lines, as the host's rsDebug writes them */
+  ck_assert_str_eq(log, "size {7.000000, 5.000000}\nsteps 4\n");
   fg_context *ctx = tu_context();
   fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
   fg_graph_free(g);
