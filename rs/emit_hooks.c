@@ -1420,6 +1420,27 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
       fgu_buf_puts(h, st ? ");\n  return fgk_r.v;\n}\n" : ");\n}\n");
     return;
   }
+  if (c->kind == FGR_CALL_INVOKE) {
+    /* one thread: the function over its allocations, then nothing */
+    const fgr_func *f = c->fn;
+    snprintf(name, size, "%sinv_%s", u->mangle, f->name);
+    if (!fgk_writer_first_use(tw, name))
+      return;
+    fgu_buf_printf(h, "static inline uchar %s(%s, ", name, special_params);
+    env_params(tw, u, h);
+    for (int p = 0; p < f->n_params; p++)
+      fgu_buf_printf(h, ", %sconst uchar *fgk_p%d, long fgk_p%dx, "
+                     "long fgk_p%dy, long fgk_p%dz", gq(tw), p, p, p, p);
+    fgu_buf_puts(h, ") {\n");
+    env_setup(tw, u, h);
+    fgu_buf_puts(h, special_setup);
+    fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
+    for (int p = 0; p < f->n_params; p++)
+      fgu_buf_printf(h, "fgk_rs_alloc(fgk_p%d, fgk_p%dx, fgk_p%dy, "
+                     "fgk_p%dz), ", p, p, p, p);
+    fgu_buf_puts(h, "&fgk_envv);\n  return (uchar)0;\n}\n");
+    return;
+  }
   const fgr_reduce *r = c->red;
   acc_types(tw, u, r);
   init_wrapper(tw, u, r);
@@ -1510,44 +1531,53 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
 
 /* ---- call sites --------------------------------------------------------- */
 
+/* An allocation's arguments at a call site: the buffer of input or output
+ * port p and its extents (x, y, z; 0 past the field's dimensions). */
+static void alloc_arg(fgk_writer *tw, bool out, int p) {
+  const fgk_kernel *k = fgk_writer_kernel(tw);
+  const char *pre = out ? "out" : "in";
+  int nd = out ? k->out_type[p].field.ndim : k->in_type[p].field.ndim;
+  static const char *const ax[3] = {"_C", "_R", "_L"};
+  fgk_writer_printf(tw, "(%sconst uchar *)%s%d", gq(tw), pre, p);
+  for (int a = 0; a < 3; a++)
+    if (nd > a)
+      fgk_writer_printf(tw, ", %s%d%s", pre, p, ax[a]);
+    else
+      fgk_writer_put(tw, ", (long)0");
+}
+
 /* The environment's arguments at a call site: the ports of x. */
 static void port_args(fgk_writer *tw, const fg_expr *x) {
   const fgr_call *c = call_of(x);
   const fgr_unit *u = c->u;
+  int o = x->u.foreign.out_port;
   for (int k = 0; k <= u->n_allocs; k++) {
     int p = x->u.foreign.port[k];
     if (k)
       fgk_writer_put(tw, ", ");
-    if (k && k - 1 == c->written_alloc && x->u.foreign.out_port >= 0) {
+    if (k && k - 1 == c->written_alloc && o >= 0)
       /* the allocation the kernel sets elements of: its copy, an output
        * (written through the const pointer the environment holds) */
-      int o = x->u.foreign.out_port;
-      int nd = fgk_writer_kernel(tw)->out_type[o].field.ndim;
-      fgk_writer_printf(tw, "(%sconst uchar *)out%d, ", gq(tw), o);
-      fgk_writer_printf(tw, "%s%d%s, ", nd >= 1 ? "out" : "(long)",
-                        nd >= 1 ? o : 0, nd >= 1 ? "_C" : "");
-      fgk_writer_printf(tw, "%s%d%s, ", nd >= 2 ? "out" : "(long)",
-                        nd >= 2 ? o : 0, nd >= 2 ? "_R" : "");
-      fgk_writer_printf(tw, "%s%d%s", nd >= 3 ? "out" : "(long)",
-                        nd >= 3 ? o : 0, nd >= 3 ? "_L" : "");
-      continue;
-    }
-    if (p < 0) {
+      alloc_arg(tw, true, o);
+    else if (p < 0)
       fgk_writer_put(tw, k ? "0, 0, 0, 0" : "0");
-      continue;
-    }
-    fgk_writer_printf(tw, "(%sconst uchar *)in%d", gq(tw), p);
-    if (k) {
-      int nd = fgk_writer_kernel(tw)->in_type[p].field.ndim;
-      fgk_writer_printf(tw, ", %s%d%s, ", nd >= 1 ? "in" : "(long)", nd >= 1 ? p : 0,
-               nd >= 1 ? "_C" : "");
-      fgk_writer_printf(tw, "%s%d%s, ", nd >= 2 ? "in" : "(long)", nd >= 2 ? p : 0,
-               nd >= 2 ? "_R" : "");
-      fgk_writer_printf(tw, "%s%d%s", nd >= 3 ? "in" : "(long)", nd >= 3 ? p : 0,
-               nd >= 3 ? "_L" : "");
-    }
+    else if (k)
+      alloc_arg(tw, false, p);
+    else
+      fgk_writer_printf(tw, "(%sconst uchar *)in%d", gq(tw), p);
   }
   fgk_writer_put(tw, ", fgk_stop");   /* the kernel's (emit/abi.h) */
+  /* an invokable run as one thread: its rs_allocation parameters */
+  for (int q = 0; c->kind == FGR_CALL_INVOKE && q < c->fn->n_params; q++) {
+    int p = x->u.foreign.port[1 + u->n_allocs + q];
+    fgk_writer_put(tw, ", ");
+    if (q == c->written_param && o >= 0)
+      alloc_arg(tw, true, o);
+    else if (p >= 0)
+      alloc_arg(tw, false, p);
+    else
+      fgk_writer_put(tw, "0, 0, 0, 0");
+  }
 }
 
 static void special_args(fgk_writer *tw) {
@@ -1562,7 +1592,7 @@ static void special_args(fgk_writer *tw) {
  * partials record. */
 static void hook_emit(fgk_writer *tw, const fg_expr *x) {
   const fgr_call *c = call_of(x);
-  if (c->kind == FGR_CALL_MAP) {
+  if (c->kind == FGR_CALL_MAP || c->kind == FGR_CALL_INVOKE) {
     emit_functions(tw, c->u, &c->fn, 1);
   } else {
     const fgr_func *roots[4] = {c->red->init, c->red->accum, c->red->comb,
@@ -1571,6 +1601,13 @@ static void hook_emit(fgk_writer *tw, const fg_expr *x) {
   }
   char name[200];
   wrapper(tw, x, name, sizeof name);
+  if (c->kind == FGR_CALL_INVOKE) {
+    fgk_writer_printf(tw, "%s(", name);
+    special_args(tw);
+    port_args(tw, x);
+    fgk_writer_put(tw, ")");
+    return;
+  }
   if (c->kind == FGR_CALL_FOLD) {
     int rec = x->u.foreign.port[c->u->n_allocs + 1];
     fgk_writer_printf(tw, "%s((%sconst uchar *)in%d, (%suchar *)out%d, %lldL, ", name,

@@ -24,7 +24,9 @@
  *   - rsDebug("text"[, integer expressions]), logged then too;
  *   - the older rsForEach(script, in, out[, 0[, len]][, &opts]) that runs
  *     root(), the script an rs_script parameter or global.
- * Anything else is an error at its file:line:column.  The function's
+ * Anything else is an error at its file:line:column.  A function that
+ * launches no kernel runs whole instead, as one thread over its
+ * allocations (nodes.c, fgr_invoke_single).  The function's
  * rs_allocation parameters are its interface: a parameter it reads (as a
  * launch input or for its dimensions) before any launch writes it is an
  * argument, one a launch writes is a result; rs_allocation globals are
@@ -939,6 +941,21 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
   if (f->n_params > 64) {
     fail_at(&in, FG_ENOTSUP, f->lparen, "more than 64 parameters");
     return g->status;
+  }
+  /* one that launches no kernel runs whole, loops and all, as one thread
+   * over its allocations (rsGetElementAt / rsSetElementAt on them) */
+  if (fgr_func_mention(s->u, f, "rsForEach", true) < 0) {
+    fg_field *r = NULL;
+    if (fgr_invoke_single(g, s, f, in.what, n_args, args, &r) != FG_OK)
+      return g->status;
+    if (n_results != 1) {
+      fg__fail(g, FG_EINVAL, "%s: '%s' runs as one thread and writes one "
+               "allocation; got %d result slot(s)", in.what, f->name,
+               n_results);
+      return g->status;
+    }
+    results[0] = r;
+    return FG_OK;
   }
   for (int p = 0; p < f->n_params; p++) {
     const fgr_param *pa = &f->params[p];

@@ -397,7 +397,22 @@ typedef struct launch {
   fg_shape shape;
   int64_t range[3][2];
   bool ranged;
+  /* an invokable run as one thread (fgr_invoke_single): its rs_allocation
+   * parameters, which name fields as globals do, and those fields */
+  const fgr_func *pf;
+  fg_field *const *pfield;
 } launch;
+
+/* The rs_allocation parameter of l->pf named p (len bytes), or -1. */
+static int param_alloc(const launch *l, const char *p, int len) {
+  for (int k = 0; l->pf && k < l->pf->n_params; k++) {
+    const fgr_param *q = &l->pf->params[k];
+    if (q->name && q->type->kind == FGR_ALLOC && !q->ptr &&
+        (int)strlen(q->name) == len && !memcmp(q->name, p, (size_t)len))
+      return k;
+  }
+  return -1;
+}
 
 /* Checks inputs against the parameters params[first..] (the inputs of a
  * kernel or an accumulator) and sets l->shape. */
@@ -524,7 +539,8 @@ static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
  * writes (threads writing one point race, as in RenderScript), and
  * rebinds the global to it.  fieldgraph takes writes to one global per
  * kernel, named directly. */
-static int written_global(launch *l, const fgr_func *const *fns, int n) {
+static int written_global(launch *l, const fgr_func *const *fns, int n,
+                          int *wparam) {
   const fgr_unit *u = l->s->u;
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
   if (!seen) {
@@ -572,6 +588,13 @@ static int written_global(launch *l, const fgr_func *const *fns, int n) {
       int g = fgr_tok_is(u, at - 1, "(") && fgr_tok_is(u, at + 1, ",") &&
                       u->toks[at].kind == FGR_T_IDENT
                   ? -1 : -3;
+      /* an rs_allocation parameter of an invokable run as one thread:
+       * slot 1000 + its index */
+      int pp = g == -1 && l->pf && f == (int)(l->pf - u->funcs)
+                   ? param_alloc(l, ap, alen)
+                                               : -1;
+      if (pp >= 0)
+        g = 1000 + pp;
       for (int k = 0; k < u->n_globals && g == -1; k++)
         if ((int)strlen(u->globals[k].name) == alen &&
             !memcmp(u->globals[k].name, ap, (size_t)alen) &&
@@ -590,16 +613,20 @@ static int written_global(launch *l, const fgr_func *const *fns, int n) {
                  "%s:%d:%d writes '%s'; fieldgraph runs kernels that set "
                  "elements of one allocation", fgr_tok_file(u, i),
                  u->toks[i].line, u->toks[i].col, l->what, len, p,
-                 u->globals[g].name, fgr_tok_file(u, found_tok),
-                 u->toks[found_tok].line, u->toks[found_tok].col,
-                 u->globals[found].name);
+                 g >= 1000 ? l->pf->params[g - 1000].name
+                           : u->globals[g].name,
+                 fgr_tok_file(u, found_tok), u->toks[found_tok].line,
+                 u->toks[found_tok].col,
+                 found >= 1000 ? l->pf->params[found - 1000].name
+                               : u->globals[found].name);
         r = -2;
       } else if (found < 0) {
         found = g;
         found_tok = i;
       }
-      fg_field *b = g >= 0 && atomic
-          ? fgr_bound_field(l->s, u->globals[g].alloc_index) : NULL;
+      fg_field *b = g >= 1000 && atomic ? l->pfield[g - 1000]
+                    : g >= 0 && atomic
+                    ? fgr_bound_field(l->s, u->globals[g].alloc_index) : NULL;
       if (b && (fg_type_is_big(b->type) ||
                 fg_type_tensor_elements(b->type) != 1 ||
                 (b->type.elem != FG_I32 && b->type.elem != FG_U32))) {
@@ -608,7 +635,8 @@ static int written_global(launch *l, const fgr_func *const *fns, int n) {
                  "rs_allocation '%s', which is bound to field '%s' of type "
                  "%s (expected i32 or u32 elements)", fgr_tok_file(u, i),
                  u->toks[i].line, u->toks[i].col, l->what, len, p,
-                 u->globals[g].name, b->name,
+                 g >= 1000 ? l->pf->params[g - 1000].name
+                           : u->globals[g].name, b->name,
                  fg_type_str(b->type, ts, sizeof ts));
         r = -2;
       }
@@ -617,6 +645,9 @@ static int written_global(launch *l, const fgr_func *const *fns, int n) {
   free(seen);
   if (r == -2)
     return r;
+  *wparam = found >= 1000 ? found - 1000 : -1;
+  if (found >= 1000)
+    return -1;
   /* one through a macro, which the scan above does not follow */
   for (int k = 0; k < n && found < 0; k++) {
     int t = fns[k] ? fgr_func_mention(u, fns[k], pre, true) : -1;
@@ -761,8 +792,10 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
   }
   fgr_reach(u, fns, n, seen);
   static const char pre[] = "rsGetElementAt_",
-                    yuv_pre[] = "rsGetElementAtYuv_";
-  const int pl = (int)sizeof pre - 1, yl = (int)sizeof yuv_pre - 1;
+                    yuv_pre[] = "rsGetElementAtYuv_",
+                    set_pre[] = "rsSetElementAt_";
+  const int pl = (int)sizeof pre - 1, yl = (int)sizeof yuv_pre - 1,
+            spl = (int)sizeof set_pre - 1;
   bool ok = true;
   for (int f = 0; f < u->n_funcs && ok; f++) {
     if (!seen[f])
@@ -775,8 +808,10 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
       bool sample = len == 8 && !memcmp(p, "rsSample", 8);
       int d0, ty, tlen;
       bool untyped = fgr_untyped_get(u, i, &d0, &ty);
+      /* a write of another type would also write past the field */
+      bool set = len > spl && !memcmp(p, set_pre, (size_t)spl);
       if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
-          (!yuv && !sample && !untyped &&
+          (!yuv && !sample && !untyped && !set &&
            (len <= pl || memcmp(p, pre, (size_t)pl))))
         continue;
       int alen;
@@ -787,30 +822,37 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
             !memcmp(u->globals[k].name, ap, (size_t)alen) &&
             u->globals[k].alloc_index >= 0)
           g = k;
-      if (g < 0)
+      /* an invokable's rs_allocation parameter, in its own body */
+      int pp = g < 0 && l->pf && f == (int)(l->pf - u->funcs)
+                   ? param_alloc(l, ap, alen) : -1;
+      if (g < 0 && (pp < 0 || yuv || sample))
         continue;
-      fg_field *b = fgr_bound_field(l->s, u->globals[g].alloc_index);
+      fg_field *b = pp >= 0 ? l->pfield[pp]
+                            : fgr_bound_field(l->s, u->globals[g].alloc_index);
+      const char *aname = pp >= 0 ? l->pf->params[pp].name : u->globals[g].name;
       fg_elem e;
       int w;
       if (b && (yuv || sample)) {
         ok = image_field(l, i, g, b, sample);
         continue;
       }
-      const char *suf = untyped ? fgr_tok_text(u, ty, &tlen) : p + pl;
+      const char *suf = untyped ? fgr_tok_text(u, ty, &tlen)
+                        : set ? p + spl : p + pl;
       if (!untyped)
-        tlen = len - pl;
+        tlen = len - (set ? spl : pl);
       if (!b || !get_suffix(suf, tlen, &e, &w))
         continue;
       if (b->type.elem == e && !fg_type_is_big(b->type) &&
           fg_type_tensor_elements(b->type) == w)
         continue;
       char ts[128];
-      fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %s%.*s reads rs_allocation "
-               "'%s', which is bound to field '%s' of type %s: the Element "
+      fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %s%.*s %s rs_allocation "
+               "'%s', which is %s field '%s' of type %s: the Element "
                "types must match", fgr_tok_file(u, i), u->toks[i].line,
                u->toks[i].col, l->what, untyped ? "rsGetElementAt as " : "",
-               untyped ? tlen : len, untyped ? suf : p, u->globals[g].name,
-               b->name,
+               untyped ? tlen : len, untyped ? suf : p,
+               set ? "writes" : "reads", aname,
+               pp >= 0 ? "the argument," : "bound to", b->name,
                fg_type_str(b->type, ts, sizeof ts));
       ok = false;
     }
@@ -867,6 +909,7 @@ static fgr_call *new_call(launch *l, fgr_call_kind kind) {
   c->kind = kind;
   c->u = l->s->u;
   c->written_alloc = -1;
+  c->written_param = -1;
   memcpy(c->range, l->range, sizeof c->range);
   c->ranged = l->ranged;
   return c;
@@ -969,7 +1012,8 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
    * (a void kernel may write through rsSetElementAt only) */
   if (!no_unsupported(&l, &f, 1))
     return NULL;
-  int wg = written_global(&l, &f, 1);
+  int wparam;
+  int wg = written_global(&l, &f, 1, &wparam);
   if (wg == -2)
     return NULL;
   bool is_void = f->ret->kind == FGR_VOID && !f->ret_ptr;
@@ -1090,6 +1134,114 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   if (fg_rs_bind_allocation(s, u->globals[wg].name, copy) != FG_OK)
     return fg__fail(g, FG_EINVAL, "%s: %s", l.what, s->errmsg);
   return is_void ? copy : r;
+}
+
+fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
+                            const char *what, int n_args,
+                            fg_field *const *args, fg_field **result) {
+  *result = NULL;
+  fgr_unit *u = s->u;
+  launch l = {.g = g, .s = s, .what = what, .pf = f, .pfield = args};
+  if (!fg__graph_hold(g, &u->live))
+    return g->status;
+  int n_alloc_params = 0;
+  for (int p = 0; p < f->n_params; p++) {
+    const fgr_param *q = &f->params[p];
+    if (q->type->kind != FGR_ALLOC || q->ptr || !q->name) {
+      fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: parameter %s of '%s' is %s; an "
+               "invokable run as one thread takes named rs_allocation "
+               "parameters only", fgr_tok_file(u, q->tok), u->toks[q->tok].line,
+               u->toks[q->tok].col, what, q->name ? q->name : "?", f->name,
+               q->type->name);
+      return g->status;
+    }
+    n_alloc_params++;
+  }
+  if (n_args != n_alloc_params) {
+    fg__fail(g, FG_EINVAL, "%s: '%s' runs as one thread over its %d "
+             "rs_allocation parameter(s), each an argument; got %d",
+             what, f->name, n_alloc_params, n_args);
+    return g->status;
+  }
+  for (int a = 0; a < n_args; a++)
+    if (!args[a] || args[a]->graph != g) {
+      fg__fail(g, FG_EINVAL, "%s: argument %d is %s", what, a,
+               args[a] ? "a field of another graph" : "NULL");
+      return g->status;
+    }
+  if (FGK_MAX_INPUTS < 2 + u->n_allocs + f->n_params) {
+    fg__fail(g, FG_ENOTSUP, "%s: more than %d allocations", what,
+             FGK_MAX_INPUTS - 2);
+    return g->status;
+  }
+  if (!no_unsupported(&l, &f, 1))
+    return g->status;
+  int wparam;
+  int wg = written_global(&l, &f, 1, &wparam);
+  if (wg == -2)
+    return g->status;
+  fg_field *env[1 + 64 + FGK_MAX_INPUTS] = {0};
+  if (u->n_allocs > 64) {
+    fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals", what);
+    return g->status;
+  }
+  if (!env_fields(&l, &f, 1, env) || !get_element_types(&l, &f, 1))
+    return g->status;
+  /* the parameters' fields follow the environment's, in order (a
+   * parameter's index among the allocation parameters is its argument) */
+  int pslot[64], a = 0;
+  for (int p = 0; p < f->n_params && p < 64; p++)
+    pslot[p] = f->params[p].type->kind == FGR_ALLOC ? a++ : -1;
+  int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
+  fg_field *written = wa >= 0 ? env[1 + wa]
+                    : wparam >= 0 ? args[pslot[wparam]] : NULL;
+  if (wg < 0 && wparam < 0) {
+    fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: '%s' launches no kernel and sets "
+             "no element of an allocation (rsSetElementAt_<type>, "
+             "rsAtomic*): run as a graph, it would leave nothing (call it "
+             "with fg_rs_call if it only sets globals)",
+             fgr_tok_file(u, f->name_tok), u->toks[f->name_tok].line,
+             u->toks[f->name_tok].col, what, f->name);
+    return g->status;
+  }
+  if (wa >= 0 && !written) {
+    fg__fail(g, FG_EINVAL, "%s: '%s' sets elements of rs_allocation '%s', "
+             "which is not bound (fg_rs_bind_allocation)", what, f->name,
+             u->globals[wg].name);
+    return g->status;
+  }
+  if (wa >= 0)
+    env[1 + wa] = NULL;
+  int nf = 1 + u->n_allocs;
+  for (int p = 0; p < f->n_params; p++, nf++)
+    env[nf] = pslot[p] >= 0 && p != wparam ? args[pslot[p]] : NULL;
+  fgr_call *c = new_call(&l, FGR_CALL_INVOKE);
+  if (!c)
+    return g->status;
+  c->fn = f;
+  c->written_alloc = wa;
+  c->written_param = wparam;
+  /* one thread, which writes the copy */
+  fg_type out = written->type;
+  fg_op *op = fg_op_begin(g, f->name, 1, &out);
+  if (!op)
+    return g->status;
+  fg_global_threads(op, fg_shape1(1));
+  if (!fgk_op_output_starts_as(op, 0, written))
+    return g->status;
+  fg_expr *value = call_expr(op, c, fgk_t(FG_U8, 1), 0, NULL, env, nf);
+  if (value)
+    value->u.foreign.out_port = 0;
+  fgk_op_eval(op, value);
+  fg_field *r = with_fp(fg_op_end(op), u);
+  if (!r)
+    return g->status;
+  if (wa >= 0 && fg_rs_bind_allocation(s, u->globals[wg].name, r) != FG_OK) {
+    fg__fail(g, FG_EINVAL, "%s: %s", what, s->errmsg);
+    return g->status;
+  }
+  *result = r;
+  return FG_OK;
 }
 
 fg_field *fg_rs_allocation_field(fg_rs_script *s, const char *global) {

@@ -288,7 +288,8 @@ const char *fgr_type_str(const fgr_type *t);
 typedef enum fgr_call_kind {
   FGR_CALL_MAP,       /* value = mapping kernel(inputs, specials) */
   FGR_CALL_ACC,       /* accumulate into the kernel's fgk_acc */
-  FGR_CALL_FOLD       /* one thread: partials -> combiner -> outconverter */
+  FGR_CALL_FOLD,      /* one thread: partials -> combiner -> outconverter */
+  FGR_CALL_INVOKE     /* one thread: an invokable over its allocations */
 } fgr_call_kind;
 
 /* What a call into a script calls: the payload of its FGK_E_FOREIGN
@@ -306,9 +307,14 @@ typedef struct fgr_call {
   int64_t range[3][2];          /* ACC: (x, y, z) [start, end) */
   bool ranged;
   int64_t result_bytes;         /* FOLD: bytes of the result field */
-  int written_alloc;            /* MAP: the rs_allocation (binding slot)
-                                   the kernel sets elements of, through
-                                   the call's out_port, or -1 */
+  int written_alloc;            /* MAP, INVOKE: the rs_allocation global
+                                   (binding slot) the kernel sets elements
+                                   of, through the call's out_port, or -1 */
+  int written_param;            /* INVOKE: the parameter it sets elements
+                                   of, through out_port, or -1; its
+                                   rs_allocation parameters are the ports
+                                   after the environment's (1 + n_allocs
+                                   + p), -1 where written */
 } fgr_call;
 
 /* How every call into a script is written (emit_hooks.c). */
@@ -370,6 +376,14 @@ void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
 fg_status fgr_host_init(fg_rs_script *s, char *err, size_t errlen);
 /* Unloads the host object. */
 void fgr_host_free(fg_rs_script *s);
+/* Runs invokable f, which launches no kernel, as one thread over its
+ * rs_allocation parameters (args, one field each, in order) as part of g:
+ * the node fg_rs_invoke builds for it.  A parameter or global it sets
+ * elements of is a copy of its field with the writes: *result (a global
+ * is rebound to it); NULL when it writes none.  what names the call. */
+fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
+                            const char *what, int n_args,
+                            fg_field *const *args, fg_field **result);
 /* Writes one rsDebug line of s where its log goes (fg_rs_set_log). */
 void fgr_host_log(fg_rs_script *s, const char *line);
 /* Runs function f (fgr_host_why NULL) on the host with args (one pointer

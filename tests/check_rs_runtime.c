@@ -971,6 +971,60 @@ START_TEST(test_rs_rand_in_kernels) {
 }
 END_TEST
 
+/* Invokables that loop over their allocations (tests/rs/loops.rs) run
+ * whole as one thread: the written allocation is a copy with the writes,
+ * a later step reading what an earlier one wrote. */
+START_TEST(test_rs_invokable_loops_over_allocations) {
+  enum { W = 13, H = 6, N = 50 };
+  fg_rs_script *s = load("loops.rs");
+  uint8_t *src = pattern(W, H);     /* W * H * 4 bytes; the first W * H */
+  int32_t lut[8], d0[W * H], mir[W * H], a0[N], sum[N];
+  for (int i = 0; i < 8; i++)
+    lut[i] = 3 * i - 5;
+  for (int i = 0; i < W * H; i++)
+    d0[i] = 1000 + i;
+  for (int i = 0; i < N; i++)
+    a0[i] = (i * 37) % 11 - 5;
+  fg_graph *g = fg_graph_new("loops");
+  fg_field *fs = fg_input(g, "src", fg_type_scalar(FG_U8, fg_shape2(H, W)));
+  fg_field *fd = fg_input(g, "dst", fg_type_scalar(FG_I32, fg_shape2(H, W)));
+  fg_field *fl = fg_input(g, "lut", fg_type_scalar(FG_I32, fg_shape1(8)));
+  fg_field *fa = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gLut", fl), FG_OK);
+  fg_field *r[1];
+  ck_assert_msg(fg_rs_invoke(g, s, "mirrorScaled", 2, (fg_field *[]){fs, fd},
+                             1, r) == FG_OK, "%s", fg_graph_errmsg(g));
+  fg_output(g, "mir", r[0]);
+  ck_assert_msg(fg_rs_invoke(g, s, "prefix", 1, &fa, 1, r) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "sum", r[0]);
+  const void *ins[] = {src, d0, lut, a0};
+  void *outs[] = {mir, sum};
+  tu_run(g, 4, ins, 2, outs);
+  fg_graph_free(g);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int v = src[y * W + x];
+      ck_assert_int_eq(mir[(H - 1 - y) * W + (W - 1 - x)], v * lut[v & 7]);
+    }
+  int run = 0;
+  for (int i = 0; i < N; i++) {
+    run += a0[i];
+    ck_assert_int_eq(sum[i], run);
+  }
+  /* one that writes no allocation is refused at its line */
+  g = fg_graph_new("nothing");
+  fa = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_int_eq(fg_rs_invoke(g, s, "nothing", 1, &fa, 1, r), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "loops.rs:30:6:") &&
+                strstr(fg_graph_errmsg(g), "launches no kernel and sets no "
+                       "element"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  free(src);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -986,6 +1040,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_histogram_with_atomics);
   tcase_add_test(tc, test_rs_set_element_makes_a_new_field);
   tcase_add_test(tc, test_rs_rand_in_kernels);
+  tcase_add_test(tc, test_rs_invokable_loops_over_allocations);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

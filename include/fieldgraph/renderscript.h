@@ -246,7 +246,13 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
  * rs_allocation global a launch writes, in the order they are declared:
  * its contents when the function returns.  Returns FG_OK, or the graph's
  * sticky error (results NULL); an unsupported statement is an FG_ENOTSUP
- * naming its file:line:column. */
+ * naming its file:line:column.
+ * A function that launches no kernel (no rsForEach) runs whole instead,
+ * any C the kernels' runtime supports (loops, rsGetElementAt_<type>,
+ * rsSetElementAt_<type>, rsAtomic*), as one thread over its rs_allocation
+ * parameters: args holds one field per parameter, in order, and the one
+ * allocation it sets elements of (a parameter, or a global, rebound) is
+ * the single result, a copy of its field with the writes. */
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results);
