@@ -958,6 +958,37 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
              "output pointer", f->name);
     return why;
   }
+  /* the input and output pointers point at one element, a copy: *p,
+   * p->m and p[0] reach it; p[i], p + i or p passed on would reach
+   * memory that is not the allocation's (refused, rather than reading or
+   * writing past the copy) */
+  for (int k = 0; k < 2; k++) {
+    int pi = k ? out : in;
+    const char *pn = pi >= 0 ? f->params[pi].name : NULL;
+    for (int i = f->rparen + 1; pn && i < f->tok1; i++) {
+      if (!fgr_tok_is(s->u, i, pn) || fgr_tok_is(s->u, i - 1, ".") ||
+          fgr_tok_is(s->u, i - 1, "->"))
+        continue;
+      bool deref = fgr_tok_is(s->u, i - 1, "*") &&
+                   !fgr_tok_is(s->u, i + 1, "[") &&
+                   !fgr_tok_is(s->u, i + 1, "++") &&
+                   !fgr_tok_is(s->u, i + 1, "--");
+      bool arrow = fgr_tok_is(s->u, i + 1, "->");
+      int zl = 0;
+      const char *z = fgr_tok_text(s->u, i + 2, &zl);
+      bool index0 = fgr_tok_is(s->u, i + 1, "[") &&
+                    fgr_tok_is(s->u, i + 3, "]") && zl == 1 && *z == '0';
+      if (deref || arrow || index0)
+        continue;
+      *tok = i;
+      snprintf(why, n_why, "legacy kernel '%s' uses its %s pointer '%s' "
+               "other than as *%s, %s->m or %s[0]: fieldgraph passes a copy "
+               "of the point's element, so other elements are not there "
+               "(read them from a bound allocation with rsGetElementAt)",
+               f->name, k ? "output" : "input", pn, pn, pn, pn);
+      return why;
+    }
+  }
   /* fieldgraph passes usrData NULL: a kernel that reads it is refused
    * (rather than crashing its run) */
   const char *un = usr >= 0 ? f->params[usr].name : NULL;

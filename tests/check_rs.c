@@ -838,6 +838,36 @@ START_TEST(test_rs_set_element_through_a_helper_and_its_limits) {
 }
 END_TEST
 
+/* A legacy kernel's input and output pointers point at a copy of one
+ * element: *p, p->m and p[0] are that element; p[i] and p + i would read
+ * or write past it, so such a kernel is refused at the use's line. */
+START_TEST(test_rs_legacy_pointers_reach_one_element) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "void ok(const int *in, int *out) { *out = in[0] + *in; }\n"
+    "void far(const int *in, int *out) { *out = in[1]; }\n"
+    "void wide(const int *in, int *out, uint32_t x) { out[x] = *in; }\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "t.rs:4:44: legacy kernel 'far' uses its input "
+                       "pointer 'in' other than as *in") &&
+                strstr(w, "t.rs:5:50: legacy kernel 'wide' uses its output "
+                       "pointer 'out'") && !strstr(w, "'ok'"), "%s", w);
+  enum { N = 6 };
+  fg_graph *g = fg_graph_new("ptr");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "o", fg_rs_map(g, s, "ok", 1, &a, NULL));
+  ck_assert(fg_rs_map(g, s, "far", 1, &a, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:4:44: fg_rs_map 't.far'"),
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 /* A kernel returning a struct writes its bytes into a field of the
  * struct's carrier type (8 bytes: u64, 12: 3 x u32); a kernel taking that
  * struct reads it back, and the two fuse. */
@@ -1471,6 +1501,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_locals_shadow_globals_in_their_scope);
   tcase_add_test(tc, test_rs_fract_and_rsclamp_on_every_backend);
   tcase_add_test(tc, test_rs_set_element_through_a_helper_and_its_limits);
+  tcase_add_test(tc, test_rs_legacy_pointers_reach_one_element);
   tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
