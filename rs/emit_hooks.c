@@ -566,10 +566,37 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
     [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
     [FG_F64] = "double"};
   const fgr_unit *u = w->u;
+  const char *in = f->legacy_in_indexed ? f->params[f->legacy_in].name : NULL;
   for (int i = f->rparen + 1; i < f->tok1; i++) {
     int g = global_at(w, i);
     const fgr_type *t = g >= 0 ? u->globals[g].pointee : NULL;
     int open, close, plus, deref;
+    /* a legacy kernel's input pointer: element (the point's + e) of the
+     * input field, which the environment holds */
+    if (in && fgr_tok_is(u, i, in) && !fgr_tok_is(u, i - 1, ".") &&
+        !fgr_tok_is(u, i - 1, "->") &&
+        fgr_ptr_read(u, i, &open, &close, &plus, &deref)) {
+      const fgr_type *pt = f->params[f->legacy_in].type;
+      const char *fn = pt->width > 1
+          ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[pt->elem],
+                             pt->width)
+          : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[pt->elem]);
+      w->rep[i] = "fgk_env->fgk_inp";
+      if (plus < 0) {           /* in[e] */
+        add_text(w, &w->open[i], fn, false);
+        w->rep[open] = ", fgk_env->fgk_lin + (";
+        w->rep[close] = "))";
+      } else {                  /* *(in + e), (in + e)->m */
+        w->rep[open] = fn;
+        w->rep[plus] = ", fgk_env->fgk_lin + (";
+        w->rep[close] = "))";
+        if (fgr_tok_is(u, deref, "*"))
+          w->rep[deref] = "";
+        else
+          w->rep[deref] = ".";
+      }
+      continue;
+    }
     if (!t || !cname[t->elem] ||
         !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
       continue;
@@ -1141,8 +1168,10 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
   /* the run's stop flag, which loops in function bodies poll (NULL in
    * host code, whose loops do not) */
-  /* the point's rsRand state (compat.c; unused in host code) */
-  fgu_buf_puts(fgk_writer_helpers(tw), "  uint *fgk_rseed;\n");
+  /* the point's rsRand state (compat.c; unused in host code), and a
+   * legacy kernel's input field with the point's linear index in it */
+  fgu_buf_puts(fgk_writer_helpers(tw), "  uint *fgk_rseed;\n"
+               "  rs_allocation fgk_inp;\n  long fgk_lin;\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  %svolatile const int *fgk_stop;\n"
                  "} %senv;\n", gq(tw), u->mangle);
   renames(tw, false);
@@ -1398,9 +1427,17 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
                      k);
     fgu_buf_printf(h, "%s, ", special_params);
     env_params(tw, u, h);
+    if (f->legacy_in_indexed)
+      fgu_buf_printf(h, ", %sconst uchar *fgk_ip, long fgk_ipx, long fgk_ipy, "
+                     "long fgk_ipz", gq(tw));
     fgu_buf_puts(h, ") {\n");
     env_setup(tw, u, h);
     fgu_buf_puts(h, special_setup);
+    if (f->legacy_in_indexed)
+      fgu_buf_puts(h, "  fgk_envv.fgk_inp = fgk_rs_alloc(fgk_ip, fgk_ipx, "
+                   "fgk_ipy, fgk_ipz);\n"
+                   "  fgk_envv.fgk_lin = ((long)fgk_z * (fgk_ipy > 0 ? fgk_ipy "
+                   ": 1) + fgk_y) * fgk_ipx + fgk_x;\n");
     struct_inputs(tw, u, f, 0, x, h);
     if (f->legacy) {
       legacy_call(tw, u, f, rt, h);
@@ -1638,6 +1675,12 @@ static void hook_emit(fgk_writer *tw, const fg_expr *x) {
   }
   special_args(tw);
   port_args(tw, x);
+  /* a legacy kernel reading other elements through its input pointer:
+   * the input field whole (the port after the environment's) */
+  if (c->kind == FGR_CALL_MAP && c->fn->legacy_in_indexed) {
+    fgk_writer_put(tw, ", ");
+    alloc_arg(tw, false, x->u.foreign.port[1 + c->u->n_allocs]);
+  }
   fgk_writer_put(tw, ")");
 }
 

@@ -1050,12 +1050,17 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     fg_type_str(out, ts2, sizeof ts2),
                     base->graph != g ? " in this graph" : "");
   }
-  fg_field *env[1 + 64] = {0};
+  fg_field *env[2 + 64] = {0};
   if (u->n_allocs > 64)
     return fg__fail(g, FG_ENOTSUP, "%s: more than 64 rs_allocation globals",
                     l.what);
   if (!env_fields(&l, &f, 1, env) || !get_element_types(&l, &f, 1))
     return NULL;
+  /* a legacy kernel that reads other elements through its input pointer
+   * takes the input whole too, after the environment's ports */
+  int nf = 1 + u->n_allocs;
+  if (f->legacy_in_indexed && n_in == 1)
+    env[nf++] = in[0];
   /* the written allocation: an output that starts as its bound field;
    * the kernel reaches it through that output, not as an input */
   int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
@@ -1091,7 +1096,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   fg_expr *args[FGK_MAX_INPUTS] = {0};
   for (int k = 0; k < n_in; k++)
     args[k] = fg_read_tensor(op, in[k]);
-  fg_expr *value = call_expr(op, c, rt, n_in, args, env, 1 + u->n_allocs);
+  fg_expr *value = call_expr(op, c, rt, n_in, args, env, nf);
   if (value && written)
     value->u.foreign.out_port = aout;
   fg_field *r = NULL;

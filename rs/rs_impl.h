@@ -130,6 +130,10 @@ typedef struct fgr_func {
    * ret is then *out's type and the index parameters its specials */
   bool legacy;
   int legacy_in, legacy_out, legacy_usr;
+  /* the input pointer also reads other elements, in[e], *(in + e) or
+   * (in + e)->m: element (the point's linear index + e) of the input
+   * field, which the launch passes whole (emit_hooks.c) */
+  bool legacy_in_indexed;
   /* a kernel fieldgraph cannot run (a root() of another shape): refused
    * when launched, at bad_tok (-1: none) with bad_why */
   int bad_tok;

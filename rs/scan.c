@@ -980,12 +980,18 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
                     fgr_tok_is(s->u, i + 3, "]") && zl == 1 && *z == '0';
       if (deref || arrow || index0)
         continue;
+      /* a read of another element of a numeric input: supported */
+      int o, c, pl, d;
+      if (!k && f->params[pi].type->kind == FGR_NUM &&
+          fgr_ptr_read(s->u, i, &o, &c, &pl, &d)) {
+        f->legacy_in_indexed = true;
+        continue;
+      }
       *tok = i;
       snprintf(why, n_why, "legacy kernel '%s' uses its %s pointer '%s' "
-               "other than as *%s, %s->m or %s[0]: fieldgraph passes a copy "
-               "of the point's element, so other elements are not there "
-               "(read them from a bound allocation with rsGetElementAt)",
-               f->name, k ? "output" : "input", pn, pn, pn, pn);
+               "other than as *%s, %s->m or %s[0]%s: it points at a copy of "
+               "the point's element", f->name, k ? "output" : "input", pn, pn,
+               pn, pn, k ? "" : " or in a read (in[e], *(in + e))");
       return why;
     }
   }
@@ -1032,7 +1038,7 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
  * not at load, so that the script's other kernels and invokables run. */
 static void check_legacy_root(fgr_scan *s, fgr_func *f) {
   int tok;
-  char buf[256];
+  char buf[512];
   const char *why = legacy_shape(s, f, &tok, buf, sizeof buf);
   if (!why)
     return;

@@ -838,30 +838,57 @@ START_TEST(test_rs_set_element_through_a_helper_and_its_limits) {
 }
 END_TEST
 
-/* A legacy kernel's input and output pointers point at a copy of one
- * element: *p, p->m and p[0] are that element; p[i] and p + i would read
- * or write past it, so such a kernel is refused at the use's line. */
+/* A legacy kernel's input pointer reads other elements as Android's does
+ * (in[e], *(in + e): element e after the point's, in memory order; here
+ * clamped to the field), the way old blur filters step by the image
+ * width; an output pointer reaches only its own element (out[x] would
+ * write past it): refused at the use's line. */
 START_TEST(test_rs_legacy_pointers_reach_one_element) {
   char err[1024];
   fg_rs_script *s = NULL;
   ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
     "#pragma version(1)\n"
     "#pragma rs java_package_name(t)\n"
+    "int width;\n"
     "void ok(const int *in, int *out) { *out = in[0] + *in; }\n"
-    "void far(const int *in, int *out) { *out = in[1]; }\n"
-    "void wide(const int *in, int *out, uint32_t x) { out[x] = *in; }\n",
+    "void far(const int *in, int *out) { *out = in[1] * 10 + *(in + -1); }\n"
+    "void wide(const int *in, int *out, uint32_t x) { out[x] = *in; }\n"
+    "void below(const int *in, int *out, uint32_t x, uint32_t y) {\n"
+    "  *out = in[width] - *in;\n}\n",
     (size_t)-1, &s, err, sizeof err), FG_OK);
   const char *w = fg_rs_script_warnings(s);
-  ck_assert_msg(strstr(w, "t.rs:4:44: legacy kernel 'far' uses its input "
-                       "pointer 'in' other than as *in") &&
-                strstr(w, "t.rs:5:50: legacy kernel 'wide' uses its output "
-                       "pointer 'out'") && !strstr(w, "'ok'"), "%s", w);
-  enum { N = 6 };
+  ck_assert_msg(strstr(w, "t.rs:6:50: legacy kernel 'wide' uses its output "
+                       "pointer 'out'") && !strstr(w, "'ok'") &&
+                !strstr(w, "'far'") && !strstr(w, "'below'"), "%s", w);
+  enum { W = 9, H = 4, N = W * H };
+  int32_t wd = W;
+  ck_assert_int_eq(fg_rs_set(s, "width", &wd, sizeof wd), FG_OK);
   fg_graph *g = fg_graph_new("ptr");
   fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *b = fg_input(g, "b", fg_type_scalar(FG_I32, fg_shape2(H, W)));
   fg_output(g, "o", fg_rs_map(g, s, "ok", 1, &a, NULL));
-  ck_assert(fg_rs_map(g, s, "far", 1, &a, NULL) == NULL);
-  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:4:44: fg_rs_map 't.far'"),
+  fg_output(g, "f", fg_rs_map(g, s, "far", 1, &a, NULL));
+  fg_output(g, "d", fg_rs_map(g, s, "below", 1, &b, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  int32_t in[N], o[N], f[N], d[N];
+  for (int i = 0; i < N; i++)
+    in[i] = (i * 29) % 17 - 8;
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  run(ctx, p, 2, (const void *[]){in, in}, 3, (void *[]){o, f, d});
+  for (int i = 0; i < N; i++) {
+    int nx = in[i + 1 < N ? i + 1 : N - 1], pv = in[i > 0 ? i - 1 : 0];
+    ck_assert_int_eq(o[i], 2 * in[i]);
+    ck_assert_int_eq(f[i], nx * 10 + pv);
+    ck_assert_int_eq(d[i], in[i + W < N ? i + W : N - 1] - in[i]);
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  g = fg_graph_new("wide");
+  a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert(fg_rs_map(g, s, "wide", 1, &a, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:6:50: fg_rs_map 't.wide'"),
                 "%s", fg_graph_errmsg(g));
   fg_graph_free(g);
   fg_rs_script_free(s);
