@@ -373,7 +373,7 @@ static bool script_handle(const inv *in, int t) {
 /* Where a launch's arguments (arg, argend: n of them) put its kernel's
  * inputs and its output: the inputs are arguments [*in0, *in1), the
  * output *out; *opts the &opts argument or -1.  An old launch
- * (script_handle) has one input and takes usrData 0 or NULL, a length,
+ * (script_handle) has one input and takes usrData (which the kernel may not read), a length,
  * and &sc; false (error set) when its arguments are other. */
 static bool launch_args(inv *in, int t, bool with_options, const int *arg,
                         const int *argend, int n, int *in0, int *in1,
@@ -384,21 +384,8 @@ static bool launch_args(inv *in, int t, bool with_options, const int *arg,
     *in1 = 2;
     *out = 2;
     for (int k = 3; k < n; k++) {
-      /* 0, NULL, or NULL as the preprocessor leaves it, ((void *)0) */
-      bool null = true, zero = false;
-      for (int j = arg[k]; j < argend[k] && null; j++) {
-        int len;
-        const char *p = fgr_tok_text(in->u, j, &len);
-        zero |= (len == 1 && *p == '0') || is(in, j, "NULL");
-        null = zero || is(in, j, "(") || is(in, j, ")") ||
-               is(in, j, "void") || is(in, j, "*") ||
-               (len == 1 && *p == '0');
-      }
-      null = null && zero;
-      if (k == 3 && !null)
-        return fail_at(in, FG_ENOTSUP, arg[k], "usrData of %s must be 0 or "
-                       "NULL: fieldgraph passes a kernel no user data",
-                       text(in, t));
+      /* usrData: a kernel that reads it is refused when it is launched
+       * (scan.c), so what is passed does not matter */
       if (k == 3)
         continue;
       if (k == n - 1 && k > 3 && is(in, arg[k], "&") &&
@@ -768,7 +755,10 @@ static bool statement(inv *in, int t, int end, int *next) {
                    "rsCreateAllocation_<type>(x[, y[, z]]) (%s)",
                    text(in, x), supported);
   }
-  if (is(in, d, "rs_script_call_t")) {
+  bool sc = is(in, d, "struct") && is(in, d + 1, "rs_script_call");
+  if (is(in, d, "rs_script_call_t") || sc) {
+    if (sc)
+      d++;
     var *v = ident(in, d + 1) ? declare(in, d + 1, V_OPTS) : NULL;
     if (!v)
       return in->failed ? false
@@ -793,6 +783,13 @@ static bool statement(inv *in, int t, int end, int *next) {
       return false;
     v->value = int_expr(in, d + 2, semi);
     return !in->failed;
+  }
+  if (ident(in, t) && is(in, t + 1, ".") && is(in, t + 3, "=") &&
+      (is(in, t + 2, "strategy") || is(in, t + 2, "arrayStart") ||
+       is(in, t + 2, "arrayEnd"))) {
+    /* the launch's strategy and array range: nothing to set here
+     * (fieldgraph schedules launches itself; no array dimensions) */
+    return use(in, t, V_OPTS) != NULL;
   }
   if (ident(in, t) && is(in, t + 1, ".") && is(in, t + 3, "=")) {
     var *v = use(in, t, V_OPTS);

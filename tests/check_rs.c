@@ -611,6 +611,59 @@ START_TEST(test_rs_invoke_runs_host_setup_before_launches) {
 }
 END_TEST
 
+/* An ICS-era reduction by a restricted launch, as apps wrote one: root()
+ * sums numElements floats from its point through the input pointer, the
+ * invokable sets numElements from the input's width, declares a struct
+ * rs_script_call (strategy and array members ignored) and passes usrData
+ * root() does not read. */
+START_TEST(test_rs_invoke_restricted_row_sums) {
+  fg_rs_script *s = source("rowsum",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "uint32_t numElements = 0;\n"
+    "void root(const float *in, float *out, const void *usrData, uint32_t x,"
+    " uint32_t y) {\n"
+    "  float sum = 0.0f;\n"
+    "  for (uint32_t i = 0; i < numElements; ++i)\n    sum += in[i];\n"
+    "  *out = sum;\n}\n"
+    "void run(rs_script s, rs_allocation in, rs_allocation out) {\n"
+    "  numElements = rsAllocationGetDimX(in);\n"
+    "  struct rs_script_call sc;\n"
+    "  uint32_t empty = 0;\n"
+    "  sc.strategy = RS_FOR_EACH_STRATEGY_DONT_CARE;\n"
+    "  sc.xStart = 0;\n  sc.xEnd = 1;\n"
+    "  sc.yStart = 0;\n  sc.yEnd = rsAllocationGetDimY(in);\n"
+    "  sc.zStart = 0;\n  sc.zEnd = 0;\n"
+    "  sc.arrayStart = 0;\n  sc.arrayEnd = 0;\n"
+    "  rsForEach(s, in, out, &empty, sizeof(uint32_t), &sc);\n}\n");
+  enum { W = 11, H = 5 };
+  fg_graph *g = fg_graph_new("rowsum");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  fg_field *r = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "run", 1, &a, 1, &r) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "r", r);
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  float in[H * W], out[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = (float)((i * 7) % 13) - 6.0f;
+  run(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      float want = 0.0f;
+      for (int i = 0; x == 0 && i < W; i++)
+        want += in[y * W + i];
+      ck_assert_msg(out[y * W + x] == want, "(%d, %d): %g, want %g", x, y,
+                    (double)out[y * W + x], (double)want);
+    }
+  fg_program_free(p);
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* What fg_rs_invoke cannot run is an error naming file:line:column. */
 START_TEST(test_rs_invoke_errors_name_file_line_column) {
   static const struct { const char *body, *want; } cases[] = {
@@ -1523,6 +1576,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_invoke_options_dims_and_in_place);
   tcase_add_test(tc, test_rs_invoke_errors_name_file_line_column);
   tcase_add_test(tc, test_rs_invoke_runs_host_setup_before_launches);
+  tcase_add_test(tc, test_rs_invoke_restricted_row_sums);
   tcase_add_test(tc, test_rs_fuses_with_dsl_operators_and_other_scripts);
   tcase_add_test(tc, test_rs_kernels_return_and_take_structs);
   tcase_add_test(tc, test_rs_locals_shadow_globals_in_their_scope);

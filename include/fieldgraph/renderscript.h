@@ -231,7 +231,10 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
  * rs_script_call_t locals, rsForEach, rsForEachWithOptions and
  * rsClearObject; also the launches of root() that scripts before API 24
  * write, rsForEach(script, in, out[, usrData[, usrDataLen]][, &sc]), with
- * the script an rs_script parameter or global and usrData 0 or NULL.
+ * the script an rs_script parameter or global (usrData is not passed: a
+ * root() that reads it is refused); rs_script_call_t (or struct
+ * rs_script_call) locals set the range (strategy and array members are
+ * ignored).
  * Calls of the script's functions that run on the host (fg_rs_call's
  * rules; integer arguments) and integer assignments to numeric globals
  * run when this call builds the nodes, with rsAllocationGetDimX/Y/Z of an
