@@ -1084,25 +1084,25 @@ START_TEST(test_cli_script_globals_take_their_type) {
   expect_out(dir, "chelsea-g.png", &want);
   fg_image_free(&im);
   fg_image_free(&want);
-  static const struct { const char *set, *want; } bad[] = {
+  static const struct { const char *set, *want; } cases[] = {
     {"s.offset = 2.5", "global 'offset' holds i32 numbers; expected one, "
                        "found 2.5"},
     {"s.offset = 7 % 3 * 1e67", "found 1e+67"},
     {"s.offset = 3000000000", "found 3e+09"},
     {"s.gain = [1, 2]", "global 'gain' holds 4 bytes"},
   };
-  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char text[256];
-    snprintf(text, sizeof text, "s = script(\"g.rs\")\n%s\n", bad[k].set);
+    snprintf(text, sizeof text, "s = script(\"g.rs\")\n%s\n", cases[k].set);
     write_text(file, text);
     snprintf(args, sizeof args, "check %s", file);
     ck_assert_int_eq(tool(dir, args), 2);
     e = slurp(dir, "stderr");
     char head[200];
     snprintf(head, sizeof head, "%s:2:", file);
-    ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, bad[k].want),
-                  "%s: expected '%s...%s', got:\n%s", bad[k].set, head,
-                  bad[k].want, e);
+    ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, cases[k].want),
+                  "%s: expected '%s...%s', got:\n%s", cases[k].set, head,
+                  cases[k].want, e);
     free(e);
   }
   rm_rf(dir);
