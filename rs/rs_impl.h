@@ -445,6 +445,10 @@ bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type);
  * the address of an element that an rsAtomic* call updates; *first the
  * cast's '(', *is_uint its signedness. */
 bool fgr_atomic_get(const fgr_unit *u, int i, int *first, bool *is_uint);
+/* The first token where a function roots reach writes a global that is
+ * not an rs_allocation (its index into *global), or -1. */
+int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
+                     int n_roots, int *global);
 /* Whether token i, naming pointer global g, is read as fieldgraph reads
  * one: p[e], *(p + e) or (p + e)->m, nothing assigned to it.  *open and
  * *close: the tokens that enclose e ('[' ']' or '(' ')'); *plus the '+'

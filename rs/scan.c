@@ -1544,6 +1544,54 @@ int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
   return found;
 }
 
+/* The first token in f's body that writes global g (g = , g += , g++,
+ * ++g, g[i] = , g.m = ), -1 when none; a function with a parameter or a
+ * local of that name (a declaration "T g") is taken to mean its own. */
+static int global_write(const fgr_unit *u, const fgr_func *f, int g) {
+  const char *name = u->globals[g].name;
+  for (int p = 0; p < f->n_params; p++)
+    if (f->params[p].name && !strcmp(f->params[p].name, name))
+      return -1;
+  for (int i = f->rparen + 1; i < f->tok1; i++)
+    if (fgr_tok_is(u, i, name) && (u->toks[i - 1].kind == FGR_T_IDENT ||
+                                   fgr_tok_is(u, i - 1, "*")) &&
+        !fgr_tok_is(u, i - 1, "return") && !fgr_tok_is(u, i - 1, "sizeof"))
+      return -1;
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    if (!fgr_tok_is(u, i, name) || fgr_tok_is(u, i - 1, ".") ||
+        fgr_tok_is(u, i - 1, "->"))
+      continue;
+    if (fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--"))
+      return i;
+    int j = i + 1;
+    while (j < f->tok1 && (fgr_tok_is(u, j, "[") || fgr_tok_is(u, j, "."))) {
+      if (fgr_tok_is(u, j, "[") && u->match[j] > j)
+        j = u->match[j] + 1;
+      else
+        j += 2;                 /* . member */
+    }
+    if (j < f->tok1 && assigned_after(u, j))
+      return i;
+  }
+  return -1;
+}
+
+int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
+                     int n_roots, int *global) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen)
+    return -1;
+  fgr_reach(u, roots, n_roots, seen);
+  int t = -1;
+  for (int f = 0; f < u->n_funcs && t < 0; f++)
+    for (int g = 0; seen[f] && g < u->n_globals && t < 0; g++)
+      if (u->globals[g].alloc_index < 0 &&
+          (t = global_write(u, &u->funcs[f], g)) >= 0)
+        *global = g;
+  free(seen);
+  return t;
+}
+
 /* Notes each function's first unsupported call, and lists in u->warnings
  * those that kernels and reductions reach. */
 static void note_unsupported(fgr_scan *s) {
@@ -1552,6 +1600,25 @@ static void note_unsupported(fgr_scan *s) {
     if (u->funcs[k].has_body)
       u->funcs[k].unsupported = fgr_first_unsupported(u, &u->funcs[k],
                                                       false);
+  /* kernels read globals (each launch a snapshot): one that writes a
+   * global (a counter, a table) is refused, naming the write */
+  for (int k = 0; k < u->n_funcs; k++) {
+    fgr_func *f = &u->funcs[k];
+    const fgr_func *root[1] = {f};
+    int g = -1, t;
+    if (!f->is_kernel || !f->has_body || f->bad_why ||
+        (t = fgr_global_write(u, root, 1, &g)) < 0)
+      continue;
+    char why[400];
+    snprintf(why, sizeof why, "kernel '%s' writes global '%s'; kernels "
+             "read globals: set it from an invokable (fg_rs_call), or have "
+             "the kernel write an rs_allocation with rsSetElementAt_<type> "
+             "or rsAtomic*", f->name, u->globals[g].name);
+    f->bad_tok = t;
+    f->bad_why = fgu_arena_strdup(&u->arena, why);
+    if (!f->bad_why)
+      fgr_scan_fail(s, t, "out of memory");
+  }
   /* a kernel that returns void keeps only what it sets through
    * rsSetElementAt_<type>: one that sets nothing leaves nothing */
   for (int k = 0; k < u->n_funcs; k++) {

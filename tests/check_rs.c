@@ -948,6 +948,39 @@ START_TEST(test_rs_legacy_pointers_reach_one_element) {
 }
 END_TEST
 
+/* A kernel that writes a script global (a counter, a table) is refused at
+ * load and launch, naming the write; one whose local shadows the global
+ * runs. */
+START_TEST(test_rs_kernel_writing_a_global_is_refused) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "int counter;\nint table[4];\n"
+    "static void bump(void) { counter++; }\n"
+    "int RS_KERNEL k(int v) { bump(); return v; }\n"
+    "int RS_KERNEL t2(int v) { table[v & 3] += 1; return v; }\n"
+    "int RS_KERNEL own(int v) { int counter = v; counter = counter * 2;"
+    " return counter + table[0]; }\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "t.rs:5:26: kernel 'k' writes global 'counter'") &&
+                strstr(w, "t.rs:7:27: kernel 't2' writes global 'table'") &&
+                !strstr(w, "'own'"), "%s", w);
+  fg_graph *g = fg_graph_new("gw");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(4)));
+  fg_output(g, "o", fg_rs_map(g, s, "own", 1, &a, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  ck_assert(fg_rs_map(g, s, "k", 1, &a, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:5:26: fg_rs_map 't.k': "
+                       "kernel 'k' writes global 'counter'"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 /* A kernel returning a struct writes its bytes into a field of the
  * struct's carrier type (8 bytes: u64, 12: 3 x u32); a kernel taking that
  * struct reads it back, and the two fuse. */
@@ -1583,6 +1616,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_fract_and_rsclamp_on_every_backend);
   tcase_add_test(tc, test_rs_set_element_through_a_helper_and_its_limits);
   tcase_add_test(tc, test_rs_legacy_pointers_reach_one_element);
+  tcase_add_test(tc, test_rs_kernel_writing_a_global_is_refused);
   tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);

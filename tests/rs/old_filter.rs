@@ -70,7 +70,7 @@ void filterTo(rs_script script, rs_allocation src, rs_allocation dst) {
     rsForEach(script, src, dst, NULL);
 }
 
-// user data fieldgraph does not pass: refused at its line
+// user data that root() does not read: the launch runs as without it
 void withData() {
     int k = 1;
     rsForEach(gScript, gIn, gOut, &k, sizeof(k));
