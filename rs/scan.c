@@ -296,12 +296,15 @@ static spec specifiers(fgr_scan *s, bool allow_storage) {
       n_void++;
     } else if (is(s, i, "bool") || is(s, i, "_Bool")) {
       n_bool++;
-    } else if (is(s, i, "half") || is(s, i, "half2") || is(s, i, "half3") ||
-               is(s, i, "half4")) {
-      fgr_scan_fail(s, i,
-                    "type %s is not supported (OpenCL devices need "
-                    "cl_khr_fp16 for it)",
-                    fgr_scan_quote(s, i));
+    } else if (!sp.type &&
+               (is(s, i, "half") || is(s, i, "half2") || is(s, i, "half3") ||
+                is(s, i, "half4"))) {
+      /* a type fieldgraph does not hold, like an object handle: what
+       * uses it is refused at its line, the rest of the script runs */
+      fgr_type *t = zalloc(s, sizeof *t);
+      t->kind = FGR_OPAQUE;
+      t->name = fgr_scan_tok_str(s, i);
+      sp.type = t;
     } else if (is(s, i, "enum") || is(s, i, "union")) {
       fgr_scan_fail(s, i,
                     "%s types are not supported by fieldgraph's RenderScript "
@@ -460,6 +463,7 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
                 : "struct";
   int cap = 0;
   int64_t off = 0, align = 1;
+  bool alloc_member = false;
   s->i = open + 1;
   while (s->i < close) {
     spec sp = specifiers(s, false);
@@ -473,7 +477,10 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
                       "pointer member '%s': structs passed between "
                       "the host and kernels cannot hold pointers",
                       d.name);
-      if (mt->size <= 0)
+      /* an rs_allocation member: the struct is no value fieldgraph
+       * holds (no size), so a global of it is refused where it is used */
+      alloc_member |= mt->kind == FGR_ALLOC;
+      if (mt->size <= 0 && mt->kind != FGR_ALLOC)
         fgr_scan_fail(s, d.name_tok, "member '%s' of type %s has no size",
                       d.name, mt->name);
       if (t->n_members == cap) {
@@ -484,12 +491,14 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
         t->members = m;
         cap = nc;
       }
-      off = (off + mt->align - 1) / mt->align * mt->align;
+      /* an allocation member is laid out as a pointer, never held */
+      int64_t ma = mt->align > 0 ? mt->align : 8;
+      off = (off + ma - 1) / ma * ma;
       t->members[t->n_members++] = (fgr_member){d.name, mt, off};
       fgu_buf_printf(&s->members, "%s\n", d.name);
-      off += mt->size;
-      if (mt->align > align)
-        align = mt->align;
+      off += mt->size > 0 ? mt->size : 8;
+      if (ma > align)
+        align = ma;
       if (is(s, s->i, ",")) {
         s->i++;
         continue;
@@ -501,7 +510,7 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
   if (!t->n_members)
     fgr_scan_fail(s, open, "empty struct");
   t->align = align;
-  t->size = (off + align - 1) / align * align;
+  t->size = alloc_member ? 0 : (off + align - 1) / align * align;
   s->i = close + 1;
   if (tag) {
     fgr_named *n = PUSH(s, s->u->named, n_named, cap_named);
@@ -607,6 +616,11 @@ static const char *bad_global_why(const declarator *d, char *buf, size_t n) {
   if (d->ptr)
     snprintf(buf, n, "pointer global '%s' is not supported (bind an "
              "rs_allocation instead)", d->name);
+  else if (d->type->kind == FGR_STRUCT && d->type->size <= 0)
+    snprintf(buf, n, "global '%s' of type %s holds an rs_allocation "
+             "member, which fieldgraph does not bind (declare the "
+             "allocation as a global of its own and bind that)", d->name,
+             d->type->name);
   else if (d->type->kind != FGR_ALLOC && d->type->size <= 0)
     snprintf(buf, n, "global '%s' of type %s is not supported", d->name,
              d->type->name);
@@ -881,6 +895,18 @@ static void specials(fgr_scan *s, fgr_func *f, int first) {
                       "special argument (x, y, z and context come last)",
                       pa->name ? pa->name : "?", f->name);
       f->n_inputs++;
+      if (!pa->ptr && pa->type->kind == FGR_OPAQUE && !f->bad_why) {
+        /* half, say: refused when launched, the rest of the script runs */
+        char why[200];
+        snprintf(why, sizeof why, "input argument '%s' of '%s' is %s, which "
+                 "fieldgraph does not support", pa->name ? pa->name : "?",
+                 f->name, pa->type->name);
+        f->bad_tok = pa->tok;
+        f->bad_why = fgu_arena_strdup(&s->u->arena, why);
+        if (!f->bad_why)
+          fgr_scan_fail(s, pa->tok, "out of memory");
+        continue;
+      }
       if (pa->ptr || pa->type->kind == FGR_VOID || pa->type->size <= 0)
         fgr_scan_fail(s, pa->tok,
                       "input argument '%s' of '%s' must be a value of "
@@ -908,6 +934,17 @@ static void check_kernel(fgr_scan *s, fgr_func *f) {
   if (!f->has_body)
     return;
   specials(s, f, 0);
+  if (!f->ret_ptr && f->ret->kind == FGR_OPAQUE) {
+    /* half, say: refused when launched (and in the warnings) */
+    char why[200];
+    snprintf(why, sizeof why, "kernel '%s' returns %s, which fieldgraph "
+             "does not support", f->name, f->ret->name);
+    f->bad_tok = f->name_tok;
+    f->bad_why = fgu_arena_strdup(&s->u->arena, why);
+    if (!f->bad_why)
+      fgr_scan_fail(s, f->name_tok, "out of memory");
+    return;
+  }
   if (f->ret_ptr || (f->ret->kind != FGR_VOID && f->ret->size <= 0))
     fgr_scan_fail(s, f->name_tok,
                   "kernel '%s' returns %s, which is no Element "
@@ -1600,6 +1637,30 @@ static void note_unsupported(fgr_scan *s) {
     if (u->funcs[k].has_body)
       u->funcs[k].unsupported = fgr_first_unsupported(u, &u->funcs[k],
                                                       false);
+  /* half (API 24's 16-bit float) has no type on either backend here: a
+   * kernel that uses it is refused at the use, rather than failing to
+   * compile or computing in float where Android rounds to half */
+  static const char *const halves[] = {"half", "half2", "half3", "half4"};
+  for (int k = 0; k < u->n_funcs; k++) {
+    fgr_func *f = &u->funcs[k];
+    if (!f->is_kernel || !f->has_body || f->bad_why)
+      continue;
+    int t = -1;
+    for (int h = 0; h < 4 && t < 0; h++)
+      t = fgr_func_mention(u, f, halves[h], false);
+    if (t < 0)
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, t, &len);
+    char why[300];
+    snprintf(why, sizeof why, "kernel '%s' uses type '%.*s', which "
+             "fieldgraph does not support (16-bit floats; use float)",
+             f->name, len, p);
+    f->bad_tok = t;
+    f->bad_why = fgu_arena_strdup(&u->arena, why);
+    if (!f->bad_why)
+      fgr_scan_fail(s, t, "out of memory");
+  }
   /* kernels read globals (each launch a snapshot): one that writes a
    * global (a counter, a table) is refused, naming the write */
   for (int k = 0; k < u->n_funcs; k++) {

@@ -981,6 +981,48 @@ START_TEST(test_rs_kernel_writing_a_global_is_refused) {
 }
 END_TEST
 
+/* What a script holds that fieldgraph does not is named at load, at its
+ * line, and refused only in the kernels that use it: a global struct with
+ * an rs_allocation member, and the half type. */
+START_TEST(test_rs_struct_allocations_and_half_are_named) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "typedef struct { rs_allocation in; int w; } Params;\n"
+    "Params gParams;\n"
+    "float RS_KERNEL usesParams(float v) { return v + gParams.w; }\n"
+    "float RS_KERNEL usesHalf(float v) { half h = (half)v; return (float)h; }\n"
+    "float RS_KERNEL plain(float v) { return v * 2.0f; }\n"
+    "half gHalf;\n"
+    "half RS_KERNEL hk(half v) { return v; }\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "t.rs:9:16: kernel 'hk' returns half"), "%s", w);
+  ck_assert_msg(strstr(w, "t.rs:5:50: kernel 'usesParams' uses global "
+                       "'gParams'") && strstr(w, "rs_allocation member") &&
+                strstr(w, "t.rs:6:37: kernel 'usesHalf' uses type 'half'") &&
+                !strstr(w, "'plain'"), "%s", w);
+  fg_graph *g = fg_graph_new("named");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(4)));
+  fg_output(g, "p", fg_rs_map(g, s, "plain", 1, &a, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  ck_assert(fg_rs_map(g, s, "usesHalf", 1, &a, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "t.rs:6:37: fg_rs_map "
+                       "'t.usesHalf'"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("named2");
+  a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(4)));
+  ck_assert(fg_rs_map(g, s, "usesParams", 1, &a, NULL) == NULL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "gParams") &&
+                strstr(fg_graph_errmsg(g), "rs_allocation member"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 /* A kernel returning a struct writes its bytes into a field of the
  * struct's carrier type (8 bytes: u64, 12: 3 x u32); a kernel taking that
  * struct reads it back, and the two fuse. */
@@ -1617,6 +1659,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_set_element_through_a_helper_and_its_limits);
   tcase_add_test(tc, test_rs_legacy_pointers_reach_one_element);
   tcase_add_test(tc, test_rs_kernel_writing_a_global_is_refused);
+  tcase_add_test(tc, test_rs_struct_allocations_and_half_are_named);
   tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
