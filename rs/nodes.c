@@ -933,7 +933,8 @@ static fg_expr *call_expr(fg_op *op, const fgr_call *c, fgk_type type, int n,
   x->u.foreign.port = fgu_arena_alloc(a, (size_t)(nf + 1) * sizeof(int));
   if (!x->u.foreign.arg || !x->u.foreign.port)
     return fgk_fail(op, FG_ENOMEM, "out of memory");
-  memcpy(x->u.foreign.arg, args, (size_t)n * sizeof *args);
+  if (n > 0)     /* args may be NULL when there are none */
+    memcpy(x->u.foreign.arg, args, (size_t)n * sizeof *args);
   x->u.foreign.n_ports = nf;
   x->u.foreign.out_port = -1;
   for (int k = 0; k < nf; k++) {
