@@ -877,6 +877,24 @@ static bool is_index_type(const fgr_type *t) {
          (t->elem == FG_I32 || t->elem == FG_U32);
 }
 
+/* Marks kernel f as one fieldgraph cannot run, at token tok, why
+ * formatted: it is refused when launched and listed in the script's
+ * warnings, and the rest of the script runs. */
+static void refuse(fgr_scan *s, fgr_func *f, int tok, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void refuse(fgr_scan *s, fgr_func *f, int tok, const char *fmt, ...) {
+  char why[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  f->bad_tok = tok;
+  f->bad_why = fgu_arena_strdup(&s->u->arena, why);
+  if (!f->bad_why)
+    fgr_scan_fail(s, tok, "out of memory");
+}
+
 /* Sorts f's parameters (from `first` on) into inputs and special
  * arguments, checking the special arguments' types. */
 static void specials(fgr_scan *s, fgr_func *f, int first) {
@@ -897,14 +915,9 @@ static void specials(fgr_scan *s, fgr_func *f, int first) {
       f->n_inputs++;
       if (!pa->ptr && pa->type->kind == FGR_OPAQUE && !f->bad_why) {
         /* half, say: refused when launched, the rest of the script runs */
-        char why[200];
-        snprintf(why, sizeof why, "input argument '%s' of '%s' is %s, which "
-                 "fieldgraph does not support", pa->name ? pa->name : "?",
-                 f->name, pa->type->name);
-        f->bad_tok = pa->tok;
-        f->bad_why = fgu_arena_strdup(&s->u->arena, why);
-        if (!f->bad_why)
-          fgr_scan_fail(s, pa->tok, "out of memory");
+        refuse(s, f, pa->tok, "input argument '%s' of '%s' is %s, which "
+               "fieldgraph does not support", pa->name ? pa->name : "?",
+               f->name, pa->type->name);
         continue;
       }
       if (pa->ptr || pa->type->kind == FGR_VOID || pa->type->size <= 0)
@@ -936,13 +949,8 @@ static void check_kernel(fgr_scan *s, fgr_func *f) {
   specials(s, f, 0);
   if (!f->ret_ptr && f->ret->kind == FGR_OPAQUE) {
     /* half, say: refused when launched (and in the warnings) */
-    char why[200];
-    snprintf(why, sizeof why, "kernel '%s' returns %s, which fieldgraph "
-             "does not support", f->name, f->ret->name);
-    f->bad_tok = f->name_tok;
-    f->bad_why = fgu_arena_strdup(&s->u->arena, why);
-    if (!f->bad_why)
-      fgr_scan_fail(s, f->name_tok, "out of memory");
+    refuse(s, f, f->name_tok, "kernel '%s' returns %s, which fieldgraph "
+           "does not support", f->name, f->ret->name);
     return;
   }
   if (f->ret_ptr || (f->ret->kind != FGR_VOID && f->ret->size <= 0))
@@ -1082,10 +1090,7 @@ static void check_legacy_root(fgr_scan *s, fgr_func *f) {
   f->legacy = true;
   f->is_kernel = true;
   f->legacy_in = f->legacy_out = f->legacy_usr = -1;
-  f->bad_tok = tok;
-  f->bad_why = fgu_arena_strdup(&s->u->arena, why);
-  if (!f->bad_why)
-    fgr_scan_fail(s, tok, "out of memory");
+  refuse(s, f, tok, "%s", why);
 }
 
 /* A non-static void function whose first parameter is a pointer to data
@@ -1629,6 +1634,50 @@ int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
   return t;
 }
 
+/* What a kernel's body (with what it calls) does that fieldgraph does
+ * not run, refused at its token (the first that applies):
+ *   - half (API 24's 16-bit float) has no type on either backend here,
+ *     rather than failing to compile or computing in float where Android
+ *     rounds to half;
+ *   - kernels read globals (each launch a snapshot): one that writes a
+ *     global (a counter, a table);
+ *   - a kernel that returns void keeps only what it sets through
+ *     rsSetElementAt_<type> or rsAtomic*: one that sets nothing. */
+static void refuse_kernel_body(fgr_scan *s, fgr_func *f) {
+  fgr_unit *u = s->u;
+  const fgr_func *root[1] = {f};
+  static const char *const halves[] = {"half", "half2", "half3", "half4"};
+  int t = -1, g = -1;
+  for (int h = 0; h < 4 && t < 0; h++)
+    t = fgr_func_mention(u, f, halves[h], false);
+  if (t >= 0) {
+    int len;
+    const char *p = fgr_tok_text(u, t, &len);
+    refuse(s, f, t, "kernel '%s' uses type '%.*s', which fieldgraph does "
+           "not support (16-bit floats; use float)", f->name, len, p);
+    return;
+  }
+  if ((t = fgr_global_write(u, root, 1, &g)) >= 0) {
+    refuse(s, f, t, "kernel '%s' writes global '%s'; kernels read globals: "
+           "set it from an invokable (fg_rs_call), or have the kernel write "
+           "an rs_allocation with rsSetElementAt_<type> or rsAtomic*",
+           f->name, u->globals[g].name);
+    return;
+  }
+  if (f->ret->kind != FGR_VOID || f->ret_ptr ||
+      fgr_func_mention(u, f, "rsSetElementAt", true) >= 0 ||
+      fgr_func_mention(u, f, "rsAtomic", true) >= 0 ||
+      fgr_unsupported_call(u, root, 1) >= 0)
+    return;
+  refuse(s, f, f->name_tok, f->legacy
+         ? "legacy kernel '%s' has no output pointer and sets no element of "
+           "an rs_allocation global (rsSetElementAt_<type>, rsAtomic*): its "
+           "launch would leave nothing"
+         : "kernel '%s' returns void and sets no element of an rs_allocation "
+           "global (rsSetElementAt_<type>, rsAtomic*): its launch would "
+           "leave nothing", f->name);
+}
+
 /* Notes each function's first unsupported call, and lists in u->warnings
  * those that kernels and reductions reach. */
 static void note_unsupported(fgr_scan *s) {
@@ -1637,73 +1686,9 @@ static void note_unsupported(fgr_scan *s) {
     if (u->funcs[k].has_body)
       u->funcs[k].unsupported = fgr_first_unsupported(u, &u->funcs[k],
                                                       false);
-  /* half (API 24's 16-bit float) has no type on either backend here: a
-   * kernel that uses it is refused at the use, rather than failing to
-   * compile or computing in float where Android rounds to half */
-  static const char *const halves[] = {"half", "half2", "half3", "half4"};
-  for (int k = 0; k < u->n_funcs; k++) {
-    fgr_func *f = &u->funcs[k];
-    if (!f->is_kernel || !f->has_body || f->bad_why)
-      continue;
-    int t = -1;
-    for (int h = 0; h < 4 && t < 0; h++)
-      t = fgr_func_mention(u, f, halves[h], false);
-    if (t < 0)
-      continue;
-    int len;
-    const char *p = fgr_tok_text(u, t, &len);
-    char why[300];
-    snprintf(why, sizeof why, "kernel '%s' uses type '%.*s', which "
-             "fieldgraph does not support (16-bit floats; use float)",
-             f->name, len, p);
-    f->bad_tok = t;
-    f->bad_why = fgu_arena_strdup(&u->arena, why);
-    if (!f->bad_why)
-      fgr_scan_fail(s, t, "out of memory");
-  }
-  /* kernels read globals (each launch a snapshot): one that writes a
-   * global (a counter, a table) is refused, naming the write */
-  for (int k = 0; k < u->n_funcs; k++) {
-    fgr_func *f = &u->funcs[k];
-    const fgr_func *root[1] = {f};
-    int g = -1, t;
-    if (!f->is_kernel || !f->has_body || f->bad_why ||
-        (t = fgr_global_write(u, root, 1, &g)) < 0)
-      continue;
-    char why[400];
-    snprintf(why, sizeof why, "kernel '%s' writes global '%s'; kernels "
-             "read globals: set it from an invokable (fg_rs_call), or have "
-             "the kernel write an rs_allocation with rsSetElementAt_<type> "
-             "or rsAtomic*", f->name, u->globals[g].name);
-    f->bad_tok = t;
-    f->bad_why = fgu_arena_strdup(&u->arena, why);
-    if (!f->bad_why)
-      fgr_scan_fail(s, t, "out of memory");
-  }
-  /* a kernel that returns void keeps only what it sets through
-   * rsSetElementAt_<type>: one that sets nothing leaves nothing */
-  for (int k = 0; k < u->n_funcs; k++) {
-    fgr_func *f = &u->funcs[k];
-    const fgr_func *root[1] = {f};
-    if (!f->is_kernel || !f->has_body || f->bad_why ||
-        f->ret->kind != FGR_VOID || f->ret_ptr ||
-        fgr_func_mention(u, f, "rsSetElementAt", true) >= 0 ||
-        fgr_func_mention(u, f, "rsAtomic", true) >= 0 ||
-        fgr_unsupported_call(u, root, 1) >= 0)
-      continue;
-    char why[300];
-    snprintf(why, sizeof why, f->legacy
-             ? "legacy kernel '%s' has no output pointer and sets no "
-               "element of an rs_allocation global (rsSetElementAt_<type>, "
-               "rsAtomic*): its launch would leave nothing"
-             : "kernel '%s' returns void and sets no element of an "
-               "rs_allocation global (rsSetElementAt_<type>, rsAtomic*): "
-               "its launch would leave nothing", f->name);
-    f->bad_tok = f->name_tok;
-    f->bad_why = fgu_arena_strdup(&u->arena, why);
-    if (!f->bad_why)
-      fgr_scan_fail(s, f->name_tok, "out of memory");
-  }
+  for (int k = 0; k < u->n_funcs; k++)
+    if (u->funcs[k].is_kernel && u->funcs[k].has_body && !u->funcs[k].bad_why)
+      refuse_kernel_body(s, &u->funcs[k]);
   fgu_buf b = {0};
   for (int k = 0; k < u->n_funcs + u->n_reduces; k++) {
     const fgr_func *roots[4] = {0};
