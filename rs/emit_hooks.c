@@ -540,6 +540,48 @@ static void rewrite_untyped_gets(rw *w, const fgr_func *f) {
   }
 }
 
+/* OpenCL C refuses an int operand beside a vector of narrower elements
+ * (uchar4 / 2: "scalar operand type has greater rank"), which RenderScript
+ * takes, converting the scalar to the element type.  In the OpenCL
+ * dialect a decimal integer literal without suffix that is an operand of
+ * a binary arithmetic operator is written as the narrowest type holding
+ * it: (char)2, (uchar)200, (short)1000.  Beside a scalar the usual
+ * promotions make it an int again, so only the vector case changes. */
+static bool arith_op(const fgr_unit *u, int i) {
+  static const char *const ops[] = {"+", "-", "*", "/", "%", "&", "|", "^",
+                                    "<<", ">>", NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, i, ops[k]))
+      return true;
+  return false;
+}
+
+static void narrow_literals(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; w->cl && i < f->tok1; i++) {
+    if (u->toks[i].kind != FGR_T_NUMBER || w->rep[i])
+      continue;
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    if (len > 5 || (len > 1 && p[0] == '0'))
+      continue;                 /* octal, hex, or too long */
+    long v = 0;
+    bool digits = true;
+    for (int k = 0; k < len && digits; k++) {
+      digits = p[k] >= '0' && p[k] <= '9';
+      v = v * 10 + (p[k] - '0');
+    }
+    if (!digits || v > 32767)
+      continue;
+    bool left = arith_op(u, i - 1) && operand_end(u, i - 2);
+    bool right = arith_op(u, i + 1) && !fgr_tok_is(u, i - 1, ".");
+    if (!left && !right)
+      continue;
+    const char *ty = v <= 127 ? "char" : v <= 255 ? "uchar" : "short";
+    w->rep[i] = fgu_arena_printf(&w->scratch, "((%s)%.*s)", ty, len, p);
+  }
+}
+
 /* Rewrites (volatile int32_t *)rsGetElementAt(a, ...) in f's body, the
  * element an rsAtomic* call updates, as fgk_rs_aptr_int(a, ...): its
  * address in the dialect's address space (compat.c). */
@@ -1199,6 +1241,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
     if (w.emit_fn[k]) {
       mark_locals(&w, &u->funcs[k]);
       rewrite_divisions(&w, &u->funcs[k]);
+      narrow_literals(&w, &u->funcs[k]);
       rewrite_untyped_gets(&w, &u->funcs[k]);
       rewrite_atomic_gets(&w, &u->funcs[k]);
       w.fn = &u->funcs[k];      /* its parameters hide globals */

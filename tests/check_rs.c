@@ -1023,6 +1023,42 @@ START_TEST(test_rs_struct_allocations_and_half_are_named) {
 }
 END_TEST
 
+/* An int literal beside a vector of narrower elements, as RenderScript
+ * takes it (uchar4 / 2: the literal becomes the element type; OpenCL C
+ * alone refuses it), and the same literals in scalar arithmetic, where
+ * they stay ints (200 * v overflows no uchar). */
+START_TEST(test_rs_int_literals_beside_narrow_vectors) {
+  fg_rs_script *s = source("lit",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "uchar4 RS_KERNEL k(uchar4 in) { return in / 2 + in * 2 - 1; }\n"
+    "int RS_KERNEL sc(uchar4 in) { int v = in.x; return v * 200 / 7 - 3 + "
+    "(1000 - v) % 9 + (v << 2); }\n");
+  enum { N = 64 };
+  fg_graph *g = fg_graph_new("lit");
+  fg_field *a = fg_input(g, "a", fg_type_vector(FG_U8, fg_shape1(N), 4));
+  fg_output(g, "k", fg_rs_map(g, s, "k", 1, &a, NULL));
+  fg_output(g, "sc", fg_rs_map(g, s, "sc", 1, &a, NULL));
+  fg_rs_script_free(s);
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  uint8_t in[4 * N], k[4 * N];
+  int32_t sc[N];
+  for (int i = 0; i < 4 * N; i++)
+    in[i] = (uint8_t)(i * 37 + 11);
+  run(ctx, p, 1, (const void *[]){in}, 2, (void *[]){k, sc});
+  for (int i = 0; i < 4 * N; i++)
+    ck_assert_int_eq(k[i], (uint8_t)(in[i] / 2 + (uint8_t)(in[i] * 2) - 1));
+  for (int i = 0; i < N; i++) {
+    int v = in[4 * i];
+    ck_assert_int_eq(sc[i], v * 200 / 7 - 3 + (1000 - v) % 9 + (v << 2));
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* A kernel returning a struct writes its bytes into a field of the
  * struct's carrier type (8 bytes: u64, 12: 3 x u32); a kernel taking that
  * struct reads it back, and the two fuse. */
@@ -1660,6 +1696,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_legacy_pointers_reach_one_element);
   tcase_add_test(tc, test_rs_kernel_writing_a_global_is_refused);
   tcase_add_test(tc, test_rs_struct_allocations_and_half_are_named);
+  tcase_add_test(tc, test_rs_int_literals_beside_narrow_vectors);
   tcase_add_test(tc, test_rs_fp_pragmas_choose_each_kernels_precision);
   tcase_add_test(tc, test_rs_globals_set_get_and_per_run_values);
   tcase_add_test(tc, test_rs_bound_allocation_is_a_non_local_read);
