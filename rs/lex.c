@@ -128,8 +128,15 @@ static bool line_marker(lexer *L) {
   if (j >= L->n || !isdigit((unsigned char)L->s[j]))
     return false;
   long num = 0;
-  while (j < L->n && isdigit((unsigned char)L->s[j]))
-    num = num * 10 + (L->s[j++] - '0');
+  while (j < L->n && isdigit((unsigned char)L->s[j])) {
+    /* a line number past 2^30 is kept at it: never overflowing, nor
+     * when the lines after it are counted on */
+    if (num < (1L << 30))
+      num = num * 10 + (L->s[j] - '0');
+    if (num > (1L << 30))
+      num = 1L << 30;
+    j++;
+  }
   while (j < L->n && (L->s[j] == ' ' || L->s[j] == '\t'))
     j++;
   if (j < L->n && L->s[j] == '"') {
