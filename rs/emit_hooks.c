@@ -598,66 +598,59 @@ static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
   }
 }
 
-/* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
- * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
- * allocation in the environment). */
-static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
+/* Writes the read at token i that fgr_ptr_read matched (open, close,
+ * plus, deref) as fgk_rs_ptr_T(base, offset e): base replaces token i
+ * (NULL keeps it), and offset, when not NULL, is added to the index. */
+static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
+                     int plus, int deref, const char *base,
+                     const char *offset) {
   static const char *const cname[FG_ELEM_COUNT_] = {
     [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
     [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
     [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
     [FG_F64] = "double"};
+  const char *fn = t->width > 1
+      ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[t->elem],
+                         t->width)
+      : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[t->elem]);
+  const char *sep = offset ? fgu_arena_printf(&w->scratch, ", %s + (", offset)
+                           : ", ";
+  if (base)
+    w->rep[i] = base;
+  if (plus < 0) {               /* p[e]; inside a division's fgk_rs_div( */
+    add_text(w, &w->open[i], fn, false);
+    w->rep[open] = sep;
+  } else {                      /* *(p + e), (p + e)->m */
+    w->rep[open] = fn;
+    w->rep[plus] = sep;
+    w->rep[deref] = fgr_tok_is(w->u, deref, "*") ? "" : ".";
+  }
+  w->rep[close] = offset ? "))" : ")";
+}
+
+/* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
+ * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
+ * allocation in the environment), and of a legacy kernel's input pointer
+ * as element (the point's + e) of the input field the environment holds. */
+static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   const char *in = f->legacy_in_indexed ? f->params[f->legacy_in].name : NULL;
   for (int i = f->rparen + 1; i < f->tok1; i++) {
     int g = global_at(w, i);
     const fgr_type *t = g >= 0 ? u->globals[g].pointee : NULL;
     int open, close, plus, deref;
-    /* a legacy kernel's input pointer: element (the point's + e) of the
-     * input field, which the environment holds */
-    if (in && fgr_tok_is(u, i, in) && !fgr_tok_is(u, i - 1, ".") &&
-        !fgr_tok_is(u, i - 1, "->") &&
-        fgr_ptr_read(u, i, &open, &close, &plus, &deref)) {
-      const fgr_type *pt = f->params[f->legacy_in].type;
-      const char *fn = pt->width > 1
-          ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[pt->elem],
-                             pt->width)
-          : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[pt->elem]);
-      w->rep[i] = "fgk_env->fgk_inp";
-      if (plus < 0) {           /* in[e] */
-        add_text(w, &w->open[i], fn, false);
-        w->rep[open] = ", fgk_env->fgk_lin + (";
-        w->rep[close] = "))";
-      } else {                  /* *(in + e), (in + e)->m */
-        w->rep[open] = fn;
-        w->rep[plus] = ", fgk_env->fgk_lin + (";
-        w->rep[close] = "))";
-        if (fgr_tok_is(u, deref, "*"))
-          w->rep[deref] = "";
-        else
-          w->rep[deref] = ".";
-      }
-      continue;
-    }
-    if (!t || !cname[t->elem] ||
+    bool input = in && fgr_tok_is(u, i, in) && !fgr_tok_is(u, i - 1, ".") &&
+                 !fgr_tok_is(u, i - 1, "->");
+    if (input)
+      t = f->params[f->legacy_in].type;
+    if (!t || t->elem == FG_BOOL ||
         !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
       continue;
-    const char *fn = t->width > 1
-        ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[t->elem],
-                           t->width)
-        : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[t->elem]);
-    if (plus < 0) {             /* p[e]; inside a division's fgk_rs_div( */
-      add_text(w, &w->open[i], fn, false);
-      w->rep[open] = ", ";
-      w->rep[close] = ")";
-    } else {                    /* *(p + e), (p + e)->m */
-      w->rep[open] = fn;
-      w->rep[plus] = ",";
-      if (fgr_tok_is(u, deref, "*"))
-        w->rep[deref] = "";
-      else
-        w->rep[deref] = ".";
-    }
+    if (input)
+      ptr_call(w, t, i, open, close, plus, deref, "fgk_env->fgk_inp",
+               "fgk_env->fgk_lin");
+    else
+      ptr_call(w, t, i, open, close, plus, deref, NULL, NULL);
   }
 }
 
@@ -1368,9 +1361,19 @@ static void struct_inputs(fgk_writer *tw, const fgr_unit *u,
 static const char special_params[] =
   "int fgk_x, int fgk_y, int fgk_z, long fgk_dx, long fgk_dy, long fgk_dz";
 static const char special_setup[] =
-  "  fgk_rseedv = fgk_rs_seed((uint)fgk_x, (uint)fgk_y, (uint)fgk_z);\n"
   "  rs_kernel_context fgk_ctx = fgk_rs_ctx(fgk_dx, fgk_dy, fgk_dz);\n"
   "  (void)fgk_ctx; (void)fgk_x; (void)fgk_y; (void)fgk_z;\n";
+
+/* The specials' set-up of a wrapper calling f, and the point's rsRand
+ * state when f reaches rsRand (a hash per point that no other kernel
+ * pays for). */
+static void specials_setup(const fgr_unit *u, const fgr_func *f,
+                           fgu_buf *h) {
+  fgu_buf_puts(h, special_setup);
+  if (fgr_func_mention(u, f, "rsRand", false) >= 0)
+    fgu_buf_puts(h, "  fgk_rseedv = fgk_rs_seed((uint)fgk_x, (uint)fgk_y, "
+                 "(uint)fgk_z);\n");
+}
 
 static void acc_types(fgk_writer *tw, const fgr_unit *u,
                       const fgr_reduce *r) {
@@ -1475,7 +1478,7 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
                      "long fgk_ipz", gq(tw));
     fgu_buf_puts(h, ") {\n");
     env_setup(tw, u, h);
-    fgu_buf_puts(h, special_setup);
+    specials_setup(u, f, h);
     if (f->legacy_in_indexed)
       fgu_buf_puts(h, "  fgk_envv.fgk_inp = fgk_rs_alloc(fgk_ip, fgk_ipx, "
                    "fgk_ipy, fgk_ipz);\n"
@@ -1513,7 +1516,7 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
                      "long fgk_p%dy, long fgk_p%dz", gq(tw), p, p, p, p);
     fgu_buf_puts(h, ") {\n");
     env_setup(tw, u, h);
-    fgu_buf_puts(h, special_setup);
+    specials_setup(u, f, h);
     fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
     for (int p = 0; p < f->n_params; p++)
       fgu_buf_printf(h, "fgk_rs_alloc(fgk_p%d, fgk_p%dx, fgk_p%dy, "
@@ -1537,7 +1540,7 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
     env_params(tw, u, h);
     fgu_buf_puts(h, ") {\n");
     env_setup(tw, u, h);
-    fgu_buf_puts(h, special_setup);
+    specials_setup(u, r->accum, h);
     struct_inputs(tw, u, r->accum, 1, x, h);
     fgu_buf_printf(h, "  %s%s(fgk_a, ", u->mangle, r->accum->name);
     call_args(r->accum, 1, h);
