@@ -540,7 +540,8 @@ fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
     .fp64 = cb->dev.fp64,
     .int64_atomics = cb->dev.int64_atomics,
     .max_group_size = cb->dev.max_work_group_size,
-    .max_buffers = room / per > 128 ? 128 : (int)(room / per),
+    .max_buffers = room / per > FG_MAX_KERNEL_BUFFERS
+                       ? FG_MAX_KERNEL_BUFFERS : (int)(room / per),
     .local_mem = cb->dev.local_mem_size,
   };
   *out = &cb->base;

@@ -25,10 +25,4 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name);
 bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, bool relaxed,
                     const char **why);
 
-/* Calls fn on every expression of x (x first, then its operands) or of
- * every statement of b (emit/visit.c). */
-typedef void (*fge_visit_fn)(const fg_expr *x, void *arg);
-void fge_visit(const fg_expr *x, fge_visit_fn fn, void *arg);
-void fge_visit_block(const fgk_block *b, fge_visit_fn fn, void *arg);
-
 #endif

@@ -11,6 +11,7 @@
  * as Cog's stencils write it) counts too: the interior is narrowed to
  * where that clamp keeps its value. */
 #include "emit_impl.h"
+#include "ir/visit.h"
 
 #include <stdlib.h>
 
@@ -112,7 +113,7 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
   t.hi = calloc((size_t)k->n_in, sizeof *t.hi);
   bool found = false;
   if (t.any && t.lo && t.hi) {
-    fge_visit_block(&k->body, tap, &t);
+    fgk_visit_block(&k->body, &(fgk_visitor){.expr = tap, .arg = &t});
     for (int p = 0; p < k->n_in; p++)
       found |= t.any[p];
   }

@@ -15,6 +15,7 @@
  * functions are emitted into the same source, where clang inlines them. */
 #include "emit.h"
 #include "math_c.h"
+#include "ir/visit.h"
 
 #include <string.h>
 
@@ -83,7 +84,7 @@ bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, bool relaxed,
   if (d != FGK_DIALECT_C)
     return true;
   scan s = {.relaxed = relaxed};
-  fge_visit_block(&k->body, check, &s);
+  fgk_visit_block(&k->body, &(fgk_visitor){.expr = check, .arg = &s});
   if (why)
     *why = s.why;
   return s.why == NULL;

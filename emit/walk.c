@@ -6,6 +6,7 @@
 #include "emit_impl.h"
 #include "abi.h"
 #include "ir/reduce.h"
+#include "ir/visit.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -798,40 +799,26 @@ static void assigned_visit(const fg_expr *x, void *arg) {
     c->hit = true;
 }
 
-static bool assigns(const fgk_block *b, const fgk_var *v) {
-  for (const fgk_stmt *s = b->first; s; s = s->next) {
-    switch (s->kind) {
-    case FGK_S_ASSIGN: {
-      const fg_expr *l = s->u.assign.lhs;
-      while (l->kind == FGK_E_SWIZZLE)
-        l = l->u.swz.a;
-      if ((l->kind == FGK_E_VAR && l->u.var == v) ||
-          (l->kind == FGK_E_INDEX && l->u.index.var == v))
-        return true;
-      break;
-    }
-    case FGK_S_IF:
-      if (assigns(&s->u.if_.then, v) || assigns(&s->u.if_.els, v))
-        return true;
-      break;
-    case FGK_S_FOR:
-      if (s->u.for_.var == v || assigns(&s->u.for_.body, v))
-        return true;
-      break;
-    case FGK_S_WHILE:
-      if (assigns(&s->u.while_.body, v))
-        return true;
-      break;
-    case FGK_S_FOREACH:
-      if (assigns(&s->u.foreach.body, v))
-        return true;
-      break;
-    default:
-      break;
-    }
+static void assigned_stmt(const fgk_stmt *s, void *arg) {
+  assigned_ctx *c = arg;
+  if (s->kind == FGK_S_ASSIGN) {
+    const fg_expr *l = s->u.assign.lhs;
+    while (l->kind == FGK_E_SWIZZLE)
+      l = l->u.swz.a;
+    if ((l->kind == FGK_E_VAR && l->u.var == c->var) ||
+        (l->kind == FGK_E_INDEX && l->u.index.var == c->var))
+      c->hit = true;
+  } else if (s->kind == FGK_S_FOR && s->u.for_.var == c->var) {
+    c->hit = true;
   }
+}
+
+/* Whether anything in b assigns v: an assignment to it or an element of
+ * it, a for loop over it, or its address taken. */
+static bool assigns(const fgk_block *b, const fgk_var *v) {
   assigned_ctx c = {v, false};
-  fge_visit_block(b, assigned_visit, &c);
+  fgk_visit_block(b, &(fgk_visitor){.expr = assigned_visit,
+                                    .stmt = assigned_stmt, .arg = &c});
   return c.hit;
 }
 

@@ -4,141 +4,80 @@
  * top-level local _writeTensor; no work-group features, per-element
  * threads, for-each loops, element writes or explicit writes). */
 #include "fuse.h"
+#include "ir/visit.h"
 
-/* Marks in nonlocal[] every input port that e reads other than by a local
- * whole-tensor read. */
-static void scan_expr(const fg_expr *e, bool *nonlocal) {
-  if (!e)
-    return;
-  switch (e->kind) {
-  case FGK_E_READ:
-    if (e->u.read.ncoords > 0 || e->u.read.element)
-      nonlocal[e->u.read.port] = true;
-    for (int i = 0; i < e->u.read.ncoords; i++)
-      scan_expr(e->u.read.coord[i], nonlocal);
-    scan_expr(e->u.read.elem, nonlocal);
+/* What the walk over an operator's IR collects. */
+typedef struct scan {
+  const fgk_block *top;   /* the kernel's body */
+  bool *nonlocal;         /* per input port: read other than locally */
+  int *local_writes;      /* per output port: top-level local writes */
+  bool ok;
+  const char *why;        /* the last reason the node cannot fuse */
+} scan;
+
+/* Marks every input port that x reads other than by a local whole-tensor
+ * read; a foreign callee reads its ports (a script's globals and bound
+ * allocations, say) anywhere. */
+static void scan_expr(const fg_expr *x, void *arg) {
+  scan *sc = arg;
+  if (x->kind == FGK_E_READ) {
+    if (x->u.read.ncoords > 0 || x->u.read.element)
+      sc->nonlocal[x->u.read.port] = true;
+  } else if (x->kind == FGK_E_FOREIGN) {
+    for (int i = 0; i < x->u.foreign.n_ports; i++)
+      if (x->u.foreign.port[i] >= 0)
+        sc->nonlocal[x->u.foreign.port[i]] = true;
+  }
+}
+
+/* Whether x is a foreign call that writes an output itself (its value
+ * is written or assigned too, as a RenderScript kernel that returns a
+ * value and also sets elements of an allocation). */
+static bool writes_itself(const fg_expr *x) {
+  return x && x->kind == FGK_E_FOREIGN && x->u.foreign.out_port >= 0;
+}
+
+static bool in_block(const fgk_block *b, const fgk_stmt *s) {
+  for (const fgk_stmt *t = b->first; t; t = t->next)
+    if (t == s)
+      return true;
+  return false;
+}
+
+static void refuse(scan *sc, const char *why) {
+  sc->ok = false;
+  sc->why = why;
+}
+
+/* Notes what makes the node unfusable, and counts the top-level local
+ * writes of each output. */
+static void scan_stmt(const fgk_stmt *s, void *arg) {
+  scan *sc = arg;
+  switch (s->kind) {
+  case FGK_S_ASSIGN:
+    if (writes_itself(s->u.assign.rhs))
+      refuse(sc, "writes an output inside a foreign call");
     break;
-  case FGK_E_UNARY:
-    scan_expr(e->u.bin.a, nonlocal);
+  case FGK_S_FOREACH:
+    refuse(sc, "big-tensor for-each");
     break;
-  case FGK_E_BINARY:
-    scan_expr(e->u.bin.a, nonlocal);
-    scan_expr(e->u.bin.b, nonlocal);
+  case FGK_S_EXPR:
+    if (writes_itself(s->u.expr))
+      refuse(sc, "writes its output inside a foreign call");
     break;
-  case FGK_E_CALL:
-    for (int i = 0; i < e->u.call.n; i++)
-      scan_expr(e->u.call.arg[i], nonlocal);
+  case FGK_S_WRITE: {
+    const fgk_access *a = &s->u.write.at;
+    if (writes_itself(s->u.write.value))
+      refuse(sc, "writes an output inside a foreign call");
+    if (a->ncoords > 0 || a->element || !in_block(sc->top, s))
+      refuse(sc, a->element ? "element write" : "non-local write");
+    else
+      sc->local_writes[a->port]++;
     break;
-  case FGK_E_SWIZZLE:
-    scan_expr(e->u.swz.a, nonlocal);
-    break;
-  case FGK_E_VECTOR:
-    for (int i = 0; i < e->u.vec.n; i++)
-      scan_expr(e->u.vec.arg[i], nonlocal);
-    break;
-  case FGK_E_CONVERT:
-  case FGK_E_AS:
-    scan_expr(e->u.conv.a, nonlocal);
-    break;
-  case FGK_E_INDEX:
-    for (int i = 0; i < e->u.index.n; i++)
-      scan_expr(e->u.index.idx[i], nonlocal);
-    break;
-  case FGK_E_ADDR:
-    scan_expr(e->u.addr, nonlocal);
-    break;
-  case FGK_E_ATOMIC:
-    scan_expr(e->u.atomic.p, nonlocal);
-    scan_expr(e->u.atomic.a, nonlocal);
-    scan_expr(e->u.atomic.b, nonlocal);
-    break;
-  case FGK_E_FOREIGN:
-    /* the callee reads its ports (a script's globals and bound
-     * allocations, say) anywhere */
-    for (int i = 0; i < e->u.foreign.n; i++)
-      scan_expr(e->u.foreign.arg[i], nonlocal);
-    for (int i = 0; i < e->u.foreign.n_ports; i++)
-      if (e->u.foreign.port[i] >= 0)
-        nonlocal[e->u.foreign.port[i]] = true;
-    break;
+  }
   default:
     break;
   }
-}
-
-/* Whether e is a foreign call that writes an output itself (its value
- * is written or assigned too, as a RenderScript kernel that returns a
- * value and also sets elements of an allocation). */
-static bool writes_itself(const fg_expr *e) {
-  return e && e->kind == FGK_E_FOREIGN && e->u.foreign.out_port >= 0;
-}
-
-/* Scans a block; returns false (with why) when it makes the node
- * unfusable. */
-static bool scan_block(const fgk_block *b, bool top, bool *nonlocal,
-                       int *local_writes, const char **why) {
-  bool ok = true;
-  for (const fgk_stmt *s = b->first; s; s = s->next) {
-    switch (s->kind) {
-    case FGK_S_ASSIGN:
-      scan_expr(s->u.assign.lhs, nonlocal);
-      scan_expr(s->u.assign.rhs, nonlocal);
-      if (writes_itself(s->u.assign.rhs)) {
-        *why = "writes an output inside a foreign call";
-        ok = false;
-      }
-      break;
-    case FGK_S_IF:
-      scan_expr(s->u.if_.cond, nonlocal);
-      ok &= scan_block(&s->u.if_.then, false, nonlocal, local_writes, why);
-      ok &= scan_block(&s->u.if_.els, false, nonlocal, local_writes, why);
-      break;
-    case FGK_S_FOR:
-      scan_expr(s->u.for_.init, nonlocal);
-      scan_expr(s->u.for_.cond, nonlocal);
-      scan_expr(s->u.for_.step, nonlocal);
-      ok &= scan_block(&s->u.for_.body, false, nonlocal, local_writes, why);
-      break;
-    case FGK_S_WHILE:
-      scan_expr(s->u.while_.cond, nonlocal);
-      ok &= scan_block(&s->u.while_.body, false, nonlocal, local_writes, why);
-      break;
-    case FGK_S_FOREACH:
-      *why = "big-tensor for-each";
-      ok = false;
-      scan_block(&s->u.foreach.body, false, nonlocal, local_writes, why);
-      break;
-    case FGK_S_EXPR:
-      scan_expr(s->u.expr, nonlocal);
-      if (s->u.expr->kind == FGK_E_FOREIGN &&
-          s->u.expr->u.foreign.out_port >= 0) {
-        *why = "writes its output inside a foreign call";
-        ok = false;
-      }
-      break;
-    case FGK_S_WRITE: {
-      const fgk_access *a = &s->u.write.at;
-      scan_expr(s->u.write.value, nonlocal);
-      if (writes_itself(s->u.write.value)) {
-        *why = "writes an output inside a foreign call";
-        ok = false;
-      }
-      for (int i = 0; i < a->ncoords; i++)
-        scan_expr(a->coord[i], nonlocal);
-      scan_expr(a->elem, nonlocal);
-      if (a->ncoords > 0 || a->element || !top) {
-        *why = a->element ? "element write" : "non-local write";
-        ok = false;
-      } else {
-        local_writes[a->port]++;
-      }
-      break;
-    }
-    default:
-      break;
-    }
-  }
-  return ok;
 }
 
 bool fgf_classify(const fg__node *n, fgu_arena *a, fgf_node_info *info) {
@@ -149,8 +88,11 @@ bool fgf_classify(const fg__node *n, fgu_arena *a, fgf_node_info *info) {
   if (!nonlocal || !info->read_local)
     return false;
   int local_writes[FG_MAX_OUTPUTS] = {0};
-  const char *why = NULL;
-  bool ok = scan_block(&k->body, true, nonlocal, local_writes, &why);
+  scan sc = {&k->body, nonlocal, local_writes, true, NULL};
+  fgk_visit_block(&k->body, &(fgk_visitor){.expr = scan_expr,
+                                           .stmt = scan_stmt, .arg = &sc});
+  bool ok = sc.ok;
+  const char *why = sc.why;
   if (k->grouped) {
     ok = false;
     why = "work-group kernel";

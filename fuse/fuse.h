@@ -63,9 +63,16 @@ typedef struct fgf_options {
    * vectorization cost rule above. */
   bool (*vectorizes)(const fgk_kernel *k, void *arg, const char **why);
   void *vectorizes_arg;
-  int max_nodes;          /* operators per kernel (0: 64) */
-  int max_buffers;        /* buffers per kernel, from the device (0: 64) */
+  int max_nodes;          /* operators per kernel (0: FGF_MAX_NODES) */
+  int max_buffers;        /* buffers per kernel, from the device
+                             (0: FGF_MAX_BUFFERS) */
 } fgf_options;
+
+/* Operators fused into one kernel at most, by default: past it a group is
+ * split (a kernel of hundreds of operators builds slowly and spills). */
+#define FGF_MAX_NODES 64
+/* Buffers of one fused kernel when the device gives no bound. */
+#define FGF_MAX_BUFFERS 64
 
 typedef struct fgf_plan {
   fgu_arena arena;

@@ -78,8 +78,9 @@ static int buffers_with(state *s, int gid, const fg__node *n) {
 static int choose_group(state *s, const fg__node *n) {
   if (!s->opt->fuse || !s->info[n->id].simple)
     return -1;
-  int max_nodes = s->opt->max_nodes > 0 ? s->opt->max_nodes : 64;
-  int max_bufs = s->opt->max_buffers > 0 ? s->opt->max_buffers : 64;
+  int max_nodes = s->opt->max_nodes > 0 ? s->opt->max_nodes : FGF_MAX_NODES;
+  int max_bufs = s->opt->max_buffers > 0 ? s->opt->max_buffers
+                                         : FGF_MAX_BUFFERS;
   for (int p = 0; p < n->n_in; p++) {
     int gid = producer_group(s, n->in[p]);
     if (gid < 0 || !s->info[n->in[p]->producer->id].simple ||

@@ -6,7 +6,7 @@
 #ifndef FG_RUNTIME_BACKEND_H
 #define FG_RUNTIME_BACKEND_H
 
-#include "emit/emit.h"
+#include "ir/foreign.h"      /* fgk_dialect */
 
 typedef struct fg__backend fg__backend;
 typedef struct fg__kbin fg__kbin;        /* a built kernel */
@@ -17,6 +17,11 @@ typedef struct fg__launch fg__launch;
 /* Called once when an asynchronous operation ended: st FG_OK and msg
  * NULL, or the failure and its message (valid during the call only). */
 typedef void (*fg__done_fn)(void *arg, fg_status st, const char *msg);
+
+/* Most buffers one kernel takes, on any backend: a backend's caps may say
+ * fewer, never more (fg__be_check_needs refuses a kernel past its caps, so
+ * a launch's buffer table of this size is never overrun). */
+#define FG_MAX_KERNEL_BUFFERS 128
 
 /* Most events one operation waits for. */
 #define FG_MAX_WAIT 256

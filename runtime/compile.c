@@ -7,7 +7,9 @@
  * run compares the two. */
 #include "program_impl.h"
 #include "emit/abi.h"
+#include "emit/emit.h"
 #include "fuse/fuse.h"
+#include "ir/visit.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -18,122 +20,39 @@
 
 /* ---- what a kernel needs of the device ---------------------------------- */
 
-static void expr_needs(const fg_expr *x, fg__needs *n);
-
 static void type_needs(fgk_type t, fg__needs *n) {
   n->fp64 |= t.elem == FG_F64;
 }
 
-static void access_needs(const fgk_access *a, fg__needs *n) {
-  for (int i = 0; i < a->ncoords; i++)
-    expr_needs(a->coord[i], n);
-  if (a->element)
-    expr_needs(a->elem, n);
-}
-
-static void expr_needs(const fg_expr *x, fg__needs *n) {
-  if (!x)
-    return;
+static void expr_needs(const fg_expr *x, void *arg) {
+  fg__needs *n = arg;
   type_needs(x->type, n);
-  switch (x->kind) {
-  case FGK_E_CONST: case FGK_E_THREAD:
-    break;
-  case FGK_E_VAR:
+  if (x->kind == FGK_E_VAR) {
     type_needs(x->u.var->type, n);
-    break;
-  case FGK_E_UNARY: case FGK_E_BINARY:
-    expr_needs(x->u.bin.a, n);
-    expr_needs(x->u.bin.b, n);
-    break;
-  case FGK_E_CALL:
-    for (int i = 0; i < x->u.call.n; i++)
-      expr_needs(x->u.call.arg[i], n);
-    break;
-  case FGK_E_SWIZZLE:
-    expr_needs(x->u.swz.a, n);
-    break;
-  case FGK_E_VECTOR:
-    for (int i = 0; i < x->u.vec.n; i++)
-      expr_needs(x->u.vec.arg[i], n);
-    break;
-  case FGK_E_CONVERT: case FGK_E_AS:
-    expr_needs(x->u.conv.a, n);
-    break;
-  case FGK_E_READ:
-    access_needs(&x->u.read, n);
-    break;
-  case FGK_E_INDEX:
+  } else if (x->kind == FGK_E_INDEX) {
     type_needs(x->u.index.var->type, n);
-    for (int i = 0; i < x->u.index.n; i++)
-      expr_needs(x->u.index.idx[i], n);
-    break;
-  case FGK_E_ADDR:
-    expr_needs(x->u.addr, n);
-    break;
-  case FGK_E_ATOMIC:
+  } else if (x->kind == FGK_E_ATOMIC) {
     n->int64_atomics |= fg_elem_size(x->type.elem) == 8;
-    expr_needs(x->u.atomic.p, n);
-    expr_needs(x->u.atomic.a, n);
-    expr_needs(x->u.atomic.b, n);
-    break;
-  case FGK_E_FOREIGN:
+  } else if (x->kind == FGK_E_FOREIGN) {
     if (x->u.foreign.hooks->uses_fp64)
       n->fp64 |= x->u.foreign.hooks->uses_fp64(x);
-    for (int i = 0; i < x->u.foreign.n; i++)
-      expr_needs(x->u.foreign.arg[i], n);
-    break;
   }
 }
 
-static void block_needs(const fgk_block *b, fg__needs *n) {
-  for (const fgk_stmt *s = b->first; s; s = s->next) {
-    switch (s->kind) {
-    case FGK_S_DECL: {
-      const fgk_var *v = s->u.decl;
-      type_needs(v->type, n);
-      if (v->local) {
-        uint64_t bytes = (uint64_t)fg_elem_size(v->type.elem) *
-                         (uint64_t)(v->type.width == 3 ? 4 : v->type.width);
-        for (int d = 0; d < v->ndims; d++)
-          bytes *= (uint64_t)v->dims[d];
-        n->local_mem += bytes;
-      }
-      break;
+static void stmt_needs(const fgk_stmt *s, void *arg) {
+  fg__needs *n = arg;
+  if (s->kind == FGK_S_DECL) {
+    const fgk_var *v = s->u.decl;
+    type_needs(v->type, n);
+    if (v->local) {
+      uint64_t bytes = (uint64_t)fg_elem_size(v->type.elem) *
+                       (uint64_t)(v->type.width == 3 ? 4 : v->type.width);
+      for (int d = 0; d < v->ndims; d++)
+        bytes *= (uint64_t)v->dims[d];
+      n->local_mem += bytes;
     }
-    case FGK_S_ASSIGN:
-      expr_needs(s->u.assign.lhs, n);
-      expr_needs(s->u.assign.rhs, n);
-      break;
-    case FGK_S_IF:
-      expr_needs(s->u.if_.cond, n);
-      block_needs(&s->u.if_.then, n);
-      block_needs(&s->u.if_.els, n);
-      break;
-    case FGK_S_FOR:
-      if (s->u.for_.var)
-        type_needs(s->u.for_.var->type, n);
-      expr_needs(s->u.for_.init, n);
-      expr_needs(s->u.for_.cond, n);
-      expr_needs(s->u.for_.step, n);
-      block_needs(&s->u.for_.body, n);
-      break;
-    case FGK_S_WHILE:
-      expr_needs(s->u.while_.cond, n);
-      block_needs(&s->u.while_.body, n);
-      break;
-    case FGK_S_WRITE:
-      access_needs(&s->u.write.at, n);
-      expr_needs(s->u.write.value, n);
-      break;
-    case FGK_S_FOREACH:
-      block_needs(&s->u.foreach.body, n);
-      break;
-    case FGK_S_EXPR:
-      expr_needs(s->u.expr, n);
-      break;
-    case FGK_S_BARRIER: case FGK_S_COMMENT:
-      break;
-    }
+  } else if (s->kind == FGK_S_FOR && s->u.for_.var) {
+    type_needs(s->u.for_.var->type, n);
   }
 }
 
@@ -147,11 +66,12 @@ static void kernel_needs(const fgk_kernel *k, fg__needs *n) {
     n->fp64 |= k->out_type[i].elem == FG_F64;
   if (k->grouped)
     n->group_size = (size_t)k->local[0] * (size_t)k->local[1];
-  block_needs(&k->body, n);
+  fgk_visit_block(&k->body, &(fgk_visitor){.expr = expr_needs,
+                                           .stmt = stmt_needs, .arg = n});
 }
 
 /* Writes a kernel's source to $FG_DUMP_KERNELS/<index>-<name>.<ext>. */
-static void dump_kernel(const char *dir, int index, const pkernel *pk,
+static void dump_kernel(const char *dir, int index, const fg__pkernel *pk,
                         fgk_dialect d) {
   char ident[128], path[4096];
   fgk_identifier(pk->name, ident, sizeof ident);
@@ -168,7 +88,7 @@ static void dump_kernel(const char *dir, int index, const pkernel *pk,
 /* Emits plan kernel fk into pk and describes its build in job (entry:
  * where its function's name goes, 200 bytes, kept until the build). */
 static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
-                             pkernel *pk, const fg_compile_options *opt,
+                             fg__pkernel *pk, const fg_compile_options *opt,
                              fg__build_job *job, char entry[200]) {
   fg_context *ctx = p->ctx;
   fg__backend *be = ctx->be;
@@ -234,7 +154,7 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
 }
 
 /* The readable fusion report of a variant. */
-static char *make_report(fg_program *p, const variant *v) {
+static char *make_report(fg_program *p, const fg__variant *v) {
   fgu_buf b = {0};
   const fg_fusion_stats *s = &v->stats;
   fgu_buf_printf(&b, "kernels: %d (unfused: %d)\n", s->kernels,
@@ -254,9 +174,9 @@ static char *make_report(fg_program *p, const variant *v) {
   return fgu_buf_take(&b);
 }
 
-static fg_status add_task(rtask *t, int *n, rtask_kind kind, int index,
+static fg_status add_task(fg__rtask *t, int *n, fg__rtask_kind kind, int index,
                           const int *deps, int n_deps) {
-  rtask *x = &t[(*n)++];
+  fg__rtask *x = &t[(*n)++];
   x->kind = kind;
   x->index = index;
   x->dep = calloc((size_t)n_deps + 1, sizeof *x->dep);
@@ -272,7 +192,7 @@ static fg_status add_task(rtask *t, int *n, rtask_kind kind, int index,
   return FG_OK;
 }
 
-fg_status fg__plan_tasks(fg_program *p, variant *v) {
+fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
   int cap = p->n_fields + p->n_in + 4 * v->n_k + p->n_out + 1;
   int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
@@ -312,7 +232,7 @@ fg_status fg__plan_tasks(fg_program *p, variant *v) {
         st = add_task(v->task, &v->n_task, RT_UPLOAD, i, NULL, 0);
       }
   for (int k = 0; st == FG_OK && k < v->n_k; k++) {
-    const pkernel *pk = &v->k[k];
+    const fg__pkernel *pk = &v->k[k];
     for (int j = 0; j < pk->n_in; j++)
       deps[j] = producer[pk->field[j]];
     int kt = v->n_task;
@@ -360,11 +280,11 @@ static bool kernel_vectorizes(const fgk_kernel *k, void *arg,
 
 static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
                                  bool fuse, const fg_compile_options *opt,
-                                 variant *v) {
+                                 fg__variant *v) {
   fg_context *ctx = p->ctx;
   vec_target vt = {.dialect = fg__be_dialect(ctx->be),
                    .relaxed = opt && opt->precision == FG_PRECISION_RELAXED};
-  fgf_options fo = {.fuse = fuse, .max_nodes = 64,
+  fgf_options fo = {.fuse = fuse, .max_nodes = FGF_MAX_NODES,
                     .max_buffers = ctx->be->caps.max_buffers,
                     .vectorizes = kernel_vectorizes, .vectorizes_arg = &vt};
   fgf_plan *plan = NULL;
@@ -551,7 +471,7 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
   for (int i = 0; i < g->nodes.n && st == FG_OK; i++) {
     fg__node *n = g->nodes.item[i];
     if (n->kind == FG_NODE_CONST && live[n->out[0]->id]) {
-      pfield *pf = &p->f[n->out[0]->id];
+      fg__pfield *pf = &p->f[n->out[0]->id];
       size_t bytes = fg_type_bytes(pf->type);
       pf->role = PF_CONST;
       st = fg__be_alloc(ctx->be, bytes, &pf->const_buf);

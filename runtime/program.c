@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void variant_free(fg_program *p, variant *v) {
+static void variant_free(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
   for (int i = 0; v->k && i < v->n_k; i++) {
     fg__be_kernel_free(be, v->k[i].bin);
@@ -55,7 +55,7 @@ void fg_program_free(fg_program *p) {
   free(p);
   fg__ctx_release(ctx);
 }
-bool fg__direct_field(const fg_program *p, const variant *v, int f) {
+bool fg__direct_field(const fg_program *p, const fg__variant *v, int f) {
   for (int i = 0; i < p->n_out; i++)
     if (v->direct[i] && p->out_field[i] == f)
       return true;

@@ -9,19 +9,19 @@
 #include "context_impl.h"
 #include "graph/graph_impl.h"
 
-typedef enum pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } pfield_role;
+typedef enum fg__pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } fg__pfield_role;
 
-typedef struct pfield {
+typedef struct fg__pfield {
   fg_type type;
   char *name;
-  pfield_role role;
+  fg__pfield_role role;
   int input;                /* PF_INPUT: graph input index */
   fg__buffer *const_buf;    /* PF_CONST */
   fg__live *live;           /* PF_CONST whose value is taken when each run
                                starts (a script's globals) */
-} pfield;
+} fg__pfield;
 
-typedef struct pkernel {
+typedef struct fg__pkernel {
   char *name;
   char *source;
   fg__kbin *bin;
@@ -44,11 +44,11 @@ typedef struct pkernel {
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */
   bool polls;               /* its loops poll the stop flag (emit/abi.h) */
-} pkernel;
+} fg__pkernel;
 
 /* One step of a run.  Device steps go through the backend; RT_COMBINE
  * runs on the loop thread. */
-typedef enum rtask_kind {
+typedef enum fg__rtask_kind {
   RT_UPLOAD,        /* graph input `index` into its device buffer */
   RT_GLOBALS,       /* the run's copy of live constant field `index` */
   RT_KERNEL,        /* kernel `index` */
@@ -56,31 +56,31 @@ typedef enum rtask_kind {
   RT_COMBINE,       /* ... combined in order on the host */
   RT_RESULT,        /* ... and the result into its field's buffer */
   RT_DOWNLOAD       /* graph output `index` into the caller's memory */
-} rtask_kind;
+} fg__rtask_kind;
 
-typedef struct rtask {
-  rtask_kind kind;
+typedef struct fg__rtask {
+  fg__rtask_kind kind;
   int index;
   int n_dep;
   int *dep;                 /* tasks that must end first */
-} rtask;
+} fg__rtask;
 
 /* Buffers of one run in flight, kept in a pool between runs: allocating
  * (and having the OS zero) fresh pages on every run costs more than the
  * kernels. */
-typedef struct bufset {
-  struct bufset *next;
+typedef struct fg__bufset {
+  struct fg__bufset *next;
   fg__buffer **buf;         /* per field: intermediates, live constants,
                                and inputs on a backend that cannot alias
                                host memory */
   fg__buffer **partials;    /* per kernel: a reduction's partials */
   unsigned char **host;     /* per kernel: partials and result on the host */
-} bufset;
+} fg__bufset;
 
 /* One way of computing the outputs: fused, or (check mode) unfused. */
-typedef struct variant {
+typedef struct fg__variant {
   int n_k;
-  pkernel *k;
+  fg__pkernel *k;
   bool *materialized;       /* per field: an operator output with a buffer */
   char **reason;            /* per field, when materialized */
   fg_fusion_stats stats;
@@ -89,31 +89,31 @@ typedef struct variant {
   bool *direct;             /* per output: kernels write the caller's
                                memory (backends that alias host memory) */
   int n_task;
-  rtask *task;              /* in an order where deps come first */
-  bufset *free_sets;        /* buffers of ended runs */
-} variant;
+  fg__rtask *task;              /* in an order where deps come first */
+  fg__bufset *free_sets;        /* buffers of ended runs */
+} fg__variant;
 
 struct fg_program {
   fg_context *ctx;
   int n_nodes;
   int n_fields;
-  pfield *f;
+  fg__pfield *f;
   int n_in, n_out;
   char **in_name, **out_name;
   int *in_field, *out_field;
-  variant main, check;      /* check.k is NULL unless in check mode */
+  fg__variant main, check;      /* check.k is NULL unless in check mode */
   int runs;                 /* runs started and not yet ended */
   fg_run *live;             /* those runs */
 };
 
 /* Whether output field f of variant v is written straight into the
  * caller's memory (program.c). */
-bool fg__direct_field(const fg_program *p, const variant *v, int f);
+bool fg__direct_field(const fg_program *p, const fg__variant *v, int f);
 /* Plans the tasks of one run of variant v (after its kernels are built;
  * compile.c). */
-fg_status fg__plan_tasks(fg_program *p, variant *v);
+fg_status fg__plan_tasks(fg_program *p, fg__variant *v);
 /* Frees v's task plan and pooled buffers. */
-void fg__variant_free_runtime(fg_program *p, variant *v);
+void fg__variant_free_runtime(fg_program *p, fg__variant *v);
 /* Cancels p's runs and waits for them to end (fg_program_free). */
 void fg__program_drain(fg_program *p);
 /* Checks fg_program_run / fg_program_start arguments; the message goes to
@@ -124,15 +124,15 @@ fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
 
 /* Plans reduction kernel pk (built from k, k->reduce non-zero): its
  * partials, their count, and the launch over them (reduce.c). */
-void fg__reduce_plan(pkernel *pk, const fgk_kernel *k);
+void fg__reduce_plan(fg__pkernel *pk, const fgk_kernel *k);
 /* Whether the host combines k's partials (the built-in reductions). */
-bool fg__reduce_on_host(const pkernel *k);
+bool fg__reduce_on_host(const fg__pkernel *k);
 /* Combines host-combined reduction k's downloaded partials into out. */
-void fg__reduce_combine(const fg_program *p, const pkernel *k,
+void fg__reduce_combine(const fg_program *p, const fg__pkernel *k,
                         const void *partials, void *out);
 /* Bytes of a host-combined reduction kernel's partials and of its result
  * (reduce.c). */
-void fg__reduce_bytes(const fg_program *p, const pkernel *k,
+void fg__reduce_bytes(const fg_program *p, const fg__pkernel *k,
                       size_t *partials, size_t *result);
 /* Folds n partials of a reduction (width components each) in order into
  * out, as the kernels fold a chunk: acc = acc op partial. */

@@ -15,7 +15,7 @@
  * shape, never on the backend or the threads (ir/reduce.h). */
 #define REDUCE_CHUNK FGK_REDUCE_CHUNK
 
-void fg__reduce_plan(pkernel *pk, const fgk_kernel *k) {
+void fg__reduce_plan(fg__pkernel *pk, const fgk_kernel *k) {
   int64_t n = fg_shape_points(k->threads);
   pk->partials = (n + REDUCE_CHUNK - 1) / REDUCE_CHUNK;
   if (pk->partials > FGK_MAX_PARTIALS)
@@ -31,11 +31,11 @@ void fg__reduce_plan(pkernel *pk, const fgk_kernel *k) {
   pk->threads[2] = pk->partials;
 }
 
-bool fg__reduce_on_host(const pkernel *k) {
+bool fg__reduce_on_host(const fg__pkernel *k) {
   return fgk_reduce_on_host(k->reduce);
 }
 
-void fg__reduce_bytes(const fg_program *p, const pkernel *k,
+void fg__reduce_bytes(const fg_program *p, const fg__pkernel *k,
                       size_t *partials, size_t *result) {
   fg_type t = p->f[k->field[k->n_in + k->reduce.port]].type;
   *result = (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
@@ -98,7 +98,7 @@ void fg__combine_partials(fg_reduce_op op, fg_elem elem, int width,
 #undef COMBINE
 
 
-void fg__reduce_combine(const fg_program *p, const pkernel *k,
+void fg__reduce_combine(const fg_program *p, const fg__pkernel *k,
                         const void *partials, void *out) {
   fg_type ty = p->f[k->field[k->n_in + k->reduce.port]].type;
   fg__combine_partials(k->reduce.op, ty.elem,

@@ -18,6 +18,7 @@
 #include "run_hooks.h"
 #include "emit/abi.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,8 @@ typedef struct tstate {
 
 /* One variant's part of a run. */
 typedef struct vrun {
-  variant *v;
-  bufset *bs;
+  fg__variant *v;
+  fg__bufset *bs;
   fg__buffer **view;        /* per field: the buffer kernels use */
   fg__buffer **wrapped;     /* per field: aliases of this run's memory */
   void *const *out;
@@ -132,8 +133,8 @@ static void update_ref(fg_context *ctx) {
 
 /* ---- buffers of a run ----------------------------------------------------- */
 
-static void bufset_free(fg__backend *be, fg_program *p, variant *v,
-                        bufset *bs) {
+static void bufset_free(fg__backend *be, fg_program *p, fg__variant *v,
+                        fg__bufset *bs) {
   for (int i = 0; bs->buf && i < p->n_fields; i++)
     if (bs->buf[i])
       fg__be_buffer_free(be, bs->buf[i]);
@@ -149,9 +150,9 @@ static void bufset_free(fg__backend *be, fg_program *p, variant *v,
 }
 
 
-static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
+static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
   fg__backend *be = p->ctx->be;
-  bufset *bs = calloc(1, sizeof *bs);
+  fg__bufset *bs = calloc(1, sizeof *bs);
   fg_status st = FG_OK;
   if (!bs || !(bs->buf = calloc((size_t)p->n_fields + 1, sizeof *bs->buf)) ||
       !(bs->partials = calloc((size_t)v->n_k + 1, sizeof *bs->partials)) ||
@@ -160,7 +161,7 @@ static fg_status bufset_new(fg_program *p, variant *v, bufset **out) {
     goto fail;
   }
   for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
-    const pfield *pf = &p->f[i];
+    const fg__pfield *pf = &p->f[i];
     bool need = (pf->role == PF_OP && v->materialized[i] &&
                  !fg__direct_field(p, v, i)) ||
                 (pf->role == PF_INPUT && !fg__be_wraps_inputs(be)) ||
@@ -192,7 +193,7 @@ fail:
 static fg_status vrun_setup(fg_run *r, vrun *vr) {
   fg_program *p = r->prog;
   fg__backend *be = p->ctx->be;
-  variant *v = vr->v;
+  fg__variant *v = vr->v;
   fg_status st = FG_OK;
   if (v->free_sets) {
     vr->bs = v->free_sets;
@@ -201,7 +202,7 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
     return st;
   }
   for (int i = 0; i < p->n_fields; i++) {
-    const pfield *pf = &p->f[i];
+    const fg__pfield *pf = &p->f[i];
     vr->view[i] = vr->bs->buf[i];
     if (pf->role == PF_CONST && !pf->live)
       vr->view[i] = pf->const_buf;
@@ -245,7 +246,7 @@ static void vrun_release(fg_run *r, vrun *vr) {
 
 /* ---- starting tasks ------------------------------------------------------- */
 
-static bool ready(const fg_run *r, const vrun *vr, const rtask *t) {
+static bool ready(const fg_run *r, const vrun *vr, const fg__rtask *t) {
   bool chains = r->ctx->be->chains && t->kind != RT_COMBINE;
   for (int d = 0; d < t->n_dep; d++) {
     const tstate *s = &vr->t[t->dep[d]];
@@ -259,7 +260,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   fg_program *p = r->prog;
   fg_context *ctx = p->ctx;
   fg__backend *be = ctx->be;
-  const rtask *t = &vr->v->task[ti];
+  const fg__rtask *t = &vr->v->task[ti];
   tstate *ts = &vr->t[ti];
   fg__event *wait[FG_MAX_WAIT];
   int n_wait = 0;
@@ -274,7 +275,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   ts->node.starting = true;
   ts->node.inline_done = false;
   fg_status st = FG_OK;
-  const pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD ||
+  const fg__pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD ||
                              t->kind == RT_GLOBALS
                          ? NULL : &vr->v->k[t->index];
   size_t pb = 0, rb = 0;
@@ -298,7 +299,8 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
       task_done(&ts->node, FG_EBACKEND, ctx->inject_msg);
       break;
     }
-    fg__buffer *bufs[256];
+    fg__buffer *bufs[FG_MAX_KERNEL_BUFFERS + 1];
+    assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = vr->view[k->field[j]];
     if (fg__reduce_on_host(k))
@@ -616,7 +618,7 @@ fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
   return FG_OK;
 }
 
-static fg_status vrun_alloc(fg_run *r, int var, variant *v, void **out) {
+static fg_status vrun_alloc(fg_run *r, int var, fg__variant *v, void **out) {
   vrun *vr = &r->vr[var];
   fg_program *p = r->prog;
   vr->v = v;
@@ -692,7 +694,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
       st = FG_ENOMEM;
   }
   for (int f = 0; st == FG_OK && f < p->n_fields; f++) {
-    const pfield *pf = &p->f[f];
+    const fg__pfield *pf = &p->f[f];
     if (pf->role != PF_CONST || !pf->live)
       continue;
     size_t bytes = fg_type_bytes(pf->type);
@@ -904,10 +906,10 @@ void fg__program_drain(fg_program *p) {
   fg__loop_wait_until(p->ctx, program_idle, p);
 }
 
-void fg__variant_free_runtime(fg_program *p, variant *v) {
+void fg__variant_free_runtime(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
   while (v->free_sets) {
-    bufset *bs = v->free_sets;
+    fg__bufset *bs = v->free_sets;
     v->free_sets = bs->next;
     bufset_free(be, p, v, bs);
   }
