@@ -58,7 +58,7 @@ fg_field *ex_upside_down(fg_graph *g, fg_field *field) {
   return fg_op_end(op);
 }
 
-/* RGBtoCIELAB now lives in the operator library (dsl/ops_colour.c), where
+/* RGBtoCIELAB now lives in the operator library (ops/ops_colour.c), where
  * pixelRGBtoXYZ and pixelXYZtoCIELAB are written exactly as the reference
  * writes them; the example calls it. */
 fg_field *ex_rgb_to_cielab(fg_graph *g, fg_field *image) {

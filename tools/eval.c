@@ -232,15 +232,12 @@ static fg_expr *body_swizzle(fg_op *op, fg_expr **a, int n, const void *ctx) {
 }
 
 static fg_expr *body_row(fg_op *op, fg_expr **a, int n, const void *ctx) {
-  const fgt_op_row *row = ctx;
+  const fg_op_info *row = ctx;
   (void)op, (void)n;
   switch (row->kind) {
-  case FGT_OP_EXPR1: return ((fg_expr * (*)(fg_expr *))row->fn)(a[0]);
-  case FGT_OP_EXPR2:
-    return ((fg_expr * (*)(fg_expr *, fg_expr *))row->fn)(a[0], a[1]);
-  default:
-    return ((fg_expr * (*)(fg_expr *, fg_expr *, fg_expr *))row->fn)(
-        a[0], a[1], a[2]);
+  case FG_OPK_EXPR1: return row->expr1(a[0]);
+  case FG_OPK_EXPR2: return row->expr2(a[0], a[1]);
+  default: return row->expr3(a[0], a[1], a[2]);
   }
 }
 
@@ -747,35 +744,38 @@ static int enum_value(eval *ev, const fgt_node *n, const char *fname,
 /* A default value of a row's params ("border=clamp") for signature letter
  * c into args slot i. */
 static void default_arg(char c, const char *text, size_t len, int i,
-                        fgt_args *args, fgt_floats *w) {
-  const char *const *names = fgt_enum_names(c);
+                        fg_op_args *args, fgt_floats *w,
+                        fg_op_list *list) {
+  const char *const *names = fg_ops_enum_names(c);
   if (names) {
     for (int k = 0; names[k]; k++)
       if (strlen(names[k]) == len && !strncmp(names[k], text, len))
-        args->d[i] = k;
+        args->num[i] = k;
   } else if (c == 'w') {
     w->n = 1;
     w->rows = w->cols = 1;
     w->v[0] = strtof(text, NULL);
-    args->w[i] = w;
+    *list = (fg_op_list){w->n, w->rows, w->cols, w->v};
+    args->list[i] = list;
   } else if (c != 'F') {  /* "none": an optional field left out */
-    args->d[i] = strtod(text, NULL);
+    args->num[i] = strtod(text, NULL);
   }
 }
 
-/* A row of kind FGT_OP_GRAPH: arguments by position or name, defaults
+/* A row of kind FG_OPK_GRAPH: arguments by position or name, defaults
  * from the row's params, each checked against its letter of the row's
  * signature, then the row's library call. */
 static fgt_value call_graph(eval *ev, const fgt_node *c,
-                            const fgt_op_row *row) {
+                            const fg_op_info *row) {
   const char *sig = row->sig;
-  int np = (int)strlen(sig);
-  const fgt_node *a[FGT_MAX_PARAMS];
-  assert(np <= FGT_MAX_PARAMS);
+  int np = fg_ops_param_count(row);
+  const fgt_node *a[FG_OP_MAX_PARAMS];
+  fg_op_list lists[FG_OP_MAX_PARAMS];
+  assert(np <= FG_OP_MAX_PARAMS);
   int n = order_args(ev, c, row->name, row->params, a, np, 1);
   if (n < 0)
     return none();
-  fgt_args args;
+  fg_op_args args;
   memset(&args, 0, sizeof args);
   fgt_floats *w = calloc(np, sizeof *w);
   if (!w)
@@ -785,7 +785,7 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
   for (int i = 0; i < np; i++, p += strcspn(p, ",") + (p[strcspn(p, ",")]
                                                       == ',')) {
     size_t len = strcspn(p, ","), name_len = strcspn(p, "=,");
-    const char *const *names = fgt_enum_names(sig[i]);
+    const char *const *names = fg_ops_enum_names(sig[i]);
     if (i >= n || !a[i]) {
       if (name_len == len) {
         failv(ev, FG_EINVAL, c->pos, "%s: expected argument '%.*s' "
@@ -793,14 +793,14 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
         goto out;
       }
       default_arg(sig[i], p + name_len + 1, len - name_len - 1, i, &args,
-                  &w[i]);
+                  &w[i], &lists[i]);
       continue;
     }
     if (names) {
       int k = enum_value(ev, a[i], row->name, p, (int)name_len, names);
       if (k < 0)
         goto out;
-      args.d[i] = k;
+      args.num[i] = k;
       continue;
     }
     if (sig[i] == 's') {
@@ -809,13 +809,14 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
               row->name, (int)name_len, p);
         goto out;
       }
-      args.s[i] = a[i]->text;
+      args.str[i] = a[i]->text;
       continue;
     }
     if (sig[i] == 'w') {
       if (number_list(ev, a[i], row->name, &w[i]) < 0)
         goto out;
-      args.w[i] = &w[i];
+      lists[i] = (fg_op_list){w[i].n, w[i].rows, w[i].cols, w[i].v};
+      args.list[i] = &lists[i];
       continue;
     }
     fgt_value v = eval_node(ev, a[i]);
@@ -827,7 +828,7 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
               "found %s", row->name, (int)name_len, p, kind_name(v.kind));
         goto out;
       }
-      args.F[i] = v.field;
+      args.field[i] = v.field;
       continue;
     }
     int integer = sig[i] != 'd';
@@ -845,10 +846,9 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
             ? "a fraction" : "a number out of range");
       goto out;
     }
-    args.d[i] = v.v[0];
+    args.num[i] = v.v[0];
   }
-  fg_field *f = ((fg_field * (*)(fg_graph *, const fgt_args *))row->fn)(
-      ev->g, &args);
+  fg_field *f = fg_ops_call(ev->g, row, &args);
   if (!graph_failed(ev, c->pos))
     result = field_value(f);
 out:
@@ -875,14 +875,13 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
     return call_report(ev, c);
   if (strcmp(fname, "script") == 0)
     return call_script(ev, c);
-  const fgt_op_row *row = fgt_op_find(fname);
+  const fg_op_info *row = fg_ops_find(fname);
   const fgt_node *a[8];
   int n;
-  if (row && row->kind == FGT_OP_GRAPH)
+  if (row && row->kind == FG_OPK_GRAPH)
     return call_graph(ev, c, row);
-  if (row && !(row->kind == FGT_OP_REDUCE && c->n > 1)) {
-    int want = row->kind == FGT_OP_EXPR2 ? 2 : row->kind == FGT_OP_EXPR3 ? 3
-                                                                         : 1;
+  if (row && !(row->kind == FG_OPK_REDUCE && c->n > 1)) {
+    int want = row->kind == FG_OPK_REDUCE ? 1 : fg_ops_param_count(row);
     n = order_args(ev, c, fname, row->params, a, want, 0);
     if (n < 0)
       return none();
@@ -909,12 +908,11 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
     if (ev->st != FG_OK)
       return none();
   }
-  if (row && row->kind == FGT_OP_REDUCE) {
+  if (row && row->kind == FG_OPK_REDUCE) {
     if (v[0].kind != FGT_V_FIELD)
       return failv(ev, FG_ETYPE, a[0]->pos, "%s: expected a field, found %s",
                    fname, kind_name(v[0].kind));
-    fg_field *f = fg_reduce(ev->g, fname, (fg_reduce_op)row->arg,
-                            v[0].field);
+    fg_field *f = fg_reduce(ev->g, fname, row->reduce_op, v[0].field);
     if (graph_failed(ev, c->pos))
       return none();
     return field_value(f);

@@ -200,83 +200,17 @@ fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
 void fgt_built_free(fgt_built *b);
 void fgt_scripts_free(fgt_scripts *s);
 
-/* ---- the operator table ------------------------------------------------- */
-
-/* How a row's function is called.  Pointwise rows (EXPR*) become one
- * operator of the graph each, reading every field argument at the
- * thread's point; the fusion pass merges chains of them. */
-typedef enum fgt_op_kind {
-  FGT_OP_EXPR1, FGT_OP_EXPR2, FGT_OP_EXPR3,  /* fg_expr *f(fg_expr *...) */
-  FGT_OP_GRAPH,       /* fg_field *f(fg_graph *, const fgt_args *) */
-  FGT_OP_REDUCE       /* fg_reduce with the row's fg_reduce_op */
-} fgt_op_kind;
+/* ---- number lists ------------------------------------------------------- */
 
 /* A list of numbers from a vector literal, nested one level for a
  * matrix ([[1, 2, 1], [2, 4, 2], [1, 2, 1]]: rows 3, cols 3; a flat
- * list: rows 1, cols n). */
+ * list: rows 1, cols n); the storage behind an fg_op_list argument of the
+ * operator table (fieldgraph/op_table.h). */
 enum { FGT_MAX_FLOATS = 63 * 63 };
 typedef struct fgt_floats {
   int n, rows, cols;
   float v[FGT_MAX_FLOATS];
 } fgt_floats;
-
-/* The arguments of a FGT_OP_GRAPH row, by parameter position: F[i] for
- * fields (NULL for an optional one left out), d[i] for numbers, bools and
- * enums (the enum's value), s[i] for strings, w[i] for number lists. */
-enum { FGT_MAX_PARAMS = 8 };
-typedef struct fgt_args {
-  fg_field *F[FGT_MAX_PARAMS];
-  double d[FGT_MAX_PARAMS];
-  const char *s[FGT_MAX_PARAMS];
-  const fgt_floats *w[FGT_MAX_PARAMS];
-} fgt_args;
-
-typedef struct fgt_op_row {
-  const char *name;
-  fgt_op_kind kind;
-  const char *params;       /* "x,lo,hi": names for named arguments;
-                               "image,radius=1": a default value */
-  void (*fn)(void);         /* cast by kind */
-  int arg;                  /* FGT_OP_REDUCE: the fg_reduce_op */
-  const char *doc;
-  const char *sig;          /* FGT_OP_GRAPH: one letter per parameter:
-                               F field, d number, i int, l int64, b 0/1,
-                               s string, w number list, or an enum by
-                               name (fgt_enum_names' letters) */
-} fgt_op_row;
-
-/* The row named name, NULL if none.  Builtins of builtins.h that have no
- * row are still callable (positionally) through fg_call. */
-const fgt_op_row *fgt_op_find(const char *name);
-/* The whole table (for --help and the docs' list), n rows. */
-const fgt_op_row *fgt_op_table(int *n);
-/* The names of the enum of signature letter c, NULL-terminated, index =
- * value (B border, I interpolation, M blend mode, E element type, O
- * binary op, U unary op, R reduce op); NULL when c is no enum. */
-const char *const *fgt_enum_names(char c);
-
-/* The library calls of the table's rows, adapted to fgt_args (ops_lib.c);
- * each is one line naming an include/fieldgraph/ops_*.h call. */
-#define FGT_LIB_OPS(X) \
-  X(flip) X(transpose) X(rotate90) X(crop) X(pad) X(warp_affine) \
-  X(resize) X(thumbnail) X(downsample2) X(upsample2) X(convolve) \
-  X(gaussian_blur) X(box_blur) X(sobel_x) X(sobel_y) X(median3x3) \
-  X(rs_blur) X(rs_convolve3x3) X(rs_convolve5x5) X(rs_resize) \
-  X(rs_histogram) X(rs_histogram_dot) X(rs_blend) X(rs_color_matrix) \
-  X(histogram) X(reduce_axes) X(mean_axes) X(mean) X(binary) X(unary) \
-  X(absdiff) X(add_sat) X(sub_sat) X(where) X(scale_offset) X(cast) \
-  X(cast_sat) X(to_unit) X(from_unit) X(to_u8) X(channel) X(channels) \
-  X(merge) X(grey) X(rgba) X(rgb_to_grey) X(grey_to_rgb) X(rgb_to_hsv) \
-  X(hsv_to_rgb) X(srgb_decode) X(srgb_encode) X(linear_to_xyz) \
-  X(xyz_to_linear) X(xyz_to_lab) X(lab_to_xyz) X(srgb_to_lab) \
-  X(lab_to_srgb) X(colour_matrix)
-#define FGT_DECLARE_OP(n) fg_field *fgt_op_##n(fg_graph *g, const fgt_args *a);
-FGT_LIB_OPS(FGT_DECLARE_OP)
-#undef FGT_DECLARE_OP
-/* Conversions of values, without scaling: to u8 rounding to nearest and
- * saturating (convert_uchar_sat_rte), and to f32. */
-fg_expr *fgt_sat_u8(fg_expr *e);
-fg_expr *fgt_to_f32(fg_expr *e);
 
 /* ---- file name templates ------------------------------------------------ */
 

@@ -289,16 +289,48 @@ int fgt_cmd_devices(int argc, char **argv) {
   return 0;
 }
 
-static int cmd_ops(void) {
+/* A table cell's text for Markdown: '|' and '*' escaped. */
+static void md_cell(const char *s) {
+  for (; *s; s++) {
+    if (*s == '|' || *s == '*')
+      putchar('\\');
+    putchar(*s);
+  }
+}
+
+/* `fieldgraph ops [--markdown]`: the operator table (fg_ops_table), as a
+ * list or as the reference table of docs/pipeline.md. */
+static int cmd_ops(int argc, char **argv) {
+  int markdown = argc > 1 && !strcmp(argv[1], "--markdown");
+  if (argc > 2 || (argc == 2 && !markdown)) {
+    fprintf(stderr, "usage: fieldgraph ops [--markdown]\n");
+    return 2;
+  }
   int n;
-  const fgt_op_row *t = fgt_op_table(&n);
+  const fg_op_info *t = fg_ops_table(&n);
+  if (markdown)
+    printf("| name | parameters | what | C call |\n| --- | --- | --- | --- "
+           "|\n");
   for (int i = 0; i < n; i++) {
+    if (markdown) {
+      printf("| `%s` | ", t[i].name);
+      for (const char *p = t[i].params; *p; p++)
+        fputs(*p == ',' ? ", " : (char[]){*p, 0}, stdout);
+      fputs(" | ", stdout);
+      md_cell(t[i].doc);
+      printf(" | `%s` |\n", t[i].c_call);
+      continue;
+    }
     char sig[64];
     snprintf(sig, sizeof sig, "%s(%s)", t[i].name, t[i].params);
     printf("%-20s %s\n", sig, t[i].doc);
   }
-  printf("and every builtin of fieldgraph/builtins.h by name, positionally "
-         "(sin(x), atan2(y, x), ...)\n");
+  if (markdown)
+    printf("| every builtin of `fieldgraph/builtins.h` | positional | "
+           "`sin(x)`, `atan2(y, x)`, `fmod(x, y)`, ... | `fg_call` |\n");
+  else
+    printf("and every builtin of fieldgraph/builtins.h by name, "
+           "positionally (sin(x), atan2(y, x), ...)\n");
   return 0;
 }
 
@@ -327,7 +359,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "devices"))
     return fgt_cmd_devices(argc - 1, argv + 1);
   if (!strcmp(cmd, "ops"))
-    return cmd_ops();
+    return cmd_ops(argc - 1, argv + 1);
   fprintf(stderr, "fieldgraph: unknown command '%s'\n%s", cmd, usage);
   return 2;
 }

@@ -8,12 +8,15 @@
  *
  * Pointwise operators, colour conversions, look-up tables and the
  * pointwise RenderScript intrinsics are in ops_pointwise.h; the non-local
- * operators and the reductions in ops_nonlocal.h.
+ * operators and the reductions in ops_nonlocal.h; the whole library as
+ * one table of rows (names, parameters, docs, a generic call) in
+ * op_table.h.
  */
 #ifndef FIELDGRAPH_OPS_H
 #define FIELDGRAPH_OPS_H
 
 #include "ops_pointwise.h"
 #include "ops_nonlocal.h"
+#include "op_table.h"
 
 #endif

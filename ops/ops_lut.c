@@ -1,4 +1,4 @@
-/* dsl/ops_lut.c - look-up tables: the per-channel 1-D table and the
+/* ops/ops_lut.c - look-up tables: the per-channel 1-D table and the
  * trilinear 3-D table on any fields, and the Toolkit's LUT and LUT3D
  * intrinsics on u8 RGBA (bit-exact with its C++).  Each is pointwise in its
  * output and reads its table at computed coordinates (non-local there). */
@@ -10,7 +10,7 @@ fg_field *fg_lut1d(fg_graph *g, fg_field *in, fg_field *table) {
   fg_field *f[2] = {in, table};
   if (!fgo_fields_ok(g, "lut1d", 2, f))
     return NULL;
-  fg_type ti = in->type, tt = table->type;
+  fg_type ti = fg_field_type(in), tt = fg_field_type(table);
   int n = fg_type_tensor_elements(ti), nt = fg_type_tensor_elements(tt);
   char a[128], b[128];
   if (tt.field.ndim != 1 || (nt != 1 && nt != n) || n > 4 ||
@@ -18,7 +18,7 @@ fg_field *fg_lut1d(fg_graph *g, fg_field *in, fg_field *table) {
     return fgo_fail(g, FG_ESHAPE, "lut1d", "table '%s' is %s for input '%s' "
                     "(%s); expected a 1-D table (2 entries or more for float "
                     "input) of one element or one per channel (at most 4)",
-                    table->name, fg_type_str(tt, b, sizeof b), in->name,
+                    fg_field_name(table), fg_type_str(tt, b, sizeof b), fg_field_name(in),
                     fg_type_str(ti, a, sizeof a));
   fg_type out = ti;
   out.elem = tt.elem;
@@ -63,7 +63,7 @@ fg_field *fg_lut3d(fg_graph *g, fg_field *in, fg_field *cube) {
   fg_field *f[2] = {in, cube};
   if (!fgo_fields_ok(g, "lut3d", 2, f))
     return NULL;
-  fg_type ti = in->type, tc = cube->type;
+  fg_type ti = fg_field_type(in), tc = fg_field_type(cube);
   int n = fg_type_tensor_elements(ti), nc = fg_type_tensor_elements(tc);
   char a[128], b[128];
   if (ti.elem != FG_F32 || (n != 3 && n != 4) || tc.elem != FG_F32 ||
@@ -71,8 +71,8 @@ fg_field *fg_lut3d(fg_graph *g, fg_field *in, fg_field *cube) {
       tc.field.dim[1] < 2 || tc.field.dim[2] < 2)
     return fgo_fail(g, FG_ETYPE, "lut3d", "input '%s' is %s and cube '%s' is "
                     "%s; expected f32 RGB(A) and a 3-D f32 vec3 or vec4 cube "
-                    "of at least 2 on each side", in->name,
-                    fg_type_str(ti, a, sizeof a), cube->name,
+                    "of at least 2 on each side", fg_field_name(in),
+                    fg_type_str(ti, a, sizeof a), fg_field_name(cube),
                     fg_type_str(tc, b, sizeof b));
   bool pass_alpha = n == 4 && nc == 3;
   int no = pass_alpha ? 4 : nc;
@@ -116,12 +116,12 @@ fg_field *fg_lut3d(fg_graph *g, fg_field *in, fg_field *cube) {
 
 /* Checks an intrinsic's u8 vec4 image input. */
 static bool rgba8_ok(fg_graph *g, const char *name, fg_field *f) {
-  fg_type t = f->type;
+  fg_type t = fg_field_type(f);
   if (t.elem != FG_U8 || fg_type_tensor_elements(t) != 4 ||
       t.tensor.ndim != 1 || t.field.ndim != 2) {
     char ts[128];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 vec4 "
-                    "(RGBA) field", f->name,
+                    "(RGBA) field", fg_field_name(f),
                     fg_type_str(t, ts, sizeof ts)) != NULL;
   }
   return true;
@@ -133,7 +133,7 @@ fg_field *fg_intrinsic_lut(fg_graph *g, fg_field *in, const uint8_t red[256],
                            const fg_restriction *r) {
   if (!fgo_fields_ok(g, "intrinsic_lut", 1, &in) ||
       !rgba8_ok(g, "intrinsic_lut", in) ||
-      !fgo_restriction_ok(g, "intrinsic_lut", r, in->type.field))
+      !fgo_restriction_ok(g, "intrinsic_lut", r, fg_field_type(in).field))
     return NULL;
   if (!red || !green || !blue || !alpha)
     return fgo_fail(g, FG_EINVAL, "intrinsic_lut", "a table is NULL");
@@ -149,7 +149,7 @@ fg_field *fg_intrinsic_lut(fg_graph *g, fg_field *in, const uint8_t red[256],
                                 tab);
   if (!table)
     return NULL;
-  fg_op *op = fg_op_begin(g, "intrinsic_lut", 1, &in->type);
+  fg_op *op = fg_op_begin(g, "intrinsic_lut", 1, (fg_type[]){fg_field_type(in)});
   fg_expr *res = fg_var(op, FG_U8, 4);
   fg_expr *inside = fgo_inside(op, r);
   if (inside)
@@ -173,9 +173,9 @@ fg_field *fg_intrinsic_lut3d(fg_graph *g, fg_field *in, fg_field *cube,
   fg_field *f[2] = {in, cube};
   if (!fgo_fields_ok(g, "intrinsic_lut3d", 2, f) ||
       !rgba8_ok(g, "intrinsic_lut3d", in) ||
-      !fgo_restriction_ok(g, "intrinsic_lut3d", r, in->type.field))
+      !fgo_restriction_ok(g, "intrinsic_lut3d", r, fg_field_type(in).field))
     return NULL;
-  fg_type tc = cube->type;
+  fg_type tc = fg_field_type(cube);
   if (tc.elem != FG_U8 || fg_type_tensor_elements(tc) != 4 ||
       tc.field.ndim != 3 || tc.field.dim[0] < 2 || tc.field.dim[1] < 2 ||
       tc.field.dim[2] < 2 || tc.field.dim[0] > 256 || tc.field.dim[1] > 256 ||
@@ -183,7 +183,7 @@ fg_field *fg_intrinsic_lut3d(fg_graph *g, fg_field *in, fg_field *cube,
     char ts[128];
     return fgo_fail(g, FG_ETYPE, "intrinsic_lut3d", "cube '%s' is %s; "
                     "expected a 3-D u8 vec4 field of 2-256 on each side",
-                    cube->name, fg_type_str(tc, ts, sizeof ts));
+                    fg_field_name(cube), fg_type_str(tc, ts, sizeof ts));
   }
   /* the C++'s coordMul: (dims - 1) / 255 in float, times 0x8000, truncated
    */
@@ -192,7 +192,7 @@ fg_field *fg_intrinsic_lut3d(fg_graph *g, fg_field *in, fg_field *cube,
     float m = (1.0f / 255.0f) * (float)(tc.field.dim[2 - c] - 1);
     mul[c] = (int32_t)(m * (float)0x8000);
   }
-  fg_op *op = fg_op_begin(g, "intrinsic_lut3d", 1, &in->type);
+  fg_op *op = fg_op_begin(g, "intrinsic_lut3d", 1, (fg_type[]){fg_field_type(in)});
   fg_expr *res = fg_var(op, FG_U8, 4);
   fg_expr *inside = fgo_inside(op, r);
   if (inside)

@@ -1,4 +1,4 @@
-/* dsl/ops_convert.c - conversions and channel operators: casts (C's and
+/* ops/ops_convert.c - conversions and channel operators: casts (C's and
  * saturating), the normalising conversions between u8/u16 and floats in
  * [0, 1], channel extract / merge / pick, broadcasting a 0-D field and
  * 0-D constants.  All pointwise. */
@@ -54,10 +54,10 @@ static fg_expr *to_unit_fn(fg_op *op, fg_expr *const *x, const void *ctx) {
 fg_field *fg_to_unit(fg_graph *g, fg_field *a) {
   if (!fgo_fields_ok(g, "to_unit", 1, &a))
     return NULL;
-  fg_elem e = a->type.elem;
+  fg_elem e = fg_field_type(a).elem;
   if (e != FG_U8 && e != FG_U16 && e != FG_F32 && e != FG_F64)
     return fgo_fail(g, FG_ETYPE, "to_unit", "'%s' is %s; expected u8, u16 "
-                    "or a float field", a->name, fg_elem_name(e));
+                    "or a float field", fg_field_name(a), fg_elem_name(e));
   return fgo_map(g, "to_unit", 1, &a, e == FG_F64 ? FG_F64 : FG_F32,
                  to_unit_fn, NULL);
 }
@@ -72,10 +72,10 @@ static fg_expr *from_unit_fn(fg_op *op, fg_expr *const *x, const void *ctx) {
 fg_field *fg_from_unit(fg_graph *g, fg_field *a, fg_elem elem) {
   if (!fgo_fields_ok(g, "from_unit", 1, &a))
     return NULL;
-  fg_elem e = a->type.elem;
+  fg_elem e = fg_field_type(a).elem;
   if (e != FG_F32 && e != FG_F64)
     return fgo_fail(g, FG_ETYPE, "from_unit", "'%s' is %s; expected a float "
-                    "field", a->name, fg_elem_name(e));
+                    "field", fg_field_name(a), fg_elem_name(e));
   if (elem != FG_U8 && elem != FG_U16)
     return fgo_fail(g, FG_ETYPE, "from_unit", "target must be u8 or u16, "
                     "got %s", fg_elem_name(elem));
@@ -87,11 +87,11 @@ fg_field *fg_from_unit(fg_graph *g, fg_field *a, fg_elem elem) {
 /* Checks that a is a small-tensor field; false with an error naming the
  * operator. */
 static bool small_ok(fg_graph *g, const char *name, fg_field *a) {
-  if (fg_type_is_big(a->type)) {
+  if (fg_type_is_big(fg_field_type(a))) {
     char ts[128];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; channels exist for "
-                    "small tensors (at most %d elements)", a->name,
-                    fg_type_str(a->type, ts, sizeof ts),
+                    "small tensors (at most %d elements)", fg_field_name(a),
+                    fg_type_str(fg_field_type(a), ts, sizeof ts),
                     FG_MAX_SMALL_TENSOR) != NULL;
   }
   return true;
@@ -101,9 +101,9 @@ static bool small_ok(fg_graph *g, const char *name, fg_field *a) {
  * width w). */
 static fg_field *pick(fg_graph *g, const char *name, fg_field *a,
                       const int *idx, int n) {
-  fg_type t = a->type;
+  fg_type t = fg_field_type(a);
   t.tensor = n == 1 ? fg_shape0() : fg_shape1(n);
-  int w = fg_type_tensor_elements(a->type);
+  int w = fg_type_tensor_elements(fg_field_type(a));
   fg_op *op = fg_op_begin(g, name, 1, &t);
   fg_expr *v = fg_tensor_var(op, a);
   fg_assign(v, fg_read_tensor(op, a));
@@ -117,17 +117,17 @@ static fg_field *pick(fg_graph *g, const char *name, fg_field *a,
 fg_field *fg_channel(fg_graph *g, fg_field *a, int i) {
   if (!fgo_fields_ok(g, "channel", 1, &a) || !small_ok(g, "channel", a))
     return NULL;
-  int w = fg_type_tensor_elements(a->type);
+  int w = fg_type_tensor_elements(fg_field_type(a));
   if (i < 0 || i >= w)
     return fgo_fail(g, FG_EINVAL, "channel", "channel %d of '%s', which has "
-                    "%d", i, a->name, w);
+                    "%d", i, fg_field_name(a), w);
   return pick(g, "channel", a, &i, 1);
 }
 
 fg_field *fg_channels(fg_graph *g, fg_field *a, const char *letters) {
   if (!fgo_fields_ok(g, "channels", 1, &a) || !small_ok(g, "channels", a))
     return NULL;
-  int w = fg_type_tensor_elements(a->type);
+  int w = fg_type_tensor_elements(fg_field_type(a));
   int n = letters ? (int)strlen(letters) : 0;
   if (n < 1 || n > 4)
     return fgo_fail(g, FG_EINVAL, "channels", "pick \"%s\" needs 1-4 "
@@ -140,13 +140,13 @@ fg_field *fg_channels(fg_graph *g, fg_field *a, const char *letters) {
     if (idx[i] < 0 || idx[i] >= w)
       return fgo_fail(g, FG_EINVAL, "channels", "letter '%c' of \"%s\" names "
                       "no channel of '%s' (%d channels)", letters[i],
-                      letters, a->name, w);
+                      letters, fg_field_name(a), w);
   }
   return pick(g, "channels", a, idx, n);
 }
 
 fg_field *fg_merge(fg_graph *g, int n, fg_field *const *parts) {
-  if (!g || g->status != FG_OK)
+  if (!g || fg_graph_status(g) != FG_OK)
     return NULL;
   if (n < 1 || n > 4 || !parts)
     return fgo_fail(g, FG_EINVAL, "merge", "%d parts; expected 1-4", n);
@@ -156,27 +156,27 @@ fg_field *fg_merge(fg_graph *g, int n, fg_field *const *parts) {
   for (int i = 0; i < n; i++) {
     if (!small_ok(g, "merge", parts[i]))
       return NULL;
-    total += fg_type_tensor_elements(parts[i]->type);
-    if (parts[i]->type.elem != parts[0]->type.elem ||
-        !fg_shape_equal(parts[i]->type.field, parts[0]->type.field)) {
+    total += fg_type_tensor_elements(fg_field_type(parts[i]));
+    if (fg_field_type(parts[i]).elem != fg_field_type(parts[0]).elem ||
+        !fg_shape_equal(fg_field_type(parts[i]).field, fg_field_type(parts[0]).field)) {
       char a[128], b[128];
       return fgo_fail(g, FG_ETYPE, "merge", "'%s' (%s) and '%s' (%s) differ "
-                      "in element type or field shape", parts[0]->name,
-                      fg_type_str(parts[0]->type, a, sizeof a),
-                      parts[i]->name,
-                      fg_type_str(parts[i]->type, b, sizeof b));
+                      "in element type or field shape", fg_field_name(parts[0]),
+                      fg_type_str(fg_field_type(parts[0]), a, sizeof a),
+                      fg_field_name(parts[i]),
+                      fg_type_str(fg_field_type(parts[i]), b, sizeof b));
     }
   }
   if (total < 2 || total > 4)
     return fgo_fail(g, FG_EINVAL, "merge", "the parts hold %d channels; "
                     "expected 2-4", total);
-  fg_type t = fg_type_vector(parts[0]->type.elem, parts[0]->type.field,
+  fg_type t = fg_type_vector(fg_field_type(parts[0]).elem, fg_field_type(parts[0]).field,
                              total);
   fg_op *op = fg_op_begin(g, "merge", 1, &t);
   fg_expr *c[4];
   int k = 0;
   for (int i = 0; i < n; i++) {
-    int w = fg_type_tensor_elements(parts[i]->type);
+    int w = fg_type_tensor_elements(fg_field_type(parts[i]));
     fg_expr *v = fg_tensor_var(op, parts[i]);
     fg_assign(v, fg_read_tensor(op, parts[i]));
     for (int j = 0; j < w; j++)
@@ -190,17 +190,17 @@ fg_field *fg_broadcast(fg_graph *g, fg_field *a, fg_shape shape,
                        int channels) {
   if (!fgo_fields_ok(g, "broadcast", 1, &a))
     return NULL;
-  int w = fg_type_tensor_elements(a->type);
-  if (a->type.field.ndim != 0 && !fg_shape_equal(a->type.field, shape))
+  int w = fg_type_tensor_elements(fg_field_type(a));
+  if (fg_field_type(a).field.ndim != 0 && !fg_shape_equal(fg_field_type(a).field, shape))
     return fgo_fail(g, FG_ESHAPE, "broadcast", "'%s' is neither "
-                    "0-dimensional nor of the target shape", a->name);
+                    "0-dimensional nor of the target shape", fg_field_name(a));
   if (channels > 1 && (w != 1 || channels > 4))
     return fgo_fail(g, FG_EINVAL, "broadcast", "%d channels from '%s' of %d "
                     "elements; repeating needs one element and at most 4 "
-                    "channels", channels, a->name, w);
+                    "channels", channels, fg_field_name(a), w);
   if (!small_ok(g, "broadcast", a))
     return NULL;
-  fg_type t = a->type;
+  fg_type t = fg_field_type(a);
   t.field = shape;
   if (channels > 1)
     t.tensor = fg_shape1(channels);
@@ -213,7 +213,7 @@ fg_field *fg_broadcast(fg_graph *g, fg_field *a, fg_shape shape,
 }
 
 fg_field *fg_scalar_constant(fg_graph *g, fg_elem elem, double value) {
-  if (!g || g->status != FG_OK || !elem_ok(g, "scalar_constant", elem))
+  if (!g || fg_graph_status(g) != FG_OK || !elem_ok(g, "scalar_constant", elem))
     return NULL;
   union {
     int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32;

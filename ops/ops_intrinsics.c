@@ -1,4 +1,4 @@
-/* dsl/ops_intrinsics.c - the RenderScript intrinsics that read
+/* ops/ops_intrinsics.c - the RenderScript intrinsics that read
  * neighbours (Blur, Convolve 3x3 and 5x5, Resize, Histogram and
  * HistogramDot) with the semantics of the Intrinsics Replacement
  * Toolkit's C++ library: its float weights and evaluation order, its
@@ -6,7 +6,7 @@
  * float product and sum is a statement of its own, so no backend
  * contracts them into fused multiply-adds and integer results are the
  * same bits on every backend. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
  * for n channels) and the restriction; fills *r with the rectangle. */
 static bool check(fg_graph *g, const char *name, fg_field *in, unsigned widths,
                   const fg_restriction *restriction, fg_restriction *r) {
-  if (!fgk_ops_ready(g, in))
+  if (!fgo_ready(g, in))
     return false;
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
@@ -299,7 +299,7 @@ fg_field *fg_intrinsic_histogram(fg_graph *g, fg_field *in,
   if (!check(g, "intrinsic_histogram", in, 0x1e, restriction, &r))
     return NULL;
   int n = fg_type_tensor_elements(fg_field_type(in));
-  return fgk_ops_histogram(g, "intrinsic_histogram", in, 256, n, FG_I32,
+  return fgo_histogram(g, "intrinsic_histogram", in, 256, n, FG_I32,
                            value_bin, NULL, &r);
 }
 
@@ -344,5 +344,5 @@ fg_field *fg_intrinsic_histogram_dot(fg_graph *g, fg_field *in,
                        name, sum);
     return NULL;
   }
-  return fgk_ops_histogram(g, name, in, 256, 1, FG_I32, dot_bin, ci, &r);
+  return fgo_histogram(g, name, in, 256, 1, FG_I32, dot_bin, ci, &r);
 }

@@ -1,4 +1,4 @@
-/* dsl/ops_colour.c - colour conversions, each one pointwise operator: RGB
+/* ops/ops_colour.c - colour conversions, each one pointwise operator: RGB
  * and grey, HSV, the sRGB transfer function, linear RGB <-> CIE XYZ <->
  * CIE L*a*b* (Cog's RGBtoCIELAB, formerly an example, is fg_srgb_to_lab),
  * and the float colour matrix.  Every conversion of three channels goes
@@ -15,13 +15,13 @@ static fg_field *rgb_op(fg_graph *g, const char *name, fg_field *in,
                         bool grey_ok, bool keep_alpha, rgb_fn fn) {
   if (!fgo_fields_ok(g, name, 1, &in))
     return NULL;
-  fg_type t = in->type;
+  fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
   if (t.elem != FG_F32 || (n != 3 && n != 4 && !(grey_ok && n <= 2)) ||
       t.tensor.ndim > 1) {
     char ts[128];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected f32 %s "
-                    "(fg_to_unit converts u8 and u16)", in->name,
+                    "(fg_to_unit converts u8 and u16)", fg_field_name(in),
                     fg_type_str(t, ts, sizeof ts),
                     grey_ok ? "grey, grey+alpha, RGB or RGBA" : "vec3 or vec4");
   }
@@ -63,12 +63,12 @@ static void mat3(fg_op *op, const float m[9], fg_expr *const c[3],
 fg_field *fg_rgb_to_grey(fg_graph *g, fg_field *rgb) {
   if (!fgo_fields_ok(g, "rgb_to_grey", 1, &rgb))
     return NULL;
-  fg_type t = rgb->type;
+  fg_type t = fg_field_type(rgb);
   int n = fg_type_tensor_elements(t);
   if ((n != 3 && n != 4) || t.tensor.ndim != 1) {
     char ts[128];
     return fgo_fail(g, FG_ETYPE, "rgb_to_grey", "'%s' is %s; expected RGB or "
-                    "RGBA (vec3 or vec4)", rgb->name,
+                    "RGBA (vec3 or vec4)", fg_field_name(rgb),
                     fg_type_str(t, ts, sizeof ts));
   }
   fg_elem w = fgo_float_of(t.elem);
@@ -91,10 +91,10 @@ fg_field *fg_rgb_to_grey(fg_graph *g, fg_field *rgb) {
 fg_field *fg_grey_to_rgb(fg_graph *g, fg_field *grey, int channels) {
   if (!fgo_fields_ok(g, "grey_to_rgb", 1, &grey))
     return NULL;
-  fg_type t = grey->type;
+  fg_type t = fg_field_type(grey);
   if (fg_type_tensor_elements(t) != 1)
     return fgo_fail(g, FG_ETYPE, "grey_to_rgb", "'%s' has %d channels; "
-                    "expected 1", grey->name, fg_type_tensor_elements(t));
+                    "expected 1", fg_field_name(grey), fg_type_tensor_elements(t));
   if (channels != 3 && channels != 4)
     return fgo_fail(g, FG_EINVAL, "grey_to_rgb", "%d channels; expected 3 "
                     "or 4", channels);
@@ -346,7 +346,7 @@ fg_field *fg_colour_matrix(fg_graph *g, fg_field *in, const float m[16],
                            const float add[4], int out_channels) {
   if (!fgo_fields_ok(g, "colour_matrix", 1, &in))
     return NULL;
-  fg_type t = in->type;
+  fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
   if (!m)
     return fgo_fail(g, FG_EINVAL, "colour_matrix", "matrix is NULL");
@@ -356,7 +356,7 @@ fg_field *fg_colour_matrix(fg_graph *g, fg_field *in, const float m[16],
   if (t.elem != FG_F32 || n > 4) {
     char ts[128];
     return fgo_fail(g, FG_ETYPE, "colour_matrix", "'%s' is %s; expected f32 "
-                    "with 1-4 channels", in->name,
+                    "with 1-4 channels", fg_field_name(in),
                     fg_type_str(t, ts, sizeof ts));
   }
   fg_type out = out_channels == 1
@@ -387,12 +387,12 @@ fg_field *fg_intrinsic_color_matrix(fg_graph *g, fg_field *in,
   const char *name = "intrinsic_color_matrix";
   if (!fgo_fields_ok(g, name, 1, &in))
     return NULL;
-  fg_type t = in->type;
+  fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
   if (t.elem != FG_U8 || n > 4 || t.tensor.ndim > 1 || t.field.ndim != 2) {
     char ts[128];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 field "
-                    "of 1-4 channels", in->name,
+                    "of 1-4 channels", fg_field_name(in),
                     fg_type_str(t, ts, sizeof ts));
   }
   if (!m)

@@ -1,4 +1,4 @@
-/* dsl/ops_yuv.c - YUV 4:2:0 frames to RGBA: the Toolkit's YuvToRgb
+/* ops/ops_yuv.c - YUV 4:2:0 frames to RGBA: the Toolkit's YuvToRgb
  * intrinsic (its integer BT.601 video-range formula) over NV21, NV12, YV12
  * (Android's strides, V before U) and I420.  Pointwise in the RGBA output;
  * the frame is read at computed offsets (non-local). */
@@ -62,13 +62,13 @@ fg_field *fg_intrinsic_yuv_to_rgb(fg_graph *g, fg_field *yuv,
     return fgo_fail(g, FG_EINVAL, name, "format %d at %lld x %lld: expected "
                     "an fg_yuv_format and an even width and height",
                     (int)format, (long long)width, (long long)height);
-  fg_type t = yuv->type;
+  fg_type t = fg_field_type(yuv);
   if (t.elem != FG_U8 || t.field.ndim != 1 ||
       fg_type_tensor_elements(t) != 1 || t.field.dim[0] != l.bytes ||
       l.bytes > INT32_MAX) {
     char ts[128];
     return fgo_fail(g, FG_ESHAPE, name, "frame '%s' is %s; expected u8[%lld]"
-                    " for a %lld x %lld frame", yuv->name,
+                    " for a %lld x %lld frame", fg_field_name(yuv),
                     fg_type_str(t, ts, sizeof ts), (long long)l.bytes,
                     (long long)width, (long long)height);
   }

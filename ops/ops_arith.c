@@ -1,4 +1,4 @@
-/* dsl/ops_arith.c - arithmetic on fields: binary operators with
+/* ops/ops_arith.c - arithmetic on fields: binary operators with
  * broadcasting (fields, and a number on either side), unary operators and
  * math functions, fg_where (select), clamp and scale-offset.  Each is one
  * pointwise operator built by fgo_map from a function of scalars. */
@@ -94,7 +94,7 @@ static fg_expr *bin_fn(fg_op *op, fg_expr *const *x, const void *ctx) {
 }
 
 static bool binop_ok(fg_graph *g, fg_binop op, fg_elem common) {
-  if (!g || g->status != FG_OK)
+  if (!g || fg_graph_status(g) != FG_OK)
     return false;
   if ((unsigned)op >= FG_BINOP_COUNT_)
     return fgo_fail(g, FG_EINVAL, "fg_binary", "operation %d is not an "
@@ -109,7 +109,7 @@ fg_field *fg_binary(fg_graph *g, fg_binop op, fg_field *a, fg_field *b) {
   fg_field *in[2] = {a, b};
   if (!fgo_fields_ok(g, "fg_binary", 2, in))
     return NULL;
-  fg_elem common = fgo_common(a->type.elem, b->type.elem);
+  fg_elem common = fgo_common(fg_field_type(a).elem, fg_field_type(b).elem);
   if (!binop_ok(g, op, common))
     return NULL;
   bin_ctx c = {op, work_elem(op, common), 0, 0};
@@ -121,7 +121,7 @@ static fg_field *with_number(fg_graph *g, fg_binop op, fg_field *a, double s,
                              int side) {
   if (!fgo_fields_ok(g, "fg_binary_scalar", 1, &a))
     return NULL;
-  fg_elem common = a->type.elem;
+  fg_elem common = fg_field_type(a).elem;
   if (!binop_ok(g, op, common))
     return NULL;
   bin_ctx c = {op, work_elem(op, common), side, s};
@@ -185,10 +185,10 @@ fg_field *fg_unary(fg_graph *g, fg_unop op, fg_field *a) {
   if ((unsigned)op >= FG_UNOP_COUNT_)
     return fgo_fail(g, FG_EINVAL, "fg_unary", "operation %d is not an "
                     "fg_unop", (int)op);
-  fg_elem e = a->type.elem;
+  fg_elem e = fg_field_type(a).elem;
   if (op == FG_OP_BNOT && is_float(e))
     return fgo_fail(g, FG_ETYPE, "bnot", "needs an integer field, '%s' is "
-                    "%s", a->name, fg_elem_name(e));
+                    "%s", fg_field_name(a), fg_elem_name(e));
   un_ctx c = {op, e};
   fg_elem out = e;
   if (op >= FG_OP_SQRT && op <= FG_OP_TANH)
@@ -210,12 +210,12 @@ fg_field *fg_where(fg_graph *g, fg_field *cond, fg_field *a, fg_field *b) {
   fg_field *in[3] = {cond, a, b};
   if (!fgo_fields_ok(g, "where", 3, in))
     return NULL;
-  if (a->type.elem != b->type.elem)
+  if (fg_field_type(a).elem != fg_field_type(b).elem)
     return fgo_fail(g, FG_ETYPE, "where", "'%s' is %s but '%s' is %s; the "
-                    "two choices need one element type", a->name,
-                    fg_elem_name(a->type.elem), b->name,
-                    fg_elem_name(b->type.elem));
-  fg_elem w = a->type.elem;
+                    "two choices need one element type", fg_field_name(a),
+                    fg_elem_name(fg_field_type(a).elem), fg_field_name(b),
+                    fg_elem_name(fg_field_type(b).elem));
+  fg_elem w = fg_field_type(a).elem;
   return fgo_map(g, "where", 3, in, w, where_fn, &w);
 }
 
@@ -236,7 +236,7 @@ fg_field *fg_clamp_field(fg_graph *g, fg_field *a, double lo, double hi) {
     return fgo_fail(g, FG_EINVAL, "clamp", "lower bound %g is above the "
                     "upper bound %g", lo, hi);
   two_numbers n = {lo, hi};
-  return fgo_map(g, "clamp", 1, &a, a->type.elem, clamp_fn, &n);
+  return fgo_map(g, "clamp", 1, &a, fg_field_type(a).elem, clamp_fn, &n);
 }
 
 static fg_expr *scale_fn(fg_op *op, fg_expr *const *x, const void *ctx) {
@@ -255,5 +255,5 @@ fg_field *fg_scale_offset(fg_graph *g, fg_field *a, double scale,
   if (!fgo_fields_ok(g, "scale_offset", 1, &a))
     return NULL;
   two_numbers n = {scale, offset};
-  return fgo_map(g, "scale_offset", 1, &a, a->type.elem, scale_fn, &n);
+  return fgo_map(g, "scale_offset", 1, &a, fg_field_type(a).elem, scale_fn, &n);
 }

@@ -1,13 +1,13 @@
-/* dsl/ops_filter.c - linear and rank filters of the operator library:
+/* ops/ops_filter.c - linear and rank filters of the operator library:
  * user-kernel correlation, separable Gaussian and box blurs, Sobel
  * derivatives and the 3x3 median.  Each is one or two operators of the
  * kernel IR whose neighbour reads are explicit reads at constant offsets
  * from the thread's own (row, column), so the emitter can split an
  * unclamped interior from a clamped border; border rules other than clamp
- * remap the coordinates first (dsl/ops_nl_common.c).  Products are assigned
+ * remap the coordinates first (ops/ops_nl_common.c).  Products are assigned
  * to variables before they are summed, so no backend contracts them into
  * fused multiply-adds and every backend gives the same bits. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,13 +26,13 @@ static bool border_ok(fg_graph *g, const char *opname, fg_border b) {
 static void accumulate(fg_op *op, fg_expr *acc, fg_expr *v, fg_elem ae,
                        double weight) {
   fg_expr *p = fg_var(op, ae, fg_expr_width(acc));
-  fg_assign(p, fg_mul(fgk_ops_to_acc(v, ae), fgk_ops_flit(op, ae, weight)));
+  fg_assign(p, fg_mul(fgo_to_acc(v, ae), fgo_flit(op, ae, weight)));
   fg_assign(acc, fg_add(acc, p));
 }
 
 /* The tensor at offset (dr, dc) from this thread under border b. */
 static fg_expr *tap(fg_op *op, fg_field *in, int dr, int dc, fg_border b) {
-  return fgk_ops_read_border(op, in, fg_addi(fg_row(op), dr),
+  return fgo_read_border(op, in, fg_addi(fg_row(op), dr),
                              fg_addi(fg_column(op), dc), (int)b, 0.0);
 }
 
@@ -43,7 +43,7 @@ static fg_field *weighted(fg_graph *g, const char *name, fg_field *in,
                           const double *w, fg_border b, fg_elem out_elem) {
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
-  fg_elem ae = fgk_ops_acc(t.elem);
+  fg_elem ae = fgo_acc(t.elem);
   fg_type ot = t;
   ot.elem = out_elem;
   fg_op *op = fg_op_begin(g, name, 1, &ot);
@@ -51,14 +51,14 @@ static fg_field *weighted(fg_graph *g, const char *name, fg_field *in,
   for (int i = 0; i < ntaps; i++)
     if (w[i] != 0.0)
       accumulate(op, acc, tap(op, in, dr[i], dc[i], b), ae, w[i]);
-  fg_write_tensor(op, 0, fgk_ops_from_acc(acc, out_elem));
+  fg_write_tensor(op, 0, fgo_from_acc(acc, out_elem));
   return fg_op_end(op);
 }
 
 fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
                       const float *weights, fg_border border) {
   const char *name = "convolve";
-  if (!fgk_ops_image(g, name, in) || !border_ok(g, name, border))
+  if (!fgo_image(g, name, in) || !border_ok(g, name, border))
     return NULL;
   if (krows < 1 || kcols < 1 || krows % 2 == 0 || kcols % 2 == 0 ||
       krows > 63 || kcols > 63 || !weights) {
@@ -98,14 +98,14 @@ static fg_field *separable(fg_graph *g, const char *hname, const char *vname,
   for (int i = 0; i < nt; i++)
     dr[i] = dc[i] = i - r;
   fg_elem e = fg_field_type(in).elem;
-  fg_field *h = weighted(g, hname, in, nt, zero, dc, w, b, fgk_ops_acc(e));
+  fg_field *h = weighted(g, hname, in, nt, zero, dc, w, b, fgo_acc(e));
   return weighted(g, vname, h, nt, dr, zero, w, b, e);
 }
 
 fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
                            fg_border border) {
   const char *name = "gaussian_blur";
-  if (!fgk_ops_image(g, name, in) || !border_ok(g, name, border))
+  if (!fgo_image(g, name, in) || !border_ok(g, name, border))
     return NULL;
   if (!(sigma >= 0) || radius < 0 || (sigma == 0 && radius == 0)) {
     fg_graph_set_error(g, FG_EINVAL,
@@ -136,7 +136,7 @@ fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
 
 fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius, fg_border border) {
   const char *name = "box_blur";
-  if (!fgk_ops_image(g, name, in) || !border_ok(g, name, border))
+  if (!fgo_image(g, name, in) || !border_ok(g, name, border))
     return NULL;
   if (radius < 0 || radius > 64) {
     fg_graph_set_error(g, FG_EINVAL,
@@ -157,11 +157,11 @@ void fg_sobel(fg_graph *g, fg_field *in, fg_border border, fg_field **gx,
     *gx = NULL;
   if (gy)
     *gy = NULL;
-  if (!fgk_ops_image(g, "sobel", in) || !border_ok(g, "sobel", border))
+  if (!fgo_image(g, "sobel", in) || !border_ok(g, "sobel", border))
     return;
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
-  fg_elem ae = fgk_ops_acc(t.elem);
+  fg_elem ae = fgo_acc(t.elem);
   fg_type ot = t;
   ot.elem = ae;
   fg_op *op = fg_op_begin(g, "sobel", 2, (fg_type[]){ot, ot});
@@ -173,7 +173,7 @@ void fg_sobel(fg_graph *g, fg_field *in, fg_border border, fg_field **gx,
       continue;
     p[i] = fg_var(op, ae, n);
     fg_assign(p[i],
-              fgk_ops_to_acc(tap(op, in, i / 3 - 1, i % 3 - 1, border), ae));
+              fgo_to_acc(tap(op, in, i / 3 - 1, i % 3 - 1, border), ae));
   }
   fg_expr *ax = fg_var(op, ae, n), *ay = fg_var(op, ae, n);
   for (int i = 0; i < 9; i++) {
@@ -192,7 +192,7 @@ void fg_sobel(fg_graph *g, fg_field *in, fg_border border, fg_field **gx,
 }
 
 fg_field *fg_median3x3(fg_graph *g, fg_field *in) {
-  if (!fgk_ops_image(g, "median3x3", in))
+  if (!fgo_image(g, "median3x3", in))
     return NULL;
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);

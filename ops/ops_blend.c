@@ -1,4 +1,4 @@
-/* dsl/ops_blend.c - the Toolkit's Blend intrinsic: the 15 Porter-Duff and
+/* ops/ops_blend.c - the Toolkit's Blend intrinsic: the 15 Porter-Duff and
  * arithmetic modes on u8 RGBA in 32-bit integer arithmetic, shifting
  * products right by 8 exactly as its C++ does, with the restriction
  * rectangle (outside it the destination passes unchanged). */
@@ -64,21 +64,21 @@ fg_field *fg_intrinsic_blend(fg_graph *g, fg_blend_mode mode, fg_field *src,
                     "fg_blend_mode", (int)mode);
   const char *name = mode_names[mode];
   for (int i = 0; i < 2; i++) {
-    fg_type t = f[i]->type;
+    fg_type t = fg_field_type(f[i]);
     if (t.elem != FG_U8 || fg_type_tensor_elements(t) != 4 ||
         t.tensor.ndim != 1 || t.field.ndim != 2) {
       char ts[128];
       return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 vec4 "
-                      "(RGBA) field", f[i]->name,
+                      "(RGBA) field", fg_field_name(f[i]),
                       fg_type_str(t, ts, sizeof ts));
     }
   }
-  if (!fg_shape_equal(src->type.field, dst->type.field))
+  if (!fg_shape_equal(fg_field_type(src).field, fg_field_type(dst).field))
     return fgo_fail(g, FG_ESHAPE, name, "source '%s' and destination '%s' "
-                    "differ in size", src->name, dst->name);
-  if (!fgo_restriction_ok(g, name, r, dst->type.field))
+                    "differ in size", fg_field_name(src), fg_field_name(dst));
+  if (!fgo_restriction_ok(g, name, r, fg_field_type(dst).field))
     return NULL;
-  fg_op *op = fg_op_begin(g, name, 1, &dst->type);
+  fg_op *op = fg_op_begin(g, name, 1, (fg_type[]){fg_field_type(dst)});
   fg_expr *d = fg_var(op, FG_I32, 4), *s = fg_var(op, FG_I32, 4);
   fg_assign(d, fg_convert(fg_read_tensor(op, dst), FG_I32, 4));
   fg_expr *res = fg_var(op, FG_I32, 4);

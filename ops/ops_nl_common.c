@@ -1,14 +1,14 @@
-/* dsl/ops_nl_common.c - the checks, border rules and conversions the
- * operator library shares (dsl/ops_nl_impl.h).  Built on the public builder
+/* ops/ops_nl_common.c - the checks, border rules and conversions the
+ * operator library shares (ops/ops_impl.h).  Built on the public builder
  * API only. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
-bool fgk_ops_ready(fg_graph *g, fg_field *f) {
+bool fgo_ready(fg_graph *g, fg_field *f) {
   return g && fg_graph_status(g) == FG_OK && f;
 }
 
-bool fgk_ops_image(fg_graph *g, const char *opname, fg_field *f) {
-  if (!fgk_ops_ready(g, f))
+bool fgo_image(fg_graph *g, const char *opname, fg_field *f) {
+  if (!fgo_ready(g, f))
     return false;
   fg_type t = fg_field_type(f);
   char ts[128];
@@ -30,25 +30,25 @@ bool fgk_ops_image(fg_graph *g, const char *opname, fg_field *f) {
   return true;
 }
 
-int64_t fgk_ops_rows(fg_field *f) {
+int64_t fgo_rows(fg_field *f) {
   fg_type t = fg_field_type(f);
   return t.field.dim[t.field.ndim - 2];
 }
 
-int64_t fgk_ops_cols(fg_field *f) {
+int64_t fgo_cols(fg_field *f) {
   fg_type t = fg_field_type(f);
   return t.field.dim[t.field.ndim - 1];
 }
 
-fg_expr *fgk_ops_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col) {
+fg_expr *fgo_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col) {
   if (fg_field_type(f).field.ndim == 3)
     return fg_read_tensor_at(op, f, 3, fg_layer(op), row, col);
   return fg_read_tensor_at(op, f, 2, row, col);
 }
 
-fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
+fg_expr *fgo_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
                              int b, double value) {
-  int64_t rows = fgk_ops_rows(f), cols = fgk_ops_cols(f);
+  int64_t rows = fgo_rows(f), cols = fgo_cols(f);
   if (b != FG_BORDER_CONSTANT) {
     /* the read remaps what lies outside (fg_read_tensor_at_border) */
     if (fg_field_type(f).field.ndim == 3)
@@ -63,7 +63,7 @@ fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
       fg_land(fg_ge(row, fg_int(op, 0)), fg_lt(row, fg_int(op, (int)rows))),
       fg_land(fg_ge(col, fg_int(op, 0)), fg_lt(col, fg_int(op, (int)cols))));
   fg_if(inside);
-  fg_assign(v, fgk_ops_read(op, f, row, col));
+  fg_assign(v, fgo_read(op, f, row, col));
   fg_else(op);
   fg_expr *k = t.elem == FG_F64   ? fg_double(op, value)
                : t.elem == FG_F32 ? fg_float(op, (float)value)
@@ -73,20 +73,20 @@ fg_expr *fgk_ops_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
   return v;
 }
 
-fg_elem fgk_ops_acc(fg_elem e) {
+fg_elem fgo_acc(fg_elem e) {
   return e == FG_F64 ? FG_F64 : FG_F32;
 }
 
-fg_expr *fgk_ops_to_acc(fg_expr *v, fg_elem acc) {
+fg_expr *fgo_to_acc(fg_expr *v, fg_elem acc) {
   return fg_convert(v, acc, fg_expr_width(v));
 }
 
-fg_expr *fgk_ops_from_acc(fg_expr *v, fg_elem elem) {
+fg_expr *fgo_from_acc(fg_expr *v, fg_elem elem) {
   if (elem == FG_F32 || elem == FG_F64)
     return fg_convert(v, elem, fg_expr_width(v));
   return fg_convert_sat(v, elem, fg_expr_width(v));
 }
 
-fg_expr *fgk_ops_flit(fg_op *op, fg_elem acc, double v) {
+fg_expr *fgo_flit(fg_op *op, fg_elem acc, double v) {
   return acc == FG_F64 ? fg_double(op, v) : fg_float(op, (float)v);
 }

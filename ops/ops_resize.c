@@ -1,9 +1,9 @@
-/* dsl/ops_resize.c - resampling operators of the operator library:
+/* ops/ops_resize.c - resampling operators of the operator library:
  * resize (nearest, bilinear, bicubic, area), halving and doubling.  One
  * operator each, one thread per output pixel, reading the input at
  * explicit, clamped coordinates.  Float steps are separate statements so
  * no backend contracts them into fused multiply-adds. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
 static fg_type with_size(fg_type t, int64_t rows, int64_t cols) {
   t.field.dim[t.field.ndim - 2] = rows;
@@ -15,9 +15,9 @@ static fg_type with_size(fg_type t, int64_t rows, int64_t cols) {
  * (i + 0.5) * scale - 0.5, as a float variable. */
 static fg_expr *centre(fg_op *op, fg_expr *i, double scale, fg_elem ae) {
   fg_expr *s = fg_var(op, ae, 1);
-  fg_assign(s, fg_add(fg_convert(i, ae, 1), fgk_ops_flit(op, ae, 0.5)));
-  fg_assign(s, fg_mul(s, fgk_ops_flit(op, ae, scale)));
-  fg_assign(s, fg_sub(s, fgk_ops_flit(op, ae, 0.5)));
+  fg_assign(s, fg_add(fg_convert(i, ae, 1), fgo_flit(op, ae, 0.5)));
+  fg_assign(s, fg_mul(s, fgo_flit(op, ae, scale)));
+  fg_assign(s, fg_sub(s, fgo_flit(op, ae, 0.5)));
   return s;
 }
 
@@ -46,25 +46,25 @@ static void cubic_weights(fg_op *op, fg_expr *t, double a, fg_elem ae,
     w[k] = fg_var(op, ae, 1);
   fg_expr *u = fg_var(op, ae, 1);
   /* w0 = ((a (t+1) - 5a)(t+1) + 8a)(t+1) - 4a */
-  fg_assign(u, fg_add(t, fgk_ops_flit(op, ae, 1)));
-  fg_assign(w[0], fg_mul(u, fgk_ops_flit(op, ae, a)));
-  fg_assign(w[0], fg_sub(w[0], fgk_ops_flit(op, ae, 5 * a)));
+  fg_assign(u, fg_add(t, fgo_flit(op, ae, 1)));
+  fg_assign(w[0], fg_mul(u, fgo_flit(op, ae, a)));
+  fg_assign(w[0], fg_sub(w[0], fgo_flit(op, ae, 5 * a)));
   fg_assign(w[0], fg_mul(w[0], u));
-  fg_assign(w[0], fg_add(w[0], fgk_ops_flit(op, ae, 8 * a)));
+  fg_assign(w[0], fg_add(w[0], fgo_flit(op, ae, 8 * a)));
   fg_assign(w[0], fg_mul(w[0], u));
-  fg_assign(w[0], fg_sub(w[0], fgk_ops_flit(op, ae, 4 * a)));
+  fg_assign(w[0], fg_sub(w[0], fgo_flit(op, ae, 4 * a)));
   /* w1 = ((a+2) t - (a+3)) t t + 1, w2 the same at 1 - t */
   for (int k = 1; k <= 2; k++) {
     fg_expr *x = k == 1 ? t : u;
     if (k == 2)
-      fg_assign(u, fg_sub(fgk_ops_flit(op, ae, 1), t));
-    fg_assign(w[k], fg_mul(x, fgk_ops_flit(op, ae, a + 2)));
-    fg_assign(w[k], fg_sub(w[k], fgk_ops_flit(op, ae, a + 3)));
+      fg_assign(u, fg_sub(fgo_flit(op, ae, 1), t));
+    fg_assign(w[k], fg_mul(x, fgo_flit(op, ae, a + 2)));
+    fg_assign(w[k], fg_sub(w[k], fgo_flit(op, ae, a + 3)));
     fg_assign(w[k], fg_mul(w[k], x));
     fg_assign(w[k], fg_mul(w[k], x));
-    fg_assign(w[k], fg_add(w[k], fgk_ops_flit(op, ae, 1)));
+    fg_assign(w[k], fg_add(w[k], fgo_flit(op, ae, 1)));
   }
-  fg_assign(w[3], fg_sub(fgk_ops_flit(op, ae, 1), w[0]));
+  fg_assign(w[3], fg_sub(fgo_flit(op, ae, 1), w[0]));
   fg_assign(w[3], fg_sub(w[3], w[1]));
   fg_assign(w[3], fg_sub(w[3], w[2]));
 }
@@ -79,14 +79,14 @@ static fg_expr *interpolate(fg_op *op, fg_field *in, double sy_scale,
   fg_expr *row = fg_var(op, ae, n);
   if (!cubic) {
     fg_expr *wx[2] = {fg_var(op, ae, 1), fx}, *wy[2] = {fg_var(op, ae, 1), fy};
-    fg_assign(wx[0], fg_sub(fgk_ops_flit(op, ae, 1), fx));
-    fg_assign(wy[0], fg_sub(fgk_ops_flit(op, ae, 1), fy));
+    fg_assign(wx[0], fg_sub(fgo_flit(op, ae, 1), fx));
+    fg_assign(wy[0], fg_sub(fgo_flit(op, ae, 1), fy));
     for (int r = 0; r < 2; r++) {
-      fg_assign(row, fg_convert(fgk_ops_flit(op, ae, 0), ae, n));
+      fg_assign(row, fg_convert(fgo_flit(op, ae, 0), ae, n));
       for (int c = 0; c < 2; c++)
         madd(op, row,
-             fgk_ops_to_acc(
-                 fgk_ops_read(op, in, fg_addi(iy, r), fg_addi(ix, c)), ae),
+             fgo_to_acc(
+                 fgo_read(op, in, fg_addi(iy, r), fg_addi(ix, c)), ae),
              wx[c], ae);
       madd(op, acc, row, wy[r], ae);
     }
@@ -96,12 +96,12 @@ static fg_expr *interpolate(fg_op *op, fg_field *in, double sy_scale,
   cubic_weights(op, fx, -0.75, ae, wx);
   cubic_weights(op, fy, -0.75, ae, wy);
   for (int r = 0; r < 4; r++) {
-    fg_assign(row, fg_convert(fgk_ops_flit(op, ae, 0), ae, n));
+    fg_assign(row, fg_convert(fgo_flit(op, ae, 0), ae, n));
     for (int c = 0; c < 4; c++)
       madd(
           op, row,
-          fgk_ops_to_acc(
-              fgk_ops_read(op, in, fg_addi(iy, r - 1), fg_addi(ix, c - 1)), ae),
+          fgo_to_acc(
+              fgo_read(op, in, fg_addi(iy, r - 1), fg_addi(ix, c - 1)), ae),
           wx[c], ae);
     madd(op, acc, row, wy[r], ae);
   }
@@ -120,9 +120,9 @@ static fg_expr *area(fg_op *op, fg_field *in, double sy, double sx, fg_elem ae,
     lo[k] = fg_var(op, ae, 1);
     hi[k] = fg_var(op, ae, 1);
     fg_assign(lo[k],
-              fg_mul(fg_convert(pos[k], ae, 1), fgk_ops_flit(op, ae, s[k])));
+              fg_mul(fg_convert(pos[k], ae, 1), fgo_flit(op, ae, s[k])));
     fg_assign(hi[k], fg_mul(fg_convert(fg_addi(pos[k], 1), ae, 1),
-                            fgk_ops_flit(op, ae, s[k])));
+                            fgo_flit(op, ae, s[k])));
     i[k] = fg_var(op, FG_I32, 1);
     w[k] = fg_var(op, ae, 1);
   }
@@ -130,22 +130,22 @@ static fg_expr *area(fg_op *op, fg_field *in, double sy, double sx, fg_elem ae,
     fg_for(i[k], fg_convert(fg_floor(lo[k]), FG_I32, 1),
            fg_lt(fg_convert(i[k], ae, 1), hi[k]), fg_int(op, 1));
     fg_expr *fi = fg_convert(i[k], ae, 1);
-    fg_assign(w[k], fg_sub(fg_min(fg_add(fi, fgk_ops_flit(op, ae, 1)), hi[k]),
+    fg_assign(w[k], fg_sub(fg_min(fg_add(fi, fgo_flit(op, ae, 1)), hi[k]),
                            fg_max(fi, lo[k])));
     if (k == 0)
-      fg_assign(racc, fg_convert(fgk_ops_flit(op, ae, 0), ae, n));
+      fg_assign(racc, fg_convert(fgo_flit(op, ae, 0), ae, n));
   }
-  madd(op, racc, fgk_ops_to_acc(fgk_ops_read(op, in, i[0], i[1]), ae), w[1],
+  madd(op, racc, fgo_to_acc(fgo_read(op, in, i[0], i[1]), ae), w[1],
        ae);
   fg_end(op);
   madd(op, acc, racc, w[0], ae);
   fg_end(op);
-  return fg_mul(acc, fgk_ops_flit(op, ae, 1.0 / (sy * sx)));
+  return fg_mul(acc, fgo_flit(op, ae, 1.0 / (sy * sx)));
 }
 
 fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
                     fg_interp interp) {
-  if (!fgk_ops_image(g, "resize", in))
+  if (!fgo_image(g, "resize", in))
     return NULL;
   if (rows < 1 || cols < 1 || (unsigned)interp > FG_INTERP_AREA) {
     fg_graph_set_error(g, FG_EINVAL,
@@ -155,10 +155,10 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
                        (long long)rows, (long long)cols, (int)interp);
     return NULL;
   }
-  int64_t h = fgk_ops_rows(in), w = fgk_ops_cols(in);
+  int64_t h = fgo_rows(in), w = fgo_cols(in);
   fg_type t = with_size(fg_field_type(in), rows, cols);
   int n = fg_type_tensor_elements(t);
-  fg_elem ae = fgk_ops_acc(t.elem);
+  fg_elem ae = fgo_acc(t.elem);
   double sy = (double)h / rows, sx = (double)w / cols;
   fg_op *op = fg_op_begin(g, "resize", 1, &t);
   if (interp == FG_INTERP_NEAREST) {
@@ -170,7 +170,7 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
         fg_div(fg_mul(fg_convert(fg_column(op), FG_I64, 1), fg_long(op, w)),
                fg_long(op, cols));
     fg_write_tensor(op, 0,
-                    fgk_ops_read(op, in, fg_convert(r, FG_I32, 1),
+                    fgo_read(op, in, fg_convert(r, FG_I32, 1),
                                  fg_convert(c, FG_I32, 1)));
     return fg_op_end(op);
   }
@@ -179,33 +179,33 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
     v = area(op, in, sy, sx, ae, n);
   else
     v = interpolate(op, in, sy, sx, interp == FG_INTERP_BICUBIC, ae, n);
-  fg_write_tensor(op, 0, fgk_ops_from_acc(v, t.elem));
+  fg_write_tensor(op, 0, fgo_from_acc(v, t.elem));
   return fg_op_end(op);
 }
 
 fg_field *fg_downsample2(fg_graph *g, fg_field *in) {
-  if (!fgk_ops_image(g, "downsample2", in))
+  if (!fgo_image(g, "downsample2", in))
     return NULL;
-  fg_type t = with_size(fg_field_type(in), (fgk_ops_rows(in) + 1) / 2,
-                        (fgk_ops_cols(in) + 1) / 2);
+  fg_type t = with_size(fg_field_type(in), (fgo_rows(in) + 1) / 2,
+                        (fgo_cols(in) + 1) / 2);
   int n = fg_type_tensor_elements(t);
-  fg_elem ae = fgk_ops_acc(t.elem);
+  fg_elem ae = fgo_acc(t.elem);
   fg_op *op = fg_op_begin(g, "downsample2", 1, &t);
   fg_expr *acc = fg_var(op, ae, n);
   fg_expr *r = fg_muli(fg_row(op), 2), *c = fg_muli(fg_column(op), 2);
   for (int k = 0; k < 4; k++)
     fg_assign(acc,
-              fg_add(acc, fgk_ops_to_acc(fgk_ops_read(op, in, fg_addi(r, k / 2),
+              fg_add(acc, fgo_to_acc(fgo_read(op, in, fg_addi(r, k / 2),
                                                       fg_addi(c, k % 2)),
                                          ae)));
   fg_write_tensor(
-      op, 0, fgk_ops_from_acc(fg_mul(acc, fgk_ops_flit(op, ae, 0.25)), t.elem));
+      op, 0, fgo_from_acc(fg_mul(acc, fgo_flit(op, ae, 0.25)), t.elem));
   return fg_op_end(op);
 }
 
 fg_field *fg_upsample2(fg_graph *g, fg_field *in) {
-  if (!fgk_ops_image(g, "upsample2", in))
+  if (!fgo_image(g, "upsample2", in))
     return NULL;
-  return fg_resize(g, in, 2 * fgk_ops_rows(in), 2 * fgk_ops_cols(in),
+  return fg_resize(g, in, 2 * fgo_rows(in), 2 * fgo_cols(in),
                    FG_INTERP_BILINEAR);
 }

@@ -1,4 +1,4 @@
-/* dsl/ops_reduce_loc.c - fg_reduce_loc: the minimum or maximum of a scalar
+/* ops/ops_reduce_loc.c - fg_reduce_loc: the minimum or maximum of a scalar
  * field and the (layer, row, column) of its first occurrence in row-major
  * order, built from the built-in reduction in two passes: fg_reduce finds
  * the value, then a second fg_reduce takes the least flat index of the
@@ -6,7 +6,7 @@
  * 0-D operator turns the index into coordinates.  Integer minima are
  * exact in any order, so the index is the first occurrence whatever the
  * backend or the threads. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -45,7 +45,7 @@ fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
   const char *opname = name ? name : "reduce_loc";
   if (location)
     *location = NULL;
-  if (!fgk_ops_ready(g, in))
+  if (!fgo_ready(g, in))
     return NULL;
   fg_type t = fg_field_type(in);
   char ts[128];
@@ -104,7 +104,7 @@ fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
   fg_if(fg_eq(i, fg_long(f, n)));
   fg_assign(loc, fg_vector(FG_I64, 3, 1, fg_long(f, -1)));
   if (t.elem == FG_F32 || t.elem == FG_F64)
-    fg_assign(v, fgk_ops_flit(f, t.elem, NAN));
+    fg_assign(v, fgo_flit(f, t.elem, NAN));
   fg_else(f);
   fg_assign(loc, fg_vector(FG_I64, 3, 3, fg_div(i, fg_long(f, rows * cols)),
                            fg_mod(fg_div(i, fg_long(f, cols)),

@@ -1,4 +1,4 @@
-/* dsl/ops_reduce.c - reductions of the operator library: whole-field
+/* ops/ops_reduce.c - reductions of the operator library: whole-field
  * sum, min, max and mean (built on fg_reduce, so pointwise producers fuse
  * into them), and reductions along axes (fg_reduce_axes, fg_mean_axes):
  * over some field axes one thread per output point loops over the reduced
@@ -6,7 +6,7 @@
  * every field axis it is fg_reduce, over the tensor elements a pointwise
  * operator.  Field axes are reduced first, then the tensor, so the
  * tensor step fuses after the field step. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
 #include <stdio.h>
 
@@ -62,7 +62,7 @@ static fg_field *finish(fg_graph *g, const char *name, fg_field *in, fg_type ot,
       fg_assign(res, combine(r, res, fg_swizzle(v, comp[k])));
   }
   if (count > 0)
-    res = fg_div(res, fgk_ops_flit(op, ot.elem, count));
+    res = fg_div(res, fgo_flit(op, ot.elem, count));
   fg_write_tensor(op, 0, res);
   return fg_op_end(op);
 }
@@ -72,7 +72,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
                              bool mean, fg_field *in, unsigned axes,
                              bool keepdims) {
   const char *opname = name ? name : mean ? "mean_axes" : "reduce_axes";
-  if (!fgk_ops_ready(g, in))
+  if (!fgo_ready(g, in))
     return NULL;
   fg_type t = fg_field_type(in);
   int nd = t.field.ndim;
@@ -167,7 +167,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
       if (fa >> a & 1)
         fg_end(op);
     fg_write_tensor(op, 0,
-                    mean ? fg_div(acc, fgk_ops_flit(op, ae, count)) : acc);
+                    mean ? fg_div(acc, fgo_flit(op, ae, count)) : acc);
     cur = fg_op_end(op);
     if (!tensor)
       return cur;
@@ -197,7 +197,7 @@ fg_field *fg_mean_axes(fg_graph *g, const char *name, fg_field *in,
 
 /* Whole-field reductions: every field axis, element by element. */
 static fg_field *whole(fg_graph *g, fg_reduce_op r, bool mean, fg_field *in) {
-  if (!fgk_ops_ready(g, in))
+  if (!fgo_ready(g, in))
     return NULL;
   fg_type t = fg_field_type(in);
   unsigned all = (1u << t.field.ndim) - 1;

@@ -1,4 +1,4 @@
-/* dsl/ops_common.c - what the operator library's families share: checks
+/* ops/ops_common.c - what the operator library's families share: checks
  * that name the operator, the broadcasting rule, typed constants, and
  * fgo_map, the builder of pointwise operators from a function of scalars
  * (small tensors as one vector per point, big ones element by element). */
@@ -14,19 +14,20 @@ void *fgo_fail(fg_graph *g, fg_status st, const char *name, const char *fmt,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return fg__fail(g, st, "%s: %s", name, msg);
+  fg_graph_set_error(g, st, "%s: %s", name, msg);
+  return NULL;
 }
 
 bool fgo_fields_ok(fg_graph *g, const char *name, int n,
                    fg_field *const *f) {
-  if (!g || g->status != FG_OK)
+  if (!g || fg_graph_status(g) != FG_OK)
     return false;
   for (int i = 0; i < n; i++) {
     if (!f[i])
       return false;
-    if (f[i]->graph != g) {
+    if (fg_field_graph(f[i]) != g) {
       fgo_fail(g, FG_EINVAL, name, "field '%s' belongs to another graph",
-               f[i]->name);
+               fg_field_name(f[i]));
       return false;
     }
   }
@@ -35,21 +36,21 @@ bool fgo_fields_ok(fg_graph *g, const char *name, int n,
 
 bool fgo_broadcast(fg_graph *g, const char *name, int n,
                    fg_field *const *f, fg_type *out) {
-  *out = f[0]->type;
+  *out = fg_field_type(f[0]);
   for (int i = 1; i < n; i++) {
-    fg_type t = f[i]->type;
+    fg_type t = fg_field_type(f[i]);
     char a[128], b[128];
     if (!fg_shape_equal(out->field, t.field) && out->field.ndim != 0 &&
         t.field.ndim != 0)
       return fgo_fail(g, FG_ESHAPE, name, "field shapes of %s and '%s' (%s) "
                       "differ and neither is 0-dimensional",
-                      fg_type_str(*out, a, sizeof a), f[i]->name,
+                      fg_type_str(*out, a, sizeof a), fg_field_name(f[i]),
                       fg_type_str(t, b, sizeof b)) != NULL;
     int ea = fg_type_tensor_elements(*out), eb = fg_type_tensor_elements(t);
     if (ea != eb && ea != 1 && eb != 1)
       return fgo_fail(g, FG_ESHAPE, name, "tensors of %s and '%s' (%s) "
                       "differ and neither has one element",
-                      fg_type_str(*out, a, sizeof a), f[i]->name,
+                      fg_type_str(*out, a, sizeof a), fg_field_name(f[i]),
                       fg_type_str(t, b, sizeof b)) != NULL;
     if (out->field.ndim == 0)
       out->field = t.field;
@@ -113,7 +114,7 @@ fg_field *fgo_map(fg_graph *g, const char *name, int n, fg_field *const *in,
     for (int i = 0; i < n; i++) {
       v[i] = fg_tensor_var(op, in[i]);
       fg_assign(v[i], fg_read_tensor(op, in[i]));
-      w[i] = fg_type_tensor_elements(in[i]->type);
+      w[i] = fg_type_tensor_elements(fg_field_type(in[i]));
     }
     fg_expr *r[4];
     for (int k = 0; k < ne; k++) {
@@ -126,7 +127,7 @@ fg_field *fgo_map(fg_graph *g, const char *name, int n, fg_field *const *in,
     fg_for_each_tensor_element(op, t.tensor);
     for (int i = 0; i < n; i++)
       x[i] = fg_read_element(op, in[i],
-                             fg_type_tensor_elements(in[i]->type) == 1
+                             fg_type_tensor_elements(fg_field_type(in[i])) == 1
                                  ? fg_int(op, 0) : NULL);
     fg_write_element(op, 0, fgo_to(fn(op, x, ctx), out_elem), NULL);
     fg_end(op);

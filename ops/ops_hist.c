@@ -1,16 +1,16 @@
-/* dsl/ops_hist.c - histograms in the kernel IR: per-row counts in a
+/* ops/ops_hist.c - histograms in the kernel IR: per-row counts in a
  * thread-local array (a few rows per thread when bins outnumber a row's
  * points), written to a [threads, bins] field, then summed per bin
- * (fgk_ops_histogram), and fg_histogram, N bins over a range.  No atomics, so
+ * (fgo_histogram), and fg_histogram, N bins over a range.  No atomics, so
  * any backend gives the same counts; the input is read at explicit coordinates,
  * so its producer is materialized. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
 #include <stdio.h>
 
-fg_field *fgk_ops_histogram(fg_graph *g, const char *name, fg_field *in,
+fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
                             int bins, int channels, fg_elem count_elem,
-                            fgk_ops_bin_fn fn, const void *user,
+                            fgo_bin_fn fn, const void *user,
                             const fg_restriction *rect) {
   fg_type t = fg_field_type(in);
   int nd = t.field.ndim;
@@ -111,18 +111,18 @@ static fg_expr *range_bin(fg_op *op, fg_expr *v, int ch, fg_expr **valid,
   const range *r = user;
   fg_expr *f = fg_var(op, r->acc, 1);
   fg_assign(f, fg_convert(v, r->acc, 1));
-  *valid = fg_land(fg_ge(f, fgk_ops_flit(op, r->acc, r->lo)),
-                   fg_le(f, fgk_ops_flit(op, r->acc, r->hi)));
+  *valid = fg_land(fg_ge(f, fgo_flit(op, r->acc, r->lo)),
+                   fg_le(f, fgo_flit(op, r->acc, r->hi)));
   fg_expr *s = fg_var(op, r->acc, 1);
-  fg_assign(s, fg_sub(f, fgk_ops_flit(op, r->acc, r->lo)));
-  fg_assign(s, fg_mul(s, fgk_ops_flit(op, r->acc, r->scale)));
+  fg_assign(s, fg_sub(f, fgo_flit(op, r->acc, r->lo)));
+  fg_assign(s, fg_mul(s, fgo_flit(op, r->acc, r->scale)));
   return fg_min(fg_max(fg_convert(fg_floor(s), FG_I32, 1), fg_int(op, 0)),
                 fg_int(op, r->bins - 1));
 }
 
 fg_field *fg_histogram(fg_graph *g, fg_field *in, int bins, double lo,
                        double hi) {
-  if (!fgk_ops_ready(g, in))
+  if (!fgo_ready(g, in))
     return NULL;
   fg_type t = fg_field_type(in);
   char ts[128];
@@ -140,7 +140,7 @@ fg_field *fg_histogram(fg_graph *g, fg_field *in, int bins, double lo,
                        bins, lo, hi);
     return NULL;
   }
-  range r = {lo, hi, bins / (hi - lo), bins, fgk_ops_acc(t.elem)};
-  return fgk_ops_histogram(g, "histogram", in, bins, 1, FG_U32, range_bin, &r,
+  range r = {lo, hi, bins / (hi - lo), bins, fgo_acc(t.elem)};
+  return fgo_histogram(g, "histogram", in, bins, 1, FG_U32, range_bin, &r,
                            NULL);
 }

@@ -1,9 +1,9 @@
-/* dsl/ops_geom.c - geometric operators of the operator library: flips,
+/* ops/ops_geom.c - geometric operators of the operator library: flips,
  * transpose, quarter-turn rotations, crop, pad with border rules and the
  * affine warp.  Each is one operator reading its input at explicit
  * coordinates computed from the thread's own; all but the warp copy
  * tensors exactly. */
-#include "ops_nl_impl.h"
+#include "ops_impl.h"
 
 #include <math.h>
 
@@ -16,7 +16,7 @@ static fg_type with_size(fg_type t, int64_t rows, int64_t cols) {
 
 /* One operator of output type ot writing in(row, col). */
 static fg_field *copy_at(fg_op *op, fg_field *in, fg_expr *row, fg_expr *col) {
-  fg_write_tensor(op, 0, fgk_ops_read(op, in, row, col));
+  fg_write_tensor(op, 0, fgo_read(op, in, row, col));
   return fg_op_end(op);
 }
 
@@ -26,28 +26,28 @@ static fg_expr *rev(fg_op *op, int64_t n, fg_expr *e) {
 }
 
 fg_field *fg_flip(fg_graph *g, fg_field *in, bool horizontal, bool vertical) {
-  if (!fgk_ops_image(g, "flip", in))
+  if (!fgo_image(g, "flip", in))
     return NULL;
   fg_type t = fg_field_type(in);
   fg_op *op = fg_op_begin(g, "flip", 1, &t);
   fg_expr *r = fg_row(op), *c = fg_column(op);
-  return copy_at(op, in, vertical ? rev(op, fgk_ops_rows(in), r) : r,
-                 horizontal ? rev(op, fgk_ops_cols(in), c) : c);
+  return copy_at(op, in, vertical ? rev(op, fgo_rows(in), r) : r,
+                 horizontal ? rev(op, fgo_cols(in), c) : c);
 }
 
 fg_field *fg_transpose(fg_graph *g, fg_field *in) {
-  if (!fgk_ops_image(g, "transpose", in))
+  if (!fgo_image(g, "transpose", in))
     return NULL;
-  fg_type t = with_size(fg_field_type(in), fgk_ops_cols(in), fgk_ops_rows(in));
+  fg_type t = with_size(fg_field_type(in), fgo_cols(in), fgo_rows(in));
   fg_op *op = fg_op_begin(g, "transpose", 1, &t);
   return copy_at(op, in, fg_column(op), fg_row(op));
 }
 
 fg_field *fg_rotate90(fg_graph *g, fg_field *in, int turns) {
-  if (!fgk_ops_image(g, "rotate90", in))
+  if (!fgo_image(g, "rotate90", in))
     return NULL;
   int k = ((turns % 4) + 4) % 4;
-  int64_t h = fgk_ops_rows(in), w = fgk_ops_cols(in);
+  int64_t h = fgo_rows(in), w = fgo_cols(in);
   fg_type t = fg_field_type(in);
   if (k % 2)
     t = with_size(t, w, h);
@@ -67,9 +67,9 @@ fg_field *fg_rotate90(fg_graph *g, fg_field *in, int turns) {
 
 fg_field *fg_crop(fg_graph *g, fg_field *in, int64_t row, int64_t col,
                   int64_t rows, int64_t cols) {
-  if (!fgk_ops_image(g, "crop", in))
+  if (!fgo_image(g, "crop", in))
     return NULL;
-  int64_t h = fgk_ops_rows(in), w = fgk_ops_cols(in);
+  int64_t h = fgo_rows(in), w = fgo_cols(in);
   if (row < 0 || col < 0 || rows < 1 || cols < 1 || row + rows > h ||
       col + cols > w) {
     fg_graph_set_error(g, FG_ESHAPE,
@@ -88,7 +88,7 @@ fg_field *fg_crop(fg_graph *g, fg_field *in, int64_t row, int64_t col,
 
 fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
                  int64_t left, int64_t right, fg_border border, double value) {
-  if (!fgk_ops_image(g, "pad", in))
+  if (!fgo_image(g, "pad", in))
     return NULL;
   if (top < 0 || bottom < 0 || left < 0 || right < 0 ||
       (unsigned)border > FG_BORDER_CONSTANT) {
@@ -99,11 +99,11 @@ fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
                        (long long)right, (int)border);
     return NULL;
   }
-  fg_type t = with_size(fg_field_type(in), fgk_ops_rows(in) + top + bottom,
-                        fgk_ops_cols(in) + left + right);
+  fg_type t = with_size(fg_field_type(in), fgo_rows(in) + top + bottom,
+                        fgo_cols(in) + left + right);
   fg_op *op = fg_op_begin(g, "pad", 1, &t);
   fg_write_tensor(op, 0,
-                  fgk_ops_read_border(op, in, fg_subi(fg_row(op), (int32_t)top),
+                  fgo_read_border(op, in, fg_subi(fg_row(op), (int32_t)top),
                                       fg_subi(fg_column(op), (int32_t)left),
                                       (int)border, value));
   return fg_op_end(op);
@@ -112,7 +112,7 @@ fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
 fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
                          int64_t rows, int64_t cols, fg_interp interp,
                          fg_border border, double value) {
-  if (!fgk_ops_image(g, "warp_affine", in))
+  if (!fgo_image(g, "warp_affine", in))
     return NULL;
   if (!m || rows < 1 || cols < 1 ||
       (interp != FG_INTERP_NEAREST && interp != FG_INTERP_BILINEAR) ||
@@ -126,7 +126,7 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
   }
   fg_type t = with_size(fg_field_type(in), rows, cols);
   int n = fg_type_tensor_elements(t);
-  fg_elem ae = fgk_ops_acc(t.elem);
+  fg_elem ae = fgo_acc(t.elem);
   fg_op *op = fg_op_begin(g, "warp_affine", 1, &t);
   fg_expr *x = fg_var(op, ae, 1), *y = fg_var(op, ae, 1);
   fg_assign(x, fg_convert(fg_column(op), ae, 1));
@@ -137,19 +137,19 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
   for (int k = 0; k < 2; k++) {
     fg_expr *s = k ? sy : sx;
     const double *row = m + 3 * k;
-    fg_assign(s, fgk_ops_flit(op, ae, row[2]));
-    fg_assign(p, fg_mul(x, fgk_ops_flit(op, ae, row[0])));
+    fg_assign(s, fgo_flit(op, ae, row[2]));
+    fg_assign(p, fg_mul(x, fgo_flit(op, ae, row[0])));
     fg_assign(s, fg_add(s, p));
-    fg_assign(p, fg_mul(y, fgk_ops_flit(op, ae, row[1])));
+    fg_assign(p, fg_mul(y, fgo_flit(op, ae, row[1])));
     fg_assign(s, fg_add(s, p));
   }
   if (interp == FG_INTERP_NEAREST) {
     fg_expr *ix =
-        fg_convert(fg_floor(fg_add(sx, fgk_ops_flit(op, ae, 0.5))), FG_I32, 1);
+        fg_convert(fg_floor(fg_add(sx, fgo_flit(op, ae, 0.5))), FG_I32, 1);
     fg_expr *iy =
-        fg_convert(fg_floor(fg_add(sy, fgk_ops_flit(op, ae, 0.5))), FG_I32, 1);
+        fg_convert(fg_floor(fg_add(sy, fgo_flit(op, ae, 0.5))), FG_I32, 1);
     fg_write_tensor(op, 0,
-                    fgk_ops_read_border(op, in, iy, ix, (int)border, value));
+                    fgo_read_border(op, in, iy, ix, (int)border, value));
     return fg_op_end(op);
   }
   fg_expr *fx = fg_var(op, ae, 1), *fy = fg_var(op, ae, 1);
@@ -163,7 +163,7 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
   fg_expr *v[4];
   for (int i = 0; i < 4; i++) {
     v[i] = fg_var(op, ae, n);
-    fg_assign(v[i], fgk_ops_to_acc(fgk_ops_read_border(
+    fg_assign(v[i], fgo_to_acc(fgo_read_border(
                                        op, in, fg_addi(y0, i / 2),
                                        fg_addi(x0, i % 2), (int)border, value),
                                    ae));
@@ -176,6 +176,6 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
   }
   fg_assign(d, fg_mul(fg_sub(v[2], v[0]), fy));
   fg_assign(v[0], fg_add(v[0], d));
-  fg_write_tensor(op, 0, fgk_ops_from_acc(v[0], t.elem));
+  fg_write_tensor(op, 0, fgo_from_acc(v[0], t.elem));
   return fg_op_end(op);
 }
