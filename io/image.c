@@ -22,12 +22,15 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <png.h>
 #include <jpeglib.h>
@@ -627,9 +630,23 @@ fg_status fg_image_load(const char *path, fg_image *out,
     return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: empty path");
 
   char ebuf[128];
-  FILE *fp = fopen(path, "rb");
+  /* O_NONBLOCK: opening a FIFO or a device must not wait; only a regular
+   * file is read */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat fst;
+  if (fd >= 0 && fstat(fd, &fst) == 0 && !S_ISREG(fst.st_mode)) {
+    close(fd);
+    return fgu_fail(err, errlen, FG_EIO, "%s: not a regular file (%s); "
+                    "expected an image file", path,
+                    S_ISDIR(fst.st_mode) ? "a folder"
+                    : S_ISFIFO(fst.st_mode) ? "a FIFO"
+                    : S_ISSOCK(fst.st_mode) ? "a socket" : "a device");
+  }
+  FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
   if (!fp) {
     int e = errno;
+    if (fd >= 0)
+      close(fd);
     return fgu_fail(err, errlen, FG_EIO, "%s: cannot open: %s", path,
                     fgu_strerror(e, ebuf, sizeof ebuf));
   }

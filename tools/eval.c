@@ -8,6 +8,7 @@
  * its message is the one reported, at the right place in the file.
  */
 #include "tools/fgt.h"
+#include "tools/outputs.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -27,8 +28,8 @@ typedef struct eval {
   const fgt_shape_key *key;
   fgt_built *b;
   fg_graph *g;
-  var vars[256];
-  int n_vars;
+  var *vars;              /* the names bound so far (grows) */
+  int n_vars, cap_vars;
   int want_results;       /* names on the left of the current statement */
   fgt_value results[FGT_MAX_IO];
   int n_results;
@@ -450,6 +451,9 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
     tlen = (size_t)(bracket - tmpl);
   }
   snprintf(s->tmpl, sizeof s->tmpl, "%.*s", (int)tlen, tmpl);
+  char why[1024];
+  if (fgt_tmpl_check(s->tmpl, why, sizeof why))
+    return failv(ev, FG_EINVAL, a[1]->pos, "save: %s", why);
   if (n > 2 && a[2]) {
     if (want_number(ev, a[2], 0, 9, "a PNG compression level", &d))
       return none();
@@ -508,7 +512,14 @@ static fgt_value call_report(eval *ev, const fgt_node *c) {
     return none();
   if (n < 1)
     return failv(ev, FG_EINVAL, c->pos, "report: expected a value");
-  char name[64];
+  char name[sizeof ev->b->reports[0].name];
+  const char *given = n > 1 && a[1]->kind == FGT_N_STRING ? a[1]->text
+                      : n == 1 && a[0]->kind == FGT_N_NAME ? a[0]->text
+                      : "";
+  if (strlen(given) >= sizeof name)
+    return failv(ev, FG_EINVAL, a[n > 1]->pos, "report: expected a name of "
+                 "at most %zu bytes, found %zu", sizeof name - 1,
+                 strlen(given));
   if (n > 1 && a[1]->kind == FGT_N_STRING)
     snprintf(name, sizeof name, "%s", a[1]->text);
   else if (n > 1)
@@ -1082,9 +1093,20 @@ static void set_global(eval *ev, const fgt_stmt *s) {
           fg_rs_script_errmsg(sv.script));
 }
 
-static void bind(eval *ev, const char *name, fgt_value v) {
-  if (ev->n_vars < (int)(sizeof ev->vars / sizeof ev->vars[0]))
-    ev->vars[ev->n_vars++] = (var){name, v};
+/* Binds name to v (a later binding hides an earlier one); fails the
+ * build only when memory runs out. */
+static void bind(eval *ev, const char *name, fgt_value v, fgt_pos pos) {
+  if (ev->n_vars == ev->cap_vars) {
+    int cap = ev->cap_vars ? 2 * ev->cap_vars : 64;
+    var *nv = realloc(ev->vars, sizeof *nv * (size_t)cap);
+    if (!nv) {
+      failv(ev, FG_ENOMEM, pos, "out of memory binding '%s'", name);
+      return;
+    }
+    ev->vars = nv;
+    ev->cap_vars = cap;
+  }
+  ev->vars[ev->n_vars++] = (var){name, v};
 }
 
 fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
@@ -1118,14 +1140,14 @@ fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
         break;
       }
       for (int k = 0; k < s->n_names; k++)
-        bind(&ev, s->names[k], ev.results[k]);
+        bind(&ev, s->names[k], ev.results[k], s->name_pos[k]);
     } else if (s->kind == FGT_S_ASSIGN) {
       if (v.kind == FGT_V_NONE) {
         failv(&ev, FG_EINVAL, s->expr->pos, "expected a value for '%s'; "
               "this call gives nothing", s->names[0]);
         break;
       }
-      bind(&ev, s->names[0], v);
+      bind(&ev, s->names[0], v, s->name_pos[0]);
     }
   }
   if (ev.st == FG_OK && out->n_inputs == 0)
@@ -1134,6 +1156,7 @@ fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
   if (ev.st == FG_OK && out->n_saves == 0 && out->n_reports == 0)
     failv(&ev, FG_EINVAL, (fgt_pos){1, 1}, "expected an output: the "
           "pipeline never calls save() or report()");
+  free(ev.vars);
   if (ev.st != FG_OK) {
     fg_graph_free(out->g);
     memset(out, 0, sizeof *out);
@@ -1143,36 +1166,51 @@ fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
 
 int fgt_pipeline_inputs(const fgt_pipeline *p, int *n, const char **tmpls,
                         char *err, size_t errlen) {
-  /* walks the tree for calls of input() in statement order */
+  /* walks the tree for calls of input() in statement order, with a stack
+   * on the heap: a call of many arguments pushes them all */
   *n = 0;
-  const fgt_node *stack[256];
-  for (int i = 0; i < p->n_stmts; i++) {
+  const fgt_node **stack = NULL;
+  int cap = 0, rc = 0;
+  for (int i = 0; i < p->n_stmts && rc == 0; i++) {
     int sp = 0;
-    if (p->stmts[i].expr)
-      stack[sp++] = p->stmts[i].expr;
+    const fgt_node *root = p->stmts[i].expr;
     /* depth-first, left to right: push children in reverse */
-    while (sp > 0) {
-      const fgt_node *x = stack[--sp];
+    while (rc == 0 && (root || sp > 0)) {
+      const fgt_node *x = root ? root : stack[--sp];
+      root = NULL;
       if (x->kind == FGT_N_CALL && x->a->kind == FGT_N_NAME &&
           strcmp(x->a->text, "input") == 0) {
         if (*n >= FGT_MAX_IO) {
           fgt_diag(err, errlen, &p->src, x->pos, "at most %d inputs",
                    FGT_MAX_IO);
-          return -1;
+          rc = -1;
+          break;
         }
         tmpls[(*n)++] = x->n == 1 && x->items[0]->kind == FGT_N_STRING
                             ? x->items[0]->text : NULL;
         continue;
       }
-      for (int k = x->n - 1; k >= 0 && sp < 250; k--)
+      if (sp + x->n + 2 > cap) {
+        int c = 2 * (sp + x->n + 2);
+        const fgt_node **v = realloc(stack, sizeof *v * (size_t)c);
+        if (!v) {
+          snprintf(err, errlen, "%s: out of memory", p->src.path);
+          rc = -1;
+          break;
+        }
+        stack = v;
+        cap = c;
+      }
+      for (int k = x->n - 1; k >= 0; k--)
         stack[sp++] = x->items[k];
-      if (x->b && sp < 255)
+      if (x->b)
         stack[sp++] = x->b;
-      if (x->a && sp < 255)
+      if (x->a)
         stack[sp++] = x->a;
     }
   }
-  return 0;
+  free(stack);
+  return rc;
 }
 
 void fgt_built_free(fgt_built *b) {

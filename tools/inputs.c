@@ -1,5 +1,6 @@
 /* tools/inputs.c - what `fieldgraph run` processes: the input list built
- * from files, directories (recursively, filtered by --glob), list files
+ * from files, directories (recursively, without recursion on the stack,
+ * each directory once, regular files only, filtered by --glob), list files
  * (@list.txt, '-' for stdin), the deterministic --shard K/N selection, and
  * the {stem}/{name}/{dir}/{ext}/{index} file name templates.
  */
@@ -52,72 +53,253 @@ static int cmp_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds the images under dir (sorted, recursively); rel_base is dir's
- * path relative to the directory named on the command line. */
-static int walk(fgt_inputs *in, const char *dir, const char *rel_base,
-                const char *glob, char *err, size_t errlen) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    int e = errno;
-    snprintf(err, errlen, "%s: cannot open directory: %s", dir, strerror(e));
-    return -1;
+/* ---- the directory walk ------------------------------------------------- */
+
+/* The directories a walk has listed, by (st_dev, st_ino): an open
+ * addressing set, so a link to an ancestor (or a bind mount's cycle) is
+ * listed once instead of forever. */
+typedef struct dirid {
+  dev_t dev;
+  ino_t ino;
+  int used;
+} dirid;
+
+typedef struct dirset {
+  dirid *v;
+  size_t cap, n;
+} dirset;
+
+static size_t dirid_slot(const dirset *s, dev_t dev, ino_t ino) {
+  uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ (uint64_t)ino;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  size_t i = (size_t)(h ^ (h >> 32)) & (s->cap - 1);
+  while (s->v[i].used && !(s->v[i].dev == dev && s->v[i].ino == ino))
+    i = (i + 1) & (s->cap - 1);
+  return i;
+}
+
+/* Adds (dev, ino): 1 when new, 0 when listed already, -1 out of memory. */
+static int dirset_add(dirset *s, dev_t dev, ino_t ino) {
+  if (2 * (s->n + 1) > s->cap) {
+    dirset g = {.cap = s->cap ? 2 * s->cap : 64};
+    if (!(g.v = calloc(g.cap, sizeof *g.v)))
+      return -1;
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->v[i].used)
+        g.v[dirid_slot(&g, s->v[i].dev, s->v[i].ino)] = s->v[i];
+    g.n = s->n;
+    free(s->v);
+    *s = g;
   }
-  char **names = NULL;
-  int n = 0, cap = 0;
+  size_t i = dirid_slot(s, dev, ino);
+  if (s->v[i].used)
+    return 0;
+  s->v[i] = (dirid){dev, ino, 1};
+  s->n++;
+  return 1;
+}
+
+/* A directory being listed: its sorted entries and the next one. */
+typedef struct frame {
+  char *path, *rel;
+  char **names;
+  int n, next;
+} frame;
+
+static void frame_free(frame *f) {
+  for (int i = 0; i < f->n; i++)
+    free(f->names[i]);
+  free(f->names);
+  free(f->path);
+  free(f->rel);
+}
+
+/* "a/b" (or b alone when a is empty), malloc'd. */
+static char *join(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *s = malloc(la + lb + 2);
+  if (s) {
+    memcpy(s, a, la);
+    s[la] = '/';
+    memcpy(s + (la ? la + 1 : 0), b, lb + 1);
+  }
+  return s;
+}
+
+/* Lists dir's entries into f (sorted; hidden ones, and so our own
+ * temporaries, left out).  0; 1 when dir cannot be opened; -1 out of
+ * memory. */
+static int frame_open(frame *f, char *path, char *rel) {
+  memset(f, 0, sizeof *f);
+  f->path = path;
+  f->rel = rel;
+  DIR *d = opendir(path);
+  if (!d)
+    return 1;
+  int cap = 0;
   struct dirent *de;
   while ((de = readdir(d))) {
     if (de->d_name[0] == '.')
-      continue;       /* hidden files, and our own temporaries */
-    if (n == cap) {
+      continue;
+    if (f->n == cap) {
       cap = cap ? cap * 2 : 32;
-      char **v = realloc(names, sizeof *v * (size_t)cap);
+      char **v = realloc(f->names, sizeof *v * (size_t)cap);
       if (!v)
         break;
-      names = v;
+      f->names = v;
     }
-    names[n++] = strdup(de->d_name);
+    if (!(f->names[f->n] = strdup(de->d_name)))
+      break;
+    f->n++;
   }
+  int oom = de != NULL;
   closedir(d);
-  qsort(names, (size_t)n, sizeof *names, cmp_names);
-  int rc = 0;
-  for (int i = 0; i < n; i++) {
-    char path[4096], rel[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    if (*rel_base)
-      snprintf(rel, sizeof rel, "%s/%s", rel_base, names[i]);
-    else
-      snprintf(rel, sizeof rel, "%s", names[i]);
-    struct stat st;
-    if (stat(path, &st) != 0)
-      continue;
-    if (S_ISDIR(st.st_mode)) {
-      if (walk(in, path, rel, glob, err, errlen) != 0) {
-        /* an unreadable subdirectory is an input that failed: listed so
-         * the run reports it by name */
-        push(in, path, rel);
-        in->items[in->n - 1].unreadable_dir = 1;
-      }
-    } else if (is_image_name(names[i], glob) && rc == 0) {
-      rc = push(in, path, rel);
-    }
+  if (oom)
+    return -1;
+  qsort(f->names, (size_t)f->n, sizeof *f->names, cmp_names);
+  return 0;
+}
+
+static const char *special_kind(mode_t m) {
+  return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+       : "not a regular file";
+}
+
+/* Pushes an input that stands for a directory that cannot be listed:
+ * the run reports it by name as an input that failed. */
+static int push_unreadable(fgt_inputs *in, const char *path,
+                           const char *rel) {
+  if (push(in, path, rel))
+    return -1;
+  in->items[in->n - 1].unreadable_dir = 1;
+  return 0;
+}
+
+/* Adds the images under root (sorted, depth first), each with its path
+ * relative to root.  No recursion: the directories being listed are a
+ * stack on the heap, so a tree thousands of levels deep is no risk.
+ * Links to directories are followed only with in->follow_symlinks, and
+ * each directory is listed once.  0, or -1 (out of memory) with err. */
+static int walk(fgt_inputs *in, const char *root, const struct stat *root_st,
+                const char *glob, char *err, size_t errlen) {
+  dirset seen = {0};
+  frame *stack = NULL;
+  int sp = 0, cap = 0, rc = 0;
+  char *path = strdup(root), *rel = strdup("");
+  if (!path || !rel || dirset_add(&seen, root_st->st_dev,
+                                  root_st->st_ino) < 0) {
+    free(path);
+    free(rel);
+    rc = -1;
+    goto done;
   }
-  for (int i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  for (;;) {
+    if (path) {            /* a directory to list: push it */
+      if (sp == cap) {
+        int c = cap ? 2 * cap : 16;
+        frame *v = realloc(stack, sizeof *v * (size_t)c);
+        if (!v) {
+          free(path);
+          free(rel);
+          rc = -1;
+          break;
+        }
+        stack = v;
+        cap = c;
+      }
+      int o = frame_open(&stack[sp], path, rel);
+      path = rel = NULL;
+      if (o != 0) {
+        frame *f = &stack[sp];
+        /* the root's failure names the root, as given */
+        rc = o < 0 ? -1 : push_unreadable(in, sp ? f->path : root,
+                                          sp ? f->rel : root);
+        frame_free(f);
+        if (rc)
+          break;
+      } else {
+        sp++;
+      }
+    }
+    if (sp == 0)
+      break;
+    frame *f = &stack[sp - 1];
+    if (f->next == f->n) {
+      frame_free(f);
+      sp--;
+      continue;
+    }
+    const char *name = f->names[f->next++];
+    char *cpath = join(f->path, name), *crel = join(f->rel, name);
+    if (!cpath || !crel) {
+      free(cpath);
+      free(crel);
+      rc = -1;
+      break;
+    }
+    struct stat st;
+    int is_link = 0, ok = lstat(cpath, &st) == 0;
+    if (ok && S_ISLNK(st.st_mode)) {
+      is_link = 1;
+      ok = stat(cpath, &st) == 0;
+    }
+    if (!ok) {
+      /* removed meanwhile, or a dangling link: nothing to read */
+    } else if (S_ISDIR(st.st_mode)) {
+      int added = 0;
+      if (is_link && !in->follow_symlinks) {
+        if (in->log)
+          fprintf(in->log, "fieldgraph run: %s: skipped: a link to a folder "
+                  "(--follow-symlinks follows them)\n", cpath);
+      } else if ((added = dirset_add(&seen, st.st_dev, st.st_ino)) < 0) {
+        rc = -1;
+      } else if (!added && in->log) {
+        fprintf(in->log, "fieldgraph run: %s: skipped: a folder listed "
+                "already (a link to it, or a cycle)\n", cpath);
+      }
+      if (added > 0) {
+        path = cpath;      /* listed at the top of the loop */
+        rel = crel;
+        continue;
+      }
+    } else if (is_image_name(name, glob)) {
+      if (S_ISREG(st.st_mode))
+        rc = push(in, cpath, crel);
+      else if (in->log)
+        fprintf(in->log, "fieldgraph run: %s: skipped: %s, not a regular "
+                "file\n", cpath, special_kind(st.st_mode));
+    }
+    free(cpath);
+    free(crel);
+    if (rc)
+      break;
+  }
+  while (sp > 0)
+    frame_free(&stack[--sp]);
+done:
+  free(stack);
+  free(seen.v);
+  if (rc)
+    snprintf(err, errlen, "%s: out of memory listing the folder", root);
   return rc;
 }
 
 static int add_list(fgt_inputs *in, FILE *fp) {
-  char line[4096];
-  while (fgets(line, sizeof line, fp)) {
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int rc = 0;
+  while (rc == 0 && (len = getline(&line, &cap, fp)) >= 0) {
     line[strcspn(line, "\r\n")] = '\0';
     if (!line[0] || line[0] == '#')
       continue;
     const char *slash = strrchr(line, '/');
-    if (push(in, line, slash ? slash + 1 : line))
-      return -1;
+    rc = push(in, line, slash ? slash + 1 : line);
   }
-  return 0;
+  free(line);
+  return rc;
 }
 
 int fgt_inputs_add(fgt_inputs *in, const char *arg, const char *glob,
@@ -137,20 +319,33 @@ int fgt_inputs_add(fgt_inputs *in, const char *arg, const char *glob,
     return rc;
   }
   struct stat st;
-  if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", arg);
-    size_t len = strlen(dir);
-    while (len > 1 && dir[len - 1] == '/')
-      dir[--len] = '\0';
-    if (walk(in, dir, "", glob, err, errlen) != 0) {
-      if (push(in, dir, dir))
-        return -1;
-      in->items[in->n - 1].unreadable_dir = 1;
-    }
-    return 0;
+  if (stat(arg, &st) != 0) {
+    int e = errno;
+    snprintf(err, errlen, "%s: expected an image file, a folder, @LIST or "
+             "-; found nothing there (%s)", arg, strerror(e));
+    return -1;
   }
-  /* a file (or a missing one: reported when it is read) */
+  if (S_ISDIR(st.st_mode)) {
+    size_t len = strlen(arg);
+    while (len > 1 && arg[len - 1] == '/')
+      len--;
+    char *dir = strndup(arg, len);
+    int before = in->n;
+    if (!dir) {
+      snprintf(err, errlen, "%s: out of memory", arg);
+      return -1;
+    }
+    int rc = walk(in, dir, &st, glob, err, errlen);
+    if (rc == 0 && in->n == before) {
+      snprintf(err, errlen, "%s: no images in the folder or under it "
+               "(expected files named %s)", dir,
+               glob ? glob : "*.png, *.jpg, *.jpeg, *.ppm, *.pgm or *.pnm");
+      rc = -1;
+    }
+    free(dir);
+    return rc;
+  }
+  /* a file: one that is not a regular file fails when it is read */
   const char *slash = strrchr(arg, '/');
   return push(in, arg, slash ? slash + 1 : arg);
 }

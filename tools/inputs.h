@@ -5,6 +5,7 @@
 #include "tools/fgt.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct fgt_item {
   char *path;          /* as found: the item's id in reports */
@@ -15,12 +16,19 @@ typedef struct fgt_item {
 typedef struct fgt_inputs {
   fgt_item *items;
   int n, cap;
+  int follow_symlinks;   /* set before adding: walks follow links to
+                            directories (each directory is listed once) */
+  FILE *log;             /* set before adding: where a walk says what it
+                            skips (FIFOs, devices, links), NULL: nowhere */
 } fgt_inputs;
 
-/* Adds a command-line input: a file, a directory (images under it,
- * recursively, sorted; glob filters file names, NULL: PNG and JPEG), a
- * list file "@list.txt" or "-" (stdin), one path a line.  0 or -1 with a
- * message. */
+/* Adds a command-line input: a file, a directory (the regular files
+ * under it, recursively, sorted; glob filters file names, NULL: PNG,
+ * JPEG and PNM), a list file "@list.txt" or "-" (stdin), one path a line.
+ * 0, or -1 with a message: a path that does not exist, a directory
+ * holding no image, a list that cannot be read, no memory.  An
+ * unreadable directory under one is an input (unreadable_dir) that
+ * fails when run. */
 int fgt_inputs_add(fgt_inputs *in, const char *arg, const char *glob,
                    char *err, size_t errlen);
 /* Keeps shard k of n (1 <= k <= n): the items whose path hashes to k - 1

@@ -286,6 +286,9 @@ int fgt_cmd_devices(int argc, char **argv) {
            (unsigned long long)(d[i].local_mem >> 10),
            (unsigned long long)(d[i].max_alloc >> 20),
            d[i].fp64 ? "yes" : "no");
+  if (n > 16)
+    printf("and %d more OpenCL devices (this list shows the first 16)\n",
+           n - 16);
   return 0;
 }
 

@@ -412,7 +412,13 @@ static void statement(parser *p, fgt_pipeline *pl) {
         set = is_punct(p, '=');
       }
     } else {
-      while (is_punct(p, ',') && n < FGT_MAX_IO) {
+      while (is_punct(p, ',')) {
+        if (n == FGT_MAX_IO) {
+          p->failed = 1;
+          fgt_diag(p->err, p->errlen, p->src, p->tok.pos, "expected at most "
+                   "%d names on the left of '=', found more", FGT_MAX_IO);
+          return;
+        }
         next(p);
         if (p->tok.kind != FGT_T_NAME) {
           fail_expected(p, "a name in the list of results");

@@ -12,6 +12,7 @@
  */
 #include "tools/fgt.h"
 #include "tools/inputs.h"
+#include "tools/outputs.h"
 #include "util/fs.h"
 #include "util/util.h"
 
@@ -539,10 +540,10 @@ static void after_encode(uv_work_t *w, int status) {
 /* Output paths of item index i (from the templates of built bt). */
 static int output_paths(batch *b, const fgt_built *bt, job *j) {
   for (int i = 0; i < bt->n_saves; i++) {
-    char name[4096], err[512];
-    if (fgt_expand(name, sizeof name, bt->saves[i].tmpl, j->item->path,
-                   j->item->rel, j->index, err, sizeof err)) {
-      job_fail(j, FG_EINVAL, "pipeline", "%s", err);
+    char name[4096], err[1024];
+    if (fgt_output_name(name, sizeof name, bt->saves[i].tmpl, j->item->path,
+                        j->item->rel, j->index, err, sizeof err)) {
+      job_fail(j, FG_EINVAL, "input", "%s", err);
       return -1;
     }
     int n = snprintf(j->out_path[i], sizeof j->out_path[i], "%s/%s",
@@ -630,6 +631,8 @@ static const char run_usage[] =
   "                      (default: the number of cores); 2N images in flight\n"
   "      --glob PATTERN  file names to take from directories (default:\n"
   "                      *.png *.jpg *.jpeg *.ppm *.pgm *.pnm)\n"
+  "      --follow-symlinks  follow links to folders (each folder is listed\n"
+  "                      once); FIFOs and devices are never read\n"
   "      --skip-existing skip inputs whose outputs all exist (outputs are\n"
   "                      written atomically: existing means complete)\n"
   "      --shard K/N     process shard K of N (1 <= K <= N), chosen by a hash\n"
@@ -698,26 +701,54 @@ int fgt_parse_fusion(const char *s, fg_fusion *out) {
   return 0;
 }
 
-/* The default shard from a batch system's environment, if any. */
-static void shard_from_env(int *k, int *n, int count) {
-  const char *id = getenv("SLURM_ARRAY_TASK_ID");
-  const char *cnt = getenv("SLURM_ARRAY_TASK_COUNT");
-  const char *min = getenv("SLURM_ARRAY_TASK_MIN");
-  if (id && cnt && atoi(cnt) > 0) {
-    *n = atoi(cnt);
-    *k = atoi(id) - (min ? atoi(min) : 0) + 1;
-    return;
+/* The integer in environment variable var into *out: 0 when var is
+ * unset, 1 when it holds a number from lo to hi, -1 (after saying so)
+ * when it holds anything else. */
+static int env_long(const char *var, long lo, long hi, long *out) {
+  const char *s = getenv(var);
+  if (!s)
+    return 0;
+  char *e;
+  errno = 0;
+  long v = strtol(s, &e, 10);
+  if (!*s || *e || errno || v < lo || v > hi) {
+    fprintf(stderr, "fieldgraph run: %s: expected an integer from %ld to "
+            "%ld, found '%s'\n", var, lo, hi, s);
+    return -1;
   }
-  const char *idx = getenv("JOB_COMPLETION_INDEX");
-  if (idx && count > 0) {
-    *n = count;
-    *k = atoi(idx) + 1;
+  *out = v;
+  return 1;
+}
+
+/* The default shard from a batch system's environment, if any (count:
+ * --shard-count, 0 when not given).  0, or -1 after saying which
+ * variable is malformed. */
+static int shard_from_env(int *k, int *n, long count) {
+  long id, cnt, min = 0, idx;
+  if (getenv("SLURM_ARRAY_TASK_ID") && getenv("SLURM_ARRAY_TASK_COUNT")) {
+    if (env_long("SLURM_ARRAY_TASK_COUNT", 1, 1000000, &cnt) < 0 ||
+        env_long("SLURM_ARRAY_TASK_ID", 0, 1000000000, &id) < 0 ||
+        env_long("SLURM_ARRAY_TASK_MIN", 0, id, &min) < 0)
+      return -1;
+    *n = (int)cnt;
+    *k = (int)(id - min + 1);
+    return 0;
   }
+  if (count > 0) {
+    int got = env_long("JOB_COMPLETION_INDEX", 0, count - 1, &idx);
+    if (got < 0)
+      return -1;
+    if (got) {
+      *n = (int)count;
+      *k = (int)idx + 1;
+    }
+  }
+  return 0;
 }
 
 int fgt_cmd_run(int argc, char **argv) {
   enum { O_GLOB = 256, O_SKIP, O_SHARD, O_JSON, O_BACKEND, O_DEVICE,
-         O_FUSION, O_DUMP, O_SHARD_COUNT };
+         O_FUSION, O_DUMP, O_SHARD_COUNT, O_FOLLOW };
   static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0,
     'j'}, {"glob", required_argument, 0, O_GLOB}, {"skip-existing",
@@ -727,13 +758,15 @@ int fgt_cmd_run(int argc, char **argv) {
     {"verbose", no_argument, 0, 'v'}, {"backend", required_argument, 0,
     O_BACKEND}, {"device", required_argument, 0, O_DEVICE}, {"fusion",
     required_argument, 0, O_FUSION}, {"dump-kernels", required_argument, 0,
-    O_DUMP}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    O_DUMP}, {"follow-symlinks", no_argument, 0, O_FOLLOW},
+    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   batch *b = calloc(1, sizeof *b);
   if (!b)
     return 1;
   const char *glob = NULL, *backend = NULL, *device = NULL, *fusion = NULL;
   const char *shard = NULL;
-  int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), shard_count = 0;
+  int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  long shard_count = 0;
   b->outdir = ".";
   int c;
   optind = 1;
@@ -752,9 +785,20 @@ int fgt_cmd_run(int argc, char **argv) {
     case 'q': b->quiet = 1; break;
     case 'v': b->verbose = 1; break;
     case O_GLOB: glob = optarg; break;
+    case O_FOLLOW: b->inputs.follow_symlinks = 1; break;
     case O_SKIP: b->skip_existing_ = 1; break;
     case O_SHARD: shard = optarg; break;
-    case O_SHARD_COUNT: shard_count = atoi(optarg); break;
+    case O_SHARD_COUNT: {
+      char *e;
+      shard_count = strtol(optarg, &e, 10);
+      if (*e || e == optarg || shard_count < 1 || shard_count > 1000000) {
+        fprintf(stderr, "fieldgraph run: --shard-count: expected 1 to "
+                "1000000, found '%s'\n", optarg);
+        free(b);
+        return 2;
+      }
+      break;
+    }
     case O_JSON: b->json = b->hash = 1; break;
     case O_BACKEND: backend = optarg; break;
     case O_DEVICE: device = optarg; break;
@@ -770,7 +814,10 @@ int fgt_cmd_run(int argc, char **argv) {
     return 2;
   }
   int k = 1, n = 1;
-  shard_from_env(&k, &n, shard_count);
+  if (!shard && shard_from_env(&k, &n, shard_count)) {
+    free(b);
+    return 2;
+  }
   if (shard && parse_shard(shard, &k, &n)) {
     fprintf(stderr, "fieldgraph run: --shard: expected K/N with 1 <= K <= N, "
             "found '%s'\n", shard);
@@ -778,8 +825,10 @@ int fgt_cmd_run(int argc, char **argv) {
     return 2;
   }
   if (k < 1 || k > n) {
-    fprintf(stderr, "fieldgraph run: shard %d of %d from the environment is "
-            "out of range\n", k, n);
+    fprintf(stderr, "fieldgraph run: shard %d of %d from the environment "
+            "(SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1 of "
+            "SLURM_ARRAY_TASK_COUNT) is out of range: expected 1 to %d\n",
+            k, n, n);
     free(b);
     return 2;
   }
@@ -811,11 +860,21 @@ int fgt_cmd_run(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     goto out;
   }
+  b->inputs.log = stderr;
   for (int i = optind + 1; i < argc; i++)
     if (fgt_inputs_add(&b->inputs, argv[i], glob, err, sizeof err)) {
       fprintf(stderr, "fieldgraph run: %s\n", err);
       goto out;
     }
+  /* every shard sees the whole list: all refuse the same collisions */
+  const char *tmpls[FGT_MAX_IO];
+  for (int i = 0; i < b->proto.n_saves; i++)
+    tmpls[i] = b->proto.saves[i].tmpl;
+  if (fgt_outputs_collide(&b->inputs, tmpls, b->proto.n_saves, err,
+                          sizeof err)) {
+    fprintf(stderr, "fieldgraph run: %s\n", err);
+    goto out;
+  }
   if (n > 1)
     fgt_inputs_shard(&b->inputs, k, n);
   int e = fgu_mkdir_p(b->outdir);

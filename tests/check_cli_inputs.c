@@ -1,0 +1,682 @@
+/* tests/check_cli_inputs.c - hostile inputs of `fieldgraph run`: save()
+ * templates and file names that would write outside -o, inputs whose
+ * outputs collide, folder trees too deep to recurse into, links to "."
+ * and FIFOs among the inputs, pipelines of many names, malformed shard
+ * variables, empty folders and missing paths.  Each is checked on the
+ * tools' functions (tools/outputs.c, inputs.c, parse.c, eval.c, linked
+ * in) and end to end, running the command on folders made here.
+ */
+#include "testutil.h"
+#include "tools/fgt.h"
+#include "tools/inputs.h"
+#include "tools/outputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef FG_TOOL
+#error FG_TOOL (the path of tools/fieldgraph) must be defined
+#endif
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Runs the tool with args (a shell fragment, env assignments may come
+ * first in pre), stdout and stderr to files in dir; its exit status.  A
+ * run that hangs (a FIFO read) is killed after 120 s and gives 124. */
+static int tool_env(const char *dir, const char *pre, const char *args) {
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd, "%s timeout 120 %s %s >%s/stdout 2>%s/stderr",
+           pre, FG_TOOL, args, dir, dir);
+  int st = system(cmd);
+  ck_assert_msg(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
+  return WEXITSTATUS(st);
+}
+
+static int tool(const char *dir, const char *args) {
+  return tool_env(dir, "", args);
+}
+
+/* The whole of dir/name, NUL-terminated (malloc'd). */
+static char *slurp(const char *dir, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  char *s = calloc(1, 1 << 20);
+  size_t n = fread(s, 1, (1 << 20) - 1, f);
+  s[n] = '\0';
+  fclose(f);
+  return s;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void tmpdir(char *buf, size_t size) {
+  snprintf(buf, size, "/tmp/fg-check-cli-inputs-XXXXXX");
+  ck_assert(mkdtemp(buf) != NULL);
+}
+
+static void rm_rf(const char *dir) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A small RGB image whose pixels depend on seed, written to path (PNG or
+ * JPEG by its name) and returned in *img when img is not NULL. */
+static void write_image(const char *path, int seed, fg_image *img) {
+  fg_image m;
+  char err[512];
+  ck_assert_int_eq(fg_image_alloc(&m, 7, 5, 3), FG_OK);
+  for (int i = 0; i < 7 * 5 * 3; i++)
+    m.data[i] = (unsigned char)(i * 37 + seed * 11);
+  ck_assert_msg(fg_image_write(path, &m, 95, err, sizeof err) == FG_OK, "%s",
+                err);
+  if (img)
+    *img = m;
+  else
+    fg_image_free(&m);
+}
+
+/* Asserts the image at path holds exactly want's pixels. */
+static void expect_image(const char *path, const fg_image *want) {
+  fg_image got;
+  char err[1024];
+  ck_assert_msg(fg_image_read(path, &got, err, sizeof err) == FG_OK, "%s",
+                err);
+  ck_assert_int_eq(got.width, want->width);
+  ck_assert_int_eq(got.height, want->height);
+  ck_assert_int_eq(got.channels, want->channels);
+  ck_assert(!memcmp(got.data, want->data,
+                    (size_t)got.width * got.height * got.channels));
+  fg_image_free(&got);
+}
+
+/* Regular files under dir, recursively (links not followed). */
+static int count_files(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    ck_assert(lstat(p, &st) == 0);
+    n += S_ISDIR(st.st_mode) ? count_files(p) : S_ISREG(st.st_mode);
+  }
+  closedir(d);
+  return n;
+}
+
+static int exists(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0;
+}
+
+static const char identity[] = "x = input()\nsave(x, \"{stem}.png\")\n";
+
+/* ---- output names (tools/outputs.c) ------------------------------------- */
+
+START_TEST(test_outputs_template_checked_alone) {
+  static const char *bad[] = {"../../x.png", "/tmp/x.png", "a/../../b.png",
+                              "{stem}/..", "{stem}/", "", "{bogus}.png",
+                              "{stem.png"};
+  static const char *good[] = {"{stem}.png", "{dir}/{stem}-{ext}.png",
+                               "..x.png", "a..b/{name}", "./{index}.png"};
+  char err[1024];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = '\0';
+    ck_assert_msg(fgt_tmpl_check(bad[i], err, sizeof err) == -1,
+                  "\"%s\" accepted", bad[i]);
+    ck_assert_msg(err[0] != '\0', "\"%s\": no message", bad[i]);
+  }
+  ck_assert(fgt_tmpl_check("../../x.png", err, sizeof err) == -1);
+  ck_assert_msg(strstr(err, "../../x.png") && strstr(err, "-o"), "%s", err);
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    ck_assert_msg(fgt_tmpl_check(good[i], err, sizeof err) == 0, "\"%s\": %s",
+                  good[i], err);
+}
+END_TEST
+
+START_TEST(test_outputs_values_stay_inside) {
+  char out[4096], err[1024];
+  /* a file named "...png": its stem is ".." */
+  ck_assert_int_eq(fgt_output_name(out, sizeof out, "{stem}/{stem}/x.png",
+                                   "in/...png", "...png", 0, err, sizeof err),
+                   -1);
+  ck_assert_msg(strstr(err, "{stem}") && strstr(err, "\"..\""), "%s", err);
+  /* "..png": the stem "." */
+  ck_assert_int_eq(fgt_output_name(out, sizeof out, "{stem}/x.png",
+                                   "..png", "..png", 0, err, sizeof err), -1);
+  /* a name of ".." from a list */
+  ck_assert_int_eq(fgt_output_name(out, sizeof out, "{name}", "a/..", "..",
+                                   0, err, sizeof err), -1);
+  /* fields that together spell "..": "..{ext}" for a name without one */
+  ck_assert_int_eq(fgt_output_name(out, sizeof out, "..{ext}/x.png", "in/a",
+                                   "a", 0, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "\"../x.png\""), "%s", err);
+  /* the ordinary cases */
+  ck_assert_int_eq(fgt_output_name(out, sizeof out, "{dir}/{stem}-{ext}.png",
+                                   "in/s/a.jpg", "s/a.jpg", 3, err,
+                                   sizeof err), 0);
+  ck_assert_str_eq(out, "s/a-jpg.png");
+  ck_assert_int_eq(fgt_output_name(out, sizeof out, "{stem}.png", "in/.a.png",
+                                   ".a.png", 0, err, sizeof err), 0);
+  ck_assert_str_eq(out, ".a.png");
+}
+END_TEST
+
+/* An input list of the given (path, rel) pairs. */
+static void make_list(fgt_inputs *in, const char *const *pairs, int n) {
+  memset(in, 0, sizeof *in);
+  in->cap = n;
+  in->items = calloc((size_t)n, sizeof *in->items);
+  for (int i = 0; i < n; i++) {
+    in->items[i].path = strdup(pairs[2 * i]);
+    in->items[i].rel = strdup(pairs[2 * i + 1]);
+  }
+  in->n = n;
+}
+
+START_TEST(test_outputs_collisions_found) {
+  char err[4096];
+  fgt_inputs in;
+  /* one stem, two extensions */
+  const char *ext[] = {"in/a.png", "a.png", "in/a.jpg", "a.jpg",
+                       "in/b.png", "b.png"};
+  make_list(&in, ext, 3);
+  const char *t1[] = {"{stem}.png"};
+  ck_assert_int_eq(fgt_outputs_collide(&in, t1, 1, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "'in/a.png'") && strstr(err, "'in/a.jpg'") &&
+                !strstr(err, "in/b.png") && strstr(err, "{ext}") &&
+                strstr(err, "a.png"), "%s", err);
+  const char *t2[] = {"{stem}-{ext}.png"};
+  ck_assert_int_eq(fgt_outputs_collide(&in, t2, 1, err, sizeof err), 0);
+  fgt_inputs_free(&in);
+  /* one name in two folders of a walk: {dir} tells them apart */
+  const char *dirs[] = {"in/a/x.png", "a/x.png", "in/b/x.png", "b/x.png"};
+  make_list(&in, dirs, 2);
+  ck_assert_int_eq(fgt_outputs_collide(&in, t1, 1, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "{dir}") && !strstr(err, "{ext}"), "%s", err);
+  const char *t3[] = {"{dir}/{stem}.png"};
+  ck_assert_int_eq(fgt_outputs_collide(&in, t3, 1, err, sizeof err), 0);
+  fgt_inputs_free(&in);
+  /* the same two named on the command line: only {index} does */
+  const char *cli[] = {"a/x.png", "x.png", "b/x.png", "x.png"};
+  make_list(&in, cli, 2);
+  ck_assert_int_eq(fgt_outputs_collide(&in, t1, 1, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "{index}"), "%s", err);
+  /* one input, two saves naming one file ("./x.png" is "x.png") */
+  fgt_inputs one;
+  make_list(&one, cli, 1);
+  const char *t4[] = {"{dir}/{stem}.png", "{stem}.png"};
+  ck_assert_int_eq(fgt_outputs_collide(&one, t4, 2, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "'a/x.png'") && strstr(err, "one file"), "%s",
+                err);
+  fgt_inputs_free(&one);
+  fgt_inputs_free(&in);
+}
+END_TEST
+
+/* ---- the walk (tools/inputs.c) ------------------------------------------ */
+
+/* dir/d/d/.../d (levels deep) with an image at the bottom; its path in
+ * bottom. */
+static void make_deep(const char *dir, int levels, char *bottom,
+                      size_t size) {
+  size_t n = (size_t)snprintf(bottom, size, "%s/in", dir);
+  ck_assert_int_eq(mkdir(bottom, 0755), 0);
+  for (int i = 0; i < levels; i++) {
+    ck_assert(n + 3 < size);
+    n += (size_t)snprintf(bottom + n, size - n, "/d");
+    ck_assert_msg(mkdir(bottom, 0755) == 0, "level %d: %s", i,
+                  strerror(errno));
+  }
+  snprintf(bottom + n, size - n, "/deep.png");
+}
+
+START_TEST(test_inputs_deep_tree_no_recursion) {
+  char dir[64], bottom[8192], arg[128], err[1024];
+  tmpdir(dir, sizeof dir);
+  make_deep(dir, 1500, bottom, sizeof bottom);
+  write_image(bottom, 1, NULL);
+  fgt_inputs in = {0};
+  snprintf(arg, sizeof arg, "%s/in", dir);
+  ck_assert_msg(fgt_inputs_add(&in, arg, NULL, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(in.n, 1);
+  ck_assert_str_eq(in.items[0].path, bottom);
+  ck_assert_str_eq(in.items[0].rel, bottom + strlen(arg) + 1);
+  ck_assert_int_eq(in.items[0].unreadable_dir, 0);
+  fgt_inputs_free(&in);
+  rm_rf(dir);
+}
+END_TEST
+
+/* dir/in: a.png, sub/b.png, two links to ".", a link to sub, a FIFO
+ * named f.png and a dangling link named gone.png. */
+static void make_linked(const char *dir) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/in", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/in/sub", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/in/a.png", dir);
+  write_image(p, 2, NULL);
+  snprintf(p, sizeof p, "%s/in/sub/b.png", dir);
+  write_image(p, 3, NULL);
+  snprintf(p, sizeof p, "%s/in/here1", dir);
+  ck_assert_int_eq(symlink(".", p), 0);
+  snprintf(p, sizeof p, "%s/in/here2", dir);
+  ck_assert_int_eq(symlink(".", p), 0);
+  snprintf(p, sizeof p, "%s/in/zsub", dir);
+  ck_assert_int_eq(symlink("sub", p), 0);
+  snprintf(p, sizeof p, "%s/in/f.png", dir);
+  ck_assert_int_eq(mkfifo(p, 0644), 0);
+  snprintf(p, sizeof p, "%s/in/gone.png", dir);
+  ck_assert_int_eq(symlink("nothing-here.png", p), 0);
+}
+
+START_TEST(test_inputs_links_and_fifos) {
+  char dir[64], arg[128], err[1024];
+  tmpdir(dir, sizeof dir);
+  make_linked(dir);
+  snprintf(arg, sizeof arg, "%s/in", dir);
+  for (int follow = 0; follow < 2; follow++) {
+    char *log = NULL;
+    size_t loglen = 0;
+    fgt_inputs in = {.follow_symlinks = follow};
+    in.log = open_memstream(&log, &loglen);
+    ck_assert_msg(fgt_inputs_add(&in, arg, NULL, err, sizeof err) == 0, "%s",
+                  err);
+    fclose(in.log);
+    /* each image once, the FIFO never: with links followed too, since
+     * every folder is listed once */
+    ck_assert_int_eq(in.n, 2);
+    ck_assert_str_eq(in.items[0].rel, "a.png");
+    ck_assert_str_eq(in.items[1].rel, "sub/b.png");
+    ck_assert_msg(strstr(log, "f.png") && strstr(log, "FIFO"), "%s", log);
+    ck_assert_msg(strstr(log, "here1") && strstr(log, "here2"), "%s", log);
+    fgt_inputs_free(&in);
+    free(log);
+  }
+  /* a FIFO named on the command line is an input, refused when read,
+   * without waiting for a writer */
+  char fifo[128];
+  snprintf(fifo, sizeof fifo, "%s/in/f.png", dir);
+  fgt_inputs in = {0};
+  ck_assert_int_eq(fgt_inputs_add(&in, fifo, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(in.n, 1);
+  fgt_inputs_free(&in);
+  fg_image img;
+  ck_assert_int_eq(fg_image_read(fifo, &img, err, sizeof err), FG_EIO);
+  ck_assert_msg(strstr(err, fifo) && strstr(err, "FIFO") &&
+                strstr(err, "regular file"), "%s", err);
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_inputs_missing_empty_and_long_lines) {
+  char dir[64], p[512], err[1024];
+  tmpdir(dir, sizeof dir);
+  fgt_inputs in = {0};
+  snprintf(p, sizeof p, "%s/missing.png", dir);
+  ck_assert_int_eq(fgt_inputs_add(&in, p, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, p) && strstr(err, "No such file"), "%s", err);
+  snprintf(p, sizeof p, "%s/empty", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/empty/notes.txt", dir);
+  write_text(p, "not an image\n");
+  snprintf(p, sizeof p, "%s/empty", dir);
+  ck_assert_int_eq(fgt_inputs_add(&in, p, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, p) && strstr(err, "no images"), "%s", err);
+  ck_assert_int_eq(in.n, 0);
+  /* a list's line of 6000 bytes is one input, not two */
+  char *line = malloc(7000);
+  memset(line, 'a', 6000);
+  strcpy(line + 6000, ".png\nb.png\n");
+  snprintf(p, sizeof p, "%s/list.txt", dir);
+  write_text(p, line);
+  char at[520];
+  snprintf(at, sizeof at, "@%s", p);
+  ck_assert_int_eq(fgt_inputs_add(&in, at, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(in.n, 2);
+  ck_assert_uint_eq(strlen(in.items[0].path), 6004);
+  ck_assert_str_eq(in.items[1].path, "b.png");
+  free(line);
+  fgt_inputs_free(&in);
+  rm_rf(dir);
+}
+END_TEST
+
+/* ---- tables that grow (tools/parse.c, eval.c) --------------------------- */
+
+START_TEST(test_pipeline_inputs_of_a_wide_call) {
+  /* input() as the first of 300 arguments: the walk's stack once held
+   * 256 nodes and dropped the rest */
+  size_t cap = 8192, n = 0;
+  char *text = malloc(cap);
+  n += (size_t)snprintf(text + n, cap - n, "x = input()\ny = max(input("
+                        "\"{stem}_m.png\")");
+  for (int i = 0; i < 300; i++)
+    n += (size_t)snprintf(text + n, cap - n, ", 1");
+  snprintf(text + n, cap - n, ")\nsave(x * y, \"{stem}.png\")\n");
+  char err[4096];
+  fgt_pipeline *p = fgt_pipeline_parse("wide.fgp", text, err, sizeof err);
+  ck_assert_msg(p != NULL, "%s", err);
+  const char *tmpls[FGT_MAX_IO];
+  int k = 0;
+  ck_assert_int_eq(fgt_pipeline_inputs(p, &k, tmpls, err, sizeof err), 0);
+  ck_assert_int_eq(k, 2);
+  ck_assert(tmpls[0] == NULL);
+  ck_assert_str_eq(tmpls[1], "{stem}_m.png");
+  fgt_pipeline_free(p);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_pipeline_limits_named) {
+  char err[4096];
+  /* 33 names on the left of '=' */
+  char text[1024] = "a0";
+  for (int i = 1; i < FGT_MAX_IO + 1; i++)
+    snprintf(text + strlen(text), sizeof text - strlen(text), ", a%d", i);
+  strcat(text, " = f()\n");
+  ck_assert(fgt_pipeline_parse("names.fgp", text, err, sizeof err) == NULL);
+  ck_assert_msg(strstr(err, "at most 32 names"), "%s", err);
+  /* a report name longer than the table holds */
+  char rep[512];
+  snprintf(rep, sizeof rep, "x = input()\nreport(sum(x), \"%0100d\")\n", 0);
+  fgt_pipeline *p = fgt_pipeline_parse("rep.fgp", rep, err, sizeof err);
+  ck_assert_msg(p != NULL, "%s", err);
+  fgt_scripts sc = {0};
+  fgt_shape_key key = {.n = 1, .width = {8}, .height = {8},
+                       .channels = {3}};
+  fgt_built b;
+  ck_assert_int_eq(fgt_build(p, &sc, &key, &b, err, sizeof err), FG_EINVAL);
+  ck_assert_msg(strstr(err, "rep.fgp:2:") && strstr(err, "at most 63"), "%s",
+                err);
+  fgt_scripts_free(&sc);
+  fgt_pipeline_free(p);
+}
+END_TEST
+
+/* ---- end to end ---------------------------------------------------------- */
+
+START_TEST(test_cli_templates_stay_inside_output) {
+  char dir[64], p[1024], out[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  snprintf(out, sizeof out, "%s/o1/o2/out", dir);
+  snprintf(p, sizeof p, "%s/up.fgp", dir);
+  write_text(p, "x = input()\nsave(x, \"../../x.png\")\n");
+  /* check refuses it, at the template */
+  snprintf(args, sizeof args, "check %s", p);
+  ck_assert_int_eq(tool(dir, args), 2);
+  char *e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "up.fgp:2:9:") && strstr(e, "\"..\""), "%s", e);
+  free(e);
+  /* and so does run, before any input */
+  char img[512];
+  snprintf(img, sizeof img, "%s/a.png", dir);
+  write_image(img, 4, NULL);
+  snprintf(args, sizeof args, "run %s -o %s -q %s", p, out, img);
+  ck_assert_int_eq(tool(dir, args), 2);
+  snprintf(p, sizeof p, "%s/o1/x.png", dir);
+  ck_assert(!exists(p));
+  snprintf(p, sizeof p, "%s/o1", dir);
+  ck_assert_int_eq(count_files(p), 0);
+  /* a stem of "..": that input fails, the others run */
+  snprintf(p, sizeof p, "%s/st.fgp", dir);
+  write_text(p, "x = input()\nsave(x, \"{stem}/{stem}/x.png\")\n");
+  char dots[512];
+  snprintf(dots, sizeof dots, "%s/...png", dir);
+  fg_image want;
+  write_image(dots, 5, NULL);
+  write_image(img, 4, &want);
+  snprintf(args, sizeof args, "run %s -o %s -q %s %s", p, out, dots, img);
+  ck_assert_int_eq(tool(dir, args), 1);
+  e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, dots) && strstr(e, "{stem}") &&
+                strstr(e, "\"..\""), "%s", e);
+  free(e);
+  snprintf(p, sizeof p, "%s/x.png", dir);
+  ck_assert(!exists(p));
+  snprintf(p, sizeof p, "%s/o1/x.png", dir);
+  ck_assert(!exists(p));
+  snprintf(p, sizeof p, "%s/a/a/x.png", out);
+  expect_image(p, &want);
+  snprintf(p, sizeof p, "%s/o1", dir);
+  ck_assert_int_eq(count_files(p), 1);
+  fg_image_free(&want);
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_collisions_before_any_input) {
+  char dir[64], p[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  snprintf(p, sizeof p, "%s/in", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/in/a.png", dir);
+  write_image(p, 6, NULL);
+  snprintf(p, sizeof p, "%s/in/a.jpg", dir);
+  write_image(p, 7, NULL);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  write_text(p, identity);
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s/in", p, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  char *e = slurp(dir, "stderr");
+  char a[512], b[512];
+  snprintf(a, sizeof a, "'%s/in/a.png'", dir);
+  snprintf(b, sizeof b, "'%s/in/a.jpg'", dir);
+  ck_assert_msg(strstr(e, a) && strstr(e, b) && strstr(e, "{ext}"), "%s", e);
+  free(e);
+  snprintf(p, sizeof p, "%s/out", dir);
+  ck_assert(!exists(p));             /* nothing ran */
+  /* a/x.png and b/x.png under one folder */
+  snprintf(p, sizeof p, "%s/in2", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/in2/a", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/in2/b", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/in2/a/x.png", dir);
+  write_image(p, 8, NULL);
+  snprintf(p, sizeof p, "%s/in2/b/x.png", dir);
+  write_image(p, 9, NULL);
+  snprintf(args, sizeof args, "run %s/p.fgp -o %s/out -q %s/in2", dir, dir,
+           dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "in2/a/x.png") && strstr(e, "in2/b/x.png") &&
+                strstr(e, "{dir}"), "%s", e);
+  free(e);
+  snprintf(p, sizeof p, "%s/out", dir);
+  ck_assert(!exists(p));
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_deep_tree) {
+  char dir[64], bottom[8192], p[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  make_deep(dir, 1500, bottom, sizeof bottom);
+  fg_image want;
+  write_image(bottom, 10, &want);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  write_text(p, identity);
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s/in", p, dir, dir);
+  int rc = tool(dir, args);
+  char *e = slurp(dir, "stderr");
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, e);
+  free(e);
+  snprintf(p, sizeof p, "%s/out/deep.png", dir);
+  expect_image(p, &want);
+  fg_image_free(&want);
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_links_and_fifos) {
+  char dir[64], p[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  make_linked(dir);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  write_text(p, "x = input()\nsave(x, \"{dir}/{stem}.png\")\n");
+  for (int follow = 0; follow < 2; follow++) {
+    snprintf(args, sizeof args, "run %s -o %s/out%d --json %s %s/in", p, dir,
+             follow, follow ? "--follow-symlinks" : "", dir);
+    int rc = tool(dir, args);
+    char *o = slurp(dir, "stdout"), *e = slurp(dir, "stderr");
+    ck_assert_msg(rc == 0, "exit %d:\n%s", rc, e);
+    ck_assert_msg(strstr(e, "f.png") && strstr(e, "FIFO"), "%s", e);
+    int lines = 0;
+    for (const char *s = o; *s; s++)
+      lines += *s == '\n';
+    ck_assert_msg(lines == 2, "%d inputs run:\n%s", lines, o);
+    snprintf(p, sizeof p, "%s/out%d", dir, follow);
+    ck_assert_int_eq(count_files(p), 2);
+    snprintf(p, sizeof p, "%s/out%d/sub/b.png", dir, follow);
+    ck_assert(exists(p));
+    snprintf(p, sizeof p, "%s/p.fgp", dir);
+    free(o);
+    free(e);
+  }
+  /* named on the command line, the FIFO fails as an input */
+  snprintf(args, sizeof args, "run %s -o %s/out3 -q %s/in/f.png %s/in/a.png",
+           p, dir, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 1);
+  char *e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "in/f.png: not a regular file (a FIFO)"), "%s", e);
+  free(e);
+  snprintf(p, sizeof p, "%s/out3/a.png", dir);
+  ck_assert(exists(p));
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_many_names_bound) {
+  char dir[64], p[512], img[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  size_t cap = 16384, n = 0;
+  char *text = malloc(cap);
+  n += (size_t)snprintf(text + n, cap - n, "x = input()\n");
+  for (int i = 0; i < 300; i++)
+    n += (size_t)snprintf(text + n, cap - n, "v%d = %d\n", i, i);
+  snprintf(text + n, cap - n, "x = x * 0\nsave(x, \"{stem}-zero.png\")\n");
+  snprintf(p, sizeof p, "%s/many.fgp", dir);
+  write_text(p, text);
+  free(text);
+  snprintf(img, sizeof img, "%s/a.png", dir);
+  write_image(img, 11, NULL);
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", p, dir, img);
+  ck_assert_int_eq(tool(dir, args), 0);
+  fg_image zero;
+  ck_assert_int_eq(fg_image_alloc(&zero, 7, 5, 3), FG_OK);
+  memset(zero.data, 0, 7 * 5 * 3);
+  snprintf(p, sizeof p, "%s/out/a-zero.png", dir);
+  expect_image(p, &zero);
+  fg_image_free(&zero);
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_malformed_shard_variables) {
+  char dir[64], p[512], img[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  write_text(p, identity);
+  snprintf(img, sizeof img, "%s/a.png", dir);
+  write_image(img, 12, NULL);
+  static const struct {
+    const char *env, *args, *var, *value;
+  } cases[] = {
+    {"JOB_COMPLETION_INDEX=1x", "--shard-count 3", "JOB_COMPLETION_INDEX",
+     "'1x'"},
+    {"JOB_COMPLETION_INDEX=3", "--shard-count 3", "JOB_COMPLETION_INDEX",
+     "'3'"},
+    {"SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=99999999999999999999", "",
+     "SLURM_ARRAY_TASK_COUNT", "'99999999999999999999'"},
+    {"SLURM_ARRAY_TASK_ID=zero SLURM_ARRAY_TASK_COUNT=2", "",
+     "SLURM_ARRAY_TASK_ID", "'zero'"},
+    {"", "--shard-count 3x", "--shard-count", "'3x'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(args, sizeof args, "run %s %s -o %s/out -q %s", p,
+             cases[i].args, dir, img);
+    int rc = tool_env(dir, cases[i].env, args);
+    char *e = slurp(dir, "stderr");
+    ck_assert_msg(rc == 2 && strstr(e, cases[i].var) &&
+                  strstr(e, "expected") && strstr(e, cases[i].value),
+                  "%s %s: exit %d:\n%s", cases[i].env, cases[i].args, rc, e);
+    free(e);
+  }
+  snprintf(p, sizeof p, "%s/out", dir);
+  ck_assert(!exists(p));
+  rm_rf(dir);
+}
+END_TEST
+
+START_TEST(test_cli_empty_folder_and_missing_path) {
+  char dir[64], p[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  snprintf(p, sizeof p, "%s/empty", dir);
+  ck_assert_int_eq(mkdir(p, 0755), 0);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  write_text(p, identity);
+  snprintf(args, sizeof args, "run %s -o %s/out %s/empty", p, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  char *e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "/empty: no images"), "%s", e);
+  free(e);
+  snprintf(args, sizeof args, "run %s -o %s/out %s/nothere.png", p, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "/nothere.png:") && strstr(e, "No such file"), "%s",
+                e);
+  free(e);
+  rm_rf(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("cli_inputs");
+  TCase *u = tcase_create("units");
+  tcase_set_timeout(u, 120);
+  tcase_add_test(u, test_outputs_template_checked_alone);
+  tcase_add_test(u, test_outputs_values_stay_inside);
+  tcase_add_test(u, test_outputs_collisions_found);
+  tcase_add_test(u, test_inputs_deep_tree_no_recursion);
+  tcase_add_test(u, test_inputs_links_and_fifos);
+  tcase_add_test(u, test_inputs_missing_empty_and_long_lines);
+  tcase_add_test(u, test_pipeline_inputs_of_a_wide_call);
+  tcase_add_test(u, test_pipeline_limits_named);
+  suite_add_tcase(s, u);
+  TCase *tc = tcase_create("cli");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_cli_templates_stay_inside_output);
+  tcase_add_test(tc, test_cli_collisions_before_any_input);
+  tcase_add_test(tc, test_cli_deep_tree);
+  tcase_add_test(tc, test_cli_links_and_fifos);
+  tcase_add_test(tc, test_cli_many_names_bound);
+  tcase_add_test(tc, test_cli_malformed_shard_variables);
+  tcase_add_test(tc, test_cli_empty_folder_and_missing_path);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
