@@ -112,6 +112,14 @@ fg_op *fg_op_begin(fg_graph *g, const char *name, int n_outputs,
   return op;
 }
 
+fg_op *fg_op_begin_map(fg_graph *g, const char *name, fg_shape shape) {
+  fg_type t = fg_type_scalar(FG_F32, shape);   /* until the write says */
+  fg_op *op = fg_op_begin(g, name, 1, &t);
+  if (op)
+    op->infer_out = true;
+  return op;
+}
+
 fg_graph *fg_op_graph(fg_op *op) { return op ? op->g : NULL; }
 
 fg_field *fg_op_output(fg_op *op, int i) {
@@ -844,6 +852,19 @@ static void write_common(fg_op *op, int out, fg_expr *value, bool element,
     fgk_fail(op, FG_ERULE, "%s(_out%d): %d coordinates (expected 0 to 3)",
              call, out, ncoords);
     return;
+  }
+  if (op->infer_out && !element && ncoords == 0 && value->type.width >= 1) {
+    /* fg_op_begin_map: the first whole-tensor write gives output 0 its
+     * type (a bool is stored as i32, as comparisons are) */
+    fg_elem e = value->type.elem == FG_BOOL ? FG_I32 : value->type.elem;
+    int w = value->type.width;
+    if (e != value->type.elem)
+      value = fg_convert(value, e, w);
+    if (!value)
+      return;
+    op->out_type[0] = w > 1 ? fg_type_vector(e, op->threads, w)
+                            : fg_type_scalar(e, op->threads);
+    op->infer_out = false;
   }
   fg_type ot = op->out_type[out];
   int n = fg_type_tensor_elements(ot);

@@ -44,6 +44,8 @@ struct fg_op {
   fgk_reduction reduce;      /* fgk_op_set_reduction's, else NONE */
   int out_init[FG_MAX_OUTPUTS]; /* 1 + the input port output o starts as
                                (fgk_op_output_starts_as), 0: none */
+  bool infer_out;            /* fg_op_begin_map: output 0's tensor type
+                                comes from its fg_write_tensor */
 };
 
 /* NULL when op cannot take more building (NULL, errored graph, closed). */

@@ -1809,6 +1809,62 @@ START_TEST(test_dsl_global_threads_elements_refused) {
 }
 END_TEST
 
+/* fg_op_begin_map: the output's type is the written value's (a product
+ * of f32 vec3 by a number, a dot product to a scalar, a comparison stored
+ * as i32), computed in one build, checked against C. */
+START_TEST(test_dsl_map_infers_result_type) {
+  enum { H = 3, W = 4 };
+  float px[H][W][3];
+  for (int r = 0; r < H; r++)
+    for (int c = 0; c < W; c++)
+      for (int k = 0; k < 3; k++)
+        px[r][c][k] = (float)(r * 10 + c + k) / 8.0f - 1.0f;
+  fg_graph *g = fg_graph_new("map");
+  fg_field *in = fg_input(g, "px", fg_type_image(FG_F32, H, W, 3));
+  fg_shape sh = fg_field_type(in).field;
+  fg_op *op = fg_op_begin_map(g, "twice", sh);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, in), 2.0f));
+  fg_field *twice = fg_op_end(op);
+  op = fg_op_begin_map(g, "norm2", sh);
+  fg_expr *v = fg_read_tensor(op, in);
+  fg_write_tensor(op, 0, fg_dot(v, v));
+  fg_field *norm2 = fg_op_end(op);
+  op = fg_op_begin_map(g, "positive", sh);
+  fg_write_tensor(op, 0, fg_lt(fg_float(op, 0.0f),
+                               fg_swizzle(fg_read_tensor(op, in), "x")));
+  fg_field *pos = fg_op_end(op);
+  expect_ok(g);
+  ck_assert(fg_type_equal(fg_field_type(twice),
+                          fg_type_vector(FG_F32, sh, 3)));
+  ck_assert(fg_type_equal(fg_field_type(norm2), fg_type_scalar(FG_F32, sh)));
+  ck_assert(fg_type_equal(fg_field_type(pos), fg_type_scalar(FG_I32, sh)));
+  fg_output(g, "twice", twice);
+  fg_output(g, "norm2", norm2);
+  fg_output(g, "pos", pos);
+  float o2[H][W][3], on[H][W];
+  int32_t op_[H][W];
+  tu_run(g, 1, (const void *[]){px}, 3, (void *[]){o2, on, op_});
+  for (int r = 0; r < H; r++)
+    for (int c = 0; c < W; c++) {
+      const float *p = px[r][c];
+      for (int k = 0; k < 3; k++)
+        ck_assert(o2[r][c][k] == 2.0f * p[k]);
+      float d = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+      ck_assert_msg(fabsf(on[r][c] - d) <= 1e-5f * (1 + d), "dot %g, C %g",
+                    on[r][c], d);
+      ck_assert_int_eq(op_[r][c] != 0, p[0] > 0.0f);
+    }
+  fg_graph_free(g);
+
+  /* never written: the usual rule */
+  g = fg_graph_new("map");
+  op = fg_op_begin_map(g, "empty", fg_shape2(2, 2));
+  ck_assert_ptr_null(fg_op_end(op));
+  expect_error(g, FG_ERULE, "never written", NULL);
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -1918,6 +1974,10 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_regression_vector_too_many_args_silent);
   tcase_add_test(tc, test_dsl_regression_call_too_many_args_silent);
   tcase_add_test(tc, test_dsl_regression_write_at_message_names_output);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("map");
+  tcase_set_timeout(tc, 120); /* compiles kernels */
+  tcase_add_test(tc, test_dsl_map_infers_result_type);
   suite_add_tcase(s, tc);
   return s;
 }

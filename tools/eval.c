@@ -164,44 +164,12 @@ static fgt_value pointwise(eval *ev, const char *name, fgt_pos pos,
                    fg_type_str(t, a, sizeof a), fg_type_str(ts, b, sizeof b));
     }
   }
-  /* the scratch build: the result's element type and width */
-  fg_graph *s = fg_graph_new("scratch");
-  fg_field *sf[8] = {0}, *rf[8] = {0};
-  for (int i = 0; i < n; i++) {
-    if (args[i].kind != FGT_V_FIELD)
-      continue;
-    for (int k = 0; k < i; k++)   /* x * x reads one field */
-      if (args[k].kind == FGT_V_FIELD && args[k].field == args[i].field)
-        sf[i] = sf[k];
-    if (!sf[i]) {
-      char in_name[16];
-      snprintf(in_name, sizeof in_name, "arg%d", i);
-      sf[i] = fg_input(s, in_name, fg_field_type(args[i].field));
-    }
-  }
-  fg_type probe = fg_type_scalar(FG_F32, shape);
-  fg_op *op = fg_op_begin(s, name, 1, &probe);
-  fg_expr *r = pw_body(op, sf, args, n, elem, body, ctx);
-  fg_elem relem = fg_expr_elem(r);
-  int width = fg_expr_width(r);
-  if (fg_graph_status(s) != FG_OK || !r) {
-    failv(ev, fg_graph_status(s) ? fg_graph_status(s) : FG_ETYPE, pos, "%s",
-          fg_graph_errmsg(s));
-    fg_graph_free(s);
-    return none();
-  }
-  fg_graph_free(s);
-  if (relem == FG_BOOL) {
-    relem = FG_I32;
-  }
-  fg_type out = width > 1 ? fg_type_vector(relem, shape, width)
-                          : fg_type_scalar(relem, shape);
+  /* one build: the operator's result type is that of its value */
+  fg_field *rf[8] = {0};
   for (int i = 0; i < n; i++)
     rf[i] = args[i].kind == FGT_V_FIELD ? args[i].field : NULL;
-  op = fg_op_begin(ev->g, name, 1, &out);
-  r = pw_body(op, rf, args, n, elem, body, ctx);
-  if (fg_expr_elem(r) != out.elem)
-    r = fg_convert(r, out.elem, width);
+  fg_op *op = fg_op_begin_map(ev->g, name, shape);
+  fg_expr *r = pw_body(op, rf, args, n, elem, body, ctx);
   fg_write_tensor(op, 0, r);
   fg_field *f = fg_op_end(op);
   if (graph_failed(ev, pos))

@@ -47,6 +47,12 @@ typedef struct fg_expr fg_expr;
  * a graph is open at a time. */
 fg_op *fg_op_begin(fg_graph *g, const char *name, int n_outputs,
                    const fg_type *out_types);
+/* Starts an operator of one output over the points of shape whose tensor
+ * type is inferred: that of the value its fg_write_tensor writes (element
+ * type and width; a comparison's bool becomes i32).  What a front end uses
+ * for an expression whose result type it does not know (x * 2, dot(a, b))
+ * instead of building the operator twice. */
+fg_op *fg_op_begin_map(fg_graph *g, const char *name, fg_shape shape);
 /* Closes the body, checks the rules and adds the operator to the graph;
  * returns output 0 (NULL on error). */
 fg_field *fg_op_end(fg_op *op);
