@@ -1,4 +1,4 @@
-/* io/image.c - fieldgraph image files: fg_image_alloc/free, PNG and JPEG
+/* io/image.c - fieldgraph image files: PNG and JPEG
  * reading (fg_image_read, format chosen by the file's signature bytes) and
  * writing (fg_image_write, format chosen by the path's extension), on top of
  * libpng and libjpeg(-turbo).
@@ -17,6 +17,7 @@
  * state: every call is thread safe.
  */
 #include "fieldgraph/image.h"
+#include "io/image_buf.h"
 #include "io/pnm.h"
 #include "util/fs.h"
 #include "util/util.h"
@@ -44,20 +45,6 @@ typedef enum format {
 
 static const unsigned char png_signature[8] = {0x89, 'P',  'N',  'G',
                                                '\r', '\n', 0x1a, '\n'};
-
-/* Bytes of a width x height x channels image, or FG_EINVAL if any size is
- * out of range or the byte count does not fit in size_t. */
-static fg_status image_bytes(unsigned long width, unsigned long height,
-                             unsigned long channels, size_t *bytes) {
-  if (width < 1 || height < 1 || width > FG_IMAGE_MAX_DIM ||
-      height > FG_IMAGE_MAX_DIM || channels < 1 || channels > 4)
-    return FG_EINVAL;
-  size_t row = (size_t)width * (size_t)channels;
-  if ((size_t)height > SIZE_MAX / row)
-    return FG_EINVAL;
-  *bytes = row * (size_t)height;
-  return FG_OK;
-}
 
 static int lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
 
@@ -245,7 +232,7 @@ static fg_status read_png(pngio *ctx, const char *path,
 
   int channels = png_get_channels(png, info);
   size_t bytes;
-  if (image_bytes(width, height, (unsigned long)channels, &bytes) != FG_OK)
+  if (fgi_image_bytes(width, height, (unsigned long)channels, &bytes) != FG_OK)
     fail_png(png, ctx, FG_EFORMAT,
              "unsupported PNG size %lux%lu with %d channels (at most %dx%d)",
              (unsigned long)width, (unsigned long)height, channels,
@@ -486,7 +473,7 @@ static fg_status read_jpeg(jdec *d, FILE *fp, const char *path,
   if (ci->output_components != channels)
     fail_jpeg(&d->jerr, FG_EFORMAT, "unsupported JPEG colour layout");
   size_t bytes;
-  if (image_bytes(ci->output_width, ci->output_height,
+  if (fgi_image_bytes(ci->output_width, ci->output_height,
                   (unsigned long)channels, &bytes) != FG_OK)
     fail_jpeg(&d->jerr, FG_EFORMAT,
               "unsupported JPEG size %lux%lu (at most %dx%d)",
@@ -579,32 +566,6 @@ static fg_status write_jpeg(jenc *e, FILE *fp, const char *path,
 static fg_status write_image(const char *path, const fg_image *img,
                              int quality, const fg_image_save_options *png,
                              char *err, size_t errlen);
-
-fg_status fg_image_alloc(fg_image *out, int width, int height, int channels) {
-  if (!out)
-    return FG_EINVAL;
-  memset(out, 0, sizeof *out);
-  size_t bytes;
-  if (width <= 0 || height <= 0 || channels <= 0 ||
-      image_bytes((unsigned long)width, (unsigned long)height,
-                  (unsigned long)channels, &bytes) != FG_OK)
-    return FG_EINVAL;
-  uint8_t *data = calloc(bytes, 1);
-  if (!data)
-    return FG_ENOMEM;
-  out->width = width;
-  out->height = height;
-  out->channels = channels;
-  out->data = data;
-  return FG_OK;
-}
-
-void fg_image_free(fg_image *img) {
-  if (!img)
-    return;
-  free(img->data);
-  memset(img, 0, sizeof *img);
-}
 
 fg_status fg_image_read(const char *path, fg_image *out, char *err,
                         size_t errlen) {
@@ -728,7 +689,7 @@ static fg_status write_image(const char *path, const fg_image *img,
   size_t bytes;
   if (!img->data || img->width <= 0 || img->height <= 0 ||
       img->channels <= 0 ||
-      image_bytes((unsigned long)img->width, (unsigned long)img->height,
+      fgi_image_bytes((unsigned long)img->width, (unsigned long)img->height,
                   (unsigned long)img->channels, &bytes) != FG_OK)
     return fgu_fail(err, errlen, FG_EINVAL, "%s: invalid image (%d x %d, %d "
                     "channels, data %s; sizes must be 1..%d, channels 1..4)",

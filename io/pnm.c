@@ -2,6 +2,7 @@
  * fg_image_read / fg_image_write (io/image.c chooses the format; the
  * atomic replacement of the file is done there).
  */
+#include "io/image_buf.h"
 #include "io/pnm.h"
 #include "util/util.h"
 

@@ -8,6 +8,26 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* The message buffer of the job this thread is building, if any. */
+static _Thread_local char *tls_err;
+static _Thread_local size_t tls_errlen;
+
+char *fg__be_errbuf(fg__backend *be, size_t *len) {
+  if (tls_err) {
+    *len = tls_errlen;
+    return tls_err;
+  }
+  *len = be->errlen;
+  return be->errmsg;
+}
+
+void fg__be_errbuf_redirect(char *buf, size_t len) {
+  tls_err = buf;
+  tls_errlen = buf ? len : 0;
+  if (buf && len)
+    buf[0] = 0;
+}
+
 fg_status fg__be_fail(fg__backend *be, fg_status st, const char *fmt, ...) {
   size_t len;
   char *buf = fg__be_errbuf(be, &len);

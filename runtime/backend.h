@@ -199,6 +199,9 @@ fg_status fg__be_build_many(fg__backend *be, fg__build_job *jobs, int n);
 /* The message buffer fg__be_fail writes on this thread (a build thread's
  * own during fg__be_build_many, else be's), and its size. */
 char *fg__be_errbuf(fg__backend *be, size_t *len);
+/* Makes fg__be_fail on this thread write into buf (len bytes, emptied)
+ * instead of the backend's buffer; NULL goes back to the backend's. */
+void fg__be_errbuf_redirect(char *buf, size_t len);
 /* Frees k; NULL does nothing. */
 void fg__be_kernel_free(fg__backend *be, fg__kbin *k);
 fg_status fg__be_alloc(fg__backend *be, size_t bytes, fg__buffer **out);

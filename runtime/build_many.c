@@ -15,18 +15,6 @@
 /* Most build threads, whatever the core count. */
 #define MAX_BUILD_THREADS 16
 
-/* The message buffer of the job this thread is building, if any. */
-static _Thread_local char *tls_err;
-static _Thread_local size_t tls_errlen;
-
-char *fg__be_errbuf(fg__backend *be, size_t *len) {
-  if (tls_err) {
-    *len = tls_errlen;
-    return tls_err;
-  }
-  *len = be->errlen;
-  return be->errmsg;
-}
 
 typedef struct shared {
   fg__backend *be;
@@ -39,15 +27,13 @@ typedef struct shared {
 
 static void build_one(shared *s, int i) {
   fg__build_job *j = &s->jobs[i];
-  tls_err = s->err + (size_t)i * s->be->errlen;
-  tls_errlen = s->be->errlen;
-  tls_err[0] = 0;
+  fg__be_errbuf_redirect(s->err + (size_t)i * s->be->errlen,
+                         s->be->errlen);
   j->st = s->be->i->build(s->be, j->source, j->entry, j->what, &j->opt,
                           &j->bin);
   if (j->st != FG_OK)
     j->bin = NULL;
-  tls_err = NULL;
-  tls_errlen = 0;
+  fg__be_errbuf_redirect(NULL, 0);
 }
 
 /* Claims jobs in order until none is left or one failed, so that every

@@ -1,0 +1,14 @@
+/* io/image_buf.h - pixel buffers of fg_image for the codecs of io/
+ * (io/image_buf.c).  Internal. */
+#ifndef FG_IO_IMAGE_BUF_H
+#define FG_IO_IMAGE_BUF_H
+
+#include "fieldgraph/image.h"
+
+/* Bytes of a width x height x channels image in *bytes, or FG_EINVAL if
+ * any size is out of range (1 to FG_IMAGE_MAX_DIM, 1 to 4 channels) or the
+ * byte count does not fit in size_t. */
+fg_status fgi_image_bytes(unsigned long width, unsigned long height,
+                          unsigned long channels, size_t *bytes);
+
+#endif
