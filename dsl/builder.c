@@ -167,7 +167,7 @@ bool fgk_op_output_starts_as(fg_op *op, int out, fg_field *f) {
     return false;
   }
   if (!fg_type_equal(f->type, op->out_type[out])) {
-    char a[128], b[128];
+    char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
     fgk_fail(op, FG_ETYPE, "output %d is %s; it cannot start as field '%s' "
              "of type %s", out, fg_type_str(op->out_type[out], a, sizeof a),
              f->name, fg_type_str(f->type, b, sizeof b));
@@ -628,7 +628,7 @@ void fg_for_each_tensor_element(fg_op *op, fg_shape tensor_shape) {
   int64_t count = fg_shape_points(tensor_shape);
   for (int i = 0; i < op->n_out; i++)
     if (fg_type_tensor_elements(op->out_type[i]) != count) {
-      char ts[128];
+      char ts[FG_TYPE_STR_MAX];
       fgk_fail(op, FG_ESHAPE, "_forEachTensorElement over %lld elements, "
                "but output %d is %s", (long long)count, i,
                fg_type_str(op->out_type[i], ts, sizeof ts));
@@ -698,7 +698,7 @@ static fg_expr *read_common(fg_op *op, fg_field *f, bool element,
     return NULL;
   if (ncoords == 0 && f->type.field.ndim > 0 &&
       !fg_shape_equal(f->type.field, op->threads)) {
-    char a[128], b[128];
+    char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
     fg_type tt = fg_type_scalar(f->type.elem, op->threads);
     return fgk_fail(op, FG_ESHAPE, "%s('%s'): implicit addressing needs the "
                     "field's shape to equal the thread shape; field is %s, "
@@ -805,7 +805,7 @@ static void write_common(fg_op *op, int out, fg_expr *value, bool element,
   fg_type ot = op->out_type[out];
   int n = fg_type_tensor_elements(ot);
   fgk_type want = fgk_t(ot.elem, element ? 1 : n);
-  char ts[128];
+  char ts[FG_TYPE_STR_MAX];
   if (!element) {
     if (fgk_in_foreach(op)) {
       fgk_fail(op, FG_ERULE, "%s is illegal in big-tensor mode (inside "

@@ -20,7 +20,7 @@ fg_field *fg_reduce(fg_graph *g, const char *name, fg_reduce_op op,
                     name ? name : "(null)", (int)op);
   fg_type t = field->type;
   if (fg_type_is_big(t)) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fg__fail(g, FG_ETYPE, "fg_reduce '%s': field '%s' is %s; "
                     "reductions take small tensors (at most %d elements)",
                     name ? name : "(null)", field->name,

@@ -159,7 +159,7 @@ int fg__check_type(fg_graph *g, const char *what, fg_type t) {
                  (double)fg_type_tensor_elements(t) *
                  (double)fg_elem_size(t.elem);
   if (bytes > (double)((size_t)1 << 46)) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     fg__fail(g, FG_ESHAPE, "%s: type %s needs %.0f bytes, more than a "
              "field may hold", what, fg_type_str(t, ts, sizeof ts), bytes);
     return 0;

@@ -67,7 +67,7 @@ fg_field *fg_intrinsic_blend(fg_graph *g, fg_blend_mode mode, fg_field *src,
     fg_type t = fg_field_type(f[i]);
     if (t.elem != FG_U8 || fg_type_tensor_elements(t) != 4 ||
         t.tensor.ndim != 1 || t.field.ndim != 2) {
-      char ts[128];
+      char ts[FG_TYPE_STR_MAX];
       return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 vec4 "
                       "(RGBA) field", fg_field_name(f[i]),
                       fg_type_str(t, ts, sizeof ts));

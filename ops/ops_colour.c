@@ -19,7 +19,7 @@ static fg_field *rgb_op(fg_graph *g, const char *name, fg_field *in,
   int n = fg_type_tensor_elements(t);
   if (t.elem != FG_F32 || (n != 3 && n != 4 && !(grey_ok && n <= 2)) ||
       t.tensor.ndim > 1) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected f32 %s "
                     "(fg_to_unit converts u8 and u16)", fg_field_name(in),
                     fg_type_str(t, ts, sizeof ts),
@@ -66,7 +66,7 @@ fg_field *fg_rgb_to_grey(fg_graph *g, fg_field *rgb) {
   fg_type t = fg_field_type(rgb);
   int n = fg_type_tensor_elements(t);
   if ((n != 3 && n != 4) || t.tensor.ndim != 1) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, "rgb_to_grey", "'%s' is %s; expected RGB or "
                     "RGBA (vec3 or vec4)", fg_field_name(rgb),
                     fg_type_str(t, ts, sizeof ts));
@@ -354,7 +354,7 @@ fg_field *fg_colour_matrix(fg_graph *g, fg_field *in, const float m[16],
     return fgo_fail(g, FG_EINVAL, "colour_matrix", "%d output channels; "
                     "expected 1-4", out_channels);
   if (t.elem != FG_F32 || n > 4) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, "colour_matrix", "'%s' is %s; expected f32 "
                     "with 1-4 channels", fg_field_name(in),
                     fg_type_str(t, ts, sizeof ts));
@@ -390,7 +390,7 @@ fg_field *fg_intrinsic_color_matrix(fg_graph *g, fg_field *in,
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
   if (t.elem != FG_U8 || n > 4 || t.tensor.ndim > 1 || t.field.ndim != 2) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 field "
                     "of 1-4 channels", fg_field_name(in),
                     fg_type_str(t, ts, sizeof ts));

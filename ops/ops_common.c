@@ -39,7 +39,7 @@ bool fgo_broadcast(fg_graph *g, const char *name, int n,
   *out = fg_field_type(f[0]);
   for (int i = 1; i < n; i++) {
     fg_type t = fg_field_type(f[i]);
-    char a[128], b[128];
+    char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
     if (!fg_shape_equal(out->field, t.field) && out->field.ndim != 0 &&
         t.field.ndim != 0)
       return fgo_fail(g, FG_ESHAPE, name, "field shapes of %s and '%s' (%s) "

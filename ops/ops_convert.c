@@ -88,7 +88,7 @@ fg_field *fg_from_unit(fg_graph *g, fg_field *a, fg_elem elem) {
  * operator. */
 static bool small_ok(fg_graph *g, const char *name, fg_field *a) {
   if (fg_type_is_big(fg_field_type(a))) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; channels exist for "
                     "small tensors (at most %d elements)", fg_field_name(a),
                     fg_type_str(fg_field_type(a), ts, sizeof ts),
@@ -159,7 +159,7 @@ fg_field *fg_merge(fg_graph *g, int n, fg_field *const *parts) {
     total += fg_type_tensor_elements(fg_field_type(parts[i]));
     if (fg_field_type(parts[i]).elem != fg_field_type(parts[0]).elem ||
         !fg_shape_equal(fg_field_type(parts[i]).field, fg_field_type(parts[0]).field)) {
-      char a[128], b[128];
+      char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
       return fgo_fail(g, FG_ETYPE, "merge", "'%s' (%s) and '%s' (%s) differ "
                       "in element type or field shape", fg_field_name(parts[0]),
                       fg_type_str(fg_field_type(parts[0]), a, sizeof a),

@@ -125,7 +125,7 @@ fg_field *fg_histogram(fg_graph *g, fg_field *in, int bins, double lo,
   if (!fgo_ready(g, in))
     return NULL;
   fg_type t = fg_field_type(in);
-  char ts[128];
+  char ts[FG_TYPE_STR_MAX];
   if (t.field.ndim < 1 || fg_type_tensor_elements(t) != 1) {
     fg_graph_set_error(g, FG_ETYPE,
                        "histogram: field '%s' is %s; expected "

@@ -19,7 +19,7 @@ static bool check(fg_graph *g, const char *name, fg_field *in, unsigned widths,
     return false;
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
-  char ts[128];
+  char ts[FG_TYPE_STR_MAX];
   if (t.elem != FG_U8 || t.field.ndim != 2 || !(widths >> n & 1)) {
     fg_graph_set_error(g, FG_ETYPE,
                        "%s: field '%s' is %s; expected a 2-D "

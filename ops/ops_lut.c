@@ -12,7 +12,7 @@ fg_field *fg_lut1d(fg_graph *g, fg_field *in, fg_field *table) {
     return NULL;
   fg_type ti = fg_field_type(in), tt = fg_field_type(table);
   int n = fg_type_tensor_elements(ti), nt = fg_type_tensor_elements(tt);
-  char a[128], b[128];
+  char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
   if (tt.field.ndim != 1 || (nt != 1 && nt != n) || n > 4 ||
       tt.field.dim[0] < 1 || (is_float(ti.elem) && tt.field.dim[0] < 2))
     return fgo_fail(g, FG_ESHAPE, "lut1d", "table '%s' is %s for input '%s' "
@@ -65,7 +65,7 @@ fg_field *fg_lut3d(fg_graph *g, fg_field *in, fg_field *cube) {
     return NULL;
   fg_type ti = fg_field_type(in), tc = fg_field_type(cube);
   int n = fg_type_tensor_elements(ti), nc = fg_type_tensor_elements(tc);
-  char a[128], b[128];
+  char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
   if (ti.elem != FG_F32 || (n != 3 && n != 4) || tc.elem != FG_F32 ||
       (nc != 3 && nc != 4) || tc.field.ndim != 3 || tc.field.dim[0] < 2 ||
       tc.field.dim[1] < 2 || tc.field.dim[2] < 2)
@@ -119,7 +119,7 @@ static bool rgba8_ok(fg_graph *g, const char *name, fg_field *f) {
   fg_type t = fg_field_type(f);
   if (t.elem != FG_U8 || fg_type_tensor_elements(t) != 4 ||
       t.tensor.ndim != 1 || t.field.ndim != 2) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 vec4 "
                     "(RGBA) field", fg_field_name(f),
                     fg_type_str(t, ts, sizeof ts)) != NULL;
@@ -180,7 +180,7 @@ fg_field *fg_intrinsic_lut3d(fg_graph *g, fg_field *in, fg_field *cube,
       tc.field.ndim != 3 || tc.field.dim[0] < 2 || tc.field.dim[1] < 2 ||
       tc.field.dim[2] < 2 || tc.field.dim[0] > 256 || tc.field.dim[1] > 256 ||
       tc.field.dim[2] > 256) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, "intrinsic_lut3d", "cube '%s' is %s; "
                     "expected a 3-D u8 vec4 field of 2-256 on each side",
                     fg_field_name(cube), fg_type_str(tc, ts, sizeof ts));

@@ -11,7 +11,7 @@ bool fgo_image(fg_graph *g, const char *opname, fg_field *f) {
   if (!fgo_ready(g, f))
     return false;
   fg_type t = fg_field_type(f);
-  char ts[128];
+  char ts[FG_TYPE_STR_MAX];
   if (t.field.ndim < 2) {
     fg_graph_set_error(g, FG_ESHAPE,
                        "%s: field '%s' is %s; expected 2 "

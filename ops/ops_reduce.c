@@ -78,7 +78,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
   int nd = t.field.ndim;
   int n = fg_type_tensor_elements(t);
   unsigned field_bits = (1u << nd) - 1;
-  char ts[128];
+  char ts[FG_TYPE_STR_MAX];
   if (fg_type_is_big(t)) {
     fg_graph_set_error(g, FG_ETYPE,
                        "%s: field '%s' is %s; expected small "

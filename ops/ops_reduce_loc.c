@@ -48,7 +48,7 @@ fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
   if (!fgo_ready(g, in))
     return NULL;
   fg_type t = fg_field_type(in);
-  char ts[128];
+  char ts[FG_TYPE_STR_MAX];
   if (!location || (op != FG_REDUCE_MIN && op != FG_REDUCE_MAX)) {
     fg_graph_set_error(g, FG_EINVAL, "%s: operation %d over '%s' with "
                        "location %s; expected FG_REDUCE_MIN or "

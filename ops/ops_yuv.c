@@ -66,7 +66,7 @@ fg_field *fg_intrinsic_yuv_to_rgb(fg_graph *g, fg_field *yuv,
   if (t.elem != FG_U8 || t.field.ndim != 1 ||
       fg_type_tensor_elements(t) != 1 || t.field.dim[0] != l.bytes ||
       l.bytes > INT32_MAX) {
-    char ts[128];
+    char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ESHAPE, name, "frame '%s' is %s; expected u8[%lld]"
                     " for a %lld x %lld frame", fg_field_name(yuv),
                     fg_type_str(t, ts, sizeof ts), (long long)l.bytes,

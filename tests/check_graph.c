@@ -682,6 +682,33 @@ START_TEST(test_graph_status_out_of_range) {
 }
 END_TEST
 
+/* FG_TYPE_STR_MAX holds the longest text fg_type_str can write: every
+ * extent at its largest, a matrix tensor, and a malformed tensor shape. */
+START_TEST(test_graph_type_str_max_holds_every_type) {
+  char buf[FG_TYPE_STR_MAX + 64];
+  fg_type t = {0};
+  t.elem = FG_BOOL;
+  t.field.ndim = 3;
+  for (int i = 0; i < 3; i++)
+    t.field.dim[i] = INT64_MIN;
+  t.tensor.ndim = 2;
+  t.tensor.dim[0] = t.tensor.dim[1] = INT64_MIN;
+  size_t longest = strlen(fg_type_str(t, buf, sizeof buf));
+  t.tensor.ndim = 5;   /* "<bad tensor shape>" */
+  size_t bad = strlen(fg_type_str(t, buf, sizeof buf));
+  if (bad > longest)
+    longest = bad;
+  ck_assert_msg(longest < FG_TYPE_STR_MAX, "%zu bytes of text, "
+                "FG_TYPE_STR_MAX %d", longest, FG_TYPE_STR_MAX);
+  /* and a small buffer is cut, never overrun */
+  char small[8];
+  memset(small, 'z', sizeof small);
+  fg_type_str(t, small, 4);
+  ck_assert_int_eq(small[3], 0);
+  ck_assert_int_eq(small[4], 'z');
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("types");
@@ -739,6 +766,7 @@ static Suite *graph_suite(void) {
   tc = tcase_create("status");
   tcase_add_test(tc, test_graph_status_strings_distinct);
   tcase_add_test(tc, test_graph_status_out_of_range);
+  tcase_add_test(tc, test_graph_type_str_max_holds_every_type);
   suite_add_tcase(s, tc);
   return s;
 }

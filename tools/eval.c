@@ -156,7 +156,7 @@ static fgt_value pointwise(eval *ev, const char *name, fgt_pos pos,
       continue;
     fg_type t = fg_field_type(args[i].field);
     if (t.field.ndim != 0 && !fg_shape_equal(t.field, shape)) {
-      char a[64], b[64];
+      char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
       fg_type ts = t;
       ts.field = shape;
       return failv(ev, FG_ESHAPE, pos, "%s: argument %d is %s, expected the "

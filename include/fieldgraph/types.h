@@ -71,7 +71,10 @@ const char *fg_elem_name(fg_elem e);
 size_t fg_type_bytes(fg_type t);
 /* Nonzero when a and b are the same type. */
 int fg_type_equal(fg_type a, fg_type b);
-/* Writes a readable form ("f32[512x512] vec4") into buf; returns buf. */
+/* Bytes that always hold fg_type_str's text, whatever the type. */
+#define FG_TYPE_STR_MAX 176
+/* Writes a readable form ("f32[512x512] vec4") into buf (cut to size;
+ * FG_TYPE_STR_MAX bytes always hold it); returns buf. */
 char *fg_type_str(fg_type t, char *buf, size_t size);
 
 #endif
