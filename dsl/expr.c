@@ -532,6 +532,10 @@ static fg_expr *call_builtin(fgk_builtin fn, int nargs, fg_expr *const *arg) {
   return e;
 }
 
+const char *fg_builtin_name(int i) {
+  return i >= 0 && i < FGK_FN_COUNT_ ? fgk_builtins[i].name : NULL;
+}
+
 fg_expr *fg_call(const char *name, int nargs, fg_expr *const *args) {
   if (!args || nargs < 1)
     return NULL;

@@ -65,6 +65,46 @@ fg_field *fg_rotate90(fg_graph *g, fg_field *in, int turns) {
   }
 }
 
+/* The canvas side that holds a rotated extent (a few 1e-9 of rounding
+ * never add a column: 90.000000001 degrees keeps the quarter turn's). */
+static int64_t grown(double v) { return (int64_t)ceil(v - 1e-6); }
+
+fg_field *fg_rotate_angle(fg_graph *g, fg_field *in, double degrees,
+                          fg_interp interp, fg_border border,
+                          double value) {
+  if (!fgo_image(g, "rotate", in))
+    return NULL;
+  if (!isfinite(degrees) || fabs(degrees) > 1e9) {
+    fg_graph_set_error(g, FG_EINVAL, "rotate: %g degrees; expected a finite "
+                       "angle within +-1e9", degrees);
+    return NULL;
+  }
+  if (interp != FG_INTERP_NEAREST && interp != FG_INTERP_BILINEAR) {
+    fg_graph_set_error(g, FG_EINVAL, "rotate: interpolation %d; expected "
+                       "nearest or bilinear", (int)interp);
+    return NULL;
+  }
+  double turns = degrees / 90.0;
+  if (turns == floor(turns))
+    return fg_rotate90(g, in, (int)fmod(turns, 4.0));
+  double a = degrees * (3.14159265358979323846 / 180.0);
+  double c = cos(a), s = sin(a);
+  double h = (double)fgo_rows(in), w = (double)fgo_cols(in);
+  int64_t ow = grown(fabs(w * c) + fabs(h * s));
+  int64_t oh = grown(fabs(w * s) + fabs(h * c));
+  if (ow < 1)
+    ow = 1;
+  if (oh < 1)
+    oh = 1;
+  /* output pixel centre (x', y') to input (x, y), both about the centres
+   * ((cols - 1) / 2, (rows - 1) / 2): the inverse of a clockwise turn in
+   * y-down coordinates */
+  double cx = (w - 1) / 2, cy = (h - 1) / 2;
+  double ocx = ((double)ow - 1) / 2, ocy = ((double)oh - 1) / 2;
+  double m[6] = {c, s, cx - c * ocx - s * ocy, -s, c, cy + s * ocx - c * ocy};
+  return fg_warp_affine(g, in, m, oh, ow, interp, border, value);
+}
+
 fg_field *fg_crop(fg_graph *g, fg_field *in, int64_t row, int64_t col,
                   int64_t rows, int64_t cols) {
   if (!fgo_image(g, "crop", in))

@@ -58,6 +58,10 @@ static const float *floats(fg_graph *g, const char *op, const char *what,
 CALL(flip, "fg_flip") { return fg_flip(g, F0, a->num[1] != 0, a->num[2] != 0); }
 CALL(transpose, "fg_transpose") { return fg_transpose(g, F0); }
 CALL(rotate90, "fg_rotate90") { return fg_rotate90(g, F0, I(1)); }
+CALL(rotate, "fg_rotate_angle") {
+  return fg_rotate_angle(g, F0, a->num[1], (fg_interp)I(2),
+                         (fg_border)I(3), a->num[4]);
+}
 CALL(crop, "fg_crop") { return fg_crop(g, F0, L(1), L(2), L(3), L(4)); }
 CALL(pad, "fg_pad") {
   return fg_pad(g, F0, L(1), L(2), L(3), L(4), (fg_border)I(5), a->num[6]);
@@ -400,7 +404,10 @@ static const fg_op_info table[] = {
      "mirror: upside down by default (Cog's upsideDown)"),
   FIELD1("transpose", transpose, "rows <-> columns"),
   OP("rotate90", "Fi", "image,turns=1", rotate90,
-     "quarter turns counter-clockwise"),
+     "quarter turns clockwise"),
+  OP("rotate", "FdIBd", "image,degrees,interp=bilinear,border=constant,"
+     "value=0", rotate, "degrees clockwise, canvas grown (quarter turns "
+     "exact)"),
   OP("crop", "Fllll", "image,row,col,rows,cols", crop, "a rectangle"),
   OP("pad", "FllllBd", "image,top,bottom,left,right,border=constant,"
      "value=0", pad, "margins filled by a border rule"),

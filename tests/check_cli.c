@@ -1048,6 +1048,91 @@ START_TEST(test_cli_parse_errors) {
   expect_parse_error("rgb = input()\n"
                      "save(rgb, \"a.png\", compression=12)\n", 2, 32,
                "PNG compression level");
+  /* names a typo away from a known one are suggested */
+  expect_parse_error("rgb = input()\nx = gausian_blur(rgb, sigma=2)\n", 2, 5,
+                     "unknown operator 'gausian_blur' (did you mean "
+                     "'gaussian_blur'?)");
+  expect_parse_error("rgb = input()\nx = box_blur(rgb, radus=2)\n", 2, 19,
+                     "no parameter named 'radus' (did you mean 'radius'?)");
+  expect_parse_error("light = input()\nsave(lihgt, \"a.png\")\n", 2, 6,
+                     "unknown name 'lihgt' (did you mean 'light'?)");
+  expect_parse_error("rgb = input()\nsave(rgb, \"{sten}.png\")\n", 2, 11,
+                     "unknown field {sten} (did you mean 'stem'?)");
+  expect_parse_error("rgb = input()\nx = zzzz_blur(rgb)\n", 2, 5,
+                     "unknown operator 'zzzz_blur' (`fieldgraph ops`");
+}
+END_TEST
+
+/* rotate(rgb, degrees): clockwise about the centre, the canvas grown to
+ * hold the whole image, bilinear, corners 0; a quarter turn is the exact
+ * copy; bit_rotate is the bitwise built-in.  Against C. */
+START_TEST(test_cli_rotate) {
+  char dir[64], file[128], args[2048], sp[512], path[512], err[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\n"
+             "save(rotate(rgb, 10), \"r10.png\")\n"
+             "save(rotate(rgb, -90), \"r270.png\")\n"
+             "save(bit_rotate(from_unit(rgb), 1), \"bits.png\")\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  ck_assert_int_eq(tool(dir, args), 0);
+  fg_image in, got;
+  ck_assert(fg_image_read(sp, &in, err, sizeof err) == FG_OK);
+  int w = in.width, h = in.height, ch = in.channels;
+  /* 10 degrees: the grown canvas, then bilinear through the inverse map */
+  double a = 10 * 3.14159265358979323846 / 180, c = cos(a), s = sin(a);
+  int ow = (int)ceil(w * c + h * s - 1e-6), oh = (int)ceil(w * s + h * c -
+                                                            1e-6);
+  snprintf(path, sizeof path, "%s/out/r10.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  ck_assert_int_eq(got.width, ow);
+  ck_assert_int_eq(got.height, oh);
+  double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0;
+  double ocx = (ow - 1) / 2.0, ocy = (oh - 1) / 2.0;
+  int worst = 0;
+  for (int y = 0; y < oh; y++)
+    for (int x = 0; x < ow; x++) {
+      double sx = c * (x - ocx) + s * (y - ocy) + cx;
+      double sy = -s * (x - ocx) + c * (y - ocy) + cy;
+      int x0 = (int)floor(sx), y0 = (int)floor(sy);
+      double fx = sx - x0, fy = sy - y0;
+      for (int k = 0; k < ch; k++) {
+        double v[4];
+        for (int i = 0; i < 4; i++) {
+          int xx = x0 + i % 2, yy = y0 + i / 2;
+          v[i] = xx < 0 || yy < 0 || xx >= w || yy >= h ? 0
+                 : in.data[((size_t)yy * w + xx) * ch + k] / 255.0;
+        }
+        double top = v[0] + (v[1] - v[0]) * fx;
+        double bot = v[2] + (v[3] - v[2]) * fx;
+        int want = (int)lround((top + (bot - top) * fy) * 255);
+        int d = abs(got.data[((size_t)y * ow + x) * ch + k] - want);
+        worst = d > worst ? d : worst;
+      }
+    }
+  ck_assert_msg(worst <= 1, "rotate 10: off by %d from C", worst);
+  fg_image_free(&got);
+  /* -90: a quarter turn counter-clockwise, exact */
+  snprintf(path, sizeof path, "%s/out/r270.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  ck_assert_int_eq(got.width, h);
+  ck_assert_int_eq(got.height, w);
+  for (int y = 0; y < w; y++)
+    for (int x = 0; x < h; x++)
+      ck_assert(!memcmp(got.data + ((size_t)y * h + x) * ch,
+                        in.data + ((size_t)x * w + (w - 1 - y)) * ch,
+                        (size_t)ch));
+  fg_image_free(&got);
+  /* bit_rotate: u8 rotated left by one bit */
+  snprintf(path, sizeof path, "%s/out/bits.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  for (size_t i = 0; i < (size_t)w * h * ch; i++)
+    ck_assert_int_eq(got.data[i], (uint8_t)((in.data[i] << 1) |
+                                            (in.data[i] >> 7)));
+  fg_image_free(&got);
+  fg_image_free(&in);
+  rm_rf(dir);
 }
 END_TEST
 
@@ -1121,6 +1206,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_full_disk_keeps_previous_outputs);
   tcase_add_test(tc, test_cli_png_options);
   tcase_add_test(tc, test_cli_operator_arguments);
+  tcase_add_test(tc, test_cli_rotate);
   tcase_add_test(tc, test_cli_unreadable_directory);
   tcase_add_test(tc, test_cli_example_lab);
   tcase_add_test(tc, test_cli_example_sharpen);

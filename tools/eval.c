@@ -9,6 +9,7 @@
  */
 #include "tools/fgt.h"
 #include "tools/outputs.h"
+#include "tools/suggest.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -116,12 +117,33 @@ static fg_expr *literal(fg_op *op, const fgt_value *v, fg_elem elem) {
 
 /* Starts op reading fields (fields[i] of the graph, or NULL for a
  * literal) and returns body's value. */
+static fg_expr *body_call(fg_op *op, fg_expr **a, int n, const void *ctx);
+
+/* Whether an integer literal v fits integer element type e. */
+static int fits(double v, fg_elem e) {
+  static const double lo[] = {[FG_I8] = -128, [FG_U8] = 0, [FG_I16] = -32768,
+                              [FG_U16] = 0, [FG_I32] = -2147483648.0,
+                              [FG_U32] = 0, [FG_I64] = -9.2e18, [FG_U64] = 0};
+  static const double hi[] = {[FG_I8] = 127, [FG_U8] = 255, [FG_I16] = 32767,
+                              [FG_U16] = 65535, [FG_I32] = 2147483647.0,
+                              [FG_U32] = 4294967295.0, [FG_I64] = 9.2e18,
+                              [FG_U64] = 1.8e19};
+  return e >= FG_I8 && e <= FG_U64 && v >= lo[e] && v <= hi[e];
+}
+
 static fg_expr *pw_body(fg_op *op, fg_field **fields, const fgt_value *args,
                         int n, fg_elem elem, body_fn body, const void *ctx) {
   fg_expr *e[8];
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     e[i] = fields[i] ? fg_read_tensor(op, fields[i])
                      : literal(op, &args[i], elem);
+    /* a built-in takes its operands in one type (OpenCL C's rule): an
+     * integer literal that fits the fields' integer type is of it, as
+     * bit_rotate(px, 1) on u8 pixels means */
+    if (!fields[i] && body == body_call && args[i].kind == FGT_V_NUMBER &&
+        args[i].is_integer && fits(args[i].v[0], elem))
+      e[i] = fg_convert(e[i], elem, 1);
+  }
   return body(op, e, n, ctx);
 }
 
@@ -277,8 +299,17 @@ static int order_args(eval *ev, const fgt_node *call, const char *fname,
         p += len + (p[len] == ',');
       }
       if (slot < 0) {
+        fgt_suggest sg;
+        char hint[96];
+        fgt_suggest_begin(&sg, call->arg_names[i], strlen(call->arg_names[i]));
+        for (const char *p = params; p && *p;) {
+          size_t len = strcspn(p, ",");
+          fgt_suggest_offer(&sg, p, strcspn(p, "=,"));
+          p += len + (p[len] == ',');
+        }
         failv(ev, FG_EINVAL, call->arg_pos[i], "%s: no parameter named "
-              "'%s' (expected one of: %s)", fname, call->arg_names[i],
+              "'%s'%s (expected one of: %s)", fname, call->arg_names[i],
+              fgt_suggest_text(&sg, hint, sizeof hint),
               params && *params ? params : "none");
         return -1;
       }
@@ -835,6 +866,20 @@ out:
   return result;
 }
 
+/* The built-in function (fg_call's name) a pipeline calls as fname, or
+ * NULL: `rotate` is the image rotation of the operator table, so the
+ * bitwise built-in of that name is called bit_rotate. */
+static const char *builtin_name(const char *fname) {
+  if (!strcmp(fname, "bit_rotate"))
+    return "rotate";
+  if (!strcmp(fname, "rotate"))
+    return NULL;
+  for (int i = 0; fg_builtin_name(i); i++)
+    if (!strcmp(fg_builtin_name(i), fname))
+      return fg_builtin_name(i);
+  return NULL;
+}
+
 static fgt_value eval_call(eval *ev, const fgt_node *c) {
   if (c->a->kind != FGT_N_NAME) {
     fgt_value m = eval_node(ev, c->a);
@@ -869,6 +914,24 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
                    "found %d", fname, want, want > 1 ? "s" : "",
                    row->params, n);
   } else {
+    if (!builtin_name(fname)) {
+      fgt_suggest sg;
+      char hint[96];
+      fgt_suggest_begin(&sg, fname, strlen(fname));
+      int nrows;
+      const fg_op_info *t = fg_ops_table(&nrows);
+      for (int i = 0; i < nrows; i++)
+        fgt_suggest_offer(&sg, t[i].name, strlen(t[i].name));
+      for (int i = 0; fg_builtin_name(i); i++)
+        fgt_suggest_offer(&sg, fg_builtin_name(i), strlen(fg_builtin_name(i)));
+      static const char *const calls[] = {"input", "save", "report",
+                                          "script", "bit_rotate"};
+      for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+        fgt_suggest_offer(&sg, calls[i], strlen(calls[i]));
+      return failv(ev, FG_EINVAL, c->a->pos, "unknown operator '%s'%s "
+                   "(`fieldgraph ops` lists them)", fname,
+                   fgt_suggest_text(&sg, hint, sizeof hint));
+    }
     for (int i = 0; i < c->n; i++)
       if (c->arg_names[i])
         return failv(ev, FG_EINVAL, c->items[i]->pos, "%s: takes no named "
@@ -898,7 +961,7 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
   }
   if (row)
     return pointwise(ev, fname, c->pos, v, n, body_row, row);
-  return pointwise(ev, fname, c->pos, v, n, body_call, fname);
+  return pointwise(ev, fname, c->pos, v, n, body_call, builtin_name(fname));
 }
 
 static fgt_value lookup(eval *ev, const fgt_node *n) {
@@ -907,8 +970,15 @@ static fgt_value lookup(eval *ev, const fgt_node *n) {
       return ev->vars[i].v;
   if (strcmp(n->text, "pi") == 0)
     return (fgt_value){.kind = FGT_V_NUMBER, .n = 1, .v = {3.14159265358979}};
-  return failv(ev, FG_EINVAL, n->pos, "unknown name '%s' (expected a value "
-               "named earlier in the file)", n->text);
+  fgt_suggest sg;
+  char hint[96];
+  fgt_suggest_begin(&sg, n->text, strlen(n->text));
+  for (int i = 0; i < ev->n_vars; i++)
+    fgt_suggest_offer(&sg, ev->vars[i].name, strlen(ev->vars[i].name));
+  fgt_suggest_offer(&sg, "pi", 2);
+  return failv(ev, FG_EINVAL, n->pos, "unknown name '%s'%s (expected a value "
+               "named earlier in the file)", n->text,
+               fgt_suggest_text(&sg, hint, sizeof hint));
 }
 
 static fgt_value eval_node(eval *ev, const fgt_node *n) {

@@ -5,6 +5,7 @@
  * the {stem}/{name}/{dir}/{ext}/{index} file name templates.
  */
 #include "tools/inputs.h"
+#include "tools/suggest.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -414,9 +415,16 @@ int fgt_expand(char *out, size_t size, const char *tmpl, const char *path,
       else if (k == 5 && !strncmp(p + 1, "index", 5))
         len = snprintf(piece, sizeof piece, "%ld", index);
       else {
-        snprintf(err, errlen, "template \"%s\": unknown field {%.*s} "
+        static const char *const fields[] = {"stem", "name", "dir", "ext",
+                                             "index"};
+        fgt_suggest sg;
+        char hint[96];
+        fgt_suggest_begin(&sg, p + 1, (size_t)k);
+        for (int f = 0; f < 5; f++)
+          fgt_suggest_offer(&sg, fields[f], strlen(fields[f]));
+        snprintf(err, errlen, "template \"%s\": unknown field {%.*s}%s "
                  "(expected {stem}, {name}, {dir}, {ext} or {index})", tmpl,
-                 k, p + 1);
+                 k, p + 1, fgt_suggest_text(&sg, hint, sizeof hint));
         return -1;
       }
       p = e + 1;

@@ -33,6 +33,10 @@
  * either may be included first. */
 #include "dsl.h"
 
+/* The name of built-in function i (0, 1, ...) as fg_call takes it, NULL
+ * past the last: for front ends that list them or suggest a name. */
+const char *fg_builtin_name(int i);
+
 /* ---- integer functions --------------------------------------------------- */
 
 /* |x|, as U [T any integer type; result U, its unsigned type] */

@@ -96,6 +96,13 @@ fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
 fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
                          int64_t rows, int64_t cols, fg_interp interp,
                          fg_border border, double value);
+/* Rotation by degrees clockwise about the image's centre, the canvas grown
+ * to hold all of the rotated image (as `vips rotate`): whole quarter turns
+ * are exact copies (fg_rotate90), other angles an fg_warp_affine (NEAREST
+ * or BILINEAR) with the uncovered corners by the border rule; non-local. */
+fg_field *fg_rotate_angle(fg_graph *g, fg_field *in, double degrees,
+                          fg_interp interp, fg_border border,
+                          double value);
 
 /* ---- resizing (non-local) ------------------------------------------------ */
 
