@@ -62,9 +62,35 @@ CALL(rotate, "fg_rotate_angle") {
   return fg_rotate_angle(g, F0, a->num[1], (fg_interp)I(2),
                          (fg_border)I(3), a->num[4]);
 }
+CALL(overlay, "fg_overlay") {
+  return fg_overlay(g, F0, a->field[1], L(2), L(3));
+}
 CALL(crop, "fg_crop") { return fg_crop(g, F0, L(1), L(2), L(3), L(4)); }
+/* Margins, or with to = [width, height] the image centred on a canvas of
+ * that size (a letterbox; the odd pixel goes to the bottom and right). */
 CALL(pad, "fg_pad") {
-  return fg_pad(g, F0, L(1), L(2), L(3), L(4), (fg_border)I(5), a->num[6]);
+  const fg_op_list *to = a->list[7];
+  int64_t m[4] = {L(1), L(2), L(3), L(4)};
+  if (to && !(to->n == 1 && to->v[0] == 0)) {
+    fg_type t = fg_field_type(F0);
+    if (to->n != 2 || t.field.ndim != 2) {
+      fg_graph_set_error(g, FG_EINVAL, "pad: to is [width, height] of a 2-D "
+                         "image; found %d numbers", to->n);
+      return NULL;
+    }
+    int64_t w = (int64_t)to->v[0], h = (int64_t)to->v[1];
+    int64_t dw = w - t.field.dim[1], dh = h - t.field.dim[0];
+    if (dw < 0 || dh < 0 || m[0] || m[1] || m[2] || m[3]) {
+      fg_graph_set_error(g, FG_EINVAL, "pad: to [%lld, %lld] %s (the image "
+                         "is %lld x %lld)", (long long)w, (long long)h,
+                         dw < 0 || dh < 0 ? "is smaller than the image"
+                                          : "and margins together",
+                         (long long)t.field.dim[1], (long long)t.field.dim[0]);
+      return NULL;
+    }
+    m[0] = dh / 2, m[1] = dh - dh / 2, m[2] = dw / 2, m[3] = dw - dw / 2;
+  }
+  return fg_pad(g, F0, m[0], m[1], m[2], m[3], (fg_border)I(5), a->num[6]);
 }
 CALL(warp_affine, "fg_warp_affine") {
   double m[6];
@@ -76,7 +102,24 @@ CALL(warp_affine, "fg_warp_affine") {
   return fg_warp_affine(g, F0, m, L(2), L(3), (fg_interp)I(4),
                         (fg_border)I(5), a->num[6]);
 }
-CALL(resize, "fg_resize") { return fg_resize(g, F0, L(1), L(2), (fg_interp)I(3)); }
+/* rows x cols (height, width the same); one of them 0 keeps the aspect
+ * ratio (rounded to nearest, at least 1). */
+CALL(resize, "fg_resize") {
+  int64_t rows = L(1) ? L(1) : L(5), cols = L(2) ? L(2) : L(4);
+  fg_type t = fg_field_type(F0);
+  if ((L(1) && L(5) && L(1) != L(5)) || (L(2) && L(4) && L(2) != L(4)) ||
+      (!rows && !cols) || t.field.ndim != 2) {
+    fg_graph_set_error(g, FG_EINVAL, "resize: expected rows (height) and/or "
+                       "cols (width) of a 2-D image, each given once");
+    return NULL;
+  }
+  double h = (double)t.field.dim[0], w = (double)t.field.dim[1];
+  if (!rows)
+    rows = (int64_t)fmax(1, floor(h * (double)cols / w + 0.5));
+  if (!cols)
+    cols = (int64_t)fmax(1, floor(w * (double)rows / h + 0.5));
+  return fg_resize(g, F0, rows, cols, (fg_interp)I(3));
+}
 /* resize so that the longer side is `size` (never enlarged), keeping the
  * aspect ratio (sides rounded to nearest, at least 1). */
 CALL(thumbnail, "fg_resize") {
@@ -409,13 +452,16 @@ static const fg_op_info table[] = {
      "value=0", rotate, "degrees clockwise, canvas grown (quarter turns "
      "exact)"),
   OP("crop", "Fllll", "image,row,col,rows,cols", crop, "a rectangle"),
-  OP("pad", "FllllBd", "image,top,bottom,left,right,border=constant,"
-     "value=0", pad, "margins filled by a border rule"),
+  OP("pad", "FllllBdw", "image,top=0,bottom=0,left=0,right=0,"
+     "border=constant,value=0,to=0", pad,
+     "margins by a border rule, or centred on to=[width, height]"),
+  OP("overlay", "FFll", "base,top,x=0,y=0", overlay,
+     "top over base at column x, row y, through top's alpha"),
   OP("warp_affine", "FwllIBd", "image,matrix,rows,cols,interp=bilinear,"
      "border=constant,value=0", warp_affine,
      "affine map (2x3, output to input)"),
-  OP("resize", "FllI", "image,rows,cols,interp=bilinear", resize,
-     "resample to rows x cols"),
+  OP("resize", "FllIll", "image,rows=0,cols=0,interp=bilinear,width=0,"
+     "height=0", resize, "resample to rows x cols; one 0: aspect kept"),
   OP("thumbnail", "FlI", "image,size,interp=area", thumbnail,
      "longer side to size, aspect kept (never enlarged)"),
   FIELD1("downsample2", downsample2, "half size, 2x2 means"),

@@ -733,6 +733,99 @@ START_TEST(test_cli_operator_arguments) {
 }
 END_TEST
 
+/* Pipelines that use the image's size and pixel coordinates: a vignette,
+ * a letterbox to 1024 x 1024, a crop to the central half, a resize to a
+ * width keeping the aspect ratio and a watermark overlay, each against C. */
+START_TEST(test_cli_size_language) {
+  char dir[64], file[128], args[2048], sp[512], path[512], err[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\n"
+             "dx = x - width / 2\n"
+             "dy = y - height / 2\n"
+             "d2 = (dx * dx + dy * dy) / (width * width / 4 + "
+             "height * height / 4)\n"
+             "save(rgb * (1 - 0.6 * d2), \"vignette.png\")\n"
+             "save(pad(rgb, to=[1024, 1024]), \"letterbox.png\")\n"
+             "save(crop(rgb, height / 4, width / 4, height / 2, width / 2), "
+             "\"centre.png\")\n"
+             "small = resize(rgb, width=64)\n"
+             "save(small, \"small.png\")\n"
+             "save(overlay(rgb, small, width - 70, 6), \"mark.png\")\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  ck_assert_int_eq(tool(dir, args), 0);
+  fg_image in, got, small;
+  ck_assert(fg_image_read(sp, &in, err, sizeof err) == FG_OK);
+  int w = in.width, h = in.height, ch = in.channels;
+  const uint8_t *px = in.data;
+  /* vignette */
+  snprintf(path, sizeof path, "%s/out/vignette.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  ck_assert(got.width == w && got.height == h);
+  int worst = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      double dx = x - w / 2.0, dy = y - h / 2.0;
+      double d2 = (dx * dx + dy * dy) / (w * w / 4.0 + h * h / 4.0);
+      for (int k = 0; k < ch; k++) {
+        size_t i = ((size_t)y * w + x) * ch + k;
+        double v = px[i] / 255.0 * (1 - 0.6 * d2);
+        int want = (int)lround(fmin(fmax(v, 0), 1) * 255);
+        int d = abs(got.data[i] - want);
+        worst = d > worst ? d : worst;
+      }
+    }
+  ck_assert_msg(worst <= 1, "vignette off by %d", worst);
+  fg_image_free(&got);
+  /* letterbox: centred, the odd pixel at the bottom and right, black */
+  snprintf(path, sizeof path, "%s/out/letterbox.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  ck_assert(got.width == 1024 && got.height == 1024);
+  int top = (1024 - h) / 2, left = (1024 - w) / 2;
+  for (int y = 0; y < 1024; y++)
+    for (int x = 0; x < 1024; x++)
+      for (int k = 0; k < ch; k++) {
+        int sy = y - top, sx = x - left;
+        int want = sy < 0 || sx < 0 || sy >= h || sx >= w ? 0
+                   : px[((size_t)sy * w + sx) * ch + k];
+        ck_assert_int_eq(got.data[((size_t)y * 1024 + x) * ch + k], want);
+      }
+  fg_image_free(&got);
+  /* the central half: rows from floor(h / 4), floor(h / 2) of them */
+  snprintf(path, sizeof path, "%s/out/centre.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  ck_assert(got.width == w / 2 && got.height == h / 2);
+  for (int y = 0; y < h / 2; y++)
+    ck_assert(!memcmp(got.data + (size_t)y * (w / 2) * ch,
+                      px + ((size_t)(y + h / 4) * w + w / 4) * ch,
+                      (size_t)(w / 2) * ch));
+  fg_image_free(&got);
+  /* resize to a width: the height keeps the aspect ratio */
+  snprintf(path, sizeof path, "%s/out/small.png", dir);
+  ck_assert(fg_image_read(path, &small, err, sizeof err) == FG_OK);
+  ck_assert_int_eq(small.width, 64);
+  ck_assert_int_eq(small.height, (int)floor(h * 64.0 / w + 0.5));
+  /* the watermark: small where it lies, the photo elsewhere */
+  snprintf(path, sizeof path, "%s/out/mark.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int sy = y - 6, sx = x - (w - 70);
+      const uint8_t *want = sy >= 0 && sx >= 0 && sy < small.height &&
+                            sx < small.width
+          ? small.data + ((size_t)sy * small.width + sx) * ch
+          : px + ((size_t)y * w + x) * ch;
+      ck_assert(!memcmp(got.data + ((size_t)y * w + x) * ch, want,
+                        (size_t)ch));
+    }
+  fg_image_free(&got);
+  fg_image_free(&small);
+  fg_image_free(&in);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- the example pipelines ---------------------------------------------- */
 
 /* Runs examples/NAME.fgp on the bundled chelsea.png (RGB) into dir/out with
@@ -1207,6 +1300,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_png_options);
   tcase_add_test(tc, test_cli_operator_arguments);
   tcase_add_test(tc, test_cli_rotate);
+  tcase_add_test(tc, test_cli_size_language);
   tcase_add_test(tc, test_cli_unreadable_directory);
   tcase_add_test(tc, test_cli_example_lab);
   tcase_add_test(tc, test_cli_example_sharpen);

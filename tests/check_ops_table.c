@@ -361,6 +361,74 @@ START_TEST(test_call_tables) {
 }
 END_TEST
 
+/* overlay through the table: f32 RGB under RGBA (alpha blends colour), u8
+ * RGBA under RGBA (alpha composited "over"), the top partly outside the
+ * base; against C. */
+START_TEST(test_call_overlay) {
+  enum { H = 6, W = 7, TH = 3, TW = 4, X = -1, Y = 4 };
+  float base[H][W][3], top[TH][TW][4];
+  uint8_t b8[H][W][4], t8[TH][TW][4];
+  for (int r = 0; r < H; r++)
+    for (int c = 0; c < W; c++)
+      for (int k = 0; k < 4; k++) {
+        if (k < 3)
+          base[r][c][k] = (float)(r * 7 + c + k) / 50.0f;
+        b8[r][c][k] = (uint8_t)(r * 31 + c * 7 + k * 50);
+      }
+  for (int r = 0; r < TH; r++)
+    for (int c = 0; c < TW; c++)
+      for (int k = 0; k < 4; k++) {
+        top[r][c][k] = k == 3 ? (float)(r * TW + c) / (TH * TW - 1)
+                              : (float)(k + 1) / 4.0f;
+        t8[r][c][k] = (uint8_t)(k == 3 ? (r * TW + c) * 23 : 200 + k * 10);
+      }
+  fg_graph *g = fg_graph_new("t");
+  fg_field *fb = fg_input(g, "b", fg_type_image(FG_F32, H, W, 3));
+  fg_field *ft = fg_input(g, "t", fg_type_image(FG_F32, TH, TW, 4));
+  fg_field *ub = fg_input(g, "ub", fg_type_image(FG_U8, H, W, 4));
+  fg_field *ut = fg_input(g, "ut", fg_type_image(FG_U8, TH, TW, 4));
+  const fg_op_info *ov = fg_ops_find("overlay");
+  fg_op_args a = {.field = {fb, ft}, .num = {0, 0, X, Y}};
+  fg_output(g, "f", fg_ops_call(g, ov, &a));
+  fg_op_args b = {.field = {ub, ut}, .num = {0, 0, X, Y}};
+  fg_output(g, "u", fg_ops_call(g, ov, &b));
+  expect_ok(g);
+  float of[H][W][3];
+  uint8_t ou[H][W][4];
+  tu_run(g, 4, (const void *[]){base, top, b8, t8}, 2, (void *[]){of, ou});
+  for (int r = 0; r < H; r++)
+    for (int c = 0; c < W; c++) {
+      int tr = r - Y, tc = c - X;
+      int in = tr >= 0 && tc >= 0 && tr < TH && tc < TW;
+      double al = in ? top[tr][tc][3] : 0, al8 = in ? t8[tr][tc][3] / 255.0
+                                                    : 0;
+      for (int k = 0; k < 3; k++) {
+        double want = in ? top[tr][tc][k] * al + base[r][c][k] * (1 - al)
+                         : base[r][c][k];
+        ck_assert_msg(fabs(of[r][c][k] - want) < 1e-6, "f32 (%d, %d, %d): %g,"
+                      " C %g", r, c, k, of[r][c][k], want);
+        double w8 = in ? t8[tr][tc][k] * al8 + b8[r][c][k] * (1 - al8)
+                       : b8[r][c][k];
+        ck_assert_msg(abs(ou[r][c][k] - (int)lround(w8)) <= 1, "u8 (%d, %d, "
+                      "%d): %d, C %g", r, c, k, ou[r][c][k], w8);
+      }
+      double wa = in ? 255 * al8 + b8[r][c][3] * (1 - al8) : b8[r][c][3];
+      ck_assert_msg(abs(ou[r][c][3] - (int)lround(wa)) <= 1, "u8 alpha (%d, "
+                    "%d): %d, C %g", r, c, ou[r][c][3], wa);
+    }
+  fg_graph_free(g);
+
+  /* types that do not combine are named */
+  g = fg_graph_new("t");
+  fb = fg_input(g, "b", fg_type_image(FG_F32, H, W, 3));
+  ut = fg_input(g, "ut", fg_type_image(FG_U8, TH, TW, 4));
+  a = (fg_op_args){.field = {fb, ut}};
+  ck_assert_ptr_null(fg_ops_call(g, ov, &a));
+  expect_error(g, FG_ETYPE, "overlay", "'b'", "'ut'", NULL);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ops_table");
   TCase *tc = tcase_create("table");
@@ -372,6 +440,7 @@ int main(void) {
   tcase_add_test(tc, test_call_checks_arguments);
   tcase_add_test(tc, test_call_locations_and_reductions);
   tcase_add_test(tc, test_call_tables);
+  tcase_add_test(tc, test_call_overlay);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -12,6 +12,7 @@
 #include "tools/suggest.h"
 
 #include <assert.h>
+#include <math.h>
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -842,6 +843,11 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
       continue;
     }
     int integer = sig[i] != 'd';
+    /* a pixel count or position ('l') computed from the image's size may
+     * be a fraction (width / 2 of an odd width): rounded down, as integer
+     * division would */
+    if (sig[i] == 'l' && v.kind == FGT_V_NUMBER && isfinite(v.v[0]))
+      v.v[0] = floor(v.v[0]);
     /* the range first: converting a double outside it is undefined (int
      * for 'i' and 'b', int64_t for 'l') */
     double lim = sig[i] == 'l' ? 9223372036854775808.0 : 2147483648.0;
@@ -864,6 +870,48 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
 out:
   free(w);
   return result;
+}
+
+/* Functions of numbers alone computed while the pipeline is read (sizes,
+ * angles: crop(rgb, 0, 0, floor(width / 3), height)); fields go through
+ * the kernel's built-ins. */
+static const struct {
+  const char *name;
+  int n;
+  double (*f1)(double);
+  double (*f2)(double, double);
+} number_fns[] = {
+  {"floor", 1, floor, NULL}, {"ceil", 1, ceil, NULL},
+  {"round", 1, round, NULL}, {"trunc", 1, trunc, NULL},
+  {"sqrt", 1, sqrt, NULL}, {"fabs", 1, fabs, NULL}, {"abs", 1, fabs, NULL},
+  {"exp", 1, exp, NULL}, {"log", 1, log, NULL}, {"sin", 1, sin, NULL},
+  {"cos", 1, cos, NULL}, {"tan", 1, tan, NULL},
+  {"min", 2, NULL, fmin}, {"max", 2, NULL, fmax}, {"fmin", 2, NULL, fmin},
+  {"fmax", 2, NULL, fmax}, {"pow", 2, NULL, pow}, {"atan2", 2, NULL, atan2},
+  {"hypot", 2, NULL, hypot},
+};
+
+/* fname of n plain numbers as a number in *out; 0 when it is not such a
+ * call. */
+static int fold_numbers(const char *fname, const fgt_value *v, int n,
+                        fgt_value *out) {
+  for (int i = 0; i < n; i++)
+    if (v[i].kind != FGT_V_NUMBER)
+      return 0;
+  for (size_t k = 0; k < sizeof number_fns / sizeof *number_fns; k++) {
+    if (strcmp(number_fns[k].name, fname) || number_fns[k].n != n)
+      continue;
+    double r = n == 1 ? number_fns[k].f1(v[0].v[0])
+                      : number_fns[k].f2(v[0].v[0], v[1].v[0]);
+    int integer = r == floor(r) && fabs(r) < 9007199254740992.0 &&
+                  (v[0].is_integer || !strcmp(fname, "floor") ||
+                   !strcmp(fname, "ceil") || !strcmp(fname, "round") ||
+                   !strcmp(fname, "trunc"));
+    *out = (fgt_value){.kind = FGT_V_NUMBER, .n = 1, .is_integer = integer,
+                       .v = {r}};
+    return 1;
+  }
+  return 0;
 }
 
 /* The built-in function (fg_call's name) a pipeline calls as fname, or
@@ -950,6 +998,10 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
     if (ev->st != FG_OK)
       return none();
   }
+  fgt_value folded;
+  if ((!row || row->kind != FG_OPK_REDUCE) && fold_numbers(fname, v, n,
+                                                           &folded))
+    return folded;
   if (row && row->kind == FG_OPK_REDUCE) {
     if (v[0].kind != FGT_V_FIELD)
       return failv(ev, FG_ETYPE, a[0]->pos, "%s: expected a field, found %s",
@@ -964,12 +1016,35 @@ static fgt_value eval_call(eval *ev, const fgt_node *c) {
   return pointwise(ev, fname, c->pos, v, n, body_call, builtin_name(fname));
 }
 
+/* The column (x) or row (y) of every pixel of the input image, as an f32
+ * field of its size: a pointwise operator that fuses with its readers. */
+static fgt_value coordinate(eval *ev, const fgt_node *n, int column) {
+  fg_op *op = fg_op_begin_map(ev->g, column ? "x" : "y",
+                              fg_shape2(ev->key->height[0],
+                                        ev->key->width[0]));
+  fg_write_tensor(op, 0, fg_convert(column ? fg_column(op) : fg_row(op),
+                                    FG_F32, 1));
+  fg_field *f = fg_op_end(op);
+  if (graph_failed(ev, n->pos))
+    return none();
+  return field_value(f);
+}
+
 static fgt_value lookup(eval *ev, const fgt_node *n) {
   for (int i = ev->n_vars - 1; i >= 0; i--)
     if (strcmp(ev->vars[i].name, n->text) == 0)
       return ev->vars[i].v;
   if (strcmp(n->text, "pi") == 0)
     return (fgt_value){.kind = FGT_V_NUMBER, .n = 1, .v = {3.14159265358979}};
+  /* the input image's size (numbers: a graph is built for each size) and
+   * its pixel coordinates (fields) */
+  if (ev->key->n > 0 && (!strcmp(n->text, "width") ||
+                         !strcmp(n->text, "height")))
+    return (fgt_value){.kind = FGT_V_NUMBER, .n = 1, .is_integer = 1,
+                       .v = {n->text[0] == 'w' ? ev->key->width[0]
+                                               : ev->key->height[0]}};
+  if (ev->key->n > 0 && (!strcmp(n->text, "x") || !strcmp(n->text, "y")))
+    return coordinate(ev, n, n->text[0] == 'x');
   fgt_suggest sg;
   char hint[96];
   fgt_suggest_begin(&sg, n->text, strlen(n->text));

@@ -96,6 +96,14 @@ fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
 fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
                          int64_t rows, int64_t cols, fg_interp interp,
                          fg_border border, double value);
+/* top composited over base with its top-left pixel at column x, row y
+ * (either may be negative or reach past base: what lies outside base is
+ * cut), through top's alpha when it has one (grey+alpha, RGBA; straight
+ * alpha, 1 being the element type's largest value): colour = top a + base
+ * (1 - a), base alpha = a + base alpha (1 - a).  One element type, as many
+ * colour channels; the result is base's type.  Non-local in top. */
+fg_field *fg_overlay(fg_graph *g, fg_field *base, fg_field *top, int64_t x,
+                     int64_t y);
 /* Rotation by degrees clockwise about the image's centre, the canvas grown
  * to hold all of the rotated image (as `vips rotate`): whole quarter turns
  * are exact copies (fg_rotate90), other angles an fg_warp_affine (NEAREST
