@@ -7,24 +7,9 @@
 
 #include <CL/cl_ext.h>           /* CL_PLATFORM_NOT_FOUND_KHR (cl_khr_icd) */
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Writes the message into err (when there is room) and returns st. */
-static fg_status fail(char *err, size_t errlen, fg_status st, const char *fmt,
-                      ...) __attribute__((format(printf, 4, 5)));
-static fg_status fail(char *err, size_t errlen, fg_status st, const char *fmt,
-                      ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return st;
-}
 
 /* "<call>: <error name>" (with the number when the name is unknown)
  * followed by the context, mapped to its status. */
@@ -32,9 +17,9 @@ static fg_status cl_fail(char *err, size_t errlen, const char *call,
                          cl_int rc, const char *context) {
   const char *name = fgcl_error_name(rc);
   if (!strcmp(name, "CL_UNKNOWN_ERROR"))
-    return fail(err, errlen, fgcl_status(rc), "%s: %s(%d) %s", call, name,
+    return fgu_fail(err, errlen, fgcl_status(rc), "%s: %s(%d) %s", call, name,
                 (int)rc, context);
-  return fail(err, errlen, fgcl_status(rc), "%s: %s %s", call, name, context);
+  return fgu_fail(err, errlen, fgcl_status(rc), "%s: %s %s", call, name, context);
 }
 
 /* ---- info queries -------------------------------------------------------- */
@@ -197,7 +182,7 @@ static fg_status add_platform(cl_platform_id p, fgcl_device_info **list,
     return cl_fail(err, errlen, "clGetDeviceIDs", rc, ctx);
   cl_device_id *ids = malloc(nd * sizeof *ids);
   if (!ids)
-    return fail(err, errlen, FG_ENOMEM, "out of memory listing OpenCL "
+    return fgu_fail(err, errlen, FG_ENOMEM, "out of memory listing OpenCL "
                 "devices");
   rc = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids, &nd);
   if (rc != CL_SUCCESS) {
@@ -213,7 +198,7 @@ static fg_status add_platform(cl_platform_id p, fgcl_device_info **list,
     fgcl_device_info *grown = realloc(*list, (size_t)want * sizeof **list);
     if (!grown) {
       free(ids);
-      return fail(err, errlen, FG_ENOMEM, "out of memory listing OpenCL "
+      return fgu_fail(err, errlen, FG_ENOMEM, "out of memory listing OpenCL "
                   "devices");
     }
     *list = grown;
@@ -246,7 +231,7 @@ fg_status fgcl_devices(fgcl_device_info **out, int *n, char *err,
   cl_uint np = 0;
   cl_int rc = clGetPlatformIDs(0, NULL, &np);
   if (rc == CL_PLATFORM_NOT_FOUND_KHR || (rc == CL_SUCCESS && np == 0))
-    return fail(err, errlen, FG_ENODEV, "no OpenCL platform found: install "
+    return fgu_fail(err, errlen, FG_ENODEV, "no OpenCL platform found: install "
                 "an OpenCL driver (ICD), e.g. pocl-opencl-icd for the CPU or "
                 "the GPU vendor's OpenCL runtime");
   if (rc != CL_SUCCESS)
@@ -254,7 +239,7 @@ fg_status fgcl_devices(fgcl_device_info **out, int *n, char *err,
                    "(listing OpenCL platforms)");
   cl_platform_id *plats = malloc(np * sizeof *plats);
   if (!plats)
-    return fail(err, errlen, FG_ENOMEM, "out of memory listing OpenCL "
+    return fgu_fail(err, errlen, FG_ENOMEM, "out of memory listing OpenCL "
                 "platforms");
   rc = clGetPlatformIDs(np, plats, &np);
   if (rc != CL_SUCCESS) {
@@ -275,7 +260,7 @@ fg_status fgcl_devices(fgcl_device_info **out, int *n, char *err,
   free(plats);
   if (count == 0) {
     free(list);
-    return fail(err, errlen, FG_ENODEV, "no OpenCL device found on %u "
+    return fgu_fail(err, errlen, FG_ENODEV, "no OpenCL device found on %u "
                 "OpenCL platform%s", np, np == 1 ? "" : "s");
   }
   *out = list;
