@@ -3,30 +3,23 @@
  * hash of everything that affects the object, loaded with dlopen, and run
  * over row (or column) tiles on a thread pool.
  *
- * Cache protocol: the object for key K is CACHE/cpu/K.so.  A build writes
- * K.c atomically (util/fs.h), compiles it to K.<pid>.<n>.so and renames
- * that to K.so; rename is atomic, so a concurrent process sees either no
- * object or a whole one, never a half-written file. */
+ * The compiler, the cache and the loading are the toolchain's
+ * (toolchain/cc.c: clang -> verified cache -> dlopen); this file chooses
+ * the flags and the key. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "emit/abi.h"
 #include "runtime/backend.h"
 #include "pool.h"
+#include "toolchain/toolchain.h"
 #include "util/fs.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 typedef fge_c_kernel_fn fgc_kernel_fn;
 
@@ -50,11 +43,10 @@ struct fg__buffer {
 typedef struct cpu_backend {
   fg__backend base;
   fgp_pool *pool;
-  char *cache_dir;            /* CACHE/cpu */
+  fgtc_cache cache;           /* CACHE/cpu, verified and pinned */
   char *clang;
   char key_prefix[128];       /* hash of compiler version, CPU, library */
   char march[96];             /* -march=$FG_CPU_MARCH, default native */
-  unsigned build_seq;          /* atomic: builds run on several threads */
 } cpu_backend;
 
 /* Full precision keeps IEEE semantics (no contraction, so fused and unfused
@@ -67,62 +59,20 @@ static const char *const flags_relaxed[] = {
   "-O3", "-fPIC", "-shared", "-std=gnu11", "-ffast-math", "-fwrapv",
   "-fveclib=libmvec", "-w", NULL};
 
-/* ---- small process helpers ---------------------------------------------- */
+/* ---- messages ----------------------------------------------------------- */
 
-/* Runs argv with stdout and stderr sent to log_path; returns the exit status,
- * or -1 when it could not start or be waited for (*e: the errno: ENOSPC
- * when the log cannot be created on a full disk, ENOENT for a missing
- * program), *e 0 otherwise. */
-static int run_logged(char *const argv[], const char *log_path, int *e) {
-  *e = 0;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log_path,
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    *e = rc;
-    return -1;
-  }
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) {
-      *e = errno;
-      return -1;
-    }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Why run_logged's rc (with errno e) failed, for a message: the errno's
- * text, or the exit status; with no log to show, a full filesystem under
- * dir is named (the compiler could not write its output or its log). */
-static const char *run_failure(int rc, int e, bool no_log, const char *dir,
-                               char *buf, size_t size) {
+/* Why the compiler ended as x did, for a message; with no log to show, a
+ * full filesystem under dir is named (the compiler could not write its
+ * output or its log). */
+static const char *run_failure(const fgtc_exit *x, bool no_log,
+                               const char *dir, char *buf, size_t size) {
   char ebuf[128];
-  if (rc < 0 && e != 0)
-    snprintf(buf, size, "could not run: %s",
-             fgu_strerror(e, ebuf, sizeof ebuf));
-  else if (rc < 0)
-    snprintf(buf, size, "killed by a signal");
-  else if (no_log && fgu_dir_full(dir))
+  if (x->end == FGTC_EXITED && no_log && fgu_dir_full(dir))
     snprintf(buf, size, "exit status %d, no log: %s has no space left "
-             "(%s)", rc, dir, fgu_strerror(ENOSPC, ebuf, sizeof ebuf));
+             "(%s)", x->code, dir, fgu_strerror(ENOSPC, ebuf, sizeof ebuf));
   else
-    snprintf(buf, size, "exit status %d", rc);
+    fgtc_exit_str(x, NULL, buf, size);
   return buf;
-}
-
-/* The compiler's output in log_path (malloc'd, cut at 16000 bytes), or
- * NULL when there is none. */
-static char *read_log(const char *log_path) {
-  size_t n;
-  char *text = fgu_read_file(log_path, 1 << 20, &n);
-  if (text && n > 16000)
-    text[16000] = 0;
-  return text;
 }
 
 /* The CPU as the compiler will target it: model name and flags from
@@ -161,74 +111,46 @@ static fg_status cpu_build(fg__backend *be, const char *source,
   fgu_sha256_update(&h, source, strlen(source));
   char key[65];
   fgu_sha256_hex(&h, key);
-  char so[4600], tmp_so[4700], log[4700], src_keep[4600];
-  fgu_cache_path(so, sizeof so, cb->cache_dir, key, "so");
-  fgu_cache_path(src_keep, sizeof src_keep, cb->cache_dir, key, "c");
-
-  void *dl = access(so, R_OK) == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
-  if (dl) {
+  const char *argv_flags[32];
+  int n = 0;
+  argv_flags[n++] = cb->march;
+  for (int i = 0; flags[i]; i++)
+    argv_flags[n++] = flags[i];
+  argv_flags[n] = NULL;
+  void *dl = NULL;
+  fgtc_cc_result r;
+  char err[1024];
+  fg_status st = fgtc_cc_build(&cb->cache, cb->clang, argv_flags, key,
+                               source, &dl, &r, err, sizeof err);
+  if (r.hit)
     __atomic_fetch_add(&be->stats->cache_hits, 1, __ATOMIC_RELAXED);
-  } else {
-    unsigned seq = __atomic_add_fetch(&cb->build_seq, 1, __ATOMIC_RELAXED);
-    snprintf(tmp_so, sizeof tmp_so, "%s/%s.%d.%u.so", cb->cache_dir, key,
-             (int)getpid(), seq);
-    snprintf(log, sizeof log, "%s/%s.%d.%u.log", cb->cache_dir, key,
-             (int)getpid(), seq);
-    /* The source goes in place first (atomically), so that the compiler's
-     * messages name the file a user can open. */
-    int e = fgu_write_file_atomic(src_keep, source, strlen(source), 0644);
-    if (e != 0) {
-      char ebuf[128];
-      return fg__be_fail(be, FG_EIO, "kernel '%s': cannot write %s: %s",
-                         what, src_keep, fgu_strerror(e, ebuf, sizeof ebuf));
-    }
-    char *argv[32];
-    int n = 0;
-    argv[n++] = cb->clang;
-    argv[n++] = cb->march;
-    for (int i = 0; flags[i]; i++)
-      argv[n++] = (char *)flags[i];
-    argv[n++] = "-o";
-    argv[n++] = tmp_so;
-    argv[n++] = src_keep;
-    argv[n++] = "-lm";
-    argv[n] = NULL;
-    int se;
-    int rc = run_logged(argv, log, &se);
+  if (r.compiled)
     __atomic_fetch_add(&be->stats->kernels_compiled, 1, __ATOMIC_RELAXED);
-    if (rc != 0) {
-      char *text = read_log(log), why[512];
-      fg__be_fail(be, se ? FG_EIO : FG_EBUILD, "kernel '%s': %s failed (%s) "
-                  "compiling %s:\n%s", what, cb->clang,
-                  run_failure(rc, se, !text || !*text, cb->cache_dir, why,
-                              sizeof why),
-                  src_keep, text ? text : "(no log)");
-      free(text);
-      unlink(tmp_so);
-      unlink(log);
-      return se ? FG_EIO : FG_EBUILD;
-    }
-    unlink(log);
-    if (rename(tmp_so, so) != 0) {
-      fg__be_fail(be, FG_EIO, "kernel '%s': cannot rename %s to %s: %s",
-                  what, tmp_so, so, strerror(errno));
-      unlink(tmp_so);
-      return FG_EIO;
-    }
-    dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!dl)
-      return fg__be_fail(be, FG_EBUILD, "kernel '%s': dlopen(%s): %s", what,
-                         so, dlerror());
+  if (st != FG_OK && r.compiled && !(r.exit.end == FGTC_EXITED &&
+                                     r.exit.code == 0)) {
+    char why[512];
+    bool no_log = !r.log || !*r.log;
+    if (r.log && strlen(r.log) > 16000)
+      r.log[16000] = 0;
+    fg__be_fail(be, st, "kernel '%s': %s failed (%s) compiling %s:\n%s",
+                what, cb->clang,
+                run_failure(&r.exit, no_log, cb->cache.path, why, sizeof why),
+                r.src, no_log ? "(no log)" : r.log);
+    free(r.log);
+    return st;
   }
-  fgc_kernel_fn fn = (fgc_kernel_fn)dlsym(dl, entry);
+  free(r.log);
+  if (st != FG_OK)
+    return fg__be_fail(be, st, "kernel '%s': %s", what, err);
+  fgc_kernel_fn fn = (fgc_kernel_fn)fgtc_dl_sym(dl, entry);
   if (!fn) {
-    dlclose(dl);
+    fgtc_dl_close(dl);
     return fg__be_fail(be, FG_EBUILD, "kernel '%s': symbol %s missing in %s",
-                       what, entry, so);
+                       what, entry, r.so);
   }
   fg__kbin *k = calloc(1, sizeof *k);
   if (!k) {
-    dlclose(dl);
+    fgtc_dl_close(dl);
     return fg__be_fail(be, FG_ENOMEM, "kernel '%s': out of memory", what);
   }
   k->dl = dl;
@@ -240,7 +162,7 @@ static fg_status cpu_build(fg__backend *be, const char *source,
 static void cpu_kernel_free(fg__backend *be, fg__kbin *k) {
   if (!k)
     return;
-  dlclose(k->dl);
+  fgtc_dl_close(k->dl);
   free(k);
 }
 
@@ -414,7 +336,7 @@ static void cpu_event_release(fg__backend *be, fg__event *ev) {}
 static void cpu_destroy(fg__backend *be) {
   cpu_backend *cb = (cpu_backend *)be;
   fgp_free(cb->pool);
-  free(cb->cache_dir);
+  fgtc_cache_close(&cb->cache);
   free(cb->clang);
   free(cb);
 }
@@ -451,39 +373,38 @@ fg_status fg__cpu_backend_new(const fg__config *cfg, fg__backend **out,
            march && *march ? march : "native");
   const char *clang = cfg->clang;
   cb->clang = strdup(clang && *clang ? clang : FG_CLANG_PATH);
-  size_t n = strlen(cache_dir) + 8;
-  cb->cache_dir = malloc(n);
-  if (!cb->clang || !cb->cache_dir) {
+  cb->cache.dirfd = -1;
+  if (!cb->clang) {
     snprintf(err, errlen, "CPU backend: out of memory");
     cpu_destroy(&cb->base);
     return FG_ENOMEM;
   }
-  snprintf(cb->cache_dir, n, "%s/cpu", cache_dir);
-  int e = fgu_mkdir_p(cb->cache_dir);
-  if (e != 0) {
-    char ebuf[128];
-    snprintf(err, errlen, "CPU backend: cannot create the kernel cache "
-             "directory %s: %s", cb->cache_dir,
-             fgu_strerror(e, ebuf, sizeof ebuf));
+  char cerr[1024];
+  if (fgtc_cache_open(&cb->cache, cache_dir, "cpu", cerr, sizeof cerr) !=
+      FG_OK) {
+    snprintf(err, errlen, "CPU backend: %s", cerr);
     cpu_destroy(&cb->base);
     return FG_EIO;
   }
   /* The compiler's identity is part of every cache key. */
   char log[4700];
-  snprintf(log, sizeof log, "%s/version.%d.log", cb->cache_dir, (int)getpid());
+  snprintf(log, sizeof log, "%s/version.%d.log", cb->cache.path,
+           (int)getpid());
   char *argv[] = {cb->clang, "--version", NULL};
-  int se;
-  int rc = run_logged(argv, log, &se);
+  fgtc_spawn_opts o = {.out_path = log, .err_path = log};
+  fgtc_exit x;
+  bool ok = fgtc_spawn(argv, &o, &x);
   size_t vlen;
   char *version = fgu_read_file(log, 1 << 16, &vlen);
   unlink(log);
-  if (rc != 0 || !version || !*version) {
+  if (!ok || !version || !*version) {
     char why[512];
     snprintf(err, errlen, "CPU backend: cannot run the C compiler '%s' "
              "--version (%s; output to %s)%s", cb->clang,
-             run_failure(rc, se, !version || !*version, cb->cache_dir, why,
+             run_failure(&x, !version || !*version, cb->cache.path, why,
                          sizeof why), log,
-             se == ENOENT || se == EACCES || se == ENOEXEC
+             x.end == FGTC_NOT_RUN && (x.err == ENOENT || x.err == EACCES ||
+                                       x.err == ENOEXEC)
                  ? ": install clang, or set FG_CLANG to a clang binary"
                  : "");
     free(version);

@@ -3,10 +3,11 @@
  *
  * Cache protocol: the key K is the SHA-256 of everything that affects the
  * binary (source, build options, device, driver, platform, fieldgraph
- * version).  CACHE/opencl/K.bin holds the device's program binary and K.cl
+ * version).  CACHE/opencl/K.bin (a toolchain cache folder, whose entries
+ * are checked for owner and mode before use) holds the device's program binary and K.cl
  * the source it came from, for a reader of build errors.  Each is written
- * atomically (util/fs.h: a fresh temporary file in that directory, renamed
- * into place), so a concurrent process sees no file or a whole one.  A binary
+ * atomically (toolchain/cache.c: a fresh temporary file in that folder,
+ * renamed into place), so a concurrent process sees no file or a whole one.  A binary
  * the driver rejects (corrupt, or from another driver build) is deleted and
  * rebuilt from source.  A cache directory that cannot be created or written
  * only loses the caching: the program is still built from source. */
@@ -70,12 +71,13 @@ static void cache_key(const fgcl_device_info *dev, const char *source,
 /* A program from the cached binary at path, built (linked) for the device,
  * or NULL (nothing held) when there is no usable binary. */
 static cl_program load_cached(cl_context ctx, const fgcl_device_info *dev,
-                              const char *path, const char *options) {
-  /* The zero bytes fgu_read_file puts after the data matter here: a
+                              fgtc_cache *cache, const char *name,
+                              const char *options) {
+  /* The zero bytes fgtc_cache_read puts after the data matter here: a
    * driver checking a short garbage binary's header may read past its
    * end (PoCL does, by up to 16 bytes). */
   size_t n;
-  unsigned char *bin = fgu_read_file(path, MAX_BINARY, &n);
+  unsigned char *bin = fgtc_cache_read(cache, name, MAX_BINARY, &n);
   if (bin && n == 0) {
     free(bin);
     bin = NULL;
@@ -177,7 +179,7 @@ static char *build_log(cl_program prog, cl_device_id device) {
 /* ---- the build ----------------------------------------------------------- */
 
 fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
-                     const char *cache_dir, const char *source,
+                     fgtc_cache *cache, const char *source,
                      const char *options, const char *what,
                      cl_program *out, bool *compiled, char *err,
                      size_t errlen) {
@@ -189,36 +191,35 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
     return fgu_fail(err, errlen, FG_EINVAL, "kernel '%s': OpenCL build "
                     "without a context, device or source", what);
 
-  char key[65], dir[PATH_LEN], bin_path[PATH_LEN], cl_path[PATH_LEN];
+  char key[65], bin_name[80], cl_name[80], cl_path[PATH_LEN] = "";
   cache_key(dev, source, options, key);
-  bool cache = cache_dir && *cache_dir &&
-               snprintf(dir, sizeof dir, "%s/opencl", cache_dir) <
-                   (int)sizeof dir &&
-               fgu_cache_path(bin_path, sizeof bin_path, dir, key, "bin") ==
-                   0 &&
-               fgu_cache_path(cl_path, sizeof cl_path, dir, key, "cl") == 0 &&
-               fgu_mkdir_p(dir) == 0;
+  snprintf(bin_name, sizeof bin_name, "%s.bin", key);
+  snprintf(cl_name, sizeof cl_name, "%s.cl", key);
+  if (cache && fgtc_cache_name(cache, key, "cl", cl_path, sizeof cl_path))
+    cache = NULL;
 
   if (cache) {
-    cl_program prog = load_cached(ctx, dev, bin_path, options);
+    cl_program prog = load_cached(ctx, dev, cache, bin_name, options);
     if (prog) {
       *out = prog;
       return FG_OK;
     }
     /* Missing, or rejected by the driver: a bad file goes, so that the
      * binary built below replaces it. */
-    unlink(bin_path);
+    fgtc_cache_remove(cache, bin_name);
   }
 
   /* The source goes in place first, so that a build error can name a file
    * the user can open.  Failing to write it only costs the caching. */
   int werr = 0;
-  bool kept = cache && (access(cl_path, R_OK) == 0 ||
-                        (werr = fgu_write_file_atomic(cl_path, source,
-                                                      strlen(source),
-                                                      0644)) == 0);
-  if (!kept)
-    cache = false;
+  bool kept = false;
+  if (cache) {
+    int fd = fgtc_cache_open_entry(cache, cl_name);
+    kept = fd >= 0 || (werr = fgtc_cache_write(cache, cl_name, source,
+                                               strlen(source))) == 0;
+    if (fd >= 0)
+      close(fd);
+  }
 
   char name[48];
   cl_int rc;
@@ -242,7 +243,7 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
     if (!kept)
       snprintf(why, sizeof why, " (cannot write the kernel cache: %s)",
                werr ? fgu_strerror(werr, ebuf, sizeof ebuf)
-                    : "no cache directory");
+                    : "no usable cache folder");
     fgu_fail(err, errlen, st,
              "kernel '%s': clBuildProgram: %s on %s (options \"%s\"), "
              "source %s%s:\n%s", what, error_name(rc, name), dev->name,
@@ -252,11 +253,11 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
     return st;
   }
 
-  if (cache) {
+  if (kept) {
     size_t n;
     unsigned char *bin = program_binary(prog, dev->device, &n);
     if (bin)
-      fgu_write_file_atomic(bin_path, bin, n, 0644);
+      fgtc_cache_write(cache, bin_name, bin, n);
     free(bin);
   }
   *out = prog;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "fieldgraph.h"
+#include "toolchain/toolchain.h"
 
 /* ---- cl_errors.c -------------------------------------------------------- */
 
@@ -76,8 +77,10 @@ int fgcl_select(const fgcl_device_info *list, int n, const char *selector,
  * program binaries: the key is SHA-256 (use util/util.h's fgu_sha256_*) of
  * the source, the build options, the device name, device version, driver
  * version, platform name/version and the fieldgraph version (PACKAGE_VERSION
- * from config.h).  Cached binaries live in <cache_dir>/opencl/<key>.bin,
- * written to a temporary file in that directory then renamed (atomic); the
+ * from config.h).  Cached binaries live in cache (an open CACHE/opencl;
+ * NULL: no caching) as <key>.bin, checked as every cache entry is
+ * (toolchain/cache.c), written to a temporary file there then renamed
+ * (atomic); the
  * source is kept beside it as <key>.cl for inspection.  A cache hit creates
  * the program with clCreateProgramWithBinary and clBuildProgram (cheap); a
  * corrupt or rejected binary is ignored and rebuilt from source.  On a
@@ -86,7 +89,7 @@ int fgcl_select(const fgcl_device_info *list, int n, const char *selector,
  * truncated to fit errlen; status FG_EBUILD.  *compiled is set to true when
  * the compiler ran from source (counted by the caller), false on a hit. */
 fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
-                     const char *cache_dir, const char *source,
+                     fgtc_cache *cache, const char *source,
                      const char *options, const char *what,
                      cl_program *out, bool *compiled, char *err,
                      size_t errlen);

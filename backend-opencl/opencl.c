@@ -32,7 +32,7 @@ typedef struct cl_backend {
   cl_command_queue queue;
   cl_mem go;                  /* a stop flag that stays 0: the argument of
                                  kernels that do not poll (emit/abi.h) */
-  char cache_dir[4096];
+  fgtc_cache cache;           /* CACHE/opencl; dirfd -1: not cached */
 } cl_backend;
 
 static fg_status cl_fail(fg__backend *be, cl_int rc, const char *call,
@@ -60,7 +60,8 @@ static fg_status ocl_build(fg__backend *be, const char *source,
   bool compiled = false;
   size_t errlen;
   char *err = fg__be_errbuf(be, &errlen);
-  fg_status st = fgcl_build(cb->ctx, &cb->dev, cb->cache_dir, source,
+  fg_status st = fgcl_build(cb->ctx, &cb->dev,
+                            cb->cache.dirfd >= 0 ? &cb->cache : NULL, source,
                             options, what, &k->prog, &compiled, err, errlen);
   if (compiled)
     __atomic_fetch_add(&be->stats->kernels_compiled, 1, __ATOMIC_RELAXED);
@@ -455,6 +456,7 @@ static void ocl_destroy(fg__backend *be) {
     clReleaseCommandQueue(cb->queue);
   if (cb->ctx)
     clReleaseContext(cb->ctx);
+  fgtc_cache_close(&cb->cache);
   free(cb);
 }
 
@@ -498,7 +500,13 @@ fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
   }
   cb->dev = list[idx];
   free(list);
-  snprintf(cb->cache_dir, sizeof cb->cache_dir, "%s", cache_dir);
+  /* A cache folder that cannot be used (or is not safe to use) only
+   * loses the caching: programs are still built from source. */
+  char cerr[1024];
+  if (fgtc_cache_open(&cb->cache, cache_dir, "opencl", cerr, sizeof cerr) !=
+      FG_OK)
+    fprintf(stderr, "fieldgraph: OpenCL programs will not be cached: %s\n",
+            cerr);
   cl_int rc;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                    (cl_context_properties)cb->dev.platform, 0};

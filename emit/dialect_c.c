@@ -26,25 +26,6 @@ static const char *cty(fgk_type t) {
 static const char *cscalar(fg_elem e) { return cty(fgk_t(e, 1)); }
 
 static const char *prelude =
-  "#include <math.h>\n"
-  "#include <stdint.h>\n"
-  "double exp10(double);   /* GNU extensions math.h hides in C11 */\n"
-  "float exp10f(float);\n"
-  "#include <string.h>\n"
-  "_Static_assert(sizeof(long) == 8, \"LP64 expected\");\n"
-  "typedef signed char schar;\n"
-  "typedef unsigned char uchar;\n"
-  "typedef unsigned short ushort;\n"
-  "typedef unsigned int uint;\n"
-  "typedef unsigned long ulong;\n"
-  "#define FGK_VEC(T, N) typedef T T##N __attribute__((ext_vector_type(N)));\n"
-  "#define FGK_VECS(T) FGK_VEC(T, 2) FGK_VEC(T, 3) FGK_VEC(T, 4)\n"
-  "FGK_VECS(uchar) FGK_VECS(ushort) FGK_VECS(short) FGK_VECS(int)\n"
-  "FGK_VECS(uint) FGK_VECS(long) FGK_VECS(ulong) FGK_VECS(float)\n"
-  "FGK_VECS(double)\n"
-  "typedef schar char2 __attribute__((ext_vector_type(2)));\n"
-  "typedef schar char3 __attribute__((ext_vector_type(3)));\n"
-  "typedef schar char4 __attribute__((ext_vector_type(4)));\n"
   "#define FGK_PI 3.14159265358979323846\n"
   "#define FGK_1_PI 0.31830988618379067154\n"
   "#define FGK_180_PI 57.295779513082320876\n"
@@ -637,6 +618,7 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                           const char *fn_name) {
   const fgk_kernel *k = e->k;
   int nb = k->n_in + k->n_out;
+  fgu_buf_puts(o, fgk_c_prelude);
   fgu_buf_puts(o, prelude);
   fgu_buf_puts(o, helpers);
   /* the threads run in a function taking the buffers as restrict

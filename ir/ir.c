@@ -10,6 +10,27 @@ const fgk_builtin_info fgk_builtins[FGK_FN_COUNT_] = {
 #undef FGK__BUILTIN_ROW
 };
 
+const char fgk_c_prelude[] =
+  "#include <math.h>\n"
+  "#include <stdint.h>\n"
+  "double exp10(double);   /* GNU extensions math.h hides in C11 */\n"
+  "float exp10f(float);\n"
+  "#include <string.h>\n"
+  "_Static_assert(sizeof(long) == 8, \"LP64 expected\");\n"
+  "typedef signed char schar;\n"
+  "typedef unsigned char uchar;\n"
+  "typedef unsigned short ushort;\n"
+  "typedef unsigned int uint;\n"
+  "typedef unsigned long ulong;\n"
+  "#define FGK_VEC(T, N) typedef T T##N __attribute__((ext_vector_type(N)));\n"
+  "#define FGK_VECS(T) FGK_VEC(T, 2) FGK_VEC(T, 3) FGK_VEC(T, 4)\n"
+  "FGK_VECS(uchar) FGK_VECS(ushort) FGK_VECS(short) FGK_VECS(int)\n"
+  "FGK_VECS(uint) FGK_VECS(long) FGK_VECS(ulong) FGK_VECS(float)\n"
+  "FGK_VECS(double)\n"
+  "typedef schar char2 __attribute__((ext_vector_type(2)));\n"
+  "typedef schar char3 __attribute__((ext_vector_type(3)));\n"
+  "typedef schar char4 __attribute__((ext_vector_type(4)));\n";
+
 const char *fgk_type_name(fgk_type t) {
   static const char *const names[FG_ELEM_COUNT_][4] = {
     [FG_BOOL] = {"bool", "bool2", "bool3", "bool4"},

@@ -33,6 +33,10 @@ static inline bool fgk_type_eq(fgk_type a, fgk_type b) {
 
 /* OpenCL-style type name ("float4", "uchar", "bool") of t. */
 const char *fgk_type_name(fgk_type t);
+/* C declarations of those names in clang's ext_vector dialect (schar,
+ * uchar4, ...) after the C headers they need: how every C source begins,
+ * the C dialect's kernels (emit/) and RenderScript's host code (rs/). */
+extern const char fgk_c_prelude[];
 
 /* Builtin function ids, in the order of FGK_BUILTINS (ir/builtins.h). */
 typedef enum fgk_builtin {

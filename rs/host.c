@@ -6,8 +6,8 @@
  * (fgr_emit_host: every global a member of the globals block, reached
  * through the environment), after the C dialect's RenderScript runtime,
  * compiled once by clang into a shared object cached on disk by a hash of
- * its source (DIR/rs/<hash>.so, DIR the kernel cache's directory), and
- * loaded with dlopen.  A call passes the script values of the globals
+ * its source (DIR/rs/<hash>.so, DIR the kernel cache's directory) and
+ * loaded, by the toolchain (toolchain/cc.c) as CPU kernels are.  A call passes the script values of the globals
  * (the unit's live block): what an invokable writes there, static
  * globals included, is what later runs of kernels see, exactly like a
  * value fg_rs_set wrote.  The C values (fg_rs_get) keep what the host
@@ -18,9 +18,10 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "rs_impl.h"
+#include "runtime/env.h"
+#include "toolchain/toolchain.h"
 #include "util/fs.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,23 +167,10 @@ static const fgk_writer_i host_writer_i = {
   .type_name = hw_type, .dialect = hw_dialect, .kernel = hw_kernel,
   .helpers = hw_helpers, .first_use = hw_first_use, .use_fp64 = hw_use_fp64};
 
-/* What the C dialect's kernels get from the emitter's prelude, and the
- * host's side of the runtime. */
+/* The host's side of the runtime, after the C types every C source
+ * begins with (fgk_c_prelude). */
 static const char host_prelude[] =
   "/* RenderScript invokables on the host */\n"
-  "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n"
-  "double exp10(double);\nfloat exp10f(float);\n"
-  "typedef signed char schar;\ntypedef unsigned char uchar;\n"
-  "typedef unsigned short ushort;\ntypedef unsigned int uint;\n"
-  "typedef unsigned long ulong;\n"
-  "#define FGK_VEC(T, N) typedef T T##N __attribute__((ext_vector_type(N)));\n"
-  "#define FGK_VECS(T) FGK_VEC(T, 2) FGK_VEC(T, 3) FGK_VEC(T, 4)\n"
-  "FGK_VECS(uchar) FGK_VECS(ushort) FGK_VECS(short) FGK_VECS(int)\n"
-  "FGK_VECS(uint) FGK_VECS(long) FGK_VECS(ulong) FGK_VECS(float)\n"
-  "FGK_VECS(double)\n"
-  "typedef schar char2 __attribute__((ext_vector_type(2)));\n"
-  "typedef schar char3 __attribute__((ext_vector_type(3)));\n"
-  "typedef schar char4 __attribute__((ext_vector_type(4)));\n"
   /* the host's runtime: rsDebug, rsSendToClient, rsRand (host_rt) */
   "#include <stdarg.h>\n#include <stdio.h>\n"
   "#define FGK_RS_HOST 1\n"
@@ -302,19 +290,18 @@ static const char *const host_flags[] = {
 
 /* ---- building and loading ----------------------------------------------- */
 
-static void cache_dir_of(const fg_rs_script *s, char *out, size_t n) {
-  const char *d = s->cache_dir;
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (d && *d)
-    snprintf(out, n, "%s/rs", d);
-  else if ((d = getenv("FG_CACHE_DIR")) && *d)
-    snprintf(out, n, "%s/rs", d);
-  else if (xdg && *xdg)
-    snprintf(out, n, "%s/fieldgraph/rs", xdg);
-  else if (home && *home)
-    snprintf(out, n, "%s/.cache/fieldgraph/rs", home);
-  else
-    snprintf(out, n, "/tmp/fieldgraph-cache/rs");
+/* The folder the invokables are cached in: the options' cache_dir, else
+ * the kernel cache's, resolved as fg_context_new resolves it. */
+static void cache_root_of(const fg_rs_script *s, char *out, size_t n) {
+  if (s->cache_dir && *s->cache_dir) {
+    snprintf(out, n, "%s", s->cache_dir);
+    return;
+  }
+  fg__env *env = malloc(sizeof *env);
+  if (env)
+    fg__env_read(env);
+  snprintf(out, n, "%s", env ? env->cache_dir : "");
+  free(env);
 }
 
 /* The host source of s's runnable invokables, malloc'd; NULL when out of
@@ -329,6 +316,7 @@ static char *host_source(const fg_rs_script *s) {
     if (!fgr_host_why(u, &u->funcs[k], &tok))
       fns[n++] = &u->funcs[k];
   fgu_buf b = {0};
+  fgu_buf_puts(&b, fgk_c_prelude);
   fgu_buf_puts(&b, host_prelude);
   host_writer h = {.w = {&host_writer_i}, .b = &b};
   fgr_emit_host(&h.w, u, fns, n);
@@ -361,80 +349,40 @@ static fg_status host_build(fg_rs_script *s, char *err, size_t errlen) {
   fgu_sha256_update(&h, src, strlen(src));
   char key[65];
   fgu_sha256_hex(&h, key);
-  char dir[4096], so[4200], c[4200], tmp[4300], log[4300];
-  cache_dir_of(s, dir, sizeof dir);
-  int e = fgu_mkdir_p(dir);
-  fg_status st = FG_OK;
-  if (e) {
-    snprintf(err, errlen, "%s: cannot create the cache directory %s: %s",
-             u->file, dir, strerror(e));
+  char root[4096], cerr[1024];
+  cache_root_of(s, root, sizeof root);
+  fgtc_cache cache;
+  if (fgtc_cache_open(&cache, root, "rs", cerr, sizeof cerr) != FG_OK) {
+    snprintf(err, errlen, "%s: %s", u->file, cerr);
     free(src);
     return FG_EIO;
   }
-  fgu_cache_path(so, sizeof so, dir, key, "so");
-  fgu_cache_path(c, sizeof c, dir, key, "c");
-  void *dl = access(so, R_OK) == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
-  if (!dl) {
-    static unsigned seq;
-    unsigned q = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
-    snprintf(tmp, sizeof tmp, "%s/%s.%d.%u.so", dir, key, (int)getpid(), q);
-    snprintf(log, sizeof log, "%s/%s.%d.%u.log", dir, key, (int)getpid(), q);
-    if ((e = fgu_write_file_atomic(c, src, strlen(src), 0644)) != 0) {
-      snprintf(err, errlen, "%s: cannot write %s: %s", u->file, c,
-               strerror(e));
-      free(src);
-      return FG_EIO;
-    }
-    char *argv[24];
-    int n = 0;
-    argv[n++] = (char *)clang;
-    for (int i = 0; host_flags[i]; i++)
-      argv[n++] = (char *)host_flags[i];
-    argv[n++] = "-o";
-    argv[n++] = tmp;
-    argv[n++] = c;
-    argv[n++] = "-lm";
-    argv[n] = NULL;
-    int rc = fgr_run_clang(argv, log);
-    if (rc != 0) {
-      size_t ln = 0;
-      char *text = fgu_read_file(log, 1 << 20, &ln);
-      char what[4300];
-      snprintf(what, sizeof what, "%s: building the invokables (%s)",
-               u->file, c);
-      if (rc < 0)
-        snprintf(err, errlen, "%s: could not run %s to build the "
-                 "invokables", u->file, clang);
-      else
-        fgr_clang_first_error(text, what, err, errlen);
-      free(text);
-      unlink(tmp);
-      unlink(log);
-      free(src);
-      return rc < 0 ? FG_EIO : FG_EBUILD;
-    }
-    unlink(log);
-    if (rename(tmp, so) != 0) {
-      snprintf(err, errlen, "%s: cannot rename %s to %s: %s", u->file, tmp,
-               so, strerror(errno));
-      unlink(tmp);
-      free(src);
-      return FG_EIO;
-    }
-    dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-      snprintf(err, errlen, "%s: dlopen(%s): %s", u->file, so, dlerror());
-      st = FG_EBUILD;
-    }
-  }
+  fgtc_cc_result r;
+  void *dl = NULL;
+  fg_status st = fgtc_cc_build(&cache, clang, host_flags, key, src, &dl, &r,
+                               cerr, sizeof cerr);
+  fgtc_cache_close(&cache);
   free(src);
+  if (st != FG_OK && r.compiled && r.exit.end != FGTC_EXITED) {
+    snprintf(err, errlen, "%s: could not run %s to build the invokables",
+             u->file, clang);
+    st = FG_EIO;
+  } else if (st != FG_OK && r.compiled && r.exit.code != 0) {
+    char what[4300];
+    snprintf(what, sizeof what, "%s: building the invokables (%s)", u->file,
+             r.src);
+    fgr_clang_first_error(r.log, what, err, errlen);
+    st = FG_EBUILD;
+  } else if (st != FG_OK) {
+    snprintf(err, errlen, "%s: %s", u->file, cerr);
+  }
+  free(r.log);
   s->host = dl;
   return st;
 }
 
 void fgr_host_free(fg_rs_script *s) {
-  if (s->host)
-    dlclose(s->host);
+  fgtc_dl_close(s->host);
   s->host = NULL;
 }
 
@@ -453,7 +401,7 @@ fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
     return st;
   char sym[300];
   snprintf(sym, sizeof sym, "fgk_rs_invoke_%s", f->name);
-  host_fn fn = (host_fn)dlsym(s->host, sym);
+  host_fn fn = (host_fn)fgtc_dl_sym(s->host, sym);
   if (!fn) {
     snprintf(err, errlen, "%s: symbol %s missing in the invokables' object",
              s->u->file, sym);

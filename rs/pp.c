@@ -12,19 +12,15 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "rs_impl.h"
+#include "toolchain/toolchain.h"
 #include "util/fs.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* The RenderScript headers a script may include; they declare what
  * fieldgraph's runtime (compat.c) defines. */
@@ -37,23 +33,6 @@ static const char *const system_headers[] = {
   "rs_quaternion.rsh", "rs_sampler.rsh", "rs_time.rsh", "rs_types.rsh",
   "rs_value_types.rsh", "rs_vector_math.rsh", "rs_cl.rsh", "rs_atomic.rsh",
   "rs_graphics_types.rsh", NULL};
-
-int fgr_run_clang(char *const argv[], const char *log_path) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 2, log_path,
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0)
-    return -1;
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* clang's first error in log as "file:line:col: message" (its "error: "
  * and "fatal error: " words dropped) into err. */
@@ -175,14 +154,16 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
   argv[n++] = "-o";
   argv[n++] = out;
   argv[n] = NULL;
-  int rc = fgr_run_clang(argv, log);
+  fgtc_spawn_opts so = {.err_path = log};
+  fgtc_exit x;
+  bool ran = fgtc_spawn(argv, &so, &x);
   free(argv);
   size_t n_out = 0;
-  if (rc != 0) {
+  if (!ran) {
     char *msg = fgu_read_file(log, 1 << 20, &n_out);
     char what[4200];
     snprintf(what, sizeof what, "%s: the preprocessor", file);
-    if (rc < 0)
+    if (x.end != FGTC_EXITED)
       snprintf(err, errlen, "%s: could not run the preprocessor %s (install "
                "clang, or name one in fg_rs_options.clang)", file,
                pp->clang && *pp->clang ? pp->clang : FG_CLANG_PATH);

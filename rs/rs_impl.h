@@ -398,9 +398,6 @@ fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
                         const void *const *args, const long *dims, char *err,
                         size_t errlen);
 
-/* clang run by pp.c's rules: argv[0] the binary, stderr to log_path;
- * its exit status, or -1 when it could not run. */
-int fgr_run_clang(char *const argv[], const char *log_path);
 /* clang's first error in log as "file:line:col: message" into err
  * (what: what failed, for a log without one). */
 void fgr_clang_first_error(const char *log, const char *what, char *err,

@@ -3,6 +3,7 @@
  * loop.c, its runs in run.c). */
 #include "config.h"
 #include "context_impl.h"
+#include "toolchain/toolchain.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -45,9 +46,7 @@ static void env_copy(const char *name, char *out, size_t size) {
   snprintf(out, size, "%s", v ? v : "");
 }
 
-/* Reads every environment variable the library looks at, once, into
- * ctx->env: nothing else calls getenv. */
-static void read_env(fg__env *env) {
+void fg__env_read(fg__env *env) {
   env_copy("FG_BACKEND", env->backend, sizeof env->backend);
   env_copy("FG_DEVICE", env->device, sizeof env->device);
   env_copy("FG_CPU_MARCH", env->cpu_march, sizeof env->cpu_march);
@@ -60,17 +59,7 @@ static void read_env(fg__env *env) {
   env_copy("XDG_CACHE_HOME", xdg, sizeof xdg);
   env_copy("HOME", home, sizeof home);
   /* where kernels are cached when the options do not say */
-  if (*dir)
-    snprintf(env->cache_dir, sizeof env->cache_dir, "%s", dir);
-  else if (*xdg)
-    snprintf(env->cache_dir, sizeof env->cache_dir, "%.4000s/fieldgraph",
-             xdg);
-  else if (*home)
-    snprintf(env->cache_dir, sizeof env->cache_dir,
-             "%.4000s/.cache/fieldgraph", home);
-  else
-    snprintf(env->cache_dir, sizeof env->cache_dir,
-             "/tmp/fieldgraph-cache");
+  fgtc_cache_default(env->cache_dir, sizeof env->cache_dir, dir, xdg, home);
 }
 
 /* The capabilities named in $FG_DISABLE ("fp64,int64_atomics"), as
@@ -113,7 +102,7 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   }
   *out = NULL;
   fg__env env;
-  read_env(&env);
+  fg__env_read(&env);
   fg_backend_kind kind = opt ? opt->backend : FG_BACKEND_DEFAULT;
   if (kind == FG_BACKEND_DEFAULT) {
     if (!*env.backend || !strcmp(env.backend, "cpu")) {

@@ -5,6 +5,7 @@
 #define FG_RUNTIME_CONTEXT_IMPL_H
 
 #include "backend.h"
+#include "env.h"
 
 #include <pthread.h>
 #include <uv.h>
@@ -26,18 +27,6 @@ struct fg__done_node {
   pthread_t starter;
   bool starting, inline_done;
 };
-
-/* The environment as fg_context_new read it (the only getenv calls). */
-typedef struct fg__env {
-  char backend[64];         /* FG_BACKEND */
-  char device[256];         /* FG_DEVICE */
-  char cpu_march[96];       /* FG_CPU_MARCH */
-  char clang[1024];         /* FG_CLANG */
-  char fusion[64];          /* FG_FUSION, checked by fg_compile */
-  char dump_kernels[1024];  /* FG_DUMP_KERNELS */
-  char disable[256];        /* FG_DISABLE */
-  char cache_dir[4096];     /* FG_CACHE_DIR, else XDG_CACHE_HOME or HOME */
-} fg__env;
 
 struct fg_context {
   fg__backend *be;

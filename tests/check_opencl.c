@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,7 +100,10 @@ START_TEST(test_opencl_build_error_has_log_and_kernel_name) {
                     "}\n";
   cl_program prog = NULL;
   bool compiled = false;
-  fg_status st = fgcl_build(ctx, &list[i], dir, src, "-cl-std=CL1.2",
+  fgtc_cache cache;
+  ck_assert_int_eq(fgtc_cache_open(&cache, dir, "opencl", err, sizeof err),
+                   FG_OK);
+  fg_status st = fgcl_build(ctx, &list[i], &cache, src, "-cl-std=CL1.2",
                             "myBrokenOperator", &prog, &compiled, err,
                             sizeof err);
   ck_assert_int_eq(st, FG_EBUILD);
@@ -107,6 +111,7 @@ START_TEST(test_opencl_build_error_has_log_and_kernel_name) {
   ck_assert_msg(strstr(err, "myBrokenOperator"), "no kernel name: %s", err);
   ck_assert_msg(strstr(err, "undeclared_thing"), "no compiler log: %s", err);
   ck_assert_msg(strstr(err, ".cl"), "no source path: %s", err);
+  fgtc_cache_close(&cache);
   clReleaseContext(ctx);
   free(list);
   char cmd[128];
@@ -170,6 +175,43 @@ START_TEST(test_opencl_second_process_builds_nothing) {
   char cmd[128];
   snprintf(cmd, sizeof cmd, "test -n \"$(ls %s/opencl/*.bin)\" && rm -rf %s",
            dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The program-binary cache trusts what the kernel cache trusts (the
+ * toolchain's checks): a .bin others can write, or another user's, is
+ * rebuilt and replaced; in a folder others can write nothing is cached,
+ * and programs are still built and right. */
+START_TEST(test_opencl_cache_refuses_untrusted_binaries) {
+  char dir[] = "/tmp/fg-clcache-XXXXXX", sub[64], bin[600], cmd[256];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  ck_assert_int_eq(run_child(dir), 1);
+  snprintf(sub, sizeof sub, "%s/opencl", dir);
+  struct stat st;
+  ck_assert_int_eq(stat(sub, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0700);
+  snprintf(cmd, sizeof cmd, "ls %s/*.bin", sub);
+  FILE *f = popen(cmd, "r");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(fgets(bin, sizeof bin, f));
+  pclose(f);
+  bin[strcspn(bin, "\n")] = 0;
+  ck_assert_int_eq(chmod(bin, 0666), 0);
+  ck_assert_int_eq(run_child(dir), 1);      /* rebuilt */
+  ck_assert_int_eq(stat(bin, &st), 0);
+  ck_assert_int_eq(st.st_mode & 022, 0);
+  ck_assert_int_eq(run_child(dir), 0);      /* the new one is used */
+  ck_assert_int_eq(chown(bin, 65534, 65534), 0);
+  ck_assert_int_eq(run_child(dir), 1);
+  ck_assert_int_eq(stat(bin, &st), 0);
+  ck_assert_uint_eq(st.st_uid, geteuid());
+  /* a world-writable folder: not cached, each start builds */
+  ck_assert_int_eq(chmod(sub, 0777), 0);
+  ck_assert_int_eq(run_child(dir), 1);
+  ck_assert_int_eq(run_child(dir), 1);
+  ck_assert_int_eq(chmod(sub, 0700), 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
@@ -311,6 +353,7 @@ int main(void) {
   tcase_add_test(tc, test_opencl_selects_devices_and_explains_failures);
   tcase_add_test(tc, test_opencl_build_error_has_log_and_kernel_name);
   tcase_add_test(tc, test_opencl_second_process_builds_nothing);
+  tcase_add_test(tc, test_opencl_cache_refuses_untrusted_binaries);
   tcase_add_test(tc, test_opencl_agrees_with_cpu);
   tcase_add_test(tc, test_opencl_reductions_bit_identical_to_cpu);
   suite_add_tcase(s, tc);

@@ -39,11 +39,8 @@ int fgu_mkdir_p(const char *path) {
   return rc;
 }
 
-void *fgu_read_file(const char *path, size_t max, size_t *n) {
+void *fgu_read_fd(int fd, size_t max, size_t *n) {
   *n = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
   struct stat st;
   unsigned char *data = NULL;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
@@ -58,7 +55,6 @@ void *fgu_read_file(const char *path, size_t max, size_t *n) {
       break;
     got += (size_t)r;
   }
-  close(fd);
   /* A file that shrank while we read it is as good as unreadable. */
   if (data && got != (size_t)st.st_size) {
     free(data);
@@ -66,6 +62,16 @@ void *fgu_read_file(const char *path, size_t max, size_t *n) {
   }
   if (data)
     *n = got;
+  return data;
+}
+
+void *fgu_read_file(const char *path, size_t max, size_t *n) {
+  *n = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  void *data = fgu_read_fd(fd, max, n);
+  close(fd);
   return data;
 }
 

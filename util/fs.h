@@ -1,5 +1,5 @@
-/* util/fs.h - the file-system plumbing shared by the kernel caches
- * (backend-cpu, backend-opencl), the image writer (io/) and the graph
+/* util/fs.h - the file-system plumbing shared by the kernel cache
+ * (toolchain/), the image writer (io/) and the graph
  * drawer (viz/): mkdir -p, reading a whole file, and replacing a file
  * atomically (temporary file in the same directory, then rename, so a
  * reader sees the old file or the whole new one, never a partial one).
@@ -28,6 +28,9 @@ enum { FGU_READ_PAD = 64 };
  * to *n.  NULL (and *n = 0) when the file is missing, not a regular file,
  * unreadable, longer than max bytes, or memory runs out. */
 void *fgu_read_file(const char *path, size_t max, size_t *n);
+/* The same from an open file descriptor (read from its current offset,
+ * which should be the start; fd stays open). */
+void *fgu_read_fd(int fd, size_t max, size_t *n);
 
 /* Mode argument meaning: the mode of the file being replaced, else 0666
  * minus the process's umask (what fopen would give a new file). */

@@ -59,7 +59,10 @@ typedef struct fg_context_options {
   int threads;             /* CPU worker threads; 0: one per core */
   const char *cache_dir;   /* kernel cache; NULL: $FG_CACHE_DIR, else
                               $XDG_CACHE_HOME/fieldgraph, else
-                              ~/.cache/fieldgraph */
+                              ~/.cache/fieldgraph, else
+                              /tmp/fieldgraph-cache-UID.  It must be the
+                              user's own and writable by no one else
+                              (created 0700): else FG_EIO */
   const char *device;      /* OpenCL device: NULL means $FG_DEVICE, else a
                               GPU if one exists, else the first device;
                               "gpu", "cpu", an index from

@@ -72,7 +72,8 @@ typedef struct fg_rs_options {
                            invokables; NULL: the clang found by configure */
   const char *cache_dir;  /* where compiled invokables are cached (in
                              CACHE/rs); NULL: the kernel cache's directory
-                             ($FG_CACHE_DIR, else ~/.cache/fieldgraph) */
+                             (fg_context_options.cache_dir's default),
+                             checked as it is */
 } fg_rs_options;
 
 /* Parses a script from text (len bytes; (size_t)-1: up to the NUL), then
