@@ -67,6 +67,7 @@ typedef struct sup {
   int tty, started;
   int interrupted;            /* the signal; nothing new starts */
   int fatal;                  /* a worker could not start: its status */
+  int worker_errors;          /* workers that ended badly between inputs */
   double start, grace_at;
   int sigpipe[2];
   struct sigaction old_int, old_term;
@@ -420,13 +421,17 @@ static int spawn(sup *s, worker *w) {
 static int hand_out(sup *s, worker **wk) {
   while (!s->interrupted && !s->fatal) {
     worker *free_w = NULL, *dead = NULL;
+    int starting = 0;
     for (int i = 0; i < s->n_w; i++) {
       if (s->w[i].state == W_IDLE && !s->w[i].t && !free_w)
         free_w = &s->w[i];
       if (s->w[i].state == W_DEAD && !dead)
         dead = &s->w[i];
+      starting += s->w[i].state == W_STARTING;
     }
-    if (!free_w && !dead)
+    /* until one worker is up, no second one starts: a context that cannot
+     * be made (no OpenCL device) fails once, with one message */
+    if (!free_w && (!dead || (starting && !s->started)))
       return 0;
     task *t = next_task(s);
     if (!t)
@@ -488,6 +493,12 @@ static void reap(sup *s, worker *w) {
         snprintf(full, sizeof full, "the worker process running it %s", msg);
       finish_failed(s, t, FG_EBACKEND, "crash", full);
     }
+  } else if (!w->kill_at && !s->fatal && (WIFSIGNALED(status) ||
+                                          WEXITSTATUS(status))) {
+    /* between inputs: a sanitizer's or valgrind's report at its exit, say */
+    clear_progress(s);
+    fprintf(stderr, "fieldgraph run: a worker process %s\n", msg);
+    s->worker_errors++;
   }
   task_free(t);
   free(w->buf);
@@ -610,7 +621,7 @@ static void interrupt(sup *s, int signum) {
       continue;
     }
     busy++;
-    kill(w->pid, SIGTERM);    /* a worker cancels its kernel and ends */
+    kill(w->pid, signum);     /* a worker cancels its kernel and ends */
     w->kill_at = s->grace_at;
   }
   clear_progress(s);
@@ -816,7 +827,7 @@ int fgt_supervise(const fgt_batch_ops *ops, const fgt_batch_opts *o,
       fprintf(stderr, "  (and %d more)\n", s->n_failures - 20);
   }
   rc = s->fatal ? s->fatal : s->interrupted ? 128 + s->interrupted
-       : s->failed ? 1 : 0;
+       : s->failed || s->worker_errors ? 1 : 0;
   for (int i = 0; i < s->n_failures; i++)
     free(s->failures[i]);
   free(s->failures);
