@@ -79,6 +79,7 @@ struct batch {
   int n_progs, cap_progs;
   int hash;
   job *cur;                   /* the input under way in this worker */
+  job *paths_job;             /* the supervisor's, for output paths */
   int interrupted;            /* SIGINT/SIGTERM: its kernel is cancelled */
   uv_signal_t sigint, sigterm;
 };
@@ -455,21 +456,21 @@ static const char *op_id(void *user, long index) {
 static int op_paths(void *user, long index, char (*out)[FGT_PATH_MAX],
                     char *err, size_t errlen) {
   batch *b = user;
-  job *j = calloc(1, sizeof *j);
-  if (!j) {
+  if (!b->paths_job && !(b->paths_job = calloc(1, sizeof *b->paths_job))) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
+  job *j = b->paths_job;     /* one for every input: only its paths */
   j->b = b;
   j->index = index;
   j->item = &b->inputs.items[index];
+  j->st = FG_OK;
   int rc = output_paths(b, &b->proto, j);
   if (rc)
     snprintf(err, errlen, "%s", j->err);
   else
     for (int i = 0; i < b->proto.n_saves; i++)
       memcpy(out[i], j->out_path[i], sizeof out[i]);
-  job_free(j);
   return rc;
 }
 
@@ -615,7 +616,7 @@ static const char run_usage[] =
   "      --dump-kernels DIR  write every generated kernel's source to DIR\n"
   "  -h, --help          this text\n"
   "Exit status: 0 all inputs done, 1 some failed, 2 usage or pipeline "
-  "error.\n";
+  "error,\n130 / 143 interrupted by SIGINT / SIGTERM.\n";
 
 /* "K/N" into *k, *n; -1 when malformed. */
 static int parse_shard(const char *s, int *k, int *n) {
@@ -822,6 +823,7 @@ int fgt_cmd_run(int argc, char **argv) {
   int is_worker;
   rc = fgt_supervise(&ops, &o, &is_worker);
 out:
+  free(b->paths_job);
   fgt_built_free(&b->proto);
   fgt_scripts_free(&b->scripts);
   fgt_inputs_free(&b->inputs);
