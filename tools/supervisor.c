@@ -34,6 +34,7 @@
 
 enum { GRACE_S = 5 };          /* after SIGINT/SIGTERM, before SIGKILL */
 static const double CANCEL_S = 1;  /* a timed-out kernel's time to stop */
+enum { CLOSE_S = 60 };         /* an idle worker's time to exit */
 
 typedef enum { W_DEAD, W_STARTING, W_IDLE, W_BUSY } wstate;
 
@@ -51,6 +52,7 @@ typedef struct worker {
   task *t;                    /* the input it runs, if any */
   double deadline;            /* --timeout passes; 0: none */
   double kill_at;             /* SIGKILL then; 0: not asked to stop */
+  int signalled;              /* the supervisor sent it a signal */
   const char *fate_class;     /* set when the supervisor stopped it */
   char fate[256];
   unsigned char *buf;         /* what came from the socket, unparsed */
@@ -121,6 +123,12 @@ static void describe_signal(char *buf, size_t size, const char *what, int s) {
     snprintf(buf, size, "%s %s", what, n);
   else
     snprintf(buf, size, "%s signal %d", what, s);
+}
+
+/* Sends w a signal; an exit it brings is no error of the worker's. */
+static void signal_worker(worker *w, int signum) {
+  w->signalled = 1;
+  kill(w->pid, signum);
 }
 
 /* ---- reports (JSON lines, terminal, progress) --------------------------- */
@@ -343,7 +351,7 @@ static void assign(sup *s, worker *w, task *t) {
     w->deadline = s->o->timeout > 0 ? t->t0 + s->o->timeout : 0;
   }
   if (!msg) {
-    kill(w->pid, SIGKILL);    /* reported as its crash: out of memory here */
+    signal_worker(w, SIGKILL);  /* reported as its crash: out of memory */
     return;
   }
   memcpy(p, &t->index, sizeof t->index);
@@ -493,7 +501,7 @@ static void reap(sup *s, worker *w) {
         snprintf(full, sizeof full, "the worker process running it %s", msg);
       finish_failed(s, t, FG_EBACKEND, "crash", full);
     }
-  } else if (!w->kill_at && !s->fatal && (WIFSIGNALED(status) ||
+  } else if (!w->signalled && !s->fatal && (WIFSIGNALED(status) ||
                                           WEXITSTATUS(status))) {
     /* between inputs: a sanitizer's or valgrind's report at its exit, say */
     clear_progress(s);
@@ -547,7 +555,7 @@ static void on_message(sup *s, worker *w, unsigned type, const void *data,
     return;
   }
   /* anything else: a worker out of step; stop it */
-  kill(w->pid, SIGKILL);
+  signal_worker(w, SIGKILL);
 }
 
 /* Reads what w sent; reaps it at the socket's end. */
@@ -557,7 +565,7 @@ static void on_readable(sup *s, worker *w) {
       size_t cap = w->cap ? 2 * w->cap : 131072;
       unsigned char *b = realloc(w->buf, cap);
       if (!b) {
-        kill(w->pid, SIGKILL);
+        signal_worker(w, SIGKILL);
         return;
       }
       w->buf = b;
@@ -578,7 +586,7 @@ static void on_readable(sup *s, worker *w) {
       fgt_msg_head h;
       memcpy(&h, w->buf + off, sizeof h);
       if (h.len > (1u << 24)) {
-        kill(w->pid, SIGKILL);
+        signal_worker(w, SIGKILL);
         return;
       }
       if (w->len - off - sizeof h < h.len)
@@ -600,7 +608,7 @@ static void stop_worker(worker *w, const char *cls, const char *msg,
     snprintf(w->fate, sizeof w->fate, "%s", msg);
   }
   if (!w->kill_at) {
-    kill(w->pid, SIGTERM);
+    signal_worker(w, SIGTERM);
     w->kill_at = now() + wait;
   }
 }
@@ -621,7 +629,7 @@ static void interrupt(sup *s, int signum) {
       continue;
     }
     busy++;
-    kill(w->pid, signum);     /* a worker cancels its kernel and ends */
+    signal_worker(w, signum);     /* a worker cancels its kernel and ends */
     w->kill_at = s->grace_at;
   }
   clear_progress(s);
@@ -661,7 +669,7 @@ static void check_deadlines(sup *s) {
         snprintf(w->fate + l, sizeof w->fate - l, " (killed: it did not "
                  "end within %d s)", GRACE_S);
       }
-      kill(w->pid, SIGKILL);
+      signal_worker(w, SIGKILL);
       w->kill_at = n + 3600;  /* reaped when its socket ends */
     } else if (w->state == W_BUSY && w->deadline && n >= w->deadline &&
                !w->kill_at) {
@@ -673,13 +681,17 @@ static void check_deadlines(sup *s) {
   }
 }
 
-/* Workers left at the end: their sockets close, they exit. */
+/* Workers left at the end: their sockets close, they free what they hold
+ * and exit (killed if that takes CLOSE_S: valgrind's leak check needs a
+ * while). */
 static void close_all(sup *s) {
   for (int i = 0; i < s->n_w; i++) {
     worker *w = &s->w[i];
     if (w->state == W_DEAD)
       continue;
     shutdown(w->fd, SHUT_WR);
+    if (!w->kill_at)
+      w->kill_at = now() + CLOSE_S;
   }
 }
 
@@ -737,7 +749,7 @@ static int run_loop(sup *s, worker **wk) {
           /* again: stop at once */
           for (int i = 0; i < s->n_w; i++)
             if (s->w[i].state != W_DEAD)
-              kill(s->w[i].pid, SIGKILL);
+              signal_worker(&s->w[i], SIGKILL);
           for (int i = 0; i < s->n_w; i++)
             if (s->w[i].state != W_DEAD) {
               s->w[i].state = W_BUSY;
