@@ -1287,6 +1287,242 @@ START_TEST(test_cli_script_globals_take_their_type) {
 }
 END_TEST
 
+/* ---- worker processes: a crash or an endless kernel fails alone ---------- */
+
+/* A script whose kernel writes through a wild pointer on a pure green
+ * image and loops forever on a pure red one; any other image passes
+ * through unchanged. */
+static const char hostile_rs[] =
+  "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+  "uchar4 RS_KERNEL poke(uchar4 in) {\n"
+  "  uchar4 out = in;\n"
+  "  if (in.r == 0 && in.g == 255 && in.b == 0) {\n"
+  "    volatile int *p = (volatile int *)(long)16;\n"
+  "    *p = 1;\n"
+  "  }\n"
+  "  while (in.r == 255 && in.g == 0 && in.b == 0)\n"
+  "    out.a = out.a + 1;\n"
+  "  return out;\n"
+  "}\n";
+
+/* An 8x8 RGB image of one colour at path. */
+static void solid_png(const char *path, int r, int g, int b) {
+  fg_image im;
+  char err[512];
+  ck_assert(fg_image_alloc(&im, 8, 8, 3) == FG_OK);
+  for (int i = 0; i < 64; i++) {
+    im.data[3 * i] = (unsigned char)r;
+    im.data[3 * i + 1] = (unsigned char)g;
+    im.data[3 * i + 2] = (unsigned char)b;
+  }
+  ck_assert_msg(fg_image_save(path, &im, NULL, err, sizeof err) == FG_OK,
+                "%s", err);
+  fg_image_free(&im);
+}
+
+/* dir/p.fgp over dir/h.rs, and inputs dir/in/{ok1,ok2,ok3,crash,spin}.png;
+ * the kernel cache is warmed (one input run alone) so that no input's
+ * time goes into compiling. */
+static void make_hostile(const char *dir, const char *backend) {
+  char path[512], args[2048];
+  snprintf(path, sizeof path, "%s/h.rs", dir);
+  write_text(path, hostile_rs);
+  snprintf(path, sizeof path, "%s/p.fgp", dir);
+  write_text(path, "s = script(\"h.rs\")\npx = u8(rgba(input()) * 255)\n"
+             "save(s.poke(px), \"{stem}-o.png\")\n");
+  snprintf(path, sizeof path, "%s/in", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  static const struct { const char *name; int r, g, b; } im[] = {
+    {"ok1", 10, 20, 30}, {"ok2", 100, 120, 130}, {"ok3", 0, 254, 0},
+    {"crash", 0, 255, 0}, {"spin", 255, 0, 0}};
+  for (size_t i = 0; i < sizeof im / sizeof im[0]; i++) {
+    snprintf(path, sizeof path, "%s/in/%s.png", dir, im[i].name);
+    solid_png(path, im[i].r, im[i].g, im[i].b);
+  }
+  snprintf(args, sizeof args, "run %s/p.fgp --backend %s -o %s/warm -q "
+           "%s/in/ok1.png", dir, backend, dir, dir);
+  int rc = tool(dir, args);
+  char *err = slurp(dir, "stderr");
+  ck_assert_msg(rc == 0, "warm-up: exit status %d\n%s", rc, err);
+  free(err);
+}
+
+/* The error class of id's line in the JSON lines out ("" when it is not
+ * reported failed). */
+static void expect_failed(const char *out, const char *id, const char *cls,
+                          const char *in_message) {
+  const char *l = json_line(out, id);
+  ck_assert_msg(l != NULL, "%s: not reported:\n%s", id, out);
+  const char *eol = strchr(l, '\n');
+  char want[128];
+  snprintf(want, sizeof want, "\"status\":\"failed\",\"error\":{\"class\":"
+           "\"%s\"", cls);
+  const char *c = strstr(l, want), *m = strstr(l, in_message);
+  ck_assert_msg(c && c < eol && m && m < eol, "%s: expected class %s and "
+                "'%s' in:\n%.*s", id, cls, in_message, (int)(eol - l), l);
+}
+
+static void hostile_batch(const char *backend) {
+  char dir[64], args[4096], path[512], id[512];
+  tmpdir(dir, sizeof dir);
+  make_hostile(dir, backend);
+  /* what a killed writer leaves beside the crashing input's output: gone
+   * once its worker is reaped */
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  snprintf(path, sizeof path, "%s/out/crash-o.png.tmp-3.png", dir);
+  write_text(path, "half a PNG");
+  /* FIFOs never block the batch: one in the folder is skipped by the walk,
+   * one named on the command line fails as unreadable */
+  snprintf(path, sizeof path, "%s/in/pipe.png", dir);
+  ck_assert_int_eq(mkfifo(path, 0644), 0);
+  snprintf(path, sizeof path, "%s/fifo.png", dir);
+  ck_assert_int_eq(mkfifo(path, 0644), 0);
+  /* a hang fails here (SIGKILL after 60 s) rather than stalling the suite;
+   * the batch itself needs --timeout and a second or two */
+  /* a sanitizer's SIGSEGV handler would turn the crash into exit(1) */
+  snprintf(args, sizeof args, "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv="
+           "0\" UBSAN_OPTIONS=\"${UBSAN_OPTIONS:-}:handle_segv=0\" "
+           "timeout -s KILL 60 %s run %s/p.fgp --backend "
+           "%s -o %s/out --json -j 2 --timeout 5 %s/in %s/fifo.png", FG_TOOL,
+           dir, backend, dir, dir, dir);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s >%s/stdout 2>%s/stderr", args, dir, dir);
+  int st = system(cmd);
+  ck_assert(st != -1 && WIFEXITED(st));
+  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  ck_assert_msg(WEXITSTATUS(st) == 1, "exit status %d, expected 1\n%s",
+                WEXITSTATUS(st), err);
+  ck_assert_int_eq(lines(out), 6);
+  snprintf(id, sizeof id, "%s/fifo.png", dir);
+  expect_failed(out, id, "read", "not a regular file");
+  snprintf(id, sizeof id, "%s/in/crash.png", dir);
+  expect_failed(out, id, "crash", "killed by SIGSEGV");
+  snprintf(id, sizeof id, "%s/in/spin.png", dir);
+  expect_failed(out, id, "timeout", "--timeout 5 s");
+  static const int ok[][3] = {{10, 20, 30}, {100, 120, 130}, {0, 254, 0}};
+  for (int i = 0; i < 3; i++) {
+    snprintf(id, sizeof id, "%s/in/ok%d.png", dir, i + 1);
+    const char *l = json_line(out, id);
+    ck_assert_msg(l && strstr(l, "\"status\":\"ok\"") < strchr(l, '\n') &&
+                  strstr(l, "\"status\":\"ok\""), "%s: not ok", id);
+    fg_image want;
+    ck_assert(fg_image_alloc(&want, 8, 8, 4) == FG_OK);
+    for (int k = 0; k < 64; k++) {
+      for (int c = 0; c < 3; c++)
+        want.data[4 * k + c] = (unsigned char)ok[i][c];
+      want.data[4 * k + 3] = 255;
+    }
+    snprintf(path, sizeof path, "%s/out/ok%d-o.png", dir, i + 1);
+    expect_image(path, &want);
+    fg_image_free(&want);
+  }
+  snprintf(path, sizeof path, "%s/out", dir);
+  ck_assert_int_eq(count_named(path, ".png"), 3);   /* no crash-o, spin-o */
+  ck_assert_int_eq(count_named(path, ".tmp-"), 0);
+  free(out);
+  free(err);
+  /* the terminal's summary names them with their class */
+  snprintf(args, sizeof args, "run %s/p.fgp --backend %s -o %s/out2 -j 2 "
+           "--timeout 5 %s/in/spin.png %s/in/ok1.png %s/in/crash.png", dir,
+           backend, dir, dir, dir, dir);
+  snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:handle_segv="
+           "0\" UBSAN_OPTIONS=\"${UBSAN_OPTIONS:-}:handle_segv=0\" "
+           "timeout -s KILL 60 %s %s >%s/stdout 2>%s/stderr", FG_TOOL, args,
+           dir, dir);
+  st = system(cmd);
+  ck_assert(st != -1 && WIFEXITED(st));
+  err = slurp(dir, "stderr");
+  ck_assert_msg(WEXITSTATUS(st) == 1, "exit status %d\n%s", WEXITSTATUS(st),
+                err);
+  char want[600];
+  snprintf(want, sizeof want, "1 done, 2 failed");
+  ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
+  snprintf(want, sizeof want, "  failed: %s/in/crash.png (crash)\n", dir);
+  ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
+  snprintf(want, sizeof want, "  failed: %s/in/spin.png (timeout)\n", dir);
+  ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
+  free(err);
+  rm_rf(dir);
+}
+
+START_TEST(test_cli_crash_and_timeout_fail_alone) {
+  hostile_batch("cpu");
+}
+END_TEST
+
+START_TEST(test_cli_crash_and_timeout_fail_alone_opencl) {
+  fg_device_desc d;
+  int n = 0;
+  char err[512];
+  /* as tests/opencl-suites.sh: without a device this case is the CPU's
+   * alone, unless OpenCL is required (CI) */
+  if (fg_opencl_devices(&d, 1, &n, err, sizeof err) != FG_OK || n == 0) {
+    ck_assert_msg(!getenv("FG_REQUIRE_OPENCL"), "no OpenCL device: %s", err);
+    return;
+  }
+  hostile_batch("opencl");
+}
+END_TEST
+
+/* Starts the tool on argv (stdout and stderr to dir), waits until path
+ * exists, sends SIGTERM and returns the exit status; fails when it does
+ * not end within a minute of the signal. */
+static int term_when(const char *dir, char *const *argv, const char *path) {
+  char o[512], e[512];
+  snprintf(o, sizeof o, "%s/stdout", dir);
+  snprintf(e, sizeof e, "%s/stderr", dir);
+  pid_t pid = fork();
+  ck_assert(pid >= 0);
+  if (pid == 0) {
+    if (!freopen(o, "w", stdout) || !freopen(e, "w", stderr))
+      _exit(126);
+    execv(FG_TOOL, argv);
+    _exit(127);
+  }
+  struct stat st;
+  for (int t = 0; t < 6000 && stat(path, &st) != 0; t++)
+    usleep(10000);
+  ck_assert_msg(stat(path, &st) == 0, "%s never appeared", path);
+  usleep(300000);             /* the other input is in its kernel by now */
+  kill(pid, SIGTERM);
+  int status = 0, t;
+  for (t = 0; t < 6000 && waitpid(pid, &status, WNOHANG) == 0; t++)
+    usleep(10000);
+  if (t == 6000) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    ck_abort_msg("still running a minute after SIGTERM");
+  }
+  ck_assert_msg(WIFEXITED(status), "ended by signal %d", WTERMSIG(status));
+  return WEXITSTATUS(status);
+}
+
+/* SIGTERM while a kernel spins (no --timeout): the kernel is cancelled and
+ * the command ends with 143 (128 + SIGTERM), naming the input. */
+START_TEST(test_cli_sigterm_stops_spinning_kernel) {
+  char dir[64], pipe[512], out[512], ok[512], spin[512], done[512];
+  tmpdir(dir, sizeof dir);
+  make_hostile(dir, "cpu");
+  snprintf(pipe, sizeof pipe, "%s/p.fgp", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(ok, sizeof ok, "%s/in/ok1.png", dir);
+  snprintf(spin, sizeof spin, "%s/in/spin.png", dir);
+  snprintf(done, sizeof done, "%s/out/ok1-o.png", dir);
+  char *argv[] = {FG_TOOL, "run", pipe, "-o", out, "-j", "2", spin, ok,
+                  NULL};
+  int rc = term_when(dir, argv, done);
+  char *err = slurp(dir, "stderr");
+  ck_assert_msg(rc == 143, "exit status %d, expected 143\n%s", rc, err);
+  char want[600];
+  snprintf(want, sizeof want, "%s: stopped by SIGTERM", spin);
+  ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
+  free(err);
+  rm_rf(dir);
+}
+END_TEST
+
+
 int main(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -1310,6 +1546,12 @@ int main(void) {
   tcase_add_test(tc, test_cli_example_rs_invert);
   tcase_add_test(tc, test_cli_script_globals_take_their_type);
   suite_add_tcase(s, tc);
+  TCase *tw = tcase_create("workers");
+  tcase_set_timeout(tw, 600);
+  tcase_add_test(tw, test_cli_crash_and_timeout_fail_alone);
+  tcase_add_test(tw, test_cli_crash_and_timeout_fail_alone_opencl);
+  tcase_add_test(tw, test_cli_sigterm_stops_spinning_kernel);
+  suite_add_tcase(s, tw);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

@@ -1,15 +1,18 @@
 /* tools/run.c - `fieldgraph run PIPELINE [-o DIR] INPUT...`: the batch.
  *
- * One libuv loop drives everything.  Each input goes through
+ * The command parses the pipeline and lists the inputs, then hands the
+ * batch to the supervisor (supervisor.c), which runs the inputs in --jobs
+ * worker processes (worker.c) and reports them.  What a worker does with
+ * one input is here:
  *   decode (libuv worker thread) -> compile, once per set of input sizes
- *   (loop thread) -> the graph's run (fg_program_start, kernels on the
- *   backend's threads) -> encode, atomic write and hash (worker thread)
- *   -> report (loop thread),
- * with up to 2 x --jobs inputs in flight, so decoding and encoding of some
- * images overlap the kernels of others and every core stays busy.  A
+ *   (loop thread; the programs stay cached in the worker) -> the graph's
+ *   run (fg_program_start, kernels on the backend's threads) -> encode,
+ *   atomic write and hash (worker thread),
+ * and the outcome goes back to the supervisor as an fgt_result.  A
  * failing input is reported by name and the others go on; the exit
  * status is 1 when any failed, 2 for usage or pipeline errors.
  */
+#include "tools/batch.h"
 #include "tools/fgt.h"
 #include "tools/inputs.h"
 #include "tools/outputs.h"
@@ -39,7 +42,7 @@ typedef struct prog_entry {
 
 typedef struct batch batch;
 
-/* One input on its way. */
+/* One input on its way through a worker. */
 typedef struct job {
   batch *b;
   long index;
@@ -51,12 +54,14 @@ typedef struct job {
   fg_image out[FGT_MAX_IO];      /* saves */
   double report[FGT_MAX_IO][FGT_MAX_REPORT];  /* reports, as doubles */
   unsigned char *red_buf[FGT_MAX_IO];
-  char out_path[FGT_MAX_IO][4096];
+  char out_path[FGT_MAX_IO][FGT_PATH_MAX];
   char out_hash[FGT_MAX_IO][65];
+  fg_run *run;                   /* the graph's run while it is in flight */
+  int finished;
   fg_status st;
   const char *err_class;
   char err[1024];
-  double t0, t_decode, t_compute, t_encode;
+  double t_decode, t_compute, t_encode;
 } job;
 
 struct batch {
@@ -66,18 +71,18 @@ struct batch {
   const fgt_pipeline *p;
   fgt_scripts scripts;
   const char *outdir;
+  const char *backend, *device;
   fgt_inputs inputs;
   const char *in_tmpls[FGT_MAX_IO];
   int n_in_tmpls;
   fgt_built proto;            /* built once up front: the save templates */
   prog_entry *progs;
   int n_progs, cap_progs;
-  int next, in_flight, max_in_flight;
-  int done, failed, skipped;
-  int json, quiet, verbose, tty, hash, skip_existing_;
-  int interrupted;            /* SIGINT/SIGTERM: start nothing new */
+  int hash;
+  job *cur;                   /* the input under way in this worker */
+  job *paths_job;             /* the supervisor's, for output paths */
+  int interrupted;            /* SIGINT/SIGTERM: its kernel is cancelled */
   uv_signal_t sigint, sigterm;
-  double start;
 };
 
 static double now(void) {
@@ -86,107 +91,7 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* ---- JSON --------------------------------------------------------------- */
-
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c == '\n')
-      fputs("\\n", f);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void json_num(FILE *f, double v) {
-  if (v != v || v - v != 0)
-    fputs("null", f);          /* NaN and infinities are not JSON */
-  else
-    fprintf(f, "%.9g", v);
-}
-
-static void report_json(batch *b, job *j, const char *status) {
-  FILE *f = stdout;
-  fputs("{\"id\":", f);
-  json_str(f, j->item->path);
-  fprintf(f, ",\"status\":\"%s\"", status);
-  if (j->st != FG_OK) {
-    fputs(",\"error\":{\"class\":", f);
-    json_str(f, j->err_class);
-    fputs(",\"code\":", f);
-    json_str(f, fg_status_name(j->st));
-    fputs(",\"message\":", f);
-    json_str(f, j->err);
-    fputc('}', f);
-  }
-  const fgt_built *bt = j->pe ? &j->pe->built : &b->proto;
-  fputs(",\"outputs\":[", f);
-  for (int i = 0; i < bt->n_saves && (j->st == FG_OK || !strcmp(status,
-                                                          "skipped")); i++) {
-    fprintf(f, "%s{\"path\":", i ? "," : "");
-    json_str(f, j->out_path[i]);
-    if (j->out_hash[i][0])
-      fprintf(f, ",\"sha256\":\"%s\"", j->out_hash[i]);
-    fputc('}', f);
-  }
-  fputs("],\"results\":{", f);
-  if (j->st == FG_OK && j->pe)
-    for (int i = 0; i < bt->n_reports; i++) {
-      fprintf(f, "%s", i ? "," : "");
-      json_str(f, bt->reports[i].name);
-      fputc(':', f);
-      if (bt->reports[i].n == 1) {
-        json_num(f, j->report[i][0]);
-      } else {
-        fputc('[', f);
-        for (int k = 0; k < bt->reports[i].n; k++) {
-          if (k)
-            fputc(',', f);
-          json_num(f, j->report[i][k]);
-        }
-        fputc(']', f);
-      }
-    }
-  fprintf(f, "},\"time_ms\":{\"decode\":%.3f,\"compute\":%.3f,"
-          "\"encode\":%.3f,\"total\":%.3f}}\n", j->t_decode * 1e3,
-          j->t_compute * 1e3, j->t_encode * 1e3, (now() - j->t0) * 1e3);
-  fflush(f);
-}
-
-/* ---- progress ----------------------------------------------------------- */
-
-static void progress(batch *b) {
-  if (!b->tty || b->quiet)
-    return;
-  int total = b->inputs.n;
-  double el = now() - b->start;
-  double rate = el > 0 ? b->done / el : 0;
-  double eta = rate > 0 ? (total - b->done) / rate : 0;
-  int width = 30, fill = total ? width * b->done / total : width;
-  fprintf(stderr, "\r[%.*s%*s] %d/%d %.1f img/s ETA %d:%02d%s",
-          fill, "##############################", width - fill, "",
-          b->done, total, rate, (int)eta / 60, (int)eta % 60,
-          b->failed ? " (failures)" : "");
-  if (b->done == total)
-    fputc('\n', stderr);
-  fflush(stderr);
-}
-
-/* Forgets the progress bar's line before other text goes to stderr. */
-static void clear_progress(batch *b) {
-  if (b->tty && !b->quiet)
-    fputs("\r\033[K", stderr);
-}
-
 /* ---- the steps of one job ----------------------------------------------- */
-
-static void start_more(batch *b);
 
 static void job_fail(job *j, fg_status st, const char *cls, const char *fmt,
                      ...) __attribute__((format(printf, 4, 5)));
@@ -211,37 +116,9 @@ static void job_free(job *j) {
   free(j);
 }
 
-/* The job is over (well or not): report it and start the next input. */
+/* The job is over (well or not): the worker reports it. */
 static void job_finish(job *j) {
-  batch *b = j->b;
-  b->in_flight--;
-  b->done++;
-  if (j->st != FG_OK) {
-    b->failed++;
-    clear_progress(b);
-    fprintf(stderr, "fieldgraph: %s: %s\n", j->item->path, j->err);
-  } else if (b->verbose) {
-    clear_progress(b);
-    fprintf(stderr, "%s (%dx%d) %.0f ms\n", j->item->path, j->in[0].width,
-            j->in[0].height, (now() - j->t0) * 1e3);
-    for (int i = 0; i < j->pe->built.n_saves; i++)
-      fprintf(stderr, "  -> %s\n", j->out_path[i]);
-  }
-  if (b->json)
-    report_json(b, j, j->st == FG_OK ? "ok" : "failed");
-  else if (j->st == FG_OK && j->pe->built.n_reports) {
-    printf("%s", j->item->path);
-    for (int i = 0; i < j->pe->built.n_reports; i++) {
-      printf(" %s=", j->pe->built.reports[i].name);
-      for (int k = 0; k < j->pe->built.reports[i].n; k++)
-        printf("%s%.9g", k ? "," : "", j->report[i][k]);
-    }
-    printf("\n");
-    fflush(stdout);
-  }
-  progress(b);
-  job_free(j);
-  start_more(b);
+  j->finished = 1;
 }
 
 /* The path of extra input i of j (a template next to the input). */
@@ -301,6 +178,15 @@ static void after_encode(uv_work_t *w, int status);
 static void on_run(fg_run *run, fg_status st, void *user) {
   job *j = user;
   j->t_compute = now() - j->t_compute;
+  fg_run_free(j->run);
+  j->run = NULL;
+  if (st == FG_ECANCELED && j->b->interrupted) {
+    job_fail(j, st, "interrupted", "stopped by %s (its kernels "
+             "cancelled)", j->b->interrupted == SIGINT ? "SIGINT" :
+             "SIGTERM");
+    job_finish(j);
+    return;
+  }
   if (st != FG_OK) {
     job_fail(j, st, "run", "%s", fg_run_errmsg(run));
     job_finish(j);
@@ -376,6 +262,9 @@ static void after_decode(uv_work_t *w, int status) {
   job *j = w->data;
   batch *b = j->b;
   (void)status;
+  if (j->st == FG_OK && b->interrupted)
+    job_fail(j, FG_ECANCELED, "interrupted", "stopped by %s before it "
+             "ran", b->interrupted == SIGINT ? "SIGINT" : "SIGTERM");
   if (j->st != FG_OK) {
     job_finish(j);
     return;
@@ -422,7 +311,7 @@ static void after_decode(uv_work_t *w, int status) {
     ins[i] = j->in[i].data;
   j->t_compute = now();
   if (fg_program_start(pe->prog, j->n_in, ins, n_out, outs, on_run, j,
-                       NULL) != FG_OK) {
+                       &j->run) != FG_OK) {
     job_fail(j, FG_EBACKEND, "run", "%s", fg_context_errmsg(b->ctx));
     job_finish(j);
   }
@@ -432,7 +321,7 @@ static void after_decode(uv_work_t *w, int status) {
  * left behind (its pending encodings, PATH.tmp-<n><ext>, and fgu_atomic's
  * temporaries of those and of path): this run owns path now, as shards
  * never share an output. */
-static void remove_stale_temporaries(const char *path) {
+void fgt_remove_stale_temporaries(const char *path) {
   const char *slash = strrchr(path, '/');
   char dir[4096];
   snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
@@ -455,7 +344,7 @@ static void remove_stale_temporaries(const char *path) {
 
 /* The name an output is encoded to before it replaces path: path with
  * ".tmp-<n>" and path's extension appended (the encoder picks the format
- * by extension; remove_stale_temporaries matches the prefix). */
+ * by extension; fgt_remove_stale_temporaries matches the prefix). */
 static int pending_name(char *buf, size_t size, const char *path, int n) {
   const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
   const char *ext = dot && (!slash || dot > slash) ? dot : "";
@@ -472,7 +361,7 @@ static void encode_work(uv_work_t *w) {
   batch *b = j->b;
   const fgt_built *bt = &j->pe->built;
   double t = now();
-  char (*pending)[4096 + 32] = malloc(sizeof *pending * FGT_MAX_IO);
+  char (*pending)[FGT_PATH_MAX + 32] = malloc(sizeof *pending * FGT_MAX_IO);
   int written = 0;
   if (!pending)
     job_fail(j, FG_ENOMEM, "write", "out of memory");
@@ -490,7 +379,7 @@ static void encode_work(uv_work_t *w) {
         break;
       }
     }
-    remove_stale_temporaries(path);
+    fgt_remove_stale_temporaries(path);
     if (pending_name(pending[i], sizeof pending[i], path, (int)j->index)) {
       job_fail(j, FG_EINVAL, "write", "%s: the output name is too long", path);
       break;
@@ -557,65 +446,144 @@ static int output_paths(batch *b, const fgt_built *bt, job *j) {
   return 0;
 }
 
-/* Starts inputs until max_in_flight are under way. */
-static void start_more(batch *b) {
-  if (b->interrupted && b->in_flight == 0) {
-    uv_close((uv_handle_t *)&b->sigint, NULL);
-    uv_close((uv_handle_t *)&b->sigterm, NULL);
-  }
-  while (!b->interrupted && b->in_flight < b->max_in_flight &&
-         b->next < b->inputs.n) {
-    job *j = calloc(1, sizeof *j);
-    if (!j)
-      return;
-    j->b = b;
-    j->index = b->next;
-    j->item = &b->inputs.items[b->next++];
-    j->t0 = now();
-    b->in_flight++;
-    if (output_paths(b, &b->proto, j)) {
-      job_finish(j);
-      continue;
-    }
-    if (b->skip_existing_) {
-      int all = b->proto.n_saves > 0;
-      struct stat st;
-      for (int i = 0; i < b->proto.n_saves; i++)
-        if (stat(j->out_path[i], &st) != 0)
-          all = 0;
-      if (all) {
-        b->in_flight--;
-        b->done++;
-        b->skipped++;
-        if (b->json)
-          report_json(b, j, "skipped");
-        else if (b->verbose)
-          fprintf(stderr, "%s: skipped (outputs exist)\n", j->item->path);
-        progress(b);
-        job_free(j);
-        continue;
-      }
-    }
-    j->work.data = j;
-    uv_queue_work(&b->loop, &j->work, decode_work, after_decode);
-  }
+/* ---- the batch's side of the supervisor (batch.h) ----------------------- */
+
+static const char *op_id(void *user, long index) {
+  batch *b = user;
+  return b->inputs.items[index].path;
 }
 
-/* SIGINT or SIGTERM: the inputs under way finish (their outputs are
- * written whole), nothing new starts; a second signal exits at once
- * (temporaries are removed by the next run that writes those outputs). */
+/* In the supervisor: item index's output paths. */
+static int op_paths(void *user, long index, char (*out)[FGT_PATH_MAX],
+                    char *err, size_t errlen) {
+  batch *b = user;
+  if (!b->paths_job && !(b->paths_job = calloc(1, sizeof *b->paths_job))) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  job *j = b->paths_job;     /* one for every input: only its paths */
+  j->b = b;
+  j->index = index;
+  j->item = &b->inputs.items[index];
+  j->st = FG_OK;
+  int rc = output_paths(b, &b->proto, j);
+  if (rc)
+    snprintf(err, errlen, "%s", j->err);
+  else
+    for (int i = 0; i < b->proto.n_saves; i++)
+      memcpy(out[i], j->out_path[i], sizeof out[i]);
+  return rc;
+}
+
+/* SIGINT or SIGTERM in a worker: the kernel under way is cancelled (its
+ * input fails with class interrupted), then the worker ends. */
 static void on_signal(uv_signal_t *h, int signum) {
   batch *b = h->data;
-  if (b->interrupted) {
-    signal(signum, SIG_DFL);
-    raise(signum);
-  }
   b->interrupted = signum;
-  clear_progress(b);
-  fprintf(stderr, "fieldgraph: interrupted: finishing %d input(s) under "
-          "way (again to stop at once)\n", b->in_flight);
-  if (b->in_flight == 0)
-    start_more(b);
+  if (b->cur)
+    fg_run_cancel(b->cur->run);
+}
+
+/* In a worker: its loop, context and signal handling. */
+static int op_open(void *user, int threads, char *device, size_t devlen) {
+  batch *b = user;
+  /* libuv's pool decodes and encodes: read once, at the pool's first use */
+  char num[24];
+  snprintf(num, sizeof num, "%d", threads);
+  setenv("UV_THREADPOOL_SIZE", num, 0);
+  if (uv_loop_init(&b->loop))
+    return 1;
+  int rc = fgt_context_for(b->backend, b->device, threads, &b->loop, 2,
+                           &b->ctx);
+  if (rc) {
+    uv_loop_close(&b->loop);
+    return rc;
+  }
+  snprintf(device, devlen, "%s", fg_context_device(b->ctx));
+  b->sigint.data = b->sigterm.data = b;
+  uv_signal_init(&b->loop, &b->sigint);
+  uv_signal_init(&b->loop, &b->sigterm);
+  uv_signal_start(&b->sigint, on_signal, SIGINT);
+  uv_signal_start(&b->sigterm, on_signal, SIGTERM);
+  /* they do not keep the loop alive: a job's work does */
+  uv_unref((uv_handle_t *)&b->sigint);
+  uv_unref((uv_handle_t *)&b->sigterm);
+  return 0;
+}
+
+/* In a worker: runs item index to its end and fills *res. */
+static void op_job(void *user, long index, char (*paths)[FGT_PATH_MAX],
+                   fgt_result *res) {
+  batch *b = user;
+  job *j = calloc(1, sizeof *j);
+  res->index = index;
+  if (!j) {
+    res->status = FG_ENOMEM;
+    snprintf(res->err_class, sizeof res->err_class, "run");
+    snprintf(res->err, sizeof res->err, "out of memory");
+    return;
+  }
+  j->b = b;
+  j->index = index;
+  j->item = &b->inputs.items[index];
+  for (int i = 0; i < b->proto.n_saves; i++)
+    memcpy(j->out_path[i], paths[i], sizeof j->out_path[i]);
+  b->cur = j;
+  j->work.data = j;
+  uv_queue_work(&b->loop, &j->work, decode_work, after_decode);
+  while (!j->finished)
+    if (!uv_run(&b->loop, UV_RUN_ONCE) && !j->finished) {
+      job_fail(j, FG_ESTATE, "run", "internal: the loop ran dry before the "
+               "input ended");
+      break;
+    }
+  b->cur = NULL;
+  res->status = j->st;
+  if (j->st != FG_OK) {
+    snprintf(res->err_class, sizeof res->err_class, "%s", j->err_class);
+    snprintf(res->err, sizeof res->err, "%s", j->err);
+  }
+  res->width = j->in[0].width;
+  res->height = j->in[0].height;
+  res->ran = j->pe != NULL;
+  if (j->pe) {
+    const fgt_built *bt = &j->pe->built;
+    res->n_reports = bt->n_reports;
+    for (int i = 0; i < bt->n_reports; i++) {
+      snprintf(res->report_name[i], sizeof res->report_name[i], "%s",
+               bt->reports[i].name);
+      res->report_n[i] = bt->reports[i].n;
+      memcpy(res->report[i], j->report[i], sizeof res->report[i]);
+    }
+  }
+  memcpy(res->hash, j->out_hash, sizeof res->hash);
+  res->t_decode = j->t_decode;
+  res->t_compute = j->t_compute;
+  res->t_encode = j->t_encode;
+  job_free(j);
+}
+
+static int op_interrupted(void *user) {
+  return ((batch *)user)->interrupted;
+}
+
+/* In a worker: frees its programs, context and loop. */
+static void op_close(void *user) {
+  batch *b = user;
+  uv_close((uv_handle_t *)&b->sigint, NULL);
+  uv_close((uv_handle_t *)&b->sigterm, NULL);
+  for (int i = 0; i < b->n_progs; i++) {
+    fg_program_free(b->progs[i].prog);
+    fgt_built_free(&b->progs[i].built);
+    free(b->progs[i].errmsg);
+  }
+  free(b->progs);
+  b->progs = NULL;
+  b->n_progs = 0;
+  fg_context_free(b->ctx);
+  b->ctx = NULL;
+  uv_run(&b->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&b->loop);
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -627,8 +595,11 @@ static const char run_usage[] =
   "on stdin).\n"
   "  -o, --output DIR    where outputs go (default: .); the pipeline's\n"
   "                      save() templates name them inside DIR\n"
-  "  -j, --jobs N        worker threads for decoding, encoding and kernels\n"
-  "                      (default: the number of cores); 2N images in flight\n"
+  "  -j, --jobs N        worker processes, each running one input at a time\n"
+  "                      (default: the number of cores); a crash in one\n"
+  "                      fails its input alone (class crash)\n"
+  "      --timeout SECONDS  an input not done by then fails (class\n"
+  "                      timeout); its worker is stopped (default: none)\n"
   "      --glob PATTERN  file names to take from directories (default:\n"
   "                      *.png *.jpg *.jpeg *.ppm *.pgm *.pnm)\n"
   "      --follow-symlinks  follow links to folders (each folder is listed\n"
@@ -648,7 +619,7 @@ static const char run_usage[] =
   "      --dump-kernels DIR  write every generated kernel's source to DIR\n"
   "  -h, --help          this text\n"
   "Exit status: 0 all inputs done, 1 some failed, 2 usage or pipeline "
-  "error.\n";
+  "error,\n130 / 143 interrupted by SIGINT / SIGTERM.\n";
 
 /* "K/N" into *k, *n; -1 when malformed. */
 static int parse_shard(const char *s, int *k, int *n) {
@@ -748,7 +719,7 @@ static int shard_from_env(int *k, int *n, long count) {
 
 int fgt_cmd_run(int argc, char **argv) {
   enum { O_GLOB = 256, O_SKIP, O_SHARD, O_JSON, O_BACKEND, O_DEVICE,
-         O_FUSION, O_DUMP, O_SHARD_COUNT, O_FOLLOW };
+         O_FUSION, O_DUMP, O_SHARD_COUNT, O_FOLLOW, O_TIMEOUT };
   static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0,
     'j'}, {"glob", required_argument, 0, O_GLOB}, {"skip-existing",
@@ -759,6 +730,7 @@ int fgt_cmd_run(int argc, char **argv) {
     O_BACKEND}, {"device", required_argument, 0, O_DEVICE}, {"fusion",
     required_argument, 0, O_FUSION}, {"dump-kernels", required_argument, 0,
     O_DUMP}, {"follow-symlinks", no_argument, 0, O_FOLLOW},
+    {"timeout", required_argument, 0, O_TIMEOUT},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   batch *b = calloc(1, sizeof *b);
   if (!b)
@@ -767,6 +739,8 @@ int fgt_cmd_run(int argc, char **argv) {
   const char *shard = NULL;
   int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
   long shard_count = 0;
+  fgt_batch_opts o = {0};
+  char *end;
   b->outdir = ".";
   int c;
   optind = 1;
@@ -782,11 +756,11 @@ int fgt_cmd_run(int argc, char **argv) {
         return 2;
       }
       break;
-    case 'q': b->quiet = 1; break;
-    case 'v': b->verbose = 1; break;
+    case 'q': o.quiet = 1; break;
+    case 'v': o.verbose = 1; break;
     case O_GLOB: glob = optarg; break;
     case O_FOLLOW: b->inputs.follow_symlinks = 1; break;
-    case O_SKIP: b->skip_existing_ = 1; break;
+    case O_SKIP: o.skip_existing = 1; break;
     case O_SHARD: shard = optarg; break;
     case O_SHARD_COUNT: {
       char *e;
@@ -799,11 +773,20 @@ int fgt_cmd_run(int argc, char **argv) {
       }
       break;
     }
-    case O_JSON: b->json = b->hash = 1; break;
+    case O_JSON: o.json = b->hash = 1; break;
     case O_BACKEND: backend = optarg; break;
     case O_DEVICE: device = optarg; break;
     case O_FUSION: fusion = optarg; break;
     case O_DUMP: setenv("FG_DUMP_KERNELS", optarg, 1); break;
+    case O_TIMEOUT:
+      o.timeout = strtod(optarg, &end);
+      if (*end || end == optarg || !(o.timeout > 0 && o.timeout <= 1e7)) {
+        fprintf(stderr, "fieldgraph run: --timeout: expected seconds above "
+                "0, found '%s'\n", optarg);
+        free(b);
+        return 2;
+      }
+      break;
     case 'h': fputs(run_usage, stdout); free(b); return 0;
     default: fputs(run_usage, stderr); free(b); return 2;
     }
@@ -883,57 +866,23 @@ int fgt_cmd_run(int argc, char **argv) {
             strerror(e));
     goto out;
   }
-  /* libuv's pool decodes and encodes: as many threads as jobs (read once,
-   * at the pool's first use) */
-  char num[24];
-  snprintf(num, sizeof num, "%d", jobs);
-  setenv("UV_THREADPOOL_SIZE", num, 0);
-  if (uv_loop_init(&b->loop)) {
-    rc = 1;
-    goto out;
-  }
-  rc = fgt_context_for(backend, device, jobs, &b->loop, jobs + 1, &b->ctx);
-  if (rc) {
-    uv_loop_close(&b->loop);
-    goto out;
-  }
-  b->tty = isatty(2);
-  b->max_in_flight = 2 * jobs;
-  b->start = now();
-  if (b->verbose)
-    fprintf(stderr, "fieldgraph %s: %d input(s)%s on %s, %d job(s)\n",
-            fg_version(), b->inputs.n, n > 1 ? " in this shard" : "",
-            fg_context_device(b->ctx), jobs);
-  b->sigint.data = b->sigterm.data = b;
-  uv_signal_init(&b->loop, &b->sigint);
-  uv_signal_init(&b->loop, &b->sigterm);
-  uv_signal_start(&b->sigint, on_signal, SIGINT);
-  uv_signal_start(&b->sigterm, on_signal, SIGTERM);
-  /* the signal handles keep the loop alive until the batch ends */
-  uv_unref((uv_handle_t *)&b->sigint);
-  uv_unref((uv_handle_t *)&b->sigterm);
-  start_more(b);
-  uv_run(&b->loop, UV_RUN_DEFAULT);
-  if (!b->interrupted) {
-    uv_close((uv_handle_t *)&b->sigint, NULL);
-    uv_close((uv_handle_t *)&b->sigterm, NULL);
-  }
-  for (int i = 0; i < b->n_progs; i++) {
-    fg_program_free(b->progs[i].prog);
-    fgt_built_free(&b->progs[i].built);
-    free(b->progs[i].errmsg);
-  }
-  free(b->progs);
-  fg_context_free(b->ctx);
-  uv_run(&b->loop, UV_RUN_DEFAULT);
-  uv_loop_close(&b->loop);
-  if (!b->quiet && !b->json)
-    fprintf(stderr, "fieldgraph: %d input(s): %d done, %d failed, %d "
-            "skipped in %.1f s (%s/)\n", b->inputs.n,
-            b->done - b->failed - b->skipped, b->failed, b->skipped,
-            now() - b->start, b->outdir);
-  rc = b->interrupted ? 128 + b->interrupted : b->failed ? 1 : 0;
+  /* the inputs run in worker processes, forked from here: nothing above
+   * made a thread, a loop or a context */
+  b->backend = backend;
+  b->device = device;
+  o.jobs = jobs;
+  o.sharded = n > 1;
+  o.outdir = b->outdir;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  o.threads = cores > jobs ? (int)(cores / jobs) : 1;
+  fgt_batch_ops ops = {
+    .user = b, .n_inputs = b->inputs.n, .n_saves = b->proto.n_saves,
+    .id = op_id, .paths = op_paths, .open = op_open, .job = op_job,
+    .interrupted = op_interrupted, .close = op_close};
+  int is_worker;
+  rc = fgt_supervise(&ops, &o, &is_worker);
 out:
+  free(b->paths_job);
   fgt_built_free(&b->proto);
   fgt_scripts_free(&b->scripts);
   fgt_inputs_free(&b->inputs);

@@ -28,6 +28,17 @@
  * calling fg_run_wait / fg_context_wait); callbacks are called on that
  * thread.  Kernels run on the backend's own threads.  Different contexts
  * are independent and may be used from different threads.
+ *
+ * What a kernel can do to its host: kernels are native code in the
+ * calling process (the CPU backend loads them as a shared object; an
+ * OpenCL CPU device such as PoCL runs them on the process's own threads).
+ * A kernel from an untrusted source (a RenderScript pointer, or an input
+ * that drives an address out of range) can write or read any memory of
+ * the process and crash it (SIGSEGV) with every run, program and context
+ * in it; no status reports that.  A kernel that never ends stops only at
+ * fg_run_cancel or its deadline (run_timeout_ms).  To survive such
+ * kernels, run them in a separate process and treat its death as the
+ * input's failure, as `fieldgraph run` does (a worker process per job).
  */
 #ifndef FIELDGRAPH_CONTEXT_H
 #define FIELDGRAPH_CONTEXT_H

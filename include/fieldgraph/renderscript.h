@@ -41,6 +41,10 @@
  * Builder calls follow graph.h's sticky errors; the script calls return a
  * status with a message in fg_rs_script_errmsg.  A script belongs to one
  * thread at a time.
+ *
+ * A script's kernels run as native code in the process that runs the
+ * program: one that writes through a wild pointer corrupts or crashes
+ * that process (see context.h, "What a kernel can do to its host").
  */
 #ifndef FIELDGRAPH_RENDERSCRIPT_H
 #define FIELDGRAPH_RENDERSCRIPT_H
