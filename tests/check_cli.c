@@ -826,6 +826,49 @@ START_TEST(test_cli_size_language) {
 }
 END_TEST
 
+/* A size-dependent parameter is checked against the inputs' own sizes:
+ * run no longer refuses a 200 x 200 crop because its stand-in image was
+ * 16 x 16, and check with inputs names each input a pipeline does not fit
+ * (exit 1), or exits 2 when it fits none. */
+START_TEST(test_cli_checked_for_input_sizes) {
+  char dir[64], file[128], args[2048], sp[512], sp2[512], path[512];
+  char err[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\nsave(crop(rgb, 10, 20, 200, 350), "
+             "\"{stem}-c.png\")\n");
+  tu_sample("chelsea.png", sp, sizeof sp);     /* 451 x 300 */
+  tu_sample("coffee.png", sp2, sizeof sp2);    /* 600 x 400 */
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir, sp);
+  ck_assert_int_eq(tool(dir, args), 0);
+  fg_image in, got;
+  ck_assert(fg_image_read(sp, &in, err, sizeof err) == FG_OK);
+  snprintf(path, sizeof path, "%s/out/chelsea-c.png", dir);
+  ck_assert(fg_image_read(path, &got, err, sizeof err) == FG_OK);
+  ck_assert(got.width == 350 && got.height == 200);
+  for (int y = 0; y < 200; y++)
+    ck_assert(!memcmp(got.data + (size_t)y * 350 * 3,
+                      in.data + ((size_t)(y + 10) * in.width + 20) * 3,
+                      350 * 3));
+  fg_image_free(&got);
+  fg_image_free(&in);
+  snprintf(args, sizeof args, "check %s %s %s", file, sp, sp2);
+  ck_assert_int_eq(tool(dir, args), 0);
+  /* 420 columns: coffee (600) fits, chelsea (451 - 20 < 420) does not */
+  write_text(file, "rgb = input()\nsave(crop(rgb, 10, 40, 200, 420), "
+             "\"{stem}-c.png\")\n");
+  snprintf(args, sizeof args, "check %s %s %s", file, sp, sp2);
+  ck_assert_int_eq(tool(dir, args), 1);
+  char *e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "does not lie inside") && strstr(e, sp) &&
+                !strstr(e, sp2), "%s", e);
+  free(e);
+  snprintf(args, sizeof args, "check %s %s", file, sp);
+  ck_assert_int_eq(tool(dir, args), 2);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- the example pipelines ---------------------------------------------- */
 
 /* Runs examples/NAME.fgp on the bundled chelsea.png (RGB) into dir/out with
@@ -1537,6 +1580,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_operator_arguments);
   tcase_add_test(tc, test_cli_rotate);
   tcase_add_test(tc, test_cli_size_language);
+  tcase_add_test(tc, test_cli_checked_for_input_sizes);
   tcase_add_test(tc, test_cli_unreadable_directory);
   tcase_add_test(tc, test_cli_example_lab);
   tcase_add_test(tc, test_cli_example_sharpen);

@@ -1341,3 +1341,22 @@ void fgt_scripts_free(fgt_scripts *s) {
   }
   s->n = 0;
 }
+
+void fgt_proto_key(fgt_shape_key *key, int n, const char *path) {
+  int w = FGT_PROTO_SIZE, h = FGT_PROTO_SIZE, ch = 3;
+  fg_image img;
+  char err[512];
+  if (path && fg_image_read(path, &img, err, sizeof err) == FG_OK) {
+    w = img.width;
+    h = img.height;
+    ch = img.channels;
+    fg_image_free(&img);
+  }
+  memset(key, 0, sizeof *key);
+  key->n = n;
+  for (int i = 0; i < n; i++) {
+    key->width[i] = w;
+    key->height[i] = h;
+    key->channels[i] = ch;
+  }
+}

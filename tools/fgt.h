@@ -198,6 +198,11 @@ fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
                     const fgt_shape_key *key, fgt_built *out, char *err,
                     size_t errlen);
 void fgt_built_free(fgt_built *b);
+/* The shape key a pipeline of n inputs is checked with before the inputs
+ * run: the size and channels of the image at path (every input the same),
+ * or FGT_PROTO_SIZE x FGT_PROTO_SIZE RGB when path is NULL or unreadable. */
+#define FGT_PROTO_SIZE 256
+void fgt_proto_key(fgt_shape_key *key, int n, const char *path);
 void fgt_scripts_free(fgt_scripts *s);
 
 /* ---- number lists ------------------------------------------------------- */

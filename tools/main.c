@@ -4,6 +4,7 @@
  * --profile the time of a run on a sample input) and devices.
  */
 #include "tools/fgt.h"
+#include "tools/inputs.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -50,11 +51,8 @@ static int one_build(one *o, const char *path, const char *sample) {
     fprintf(stderr, "%s\n", err);
     return 2;
   }
-  fgt_shape_key key = {.n = n};
-  for (int i = 0; i < n; i++) {
-    key.width[i] = key.height[i] = 256;
-    key.channels[i] = 3;
-  }
+  fgt_shape_key key;
+  fgt_proto_key(&key, n, NULL);
   if (sample) {
     for (int i = 0; i < n; i++) {
       char p[8200];
@@ -100,6 +98,7 @@ static void one_free(one *o) {
 typedef struct common_opts {
   const char *output, *input, *backend, *device, *fusion;
   int unfused, profile;
+  int inputs;            /* set by the caller: INPUT... may follow */
 } common_opts;
 
 static int parse_common(int argc, char **argv, const char *help,
@@ -114,7 +113,9 @@ static int parse_common(int argc, char **argv, const char *help,
     {"unfused", no_argument, 0, O_UNFUSED},
     {"profile", no_argument, 0, O_PROFILE},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  int inputs = c->inputs;
   memset(c, 0, sizeof *c);
+  c->inputs = inputs;
   optind = 1;
   int ch;
   while ((ch = getopt_long(argc, argv, "o:i:h", longopts, NULL)) != -1) {
@@ -130,22 +131,78 @@ static int parse_common(int argc, char **argv, const char *help,
     default: fputs(help, stderr); return 2;
     }
   }
-  if (optind != argc - 1) {
+  if (optind != argc - 1 && !(c->inputs && optind < argc)) {
     fputs(help, stderr);
     return 2;
   }
   return -1;
 }
 
+/* check PIPELINE INPUT...: the pipeline built for every size and channel
+ * count among the inputs, as run will build it; 0, 1 when it does not fit
+ * some of them (each named), 2 for a usage error or a pipeline that fits
+ * none. */
+static int check_inputs(const char *pipeline, int n, char **args) {
+  char err[4096];
+  fgt_inputs in = {.log = stderr};
+  for (int i = 0; i < n; i++)
+    if (fgt_inputs_add(&in, args[i], NULL, err, sizeof err)) {
+      fprintf(stderr, "fieldgraph check: %s\n", err);
+      fgt_inputs_free(&in);
+      return 2;
+    }
+  fgt_pipeline *p = fgt_pipeline_load(pipeline, err, sizeof err);
+  const char *tmpls[FGT_MAX_IO];
+  int nt, sizes = 0, failed = 0;
+  if (!p || fgt_pipeline_inputs(p, &nt, tmpls, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    fgt_pipeline_free(p);
+    fgt_inputs_free(&in);
+    return 2;
+  }
+  fgt_scripts scripts = {0};
+  fgt_shape_key *seen = calloc((size_t)in.n + 1, sizeof *seen);
+  for (int i = 0; seen && i < in.n; i++) {
+    fgt_shape_key key;
+    fgt_proto_key(&key, nt, in.items[i].path);
+    int dup = 0;
+    for (int k = 0; k < sizes && !dup; k++)
+      dup = !memcmp(&seen[k], &key, sizeof key);
+    if (dup)
+      continue;
+    seen[sizes++] = key;
+    fgt_built b = {0};
+    if (fgt_build(p, &scripts, &key, &b, err, sizeof err)) {
+      fprintf(stderr, "%s\n  (for %s: %d x %d, %d channels)\n", err,
+              in.items[i].path, key.width[0], key.height[0],
+              key.channels[0]);
+      failed++;
+    }
+    fgt_built_free(&b);
+  }
+  int rc = !failed ? 0 : failed == sizes ? 2 : 1;
+  if (!rc)
+    printf("%s: ok for %d input(s) of %d size(s)\n", pipeline, in.n, sizes);
+  free(seen);
+  fgt_scripts_free(&scripts);
+  fgt_pipeline_free(p);
+  fgt_inputs_free(&in);
+  return rc;
+}
+
 int fgt_cmd_check(int argc, char **argv) {
   static const char help[] =
-    "usage: fieldgraph check PIPELINE [-i SAMPLE]\n"
+    "usage: fieldgraph check PIPELINE [-i SAMPLE | INPUT...]\n"
     "Parses the pipeline and builds its graph for SAMPLE's size (default: a\n"
-    "256x256 RGB image), reporting the first error at file:line:column.\n";
-  common_opts c;
+    "256x256 RGB image), or for every size among the INPUTs (files,\n"
+    "directories, @LIST, as fieldgraph run takes them), reporting each error\n"
+    "at file:line:column.\n";
+  common_opts c = {.inputs = 1};
   int rc = parse_common(argc, argv, help, &c);
   if (rc >= 0)
     return rc;
+  if (optind < argc - 1)
+    return check_inputs(argv[optind], argc - optind - 1, argv + optind + 1);
   one o;
   rc = one_build(&o, argv[optind], c.input);
   if (!rc)

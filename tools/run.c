@@ -832,23 +832,24 @@ int fgt_cmd_run(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     goto out;
   }
-  /* a first build on a small RGB image checks the file before any input
-   * is read and gives the output templates */
-  fgt_shape_key proto = {.n = b->n_in_tmpls};
-  for (int i = 0; i < proto.n; i++) {
-    proto.width[i] = proto.height[i] = 16;
-    proto.channels[i] = 3;
-  }
-  if (fgt_build(p, &b->scripts, &proto, &b->proto, err, sizeof err)) {
-    fprintf(stderr, "%s\n", err);
-    goto out;
-  }
   b->inputs.log = stderr;
   for (int i = optind + 1; i < argc; i++)
     if (fgt_inputs_add(&b->inputs, argv[i], glob, err, sizeof err)) {
       fprintf(stderr, "fieldgraph run: %s\n", err);
       goto out;
     }
+  /* a first build checks the file before any input runs and gives the
+   * output templates: for the first input's size, as that input's own
+   * build will be (a size-dependent parameter such as a crop fits the
+   * photos, not a stand-in), or check's default size if it is unreadable
+   * (then it fails alone, as an input) */
+  fgt_shape_key proto;
+  fgt_proto_key(&proto, b->n_in_tmpls,
+                b->inputs.n ? b->inputs.items[0].path : NULL);
+  if (fgt_build(p, &b->scripts, &proto, &b->proto, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    goto out;
+  }
   /* every shard sees the whole list: all refuse the same collisions */
   const char *tmpls[FGT_MAX_IO];
   for (int i = 0; i < b->proto.n_saves; i++)
