@@ -869,6 +869,38 @@ START_TEST(test_cli_checked_for_input_sizes) {
 }
 END_TEST
 
+/* On a terminal, report() lines go above the progress bar: the bar's line
+ * is cleared first, so no report line starts after the bar's text (run
+ * under a pseudo-terminal by script(1)). */
+START_TEST(test_cli_reports_above_progress_bar) {
+  char dir[64], cmd[4096], a[512], b[512];
+  tmpdir(dir, sizeof dir);
+  tu_sample("chelsea.png", a, sizeof a);
+  tu_sample("coffee.png", b, sizeof b);
+  snprintf(cmd, sizeof cmd, "script -qec \"%s run %s/lab.fgp -o %s/out %s "
+           "%s\" /dev/null >%s/tty 2>&1", FG_TOOL, FG_CLI_DIR, dir, a, b,
+           dir);
+  int st = system(cmd);
+  ck_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  char *t = slurp(dir, "tty");
+  int reports = 0;
+  for (const char *p = strstr(t, "meanL="); p; p = strstr(p + 1, "meanL=")) {
+    /* the start of the report's line: after the last \n, \r or the
+     * erase-line sequence before it */
+    const char *q = p;
+    while (q > t && q[-1] != '\n' && q[-1] != '\r' &&
+           !(q - t >= 3 && !strncmp(q - 3, "\033[K", 3)))
+      q--;
+    ck_assert_msg(!strncmp(q, a, strlen(a)) || !strncmp(q, b, strlen(b)),
+                  "a report line begins with \"%.40s\"", q);
+    reports++;
+  }
+  ck_assert_int_eq(reports, 2);
+  free(t);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- the example pipelines ---------------------------------------------- */
 
 /* Runs examples/NAME.fgp on the bundled chelsea.png (RGB) into dir/out with
@@ -1581,6 +1613,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_rotate);
   tcase_add_test(tc, test_cli_size_language);
   tcase_add_test(tc, test_cli_checked_for_input_sizes);
+  tcase_add_test(tc, test_cli_reports_above_progress_bar);
   tcase_add_test(tc, test_cli_unreadable_directory);
   tcase_add_test(tc, test_cli_example_lab);
   tcase_add_test(tc, test_cli_example_sharpen);

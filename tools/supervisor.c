@@ -263,6 +263,8 @@ static void finish(sup *s, task *t, const fgt_result *r) {
   if (s->o->json)
     report_json(s, t, r, r->status == FG_OK ? "ok" : "failed");
   else if (r->status == FG_OK && r->ran && r->n_reports) {
+    /* above the progress bar, which progress() draws again below it */
+    clear_progress(s);
     printf("%s", id);
     for (int i = 0; i < r->n_reports; i++) {
       printf(" %s=", r->report_name[i]);
