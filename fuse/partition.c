@@ -103,8 +103,8 @@ static int choose_group(state *s, const fg__node *n) {
       const fg__node *vec = ni->scalar_only ? lead_node : n;
       s->join_note[n->id] = fgu_arena_printf(
           &s->plan->arena, "cost rule: %s calls %s, which does not "
-          "vectorize, and %s does", sc->name, s->info[sc->id].scalar_why,
-          vec->name);
+          "vectorize, and %s does", fg__node_label(sc), s->info[sc->id].scalar_why,
+          fg__node_label(vec));
       continue;
     }
     bool ok = true;
@@ -188,19 +188,19 @@ static const char *edge_reason(state *s, const fg__node *n, int p) {
   if (!s->opt->fuse)
     return "fusion off";
   if (fgk_is_reduction(f->producer->kernel->reduce))
-    return fgu_arena_printf(a, "reduction result read by %s", n->name);
+    return fgu_arena_printf(a, "reduction result read by %s", fg__node_label(n));
   if (!s->info[n->id].simple)
-    return fgu_arena_printf(a, "read by %s (%s)", n->name,
+    return fgu_arena_printf(a, "read by %s (%s)", fg__node_label(n),
                             s->info[n->id].why_not);
   if (!s->info[n->id].read_local[p])
-    return fgu_arena_printf(a, "non-local read by %s", n->name);
+    return fgu_arena_printf(a, "non-local read by %s", fg__node_label(n));
   if (!fg_shape_equal(f->producer->kernel->threads, n->kernel->threads))
-    return fgu_arena_printf(a, "thread shapes differ (%s)", n->name);
+    return fgu_arena_printf(a, "thread shapes differ (%s)", fg__node_label(n));
   if (s->join_note[n->id])
-    return fgu_arena_printf(a, "%s (%s)", s->join_note[n->id], n->name);
+    return fgu_arena_printf(a, "%s (%s)", s->join_note[n->id], fg__node_label(n));
   if (s->groups[s->group_of[f->producer->id]].has_reduce)
-    return fgu_arena_printf(a, "reduction input, also read by %s", n->name);
-  return fgu_arena_printf(a, "used by two groups (%s)", n->name);
+    return fgu_arena_printf(a, "reduction input, also read by %s", fg__node_label(n));
+  return fgu_arena_printf(a, "used by two groups (%s)", fg__node_label(n));
 }
 
 static void materialize(state *s) {
@@ -222,7 +222,8 @@ static void materialize(state *s) {
         if (!pl->materialized[n->out[o]->id]) {
           pl->materialized[n->out[o]->id] = true;
           pl->reason[n->out[o]->id] = fgu_arena_printf(
-              &pl->arena, "written by %s (%s)", n->name, s->info[i].why_not);
+              &pl->arena, "written by %s (%s)", fg__node_label(n),
+              s->info[i].why_not);
         }
     for (int p = 0; p < n->n_in; p++) {
       fg_field *f = n->in[p];

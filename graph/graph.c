@@ -294,6 +294,22 @@ fg_type fg_field_type(const fg_field *f) {
 }
 
 const char *fg_field_name(const fg_field *f) { return f ? f->name : ""; }
+
+fg_status fg_field_set_label(fg_field *f, const char *label) {
+  if (!f || !label)
+    return FG_EINVAL;
+  const char *l = fgu_arena_strdup(&f->graph->arena, label);
+  if (!l)
+    return FG_ENOMEM;
+  f->label = l;
+  if (f->producer)
+    f->producer->label = l;
+  return FG_OK;
+}
+
+const char *fg_field_label(const fg_field *f) {
+  return !f ? "" : f->label ? f->label : f->name;
+}
 fg_graph *fg_field_graph(const fg_field *f) { return f ? f->graph : NULL; }
 int fg_graph_input_count(const fg_graph *g) { return g ? g->inputs.n : 0; }
 int fg_graph_output_count(const fg_graph *g) { return g ? g->outputs.n : 0; }

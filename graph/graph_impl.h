@@ -46,6 +46,7 @@ struct fg_field {
   int id;                 /* index in graph->fields */
   fg_type type;
   const char *name;
+  const char *label;      /* fg_field_set_label's, or NULL */
   fg__node *producer;
   int port;               /* which output of the producer */
   fg_graph *graph;
@@ -55,6 +56,7 @@ struct fg__node {
   int id;                 /* index in graph->nodes; topological order */
   fg__node_kind kind;
   const char *name;
+  const char *label;      /* its output's fg_field_set_label, or NULL */
   int n_out;
   fg_field *out[FG_MAX_OUTPUTS];
   const void *data;       /* FG_NODE_CONST: fg_type_bytes(out[0]) bytes */
@@ -97,6 +99,11 @@ void *fg__fail(fg_graph *g, fg_status st, const char *fmt, ...)
 int fg__vec_push(fg_graph *g, fg__vec *v, void *p);
 /* New node with n_out output fields of the given types, named
  * "<name>.out<i>" (or name when n_out is 1 and the node is no operator). */
+/* What drawings and reports call node n: its label, else its name. */
+static inline const char *fg__node_label(const fg__node *n) {
+  return n->label ? n->label : n->name;
+}
+
 fg__node *fg__node_new(fg_graph *g, fg__node_kind kind, const char *name,
                        int n_out, const fg_type *types);
 /* Makes g hold a reference on l until fg_graph_free (once per l). */

@@ -165,7 +165,7 @@ static char *make_report(fg_program *p, const fg__variant *v) {
                  s->fields_materialized, s->fields_virtual);
   for (int i = 0; i < p->n_fields; i++)
     if (v->materialized[i])
-      fgu_buf_printf(&b, "  %s: %s\n", p->f[i].name,
+      fgu_buf_printf(&b, "  %s: %s\n", p->f[i].label,
                      v->reason[i] ? v->reason[i] : "?");
   fgu_buf_printf(&b, "memory traffic per run: %lld bytes (unfused: %lld, "
                  "%.2fx less)\n", (long long)s->bytes,
@@ -421,7 +421,8 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
   for (int i = 0; i < p->n_fields; i++) {
     fg_field *f = g->fields.item[i];
     p->f[i].type = f->type;
-    if (!(p->f[i].name = strdup(f->name))) {
+    if (!(p->f[i].name = strdup(f->name)) ||
+        !(p->f[i].label = strdup(fg_field_label(f)))) {
       st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
       goto done;
     }

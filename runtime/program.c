@@ -41,6 +41,7 @@ void fg_program_free(fg_program *p) {
     fg__be_buffer_free(be, p->f[i].const_buf);
     fg__live_unref(p->f[i].live);
     free(p->f[i].name);
+    free(p->f[i].label);
   }
   for (int i = 0; p->in_name && i < p->n_in; i++)
     free(p->in_name[i]);

@@ -14,6 +14,7 @@ typedef enum fg__pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } fg__pfield_r
 typedef struct fg__pfield {
   fg_type type;
   char *name;
+  char *label;              /* what reports call it (fg_field_label) */
   fg__pfield_role role;
   int input;                /* PF_INPUT: graph input index */
   fg__buffer *const_buf;    /* PF_CONST */

@@ -901,6 +901,37 @@ START_TEST(test_cli_reports_above_progress_bar) {
 }
 END_TEST
 
+/* explain and dot speak the pipeline's names: variables with their line,
+ * saves by template, operators by call and place; not the builder's
+ * internal field names. */
+START_TEST(test_cli_explain_and_dot_use_pipeline_names) {
+  char dir[64], file[128], args[512];
+  tmpdir(dir, sizeof dir);
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  write_text(file, "rgb = input()\n"
+             "lab = cielab(rgb)\n"
+             "save(flip(rgb) * 0.5, \"{stem}-half.png\")\n"
+             "save(lab.x / 100, \"{stem}-l.png\")\n");
+  snprintf(args, sizeof args, "explain %s", file);
+  ck_assert_int_eq(tool(dir, args), 0);
+  char *out = slurp(dir, "stdout");
+  ck_assert_msg(strstr(out, "rgb (p.fgp:1): non-local read by flip() "
+                            "(p.fgp:3:6)") &&
+                strstr(out, "save \"{stem}-half.png\" (p.fgp:3:1): graph "
+                            "output") &&
+                !strstr(out, "from_unit.out0") && !strstr(out, "to_unit.out0"),
+                "%s", out);
+  free(out);
+  snprintf(args, sizeof args, "dot %s -o %s/g.dot", file, dir);
+  ck_assert_int_eq(tool(dir, args), 0);
+  char *dot = slurp(dir, "g.dot");
+  ck_assert_msg(strstr(dot, "lab (p.fgp:2)") && strstr(dot, "input()") &&
+                strstr(dot, ".x (p.fgp:4:"), "%s", dot);
+  free(dot);
+  rm_rf(dir);
+}
+END_TEST
+
 /* ---- the example pipelines ---------------------------------------------- */
 
 /* Runs examples/NAME.fgp on the bundled chelsea.png (RGB) into dir/out with
@@ -1614,6 +1645,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_size_language);
   tcase_add_test(tc, test_cli_checked_for_input_sizes);
   tcase_add_test(tc, test_cli_reports_above_progress_bar);
+  tcase_add_test(tc, test_cli_explain_and_dot_use_pipeline_names);
   tcase_add_test(tc, test_cli_unreadable_directory);
   tcase_add_test(tc, test_cli_example_lab);
   tcase_add_test(tc, test_cli_example_sharpen);

@@ -241,6 +241,8 @@ static fg_expr *body_call(fg_op *op, fg_expr **a, int n, const void *ctx) {
 /* ---- expressions -------------------------------------------------------- */
 
 static fgt_value eval_node(eval *ev, const fgt_node *n);
+static void label_field(eval *ev, fg_field *f, const char *what,
+                        fgt_pos pos);
 
 static double fold(char op, double a, double b) {
   switch (op) {
@@ -366,6 +368,10 @@ static fgt_value call_input(eval *ev, const fgt_node *c) {
                                                     ev->key->channels[i]));
   b->inputs[i] = (fgt_input){.tmpl = tmpl, .index = i};
   b->n_inputs++;
+  char what[300];
+  snprintf(what, sizeof what, tmpl ? "input(\"%s\")" : "input()",
+           tmpl ? tmpl : "");
+  label_field(ev, f, what, c->pos);
   f = fg_to_unit(ev->g, f);
   if (graph_failed(ev, c->pos))
     return none();
@@ -483,14 +489,18 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   int ch = fg_type_tensor_elements(t);
   if (t.field.ndim != 2 || ch > 4 || fg_type_is_big(t) ||
       (t.elem != FG_U8 && t.elem != FG_F32)) {
-    char buf[64];
+    char buf[FG_TYPE_STR_MAX];
     return failv(ev, FG_ETYPE, a[0]->pos, "save: expected a 2-D image of u8 "
                  "or f32 (in [0, 1]) with 1-4 channels, found %s",
                  fg_type_str(t, buf, sizeof buf));
   }
   fg_field *f = img.field;
-  if (t.elem == FG_F32)
+  if (t.elem == FG_F32) {
     f = fg_from_unit(ev->g, f, FG_U8);
+    char what[300];
+    snprintf(what, sizeof what, "save \"%s\"", s->tmpl);
+    label_field(ev, f, what, c->pos);
+  }
   char name[32];
   snprintf(name, sizeof name, "save%d", ev->b->n_saves);
   fg_output(ev->g, name, f);
@@ -1056,7 +1066,42 @@ static fgt_value lookup(eval *ev, const fgt_node *n) {
                fgt_suggest_text(&sg, hint, sizeof hint));
 }
 
+/* Labels an unlabelled field with what made it and where, so drawings
+ * and `explain` speak the pipeline's words ("cielab (lab.fgp:3:7)"); a
+ * binding relabels it with its name (bind). */
+static void label_field(eval *ev, fg_field *f, const char *what,
+                        fgt_pos pos) {
+  if (!f || fg_field_label(f) != fg_field_name(f))
+    return;
+  const char *file = strrchr(ev->p->src.path, '/');
+  file = file ? file + 1 : ev->p->src.path;
+  char l[256];
+  snprintf(l, sizeof l, "%s (%s:%d:%d)", what, file, pos.line, pos.col);
+  fg_field_set_label(f, l);
+}
+
+static fgt_value eval_node_here(eval *ev, const fgt_node *n);
+
 static fgt_value eval_node(eval *ev, const fgt_node *n) {
+  fgt_value v = eval_node_here(ev, n);
+  if (v.kind == FGT_V_FIELD) {
+    char what[80];
+    if (n->kind == FGT_N_CALL && n->a->kind == FGT_N_NAME)
+      snprintf(what, sizeof what, "%s()", n->a->text);
+    else if (n->kind == FGT_N_BINARY)
+      snprintf(what, sizeof what, "%c", n->op);
+    else if (n->kind == FGT_N_MEMBER)
+      snprintf(what, sizeof what, ".%s", n->text);
+    else if (n->kind == FGT_N_UNARY)
+      snprintf(what, sizeof what, "-");
+    else
+      snprintf(what, sizeof what, "value");
+    label_field(ev, v.field, what, n->pos);
+  }
+  return v;
+}
+
+static fgt_value eval_node_here(eval *ev, const fgt_node *n) {
   if (ev->st != FG_OK)
     return none();
   switch (n->kind) {
@@ -1220,6 +1265,13 @@ static void bind(eval *ev, const char *name, fgt_value v, fgt_pos pos) {
     ev->cap_vars = cap;
   }
   ev->vars[ev->n_vars++] = (var){name, v};
+  if (v.kind == FGT_V_FIELD) {
+    const char *file = strrchr(ev->p->src.path, '/');
+    file = file ? file + 1 : ev->p->src.path;
+    char l[256];
+    snprintf(l, sizeof l, "%s (%s:%d)", name, file, pos.line);
+    fg_field_set_label(v.field, l);
+  }
 }
 
 fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,

@@ -37,14 +37,15 @@ static Agnode_t *node_for(Agraph_t *root, Agraph_t **clusters,
   Agnode_t *an = agnode(where, id, 1);
   if (n->kind == FG_NODE_OP) {
     fg_type_str(n->out[0]->type, ts, sizeof ts);
-    snprintf(label, sizeof label, "%s\\n%s%s", n->name, ts,
+    snprintf(label, sizeof label, "%s\\n%s%s", fg__node_label(n), ts,
              n->n_out > 1 ? " (+more)" : "");
     set(an, "shape", "box");
     set(an, "style", "rounded");
   } else {
     fg_type_str(n->out[0]->type, ts, sizeof ts);
     snprintf(label, sizeof label, "%s %s\\n%s",
-             n->kind == FG_NODE_INPUT ? "input" : "constant", n->name, ts);
+             n->kind == FG_NODE_INPUT ? "input" : "constant",
+             fg__node_label(n), ts);
     set(an, "shape", "ellipse");
   }
   set(an, "label", label);

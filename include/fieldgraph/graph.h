@@ -79,6 +79,13 @@ fg_type fg_field_type(const fg_field *field);
 const char *fg_field_name(const fg_field *field);
 /* The graph a field belongs to, NULL for NULL. */
 fg_graph *fg_field_graph(const fg_field *field);
+/* Sets the text that drawings (viz.h) and fusion reports show for field
+ * and for the operator producing it: a front end's own name for it, such
+ * as "lab (lab.fgp:3)".  The field's name, its identity in messages and
+ * outputs, does not change.  FG_EINVAL for NULL arguments; FG_ENOMEM. */
+fg_status fg_field_set_label(fg_field *field, const char *label);
+/* The label set on field, else its name; "" for NULL. */
+const char *fg_field_label(const fg_field *field);
 
 /* Number of graph inputs / outputs, in declaration order. */
 int fg_graph_input_count(const fg_graph *g);
