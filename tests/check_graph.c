@@ -709,6 +709,21 @@ START_TEST(test_graph_type_str_max_holds_every_type) {
 }
 END_TEST
 
+/* Labels are what reports show; names stay the fields' identity. */
+START_TEST(test_graph_field_labels) {
+  fg_graph *g = fg_graph_new("labels");
+  fg_field *in = fg_input(g, "img", fg_type_scalar(FG_F32, fg_shape2(2, 2)));
+  ck_assert_str_eq(fg_field_label(in), "img");
+  ck_assert_int_eq(fg_field_set_label(in, "photo (p.fgp:1)"), FG_OK);
+  ck_assert_str_eq(fg_field_label(in), "photo (p.fgp:1)");
+  ck_assert_str_eq(fg_field_name(in), "img");
+  ck_assert_int_eq(fg_field_set_label(NULL, "x"), FG_EINVAL);
+  ck_assert_int_eq(fg_field_set_label(in, NULL), FG_EINVAL);
+  ck_assert_str_eq(fg_field_label(NULL), "");
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("types");
@@ -767,6 +782,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_graph_status_strings_distinct);
   tcase_add_test(tc, test_graph_status_out_of_range);
   tcase_add_test(tc, test_graph_type_str_max_holds_every_type);
+  tcase_add_test(tc, test_graph_field_labels);
   suite_add_tcase(s, tc);
   return s;
 }
