@@ -26,6 +26,7 @@ struct fg__done_node {
    * operation was handed to them. */
   pthread_t starter;
   bool starting, inline_done;
+  double t_start, t_end;    /* a kernel's launch and completion (fgu_now) */
 };
 
 struct fg_context {

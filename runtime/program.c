@@ -105,6 +105,17 @@ const char *fg_program_kernel_name(const fg_program *p, int i) {
   return p && i >= 0 && i < p->main.n_k ? p->main.k[i].name : NULL;
 }
 
+fg_status fg_program_kernel_time(const fg_program *p, int i,
+                                 double *seconds, long long *launches) {
+  if (!p || i < 0 || i >= p->main.n_k)
+    return FG_EINVAL;
+  if (seconds)
+    *seconds = p->main.k[i].prof_seconds;
+  if (launches)
+    *launches = p->main.k[i].prof_launches;
+  return FG_OK;
+}
+
 fg_precision fg_program_kernel_precision(const fg_program *p, int i) {
   return p && i >= 0 && i < p->main.n_k ? p->main.k[i].precision
                                         : FG_PRECISION_FULL;

@@ -45,6 +45,8 @@ typedef struct fg__pkernel {
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */
   bool polls;               /* its loops poll the stop flag (emit/abi.h) */
+  double prof_seconds;      /* fg_program_kernel_time: launch to completion, */
+  long long prof_launches;  /* summed on the loop thread over every run */
 } fg__pkernel;
 
 /* One step of a run.  Device steps go through the backend; RT_COMBINE

@@ -102,6 +102,7 @@ static void sweep_add(fg_context *ctx, fg_run *r) {
 /* The backend's done callback: carries the result to the loop (loop.c). */
 static void task_done(void *arg, fg_status st, const char *msg) {
   fg__done_node *n = arg;
+  n->t_end = fgu_now();
   n->st = st;
   n->msg = msg ? strdup(msg) : NULL;
   if (pthread_equal(pthread_self(), n->starter) && n->starting) {
@@ -117,6 +118,11 @@ static void apply_done(fg_context *ctx, fg__done_node *n) {
   vrun *vr = &r->vr[n->var];
   vr->t[n->task].state = TS_DONE;
   vr->n_done++;
+  const fg__rtask *t = &vr->v->task[n->task];
+  if (t->kind == RT_KERNEL) {
+    vr->v->k[t->index].prof_seconds += n->t_end - n->t_start;
+    vr->v->k[t->index].prof_launches++;
+  }
   r->in_flight--;
   if (n->st != FG_OK)
     run_fail(r, n->st, "%s", n->msg ? n->msg : fg_status_str(n->st));
@@ -273,6 +279,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   r->in_flight++;
   ts->node.starter = pthread_self();
   ts->node.starting = true;
+  ts->node.t_start = fgu_now();
   ts->node.inline_done = false;
   fg_status st = FG_OK;
   const fg__pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD ||

@@ -753,11 +753,44 @@ START_TEST(test_run_unwritten_output_elements_are_zero) {
 }
 END_TEST
 
+/* fg_program_kernel_time counts every launch of every kernel over the
+ * program's runs, and its time grows with them; bad indices are refused. */
+START_TEST(test_run_kernel_times_count_launches) {
+  fg_graph *g = fg_graph_new("prof");
+  fg_field *in = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(64, 64)));
+  fg_field *t = fg_transpose(g, fg_scale_offset(g, in, 2, 1));
+  fg_output(g, "y", fg_scale_offset(g, t, 3, 0));
+  fg_output(g, "s", fg_reduce_sum(g, in));
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  static float x[64][64], y[64][64], s;
+  int nk = fg_program_kernel_count(p);
+  ck_assert_int_ge(nk, 2);
+  for (int r = 0; r < 3; r++)
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){x}, 2,
+                                    (void *[]){y, &s}), FG_OK);
+  for (int k = 0; k < nk; k++) {
+    double sec = -1;
+    long long n = -1;
+    ck_assert_int_eq(fg_program_kernel_time(p, k, &sec, &n), FG_OK);
+    ck_assert_msg(n == 3, "kernel %d (%s): %lld launches, 3 runs", k,
+                  fg_program_kernel_name(p, k), n);
+    ck_assert(sec >= 0 && sec < 60);
+  }
+  ck_assert_int_eq(fg_program_kernel_time(p, nk, NULL, NULL), FG_EINVAL);
+  ck_assert_int_eq(fg_program_kernel_time(NULL, 0, NULL, NULL), FG_EINVAL);
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("run");
   TCase *tc = tcase_create("run");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_run_thread_constants_every_dimension);
+  tcase_add_test(tc, test_run_kernel_times_count_launches);
   tcase_add_test(tc, test_run_half_large_field_matches_c);
   tcase_add_test(tc, test_run_integer_vectors_every_type);
   tcase_add_test(tc, test_run_explicit_reads_clamp_and_writes_drop);

@@ -261,8 +261,8 @@ int fgt_cmd_explain(int argc, char **argv) {
     "       [--fusion on|off] [--backend B] [--device D]\n"
     "Prints the fusion report: each kernel with its operators, every field\n"
     "held in memory and why, memory traffic before and after.  --profile\n"
-    "runs it on SAMPLE and times each kernel (alone, with fusion off per\n"
-    "kernel group) and the whole run.\n";
+    "runs it five times on SAMPLE and prints the best run's time and each\n"
+    "kernel's average (launch to completion).\n";
   common_opts c;
   int rc = parse_common(argc, argv, help, &c);
   if (rc >= 0)
@@ -306,9 +306,18 @@ int fgt_cmd_explain(int argc, char **argv) {
       if (t < best)
         best = t;
     }
-    if (!rc)
+    if (!rc) {
       printf("run on %s (%dx%d): %.3f ms (best of 5)\n", c.input,
              o.img[0].width, o.img[0].height, best * 1e3);
+      /* each kernel's share, averaged over the runs */
+      for (int k = 0; k < fg_program_kernel_count(prog); k++) {
+        double s = 0;
+        long long l = 0;
+        fg_program_kernel_time(prog, k, &s, &l);
+        printf("  kernel %d: %.3f ms a run (%lld launches): %s\n", k,
+               l ? s * 1e3 / 5 : 0.0, l, fg_program_kernel_name(prog, k));
+      }
+    }
     for (int i = 0; outs && i < n_out; i++)
       free(outs[i]);
     free(outs);

@@ -297,6 +297,12 @@ const char *fg_program_kernel_name(const fg_program *prog, int i);
  * code asked for one (RenderScript's fp pragmas; a fused kernel is relaxed
  * only if all its operators allow it).  FULL when out of range. */
 fg_precision fg_program_kernel_precision(const fg_program *prog, int i);
+/* Time kernel i has taken over every run of prog so far: *seconds, from
+ * each launch to its completion as the context's loop saw it (on a device
+ * that queues launches, the wait behind earlier work included), and
+ * *launches (either may be NULL).  FG_EINVAL when out of range. */
+fg_status fg_program_kernel_time(const fg_program *prog, int i,
+                                 double *seconds, long long *launches);
 
 /* Fusion counters of a compiled program. */
 fg_status fg_program_fusion_stats(const fg_program *prog,
