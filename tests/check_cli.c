@@ -410,6 +410,12 @@ START_TEST(test_cli_skip_existing) {
            "%s/in/chelsea.png %s/in/hubble.jpg", FG_CLI_DIR, dir, dir, dir,
            dir);
   ck_assert_int_eq(tool(dir, args), 0);
+  /* what the first run reported for camera.png ("... meanL=52.28") */
+  char *first = slurp(dir, "stdout"), meanl[64] = "";
+  const char *cam = strstr(first, "camera.png meanL=");
+  ck_assert_ptr_nonnull(cam);
+  sscanf(cam + strlen("camera.png meanL="), "%63s", meanl);
+  free(first);
   /* as if interrupted: one input lost an output, another both */
   snprintf(path, sizeof path, "%s/out/chelsea-light.png", dir);
   ck_assert_int_eq(unlink(path), 0);
@@ -429,6 +435,14 @@ START_TEST(test_cli_skip_existing) {
   snprintf(id, sizeof id, "%s/in/camera.png", dir);
   ck_assert(strstr(json_line(out, id), "\"status\":\"skipped\"") ==
             json_line(out, id) + strlen(id) + 9);
+  /* the skipped input carries the results the first run recorded */
+  char want[128];
+  snprintf(want, sizeof want, "\"results\":{\"meanL\":%s},\"results_from\":",
+           meanl);
+  const char *cl = json_line(out, id);
+  ck_assert_msg(strstr(cl, want) && strstr(cl, want) < strchr(cl, '\n') &&
+                strstr(cl, ".fieldgraph-results.jsonl"), "expected '%s' in "
+                "%.300s", want, cl);
   snprintf(id, sizeof id, "%s/in/chelsea.png", dir);
   ck_assert(strstr(json_line(out, id), "\"status\":\"ok\"") ==
             json_line(out, id) + strlen(id) + 9);

@@ -15,6 +15,7 @@
  * signals arriving through a self-pipe.
  */
 #include "tools/batch.h"
+#include "tools/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +76,7 @@ typedef struct sup {
   struct sigaction old_int, old_term;
   char **failures;            /* "PATH (CLASS)" of each failed input */
   int n_failures;
+  fgt_journal journal;        /* results by input, for resumed runs */
 } sup;
 
 /* The self-pipe's write end for the handler (signal handlers take no
@@ -156,8 +158,33 @@ static void json_num(FILE *f, double v) {
     fprintf(f, "%.9g", v);
 }
 
+/* The results object of r: {"name": value or [values], ...}. */
+static void write_results(FILE *f, const fgt_result *r) {
+  fputc('{', f);
+  if (r->status == FG_OK && r->ran)
+    for (int i = 0; i < r->n_reports; i++) {
+      fprintf(f, "%s", i ? "," : "");
+      json_str(f, r->report_name[i]);
+      fputc(':', f);
+      if (r->report_n[i] == 1) {
+        json_num(f, r->report[i][0]);
+      } else {
+        fputc('[', f);
+        for (int k = 0; k < r->report_n[i]; k++) {
+          if (k)
+            fputc(',', f);
+          json_num(f, r->report[i][k]);
+        }
+        fputc(']', f);
+      }
+    }
+  fputc('}', f);
+}
+
+/* One JSON line for t; a skipped input carries the results the journal
+ * recorded for it (recorded, or NULL) and says where they came from. */
 static void report_json(sup *s, const task *t, const fgt_result *r,
-                        const char *status) {
+                        const char *status, const char *recorded) {
   FILE *f = stdout;
   fputs("{\"id\":", f);
   json_str(f, s->ops->id(s->ops->user, t->index));
@@ -180,25 +207,19 @@ static void report_json(sup *s, const task *t, const fgt_result *r,
       fprintf(f, ",\"sha256\":\"%s\"", r->hash[i]);
     fputc('}', f);
   }
-  fputs("],\"results\":{", f);
-  if (r->status == FG_OK && r->ran)
-    for (int i = 0; i < r->n_reports; i++) {
-      fprintf(f, "%s", i ? "," : "");
-      json_str(f, r->report_name[i]);
-      fputc(':', f);
-      if (r->report_n[i] == 1) {
-        json_num(f, r->report[i][0]);
-      } else {
-        fputc('[', f);
-        for (int k = 0; k < r->report_n[i]; k++) {
-          if (k)
-            fputc(',', f);
-          json_num(f, r->report[i][k]);
-        }
-        fputc(']', f);
-      }
-    }
-  fprintf(f, "},\"time_ms\":{\"decode\":%.3f,\"compute\":%.3f,"
+  fputs("],\"results\":", f);
+  if (recorded)
+    fputs(recorded, f);
+  else
+    write_results(f, r);
+  if (!strcmp(status, "skipped")) {
+    fputs(",\"results_from\":", f);
+    if (recorded)
+      json_str(f, s->journal.path);
+    else
+      fputs("null", f);
+  }
+  fprintf(f, ",\"time_ms\":{\"decode\":%.3f,\"compute\":%.3f,"
           "\"encode\":%.3f,\"total\":%.3f}}\n", r->t_decode * 1e3,
           r->t_compute * 1e3, r->t_encode * 1e3, (now() - t->t0) * 1e3);
   fflush(f);
@@ -260,8 +281,20 @@ static void finish(sup *s, task *t, const fgt_result *r) {
     for (int i = 0; i < s->ops->n_saves; i++)
       fprintf(stderr, "  -> %s\n", t->paths[i]);
   }
+  /* the journal first: a resumed run finds what this one reported */
+  if (r->status == FG_OK && r->ran) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m) {
+      write_results(m, r);
+      if (fclose(m) == 0)
+        fgt_journal_add(&s->journal, id, buf);
+    }
+    free(buf);
+  }
   if (s->o->json)
-    report_json(s, t, r, r->status == FG_OK ? "ok" : "failed");
+    report_json(s, t, r, r->status == FG_OK ? "ok" : "failed", NULL);
   else if (r->status == FG_OK && r->ran && r->n_reports) {
     /* above the progress bar, which progress() draws again below it */
     clear_progress(s);
@@ -325,7 +358,9 @@ static task *next_task(sup *s) {
         s->done++;
         s->skipped++;
         if (s->o->json && r)
-          report_json(s, t, r, "skipped");
+          report_json(s, t, r, "skipped",
+                      fgt_journal_find(&s->journal,
+                                       s->ops->id(s->ops->user, t->index)));
         else if (s->o->verbose)
           fprintf(stderr, "%s: skipped (outputs exist)\n",
                   s->ops->id(s->ops->user, t->index));
@@ -805,7 +840,9 @@ int fgt_supervise(const fgt_batch_ops *ops, const fgt_batch_opts *o,
   sigaction(SIGTERM, &sa, &s->old_term);
   worker *wk = NULL;
   int rc;
+  fgt_journal_open(&s->journal, o->outdir, o->skip_existing);
   if (run_loop(s, &wk)) {
+    fgt_journal_close(&s->journal);
     /* a worker process: leave the supervisor's state behind */
     int fd = wk->fd;
     for (int i = 0; i < s->n_w; i++)
@@ -845,6 +882,7 @@ int fgt_supervise(const fgt_batch_ops *ops, const fgt_batch_opts *o,
   for (int i = 0; i < s->n_failures; i++)
     free(s->failures[i]);
   free(s->failures);
+  fgt_journal_close(&s->journal);
   free(s->w);
   free(s);
   return rc;
