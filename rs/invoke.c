@@ -179,9 +179,14 @@ static int64_t primary(inv *in, cursor *c) {
     return r;
   }
   if (is(in, t, "-") || is(in, t, "+")) {
-    c->i++;
+    /* a run of signs, counted rather than recursed (a script may hold
+     * thousands) */
+    bool neg = false;
+    for (; c->i < c->end && (is(in, c->i, "-") || is(in, c->i, "+"));
+         c->i++)
+      neg ^= is(in, c->i, "-");
     int64_t r = primary(in, c);
-    return is(in, t, "-") ? (int64_t)(0 - (uint64_t)r) : r;
+    return neg ? (int64_t)(0 - (uint64_t)r) : r;
   }
   if (in->u->toks[t].kind == FGR_T_NUMBER) {
     int len;
@@ -236,6 +241,9 @@ static int64_t term(inv *in, cursor *c) {
       r = (int64_t)((uint64_t)r * (uint64_t)b);
     else if (b == 0)
       return fail_at(in, FG_EINVAL, op, "division by zero"), 0;
+    else if (r == INT64_MIN && b == -1)
+      return fail_at(in, FG_EINVAL, op, "%lld %s -1 overflows long "
+                     "(undefined in C)", (long long)r, text(in, op)), 0;
     else
       r = is(in, op, "/") ? r / b : r % b;
   }

@@ -18,6 +18,16 @@
 #include "fieldgraph/renderscript.h"
 #include "ir/foreign.h"
 
+/* ---- bounds on a script ------------------------------------------------ */
+
+/* What a hostile script can make the front end spend, each refused with
+ * an error naming the bound: brackets nested (clang's own
+ * -fbracket-depth default) and any recursive descent (operators, casts,
+ * conditionals, array types) nested deeper; tokens macros expand to in
+ * one constant expression; bytes of one object and of all globals. */
+enum { FGR_MAX_NESTING = 256, FGR_MAX_MACRO_TOKENS = 1 << 20 };
+#define FGR_MAX_OBJECT_BYTES ((int64_t)1 << 28)
+
 /* ---- tokens ------------------------------------------------------------- */
 
 typedef enum fgr_tok_kind {

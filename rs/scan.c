@@ -392,6 +392,15 @@ static const fgr_type *array_of(fgr_scan *s, const fgr_type *of, int64_t n,
     fgr_scan_fail(s, tok, "array size %lld is not positive", (long long)n);
   if (of->size <= 0)
     fgr_scan_fail(s, tok, "array of %s, which has no size", of->name);
+  int nest = 1;
+  for (const fgr_type *o = of; o->kind == FGR_ARRAY; o = o->of)
+    nest++;
+  if (nest > FGR_MAX_NESTING)
+    fgr_scan_fail(s, tok, "arrays of arrays nested deeper than %d levels",
+                  FGR_MAX_NESTING);
+  if (n > FGR_MAX_OBJECT_BYTES / of->size)
+    fgr_scan_fail(s, tok, "array of %lld %s is larger than %lld bytes",
+                  (long long)n, of->name, (long long)FGR_MAX_OBJECT_BYTES);
   fgr_type *t = zalloc(s, sizeof *t);
   t->kind = FGR_ARRAY;
   t->of = of;
@@ -497,6 +506,9 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
       t->members[t->n_members++] = (fgr_member){d.name, mt, off};
       fgu_buf_printf(&s->members, "%s\n", d.name);
       off += mt->size > 0 ? mt->size : 8;
+      if (off > FGR_MAX_OBJECT_BYTES)
+        fgr_scan_fail(s, d.name_tok, "struct is larger than %lld bytes",
+                      (long long)FGR_MAX_OBJECT_BYTES);
       if (ma > align)
         align = ma;
       if (is(s, s->i, ",")) {
@@ -1414,6 +1426,11 @@ static void compute_matches(fgr_scan *s) {
       continue;
     char c = u->text[t->off];
     if (c == '(' || c == '[' || c == '{') {
+      if (sp == FGR_MAX_NESTING) {    /* every descent below is bounded */
+        free(stack);
+        fgr_scan_fail(s, i, "brackets nested deeper than %d levels",
+                      FGR_MAX_NESTING);
+      }
       stack[sp++] = i;
     } else if (c == ')' || c == ']' || c == '}') {
       char want = c == ')' ? '(' : c == ']' ? '[' : '{';
@@ -1808,6 +1825,7 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
   s->errlen = errlen;
   bool ok = parse(s, &pr, &npr);
   free(pr);
+  free(s->memo);
   fgu_buf_free(&s->members);
   free(s);
   if (!ok) {
@@ -1939,6 +1957,9 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
       g->offset = coff;
       coff += g->type->size;
     }
+    if (coff > FGR_MAX_OBJECT_BYTES)
+      fgr_scan_fail(s, g->tok, "the script's globals take more than %lld "
+                    "bytes", (long long)FGR_MAX_OBJECT_BYTES);
   }
   u->live.size = (size_t)u->block_size;
   u->live.bytes = calloc(1, u->live.size);

@@ -1,0 +1,283 @@
+/* tests/check_rs_front.c - the RenderScript front end against hostile
+ * scripts: constant arithmetic C leaves undefined is an error at its
+ * line:column naming the operation (unsigned arithmetic wraps as C says,
+ * operands C does not evaluate are not evaluated), nesting past the
+ * bound is an error naming the bound, chains of constants are evaluated
+ * once each, malformed initializers of unused constants are reported,
+ * and sizes are bounded.  Nothing here compiles a kernel. */
+#include "testutil.h"
+
+#include <stdint.h>
+
+/* The error a script's text gives (FG_EFORMAT expected). */
+static const char *bad(const char *text, char *err, size_t errlen) {
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_source("t", "t.rs", text, (size_t)-1, &s,
+                                         err, errlen);
+  ck_assert_msg(st == FG_EFORMAT, "expected FG_EFORMAT, got %s (%s)",
+                fg_status_name(st), st == FG_OK ? "loaded" : err);
+  ck_assert_ptr_null(s);
+  return err;
+}
+
+static fg_rs_script *good(const char *text) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_source("t", "t.rs", text, (size_t)-1, &s,
+                                         err, sizeof err);
+  ck_assert_msg(st == FG_OK, "%s", err);
+  return s;
+}
+
+/* Asserts err holds each of the NULL-terminated strings. */
+static void has(const char *err, ...) {
+  va_list ap;
+  va_start(ap, err);
+  for (const char *w; (w = va_arg(ap, const char *));)
+    ck_assert_msg(strstr(err, w), "'%s' not in: %s", w, err);
+  va_end(ap);
+}
+
+/* text repeated n times */
+static char *repeat(const char *head, const char *text, int n,
+                    const char *tail) {
+  size_t l = strlen(text);
+  char *p = malloc(strlen(head) + l * (size_t)n + strlen(tail) + 1);
+  strcpy(p, head);
+  char *q = p + strlen(head);
+  for (int k = 0; k < n; k++, q += l)
+    memcpy(q, text, l);
+  strcpy(q, tail);
+  return p;
+}
+
+/* ---- undefined arithmetic ----------------------------------------------- */
+
+START_TEST(test_rs_front_undefined_arithmetic_is_an_error) {
+  char err[1024];
+  /* INT64_MIN / -1 trapped (SIGFPE) while the script loaded */
+  has(bad("static const long a = (-9223372036854775807L - 1) / -1;\n", err,
+          sizeof err), "t.rs:1:51:", "does not fit in long", "'/'", NULL);
+  has(bad("#pragma version(1)\n"
+          "const long b = (-9223372036854775807L - 1) % -1;\n", err,
+          sizeof err), "t.rs:2:44:", "does not fit in long", NULL);
+  has(bad("const int c = (-2147483647 - 1) / -1;\n", err, sizeof err),
+      "t.rs:1:33:", "does not fit in int", NULL);
+  has(bad("const int d = 2147483647 + 1;\n", err, sizeof err), "t.rs:1:26:",
+      "does not fit in int", NULL);
+  has(bad("const long e = 4611686018427387904L * 2;\n", err, sizeof err),
+      "does not fit in long", NULL);
+  has(bad("const int f = 1 << 32;\n", err, sizeof err), "t.rs:1:17:",
+      "shift count 32", "width of int", NULL);
+  has(bad("const int g = 1 >> -1;\n", err, sizeof err), "negative", NULL);
+  has(bad("const int h = -1 << 2;\n", err, sizeof err), "left shift", NULL);
+  has(bad("const long i = -(-9223372036854775807L - 1);\n", err, sizeof err),
+      "t.rs:1:16:", "negation", NULL);
+  has(bad("const int j = (int)1e30;\n", err, sizeof err), "t.rs:1:15:",
+      "conversion", "range", NULL);
+  has(bad("const uchar k = (uchar)-1.0;\n", err, sizeof err), "conversion",
+      NULL);
+  has(bad("const uint k2 = (uint)-1.5;\n", err, sizeof err), "conversion",
+      NULL);
+  has(bad("const int l = 5 % 0;\n", err, sizeof err), "division by zero",
+      NULL);
+  has(bad("const int m = 99999999999999999999;\n", err, sizeof err),
+      "does not fit", NULL);
+  /* an array size too */
+  has(bad("int n[(-9223372036854775807L - 1) / -1];\n", err, sizeof err),
+      "t.rs:1:35:", "does not fit in long", NULL);
+}
+END_TEST
+
+START_TEST(test_rs_front_defined_arithmetic_keeps_cs_values) {
+  fg_rs_script *s = good("const uint a = 0u - 1u;\n"
+           "const uint b = 4294967295u + 2u;\n"
+           "const ulong c = 0ul - 1ul;\n"
+           "const long d = 2147483647 + 1L;\n"
+           "const int e = 0 && (1 / 0);\n"
+           "const int f = 1 ? 7 : (1 << 40);\n"
+           "const int g = -7 / 2 + -7 % 2 * 10;\n"
+           "const long h = 1L << 62;\n"
+           "const int i = 0xffffffff == -1;\n"
+           "const int j = -1 < 0u;\n"
+           "const int k = -1L < 0u;\n"
+           "const uint l = (uint)-0.5;\n"
+           "const int m = (int)(uchar)300;\n");
+  uint32_t u;
+  uint64_t ul;
+  int32_t i;
+  int64_t l;
+  ck_assert_int_eq(fg_rs_get(s, "a", &u, 4), FG_OK);
+  ck_assert_uint_eq(u, 4294967295u);
+  ck_assert_int_eq(fg_rs_get(s, "b", &u, 4), FG_OK);
+  ck_assert_uint_eq(u, 1);
+  ck_assert_int_eq(fg_rs_get(s, "c", &ul, 8), FG_OK);
+  ck_assert_uint_eq(ul, UINT64_MAX);
+  ck_assert_int_eq(fg_rs_get(s, "d", &l, 8), FG_OK);
+  ck_assert_int_eq(l, 2147483648LL);
+  ck_assert_int_eq(fg_rs_get(s, "e", &i, 4), FG_OK);
+  ck_assert_int_eq(i, 0);
+  ck_assert_int_eq(fg_rs_get(s, "f", &i, 4), FG_OK);
+  ck_assert_int_eq(i, 7);
+  ck_assert_int_eq(fg_rs_get(s, "g", &i, 4), FG_OK);
+  ck_assert_int_eq(i, -7 / 2 + -7 % 2 * 10);
+  ck_assert_int_eq(fg_rs_get(s, "h", &l, 8), FG_OK);
+  ck_assert_int_eq(l, 1LL << 62);
+  ck_assert_int_eq(fg_rs_get(s, "i", &i, 4), FG_OK);
+  ck_assert_int_eq(i, 1);
+  ck_assert_int_eq(fg_rs_get(s, "j", &i, 4), FG_OK);
+  ck_assert_int_eq(i, 0);
+  ck_assert_int_eq(fg_rs_get(s, "k", &i, 4), FG_OK);
+  ck_assert_int_eq(i, 1);
+  ck_assert_int_eq(fg_rs_get(s, "l", &u, 4), FG_OK);
+  ck_assert_uint_eq(u, 0);
+  ck_assert_int_eq(fg_rs_get(s, "m", &i, 4), FG_OK);
+  ck_assert_int_eq(i, 44);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* ---- nesting ------------------------------------------------------------ */
+
+START_TEST(test_rs_front_nesting_is_bounded) {
+  char err[1024];
+  /* 20,000 parentheses overflowed the evaluator's stack */
+  char *o = repeat("const int a =\n", "(", 20000, "1");
+  char *t = repeat(o, ")", 20000, ";\n");
+  has(bad(t, err, sizeof err), "t.rs:2:257:", "nested deeper than 256", NULL);
+  free(o);
+  free(t);
+  t = repeat("const int a =\n", "- ", 200000, "1;\n");
+  has(bad(t, err, sizeof err), "t.rs:2:", "nested deeper than 256", NULL);
+  free(t);
+  t = repeat("const int a =\n", "(int)", 200000, "1;\n");
+  has(bad(t, err, sizeof err), "t.rs:2:", "nested deeper than 256", NULL);
+  free(t);
+  t = repeat("const int a =\n", "1 ? ", 200000, "1;\n");
+  has(bad(t, err, sizeof err), "t.rs:2:", "nested deeper than 256", NULL);
+  free(t);
+  o = repeat("int a =\n", "{", 20000, "1");
+  t = repeat(o, "}", 20000, ";\n");
+  has(bad(t, err, sizeof err), "t.rs:2:", "nested deeper than 256", NULL);
+  free(o);
+  free(t);
+  /* the invokable's integer expressions: a run of signs */
+  t = repeat("int RS_KERNEL k(int v) { return v + 1; }\n"
+             "void run(rs_allocation in, rs_allocation out) {\n"
+             "  int n = ", "- ", 200000, "4;\n"
+             "  rs_allocation t = rsCreateAllocation_int(n);\n"
+             "  rsForEach(k, in, t);\n  rsForEach(k, t, out);\n}\n");
+  fg_rs_script *s = good(t);
+  free(t);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  fg_field *out = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "run", 1, &in, 1, &out) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  s = good("int RS_KERNEL k(int v) { return v + 1; }\n"
+           "void run(rs_allocation in, rs_allocation out) {\n"
+           "  int n = (-9223372036854775807 - 1) / -1;\n"
+           "  rsForEach(k, in, out);\n}\n");
+  g = fg_graph_new("t");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_int_ne(fg_rs_invoke(g, s, "run", 1, &in, 1, &out), FG_OK);
+  has(fg_graph_errmsg(g), "t.rs:3:38:", "overflows long", NULL);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+  /* arrays of arrays through typedefs */
+  {
+    size_t cap = 400 * 40, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "typedef int T0[1];\n");
+    for (int k = 1; k < 300; k++)
+      n += (size_t)snprintf(b + n, cap - n, "typedef T%d T%d[1];\n", k - 1, k);
+    has(bad(b, err, sizeof err), "arrays of arrays nested deeper than 256",
+        NULL);
+    free(b);
+  }
+  /* 256 parentheses are fine */
+  t = repeat("const int a = ", "(", 200, "5");
+  char *u = repeat(t, ")", 200, ";\n");
+  s = good(u);
+  int v = 0;
+  ck_assert_int_eq(fg_rs_get(s, "a", &v, sizeof v), FG_OK);
+  ck_assert_int_eq(v, 5);
+  fg_rs_script_free(s);
+  free(t);
+  free(u);
+}
+END_TEST
+
+/* ---- cost --------------------------------------------------------------- */
+
+/* A script of 20 const globals, each adding up eight copies of the one
+ * before: without memory of each value, loading cost 8^20 additions. */
+START_TEST(test_rs_front_constant_chains_cost_each_once) {
+  size_t cap = 64 * 120, n = 0;
+  char *b = malloc(cap);
+  n += (size_t)snprintf(b + n, cap - n, "const int a0 = 1;\n");
+  for (int k = 1; k < 20; k++) {
+    int p = k - 1;
+    n += (size_t)snprintf(b + n, cap - n,
+                          "const int a%d = (a%d+a%d+a%d+a%d+a%d+a%d+a%d+a%d)"
+                          " / 8;\n", k, p, p, p, p, p, p, p, p);
+  }
+  n += (size_t)snprintf(b + n, cap - n, "int big[a19 + 1];\n");
+  fg_rs_script *s = good(b);
+  free(b);
+  int v = 0;
+  ck_assert_int_eq(fg_rs_get(s, "a19", &v, sizeof v), FG_OK);
+  ck_assert_int_eq(v, 1);
+  ck_assert_uint_eq(fg_rs_global_size(s, "big"), 2 * sizeof(int));
+  fg_rs_script_free(s);
+}
+END_TEST
+
+START_TEST(test_rs_front_sizes_are_bounded) {
+  char err[1024];
+  has(bad("int a[1000000000][1000000000];\n", err, sizeof err),
+      "larger than", NULL);
+  has(bad("float4 b[100000000];\n", err, sizeof err), "larger than", NULL);
+  has(bad("int c[50000000];\nint d[50000000];\n", err, sizeof err),
+      "more than", NULL);
+}
+END_TEST
+
+/* ---- unused constants --------------------------------------------------- */
+
+START_TEST(test_rs_front_malformed_unused_constant_is_reported) {
+  char err[1024];
+  /* loaded silently: the constant is never used, so never compiled */
+  has(bad("#pragma version(1)\n\nstatic const int a = 1 +;\n", err,
+          sizeof err), "t.rs:3:", "expected an expression", NULL);
+  has(bad("static const int b = (2 3);\n", err, sizeof err), "t.rs:1:25:",
+      NULL);
+  has(bad("static const float2 c = {1, 2 2};\n", err, sizeof err),
+      "t.rs:1:31:", NULL);
+  has(bad("static const int d = 1 / 0;\n", err, sizeof err),
+      "division by zero", NULL);
+  /* what fieldgraph does not evaluate but C may accept stays code */
+  fg_rs_script *s = good("static const float e = sqrt(2.0f);\n"
+                         "static const int f = sizeof(int);\n"
+                         "static const int g = '\\n';\n");
+  fg_rs_script_free(s);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("rs_front");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_rs_front_undefined_arithmetic_is_an_error);
+  tcase_add_test(tc, test_rs_front_defined_arithmetic_keeps_cs_values);
+  tcase_add_test(tc, test_rs_front_nesting_is_bounded);
+  tcase_add_test(tc, test_rs_front_constant_chains_cost_each_once);
+  tcase_add_test(tc, test_rs_front_sizes_are_bounded);
+  tcase_add_test(tc, test_rs_front_malformed_unused_constant_is_reported);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return tu_run_suite(suite()); }
