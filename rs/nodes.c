@@ -78,7 +78,8 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
             (const void *)opt->include_dirs);
     return FG_EINVAL;
   }
-  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs, false};
+  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs, false,
+               opt->preprocess_timeout_ms, opt->preprocess_max_bytes};
   char err[1024] = "";
   fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, &pp, err,
                              sizeof err);

@@ -8,20 +8,31 @@
  * are empty stand-ins there, because fieldgraph provides the runtime
  * itself.  clang's output keeps line markers, which the tokenizer (lex.c)
  * reads, so every later message points at the user's file and line.
- * Errors come back as clang's first "file:line:col: message". */
+ * Errors come back as clang's first "file:line:col: message".
+ *
+ * A hostile script cannot make the preprocessor run away: its output and
+ * its log are bounded in size, its run in time (past a bound it is killed
+ * and the message names the bound), a script's own #include of something
+ * that is not a regular file (a FIFO that would block, a device) is
+ * refused before clang runs, and the temporary directory (under $TMPDIR,
+ * named for the process) is removed on every path, or by the next
+ * preprocessing of any process once its owner died without removing it. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "rs_impl.h"
 #include "util/fs.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -80,32 +91,235 @@ void fgr_clang_first_error(const char *log, const char *file, char *err,
            log && *log ? log : "(no message)");
 }
 
+/* Removes dir, the temporary directory fgr_preprocess made: its files,
+ * those clang left (a killed clang leaves its output's temporary), and its
+ * sys/ folder of headers.  Links are removed, never followed. */
 static void remove_tree(const char *dir) {
-  char p[4096];
-  for (int k = 0; system_headers[k]; k++) {
-    snprintf(p, sizeof p, "%s/sys/%s", dir, system_headers[k]);
-    unlink(p);
+  char p[4600];
+  for (int level = 0; level < 2; level++) {
+    const char *d = dir;
+    char sub[4300];
+    if (level == 0) {
+      snprintf(sub, sizeof sub, "%s/sys", dir);
+      d = sub;
+    }
+    DIR *h = opendir(d);
+    if (!h)
+      continue;
+    for (struct dirent *e; (e = readdir(h));) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+          (level == 1 && !strcmp(e->d_name, "sys")))
+        continue;
+      snprintf(p, sizeof p, "%s/%s", d, e->d_name);
+      unlink(p);
+    }
+    closedir(h);
+    rmdir(d);
   }
-  static const char *const files[] = {"src.rs", "out.i", "log", NULL};
-  for (int k = 0; files[k]; k++) {
-    snprintf(p, sizeof p, "%s/%s", dir, files[k]);
-    unlink(p);
+}
+
+/* The directory temporaries go to: $TMPDIR when it names one, else /tmp. */
+static const char *tmp_dir(void) {
+  const char *t = getenv("TMPDIR");
+  return t && *t == '/' && strlen(t) < 4000 ? t : "/tmp";
+}
+
+/* Removes the fg-rs-PID-* directories under tmp of processes that are
+ * gone (killed while preprocessing): only directories of this user, and
+ * only the files fgr_preprocess makes there. */
+static void remove_stale(const char *tmp) {
+  DIR *d = opendir(tmp);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    if (strncmp(e->d_name, "fg-rs-", 6) || e->d_name[6] < '1' ||
+        e->d_name[6] > '9')
+      continue;
+    long pid = strtol(e->d_name + 6, &end, 10);
+    if (*end != '-' || pid <= 0 || pid == (long)getpid() ||
+        kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    char p[4200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s", tmp, e->d_name);
+    if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == getuid())
+      remove_tree(p);
   }
-  snprintf(p, sizeof p, "%s/sys", dir);
-  rmdir(p);
-  rmdir(dir);
+  closedir(d);
+}
+
+/* Milliseconds since an arbitrary start. */
+static int64_t now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static bool larger_than(const char *path, size_t max) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && (uint64_t)sb.st_size > (uint64_t)max;
+}
+
+/* Runs the preprocessor argv (stdin from /dev/null, stderr to log, its
+ * output to out) in a process group of its own, killed when it runs past
+ * timeout_ms or out or log grow past max_bytes.  Returns its exit status;
+ * -1 when it could not start (errno-like code in *spawn_err); -2 when it
+ * was stopped or died of a signal, what happened in why. */
+static int run_bounded(char *const argv[], const char *out, const char *log,
+                       int timeout_ms, size_t max_bytes, int *spawn_err,
+                       char *why, size_t whylen) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, log,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (rc != 0) {
+    *spawn_err = rc;
+    return -1;
+  }
+  int64_t t0 = now_ms();
+  int nap_us = 500, st = 0;
+  const char *stopped = NULL;
+  for (;;) {
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid)
+      break;
+    if (r < 0 && errno != EINTR) {
+      *spawn_err = errno;
+      kill(-pid, SIGKILL);
+      return -1;
+    }
+    if (r <= 0 && !stopped) {
+      if (larger_than(out, max_bytes) || larger_than(log, max_bytes))
+        stopped = "size";
+      else if (now_ms() - t0 > timeout_ms)
+        stopped = "time";
+      if (stopped) {
+        kill(-pid, SIGKILL);
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        break;
+      }
+    }
+    struct timespec nap = {0, (long)nap_us * 1000};
+    nanosleep(&nap, NULL);
+    if (nap_us < 20000)
+      nap_us *= 2;
+  }
+  if (!stopped && (larger_than(out, max_bytes) || larger_than(log, max_bytes)))
+    snprintf(why, whylen, "wrote more than it may: its output passed %zu "
+             "bytes (the bound on a preprocessed script)", max_bytes);
+  else if (stopped && !strcmp(stopped, "size"))
+    snprintf(why, whylen, "was stopped: its output passed %zu bytes (the "
+             "bound on a preprocessed script)", max_bytes);
+  else if (stopped)
+    snprintf(why, whylen, "was stopped: it ran longer than %d ms (the bound "
+             "on preprocessing)", timeout_ms);
+  else if (WIFSIGNALED(st))
+    snprintf(why, whylen, "was killed by signal %d (%s)", WTERMSIG(st),
+             strsignal(WTERMSIG(st)));
+  else
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+  return -2;
+}
+
+/* Refuses (false, "file:line:col: message" in err) an #include line of
+ * the script's own text whose file, found as clang would (absolute, the
+ * script's directory for quotes, the include paths), exists but is not a
+ * regular file: clang would block on a FIFO or read a device forever.
+ * Headers' own includes are left to the preprocessor's time bound. */
+static bool includes_regular(const fgr_pp *pp, const char *file,
+                             const char *sdir, const char *text, size_t len,
+                             char *err, size_t errlen) {
+  int line = 1;
+  for (size_t i = 0; i < len; line++) {
+    size_t e = i;
+    while (e < len && text[e] != '\n')
+      e++;
+    size_t k = i;
+    while (k < e && (text[k] == ' ' || text[k] == '\t'))
+      k++;
+    if (k < e && text[k] == '#') {
+      k++;
+      while (k < e && (text[k] == ' ' || text[k] == '\t'))
+        k++;
+      if (e - k > 7 && !memcmp(text + k, "include", 7)) {
+        k += 7;
+        while (k < e && (text[k] == ' ' || text[k] == '\t'))
+          k++;
+        char close = k < e && text[k] == '"' ? '"' : k < e && text[k] == '<'
+                                                         ? '>' : 0;
+        size_t q = k + 1;
+        while (close && q < e && text[q] != close)
+          q++;
+        if (close && q < e && q - k - 1 < 1024) {
+          char name[1024], path[4200];
+          snprintf(name, sizeof name, "%.*s", (int)(q - k - 1), text + k + 1);
+          struct stat sb;
+          bool found = false;
+          for (int d = close == '"' ? -2 : -1; !found && d < pp->n_dirs;
+               d++) {
+            if (name[0] == '/')
+              snprintf(path, sizeof path, "%s", name);
+            else if (d == -2)
+              snprintf(path, sizeof path, "%s/%s", sdir, name);
+            else if (d == -1)
+              continue;
+            else
+              snprintf(path, sizeof path, "%s/%s", pp->dirs[d], name);
+            found = stat(path, &sb) == 0;
+            if (name[0] == '/')
+              break;
+          }
+          if (found && !S_ISREG(sb.st_mode)) {
+            snprintf(err, errlen, "%s:%d:%d: #include %c%s%c: %s is not a "
+                     "regular file (%s)", file, line, (int)(k - i) + 1,
+                     close == '"' ? '"' : '<', name, close, path,
+                     S_ISFIFO(sb.st_mode) ? "a FIFO"
+                     : S_ISDIR(sb.st_mode) ? "a directory"
+                     : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+                     : "a special file");
+            return false;
+          }
+        }
+      }
+    }
+    i = e + 1;
+  }
+  return true;
 }
 
 char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
                      size_t len, size_t *out_len, char *err, size_t errlen) {
-  char dir[] = "/tmp/fg-rs-XXXXXX";
+  /* the script's directory */
+  char sdir[4096] = ".";
+  const char *slash = strrchr(file, '/');
+  if (slash)
+    snprintf(sdir, sizeof sdir, "%.*s", (int)(slash - file) ? (int)(slash - file)
+                                                              : 1, file);
+  if (!includes_regular(pp, file, sdir, text, len, err, errlen))
+    return NULL;
+  const char *tmp = tmp_dir();
+  remove_stale(tmp);
+  char dir[4100];
+  snprintf(dir, sizeof dir, "%s/fg-rs-%ld-XXXXXX", tmp, (long)getpid());
   if (!mkdtemp(dir)) {
     snprintf(err, errlen, "%s: cannot create a temporary directory for the "
-             "preprocessor: %s", file, strerror(errno));
+             "preprocessor in %s: %s", file, tmp, strerror(errno));
     return NULL;
   }
   char *result = NULL;
-  char p[4200], sys[64], src[64], out[64], log[64];
+  char p[4400], sys[4200], src[4200], out[4200], log[4200];
   snprintf(sys, sizeof sys, "%s/sys", dir);
   snprintf(src, sizeof src, "%s/src.rs", dir);
   snprintf(out, sizeof out, "%s/out.i", dir);
@@ -141,12 +355,6 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
     remove_tree(dir);
     return NULL;
   }
-  /* the script's directory */
-  char sdir[4096] = ".";
-  const char *slash = strrchr(file, '/');
-  if (slash)
-    snprintf(sdir, sizeof sdir, "%.*s", (int)(slash - file) ? (int)(slash - file)
-                                                              : 1, file);
   int n_args = 20 + 2 * pp->n_dirs;
   char **argv = calloc((size_t)n_args, sizeof *argv);
   if (!argv) {
@@ -154,8 +362,9 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
     remove_tree(dir);
     return NULL;
   }
+  const char *clang = pp->clang && *pp->clang ? pp->clang : FG_CLANG_PATH;
   int n = 0;
-  argv[n++] = (char *)(pp->clang && *pp->clang ? pp->clang : FG_CLANG_PATH);
+  argv[n++] = (char *)clang;
   argv[n++] = "-E";
   argv[n++] = "-x";
   argv[n++] = "c";
@@ -175,25 +384,31 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
   argv[n++] = "-o";
   argv[n++] = out;
   argv[n] = NULL;
-  int rc = fgr_run_clang(argv, log);
+  int timeout_ms = pp->timeout_ms > 0 ? pp->timeout_ms : FGR_PP_TIMEOUT_MS;
+  size_t max_bytes = pp->max_bytes ? pp->max_bytes : FGR_PP_MAX_BYTES;
+  char why[200] = "";
+  int spawn_err = 0;
+  int rc = run_bounded(argv, out, log, timeout_ms, max_bytes, &spawn_err,
+                       why, sizeof why);
   free(argv);
   size_t n_out = 0;
-  if (rc != 0) {
+  if (rc == -1) {
+    snprintf(err, errlen, "%s: could not run the preprocessor %s: %s "
+             "(install clang, or name one in fg_rs_options.clang)", file,
+             clang, strerror(spawn_err));
+  } else if (rc == -2) {
+    snprintf(err, errlen, "%s: the preprocessor %s %s", file, clang, why);
+  } else if (rc != 0) {
     char *msg = fgu_read_file(log, 1 << 20, &n_out);
     char what[4200];
     snprintf(what, sizeof what, "%s: the preprocessor", file);
-    if (rc < 0)
-      snprintf(err, errlen, "%s: could not run the preprocessor %s (install "
-               "clang, or name one in fg_rs_options.clang)", file,
-               pp->clang && *pp->clang ? pp->clang : FG_CLANG_PATH);
-    else
-      fgr_clang_first_error(msg, what, err, errlen);
+    fgr_clang_first_error(msg, what, err, errlen);
     free(msg);
   } else {
-    result = fgu_read_file(out, (size_t)1 << 30, &n_out);
+    result = fgu_read_file(out, max_bytes, &n_out);
     if (!result)
-      snprintf(err, errlen, "%s: cannot read the preprocessor's output",
-               file);
+      snprintf(err, errlen, "%s: cannot read the preprocessor's output (or "
+               "it passed %zu bytes)", file, max_bytes);
     *out_len = n_out;
   }
   remove_tree(dir);

@@ -4,10 +4,18 @@
  * operands C does not evaluate are not evaluated), nesting past the
  * bound is an error naming the bound, chains of constants are evaluated
  * once each, malformed initializers of unused constants are reported,
- * and sizes are bounded.  Nothing here compiles a kernel. */
+ * and sizes are bounded; the preprocessor is bounded in output and time
+ * and reported as what happened to it, #include of a FIFO or device is
+ * refused, temporaries go to $TMPDIR and do not outlive their process.
+ * Nothing here compiles a kernel. */
 #include "testutil.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* The error a script's text gives (FG_EFORMAT expected). */
 static const char *bad(const char *text, char *err, size_t errlen) {
@@ -266,6 +274,149 @@ START_TEST(test_rs_front_malformed_unused_constant_is_reported) {
 }
 END_TEST
 
+/* ---- the preprocessor --------------------------------------------------- */
+
+/* A private $TMPDIR (Check forks each test, so setenv stays in it). */
+static char *private_tmp(char *dir) {
+  strcpy(dir, "/tmp/fg-front-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+  return dir;
+}
+
+/* How many entries dir holds whose name starts with prefix. */
+static int count(const char *dir, const char *prefix) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    n += !strncmp(e->d_name, prefix, strlen(prefix));
+  closedir(d);
+  return n;
+}
+
+static fg_status load_opt(const char *file, const char *text,
+                          const fg_rs_options *o, char *err, size_t errlen) {
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_source_opt("t", file, text, (size_t)-1, o,
+                                             &s, err, errlen);
+  fg_rs_script_free(s);
+  return st;
+}
+
+/* A 635-byte macro bomb wrote to /tmp without bound */
+START_TEST(test_rs_front_preprocessor_output_is_bounded) {
+  char tmp[64], err[1024];
+  private_tmp(tmp);
+  const char *bomb = "#define A x x x x x x x x x x\n"
+                     "#define B A A A A A A A A A A\n"
+                     "#define C B B B B B B B B B B\n"
+                     "#define D C C C C C C C C C C\n"
+                     "#define E D D D D D D D D D D\n"
+                     "#define F E E E E E E E E E E\n"
+                     "#define G F F F F F F F F F F\n"
+                     "#define H G G G G G G G G G G\n"
+                     "int y = H;\n";
+  fg_rs_options o = {.preprocess_max_bytes = 1 << 20};
+  ck_assert_int_eq(load_opt("t.rs", bomb, &o, err, sizeof err), FG_EFORMAT);
+  has(err, "t.rs:", "passed 1048576 bytes", NULL);
+  ck_assert_ptr_null(strstr(err, "install clang"));
+  ck_assert_int_eq(count(tmp, "fg-rs-"), 0);
+  rmdir(tmp);
+}
+END_TEST
+
+START_TEST(test_rs_front_include_of_fifo_or_device_is_refused) {
+  char tmp[64], err[1024], path[256], text[512];
+  private_tmp(tmp);
+  snprintf(path, sizeof path, "%s/fifo", tmp);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  /* the script's own #include: refused before the preprocessor runs (it
+   * blocked forever) */
+  char file[256];
+  snprintf(file, sizeof file, "%s/t.rs", tmp);
+  fg_rs_options o = {.preprocess_timeout_ms = 60000};
+  ck_assert_int_eq(load_opt(file, "int a;\n  #  include \"fifo\"\n", &o, err,
+                            sizeof err), FG_EFORMAT);
+  has(err, "t.rs:2:14:", "fifo", "not a regular file", "FIFO", NULL);
+  ck_assert_int_eq(load_opt(file, "#include </dev/zero>\n#include "
+                            "\"/dev/zero\"\n", &o, err, sizeof err),
+                   FG_EFORMAT);
+  has(err, "t.rs:1:10:", "/dev/zero", "a device", NULL);
+  /* a header's: the time bound stops the preprocessor */
+  char h[256];
+  snprintf(h, sizeof h, "%s/h.rsh", tmp);
+  FILE *f = fopen(h, "w");
+  fputs("#include \"fifo\"\n", f);
+  fclose(f);
+  o.preprocess_timeout_ms = 300;
+  snprintf(text, sizeof text, "#include \"h.rsh\"\nint a;\n");
+  ck_assert_int_eq(load_opt(file, text, &o, err, sizeof err), FG_EFORMAT);
+  has(err, "t.rs", "stopped", "longer than 300 ms", NULL);
+  ck_assert_int_eq(count(tmp, "fg-rs-"), 0);
+  unlink(h);
+  unlink(path);
+  rmdir(tmp);
+}
+END_TEST
+
+/* A preprocessor that dies of a signal is reported so, not as missing */
+START_TEST(test_rs_front_killed_preprocessor_is_reported) {
+  char tmp[64], err[1024], path[256];
+  private_tmp(tmp);
+  snprintf(path, sizeof path, "%s/clang", tmp);
+  FILE *f = fopen(path, "w");
+  fputs("#!/bin/sh\nkill -KILL $$\n", f);
+  fclose(f);
+  ck_assert_int_eq(chmod(path, 0700), 0);
+  fg_rs_options o = {.clang = path};
+  ck_assert_int_eq(load_opt("t.rs", "int a;\n", &o, err, sizeof err),
+                   FG_EFORMAT);
+  has(err, "t.rs", "killed by signal 9", NULL);
+  ck_assert_ptr_null(strstr(err, "install clang"));
+  ck_assert_int_eq(count(tmp, "fg-rs-"), 0);
+  unlink(path);
+  /* one that is missing is */
+  ck_assert_int_eq(load_opt("t.rs", "int a;\n", &o, err, sizeof err),
+                   FG_EIO);
+  has(err, "could not run the preprocessor", "install clang", NULL);
+  rmdir(tmp);
+}
+END_TEST
+
+/* Temporaries go to $TMPDIR; a process killed while preprocessing left its
+ * fg-rs-* folder behind: the next preprocessing removes those of dead
+ * processes, and only those. */
+START_TEST(test_rs_front_temporaries_of_dead_processes_are_removed) {
+  char tmp[64], dead[256], live[256], p[300];
+  private_tmp(tmp);
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(0);
+  ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+  snprintf(dead, sizeof dead, "%s/fg-rs-%ld-AbCdEf", tmp, (long)pid);
+  snprintf(live, sizeof live, "%s/fg-rs-%ld-AbCdEf", tmp, (long)getppid());
+  const char *dirs[2] = {dead, live};
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(mkdir(dirs[k], 0700), 0);
+    snprintf(p, sizeof p, "%s/out.i", dirs[k]);
+    FILE *f = fopen(p, "w");
+    fputs("int x;\n", f);
+    fclose(f);
+  }
+  fg_rs_script *s = good("int a;\n");
+  fg_rs_script_free(s);
+  struct stat sb;
+  ck_assert_int_ne(stat(dead, &sb), 0);
+  ck_assert_int_eq(stat(live, &sb), 0);
+  ck_assert_int_eq(count(tmp, "fg-rs-"), 1);
+  snprintf(p, sizeof p, "%s/out.i", live);
+  unlink(p);
+  rmdir(live);
+  rmdir(tmp);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("rs_front");
   TCase *tc = tcase_create("core");
@@ -276,6 +427,10 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_rs_front_constant_chains_cost_each_once);
   tcase_add_test(tc, test_rs_front_sizes_are_bounded);
   tcase_add_test(tc, test_rs_front_malformed_unused_constant_is_reported);
+  tcase_add_test(tc, test_rs_front_preprocessor_output_is_bounded);
+  tcase_add_test(tc, test_rs_front_include_of_fifo_or_device_is_refused);
+  tcase_add_test(tc, test_rs_front_killed_preprocessor_is_reported);
+  tcase_add_test(tc, test_rs_front_temporaries_of_dead_processes_are_removed);
   suite_add_tcase(s, tc);
   return s;
 }
