@@ -57,8 +57,19 @@ _Noreturn void fgr_scan_fail(fgr_scan *s, int tok, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->files[t->file], t->line,
-           t->col, msg);
+  /* a token of an included file that is no script or header (#include
+   * "/etc/shadow"): its contents are not quoted */
+  const char *f = s->u->files[t->file];
+  size_t fl = strlen(f);
+  static const char *const ext[] = {".rs", ".rsh", ".h", ".inc", NULL};
+  bool header = t->file == 0;
+  for (int k = 0; ext[k] && !header; k++)
+    header = fl > strlen(ext[k]) && !strcmp(f + fl - strlen(ext[k]), ext[k]);
+  if (!header)
+    snprintf(msg, sizeof msg, "not RenderScript: an included file that is "
+             "not a script or header (.rs, .rsh, .h, .inc) reached the "
+             "declarations");
+  snprintf(s->err, s->errlen, "%s:%d:%d: %s", f, t->line, t->col, msg);
   fgr_const_abandon(s);
   longjmp(s->fail, 1);
 }

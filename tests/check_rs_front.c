@@ -417,6 +417,64 @@ START_TEST(test_rs_front_temporaries_of_dead_processes_are_removed) {
 }
 END_TEST
 
+/* ---- files that are not scripts ----------------------------------------- */
+
+static void write_file(const char *path, const char *text, size_t len) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+  fclose(f);
+}
+
+/* script("/etc/passwd") quoted the file's first token; a FIFO blocked */
+START_TEST(test_rs_front_file_that_is_no_script_is_refused_unquoted) {
+  char tmp[64], path[256], inc[256], err[1024], text[512];
+  private_tmp(tmp);
+  fg_rs_script *s = NULL;
+  snprintf(path, sizeof path, "%s/passwd", tmp);
+  const char *secret = "root:x:0:0:hunter2secret:/root:/bin/sh\n";
+  write_file(path, secret, strlen(secret));
+  ck_assert_int_eq(fg_rs_script_new_file(path, &s, err, sizeof err),
+                   FG_EFORMAT);
+  has(err, path, "not a RenderScript script", "no #pragma version", NULL);
+  ck_assert_ptr_null(strstr(err, "hunter2"));
+  ck_assert_ptr_null(strstr(err, "root"));
+  write_file(path, "#pragma version(1)\n\0\1\2", 22);
+  ck_assert_int_eq(fg_rs_script_new_file(path, &s, err, sizeof err),
+                   FG_EFORMAT);
+  has(err, "binary data", NULL);
+  write_file(path, "#pragma version(1)\nint a; /* \xff\xfe */\n", 34);
+  ck_assert_int_eq(fg_rs_script_new_file(path, &s, err, sizeof err),
+                   FG_EFORMAT);
+  has(err, "binary data", NULL);
+  /* a FIFO no one writes: refused, not waited on */
+  snprintf(inc, sizeof inc, "%s/fifo.rs", tmp);
+  ck_assert_int_eq(mkfifo(inc, 0600), 0);
+  ck_assert_int_eq(fg_rs_script_new_file(inc, &s, err, sizeof err),
+                   FG_EFORMAT);
+  has(err, "not a RenderScript script", NULL);
+  unlink(inc);
+  /* an included file that is no header is not quoted either */
+  write_file(path, secret, strlen(secret));
+  snprintf(text, sizeof text, "#pragma version(1)\n#include \"%s\"\n", path);
+  has(bad(text, err, sizeof err), "passwd:1:1:", "not RenderScript", NULL);
+  ck_assert_ptr_null(strstr(err, "hunter2"));
+  ck_assert_ptr_null(strstr(err, "'root'"));
+  /* scripts in UTF-8 with their pragma load */
+  const char *ok = "// d\xc3\xa9j\xc3\xa0 vu\n#pragma version(1)\n"
+                   "#pragma rs java_package_name(t)\nint a = 3;\n";
+  write_file(path, ok, strlen(ok));
+  ck_assert_msg(fg_rs_script_new_file(path, &s, err, sizeof err) == FG_OK,
+                "%s", err);
+  int a = 0;
+  ck_assert_int_eq(fg_rs_get(s, "a", &a, sizeof a), FG_OK);
+  ck_assert_int_eq(a, 3);
+  fg_rs_script_free(s);
+  unlink(path);
+  rmdir(tmp);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("rs_front");
   TCase *tc = tcase_create("core");
@@ -431,6 +489,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_rs_front_include_of_fifo_or_device_is_refused);
   tcase_add_test(tc, test_rs_front_killed_preprocessor_is_reported);
   tcase_add_test(tc, test_rs_front_temporaries_of_dead_processes_are_removed);
+  tcase_add_test(tc, test_rs_front_file_that_is_no_script_is_refused_unquoted);
   suite_add_tcase(s, tc);
   return s;
 }
