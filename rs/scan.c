@@ -1555,13 +1555,23 @@ int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
 
 void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
                bool *seen) {
-  bool changed = false;
+  /* a worklist: each function's body is read once (iterating to a fixed
+   * point read a chain of n functions n times over) */
+  int *stack = malloc(((size_t)u->n_funcs + 1) * sizeof *stack);
+  int sp = 0;
   for (int r = 0; r < n_roots; r++)
-    if (roots[r] && roots[r]->has_body && !seen[roots[r] - u->funcs])
-      seen[roots[r] - u->funcs] = changed = true;
-  while (changed) {
+    if (roots[r] && roots[r]->has_body && !seen[roots[r] - u->funcs]) {
+      seen[roots[r] - u->funcs] = true;
+      if (stack)
+        stack[sp++] = (int)(roots[r] - u->funcs);
+    }
+  bool fixpoint = !stack;       /* out of memory: the slow way */
+  for (bool changed = fixpoint; sp > 0 || changed;) {
+    int f0 = 0, f1 = u->n_funcs;
+    if (!fixpoint)
+      f1 = (f0 = stack[--sp]) + 1;
     changed = false;
-    for (int f = 0; f < u->n_funcs; f++) {
+    for (int f = f0; f < f1; f++) {
       if (!seen[f])
         continue;
       for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1; i++) {
@@ -1571,12 +1581,19 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
         const char *p = fgr_tok_text(u, i, &len);
         for (int k = 0; k < u->n_funcs; k++)
           if (!seen[k] && u->funcs[k].has_body &&
+              u->funcs[k].name[0] == p[0] &&
               (int)strlen(u->funcs[k].name) == len &&
-              !memcmp(u->funcs[k].name, p, (size_t)len))
+              !memcmp(u->funcs[k].name, p, (size_t)len)) {
             seen[k] = changed = true;
+            if (!fixpoint)
+              stack[sp++] = k;
+          }
       }
     }
+    if (!fixpoint)
+      changed = false;
   }
+  free(stack);
 }
 
 int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,

@@ -243,6 +243,32 @@ START_TEST(test_rs_front_constant_chains_cost_each_once) {
 }
 END_TEST
 
+/* A chain of functions each calling the one before: what a kernel reaches
+ * was found by iterating to a fixed point, reading every body once per
+ * link (5,000 functions took minutes to load). */
+START_TEST(test_rs_front_call_chains_cost_each_body_once) {
+  int n = 5000;
+  size_t cap = (size_t)n * 64, len = 0;
+  char *b = malloc(cap);
+  len += (size_t)snprintf(b + len, cap - len, "#pragma version(1)\n"
+                          "static int f0(int x) { return x + 1; }\n");
+  for (int k = 1; k < n; k++)
+    len += (size_t)snprintf(b + len, cap - len,
+                            "static int f%d(int x) { return f%d(x); }\n", k,
+                            k - 1);
+  len += (size_t)snprintf(b + len, cap - len, "int RS_KERNEL k(int v) "
+                          "{ return f%d(v); }\n", n - 1);
+  fg_rs_script *s = good(b);
+  free(b);
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_msg(fg_rs_map(g, s, "k", 1, &in, NULL) != NULL, "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 START_TEST(test_rs_front_sizes_are_bounded) {
   char err[1024];
   has(bad("int a[1000000000][1000000000];\n", err, sizeof err),
@@ -483,6 +509,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_rs_front_defined_arithmetic_keeps_cs_values);
   tcase_add_test(tc, test_rs_front_nesting_is_bounded);
   tcase_add_test(tc, test_rs_front_constant_chains_cost_each_once);
+  tcase_add_test(tc, test_rs_front_call_chains_cost_each_body_once);
   tcase_add_test(tc, test_rs_front_sizes_are_bounded);
   tcase_add_test(tc, test_rs_front_malformed_unused_constant_is_reported);
   tcase_add_test(tc, test_rs_front_preprocessor_output_is_bounded);
