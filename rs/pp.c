@@ -13,8 +13,9 @@
  * A hostile script cannot make the preprocessor run away: its output and
  * its log are bounded in size, its run in time (past a bound it is killed
  * and the message names the bound), a script's own #include of something
- * that is not a regular file (a FIFO that would block, a device) is
- * refused before clang runs, and the temporary directory (under $TMPDIR,
+ * that is not a regular file (a FIFO that would block, a device) or #if
+ * nested past FGR_MAX_NESTING is refused before clang runs, a clang that
+ * dies of a signal is reported so, and the temporary directory (under $TMPDIR,
  * named for the process) is removed on every path, or by the next
  * preprocessing of any process once its owner died without removing it. */
 #define _GNU_SOURCE
@@ -233,12 +234,15 @@ static int run_bounded(char *const argv[], const char *out, const char *log,
   return -2;
 }
 
-/* Refuses (false, "file:line:col: message" in err) an #include line of
- * the script's own text whose file, found as clang would (absolute, the
- * script's directory for quotes, the include paths), exists but is not a
- * regular file: clang would block on a FIFO or read a device forever.
- * Headers' own includes are left to the preprocessor's time bound. */
-static bool includes_regular(const fgr_pp *pp, const char *file,
+/* Refuses (false, "file:line:col: message" in err) a directive of the
+ * script's own text that clang would not survive: an #include whose file,
+ * found as clang would (absolute, the script's directory for quotes, the
+ * include paths), exists but is not a regular file (clang would block on
+ * a FIFO or read a device forever), or an #if or #elif whose parentheses
+ * nest deeper than FGR_MAX_NESTING (clang's evaluator recurses on them
+ * until its stack overflows).  Headers' own directives are left to the
+ * preprocessor's bounds. */
+static bool check_directives(const fgr_pp *pp, const char *file,
                              const char *sdir, const char *text, size_t len,
                              char *err, size_t errlen) {
   int line = 1;
@@ -253,6 +257,20 @@ static bool includes_regular(const fgr_pp *pp, const char *file,
       k++;
       while (k < e && (text[k] == ' ' || text[k] == '\t'))
         k++;
+      if ((e - k > 2 && !memcmp(text + k, "if", 2)) ||
+          (e - k > 4 && !memcmp(text + k, "elif", 4))) {
+        int depth = 0;
+        for (size_t q = k; q < e; q++) {
+          depth += text[q] == '(';
+          depth -= text[q] == ')';
+          if (depth > FGR_MAX_NESTING) {
+            snprintf(err, errlen, "%s:%d:%d: parentheses in #%s nested "
+                     "deeper than %d levels", file, line, (int)(q - i) + 1,
+                     text[k] == 'i' ? "if" : "elif", FGR_MAX_NESTING);
+            return false;
+          }
+        }
+      }
       if (e - k > 7 && !memcmp(text + k, "include", 7)) {
         k += 7;
         while (k < e && (text[k] == ' ' || text[k] == '\t'))
@@ -307,7 +325,7 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
   if (slash)
     snprintf(sdir, sizeof sdir, "%.*s", (int)(slash - file) ? (int)(slash - file)
                                                               : 1, file);
-  if (!includes_regular(pp, file, sdir, text, len, err, errlen))
+  if (!check_directives(pp, file, sdir, text, len, err, errlen))
     return NULL;
   const char *tmp = tmp_dir();
   remove_stale(tmp);

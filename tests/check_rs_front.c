@@ -169,6 +169,13 @@ START_TEST(test_rs_front_nesting_is_bounded) {
   has(bad(t, err, sizeof err), "t.rs:2:", "nested deeper than 256", NULL);
   free(o);
   free(t);
+  /* the preprocessor's #if: clang's own evaluator died of its stack */
+  o = repeat("int a;\n#if ", "(", 20000, "1");
+  t = repeat(o, ")", 20000, "\nint b;\n#endif\n");
+  has(bad(t, err, sizeof err), "t.rs:2:261:", "#if nested deeper than 256",
+      NULL);
+  free(o);
+  free(t);
   /* the invokable's integer expressions: a run of signs */
   t = repeat("int RS_KERNEL k(int v) { return v + 1; }\n"
              "void run(rs_allocation in, rs_allocation out) {\n"
