@@ -218,8 +218,11 @@ static fgr_cval number(cexpr *c, int t) {
       v.d = (float)v.d;
       end++;
     }
-    if (*end)
-      fgr_scan_fail(c->s, t, "malformed number %s", fgr_scan_quote(c->s, t));
+    if (*end) {
+      c->s->soft = true;      /* a form of clang's own, maybe */
+      fgr_scan_fail(c->s, t, "cannot evaluate the number %s",
+                    fgr_scan_quote(c->s, t));
+    }
     return v;
   }
   char *end;
@@ -234,8 +237,11 @@ static fgr_cval number(cexpr *c, int t) {
       uns = true;
     else if (*end == 'l' || *end == 'L')
       lng = true;
-    else
-      fgr_scan_fail(c->s, t, "malformed number %s", fgr_scan_quote(c->s, t));
+    else {
+      c->s->soft = true;      /* 0b101, a suffix of clang's own */
+      fgr_scan_fail(c->s, t, "cannot evaluate the number %s",
+                    fgr_scan_quote(c->s, t));
+    }
   }
   bool decimal = buf[0] != '0' || !buf[1];
   v.i = (int64_t)u;
@@ -272,6 +278,21 @@ static const fgr_type *cast_type(cexpr *c) {
   return ty && ty->kind == FGR_NUM && ty->width == 1 ? ty : NULL;
 }
 
+/* Element type e as RenderScript spells it, for messages. */
+static const char *elem_type(fg_elem e) {
+  switch (e) {
+  case FG_I8: return "char";
+  case FG_U8: return "uchar";
+  case FG_I16: return "short";
+  case FG_U16: return "ushort";
+  case FG_I32: return "int";
+  case FG_U32: return "uint";
+  case FG_I64: return "long";
+  case FG_U64: return "ulong";
+  default: return fg_elem_name(e);
+  }
+}
+
 /* v converted to element type e as C converts (then promotes: char and
  * short become int); a double outside e's range is undefined in C, an
  * error at tok. */
@@ -288,7 +309,7 @@ static fgr_cval convert(cexpr *c, int tok, fgr_cval v, fg_elem e) {
     double lo = sgn ? -ldexp(1, bits - 1) : 0, hi = ldexp(1, bits - sgn);
     if (!(v.d > lo - 1 && v.d < hi))
       return undefined(c, tok, "conversion of %g to %s is out of its range",
-                       v.d, fg_elem_name(e));
+                       v.d, elem_type(e));
     v = (fgr_cval){.i = v.d >= 0 ? (int64_t)(uint64_t)v.d : (int64_t)v.d,
                    .wide = true};
   }

@@ -82,7 +82,7 @@ START_TEST(test_rs_front_undefined_arithmetic_is_an_error) {
   has(bad("const long i = -(-9223372036854775807L - 1);\n", err, sizeof err),
       "t.rs:1:16:", "negation", NULL);
   has(bad("const int j = (int)1e30;\n", err, sizeof err), "t.rs:1:15:",
-      "conversion", "range", NULL);
+      "conversion of 1e+30 to int", "range", NULL);
   has(bad("const uchar k = (uchar)-1.0;\n", err, sizeof err), "conversion",
       NULL);
   has(bad("const uint k2 = (uint)-1.5;\n", err, sizeof err), "conversion",
@@ -302,7 +302,8 @@ START_TEST(test_rs_front_malformed_unused_constant_is_reported) {
   /* what fieldgraph does not evaluate but C may accept stays code */
   fg_rs_script *s = good("static const float e = sqrt(2.0f);\n"
                          "static const int f = sizeof(int);\n"
-                         "static const int g = '\\n';\n");
+                         "static const int g = '\\n';\n"
+                         "static const int h = 0b101;\n");
   fg_rs_script_free(s);
 }
 END_TEST
