@@ -68,10 +68,11 @@ void fgr_const_abandon(fgr_scan *s) {
   s->evals = NULL;
 }
 
-/* One more level of nesting at token tok: fails past FGR_MAX_NESTING. */
-static void enter(fgr_scan *s, int tok) {
+/* One more level of nesting in what (a "constant expression") at token
+ * tok: fails past FGR_MAX_NESTING. */
+static void enter(fgr_scan *s, int tok, const char *what) {
   if (++s->depth > FGR_MAX_NESTING)
-    fgr_scan_fail(s, tok, "constant expression nested deeper than %d levels",
+    fgr_scan_fail(s, tok, "%s nested deeper than %d levels", what,
                   FGR_MAX_NESTING);
 }
 
@@ -449,7 +450,7 @@ static fgr_cval unary_at(cexpr *c) {
 
 /* A cast-expression: each one is a level of nesting. */
 static fgr_cval unary(cexpr *c) {
-  enter(c->s, cur(c) >= 0 ? cur(c) : c->at);
+  enter(c->s, cur(c) >= 0 ? cur(c) : c->at, "constant expression");
   fgr_cval v = unary_at(c);
   c->s->depth--;
   return v;
@@ -600,7 +601,7 @@ static fgr_cval binary(cexpr *c, int min_prec) {
 /* Evaluates the branch of a conditional at the cursor, not evaluated in
  * C's sense unless live (its nesting counts). */
 static fgr_cval branch(cexpr *c, bool live) {
-  enter(c->s, cur(c) >= 0 ? cur(c) : c->at);
+  enter(c->s, cur(c) >= 0 ? cur(c) : c->at, "constant expression");
   c->dead += !live;
   fgr_cval v = cond_expr(c);
   c->dead -= !live;
@@ -739,7 +740,17 @@ static void init_list(cexpr *c, const fgr_type *t, unsigned char *p,
   }
 }
 
+static void init_object_at(cexpr *c, const fgr_type *t, unsigned char *p);
+
+/* Each object is a level of nesting: structs of structs through typedefs
+ * nest without brackets (brace elision). */
 static void init_object(cexpr *c, const fgr_type *t, unsigned char *p) {
+  enter(c->s, cur(c) >= 0 ? cur(c) : c->at, "initializer");
+  init_object_at(c, t, p);
+  c->s->depth--;
+}
+
+static void init_object_at(cexpr *c, const fgr_type *t, unsigned char *p) {
   if (cis(c, "{")) {
     c->p++;
     init_list(c, t, p, true);

@@ -212,6 +212,19 @@ START_TEST(test_rs_front_nesting_is_bounded) {
         NULL);
     free(b);
   }
+  /* structs of structs through typedefs, initialized by brace elision */
+  {
+    size_t cap = 300 * 48, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "typedef struct { int x; } S0;\n");
+    for (int k = 1; k < 300; k++)
+      n += (size_t)snprintf(b + n, cap - n, "typedef struct { S%d a; } S%d;\n",
+                            k - 1, k);
+    snprintf(b + n, cap - n, "S299 v = {1};\n");
+    has(bad(b, err, sizeof err), "t.rs:301:", "initializer nested deeper "
+        "than 256", NULL);
+    free(b);
+  }
   /* 256 parentheses are fine */
   t = repeat("const int a = ", "(", 200, "5");
   char *u = repeat(t, ")", 200, ";\n");
