@@ -163,8 +163,8 @@ static bool larger_than(const char *path, size_t max) {
   return stat(path, &sb) == 0 && (uint64_t)sb.st_size > (uint64_t)max;
 }
 
-/* Runs the preprocessor argv (stdin from /dev/null, stderr to log, its
- * output to out) in a process group of its own, killed when it runs past
+/* Runs the preprocessor argv (stdin from /dev/null, stdout to out, stderr
+ * to log) in a process group of its own, killed when it runs past
  * timeout_ms or out or log grow past max_bytes.  Returns its exit status;
  * -1 when it could not start (errno-like code in *spawn_err); -2 when it
  * was stopped or died of a signal, what happened in why. */
@@ -175,6 +175,10 @@ static int run_bounded(char *const argv[], const char *out, const char *log,
   posix_spawnattr_t at;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  /* its output on stdout, straight into out (with -o, clang writes a
+   * temporary beside it and renames it at the end: unseen while it grows) */
+  posix_spawn_file_actions_addopen(&fa, 1, out,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&fa, 2, log,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawnattr_init(&at);
@@ -399,8 +403,6 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
   argv[n++] = "-idirafter";
   argv[n++] = sys;
   argv[n++] = src;
-  argv[n++] = "-o";
-  argv[n++] = out;
   argv[n] = NULL;
   int timeout_ms = pp->timeout_ms > 0 ? pp->timeout_ms : FGR_PP_TIMEOUT_MS;
   size_t max_bytes = pp->max_bytes ? pp->max_bytes : FGR_PP_MAX_BYTES;
