@@ -678,8 +678,10 @@ static void init_scalar_expr(cexpr *c, const fgr_type *t, unsigned char *p) {
   }
   cexpr sub = {.s = c->s, .t = c->t + start, .n = c->p - start,
                .at = start < c->n ? c->t[start] : c->at};
-  if (!sub.n)
-    cfail(c, "an initializer");
+  if (!sub.n)                   /* {1,,2}: not C */
+    fgr_scan_fail(c->s, cur(c) >= 0 ? cur(c) : c->at,
+                  "expected an initializer, got %s",
+                  cur(c) >= 0 ? fgr_scan_quote(c->s, cur(c)) : "its end");
   fgr_cval v = cond_expr(&sub);
   if (sub.p != sub.n) {
     if (malformed_at(&sub, cur(&sub), false))

@@ -310,6 +310,8 @@ START_TEST(test_rs_front_malformed_unused_constant_is_reported) {
       NULL);
   has(bad("static const float2 c = {1, 2 2};\n", err, sizeof err),
       "t.rs:1:31:", NULL);
+  has(bad("static const int3 e = {1, , 2};\n", err, sizeof err),
+      "t.rs:1:27:", "expected an initializer", NULL);
   has(bad("static const int d = 1 / 0;\n", err, sizeof err),
       "division by zero", NULL);
   /* what fieldgraph does not evaluate but C may accept stays code */
