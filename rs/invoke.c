@@ -35,6 +35,7 @@
  * a launch writing an Allocation makes a new field. */
 #include "rs_impl.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +195,11 @@ static int64_t primary(inv *in, cursor *c) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.*s", len, p);
     char *e;
+    errno = 0;
     long long r = strtoll(buf, &e, 0);
+    if (errno == ERANGE)
+      return fail_at(in, FG_EINVAL, t, "integer constant %s does not fit "
+                     "in long", text(in, t)), 0;
     while (*e && strchr("uUlL", *e))
       e++;
     c->i++;

@@ -201,6 +201,16 @@ START_TEST(test_rs_front_nesting_is_bounded) {
   has(fg_graph_errmsg(g), "t.rs:3:38:", "overflows long", NULL);
   fg_graph_free(g);
   fg_rs_script_free(s);
+  s = good("int RS_KERNEL k(int v) { return v + 1; }\n"
+           "void run(rs_allocation in, rs_allocation out) {\n"
+           "  int n = 99999999999999999999;\n"
+           "  rsForEach(k, in, out);\n}\n");
+  g = fg_graph_new("t");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_int_ne(fg_rs_invoke(g, s, "run", 1, &in, 1, &out), FG_OK);
+  has(fg_graph_errmsg(g), "t.rs:3:11:", "does not fit in long", NULL);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
   /* arrays of arrays through typedefs */
   {
     size_t cap = 400 * 40, n = 0;
