@@ -356,6 +356,13 @@ static bool cast_group(const fgr_unit *u, int open, int close) {
 
 /* Whether token i ends an operand (so an operator after it is binary). */
 static bool operand_end(const fgr_unit *u, int i) {
+  /* a postfix ++ or -- ends one when what it follows does: a run of them
+   * is walked, not recursed, and only so far (C allows one: x++ is no
+   * lvalue, but a hostile script may hold thousands) */
+  int run = 0;
+  while (i >= 0 && (fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--")) &&
+         run++ < FGR_MAX_NESTING)
+    i--;
   if (i < 0)
     return false;
   fgr_tok_kind k = u->toks[i].kind;
@@ -365,9 +372,7 @@ static bool operand_end(const fgr_unit *u, int i) {
     return true;
   if (fgr_tok_is(u, i, ")"))
     return !cast_group(u, u->match[i], i);
-  return fgr_tok_is(u, i, "]") ||
-         ((fgr_tok_is(u, i, "++") || fgr_tok_is(u, i, "--")) &&
-          operand_end(u, i - 1));
+  return fgr_tok_is(u, i, "]");
 }
 
 static bool unary_op(const fgr_unit *u, int i) {

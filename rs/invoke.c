@@ -35,6 +35,7 @@
  * a launch writing an Allocation makes a new field. */
 #include "rs_impl.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,9 +180,14 @@ static int64_t primary(inv *in, cursor *c) {
     return r;
   }
   if (is(in, t, "-") || is(in, t, "+")) {
-    c->i++;
+    /* a run of signs, counted rather than recursed (a script may hold
+     * thousands) */
+    bool neg = false;
+    for (; c->i < c->end && (is(in, c->i, "-") || is(in, c->i, "+"));
+         c->i++)
+      neg ^= is(in, c->i, "-");
     int64_t r = primary(in, c);
-    return is(in, t, "-") ? (int64_t)(0 - (uint64_t)r) : r;
+    return neg ? (int64_t)(0 - (uint64_t)r) : r;
   }
   if (in->u->toks[t].kind == FGR_T_NUMBER) {
     int len;
@@ -189,7 +195,11 @@ static int64_t primary(inv *in, cursor *c) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.*s", len, p);
     char *e;
+    errno = 0;
     long long r = strtoll(buf, &e, 0);
+    if (errno == ERANGE)
+      return fail_at(in, FG_EINVAL, t, "integer constant %s does not fit "
+                     "in long", text(in, t)), 0;
     while (*e && strchr("uUlL", *e))
       e++;
     c->i++;
@@ -236,6 +246,9 @@ static int64_t term(inv *in, cursor *c) {
       r = (int64_t)((uint64_t)r * (uint64_t)b);
     else if (b == 0)
       return fail_at(in, FG_EINVAL, op, "division by zero"), 0;
+    else if (r == INT64_MIN && b == -1)
+      return fail_at(in, FG_EINVAL, op, "%lld %s -1 overflows long "
+                     "(undefined in C)", (long long)r, text(in, op)), 0;
     else
       r = is(in, op, "/") ? r / b : r % b;
   }

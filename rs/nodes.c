@@ -17,6 +17,8 @@
 #include "rs_impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,7 +80,8 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
             (const void *)opt->include_dirs);
     return FG_EINVAL;
   }
-  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs, false};
+  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs, false,
+               opt->preprocess_timeout_ms, opt->preprocess_max_bytes};
   char err[1024] = "";
   fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, &pp, err,
                              sizeof err);
@@ -115,6 +118,46 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
   return FG_OK;
 }
 
+/* Why text (len bytes) read from a file is no RenderScript script, or
+ * NULL: a script is text (UTF-8, no NUL byte) that states its version or a
+ * pragma (`#pragma version(1)`, `#pragma rs ...`, as the RenderScript
+ * compiler requires) or declares a kernel.  Any file a user names gets
+ * here (script("/etc/passwd")): what is refused is never quoted. */
+static const char *not_a_script(const char *text, size_t len) {
+  for (size_t i = 0; i < len;) {
+    unsigned char c = (unsigned char)text[i];
+    int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 1
+            : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 3
+            : -1;
+    if (c == 0 || n < 0 || i + (size_t)n >= len)
+      return "it holds binary data, not text";
+    for (int k = 1; k <= n; k++)
+      if ((text[i + k] & 0xc0) != 0x80)
+        return "it holds binary data, not text";
+    i += (size_t)n + 1;
+  }
+  if (strstr(text, "RS_KERNEL") || strstr(text, "__attribute__((kernel))"))
+    return NULL;
+  for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+    while (*l == ' ' || *l == '\t')
+      l++;
+    if (*l != '#')
+      continue;
+    l++;
+    while (*l == ' ' || *l == '\t')
+      l++;
+    if (strncmp(l, "pragma", 6) || (l[6] != ' ' && l[6] != '\t'))
+      continue;
+    l += 6;
+    while (*l == ' ' || *l == '\t')
+      l++;
+    if (!strncmp(l, "version", 7) ||
+        (!strncmp(l, "rs", 2) && (l[2] == ' ' || l[2] == '\t')))
+      return NULL;
+  }
+  return "no #pragma version, #pragma rs or RS_KERNEL in it";
+}
+
 fg_status fg_rs_script_new_file(const char *path, fg_rs_script **out,
                                 char *errmsg, size_t errlen) {
   return fg_rs_script_new_file_opt(path, NULL, out, errmsg, errlen);
@@ -131,11 +174,19 @@ fg_status fg_rs_script_new_file_opt(const char *path,
             path ? "out" : "path");
     return FG_EINVAL;
   }
-  FILE *f = fopen(path, "rb");
+  /* non-blocking, so that opening a FIFO no one writes does not hang;
+   * reads block again once open */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
   if (!f) {
     put_err(errmsg, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (fd >= 0)
+      close(fd);
     return FG_EIO;
   }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0)
+    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   struct stat sb;
   if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fclose(f);
@@ -180,6 +231,12 @@ fg_status fg_rs_script_new_file_opt(const char *path,
     put_err(errmsg, errlen, "%s: %s", path, bad ? "read error"
                                                 : "out of memory");
     return bad ? FG_EIO : FG_ENOMEM;
+  }
+  const char *why = not_a_script(b.s ? b.s : "", b.len);
+  if (why) {
+    fgu_buf_free(&b);
+    put_err(errmsg, errlen, "%s: not a RenderScript script (%s)", path, why);
+    return FG_EFORMAT;
   }
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;

@@ -18,6 +18,16 @@
 #include "fieldgraph/renderscript.h"
 #include "ir/foreign.h"
 
+/* ---- bounds on a script ------------------------------------------------ */
+
+/* What a hostile script can make the front end spend, each refused with
+ * an error naming the bound: brackets nested (clang's own
+ * -fbracket-depth default) and any recursive descent (operators, casts,
+ * conditionals, array types) nested deeper; tokens macros expand to in
+ * one constant expression; bytes of one object and of all globals. */
+enum { FGR_MAX_NESTING = 256, FGR_MAX_MACRO_TOKENS = 1 << 20 };
+#define FGR_MAX_OBJECT_BYTES ((int64_t)1 << 28)
+
 /* ---- tokens ------------------------------------------------------------- */
 
 typedef enum fgr_tok_kind {
@@ -64,7 +74,14 @@ typedef struct fgr_pp {
   int n_dirs;
   bool raw;                     /* text is already preprocessed: no clang
                                    (the fuzz targets' fast path) */
+  int timeout_ms;               /* bound on clang -E's run; 0: default */
+  size_t max_bytes;             /* bound on its output; 0: default */
 } fgr_pp;
+
+/* The preprocessor's default bounds: a script's preprocessing is stopped
+ * past these (fg_rs_options may set others). */
+enum { FGR_PP_TIMEOUT_MS = 30000 };
+#define FGR_PP_MAX_BYTES ((size_t)4 * FG_RS_MAX_SOURCE)
 
 /* Runs clang's preprocessor over text (len bytes) of the script called
  * file; returns its output (malloc'd, NUL-terminated, *out_len bytes), or

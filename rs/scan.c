@@ -57,8 +57,19 @@ _Noreturn void fgr_scan_fail(fgr_scan *s, int tok, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(s->err, s->errlen, "%s:%d:%d: %s", s->u->files[t->file], t->line,
-           t->col, msg);
+  /* a token of an included file that is no script or header (#include
+   * "/etc/shadow"): its contents are not quoted */
+  const char *f = s->u->files[t->file];
+  size_t fl = strlen(f);
+  static const char *const ext[] = {".rs", ".rsh", ".h", ".inc", NULL};
+  bool header = t->file == 0;
+  for (int k = 0; ext[k] && !header; k++)
+    header = fl > strlen(ext[k]) && !strcmp(f + fl - strlen(ext[k]), ext[k]);
+  if (!header)
+    snprintf(msg, sizeof msg, "not RenderScript: an included file that is "
+             "not a script or header (.rs, .rsh, .h, .inc) reached the "
+             "declarations");
+  snprintf(s->err, s->errlen, "%s:%d:%d: %s", f, t->line, t->col, msg);
   fgr_const_abandon(s);
   longjmp(s->fail, 1);
 }
@@ -392,6 +403,15 @@ static const fgr_type *array_of(fgr_scan *s, const fgr_type *of, int64_t n,
     fgr_scan_fail(s, tok, "array size %lld is not positive", (long long)n);
   if (of->size <= 0)
     fgr_scan_fail(s, tok, "array of %s, which has no size", of->name);
+  int nest = 1;
+  for (const fgr_type *o = of; o->kind == FGR_ARRAY; o = o->of)
+    nest++;
+  if (nest > FGR_MAX_NESTING)
+    fgr_scan_fail(s, tok, "arrays of arrays nested deeper than %d levels",
+                  FGR_MAX_NESTING);
+  if (n > FGR_MAX_OBJECT_BYTES / of->size)
+    fgr_scan_fail(s, tok, "array of %lld %s is larger than %lld bytes",
+                  (long long)n, of->name, (long long)FGR_MAX_OBJECT_BYTES);
   fgr_type *t = zalloc(s, sizeof *t);
   t->kind = FGR_ARRAY;
   t->of = of;
@@ -497,6 +517,9 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
       t->members[t->n_members++] = (fgr_member){d.name, mt, off};
       fgu_buf_printf(&s->members, "%s\n", d.name);
       off += mt->size > 0 ? mt->size : 8;
+      if (off > FGR_MAX_OBJECT_BYTES)
+        fgr_scan_fail(s, d.name_tok, "struct is larger than %lld bytes",
+                      (long long)FGR_MAX_OBJECT_BYTES);
       if (ma > align)
         align = ma;
       if (is(s, s->i, ",")) {
@@ -1414,6 +1437,11 @@ static void compute_matches(fgr_scan *s) {
       continue;
     char c = u->text[t->off];
     if (c == '(' || c == '[' || c == '{') {
+      if (sp == FGR_MAX_NESTING) {    /* every descent below is bounded */
+        free(stack);
+        fgr_scan_fail(s, i, "brackets nested deeper than %d levels",
+                      FGR_MAX_NESTING);
+      }
       stack[sp++] = i;
     } else if (c == ')' || c == ']' || c == '}') {
       char want = c == ')' ? '(' : c == ']' ? '[' : '{';
@@ -1527,13 +1555,23 @@ int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
 
 void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
                bool *seen) {
-  bool changed = false;
+  /* a worklist: each function's body is read once (iterating to a fixed
+   * point read a chain of n functions n times over) */
+  int *stack = malloc(((size_t)u->n_funcs + 1) * sizeof *stack);
+  int sp = 0;
   for (int r = 0; r < n_roots; r++)
-    if (roots[r] && roots[r]->has_body && !seen[roots[r] - u->funcs])
-      seen[roots[r] - u->funcs] = changed = true;
-  while (changed) {
+    if (roots[r] && roots[r]->has_body && !seen[roots[r] - u->funcs]) {
+      seen[roots[r] - u->funcs] = true;
+      if (stack)
+        stack[sp++] = (int)(roots[r] - u->funcs);
+    }
+  bool fixpoint = !stack;       /* out of memory: the slow way */
+  for (bool changed = fixpoint; sp > 0 || changed;) {
+    int f0 = 0, f1 = u->n_funcs;
+    if (!fixpoint)
+      f1 = (f0 = stack[--sp]) + 1;
     changed = false;
-    for (int f = 0; f < u->n_funcs; f++) {
+    for (int f = f0; f < f1; f++) {
       if (!seen[f])
         continue;
       for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1; i++) {
@@ -1543,12 +1581,19 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
         const char *p = fgr_tok_text(u, i, &len);
         for (int k = 0; k < u->n_funcs; k++)
           if (!seen[k] && u->funcs[k].has_body &&
+              u->funcs[k].name[0] == p[0] &&
               (int)strlen(u->funcs[k].name) == len &&
-              !memcmp(u->funcs[k].name, p, (size_t)len))
+              !memcmp(u->funcs[k].name, p, (size_t)len)) {
             seen[k] = changed = true;
+            if (!fixpoint)
+              stack[sp++] = k;
+          }
       }
     }
+    if (!fixpoint)
+      changed = false;
   }
+  free(stack);
 }
 
 int fgr_unsupported_call(const fgr_unit *u, const fgr_func *const *roots,
@@ -1808,6 +1853,7 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
   s->errlen = errlen;
   bool ok = parse(s, &pr, &npr);
   free(pr);
+  free(s->memo);
   fgu_buf_free(&s->members);
   free(s);
   if (!ok) {
@@ -1939,6 +1985,9 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
       g->offset = coff;
       coff += g->type->size;
     }
+    if (coff > FGR_MAX_OBJECT_BYTES)
+      fgr_scan_fail(s, g->tok, "the script's globals take more than %lld "
+                    "bytes", (long long)FGR_MAX_OBJECT_BYTES);
   }
   u->live.size = (size_t)u->block_size;
   u->live.bytes = calloc(1, u->live.size);

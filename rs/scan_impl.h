@@ -24,10 +24,21 @@ typedef struct fgr_scan {
   struct cexpr *evals;          /* the constant evaluations under way,
                                    innermost first: fgr_scan_fail frees
                                    their token arrays (const.c) */
+  int depth;                    /* nesting of the evaluations under way */
+  bool soft;                    /* the failure under way is only a
+                                   construct fieldgraph does not evaluate
+                                   (fgr_try_init_global tolerates it) */
+  struct fgr_memo *memo;        /* per global: its constant value once
+                                   evaluated (const.c), malloc'd */
+  int n_memo;
 } fgr_scan;
 
+/* A constant's value: a double (f), or an integer of C's type int
+ * (neither wide nor uns), unsigned int (uns), long (wide) or unsigned
+ * long (wide, uns), whose value i holds (an unsigned int's zero-extended,
+ * an unsigned long's bits). */
 typedef struct fgr_cval {
-  bool f, uns;
+  bool f, uns, wide;
   double d;
   int64_t i;
 } fgr_cval;
@@ -57,7 +68,8 @@ fgr_cval fgr_const_eval(fgr_scan *s, int a, int b, const char *what);
 /* Frees what the evaluations under way hold (s->evals): called by
  * fgr_scan_fail before it leaves them. */
 void fgr_const_abandon(fgr_scan *s);
-/* v converted to an integer. */
+/* v converted to an integer (a double out of long's range saturates, NaN
+ * gives 0: the callers' range checks then refuse it). */
 fgr_cval fgr_cval_to_int(fgr_cval v);
 /* Evaluates global g's initializer into p (its C layout); fails the scan
  * when it cannot.  fgr_try_init_global: failing sets no error, and

@@ -115,6 +115,9 @@ bool fgtc_spawn(char *const argv[], const fgtc_spawn_opts *o, fgtc_exit *x) {
   posix_spawnattr_t at;
   posix_spawn_file_actions_init(&fa);
   posix_spawnattr_init(&at);
+  /* compilers here read files, never their standard input: a terminal's
+   * or a pipe's would only let one wait forever */
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   if (o->out_path)
     posix_spawn_file_actions_addopen(&fa, 1, o->out_path, flags, 0600);
   if (o->err_path && o->out_path && !strcmp(o->err_path, o->out_path))

@@ -53,7 +53,7 @@ typedef struct fgtc_spawn_opts {
 } fgtc_spawn_opts;
 
 /* Runs argv (argv[0] a path, not searched in PATH) with the process's
- * environment and waits for it.  With a limit the program runs in its own
+ * environment, standard input from /dev/null, and waits for it.  With a limit the program runs in its own
  * process group, which is killed when the limit is passed.  True when it
  * exited with status 0; *x says how it ended either way. */
 bool fgtc_spawn(char *const argv[], const fgtc_spawn_opts *o, fgtc_exit *x);

@@ -68,7 +68,10 @@ typedef enum fg_rs_fp {
  * #ifdef and macros work; RS_VERSION is 24.  The RenderScript system
  * headers (rs_debug.rsh, rs_math.rsh, ...) may be included and add
  * nothing: fieldgraph provides the runtime.  Messages point at the file
- * and line of the code, in the script or a header. */
+ * and line of the code, in the script or a header.  The preprocessor
+ * works in a temporary directory under $TMPDIR (else /tmp), and is
+ * stopped past a time and an output size (the options below); the
+ * script's #include of a FIFO or a device is refused. */
 typedef struct fg_rs_options {
   const char *const *include_dirs;  /* n_include_dirs directories */
   int n_include_dirs;
@@ -78,6 +81,10 @@ typedef struct fg_rs_options {
                              CACHE/rs); NULL: the kernel cache's directory
                              (fg_context_options.cache_dir's default),
                              checked as it is */
+  int preprocess_timeout_ms;    /* the preprocessor is stopped past this
+                                   (an error naming it); 0: 30 s */
+  size_t preprocess_max_bytes;  /* ... or when its output passes this;
+                                   0: 4 * FG_RS_MAX_SOURCE */
 } fg_rs_options;
 
 /* Parses a script from text (len bytes; (size_t)-1: up to the NUL), then
