@@ -130,6 +130,29 @@ static void remove_stale(const char *tmp) {
   closedir(d);
 }
 
+/* Replaces every mention of the temporary folder dir in the
+ * preprocessor's output (its line markers name the folder's files) by
+ * "fg-rs": the same script gives the same text on every load, so what is
+ * cached by its hash (the invokables' compiled code) is found again.
+ * Returns the new length; text stays NUL-terminated. */
+static size_t unname_temporaries(char *text, size_t len, const char *dir) {
+  static const char as[] = "fg-rs";
+  size_t dl = strlen(dir), w = 0;
+  if (dl < sizeof as - 1)
+    return len;
+  for (size_t r = 0; r < len;) {
+    if (text[r] == dir[0] && r + dl <= len && !memcmp(text + r, dir, dl)) {
+      memcpy(text + w, as, sizeof as - 1);
+      w += sizeof as - 1;
+      r += dl;
+    } else {
+      text[w++] = text[r++];
+    }
+  }
+  text[w] = 0;
+  return w;
+}
+
 /* Refuses (false, "file:line:col: message" in err) a directive of the
  * script's own text that clang would not survive: an #include whose file,
  * found as clang would (absolute, the script's directory for quotes, the
@@ -324,6 +347,8 @@ char *fgr_preprocess(const fgr_pp *pp, const char *file, const char *text,
     if (!result)
       snprintf(err, errlen, "%s: cannot read the preprocessor's output (or "
                "it passed %zu bytes)", file, max_bytes);
+    else
+      n_out = unname_temporaries(result, n_out, dir);
     *out_len = n_out;
   }
   remove_tree(dir);

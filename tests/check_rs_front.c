@@ -537,6 +537,41 @@ START_TEST(test_rs_front_file_that_is_no_script_is_refused_unquoted) {
 }
 END_TEST
 
+/* Loading one script twice finds its host code in the cache: the
+ * preprocessor's line markers named the load's temporary folder, so the
+ * text (and the cache key) differed at every load and each load compiled
+ * its init() again. */
+START_TEST(test_rs_front_same_script_same_cache_entry) {
+  char tmp[64], cache[128], rs[160], err[1024];
+  private_tmp(tmp);
+  snprintf(cache, sizeof cache, "%s/cache", tmp);
+  fg_rs_options o = {.cache_dir = cache};
+  static const char text[] =
+    "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+    "float gain;\nstatic float table[4];\n"
+    "void init() { for (int i = 0; i < 4; i++) table[i] = i * 0.5f;\n"
+    "  gain = table[2]; }\n"
+    "float4 RS_KERNEL scale(float4 in) { return in * gain; }\n";
+  for (int k = 0; k < 2; k++) {
+    fg_rs_script *s = NULL;
+    ck_assert_msg(fg_rs_script_new_source_opt("t", "t.rs", text, (size_t)-1,
+                                              &o, &s, err, sizeof err) ==
+                  FG_OK, "%s", err);
+    fg_rs_script_free(s);
+  }
+  snprintf(rs, sizeof rs, "%s/rs", cache);
+  int sos = 0;
+  DIR *d = opendir(rs);
+  ck_assert_ptr_nonnull(d);
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    sos += n > 3 && !strcmp(e->d_name + n - 3, ".so");
+  }
+  closedir(d);
+  ck_assert_int_eq(sos, 1);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("rs_front");
   TCase *tc = tcase_create("core");
@@ -553,6 +588,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_rs_front_killed_preprocessor_is_reported);
   tcase_add_test(tc, test_rs_front_temporaries_of_dead_processes_are_removed);
   tcase_add_test(tc, test_rs_front_file_that_is_no_script_is_refused_unquoted);
+  tcase_add_test(tc, test_rs_front_same_script_same_cache_entry);
   suite_add_tcase(s, tc);
   return s;
 }
