@@ -118,6 +118,71 @@ static int find_global_index(const fgr_unit *u, const char *p, int len) {
   return -1;
 }
 
+/* ---- reserved names ----------------------------------------------------- */
+
+/* Words that OpenCL C keeps for itself but C99, and so RenderScript, lets a
+ * script use as a name (address spaces, access qualifiers, its opaque and
+ * reserved types); a prefix entry ends in '*'. */
+static const char *const cl_reserved[] = {
+  "kernel", "__kernel", "global", "__global", "local", "__local",
+  "constant", "__constant", "private", "__private", "generic", "__generic",
+  "read_only", "__read_only", "write_only", "__write_only", "read_write",
+  "__read_write", "uniform", "pipe", "complex", "imaginary", "quad",
+  "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t",
+  "image2d_array_t", "image2d_depth_t", "image2d_array_depth_t",
+  "image2d_msaa_t", "image2d_array_msaa_t", "image2d_msaa_depth_t",
+  "image2d_array_msaa_depth_t", "image3d_t", "sampler_t", "event_t",
+  "queue_t", "ndrange_t", "clk_event_t", "reserve_id_t",
+  "cl_mem_fence_flags", "memory_scope", "memory_order", "atomic_int",
+  "atomic_uint", "atomic_long", "atomic_ulong", "atomic_float",
+  "atomic_double", "atomic_flag", "atomic_intptr_t", "atomic_uintptr_t",
+  "atomic_size_t", "atomic_ptrdiff_t", "fgk_*", "FGK_*",
+  NULL};
+
+/* Whether a script's identifier p (len bytes) must be renamed in
+ * generated code: an OpenCL C keyword or reserved type (also the vector
+ * types of 8 and 16 elements, which RenderScript lacks), or a name of the
+ * generated code's own (fgk_, FGK_).  The same names are renamed in both
+ * dialects, so a script's text reads the same everywhere. */
+static bool reserved_name(const char *p, int len) {
+  for (int k = 0; cl_reserved[k]; k++) {
+    size_t n = strlen(cl_reserved[k]);
+    if (cl_reserved[k][n - 1] == '*') {
+      if ((size_t)len >= n - 1 && !memcmp(p, cl_reserved[k], n - 1))
+        return true;
+    } else if ((size_t)len == n && !memcmp(p, cl_reserved[k], n)) {
+      return true;
+    }
+  }
+  static const char *const vec[] = {"char", "uchar", "short", "ushort",
+                                    "int", "uint", "long", "ulong", "float",
+                                    "double", "half", "bool", NULL};
+  for (int k = 0; vec[k]; k++) {
+    int n = (int)strlen(vec[k]);
+    if (len > n && !memcmp(p, vec[k], (size_t)n) &&
+        ((len == n + 1 && p[n] == '8') ||
+         (len == n + 2 && p[n] == '1' && p[n + 1] == '6')))
+      return true;
+  }
+  return false;
+}
+
+/* Writes script identifier p (len bytes) as generated code spells it:
+ * itself, or "fgk_rs_id_<name>" when reserved_name (no script name is
+ * spelled so otherwise: those starting with fgk_ are renamed too). */
+static void put_ident(fgu_buf *o, const char *p, int len) {
+  fgu_buf_printf(o, "%s%.*s", reserved_name(p, len) ? "fgk_rs_id_" : "",
+                 len, p);
+}
+
+/* The spelling of a global's name in the environment: put_ident's. */
+static const char *env_name(const fgr_unit *u, const char *name) {
+  int len = (int)strlen(name);
+  return reserved_name(name, len)
+             ? fgu_arena_printf(&((fgr_unit *)u)->arena, "fgk_rs_id_%s", name)
+             : name;
+}
+
 static bool is_member_name(const fgr_unit *u, const char *p, int len) {
   const char *s = u->member_names;
   while (s && *s) {
@@ -816,8 +881,13 @@ static void token(rw *w, int i, bool in_pp) {
       return;
     }
   }
-  if (t->kind != FGR_T_IDENT || i == w->raw_tok) {
+  if (t->kind != FGR_T_IDENT) {
     fgu_buf_printf(w->o, "%.*s", len, p);
+    w->bol = false;
+    return;
+  }
+  if (i == w->raw_tok) {        /* a global's name in the block */
+    put_ident(w->o, p, len);
     w->bol = false;
     return;
   }
@@ -833,7 +903,7 @@ static void token(rw *w, int i, bool in_pp) {
       buf[len] = 0;
       put(w, buf);
     } else {
-      fgu_buf_printf(w->o, "%.*s", len, p);
+      put_ident(w->o, p, len);
       w->bol = false;
     }
     return;
@@ -861,7 +931,7 @@ static void token(rw *w, int i, bool in_pp) {
     return;
   }
   if (shadowed(w, p, len) || (w->local && w->local[i])) {
-    fgu_buf_printf(w->o, "%.*s", len, p);
+    put_ident(w->o, p, len);
     w->bol = false;
     return;
   }
@@ -885,15 +955,15 @@ static void token(rw *w, int i, bool in_pp) {
   if (g >= 0) {
     const fgr_global *gl = &u->globals[g];
     if (gl->alloc_index >= 0)
-      fgu_buf_printf(w->o, "(fgk_env->%s)", gl->name);
+      fgu_buf_printf(w->o, "(fgk_env->%s)", env_name(u, gl->name));
     else if (gl->buffered)
-      fgu_buf_printf(w->o, "(fgk_env->fgk_g->%s)", gl->name);
+      fgu_buf_printf(w->o, "(fgk_env->fgk_g->%s)", env_name(u, gl->name));
     else
       fgu_buf_printf(w->o, "%s%s", u->mangle, gl->name);
     w->bol = false;
     return;
   }
-  fgu_buf_printf(w->o, "%.*s", len, p);
+  put_ident(w->o, p, len);
   w->bol = false;
 }
 
@@ -1200,7 +1270,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
                  gq(tw), is_host(tw) ? "" : "const ", u->mangle);
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
-      fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
+      fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n",
+                     env_name(u, u->globals[k].name));
   /* the run's stop flag, which loops in function bodies poll (NULL in
    * host code, whose loops do not) */
   /* the point's rsRand state (compat.c; unused in host code), and a
@@ -1306,8 +1377,8 @@ static void env_setup(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
     int a = u->globals[k].alloc_index;
     if (a >= 0)
       fgu_buf_printf(h, "  fgk_envv.%s = fgk_rs_alloc(fgk_a%d, fgk_a%dx, "
-                     "fgk_a%dy, fgk_a%dz);\n", u->globals[k].name, a, a, a,
-                     a);
+                     "fgk_a%dy, fgk_a%dz);\n", env_name(u, u->globals[k].name),
+                     a, a, a, a);
   }
 }
 
@@ -1779,7 +1850,8 @@ void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
       if (a >= 0)
         fgu_buf_printf(h, "  fgk_envv.%s = fgk_rs_alloc(0, fgk_rs_h->dims[%d], "
                        "fgk_rs_h->dims[%d], fgk_rs_h->dims[%d]);\n",
-                       u->globals[j].name, 3 * a, 3 * a + 1, 3 * a + 2);
+                       env_name(u, u->globals[j].name), 3 * a, 3 * a + 1,
+                       3 * a + 2);
     }
     fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
     for (int p = 0; p < f->n_params; p++) {
