@@ -90,6 +90,14 @@ static int find_named_index(const fgr_unit *u, const char *p, int len) {
   return -1;
 }
 
+static int find_enum_index(const fgr_unit *u, const char *p, int len) {
+  for (int k = u->n_enums - 1; k >= 0; k--)
+    if ((int)strlen(u->enums[k].name) == len &&
+        !memcmp(u->enums[k].name, p, (size_t)len))
+      return k;
+  return -1;
+}
+
 static int find_macro_index(const fgr_unit *u, const char *p, int len) {
   for (int k = u->n_macros - 1; k >= 0; k--)
     if ((int)strlen(u->macros[k].name) == len &&
@@ -946,7 +954,7 @@ static void token(rw *w, int i, bool in_pp) {
     }
     return;
   }
-  if (find_named_index(u, p, len) >= 0) {
+  if (find_named_index(u, p, len) >= 0 || find_enum_index(u, p, len) >= 0) {
     fgu_buf_printf(w->o, "%s%.*s", u->mangle, len, p);
     w->bol = false;
     return;
@@ -1259,6 +1267,13 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     /* a later declarator of `int a = 0,b = 0;` has no space before it */
     put(&w, " ");
     w.raw_tok = g->tok;
+    /* an array its initializer sizes (`float map[] = {...}`) has the size
+     * written out: the block holds no initializers */
+    for (int i = g->decl0; i + 1 < g->decl1; i++)
+      if (fgr_tok_is(u, i, "[") && fgr_tok_is(u, i + 1, "]") &&
+          g->type->kind == FGR_ARRAY)
+        w.pre[i + 1] = fgu_arena_printf(&((fgr_unit *)u)->arena, "%lld",
+                                        (long long)g->type->count);
     tokens(&w, g->decl0, g->decl1);
     w.raw_tok = -1;
     put(&w, ";");

@@ -172,6 +172,12 @@ typedef struct fgr_macro {
   bool function_like;
 } fgr_macro;
 
+typedef struct fgr_enumerator {   /* an enumeration constant */
+  const char *name;
+  int64_t value;
+  int tok;                      /* its name's token */
+} fgr_enumerator;
+
 typedef struct fgr_named {        /* a typedef name or a struct tag */
   const char *name;
   const fgr_type *type;
@@ -228,6 +234,8 @@ typedef struct fgr_unit {
   fgr_reduce *reduces;
   fgr_macro *macros;
   fgr_named *named;
+  fgr_enumerator *enums;        /* every enum's constants, in source order */
+  int n_enums;
   int n_allocs;                 /* rs_allocation globals */
   fgr_bad_global *bad_globals;
   int n_bad_globals;

@@ -232,24 +232,131 @@ const fgr_named *fgr_scan_find_named(const fgr_unit *u, const char *name,
 typedef struct spec {
   const fgr_type *type;
   bool is_static, is_const, is_kernel, is_extern, is_typedef;
+  bool defines;                 /* it defines a struct or an enum */
   int tok0, tok1;
 } spec;
 
-static const fgr_type *struct_body(fgr_scan *s, const char *tag);
+/* What attributes say about a declaration: the kernel attribute, and the
+ * layout ones (packed; aligned(n), 0 when absent). */
+typedef struct attrs {
+  bool kernel, packed;
+  int64_t aligned;
+} attrs;
 
-/* Skips __attribute__((...)) at the cursor; sets *kernel when it names
- * the kernel attribute. */
-static bool attribute(fgr_scan *s, bool *kernel) {
+static const fgr_type *struct_body(fgr_scan *s, const char *tag,
+                                   attrs before);
+
+static bool attr_is(fgr_scan *s, int i, const char *name) {
+  char u[64];
+  snprintf(u, sizeof u, "__%s__", name);
+  return is(s, i, name) || is(s, i, u);
+}
+
+/* Reads __attribute__((...)) at the cursor into *a: kernel, packed and
+ * aligned / aligned(n) (n a constant expression; without one the target's
+ * largest alignment, 16); the others (unused, overloadable...) change
+ * nothing fieldgraph lays out. */
+static bool attribute(fgr_scan *s, attrs *a) {
   if (!is(s, s->i, "__attribute__") && !is(s, s->i, "__attribute"))
     return false;
   int open = s->i + 1;
   if (!is(s, open, "(") || s->u->match[open] < 0)
     fgr_scan_fail(s, open, "expected '((' after __attribute__");
-  for (int k = open; k < s->u->match[open]; k++)
-    if (is(s, k, "kernel"))
-      *kernel = true;
-  s->i = s->u->match[open] + 1;
+  int close = s->u->match[open];
+  for (int k = open + 1; k < close; k++) {
+    if (is(s, k, "kernel")) {
+      a->kernel = true;
+    } else if (attr_is(s, k, "packed")) {
+      a->packed = true;
+    } else if (attr_is(s, k, "aligned")) {
+      int64_t n = 16;
+      if (is(s, k + 1, "(") && s->u->match[k + 1] > k + 2) {
+        n = fgr_cval_to_int(fgr_const_eval(s, k + 2, s->u->match[k + 1],
+                                           "an alignment")).i;
+        if (n <= 0 || (n & (n - 1)))
+          fgr_scan_fail(s, k + 2, "alignment %lld is not a power of two",
+                        (long long)n);
+        k = s->u->match[k + 1];
+      }
+      if (n > a->aligned)
+        a->aligned = n;
+    }
+  }
+  s->i = close + 1;
   return true;
+}
+
+static void attributes(fgr_scan *s, attrs *a) {
+  while (attribute(s, a))
+    ;
+}
+
+/* An enum's body at the cursor ('{'): its constants, each the one before
+ * plus one unless given a constant expression, go to u->enums; the type
+ * is the integer clang gives it (unsigned int unless a constant is
+ * negative; 64 bits when int cannot hold them). */
+static const fgr_type *enum_body(fgr_scan *s) {
+  int open = s->i, close = s->u->match[open];
+  if (close < 0)
+    fgr_scan_fail(s, open, "unbalanced '{'");
+  int64_t next = 0, lo = 0, hi = 0;
+  bool any = false;
+  s->i = open + 1;
+  while (s->i < close) {
+    if (fgr_scan_tok(s, s->i)->kind != FGR_T_IDENT)
+      fgr_scan_fail(s, s->i, "expected an enumeration constant, got %s",
+                    fgr_scan_quote(s, s->i));
+    int name = s->i++;
+    attrs ignored = {0};
+    attributes(s, &ignored);
+    if (is(s, s->i, "=")) {
+      int a = ++s->i, depth = 0;
+      while (s->i < close && (depth || !is(s, s->i, ","))) {
+        if (is(s, s->i, "(") || is(s, s->i, "["))
+          depth++;
+        else if (is(s, s->i, ")") || is(s, s->i, "]"))
+          depth--;
+        s->i++;
+      }
+      next = fgr_cval_to_int(fgr_const_eval(s, a, s->i,
+                                            "an enumeration value")).i;
+    }
+    const char *n = fgr_scan_tok_str(s, name);
+    for (int k = 0; k < s->u->n_enums; k++)
+      if (!strcmp(s->u->enums[k].name, n))
+        fgr_scan_fail(s, name, "redefinition of enumerator '%s'", n);
+    fgr_enumerator *e = PUSH(s, s->u->enums, n_enums, cap_enums);
+    *e = (fgr_enumerator){n, next, name};
+    lo = !any || next < lo ? next : lo;
+    hi = !any || next > hi ? next : hi;
+    any = true;
+    next++;
+    if (is(s, s->i, ","))
+      s->i++;
+    else if (s->i != close)
+      fgr_scan_fail(s, s->i, "expected ',' or '}', got %s",
+                    fgr_scan_quote(s, s->i));
+  }
+  if (!any)
+    fgr_scan_fail(s, open, "empty enum");
+  s->i = close + 1;
+  bool wide = lo < INT32_MIN || hi > (lo < 0 ? INT32_MAX : (int64_t)UINT32_MAX);
+  return fgr_scan_num_type(s, lo < 0 ? (wide ? FG_I64 : FG_I32)
+                                     : (wide ? FG_U64 : FG_U32), 1);
+}
+
+bool fgr_scan_enum_value(fgr_scan *s, int i, int64_t *value) {
+  int len;
+  const char *p = fgr_tok_text(s->u, i, &len);
+  for (int k = s->u->n_enums - 1; k >= 0; k--) {
+    const fgr_enumerator *e = &s->u->enums[k];
+    if (e->tok < i && (int)strlen(e->name) == len &&
+        !memcmp(e->name, p, (size_t)len)) {
+      *value = e->value;
+      return true;
+    }
+  }
+  return false;
 }
 
 static spec specifiers(fgr_scan *s, bool allow_storage) {
@@ -258,8 +365,11 @@ static spec specifiers(fgr_scan *s, bool allow_storage) {
       n_char = 0, n_float = 0, n_double = 0, n_void = 0, n_bool = 0;
   for (;;) {
     int i = s->i;
-    if (attribute(s, &sp.is_kernel))
+    attrs at = {0};
+    if (attribute(s, &at)) {
+      sp.is_kernel |= at.kernel;
       continue;
+    }
     if (fgr_scan_tok(s, i)->kind != FGR_T_IDENT)
       break;
     if (is(s, i, "RS_KERNEL")) {
@@ -305,22 +415,56 @@ static spec specifiers(fgr_scan *s, bool allow_storage) {
       t->kind = FGR_OPAQUE;
       t->name = fgr_scan_tok_str(s, i);
       sp.type = t;
-    } else if (is(s, i, "enum") || is(s, i, "union")) {
+    } else if (is(s, i, "union")) {
       fgr_scan_fail(s, i,
                     "%s types are not supported by fieldgraph's RenderScript "
                     "front end",
                     fgr_scan_quote(s, i));
+    } else if (is(s, i, "enum")) {
+      /* an integer type; its tag names it as a typedef would */
+      if (sp.type)
+        fgr_scan_fail(s, i, "two types in one declaration");
+      s->i++;
+      attrs ignored = {0};
+      attributes(s, &ignored);
+      int tag = -1;
+      if (fgr_scan_tok(s, s->i)->kind == FGR_T_IDENT && !is(s, s->i, "{"))
+        tag = s->i++;
+      attributes(s, &ignored);
+      if (is(s, s->i, "{")) {
+        sp.type = enum_body(s);
+        sp.defines = true;
+        attributes(s, &ignored);
+        if (tag >= 0) {
+          fgr_named *n = PUSH(s, s->u->named, n_named, cap_named);
+          *n = (fgr_named){fgr_scan_tok_str(s, tag), sp.type, true};
+        }
+      } else {
+        const fgr_named *n =
+            tag >= 0 ? fgr_scan_find_named(s->u, fgr_scan_tok_str(s, tag),
+                                           true)
+                     : NULL;
+        if (!n)
+          fgr_scan_fail(s, tag >= 0 ? tag : s->i, "enum %s is not defined",
+                        tag >= 0 ? fgr_scan_tok_str(s, tag) : "");
+        sp.type = n->type;
+      }
+      continue;
     } else if (is(s, i, "struct")) {
       if (sp.type)
         fgr_scan_fail(s, i, "two types in one declaration");
       s->i++;
+      attrs before = {0};
+      attributes(s, &before);
       const char *tag = NULL;
       if (fgr_scan_tok(s, s->i)->kind == FGR_T_IDENT) {
         tag = fgr_scan_tok_str(s, s->i);
         s->i++;
       }
+      attributes(s, &before);
       if (is(s, s->i, "{")) {
-        sp.type = struct_body(s, tag);
+        sp.type = struct_body(s, tag, before);
+        sp.defines = true;
       } else {
         const fgr_named *n = tag ? fgr_scan_find_named(s->u, tag, true) : NULL;
         if (!n)
@@ -384,6 +528,10 @@ typedef struct declarator {
   const fgr_type *type;         /* with array dimensions applied */
   bool is_func;
   int lparen;
+  int first;                    /* its first token */
+  int ptr_to_array;             /* (*name)[n]: the '(' (ptr counts its '*'),
+                                   else -1 */
+  attrs at;                     /* the attributes after its name */
 } declarator;
 
 static const fgr_type *array_of(fgr_scan *s, const fgr_type *of, int64_t n,
@@ -403,9 +551,69 @@ static const fgr_type *array_of(fgr_scan *s, const fgr_type *of, int64_t n,
   return t;
 }
 
+/* The number of elements an initializer at token i ("= { ... }" or "=
+ * \"...\"") gives an array whose elements hold inner scalars each (braces
+ * elided: scalars / inner, rounded up), or 0 when there is none.  A
+ * designator [k] = v restarts the count at k, as in C. */
+static int64_t initializer_count(fgr_scan *s, int i, int64_t inner) {
+  if (!is(s, i, "="))
+    return 0;
+  if (fgr_scan_tok(s, i + 1)->kind == FGR_T_STRING) {
+    int64_t n = 1;              /* the terminating NUL */
+    for (int k = i + 1; fgr_scan_tok(s, k)->kind == FGR_T_STRING; k++) {
+      int len;
+      const char *p = fgr_tok_text(s->u, k, &len);
+      for (int c = 1; c < len - 1; c++, n++)
+        if (p[c] == '\\') {       /* one escape: \n, \0, \x41, \101 */
+          c++;
+          if (p[c] == 'x')
+            while (c + 1 < len - 1 && strchr("0123456789abcdefABCDEF",
+                                             p[c + 1]))
+              c++;
+          else
+            for (int d = 0; d < 2 && p[c] >= '0' && p[c] <= '7' &&
+                            p[c + 1] >= '0' && p[c + 1] <= '7'; d++)
+              c++;
+        }
+    }
+    return n;
+  }
+  int open = i + 1, close = s->u->match[open];
+  if (!is(s, open, "{") || close < 0)
+    return 0;
+  int64_t at = 0, most = 0;
+  bool braced = false;
+  for (int k = open + 1; k < close;) {
+    if (is(s, k, "[") && s->u->match[k] > k) {
+      int rb = s->u->match[k];
+      at = fgr_cval_to_int(fgr_const_eval(s, k + 1, rb, "a designator")).i;
+      at *= inner;
+      k = rb + 1;
+      while (k < close && !is(s, k, "="))
+        k++;
+      k++;
+    }
+    braced |= is(s, k, "{");
+    int e = k;
+    while (e < close && !is(s, e, ",")) {
+      if ((is(s, e, "{") || is(s, e, "(") || is(s, e, "[")) &&
+          s->u->match[e] > e)
+        e = s->u->match[e];
+      e++;
+    }
+    at += is(s, k, "{") ? inner : 1;
+    if (at > most)
+      most = at;
+    k = e + 1;
+  }
+  (void)braced;
+  return (most + inner - 1) / inner;
+}
+
 static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
                                    bool name_optional) {
-  declarator d = {.type = base, .name_tok = s->i};
+  declarator d = {.type = base, .name_tok = s->i, .first = s->i,
+                  .ptr_to_array = -1};
   while (is(s, s->i, "*")) {
     d.ptr++;
     s->i++;
@@ -415,9 +623,21 @@ static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
       s->i++;
     }
   }
-  bool k = false;
-  while (attribute(s, &k))
-    ;
+  attributes(s, &d.at);
+  /* (*name)[n]: a pointer to an array (an outconverter's result) */
+  int inner_close = -1;
+  if (is(s, s->i, "(") && is(s, s->i + 1, "*") && !d.ptr) {
+    d.ptr_to_array = s->i;
+    inner_close = s->u->match[s->i];
+    s->i += 2;
+    d.ptr = 1;
+    while (is(s, s->i, "const") || is(s, s->i, "restrict") ||
+           is(s, s->i, "volatile"))
+      s->i++;
+    if (is(s, s->i, "*"))
+      fgr_scan_fail(s, s->i, "a pointer to a pointer to an array is not "
+                    "supported");
+  }
   if (fgr_scan_tok(s, s->i)->kind == FGR_T_IDENT) {
     d.name = fgr_scan_tok_str(s, s->i);
     d.name_tok = s->i;
@@ -425,12 +645,24 @@ static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
   } else if (!name_optional) {
     fgr_scan_fail(s, s->i, "expected a name, got %s", fgr_scan_quote(s, s->i));
   }
+  if (d.ptr_to_array >= 0) {
+    if (s->i != inner_close)
+      fgr_scan_fail(s, s->i, "expected ')' closing the declarator of '%s'",
+                    d.name ? d.name : "");
+    s->i++;
+    if (is(s, s->i, "("))
+      fgr_scan_fail(s, s->i, "function pointers are not supported");
+    if (!is(s, s->i, "["))
+      fgr_scan_fail(s, s->i, "expected '[' after the declarator of '%s'",
+                    d.name ? d.name : "");
+  }
   if (is(s, s->i, "(")) {
     d.is_func = true;
     d.lparen = s->i;
     return d;
   }
-  /* array dimensions, innermost last */
+  /* array dimensions, innermost last; the first may be empty when an
+   * initializer sizes it */
   int dims[8], nd = 0;
   while (is(s, s->i, "[")) {
     int close = s->u->match[s->i];
@@ -438,25 +670,42 @@ static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
       fgr_scan_fail(s, s->i, "unbalanced '['");
     if (nd == 8)
       fgr_scan_fail(s, s->i, "too many array dimensions");
-    if (close == s->i + 1)
+    if (close == s->i + 1 && (nd > 0 || d.ptr_to_array >= 0))
       fgr_scan_fail(s, s->i, "arrays need a size here");
     dims[nd++] = s->i;
     s->i = close + 1;
   }
+  attributes(s, &d.at);
   for (int k2 = nd - 1; k2 >= 0; k2--) {
     int open = dims[k2];
-    fgr_cval v = fgr_cval_to_int(
-        fgr_const_eval(s, open + 1, s->u->match[open], "an array size"));
-    d.type = array_of(s, d.type, v.i, open + 1);
+    int64_t n;
+    if (s->u->match[open] == open + 1) {
+      int64_t inner = 1;
+      for (const fgr_type *t = d.type; t->kind == FGR_ARRAY; t = t->of)
+        inner *= t->count;
+      n = initializer_count(s, s->i, inner);
+      if (n <= 0)
+        fgr_scan_fail(s, open, "arrays need a size here (or an "
+                      "initializer that gives one)");
+    } else {
+      n = fgr_cval_to_int(fgr_const_eval(s, open + 1, s->u->match[open],
+                                         "an array size")).i;
+    }
+    d.type = array_of(s, d.type, n, open + 1);
   }
   return d;
 }
 
-static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
+static const fgr_type *struct_body(fgr_scan *s, const char *tag,
+                                   attrs before) {
   int open = s->i;
   int close = s->u->match[open];
   if (close < 0)
     fgr_scan_fail(s, open, "unbalanced '{'");
+  /* attributes after the body count as those before it */
+  s->i = close + 1;
+  attributes(s, &before);
+  int after = s->i;
   fgr_type *t = zalloc(s, sizeof *t);
   t->kind = FGR_STRUCT;
   t->name = tag ? fgu_arena_printf(&s->u->arena, "struct %s", tag)
@@ -491,8 +740,14 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
         t->members = m;
         cap = nc;
       }
-      /* an allocation member is laid out as a pointer, never held */
+      /* an allocation member is laid out as a pointer, never held; a
+       * packed struct's members sit at any byte, unless aligned says
+       * otherwise, as in C */
       int64_t ma = mt->align > 0 ? mt->align : 8;
+      if (before.packed || d.at.packed)
+        ma = 1;
+      if (d.at.aligned > ma)
+        ma = d.at.aligned;
       off = (off + ma - 1) / ma * ma;
       t->members[t->n_members++] = (fgr_member){d.name, mt, off};
       fgu_buf_printf(&s->members, "%s\n", d.name);
@@ -509,9 +764,11 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
   }
   if (!t->n_members)
     fgr_scan_fail(s, open, "empty struct");
+  if (before.aligned > align)
+    align = before.aligned;
   t->align = align;
   t->size = alloc_member ? 0 : (off + align - 1) / align * align;
-  s->i = close + 1;
+  s->i = after;
   if (tag) {
     fgr_named *n = PUSH(s, s->u->named, n_named, cap_named);
     *n = (fgr_named){tag, t, true};
@@ -585,10 +842,9 @@ static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
   f->unsupported = -1;
   f->bad_tok = -1;
   params(s, f);
-  bool k = false;
-  while (attribute(s, &k))
-    ;
-  f->is_kernel |= k;
+  attrs at = {0};
+  attributes(s, &at);
+  f->is_kernel |= at.kernel;
   if (is(s, s->i, ";")) {
     s->i++;
   } else if (is(s, s->i, "{")) {
@@ -670,7 +926,7 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
       g->is_static = sp.is_static;
       g->is_const = sp.is_const;
       g->tok = d.name_tok;
-      g->decl0 = d.name_tok - d.ptr;
+      g->decl0 = d.first;
       g->decl1 = s->i;
       g->init0 = -1;
       g->item = item;
@@ -1871,7 +2127,7 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
       continue;
     }
     if (is(s, s->i, ";")) {
-      if (sp.type->kind != FGR_STRUCT)
+      if (!sp.defines)
         fgr_scan_fail(s, s->i, "declaration declares nothing");
       s->i++;
       new_item(s, FGR_I_TYPE, t0)->tok1 = s->i;

@@ -17,7 +17,7 @@ typedef struct fgr_scan {
   size_t errlen;
   jmp_buf fail;
   int cap_items, cap_funcs, cap_globals, cap_reduces, cap_macros, cap_named;
-  int cap_bad_globals;
+  int cap_bad_globals, cap_enums;
   fgr_type *builtin[FG_ELEM_COUNT_][5];
   fgr_type *t_void, *t_bool, *t_alloc, *t_context;
   fgu_buf members;
@@ -49,6 +49,10 @@ const fgr_type *fgr_scan_builtin(fgr_scan *s, int i);
 /* The latest typedef name (tag false) or struct tag (true) called name. */
 const fgr_named *fgr_scan_find_named(const fgr_unit *u, const char *name,
                                      bool tag);
+
+/* Whether identifier token i names an enumeration constant declared
+ * before it: its value into *value. */
+bool fgr_scan_enum_value(fgr_scan *s, int i, int64_t *value);
 
 /* The constant expression in tokens [a, b) (object-like macros expanded,
  * casts to scalar types, C's operators); fails the scan otherwise, naming

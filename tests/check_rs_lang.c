@@ -66,11 +66,68 @@ START_TEST(test_rs_lang_reserved_identifiers) {
 }
 END_TEST
 
+/* enum types (named, anonymous, typedef'd; explicit values, constant
+ * expressions) as types of globals, locals and parameters and as
+ * constants; packed and aligned structs; arrays sized by their
+ * initializers (also [][3]); an outconverter writing through a
+ * pointer-to-array parameter. */
+START_TEST(test_rs_lang_enums_attributes_and_sized_arrays) {
+  enum { N = 41 };
+  fg_rs_script *s = load("enums.rs");
+  int32_t a[N], out[N], bins[4];
+  float lk[N];
+  for (int i = 0; i < N; i++)
+    a[i] = (i * 29) % 23 - 9;
+  /* a second script with constants and tags of the same names, fused
+   * into the same kernel */
+  fg_rs_script *t = NULL;
+  char err[1024];
+  ck_assert_msg(fg_rs_script_new_source("other", "other.rs",
+      "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+      "enum Mode { MUL = 40, SUB };\n"
+      "typedef enum { RED = 1000 } Colour;\n"
+      "int RS_KERNEL plus(int in) { enum Mode m = SUB; Colour c = RED;\n"
+      "  return in + m + c; }\n", (size_t)-1, &t, err, sizeof err) == FG_OK,
+      "%s", err);
+  fg_graph *g = fg_graph_new("enums");
+  fg_field *fa = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *fe = fg_rs_map(g, s, "enums", 1, &fa, NULL);
+  fg_output(g, "o", fg_rs_map(g, t, "plus", 1, &fe, NULL));
+  fg_output(g, "l", fg_rs_map(g, s, "lookup", 1, &fa, NULL));
+  fg_output(g, "b", fg_rs_reduce(g, s, "bins", 1, &fa, NULL));
+  tu_run(g, 1, (const void *[]){a}, 3, (void *[]){out, lk, bins});
+  fg_graph_free(g);
+  int32_t mode = 0, colour = 0;
+  ck_assert_int_eq(fg_rs_get(s, "mode", &mode, sizeof mode), FG_OK);
+  ck_assert_int_eq(fg_rs_get(s, "colour", &colour, sizeof colour), FG_OK);
+  ck_assert_int_eq(mode, 6);
+  ck_assert_int_eq(colour, 'b');
+  const float map[] = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f};
+  const int table[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  int count[4] = {0};
+  for (int i = 0; i < N; i++) {
+    int m = i % 4, v;          /* ADD 0, SUB 5, MUL 6, SHIFT 14; LAST 2 */
+    v = m == 0 ? a[i] + 2 : m == 1 ? a[i] - 2 : m == 2 ? a[i] * 2
+                                                       : a[i] << 1;
+    ck_assert_int_eq(out[i], v + 'b' + (5 * 100 + 16) * 1000 + 7 - 1 +
+                     41 + 1000);
+    int k = a[i] < 0 ? -a[i] : a[i];
+    ck_assert(lk[i] == map[k % 5] + (float)table[k % 2][k % 3]);
+    count[a[i] & 3]++;
+  }
+  for (int k = 0; k < 4; k++)
+    ck_assert_int_eq(bins[k], count[k] * 10 + k);
+  fg_rs_script_free(s);
+  fg_rs_script_free(t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_rs_lang_reserved_identifiers);
+  tcase_add_test(tc, test_rs_lang_enums_attributes_and_sized_arrays);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
