@@ -67,6 +67,17 @@ const char *const fgr_runtime_names[] = {
   "uint y, uint z) {\\\n" \
   "    fgk_rs_st_##T(a, fgk_rs_sidx(a, x, y, z), v); }\\\n"
 
+/* Untyped rsGetElementAt(a, x[, y[, z]]) given to a pointer local T *p
+ * (emit_hooks.c writes fgk_rs_eptr(sizeof(*p), a, ...)): the address of
+ * the element, coordinates clamped, in address space Q. */
+#define FGR_EPTR(Q) \
+  "FGK_RS_F " Q "const void *fgk_rs_eptr(long s, rs_allocation a, uint x) " \
+  "{\n  return a.p + fgk_rs_idx(a, x, 0, 0) * s; }\n" \
+  "FGK_RS_F " Q "const void *fgk_rs_eptr(long s, rs_allocation a, uint x, " \
+  "uint y) {\n  return a.p + fgk_rs_idx(a, x, y, 0) * s; }\n" \
+  "FGK_RS_F " Q "const void *fgk_rs_eptr(long s, rs_allocation a, uint x, " \
+  "uint y, uint z) {\n  return a.p + fgk_rs_idx(a, x, y, z) * s; }\n"
+
 /* rsGetElementAtYuv_uchar_Y/U/V of both dialects, rsYuvToRGBA_uchar4
  * (Android's BT.601 integer formula) and rsYuvToRGBA_float4 (its float
  * one: alpha is the luma, as Android's is); the allocation is an
@@ -474,6 +485,7 @@ const char fgr_compat_c[] =
   "  z = z < 0 ? 0 : z >= Z ? Z - 1 : z;\n"
   "  return (z * Y + y) * X + x; }\n"
   FGR_SIDX
+  FGR_EPTR("")
   "#define FGK_RS_GET(T, S, N) \\\n"
   "  static inline __attribute__((unused)) T fgk_rs_ld_##T(rs_allocation "
   "a, long i) {\\\n"
@@ -621,6 +633,7 @@ const char fgr_compat_cl[] =
   "  z = clamp(z, 0L, Z - 1);\n"
   "  return (z * Y + y) * X + x; }\n"
   FGR_SIDX
+  FGR_EPTR("__global ")
   "#define FGK_RS_LD1(T, S) ((__global const S *)a.p)[i]\n"
   "#define FGK_RS_LDN(T, S, N) vload##N(i, (__global const S *)a.p)\n"
   "#define FGK_RS_ST1(T, S) ((__global S *)a.p)[i] = v\n"

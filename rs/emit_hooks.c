@@ -658,6 +658,28 @@ static void narrow_literals(rw *w, const fgr_func *f) {
 /* Rewrites (volatile int32_t *)rsGetElementAt(a, ...) in f's body, the
  * element an rsAtomic* call updates, as fgk_rs_aptr_int(a, ...): its
  * address in the dialect's address space (compat.c). */
+/* T *p = rsGetElementAt(a, ...) (fgr_untyped_ptr) becomes const T *p =
+ * fgk_rs_eptr(sizeof(*p), a, ...), __global on OpenCL, the cast dropped:
+ * a pointer into the bound allocation's field, which kernels only read
+ * (a write through it fails to compile, at its line). */
+static void rewrite_untyped_ptrs(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; i + 1 < f->tok1; i++) {
+    fgr_eptr e;
+    if (!fgr_untyped_ptr(u, i, &e))
+      continue;
+    w->pre[e.decl] = w->cl ? "__global const " : "const ";
+    for (int k = e.cast_open; k >= 0 && k <= e.cast_close; k++)
+      w->rep[k] = "";
+    int len;
+    const char *p = fgr_tok_text(u, e.name, &len);
+    w->rep[i] = "fgk_rs_eptr";
+    w->rep[i + 1] = fgu_arena_printf(&w->scratch, "(sizeof(*%s%.*s), ",
+                                     reserved_name(p, len) ? "fgk_rs_id_"
+                                                           : "", len, p);
+  }
+}
+
 static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   for (int i = f->rparen + 1; i < f->tok1; i++) {
@@ -1323,6 +1345,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
       narrow_literals(&w, &u->funcs[k]);
       rewrite_untyped_gets(&w, &u->funcs[k]);
       rewrite_atomic_gets(&w, &u->funcs[k]);
+      rewrite_untyped_ptrs(&w, &u->funcs[k]);
       w.fn = &u->funcs[k];      /* its parameters hide globals */
       rewrite_pointer_reads(&w, &u->funcs[k]);
       w.fn = NULL;

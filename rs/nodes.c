@@ -754,6 +754,38 @@ static bool get_suffix(const char *p, int len, fg_elem *e, int *w) {
   return false;
 }
 
+/* Bytes of the type T names at token t of an untyped rsGetElementAt's
+ * pointer (fgr_untyped_ptr): a scalar or vector (a 3-element vector:
+ * *vec3 set, its 16 bytes past an element of 12), a fixed-width integer,
+ * or a script type; 0 when unknown. */
+static int64_t ptr_type_bytes(const fgr_unit *u, const fgr_eptr *e,
+                              bool *vec3) {
+  int len;
+  const char *p = fgr_tok_text(u, e->type, &len);
+  fg_elem el;
+  int w;
+  *vec3 = false;
+  if (!e->is_struct && get_suffix(p, len, &el, &w)) {
+    *vec3 = w == 3;
+    return (int64_t)fg_elem_size(el) * w;
+  }
+  static const struct { const char *n; int b; } fixed[] = {
+    {"int8_t", 1}, {"uint8_t", 1}, {"int16_t", 2}, {"uint16_t", 2},
+    {"int32_t", 4}, {"uint32_t", 4}, {"int64_t", 8}, {"uint64_t", 8}};
+  for (size_t k = 0; k < sizeof fixed / sizeof *fixed && !e->is_struct; k++)
+    if ((int)strlen(fixed[k].n) == len && !memcmp(fixed[k].n, p, (size_t)len))
+      return fixed[k].b;
+  for (int k = u->n_named - 1; k >= 0; k--)
+    if (u->named[k].tag == e->is_struct &&
+        (int)strlen(u->named[k].name) == len &&
+        !memcmp(u->named[k].name, p, (size_t)len)) {
+      const fgr_type *t = u->named[k].type;
+      *vec3 = t->kind == FGR_NUM && t->width == 3;
+      return t->size;
+    }
+  return 0;
+}
+
 /* Whether field b, bound to global g that the YUV getter (or with
  * sample, rsSample) at token i reads, holds what it reads: an NV21 image,
  * a 2-D uchar field of h * 3 / 2 rows and w columns (h is then even); for
@@ -808,10 +840,12 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
       bool sample = len == 8 && !memcmp(p, "rsSample", 8);
       int d0, ty, tlen;
       bool untyped = fgr_untyped_get(u, i, &d0, &ty);
+      fgr_eptr ep;
+      bool eptr = !untyped && fgr_untyped_ptr(u, i, &ep);
       /* a write of another type would also write past the field */
       bool set = len > spl && !memcmp(p, set_pre, (size_t)spl);
       if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
-          (!yuv && !sample && !untyped && !set &&
+          (!yuv && !sample && !untyped && !set && !eptr &&
            (len <= pl || memcmp(p, pre, (size_t)pl))))
         continue;
       int alen;
@@ -836,24 +870,49 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
         ok = image_field(l, i, g, b, sample);
         continue;
       }
-      const char *suf = untyped ? fgr_tok_text(u, ty, &tlen)
-                        : set ? p + spl : p + pl;
-      if (!untyped)
-        tlen = len - (set ? spl : pl);
-      if (!b || !get_suffix(suf, tlen, &e, &w))
+      if (!b)
         continue;
-      if (b->type.elem == e && !fg_type_is_big(b->type) &&
-          fg_type_tensor_elements(b->type) == w)
+      /* the bytes of one element of the field, and of what is read: an
+       * Element of another type of the same size reads the same bytes,
+       * as Android's runtime lets it (uchar4 as char4, U8 as char) */
+      int64_t have = fg_type_is_big(b->type) ? -1
+          : (int64_t)fg_elem_size(b->type.elem) *
+                fg_type_tensor_elements(b->type), want;
+      bool vec3 = false;
+      const char *suf;
+      if (eptr) {
+        suf = fgr_tok_text(u, ep.type, &tlen);
+        want = ptr_type_bytes(u, &ep, &vec3);
+      } else {
+        suf = untyped ? fgr_tok_text(u, ty, &tlen) : set ? p + spl : p + pl;
+        if (!untyped)
+          tlen = len - (set ? spl : pl);
+        if (!get_suffix(suf, tlen, &e, &w))
+          continue;
+        want = (int64_t)fg_elem_size(e) * w;
+        /* rsGetElementAt_<type>: integers of another signedness (an
+         * explicit cast through a pointer reads any type of the size) */
+        if (!untyped && have > 0 && e != b->type.elem &&
+            (fgk_is_float(e) || fgk_is_float(b->type.elem)))
+          want = -1;
+      }
+      if (want > 0 && want == have && !vec3)
         continue;
       char ts[128];
       fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %s%.*s %s rs_allocation "
-               "'%s', which is %s field '%s' of type %s: the Element "
-               "types must match", fgr_tok_file(u, i), u->toks[i].line,
-               u->toks[i].col, l->what, untyped ? "rsGetElementAt as " : "",
-               untyped ? tlen : len, untyped ? suf : p,
+               "'%s', which is %s field '%s' of type %s: %s",
+               fgr_tok_file(u, i), u->toks[i].line, u->toks[i].col, l->what,
+               untyped || eptr ? "rsGetElementAt as " : "",
+               untyped || eptr ? tlen : len, untyped || eptr ? suf : p,
                set ? "writes" : "reads", aname,
                pp >= 0 ? "the argument," : "bound to", b->name,
-               fg_type_str(b->type, ts, sizeof ts));
+               fg_type_str(b->type, ts, sizeof ts),
+               vec3 ? "a pointer to a 3-element vector reads 4 elements' "
+                      "bytes (read it with rsGetElementAt_<type>)"
+               : want == 0 ? "fieldgraph cannot size the pointer's type"
+               : want < 0 ? "the Element types must match (or differ only "
+                            "in signedness)"
+                          : "the Elements must be of the same size");
       ok = false;
     }
   }

@@ -448,6 +448,16 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
  * element read as rsGetElementAt_T reads it.  *first: the dereferencing
  * '*'; *type: T's token. */
 bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type);
+/* rsGetElementAt's value given to a pointer local, as Android's scripts
+ * read elements: `[const] T *p = [(T *)]rsGetElementAt(a, x[, y[, z]]);`
+ * (T one identifier, or struct and its tag).  Tokens: the declaration's
+ * first, T's, p's, and the cast's parentheses (-1 without one). */
+typedef struct fgr_eptr {
+  int decl, type, name, cast_open, cast_close;
+  bool is_struct;
+} fgr_eptr;
+/* Whether token i is rsGetElementAt in such a declaration: *e. */
+bool fgr_untyped_ptr(const fgr_unit *u, int i, fgr_eptr *e);
 /* Whether token i is rsGetElementAt in (volatile int32_t *)rsGetElementAt(
  * a, x[, y[, z]]) (int, uint, int32_t or uint32_t; volatile optional):
  * the address of an element that an rsAtomic* call updates; *first the

@@ -1723,6 +1723,43 @@ bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type) {
   return true;
 }
 
+bool fgr_untyped_ptr(const fgr_unit *u, int i, fgr_eptr *e) {
+  if (!fgr_tok_is(u, i, "rsGetElementAt") || !fgr_tok_is(u, i + 1, "(") ||
+      i < 4)
+    return false;
+  int k = i - 1;
+  e->cast_open = e->cast_close = -1;
+  if (fgr_tok_is(u, k, ")") && u->match[k] >= 0 && u->match[k] < k &&
+      fgr_tok_is(u, k - 1, "*")) {
+    e->cast_open = u->match[k];
+    e->cast_close = k;
+    k = e->cast_open - 1;
+  }
+  if (!fgr_tok_is(u, k, "=") || k < 4 || u->toks[k - 1].kind != FGR_T_IDENT)
+    return false;
+  e->name = k - 1;
+  k -= 2;
+  while (k > 0 && (fgr_tok_is(u, k, "const") || fgr_tok_is(u, k, "volatile")))
+    k--;
+  if (!fgr_tok_is(u, k, "*") || fgr_tok_is(u, k - 1, "*"))
+    return false;
+  k--;
+  while (k > 0 && fgr_tok_is(u, k, "const"))
+    k--;
+  if (k < 1 || u->toks[k].kind != FGR_T_IDENT)
+    return false;
+  e->type = k;
+  e->is_struct = fgr_tok_is(u, k - 1, "struct");
+  k -= e->is_struct ? 2 : 1;
+  while (k > 0 && fgr_tok_is(u, k, "const"))
+    k--;
+  if (!fgr_tok_is(u, k, ";") && !fgr_tok_is(u, k, "{") &&
+      !fgr_tok_is(u, k, "}") && !fgr_tok_is(u, k, "("))
+    return false;
+  e->decl = k + 1;
+  return true;
+}
+
 bool fgr_atomic_get(const fgr_unit *u, int i, int *first, bool *is_uint) {
   if (!fgr_tok_is(u, i, "rsGetElementAt") || !fgr_tok_is(u, i + 1, "(") ||
       !fgr_tok_is(u, i - 1, ")") || !fgr_tok_is(u, i - 2, "*") || i < 5)
@@ -1762,7 +1799,9 @@ int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
       continue;
     int d0, ty;
     bool uns;
-    if (fgr_untyped_get(u, i, &d0, &ty) || fgr_atomic_get(u, i, &d0, &uns))
+    fgr_eptr ep;
+    if (fgr_untyped_get(u, i, &d0, &ty) || fgr_atomic_get(u, i, &d0, &uns) ||
+        fgr_untyped_ptr(u, i, &ep))
       continue;
     int len;
     const char *p = fgr_tok_text(u, i, &len);

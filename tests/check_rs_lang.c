@@ -122,12 +122,73 @@ START_TEST(test_rs_lang_enums_attributes_and_sized_arrays) {
 }
 END_TEST
 
+/* T *p = rsGetElementAt(a, x, y) without a cast, and same-size Element
+ * reinterpretation (uchar4 read as char4, a struct or a uint32_t; U8 as
+ * char); a pointer of another size than the Element is refused at its
+ * line, the script's other kernels unaffected. */
+START_TEST(test_rs_lang_untyped_get_and_reinterpretation) {
+  enum { W = 9, H = 5 };
+  fg_rs_script *s = load("gets.rs");
+  float vec[H][W][4], vout[H][W][4];
+  uint8_t img[H][W][4], bytes[W];
+  int32_t rout[H][W];
+  uint32_t r = 99;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      for (int c = 0; c < 4; c++) {
+        r = r * 1103515245u + 12345u;
+        vec[y][x][c] = (float)(r >> 20) / 7.f - 100.f;
+        img[y][x][c] = (uint8_t)(r >> 13);
+      }
+  for (int x = 0; x < W; x++)
+    bytes[x] = (uint8_t)(x * 37 + 100);
+  fg_graph *g = fg_graph_new("gets");
+  fg_field *fv = fg_input(g, "v", fg_type_image(FG_F32, H, W, 4));
+  fg_field *fi = fg_input(g, "i", fg_type_image(FG_U8, H, W, 4));
+  fg_field *fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "vecs", fv), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "img", fi), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  fg_rs_launch o = {.shape = fg_shape2(H, W)};
+  fg_output(g, "vo", fg_rs_map(g, s, "viaPointer", 0, NULL, &o));
+  fg_output(g, "ro", fg_rs_map(g, s, "reinterpret", 0, NULL, &o));
+  tu_run(g, 3, (const void *[]){vec, img, bytes}, 2,
+         (void *[]){vout, rout});
+  fg_graph_free(g);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int x1 = x + 1 < W ? x + 1 : W - 1;        /* clamped */
+      for (int c = 0; c < 4; c++)
+        ck_assert(vout[y][x][c] == vec[y][x][c] + vec[y][x1][3 - c]);
+      const uint8_t *p = img[y][x];
+      uint32_t word = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+                      (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+      int want = (int8_t)p[0] + (int8_t)p[1] + (int8_t)p[2] + (int8_t)p[3] +
+                 (int8_t)bytes[x] * 1000 + p[1] * 100000 + (int)(word >> 24);
+      ck_assert_int_eq(rout[y][x], want);
+    }
+  /* 8 bytes read from a 1-byte Element: refused where it is */
+  g = fg_graph_new("wrong");
+  fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  fg_rs_launch o1 = {.shape = fg_shape1(W)};
+  ck_assert_ptr_null(fg_rs_map(g, s, "wrongSize", 0, NULL, &o1));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "gets.rs:29:15:") &&
+                strstr(fg_graph_errmsg(g), "rsGetElementAt as double") &&
+                strstr(fg_graph_errmsg(g), "same size"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_rs_lang_reserved_identifiers);
   tcase_add_test(tc, test_rs_lang_enums_attributes_and_sized_arrays);
+  tcase_add_test(tc, test_rs_lang_untyped_get_and_reinterpretation);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
