@@ -486,6 +486,20 @@ const char fgr_compat_c[] =
   "  return (z * Y + y) * X + x; }\n"
   FGR_SIDX
   FGR_EPTR("")
+  /* RenderScript's implicit vector conversions (emit_hooks.c): to D
+   * (T elements, N of them) from every vector of N elements, by value,
+   * and from every scalar, splatted */
+  "#define FGK_RS_CV1(D, T, N, S) \\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S##N v) { return __builtin_convertvector(v, "
+  "D); }\\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S v) { return (D)((T)v); }\n"
+  "#define FGK_RS_CV(D, T, N) FGK_RS_CV1(D, T, N, schar) "
+  "FGK_RS_CV1(D, T, N, uchar)\\\n"
+  "  FGK_RS_CV1(D, T, N, short) FGK_RS_CV1(D, T, N, ushort) "
+  "FGK_RS_CV1(D, T, N, int)\\\n"
+  "  FGK_RS_CV1(D, T, N, uint) FGK_RS_CV1(D, T, N, long) "
+  "FGK_RS_CV1(D, T, N, ulong)\\\n"
+  "  FGK_RS_CV1(D, T, N, float) FGK_RS_CV1(D, T, N, double)\n"
   "#define FGK_RS_GET(T, S, N) \\\n"
   "  static inline __attribute__((unused)) T fgk_rs_ld_##T(rs_allocation "
   "a, long i) {\\\n"
@@ -634,6 +648,18 @@ const char fgr_compat_cl[] =
   "  return (z * Y + y) * X + x; }\n"
   FGR_SIDX
   FGR_EPTR("__global ")
+  /* RenderScript's implicit vector conversions (emit_hooks.c; double
+   * added where the kernel has it) */
+  "#define FGK_RS_CV1(D, T, N, S) \\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S##N v) { return convert_##D(v); }\\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S v) { return (D)((T)v); }\n"
+  "#define FGK_RS_CV(D, T, N) FGK_RS_CV1(D, T, N, char) "
+  "FGK_RS_CV1(D, T, N, uchar)\\\n"
+  "  FGK_RS_CV1(D, T, N, short) FGK_RS_CV1(D, T, N, ushort) "
+  "FGK_RS_CV1(D, T, N, int)\\\n"
+  "  FGK_RS_CV1(D, T, N, uint) FGK_RS_CV1(D, T, N, long) "
+  "FGK_RS_CV1(D, T, N, ulong)\\\n"
+  "  FGK_RS_CV1(D, T, N, float)\n"
   "#define FGK_RS_LD1(T, S) ((__global const S *)a.p)[i]\n"
   "#define FGK_RS_LDN(T, S, N) vload##N(i, (__global const S *)a.p)\n"
   "#define FGK_RS_ST1(T, S) ((__global S *)a.p)[i] = v\n"

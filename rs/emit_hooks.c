@@ -44,6 +44,9 @@ typedef struct rw {
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
   bool *local;             /* per token: names a local variable in scope */
+  int *vtype;              /* per token: a local of a vector type, 1 + the
+                              type's token (0: none) */
+  const char *convs;       /* the converters used, "int4\n..." */
   const char **open, **close;  /* per token: text before it (close, then
                                   pre, then open), for rewritten
                                   divisions */
@@ -255,7 +258,7 @@ static bool type_word(const fgr_unit *u, int i) {
 
 /* Marks the uses of a local declared at token decl, visible up to token
  * end (exclusive), in w->local. */
-static void mark_scope(rw *w, int decl, int end) {
+static void mark_scope(rw *w, int decl, int end, int vt) {
   const fgr_unit *u = w->u;
   int len;
   const char *name = fgr_tok_text(u, decl, &len);
@@ -264,9 +267,18 @@ static void mark_scope(rw *w, int decl, int end) {
     const char *p = fgr_tok_text(u, i, &l);
     if (u->toks[i].kind == FGR_T_IDENT && l == len &&
         !memcmp(p, name, (size_t)len) &&
-        !(i > 0 && (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))))
+        !(i > 0 && (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->")))) {
       w->local[i] = true;
+      w->vtype[i] = vt >= 0 ? vt + 1 : 0;
+    }
   }
+}
+
+/* Whether token i names a built-in vector type (int4, uchar2...). */
+static bool builtin_vector(const fgr_unit *u, int i) {
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  return vector_type_tok(u, i) && find_named_index(u, p, len) < 0;
 }
 
 /* A pointer local declared at token decl whose initializer [a, b) names
@@ -300,6 +312,16 @@ static int declaration(rw *w, int i, int end, int limit) {
   } else {
     return i;
   }
+  /* a declaration of built-in vector type (and qualifiers) */
+  int vt = -1, n_types = 0;
+  for (int k = i; k < j; k++)
+    if (!fgr_tok_is(u, k, "const") && !fgr_tok_is(u, k, "volatile") &&
+        !fgr_tok_is(u, k, "static") && !fgr_tok_is(u, k, "register")) {
+      n_types++;
+      vt = builtin_vector(u, k) ? k : -1;
+    }
+  if (n_types != 1)
+    vt = -1;
   int n_decl = 0;
   while (j < limit) {
     bool ptr = false;
@@ -309,7 +331,7 @@ static int declaration(rw *w, int i, int end, int limit) {
     if (j >= limit || u->toks[j].kind != FGR_T_IDENT ||
         fgr_tok_is(u, j + 1, "("))
       return j;
-    mark_scope(w, j, end);
+    mark_scope(w, j, end, ptr || fgr_tok_is(u, j + 1, "[") ? -1 : vt);
     n_decl++;
     j++;
     while (fgr_tok_is(u, j, "[") && u->match[j] > j)
@@ -677,6 +699,83 @@ static void rewrite_untyped_ptrs(rw *w, const fgr_func *f) {
     w->rep[i + 1] = fgu_arena_printf(&w->scratch, "(sizeof(*%s%.*s), ",
                                      reserved_name(p, len) ? "fgk_rs_id_"
                                                            : "", len, p);
+  }
+}
+
+/* The spelling of vector type t (elem, width) in scripts: "int4". */
+static const char *vector_name(fgu_arena *a, const fgr_type *t) {
+  static const char *const el[FG_ELEM_COUNT_] = {
+    [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
+    [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
+    [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
+    [FG_F64] = "double"};
+  if (t->kind != FGR_NUM || t->width < 2 || !el[t->elem])
+    return NULL;
+  return fgu_arena_printf(a, "%s%d", el[t->elem], t->width);
+}
+
+/* Wraps tokens [a, b) in fgk_rs_cv_<to>( ... ) and notes the converter
+ * for emit_converters. */
+static void wrap_conversion(rw *w, int a, int b, const char *to) {
+  add_text(w, &w->open[a], fgu_arena_printf(&w->scratch, "fgk_rs_cv_%s(",
+                                            to), true);
+  add_text(w, &w->close[b], ")", false);
+  add_text(w, &w->convs, fgu_arena_printf(&w->scratch, "%s\n", to), false);
+}
+
+/* RenderScript converts a vector to another vector type of as many
+ * elements implicitly, element by element as C converts scalars (int4 a
+ * = u; with u a uint4, float4 f = a); OpenCL C rejects such conversions
+ * and the C dialect would reinterpret the bits or reject them.  So the
+ * value given to a local of a built-in vector type (initializer or
+ * assignment) and the value a function of a vector type returns pass
+ * through fgk_rs_cv_<type>, overloaded on every scalar and vector type
+ * (a scalar splats; the vector type itself is an identity). */
+static void rewrite_conversions(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  const char *ret = f->ret_ptr ? NULL : vector_name(&w->scratch, f->ret);
+  for (int i = f->rparen + 1; i + 2 < f->tok1; i++) {
+    if (w->vtype[i] && fgr_tok_is(u, i + 1, "=") &&
+        !fgr_tok_is(u, i + 2, "{")) {
+      int end = fwd_assignment(u, i + 2, f->tok1);
+      int t = w->vtype[i] - 1, len;
+      const char *p = fgr_tok_text(u, t, &len);
+      if (end > i + 2)
+        wrap_conversion(w, i + 2, end,
+                        fgu_arena_printf(&w->scratch, "%.*s", len, p));
+    } else if (ret && fgr_tok_is(u, i, "return") &&
+               !fgr_tok_is(u, i + 1, ";")) {
+      int end = i + 1;
+      while (end < f->tok1 && !fgr_tok_is(u, end, ";")) {
+        if ((fgr_tok_is(u, end, "(") || fgr_tok_is(u, end, "[") ||
+             fgr_tok_is(u, end, "{")) && u->match[end] > end)
+          end = u->match[end];
+        end++;
+      }
+      wrap_conversion(w, i + 1, end, ret);
+    }
+  }
+}
+
+/* Defines the converters rewrite_conversions used (FGK_RS_CV, compat.c),
+ * each once per kernel. */
+static void emit_converters(rw *w) {
+  const char *s = w->convs;
+  while (s && *s) {
+    const char *nl = strchr(s, '\n');
+    char name[32], key[48];
+    snprintf(name, sizeof name, "%.*s", (int)(nl - s), s);
+    s = nl + 1;
+    snprintf(key, sizeof key, "fgk_rs_cv_%s", name);
+    if (!fgk_writer_first_use(w->tw, key))
+      continue;
+    int n = (int)strlen(name);
+    fgu_buf_printf(w->o, "FGK_RS_CV(%s, %.*s, %c)\n", name, n - 1, name,
+                   name[n - 1]);
+    if (w->cl && w->u->uses_double)
+      fgu_buf_printf(w->o, "FGK_RS_CV1(%s, %.*s, %c, double)\n", name,
+                     n - 1, name, name[n - 1]);
+    w->bol = true;
   }
 }
 
@@ -1203,9 +1302,11 @@ static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
   w->rep = calloc((size_t)u->n_toks + 1, sizeof *w->rep);
   w->emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w->emit_fn);
   w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
+  w->vtype = calloc((size_t)u->n_toks + 1, sizeof *w->vtype);
   w->open = calloc((size_t)u->n_toks + 1, sizeof *w->open);
   w->close = calloc((size_t)u->n_toks + 1, sizeof *w->close);
-  if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->open ||
+  if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->vtype ||
+      !w->open ||
       !w->close) {
     fgk_writer_helpers(tw)->oom = 1;
     return false;
@@ -1219,6 +1320,7 @@ static void rw_free(rw *w) {
   free(w->rep);
   free(w->emit_fn);
   free(w->local);
+  free(w->vtype);
   free(w->open);
   free(w->close);
   fgu_arena_free(&w->scratch);
@@ -1346,6 +1448,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
       rewrite_untyped_gets(&w, &u->funcs[k]);
       rewrite_atomic_gets(&w, &u->funcs[k]);
       rewrite_untyped_ptrs(&w, &u->funcs[k]);
+      rewrite_conversions(&w, &u->funcs[k]);
       w.fn = &u->funcs[k];      /* its parameters hide globals */
       rewrite_pointer_reads(&w, &u->funcs[k]);
       w.fn = NULL;
@@ -1357,6 +1460,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
     return;
   }
   put(&w, w.bol ? "" : "\n");
+  emit_converters(&w);
   renames(tw, true);
   /* prototypes, then the functions */
   for (int k = 0; k < u->n_funcs; k++) {

@@ -182,6 +182,56 @@ START_TEST(test_rs_lang_untyped_get_and_reinterpretation) {
 }
 END_TEST
 
+/* Implicit conversions between vectors of as many elements (uint4 to
+ * int4, int4 to float4, float4 to int4, int2 to short2...) in
+ * initializers, assignments and returns: per element, as C converts
+ * scalars (OpenCL C rejects them; the C dialect would reinterpret or
+ * reject them). */
+START_TEST(test_rs_lang_implicit_vector_conversions) {
+  enum { N = 33 };
+  fg_rs_script *s = load("convert.rs");
+  uint32_t in[N][4];
+  int32_t out[N][4], in2[N][2];
+  float nout[N][2];
+  uint32_t r = 7;
+  for (int i = 0; i < N; i++) {
+    for (int c = 0; c < 4; c++) {
+      r = r * 1103515245u + 12345u;
+      in[i][c] = i == 3 ? 0xFFFFFFF0u + (uint32_t)c : r >> 8;
+    }
+    in2[i][0] = (int32_t)(r >> 3) - (1 << 27);
+    in2[i][1] = i * 4099 - 70000;
+  }
+  fg_graph *g = fg_graph_new("conv");
+  fg_field *fi = fg_input(g, "in", fg_type_vector(FG_U32, fg_shape1(N), 4));
+  fg_field *f2 = fg_input(g, "in2", fg_type_vector(FG_I32, fg_shape1(N), 2));
+  fg_output(g, "o", fg_rs_map(g, s, "convert", 1, &fi, NULL));
+  fg_output(g, "n", fg_rs_map(g, s, "narrow", 1, &f2, NULL));
+  tu_run(g, 2, (const void *[]){in, in2}, 2, (void *[]){out, nout});
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++) {
+    int32_t a[4];
+    uint32_t b[4];
+    for (int c = 0; c < 4; c++) {
+      a[c] = (int32_t)in[i][c];
+      b[c] = (uint32_t)a[c] - 5u;
+    }
+    float gx = (float)in[i][0];
+    for (int c = 0; c < 4; c++) {
+      float f = (float)a[c];
+      int32_t rr = (int32_t)((uint32_t)a[c] * 2u);
+      int32_t t = (int32_t)(f * 0.5f);
+      ck_assert_int_eq(out[i][c], (int32_t)((uint32_t)rr + (uint32_t)t +
+                                            (uint32_t)(int32_t)(gx * 0.25f) +
+                                            (uint32_t)(int32_t)b[1]));
+    }
+    for (int c = 0; c < 2; c++)
+      ck_assert(nout[i][c] == (float)(int16_t)in2[i][c]);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -189,6 +239,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_reserved_identifiers);
   tcase_add_test(tc, test_rs_lang_enums_attributes_and_sized_arrays);
   tcase_add_test(tc, test_rs_lang_untyped_get_and_reinterpretation);
+  tcase_add_test(tc, test_rs_lang_implicit_vector_conversions);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
