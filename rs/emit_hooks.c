@@ -242,7 +242,8 @@ static bool type_word(const fgr_unit *u, int i) {
     "float", "double", "half", "bool", "void", "unsigned", "signed",
     "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
     "uint16_t", "uint32_t", "uint64_t", "rs_allocation", "rs_kernel_context",
-    "rs_script_call_t", "const", "volatile", "static", "register", NULL};
+    "rs_script_call_t", "rs_time_t", "rs_tm", "const", "volatile", "static",
+    "register", NULL};
   if (u->toks[i].kind != FGR_T_IDENT)
     return false;
   for (int k = 0; words[k]; k++)
@@ -1039,6 +1040,9 @@ static void token(rw *w, int i, bool in_pp) {
   }
   if (fgr_tok_is(u, i, "RS_KERNEL"))
     return;
+  /* C's long long is 64 bits, OpenCL C's long; OpenCL reserves long long */
+  if (w->cl && fgr_tok_is(u, i, "long") && fgr_tok_is(u, i + 1, "long"))
+    return;
   /* OpenCL C has no function-scope static variables: a static local (a
    * constant table, typically) becomes an automatic one */
   if (w->cl && w->fn && i > w->fn->rparen && fgr_tok_is(u, i, "static"))
@@ -1339,6 +1343,7 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_matrix_common);
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_sample_rt);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_time_types);
   }
   if (u->uses_double) {
     fgk_writer_use_fp64(tw);

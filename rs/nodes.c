@@ -98,6 +98,7 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
     return FG_ENOMEM;
   }
   s->u = u;
+  s->dt_last = fgr_time_now_ns();
   if ((opt->clang && !(s->clang = strdup(opt->clang))) ||
       (opt->cache_dir && !(s->cache_dir = strdup(opt->cache_dir)))) {
     fg_rs_script_free(s);
@@ -722,10 +723,16 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
     return true;
   int len;
   const char *p = fgr_tok_text(u, t, &len);
-  fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' is not a function of "
-           "fieldgraph's RenderScript runtime (the script does not define "
-           "it either)", fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col,
-           l->what, len, p);
+  if (fgr_host_runtime_has(p, len))
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' runs only in "
+             "invokables on the host (fg_rs_call), not in kernels",
+             fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
+             len, p);
+  else
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' is not a function of "
+             "fieldgraph's RenderScript runtime (the script does not define "
+             "it either)", fgr_tok_file(u, t), u->toks[t].line,
+             u->toks[t].col, l->what, len, p);
   return false;
 }
 

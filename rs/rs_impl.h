@@ -357,6 +357,7 @@ struct fg_rs_script {
   unsigned long long rand_state;  /* rsRand's */
   fg_rs_log_fn log;             /* rsDebug's lines; NULL: stderr */
   void *log_user;
+  long long dt_last;            /* rsGetDt's last time (ns, monotonic) */
   fg_rs_message_fn message;     /* rsSendToClient's; NULL: none */
   void *message_user;
 };
@@ -413,6 +414,15 @@ int fgr_run_clang(char *const argv[], const char *log_path);
  * (what: what failed, for a log without one). */
 void fgr_clang_first_error(const char *log, const char *what, char *err,
                            size_t errlen);
+
+/* The time functions of invokables on the host (time.c): their C, after
+ * the host's runtime; whether name (p, len bytes) is one of them; the
+ * monotonic clock rsGetDt starts from, in nanoseconds. */
+extern const char fgr_time_host[];
+/* rs_time_t and rs_tm, for kernels of both dialects (emit_hooks.c). */
+extern const char fgr_time_types[];
+bool fgr_time_has(const char *p, int len);
+long long fgr_time_now_ns(void);
 
 /* The RenderScript runtime for each dialect (compat.c), and the names
  * the C dialect reaches as fgk_rs_<name> around a script's text. */

@@ -162,7 +162,7 @@ const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
     {"int8_t", FG_I8}, {"uint8_t", FG_U8}, {"int16_t", FG_I16},
     {"uint16_t", FG_U16}, {"int32_t", FG_I32}, {"uint32_t", FG_U32},
     {"int64_t", FG_I64}, {"uint64_t", FG_U64}, {"size_t", FG_U64},
-    {"ssize_t", FG_I64}};
+    {"ssize_t", FG_I64}, {"rs_time_t", FG_I64}};
   for (size_t k = 0; k < sizeof alias / sizeof *alias; k++)
     if (!strcmp(w, alias[k].n))
       return fgr_scan_num_type(s, alias[k].e, 1);

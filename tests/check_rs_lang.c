@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 static fg_rs_script *load(const char *file) {
   char path[1024], err[1024];
@@ -232,6 +233,53 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
 }
 END_TEST
 
+static long long mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* rsUptimeMillis in init(), rsUptimeNanos, rsGetDt, rsTime and
+ * rsLocaltime in an invokable on the host, read back by a kernel and
+ * checked against the host's clocks around the calls; a kernel calling
+ * rsUptimeMillis is refused at its line, the others run. */
+START_TEST(test_rs_lang_time_functions) {
+  long long t0 = mono_ns();
+  time_t s0 = time(NULL);
+  fg_rs_script *s = load("time.rs");
+  long long t1 = mono_ns();
+  ck_assert_int_eq(fg_rs_call(s, "stamp"), FG_OK);
+  long long t2 = mono_ns();
+  time_t s1 = time(NULL);
+  int64_t v[7];
+  fg_graph *g = fg_graph_new("time");
+  fg_rs_launch o = {.shape = fg_shape1(7)};
+  fg_output(g, "v", fg_rs_map(g, s, "report", 0, NULL, &o));
+  tu_run(g, 0, NULL, 1, (void *[]){v});
+  fg_graph_free(g);
+  ck_assert(v[0] >= t0 / 1000000 && v[0] <= t1 / 1000000);
+  ck_assert(v[1] >= t1 && v[1] <= t2);
+  /* since the script's creation, then since that call */
+  ck_assert(v[2] > 0 && v[2] <= (t2 - t0) / 1000 + 1);
+  ck_assert(v[3] >= 0 && v[3] <= v[2]);
+  ck_assert(v[6] >= s0 && v[6] <= s1);
+  struct tm tm;
+  time_t now = (time_t)v[6];
+  localtime_r(&now, &tm);
+  ck_assert_int_eq(v[4], tm.tm_year + 1900);
+  ck_assert_int_eq(v[5], tm.tm_yday);
+  g = fg_graph_new("clock");
+  fg_field *fa = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "clockInKernel", 1, &fa, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "time.rs:38:56:") &&
+                strstr(fg_graph_errmsg(g), "'rsUptimeMillis' runs only in "
+                       "invokables on the host"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -240,6 +288,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_enums_attributes_and_sized_arrays);
   tcase_add_test(tc, test_rs_lang_untyped_get_and_reinterpretation);
   tcase_add_test(tc, test_rs_lang_implicit_vector_conversions);
+  tcase_add_test(tc, test_rs_lang_time_functions);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
