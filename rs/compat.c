@@ -24,7 +24,8 @@ const char *const fgr_c_renames[] = {
   "remainder", "powr", "native_powr", "pown", "min", "max", "clamp", "abs",
   "mix", "step", "mad", "fma", "dot", "length", "distance", "normalize",
   "cross", "native_length", "native_distance", "native_normalize",
-  "fast_length", "fast_distance", "fast_normalize", NULL};
+  "fast_length", "fast_distance", "fast_normalize", "acospi", "asinpi",
+  "atanpi", "cospi", "sinpi", "tanpi", "atan2pi", NULL};
 
 /* Functions OpenCL C has but renamed around a script's text, to give them
  * RenderScript's overload sets (two-argument math: float only). */
@@ -44,7 +45,7 @@ const char *const fgr_runtime_names[] = {
   "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsYuvToRGBA_float4",
   "rsSample", "rsRand", "rsAtomicInc", "rsAtomicDec", "rsAtomicAdd",
   "rsAtomicSub", "rsAtomicAnd", "rsAtomicOr", "rsAtomicXor", "rsAtomicMin",
-  "rsAtomicMax", "rsAtomicCas", NULL};
+  "rsAtomicMax", "rsAtomicCas", "rsQuaternion*", "rsFrac", NULL};
 
 /* rsSetElementAt_<T>(a, v, x[, y[, z]]) of both dialects, inside the
  * FGK_RS_GET* macros (fgk_rs_st_##T stores element i): a point outside
@@ -310,6 +311,27 @@ const char fgr_compat_c[] =
   "FGK_RS_STD(sqrt) FGK_RS_STD(tan) FGK_RS_STD(tanh) FGK_RS_STD(tgamma)\n"
   "FGK_RS_STD(trunc)\n"
   "FGK_RS_U(fgk_rs_rsqrt, fgk_rs_rsqrtf, fgk_rs_rsqrtd)\n"
+  /* the pi-scaled trigonometry OpenCL C has, through double */
+  "#define FGK_RS_PI1(F, G) \\\n"
+  "  FGK_RS_S(fgk_rs_##F##f, float, 0)(float x) "
+  "{ return (float)G(x * 3.14159265358979323846); }\\\n"
+  "  FGK_RS_S(fgk_rs_##F##d, double, 0)(double x) "
+  "{ return G(x * 3.14159265358979323846); }\\\n"
+  "  FGK_RS_U(fgk_rs_##F, fgk_rs_##F##f, fgk_rs_##F##d)\n"
+  "#define FGK_RS_API(F, G) \\\n"
+  "  FGK_RS_S(fgk_rs_##F##f, float, 0)(float x) "
+  "{ return (float)(G((double)x) / 3.14159265358979323846); }\\\n"
+  "  FGK_RS_S(fgk_rs_##F##d, double, 0)(double x) "
+  "{ return G(x) / 3.14159265358979323846; }\\\n"
+  "  FGK_RS_U(fgk_rs_##F, fgk_rs_##F##f, fgk_rs_##F##d)\n"
+  "FGK_RS_PI1(cospi, cos) FGK_RS_PI1(sinpi, sin) FGK_RS_PI1(tanpi, tan)\n"
+  "FGK_RS_API(acospi, acos) FGK_RS_API(asinpi, asin) "
+  "FGK_RS_API(atanpi, atan)\n"
+  "FGK_RS_S(fgk_rs_atan2pif, float, 0)(float y, float x) "
+  "{ return (float)(atan2((double)y, (double)x) / 3.14159265358979323846); }\n"
+  "FGK_RS_S(fgk_rs_atan2pid, double, 0)(double y, double x) "
+  "{ return atan2(y, x) / 3.14159265358979323846; }\n"
+  "FGK_RS_B(fgk_rs_atan2pi, fgk_rs_atan2pif, fgk_rs_atan2pid)\n"
   "FGK_RS_U(fgk_rs_sign, fgk_signf, fgk_sign)\n"
   "FGK_RS_U(fgk_rs_degrees, fgk_rs_degf, fgk_rs_degd)\n"
   "FGK_RS_U(fgk_rs_radians, fgk_rs_radf, fgk_rs_radd)\n"

@@ -242,7 +242,8 @@ static bool type_word(const fgr_unit *u, int i) {
     "float", "double", "half", "bool", "void", "unsigned", "signed",
     "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
     "uint16_t", "uint32_t", "uint64_t", "rs_allocation", "rs_kernel_context",
-    "rs_script_call_t", "rs_time_t", "rs_tm", "const", "volatile", "static",
+    "rs_script_call_t", "rs_time_t", "rs_tm", "rs_quaternion", "const",
+    "volatile", "static",
     "register", NULL};
   if (u->toks[i].kind != FGR_T_IDENT)
     return false;
@@ -1344,6 +1345,9 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_sample_rt);
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_time_types);
+    fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_quaternion_cl
+                                                   : fgr_quaternion_c);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_quaternion_rt);
   }
   if (u->uses_double) {
     fgk_writer_use_fp64(tw);

@@ -433,6 +433,11 @@ extern const char fgr_matrix_common[], fgr_matrix_cl[], fgr_matrix_c[];
 /* rs_sampler and rsSample (sample.c), after the runtime in both
  * dialects. */
 extern const char fgr_sample_rt[];
+/* rs_quaternion, rsQuaternion* and rsFrac (quaternion.c), after the
+ * runtime in both dialects and on the host, the dialect's float math
+ * (fgr_quaternion_c or _cl) before it. */
+extern const char fgr_quaternion_rt[], fgr_quaternion_c[],
+    fgr_quaternion_cl[];
 extern const char *const fgr_c_renames[];
 /* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
 extern const char *const fgr_cl_renames[];

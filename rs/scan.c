@@ -179,6 +179,8 @@ const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
   }
   if (!strcmp(w, "rs_allocation"))
     return s->t_alloc;
+  if (!strcmp(w, "rs_quaternion"))
+    return fgr_scan_num_type(s, FG_F32, 4);
   if (!strcmp(w, "rs_kernel_context"))
     return s->t_context;
   if (!strcmp(w, "rs_matrix2x2") || !strcmp(w, "rs_matrix3x3") ||

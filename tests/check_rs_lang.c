@@ -280,6 +280,109 @@ START_TEST(test_rs_lang_time_functions) {
 }
 END_TEST
 
+/* Android's rs_quaternion.rsh, written again in plain C. */
+typedef struct { float x, y, z, w; } quat;
+static void q_set(quat *q, float w, float x, float y, float z) {
+  q->w = w, q->x = x, q->y = y, q->z = z;
+}
+static void q_scale(quat *q, float s) {
+  q->w *= s, q->x *= s, q->y *= s, q->z *= s;
+}
+static float q_dot(const quat *a, const quat *b) {
+  return a->w * b->w + a->x * b->x + a->y * b->y + a->z * b->z;
+}
+static void q_rot_unit(quat *q, float rot, float x, float y, float z) {
+  rot *= (float)(M_PI / 180.0) * 0.5f;
+  float c = cosf(rot), s = sinf(rot);
+  q_set(q, c, x * s, y * s, z * s);
+}
+static void q_rot(quat *q, float rot, float x, float y, float z) {
+  float len = x * x + y * y + z * z;
+  if (len != 1) {
+    float r = 1.f / sqrtf(len);
+    x *= r, y *= r, z *= r;
+  }
+  q_rot_unit(q, rot, x, y, z);
+}
+static void q_mul(quat *q, const quat *r) {
+  quat t = *q;
+  q->w = t.w * r->w - t.x * r->x - t.y * r->y - t.z * r->z;
+  q->x = t.w * r->x + t.x * r->w + t.y * r->z - t.z * r->y;
+  q->y = t.w * r->y + t.y * r->w + t.z * r->x - t.x * r->z;
+  q->z = t.w * r->z + t.z * r->w + t.x * r->y - t.y * r->x;
+  float len = q_dot(q, q);
+  if (len != 1)
+    q_scale(q, 1.f / sqrtf(len));
+}
+static void q_slerp(quat *q, const quat *q0, const quat *q1, float t) {
+  if (t <= 0.0f) { *q = *q0; return; }
+  if (t >= 1.0f) { *q = *q1; return; }
+  quat a = *q0, b = *q1;
+  float angle = q_dot(q0, q1), scale, inv;
+  if (angle < 0) { q_scale(&a, -1.0f); angle *= -1.0f; }
+  if (angle + 1.0f > 0.05f) {
+    if (1.0f - angle >= 0.05f) {
+      float th = acosf(angle), is = 1.0f / sinf(th);
+      scale = sinf(th * (1.0f - t)) * is;
+      inv = sinf(th * t) * is;
+    } else {
+      scale = 1.0f - t, inv = t;
+    }
+  } else {
+    q_set(&b, a.z, -a.y, a.x, -a.w);
+    scale = sinf(3.14159265f * (0.5f - t));
+    inv = sinf(3.14159265f * t);
+  }
+  q_set(q, a.w * scale + b.w * inv, a.x * scale + b.x * inv,
+        a.y * scale + b.y * inv, a.z * scale + b.z * inv);
+}
+
+static void close_to(float got, double want, int i, int c) {
+  ck_assert_msg(fabs(got - want) <= 2e-5 * (1 + fabs(want)),
+                "point %d, %d: %.9g, want %.9g", i, c, (double)got, want);
+}
+
+/* rsQuaternion*, rsFrac and cospi / atan2pi in a kernel against plain C
+ * (Android's formulas), within float rounding. */
+START_TEST(test_rs_lang_quaternions_and_more_runtime) {
+  enum { N = 64 };
+  fg_rs_script *s = load("quaternion.rs");
+  float in[N][4], out[N][4];
+  for (int i = 0; i < N; i++) {
+    in[i][0] = (float)i / N * 2 - 1;
+    in[i][1] = (float)(i % 7) / 3 - 1;
+    in[i][2] = (float)(i % 11) / 8 - 0.2f;
+    in[i][3] = (float)i * 0.37f - 5;
+  }
+  fg_graph *g = fg_graph_new("quat");
+  fg_field *fi = fg_input(g, "in", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  fg_output(g, "o", fg_rs_map(g, s, "quat", 1, &fi, NULL));
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){out});
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++) {
+    quat a, b, c, q;
+    q_rot(&a, in[i][0] * 90.f, 1.f, 2.f, 3.f);
+    q_rot_unit(&b, in[i][1] * 45.f, 0.f, 0.f, 1.f);
+    q_mul(&a, &b);
+    c = a;
+    c.x = -c.x, c.y = -c.y, c.z = -c.z;
+    c.w += b.w, c.x += b.x, c.y += b.y, c.z += b.z;
+    q_scale(&c, 0.5f);
+    q_slerp(&q, &a, &b, in[i][2]);
+    float m1 = 2.0f * (q.x * q.y + q.z * q.w);
+    float m6 = 2.0f * (q.y * q.z + q.x * q.w);
+    float m9 = 2.0f * (q.y * q.z - q.x * q.w);
+    float v = in[i][3] * 3.3f;
+    close_to(out[i][0], m1 + q_dot(&c, &q), i, 0);
+    close_to(out[i][1], m6 - m9, i, 1);
+    close_to(out[i][2], fminf(v - floorf(v), 0x1.fffffep-1f), i, 2);
+    close_to(out[i][3], cos(in[i][0] * M_PI) +
+             atan2(in[i][1], in[i][2]) / M_PI, i, 3);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -289,6 +392,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_untyped_get_and_reinterpretation);
   tcase_add_test(tc, test_rs_lang_implicit_vector_conversions);
   tcase_add_test(tc, test_rs_lang_time_functions);
+  tcase_add_test(tc, test_rs_lang_quaternions_and_more_runtime);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
