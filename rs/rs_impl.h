@@ -288,7 +288,8 @@ int fgr_func_mention(const fgr_unit *u, const fgr_func *f, const char *name,
 /* The field element type and width of a NUM type; false otherwise. */
 bool fgr_type_fgk(const fgr_type *t, fgk_type *out);
 /* The field element type and width that carry a value of type t between
- * kernels: a NUM type's own; for a struct of up to 32 bytes, the widest
+ * kernels: a NUM type's own; bool's a u8 (0 or 1); for a struct of up to
+ * 32 bytes, the widest
  * elements (u64, u32, u16, u8) of which at most 4 hold its bytes.  False
  * for other types. */
 bool fgr_type_carrier(const fgr_type *t, fgk_type *out);

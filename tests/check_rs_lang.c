@@ -383,6 +383,47 @@ START_TEST(test_rs_lang_quaternions_and_more_runtime) {
 }
 END_TEST
 
+/* Kernels that Android's runtime tests launch to check types: void
+ * kernels with no visible effect run (their value: zeros of the launch's
+ * shape), a legacy root() with only an input too; bool inputs and results
+ * travel as u8 fields of 0 and 1. */
+START_TEST(test_rs_lang_void_kernels_and_bool) {
+  enum { W = 11, H = 3, N = W * H };
+  fg_rs_script *s = load("void.rs");
+  ck_assert_str_eq(fg_rs_script_warnings(s), "");
+  uint8_t flags[N], img[N][4], z1[N], z2[N], z3[N], neg[N];
+  int32_t ints[N], cnt[N];
+  for (int i = 0; i < N; i++) {
+    flags[i] = (uint8_t)(i % 3 == 0);
+    ints[i] = i * 5;
+    for (int c = 0; c < 4; c++)
+      img[i][c] = (uint8_t)(i + c);
+    z1[i] = z2[i] = z3[i] = 0xAA;
+  }
+  fg_graph *g = fg_graph_new("void");
+  fg_field *fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(N)));
+  fg_field *fi = fg_input(g, "i", fg_type_image(FG_U8, H, W, 4));
+  fg_field *fn = fg_input(g, "n", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "z1", fg_rs_map(g, s, "test_bool", 1, &fb, NULL));
+  fg_output(g, "z2", fg_rs_map(g, s, "test_uchar4", 1, &fi, NULL));
+  fg_output(g, "z3", fg_rs_map(g, s, "root", 1, &fn, NULL));
+  fg_output(g, "neg", fg_rs_map(g, s, "negate", 1, &fb, NULL));
+  fg_output(g, "cnt", fg_rs_map(g, s, "count", 1, &fb, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 3, (const void *[]){flags, img, ints}, 5,
+         (void *[]){z1, z2, z3, neg, cnt});
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++) {
+    ck_assert_int_eq(z1[i], 0);
+    ck_assert_int_eq(z2[i], 0);
+    ck_assert_int_eq(z3[i], 0);
+    ck_assert_int_eq(neg[i], !flags[i]);
+    ck_assert_int_eq(cnt[i], flags[i] ? i : -1);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -393,6 +434,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_implicit_vector_conversions);
   tcase_add_test(tc, test_rs_lang_time_functions);
   tcase_add_test(tc, test_rs_lang_quaternions_and_more_runtime);
+  tcase_add_test(tc, test_rs_lang_void_kernels_and_bool);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
