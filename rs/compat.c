@@ -45,7 +45,9 @@ const char *const fgr_runtime_names[] = {
   "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsYuvToRGBA_float4",
   "rsSample", "rsRand", "rsAtomicInc", "rsAtomicDec", "rsAtomicAdd",
   "rsAtomicSub", "rsAtomicAnd", "rsAtomicOr", "rsAtomicXor", "rsAtomicMin",
-  "rsAtomicMax", "rsAtomicCas", "rsQuaternion*", "rsFrac", NULL};
+  "rsAtomicMax", "rsAtomicCas", "rsQuaternion*", "rsFrac",
+  /* scalars: C's <math.h> macros, OpenCL C's built-ins */
+  "isnan", "isinf", "isfinite", NULL};
 
 /* rsSetElementAt_<T>(a, v, x[, y[, z]]) of both dialects, inside the
  * FGK_RS_GET* macros (fgk_rs_st_##T stores element i): a point outside

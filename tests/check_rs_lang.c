@@ -424,6 +424,40 @@ START_TEST(test_rs_lang_void_kernels_and_bool) {
 }
 END_TEST
 
+/* rs_fp_relaxed assumes no finite math: fmax / fmin with NaN return the
+ * other argument, isnan, isinf and isfinite tell, and comparisons with NaN
+ * are false, as in plain C. */
+START_TEST(test_rs_lang_relaxed_keeps_nan_and_inf) {
+  enum { N = 8 };
+  fg_rs_script *s = load("relaxed.rs");
+  ck_assert_int_eq(fg_rs_script_fp(s), FG_RS_FP_RELAXED);
+  const float nan = NAN, inf = INFINITY;
+  const float in[N][2] = {{1.f, nan}, {nan, 3.f}, {nan, nan}, {-inf, nan},
+                          {inf, -inf}, {2.5f, 2.5f}, {-1.f, 4.f},
+                          {nan, -inf}};
+  float out[N][4];
+  fg_graph *g = fg_graph_new("relaxed");
+  fg_field *fi = fg_input(g, "in", fg_type_vector(FG_F32, fg_shape1(N), 2));
+  fg_output(g, "o", fg_rs_map(g, s, "nans", 1, &fi, NULL));
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){out});
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++) {
+    float a = in[i][0], b = in[i][1];
+    float mx = fmaxf(a, b), mn = fminf(a, b);
+    ck_assert_msg(isnan(mx) ? isnan(out[i][0]) : out[i][0] == mx,
+                  "fmax at %d: %g, want %g", i, (double)out[i][0], (double)mx);
+    ck_assert_msg(isnan(mn) ? isnan(out[i][1]) : out[i][1] == mn,
+                  "fmin at %d: %g, want %g", i, (double)out[i][1], (double)mn);
+    float z = isnan(a) ? 1.f : isinf(a) ? 2.f : isfinite(a) ? 3.f : 4.f;
+    float w = a != a ? 5.f : a < b ? 6.f : a == b ? 7.f : 8.f;
+    ck_assert_msg(out[i][2] == z && out[i][3] == w, "tests at %d: %g %g, "
+                  "want %g %g", i, (double)out[i][2], (double)out[i][3],
+                  (double)z, (double)w);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -435,6 +469,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_time_functions);
   tcase_add_test(tc, test_rs_lang_quaternions_and_more_runtime);
   tcase_add_test(tc, test_rs_lang_void_kernels_and_bool);
+  tcase_add_test(tc, test_rs_lang_relaxed_keeps_nan_and_inf);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
