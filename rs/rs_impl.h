@@ -176,6 +176,8 @@ typedef struct fgr_enumerator {   /* an enumeration constant */
   const char *name;
   int64_t value;
   int tok;                      /* its name's token */
+  bool known;                   /* fieldgraph could evaluate value (not
+                                   sizeof, say; the compiler does) */
 } fgr_enumerator;
 
 typedef struct fgr_named {        /* a typedef name or a struct tag */

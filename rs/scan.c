@@ -293,6 +293,26 @@ static void attributes(fgr_scan *s, attrs *a) {
     ;
 }
 
+/* The integer constant expression in tokens [a, b) into *v; false when
+ * fieldgraph cannot evaluate it (sizeof, say), without failing the scan:
+ * the compiler of the generated code evaluates what the script means. */
+static bool try_const_int(fgr_scan *s, int a, int b, int64_t *v) {
+  jmp_buf saved;
+  memcpy(saved, s->fail, sizeof saved);
+  struct cexpr *outer = s->evals;   /* a failure here abandons only ours */
+  s->evals = NULL;
+  volatile bool ok = false;
+  int i = s->i;
+  if (!setjmp(s->fail)) {
+    *v = fgr_cval_to_int(fgr_const_eval(s, a, b, "an enumeration value")).i;
+    ok = true;
+  }
+  s->i = i;
+  s->evals = outer;
+  memcpy(s->fail, saved, sizeof saved);
+  return ok;
+}
+
 /* An enum's body at the cursor ('{'): its constants, each the one before
  * plus one unless given a constant expression, go to u->enums; the type
  * is the integer clang gives it (unsigned int unless a constant is
@@ -302,7 +322,8 @@ static const fgr_type *enum_body(fgr_scan *s) {
   if (close < 0)
     fgr_scan_fail(s, open, "unbalanced '{'");
   int64_t next = 0, lo = 0, hi = 0;
-  bool any = false;
+  bool any = false, known = true;
+  int n_consts = 0;
   s->i = open + 1;
   while (s->i < close) {
     if (fgr_scan_tok(s, s->i)->kind != FGR_T_IDENT)
@@ -320,18 +341,20 @@ static const fgr_type *enum_body(fgr_scan *s) {
           depth--;
         s->i++;
       }
-      next = fgr_cval_to_int(fgr_const_eval(s, a, s->i,
-                                            "an enumeration value")).i;
+      known = try_const_int(s, a, s->i, &next);
     }
     const char *n = fgr_scan_tok_str(s, name);
     for (int k = 0; k < s->u->n_enums; k++)
       if (!strcmp(s->u->enums[k].name, n))
         fgr_scan_fail(s, name, "redefinition of enumerator '%s'", n);
     fgr_enumerator *e = PUSH(s, s->u->enums, n_enums, cap_enums);
-    *e = (fgr_enumerator){n, next, name};
-    lo = !any || next < lo ? next : lo;
-    hi = !any || next > hi ? next : hi;
-    any = true;
+    *e = (fgr_enumerator){n, next, name, known};
+    if (known) {
+      lo = !any || next < lo ? next : lo;
+      hi = !any || next > hi ? next : hi;
+      any = true;
+    }
+    n_consts++;
     next++;
     if (is(s, s->i, ","))
       s->i++;
@@ -339,7 +362,7 @@ static const fgr_type *enum_body(fgr_scan *s) {
       fgr_scan_fail(s, s->i, "expected ',' or '}', got %s",
                     fgr_scan_quote(s, s->i));
   }
-  if (!any)
+  if (!n_consts)
     fgr_scan_fail(s, open, "empty enum");
   s->i = close + 1;
   bool wide = lo < INT32_MIN || hi > (lo < 0 ? INT32_MAX : (int64_t)UINT32_MAX);
@@ -355,7 +378,7 @@ bool fgr_scan_enum_value(fgr_scan *s, int i, int64_t *value) {
     if (e->tok < i && (int)strlen(e->name) == len &&
         !memcmp(e->name, p, (size_t)len)) {
       *value = e->value;
-      return true;
+      return e->known;
     }
   }
   return false;

@@ -7,6 +7,7 @@
 enum Mode { ADD, SUB = 5, MUL, SHIFT = SUB * 2 + (1 << 2) };   // 0 5 6 14
 typedef enum { RED = -1, GREEN, BLUE = 'b' } Colour;
 enum { COUNT = 3, LAST = COUNT - 1 };
+enum { SIZED = sizeof(int) * 2 };     // the compiler evaluates it
 typedef enum Mode Mode_t;
 
 typedef struct __attribute__((packed)) Packed { uchar tag; int value; } Packed;
@@ -36,7 +37,8 @@ int RS_KERNEL enums(int in, uint32_t x) {
   p.tag = (uchar)c;
   p.value = apply(local, in, LAST);
   int sizes = (int)sizeof(Packed) * 100 + (int)sizeof(struct Wide);
-  return p.value + p.tag + sizes * 1000 + (mode == MUL ? 7 : 0) + RED;
+  return p.value + p.tag + sizes * 1000 + (mode == MUL ? 7 : 0) + RED +
+         SIZED;
 }
 
 float RS_KERNEL lookup(int in) {
