@@ -1249,7 +1249,8 @@ static const char *spell(fgk_writer *tw, const fgr_unit *u,
       return fgu_arena_printf(a, "%s%s", u->mangle, u->named[k].name);
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].type == t)
-      return fgu_arena_printf(a, "struct %s%s", u->mangle, u->named[k].name);
+      return fgu_arena_printf(a, "%s %s%s", t->is_union ? "union" : "struct",
+                              u->mangle, u->named[k].name);
   return NULL;
 }
 
@@ -1373,7 +1374,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   /* pass 1: macros, types and constants, in source order */
   for (int k = 0; k < u->n_items; k++) {
     const fgr_item *it = &u->items[k];
-    if (it->kind == FGR_I_DIRECTIVE || it->kind == FGR_I_TYPE) {
+    if (it->kind == FGR_I_DIRECTIVE ||
+        (it->kind == FGR_I_TYPE && !(w.cl && it->no_cl))) {
       start_item(&w, it->tok0);
       tokens(&w, it->tok0, it->tok1);
     } else if (it->kind == FGR_I_GLOBAL && it->constant && !it->skip) {

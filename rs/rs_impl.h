@@ -91,6 +91,10 @@ typedef struct fgr_type {
   fgr_member *members;
   int64_t size, align;          /* C layout (vec3 as vec4); 0 if unsized */
   const char *name;             /* as the user spells it */
+  bool is_union;                /* STRUCT: a union (every member at 0) */
+  bool has_ptr;                 /* STRUCT: a pointer member, here or in a
+                                   member struct (size 0: no value the
+                                   host and kernels pass) */
 } fgr_type;
 
 struct fgr_member {
@@ -202,6 +206,9 @@ typedef struct fgr_item {
   bool skip;                    /* GLOBAL: only globals fieldgraph cannot
                                    hold (fgr_bad_global): not emitted */
   int spec0, spec1;             /* GLOBAL: the declaration specifiers */
+  bool no_cl;                   /* TYPE: a function (pointer) typedef,
+                                   which OpenCL C rejects: not emitted
+                                   there (what uses it fails at its line) */
 } fgr_item;
 
 /* A global fieldgraph cannot hold (a pointer, an rs_script): the script

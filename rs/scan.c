@@ -246,7 +246,7 @@ typedef struct attrs {
 } attrs;
 
 static const fgr_type *struct_body(fgr_scan *s, const char *tag,
-                                   attrs before);
+                                   attrs before, bool is_union);
 
 static bool attr_is(fgr_scan *s, int i, const char *name) {
   char u[64];
@@ -440,11 +440,6 @@ static spec specifiers(fgr_scan *s, bool allow_storage) {
       t->kind = FGR_OPAQUE;
       t->name = fgr_scan_tok_str(s, i);
       sp.type = t;
-    } else if (is(s, i, "union")) {
-      fgr_scan_fail(s, i,
-                    "%s types are not supported by fieldgraph's RenderScript "
-                    "front end",
-                    fgr_scan_quote(s, i));
     } else if (is(s, i, "enum")) {
       /* an integer type; its tag names it as a typedef would */
       if (sp.type)
@@ -475,7 +470,8 @@ static spec specifiers(fgr_scan *s, bool allow_storage) {
         sp.type = n->type;
       }
       continue;
-    } else if (is(s, i, "struct")) {
+    } else if (is(s, i, "struct") || is(s, i, "union")) {
+      bool un = is(s, i, "union");
       if (sp.type)
         fgr_scan_fail(s, i, "two types in one declaration");
       s->i++;
@@ -488,14 +484,14 @@ static spec specifiers(fgr_scan *s, bool allow_storage) {
       }
       attributes(s, &before);
       if (is(s, s->i, "{")) {
-        sp.type = struct_body(s, tag, before);
+        sp.type = struct_body(s, tag, before, un);
         sp.defines = true;
       } else {
         const fgr_named *n = tag ? fgr_scan_find_named(s->u, tag, true) : NULL;
         if (!n)
           fgr_scan_fail(s, s->i - 1,
-                        "struct %s is not defined (fieldgraph needs "
-                        "its members to lay it out)",
+                        "%s %s is not defined (fieldgraph needs "
+                        "its members to lay it out)", un ? "union" : "struct",
                         tag ? tag : "");
         sp.type = n->type;
       }
@@ -675,8 +671,17 @@ static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
       fgr_scan_fail(s, s->i, "expected ')' closing the declarator of '%s'",
                     d.name ? d.name : "");
     s->i++;
-    if (is(s, s->i, "("))
-      fgr_scan_fail(s, s->i, "function pointers are not supported");
+    if (is(s, s->i, "(") && s->u->match[s->i] > s->i) {
+      /* (*name)(params): a pointer to a function, which fieldgraph holds
+       * nowhere (OpenCL C has none): an opaque pointer */
+      fgr_type *o = zalloc(s, sizeof *o);
+      o->kind = FGR_OPAQUE;
+      o->name = "function pointer";
+      d.type = o;
+      s->i = s->u->match[s->i] + 1;
+      attributes(s, &d.at);
+      return d;
+    }
     if (!is(s, s->i, "["))
       fgr_scan_fail(s, s->i, "expected '[' after the declarator of '%s'",
                     d.name ? d.name : "");
@@ -722,7 +727,8 @@ static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
 }
 
 static const fgr_type *struct_body(fgr_scan *s, const char *tag,
-                                   attrs before) {
+                                   attrs before, bool is_union) {
+  const char *kw = is_union ? "union" : "struct";
   int open = s->i;
   int close = s->u->match[open];
   if (close < 0)
@@ -733,10 +739,10 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag,
   int after = s->i;
   fgr_type *t = zalloc(s, sizeof *t);
   t->kind = FGR_STRUCT;
-  t->name = tag ? fgu_arena_printf(&s->u->arena, "struct %s", tag)
-                : "struct";
+  t->is_union = is_union;
+  t->name = tag ? fgu_arena_printf(&s->u->arena, "%s %s", kw, tag) : kw;
   int cap = 0;
-  int64_t off = 0, align = 1;
+  int64_t off = 0, align = 1, end = 0;
   bool alloc_member = false;
   s->i = open + 1;
   while (s->i < close) {
@@ -746,15 +752,14 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag,
       if (d.is_func)
         fgr_scan_fail(s, d.lparen, "functions cannot be struct members");
       const fgr_type *mt = d.type;
-      if (d.ptr)
-        fgr_scan_fail(s, d.name_tok,
-                      "pointer member '%s': structs passed between "
-                      "the host and kernels cannot hold pointers",
-                      d.name);
-      /* an rs_allocation member: the struct is no value fieldgraph
-       * holds (no size), so a global of it is refused where it is used */
-      alloc_member |= mt->kind == FGR_ALLOC;
-      if (mt->size <= 0 && mt->kind != FGR_ALLOC)
+      /* an rs_allocation or pointer member (or a struct holding one): the
+       * struct is no value fieldgraph holds (no size), so a global or
+       * kernel argument of it is refused where it is used; locals are
+       * the compiler's */
+      bool sizeless = mt->kind == FGR_STRUCT && mt->size <= 0;
+      alloc_member |= mt->kind == FGR_ALLOC || d.ptr > 0 || sizeless;
+      t->has_ptr |= d.ptr > 0 || (sizeless && mt->has_ptr);
+      if (mt->size <= 0 && mt->kind != FGR_ALLOC && !d.ptr && !sizeless)
         fgr_scan_fail(s, d.name_tok, "member '%s' of type %s has no size",
                       d.name, mt->name);
       if (t->n_members == cap) {
@@ -768,15 +773,17 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag,
       /* an allocation member is laid out as a pointer, never held; a
        * packed struct's members sit at any byte, unless aligned says
        * otherwise, as in C */
-      int64_t ma = mt->align > 0 ? mt->align : 8;
+      int64_t ma = mt->align > 0 && !d.ptr ? mt->align : 8;
       if (before.packed || d.at.packed)
         ma = 1;
       if (d.at.aligned > ma)
         ma = d.at.aligned;
-      off = (off + ma - 1) / ma * ma;
+      off = is_union ? 0 : (off + ma - 1) / ma * ma;
       t->members[t->n_members++] = (fgr_member){d.name, mt, off};
       fgu_buf_printf(&s->members, "%s\n", d.name);
-      off += mt->size > 0 ? mt->size : 8;
+      off += mt->size > 0 && !d.ptr ? mt->size : 8;
+      if (off > end)
+        end = off;
       if (ma > align)
         align = ma;
       if (is(s, s->i, ",")) {
@@ -788,16 +795,16 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag,
     expect(s, ";");
   }
   if (!t->n_members)
-    fgr_scan_fail(s, open, "empty struct");
+    fgr_scan_fail(s, open, "empty %s", kw);
   if (before.aligned > align)
     align = before.aligned;
   t->align = align;
-  t->size = alloc_member ? 0 : (off + align - 1) / align * align;
+  t->size = alloc_member ? 0 : (end + align - 1) / align * align;
   s->i = after;
   if (tag) {
     fgr_named *n = PUSH(s, s->u->named, n_named, cap_named);
     *n = (fgr_named){tag, t, true};
-    t->name = fgu_arena_printf(&s->u->arena, "struct %s", tag);
+    t->name = fgu_arena_printf(&s->u->arena, "%s %s", kw, tag);
   }
   return t;
 }
@@ -897,6 +904,10 @@ static const char *bad_global_why(const declarator *d, char *buf, size_t n) {
   if (d->ptr)
     snprintf(buf, n, "pointer global '%s' is not supported (bind an "
              "rs_allocation instead)", d->name);
+  else if (d->type->kind == FGR_STRUCT && d->type->has_ptr)
+    snprintf(buf, n, "global '%s' of type %s holds a pointer member, "
+             "which a value passed between the host and kernels cannot "
+             "hold", d->name, d->type->name);
   else if (d->type->kind == FGR_STRUCT && d->type->size <= 0)
     snprintf(buf, n, "global '%s' of type %s holds an rs_allocation "
              "member, which fieldgraph does not bind (declare the "
@@ -2163,21 +2174,35 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
                     fgr_scan_quote(s, t0));
     spec sp = specifiers(s, true);
     if (sp.is_typedef) {
+      bool fn_type = false;
       for (;;) {
         declarator d = parse_declarator(s, sp.type, false);
-        if (d.is_func || d.ptr)
-          fgr_scan_fail(s, d.name_tok, "typedef '%s' of a %s is not supported",
-                        d.name, d.is_func ? "function" : "pointer");
+        const fgr_type *dt = d.type;
+        if (d.is_func || d.ptr) {
+          /* a pointer or function type: no value fieldgraph holds, so a
+           * global or argument of it is refused where it is used, while
+           * function bodies may declare locals of it */
+          fgr_type *o = zalloc(s, sizeof *o);
+          o->kind = FGR_OPAQUE;
+          o->name = d.name;
+          dt = o;
+          fn_type |= d.is_func || !strcmp(d.type->name, "function pointer");
+          if (d.is_func)
+            s->i = s->u->match[d.lparen] + 1;
+        }
         fgr_named *n = PUSH(s, u->named, n_named, cap_named);
-        *n = (fgr_named){d.name, d.type, false};
-        if (d.type->kind == FGR_STRUCT && !strcmp(d.type->name, "struct"))
-          ((fgr_type *)d.type)->name = d.name;
+        *n = (fgr_named){d.name, dt, false};
+        if (dt->kind == FGR_STRUCT && (!strcmp(dt->name, "struct") ||
+                                       !strcmp(dt->name, "union")))
+          ((fgr_type *)dt)->name = d.name;
         if (!is(s, s->i, ","))
           break;
         s->i++;
       }
       expect(s, ";");
-      new_item(s, FGR_I_TYPE, t0)->tok1 = s->i;
+      fgr_item *ti = new_item(s, FGR_I_TYPE, t0);
+      ti->tok1 = s->i;
+      ti->no_cl = fn_type;
       continue;
     }
     if (is(s, s->i, ";")) {

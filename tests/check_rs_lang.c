@@ -458,6 +458,58 @@ START_TEST(test_rs_lang_relaxed_keeps_nan_and_inf) {
 }
 END_TEST
 
+/* Unions (typedef'd and tagged, a global one in the globals block),
+ * structs holding pointers used as locals, pointer and function-pointer
+ * typedefs: the script loads, its kernels run; a global struct holding a
+ * pointer is refused where a kernel uses it. */
+START_TEST(test_rs_lang_unions_and_pointer_types) {
+  enum { N = 29 };
+  fg_rs_script *s = load("types.rs");
+  ck_assert_uint_eq(fg_rs_global_size(s, "gBits"), 4);
+  uint32_t key = 0x5A5A1234u;
+  ck_assert_int_eq(fg_rs_set(s, "gBits", &key, sizeof key), FG_OK);
+  float f[N], lf[N];
+  uint8_t px[N][4];
+  uint32_t bits[N];
+  int32_t pr[N];
+  for (int i = 0; i < N; i++) {
+    f[i] = (float)i * 1.75f - 20.f;
+    for (int c = 0; c < 4; c++)
+      px[i][c] = (uint8_t)(i * 13 + c * 71);
+  }
+  fg_graph *g = fg_graph_new("types");
+  fg_field *ff = fg_input(g, "f", fg_type_scalar(FG_F32, fg_shape1(N)));
+  fg_field *fp = fg_input(g, "p", fg_type_vector(FG_U8, fg_shape1(N), 4));
+  fg_output(g, "bits", fg_rs_map(g, s, "floatBits", 1, &ff, NULL));
+  fg_output(g, "pairs", fg_rs_map(g, s, "pairs", 1, &fp, NULL));
+  fg_output(g, "lf", fg_rs_map(g, s, "localFilter", 1, &ff, NULL));
+  tu_run(g, 2, (const void *[]){f, px}, 3, (void *[]){bits, pr, lf});
+  fg_graph_free(g);
+  const float taps[3] = {0.25f, 0.5f, 0.25f};
+  for (int i = 0; i < N; i++) {
+    uint32_t u;
+    int32_t w;
+    memcpy(&u, &f[i], 4);
+    memcpy(&w, px[i], 4);
+    ck_assert_uint_eq(bits[i], u ^ key);
+    ck_assert_int_eq(pr[i], w);
+    float sum = 0.f;
+    for (int k = 0; k < 3; k++)
+      sum += taps[k] * f[i] + taps[k];
+    ck_assert(lf[i] == sum);
+  }
+  g = fg_graph_new("ptr");
+  fg_field *fi = fg_input(g, "i", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "usesGlobalFilter", 1, &fi, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "types.rs:38:") &&
+                strstr(fg_graph_errmsg(g), "'gFilter'") &&
+                strstr(fg_graph_errmsg(g), "pointer member"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -470,6 +522,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_quaternions_and_more_runtime);
   tcase_add_test(tc, test_rs_lang_void_kernels_and_bool);
   tcase_add_test(tc, test_rs_lang_relaxed_keeps_nan_and_inf);
+  tcase_add_test(tc, test_rs_lang_unions_and_pointer_types);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
