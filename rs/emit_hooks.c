@@ -736,9 +736,40 @@ static void wrap_conversion(rw *w, int a, int b, const char *to) {
 static void rewrite_conversions(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   const char *ret = f->ret_ptr ? NULL : vector_name(&w->scratch, f->ret);
+  static const char *const assign[] = {"=", "+=", "-=", "*=", "/=", "%=",
+                                       "&=", "|=", "^=", "<<=", ">>=", NULL};
   for (int i = f->rparen + 1; i + 2 < f->tok1; i++) {
-    if (w->vtype[i] && fgr_tok_is(u, i + 1, "=") &&
-        !fgr_tok_is(u, i + 2, "{")) {
+    bool is_assign = false;
+    for (int k = 0; assign[k] && !is_assign; k++)
+      is_assign = fgr_tok_is(u, i + 1, assign[k]);
+    int len0;
+    const char *p0 = fgr_tok_text(u, i, &len0);
+    int callee = u->toks[i].kind == FGR_T_IDENT && fgr_tok_is(u, i + 1, "(")
+                     && !fgr_tok_is(u, i - 1, ".") &&
+                     !fgr_tok_is(u, i - 1, "->") && !w->local[i]
+                 ? find_func_index(u, p0, len0) : -1;
+    if (callee >= 0 && u->match[i + 1] > i + 1) {
+      /* arguments of a script function's vector parameters */
+      const fgr_func *c = &u->funcs[callee];
+      int rp = u->match[i + 1], a = i + 2, n = 0;
+      for (int j = i + 2; j <= rp && rp > i + 2; j++) {
+        if (j < rp && (fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+                       fgr_tok_is(u, j, "{")) && u->match[j] > j) {
+          j = u->match[j];
+          continue;
+        }
+        if (j < rp && !fgr_tok_is(u, j, ","))
+          continue;
+        const char *to = n < c->n_params && !c->params[n].ptr
+                             ? vector_name(&w->scratch, c->params[n].type)
+                             : NULL;
+        if (to && j > a && !fgr_tok_is(u, a, "{"))
+          wrap_conversion(w, a, j, to);
+        n++;
+        a = j + 1;
+      }
+    }
+    if (w->vtype[i] && is_assign && !fgr_tok_is(u, i + 2, "{")) {
       int end = fwd_assignment(u, i + 2, f->tok1);
       int t = w->vtype[i] - 1, len;
       const char *p = fgr_tok_text(u, t, &len);

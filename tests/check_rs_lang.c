@@ -185,7 +185,7 @@ END_TEST
 
 /* Implicit conversions between vectors of as many elements (uint4 to
  * int4, int4 to float4, float4 to int4, int2 to short2...) in
- * initializers, assignments and returns: per element, as C converts
+ * initializers, assignments (compound too), arguments and returns: per element, as C converts
  * scalars (OpenCL C rejects them; the C dialect would reinterpret or
  * reject them). */
 START_TEST(test_rs_lang_implicit_vector_conversions) {
@@ -222,9 +222,10 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
       float f = (float)a[c];
       int32_t rr = (int32_t)((uint32_t)a[c] * 2u);
       int32_t t = (int32_t)(f * 0.5f);
+      uint32_t cc = in[i][c] + 1u + in[i][c];
       ck_assert_int_eq(out[i][c], (int32_t)((uint32_t)rr + (uint32_t)t +
                                             (uint32_t)(int32_t)(gx * 0.25f) +
-                                            (uint32_t)(int32_t)b[1]));
+                                            (uint32_t)(int32_t)b[1] + cc));
     }
     for (int c = 0; c < 2; c++)
       ck_assert(nout[i][c] == (float)(int16_t)in2[i][c]);

@@ -1,10 +1,11 @@
 // RenderScript's implicit conversions between vectors of the same number
 // of elements (a value conversion per element, as C converts scalars):
-// initializers, assignments and returns.
+// initializers, assignments, arguments and returns.
 #pragma version(1)
 #pragma rs java_package_name(t)
 
 static uint4 twice(int4 v) { return v * 2; }     // int4 returned as uint4
+static int4 addOne(int4 v) { return v + 1; }
 
 int4 RS_KERNEL convert(uint4 in) {
   int4 a = in;                  // uint4 -> int4
@@ -14,7 +15,9 @@ int4 RS_KERNEL convert(uint4 in) {
   int4 r = twice(a);            // uint4 -> int4
   int4 t = f * 0.5f;            // float4 -> int4, truncating
   float3 g = in.xyz;            // uint3 -> float3
-  return r + t + (int4)((int)(g.x * 0.25f)) + (int4)((int)b.y);
+  int4 c = addOne(in);          // a uint4 argument of an int4 parameter
+  c += in;                      // int4 += uint4
+  return r + t + (int4)((int)(g.x * 0.25f)) + (int4)((int)b.y) + c;
 }
 
 float2 RS_KERNEL narrow(int2 in) {
