@@ -727,7 +727,14 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
     return true;
   int len;
   const char *p = fgr_tok_text(u, t, &len);
-  if (fgr_host_runtime_has(p, len))
+  if (len == 14 && !memcmp(p, "rsGetElementAt", 14))
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: rsGetElementAt's pointer is "
+             "used as fieldgraph does not: it reads *(const T *)"
+             "rsGetElementAt(a, x, ...), T *p = rsGetElementAt(a, x, ...) "
+             "declaring p, and (volatile int32_t *)rsGetElementAt(...) for "
+             "the atomics", fgr_tok_file(u, t), u->toks[t].line,
+             u->toks[t].col, l->what);
+  else if (fgr_host_runtime_has(p, len))
     fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' runs only in "
              "invokables on the host (fg_rs_call), not in kernels",
              fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,

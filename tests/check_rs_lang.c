@@ -179,6 +179,13 @@ START_TEST(test_rs_lang_untyped_get_and_reinterpretation) {
                 strstr(fg_graph_errmsg(g), "same size"), "%s",
                 fg_graph_errmsg(g));
   fg_graph_free(g);
+  /* the pointer assigned after its declaration: named, not run */
+  g = fg_graph_new("later");
+  ck_assert_ptr_null(fg_rs_map(g, s, "assignedLater", 0, NULL, &o));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "gets.rs:35:7:") &&
+                strstr(fg_graph_errmsg(g), "rsGetElementAt's pointer"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
   fg_rs_script_free(s);
 }
 END_TEST

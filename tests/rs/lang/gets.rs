@@ -29,3 +29,9 @@ float RS_KERNEL wrongSize(uint32_t x) {
   double *d = rsGetElementAt(bytes, x);           // 8 bytes of a 1-byte one
   return (float)*d;
 }
+
+float4 RS_KERNEL assignedLater(uint32_t x, uint32_t y) {
+  const float4 *p;
+  p = rsGetElementAt(vecs, x, y);                 // not a declaration's
+  return *p;
+}
