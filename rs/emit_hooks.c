@@ -15,6 +15,13 @@
  *    and every call passes it on; a reference to a global becomes a member
  *    access through it (OpenCL devices such as PoCL have no program-scope
  *    variables, so globals travel as a kernel argument);
+ *  - a name OpenCL C reserves (kernel, global, read_only, image2d_t...)
+ *    or generated code uses (fgk_) becomes fgk_rs_id_<name>, in both
+ *    dialects;
+ *  - a value given to a vector local, argument or return passes through
+ *    fgk_rs_cv_<type> (RenderScript's implicit vector conversions), and
+ *    T *p = rsGetElementAt(a, ...) becomes a const pointer into the
+ *    bound field;
  *  - RS_KERNEL and __attribute__((kernel)) disappear, .r .g .b .a become
  *    .x .y .z .w, and a vector literal (float4){ v } of one value splats
  *    it (what the reference's greyscale kernel means; OpenCL C rejects it
