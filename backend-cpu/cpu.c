@@ -50,13 +50,19 @@ typedef struct cpu_backend {
 } cpu_backend;
 
 /* Full precision keeps IEEE semantics (no contraction, so fused and unfused
- * kernels round alike); relaxed lets clang call libmvec's vector math.
- * Signed integers wrap (-fwrapv), as OpenCL devices do in practice. */
+ * kernels round alike); relaxed lets clang call libmvec's vector math and
+ * reassociate, but assumes no finite math: NaN and infinities still
+ * compare, test (isnan) and pass through fmax / fmin as IEEE says, as
+ * RenderScript's rs_fp_relaxed keeps them (FGK_FAST_MATH selects the
+ * relaxed math routines, emit/math_c.c, which __FAST_MATH__ no longer
+ * does without -ffinite-math-only).  Signed integers wrap (-fwrapv), as
+ * OpenCL devices do in practice. */
 static const char *const flags_full[] = {
   "-O3", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno", "-fwrapv",
   "-ffp-contract=off", "-w", NULL};
 static const char *const flags_relaxed[] = {
-  "-O3", "-fPIC", "-shared", "-std=gnu11", "-ffast-math", "-fwrapv",
+  "-O3", "-fPIC", "-shared", "-std=gnu11", "-ffast-math",
+  "-fno-finite-math-only", "-DFGK_FAST_MATH=1", "-fwrapv",
   "-fveclib=libmvec", "-w", NULL};
 
 /* ---- messages ----------------------------------------------------------- */

@@ -49,9 +49,12 @@ static fg_status ocl_build(fg__backend *be, const char *source,
   cl_backend *cb = (cl_backend *)be;
   *out = NULL;
   /* -w: generated code draws warnings (extra parentheses) that drivers
-   * print to stderr; errors still fail the build with their log */
+   * print to stderr; errors still fail the build with their log.  Relaxed
+   * precision is -cl-fast-relaxed-math without its -cl-finite-math-only:
+   * NaN and infinities keep their IEEE behaviour (isnan, fmax / fmin), as
+   * RenderScript's rs_fp_relaxed keeps them and the CPU backend does */
   const char *options = opt && opt->precision == FG_PRECISION_RELAXED
-                            ? "-cl-std=CL1.2 -w -cl-fast-relaxed-math"
+                            ? "-cl-std=CL1.2 -w -cl-unsafe-math-optimizations"
                             : "-cl-std=CL1.2 -w";
   fg__kbin *k = calloc(1, sizeof *k);
   if (!k)

@@ -7,7 +7,7 @@
  * so it can.  Full precision computes in double and handles the special
  * values of C99 Annex F / OpenCL C (within 1 ulp; OpenCL allows 2 for
  * cbrt, 3 for exp and log, 16 for pow); relaxed precision (the kernel is
- * compiled with -ffast-math, so __FAST_MATH__ selects it) computes in
+ * compiled with -ffast-math and FGK_FAST_MATH, which select it) computes in
  * float within OpenCL's relaxed-math bounds, stated in the text.  Double
  * arguments keep the C library's calls.  tests/check_math.c holds both
  * grades to their bounds over the whole float range. */
@@ -16,7 +16,7 @@
 static const char math_text[] =
   "/* Vectorizable float math: cbrt, exp, exp2, exp10, log, log2, log10, pow.\n"
   " * Branch-free and table-free, so clang's loop vectorizer widens loops\n"
-  " * that call them.  Full precision (no __FAST_MATH__) works in double and\n"
+  " * that call them.  Full precision (no FGK_FAST_MATH) works in double and\n"
   " * handles every special value as C99 Annex F and OpenCL C do; the ulp\n"
   " * bounds below are OpenCL C's, and tests/check_math.c holds the routines\n"
   " * to them over the whole float range. */\n"
@@ -84,7 +84,7 @@ static const char math_text[] =
   "  r = r * (4.0 - a * (r * r * r)) * (1.0 / 3);\n"
   "  return r;\n"
   "}\n"
-  "#ifndef __FAST_MATH__\n"
+  "#if !defined(__FAST_MATH__) && !defined(FGK_FAST_MATH)\n"
   "/* cbrt: <= 1 ulp (OpenCL: 2); +-0, +-inf and NaN return themselves. */\n"
   "static inline float fgk_math_cbrtf(float x) {\n"
   "  double a = __builtin_fabs((double)x), r = fgk_m_rcbrtd(a);\n"
@@ -149,7 +149,8 @@ static const char math_text[] =
   "  return y == 0 || x == 1 ? 1.0f : r;\n"
   "}\n"
   "#else\n"
-  "/* Relaxed precision (-ffast-math, OpenCL's -cl-fast-relaxed-math): in\n"
+  "/* Relaxed precision (-ffast-math without finite-math-only; OpenCL's\n"
+  " * -cl-unsafe-math-optimizations): in\n"
   " * float, finite arguments and results only (infinities and NaN are\n"
   " * undefined there), subnormals may flush to zero.  Bounds met, from\n"
   " * OpenCL C's relaxed-math table: exp, exp2, exp10 <= 3 ulp (OpenCL:\n"

@@ -24,7 +24,8 @@ const char *const fgr_c_renames[] = {
   "remainder", "powr", "native_powr", "pown", "min", "max", "clamp", "abs",
   "mix", "step", "mad", "fma", "dot", "length", "distance", "normalize",
   "cross", "native_length", "native_distance", "native_normalize",
-  "fast_length", "fast_distance", "fast_normalize", NULL};
+  "fast_length", "fast_distance", "fast_normalize", "acospi", "asinpi",
+  "atanpi", "cospi", "sinpi", "tanpi", "atan2pi", NULL};
 
 /* Functions OpenCL C has but renamed around a script's text, to give them
  * RenderScript's overload sets (two-argument math: float only). */
@@ -44,7 +45,9 @@ const char *const fgr_runtime_names[] = {
   "rsGetElementAtYuv_uchar_V", "rsYuvToRGBA_uchar4", "rsYuvToRGBA_float4",
   "rsSample", "rsRand", "rsAtomicInc", "rsAtomicDec", "rsAtomicAdd",
   "rsAtomicSub", "rsAtomicAnd", "rsAtomicOr", "rsAtomicXor", "rsAtomicMin",
-  "rsAtomicMax", "rsAtomicCas", NULL};
+  "rsAtomicMax", "rsAtomicCas", "rsQuaternion*", "rsFrac",
+  /* scalars: C's <math.h> macros, OpenCL C's built-ins */
+  "isnan", "isinf", "isfinite", NULL};
 
 /* rsSetElementAt_<T>(a, v, x[, y[, z]]) of both dialects, inside the
  * FGK_RS_GET* macros (fgk_rs_st_##T stores element i): a point outside
@@ -66,6 +69,17 @@ const char *const fgr_runtime_names[] = {
   "  FGK_RS_F void rsSetElementAt_##T(rs_allocation a, T v, uint x, " \
   "uint y, uint z) {\\\n" \
   "    fgk_rs_st_##T(a, fgk_rs_sidx(a, x, y, z), v); }\\\n"
+
+/* Untyped rsGetElementAt(a, x[, y[, z]]) given to a pointer local T *p
+ * (emit_hooks.c writes fgk_rs_eptr(sizeof(*p), a, ...)): the address of
+ * the element, coordinates clamped, in address space Q. */
+#define FGR_EPTR(Q) \
+  "FGK_RS_F " Q "const void *fgk_rs_eptr(long s, rs_allocation a, uint x) " \
+  "{\n  return a.p + fgk_rs_idx(a, x, 0, 0) * s; }\n" \
+  "FGK_RS_F " Q "const void *fgk_rs_eptr(long s, rs_allocation a, uint x, " \
+  "uint y) {\n  return a.p + fgk_rs_idx(a, x, y, 0) * s; }\n" \
+  "FGK_RS_F " Q "const void *fgk_rs_eptr(long s, rs_allocation a, uint x, " \
+  "uint y, uint z) {\n  return a.p + fgk_rs_idx(a, x, y, z) * s; }\n"
 
 /* rsGetElementAtYuv_uchar_Y/U/V of both dialects, rsYuvToRGBA_uchar4
  * (Android's BT.601 integer formula) and rsYuvToRGBA_float4 (its float
@@ -299,6 +313,27 @@ const char fgr_compat_c[] =
   "FGK_RS_STD(sqrt) FGK_RS_STD(tan) FGK_RS_STD(tanh) FGK_RS_STD(tgamma)\n"
   "FGK_RS_STD(trunc)\n"
   "FGK_RS_U(fgk_rs_rsqrt, fgk_rs_rsqrtf, fgk_rs_rsqrtd)\n"
+  /* the pi-scaled trigonometry OpenCL C has, through double */
+  "#define FGK_RS_PI1(F, G) \\\n"
+  "  FGK_RS_S(fgk_rs_##F##f, float, 0)(float x) "
+  "{ return (float)G(x * 3.14159265358979323846); }\\\n"
+  "  FGK_RS_S(fgk_rs_##F##d, double, 0)(double x) "
+  "{ return G(x * 3.14159265358979323846); }\\\n"
+  "  FGK_RS_U(fgk_rs_##F, fgk_rs_##F##f, fgk_rs_##F##d)\n"
+  "#define FGK_RS_API(F, G) \\\n"
+  "  FGK_RS_S(fgk_rs_##F##f, float, 0)(float x) "
+  "{ return (float)(G((double)x) / 3.14159265358979323846); }\\\n"
+  "  FGK_RS_S(fgk_rs_##F##d, double, 0)(double x) "
+  "{ return G(x) / 3.14159265358979323846; }\\\n"
+  "  FGK_RS_U(fgk_rs_##F, fgk_rs_##F##f, fgk_rs_##F##d)\n"
+  "FGK_RS_PI1(cospi, cos) FGK_RS_PI1(sinpi, sin) FGK_RS_PI1(tanpi, tan)\n"
+  "FGK_RS_API(acospi, acos) FGK_RS_API(asinpi, asin) "
+  "FGK_RS_API(atanpi, atan)\n"
+  "FGK_RS_S(fgk_rs_atan2pif, float, 0)(float y, float x) "
+  "{ return (float)(atan2((double)y, (double)x) / 3.14159265358979323846); }\n"
+  "FGK_RS_S(fgk_rs_atan2pid, double, 0)(double y, double x) "
+  "{ return atan2(y, x) / 3.14159265358979323846; }\n"
+  "FGK_RS_B(fgk_rs_atan2pi, fgk_rs_atan2pif, fgk_rs_atan2pid)\n"
   "FGK_RS_U(fgk_rs_sign, fgk_signf, fgk_sign)\n"
   "FGK_RS_U(fgk_rs_degrees, fgk_rs_degf, fgk_rs_degd)\n"
   "FGK_RS_U(fgk_rs_radians, fgk_rs_radf, fgk_rs_radd)\n"
@@ -474,6 +509,21 @@ const char fgr_compat_c[] =
   "  z = z < 0 ? 0 : z >= Z ? Z - 1 : z;\n"
   "  return (z * Y + y) * X + x; }\n"
   FGR_SIDX
+  FGR_EPTR("")
+  /* RenderScript's implicit vector conversions (emit_hooks.c): to D
+   * (T elements, N of them) from every vector of N elements, by value,
+   * and from every scalar, splatted */
+  "#define FGK_RS_CV1(D, T, N, S) \\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S##N v) { return __builtin_convertvector(v, "
+  "D); }\\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S v) { return (D)((T)v); }\n"
+  "#define FGK_RS_CV(D, T, N) FGK_RS_CV1(D, T, N, schar) "
+  "FGK_RS_CV1(D, T, N, uchar)\\\n"
+  "  FGK_RS_CV1(D, T, N, short) FGK_RS_CV1(D, T, N, ushort) "
+  "FGK_RS_CV1(D, T, N, int)\\\n"
+  "  FGK_RS_CV1(D, T, N, uint) FGK_RS_CV1(D, T, N, long) "
+  "FGK_RS_CV1(D, T, N, ulong)\\\n"
+  "  FGK_RS_CV1(D, T, N, float) FGK_RS_CV1(D, T, N, double)\n"
   "#define FGK_RS_GET(T, S, N) \\\n"
   "  static inline __attribute__((unused)) T fgk_rs_ld_##T(rs_allocation "
   "a, long i) {\\\n"
@@ -621,6 +671,19 @@ const char fgr_compat_cl[] =
   "  z = clamp(z, 0L, Z - 1);\n"
   "  return (z * Y + y) * X + x; }\n"
   FGR_SIDX
+  FGR_EPTR("__global ")
+  /* RenderScript's implicit vector conversions (emit_hooks.c; double
+   * added where the kernel has it) */
+  "#define FGK_RS_CV1(D, T, N, S) \\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S##N v) { return convert_##D(v); }\\\n"
+  "  FGK_RS_F D fgk_rs_cv_##D(S v) { return (D)((T)v); }\n"
+  "#define FGK_RS_CV(D, T, N) FGK_RS_CV1(D, T, N, char) "
+  "FGK_RS_CV1(D, T, N, uchar)\\\n"
+  "  FGK_RS_CV1(D, T, N, short) FGK_RS_CV1(D, T, N, ushort) "
+  "FGK_RS_CV1(D, T, N, int)\\\n"
+  "  FGK_RS_CV1(D, T, N, uint) FGK_RS_CV1(D, T, N, long) "
+  "FGK_RS_CV1(D, T, N, ulong)\\\n"
+  "  FGK_RS_CV1(D, T, N, float)\n"
   "#define FGK_RS_LD1(T, S) ((__global const S *)a.p)[i]\n"
   "#define FGK_RS_LDN(T, S, N) vload##N(i, (__global const S *)a.p)\n"
   "#define FGK_RS_ST1(T, S) ((__global S *)a.p)[i] = v\n"

@@ -426,6 +426,11 @@ static fgr_cval unary_at(cexpr *c) {
       c->p++;
       return (fgr_cval){.i = is(c->s, t, "true")};
     }
+    int64_t ev;
+    if (fgr_scan_enum_value(c->s, t, &ev)) {
+      c->p++;
+      return (fgr_cval){.i = ev};
+    }
     int k;
     const fgr_global *g = const_global(c, t, &k);
     if (g) {

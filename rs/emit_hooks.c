@@ -15,6 +15,13 @@
  *    and every call passes it on; a reference to a global becomes a member
  *    access through it (OpenCL devices such as PoCL have no program-scope
  *    variables, so globals travel as a kernel argument);
+ *  - a name OpenCL C reserves (kernel, global, read_only, image2d_t...)
+ *    or generated code uses (fgk_) becomes fgk_rs_id_<name>, in both
+ *    dialects;
+ *  - a value given to a vector local, argument or return passes through
+ *    fgk_rs_cv_<type> (RenderScript's implicit vector conversions), and
+ *    T *p = rsGetElementAt(a, ...) becomes a const pointer into the
+ *    bound field;
  *  - RS_KERNEL and __attribute__((kernel)) disappear, .r .g .b .a become
  *    .x .y .z .w, and a vector literal (float4){ v } of one value splats
  *    it (what the reference's greyscale kernel means; OpenCL C rejects it
@@ -44,6 +51,9 @@ typedef struct rw {
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
   bool *local;             /* per token: names a local variable in scope */
+  int *vtype;              /* per token: a local of a vector type, 1 + the
+                              type's token (0: none) */
+  const char *convs;       /* the converters used, "int4\n..." */
   const char **open, **close;  /* per token: text before it (close, then
                                   pre, then open), for rewritten
                                   divisions */
@@ -90,6 +100,14 @@ static int find_named_index(const fgr_unit *u, const char *p, int len) {
   return -1;
 }
 
+static int find_enum_index(const fgr_unit *u, const char *p, int len) {
+  for (int k = u->n_enums - 1; k >= 0; k--)
+    if ((int)strlen(u->enums[k].name) == len &&
+        !memcmp(u->enums[k].name, p, (size_t)len))
+      return k;
+  return -1;
+}
+
 static int find_macro_index(const fgr_unit *u, const char *p, int len) {
   for (int k = u->n_macros - 1; k >= 0; k--)
     if ((int)strlen(u->macros[k].name) == len &&
@@ -116,6 +134,71 @@ static int find_global_index(const fgr_unit *u, const char *p, int len) {
         !memcmp(u->globals[k].name, p, (size_t)len))
       return k;
   return -1;
+}
+
+/* ---- reserved names ----------------------------------------------------- */
+
+/* Words that OpenCL C keeps for itself but C99, and so RenderScript, lets a
+ * script use as a name (address spaces, access qualifiers, its opaque and
+ * reserved types); a prefix entry ends in '*'. */
+static const char *const cl_reserved[] = {
+  "kernel", "__kernel", "global", "__global", "local", "__local",
+  "constant", "__constant", "private", "__private", "generic", "__generic",
+  "read_only", "__read_only", "write_only", "__write_only", "read_write",
+  "__read_write", "uniform", "pipe", "complex", "imaginary", "quad",
+  "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t",
+  "image2d_array_t", "image2d_depth_t", "image2d_array_depth_t",
+  "image2d_msaa_t", "image2d_array_msaa_t", "image2d_msaa_depth_t",
+  "image2d_array_msaa_depth_t", "image3d_t", "sampler_t", "event_t",
+  "queue_t", "ndrange_t", "clk_event_t", "reserve_id_t",
+  "cl_mem_fence_flags", "memory_scope", "memory_order", "atomic_int",
+  "atomic_uint", "atomic_long", "atomic_ulong", "atomic_float",
+  "atomic_double", "atomic_flag", "atomic_intptr_t", "atomic_uintptr_t",
+  "atomic_size_t", "atomic_ptrdiff_t", "fgk_*", "FGK_*",
+  NULL};
+
+/* Whether a script's identifier p (len bytes) must be renamed in
+ * generated code: an OpenCL C keyword or reserved type (also the vector
+ * types of 8 and 16 elements, which RenderScript lacks), or a name of the
+ * generated code's own (fgk_, FGK_).  The same names are renamed in both
+ * dialects, so a script's text reads the same everywhere. */
+static bool reserved_name(const char *p, int len) {
+  for (int k = 0; cl_reserved[k]; k++) {
+    size_t n = strlen(cl_reserved[k]);
+    if (cl_reserved[k][n - 1] == '*') {
+      if ((size_t)len >= n - 1 && !memcmp(p, cl_reserved[k], n - 1))
+        return true;
+    } else if ((size_t)len == n && !memcmp(p, cl_reserved[k], n)) {
+      return true;
+    }
+  }
+  static const char *const vec[] = {"char", "uchar", "short", "ushort",
+                                    "int", "uint", "long", "ulong", "float",
+                                    "double", "half", "bool", NULL};
+  for (int k = 0; vec[k]; k++) {
+    int n = (int)strlen(vec[k]);
+    if (len > n && !memcmp(p, vec[k], (size_t)n) &&
+        ((len == n + 1 && p[n] == '8') ||
+         (len == n + 2 && p[n] == '1' && p[n + 1] == '6')))
+      return true;
+  }
+  return false;
+}
+
+/* Writes script identifier p (len bytes) as generated code spells it:
+ * itself, or "fgk_rs_id_<name>" when reserved_name (no script name is
+ * spelled so otherwise: those starting with fgk_ are renamed too). */
+static void put_ident(fgu_buf *o, const char *p, int len) {
+  fgu_buf_printf(o, "%s%.*s", reserved_name(p, len) ? "fgk_rs_id_" : "",
+                 len, p);
+}
+
+/* The spelling of a global's name in the environment: put_ident's. */
+static const char *env_name(const fgr_unit *u, const char *name) {
+  int len = (int)strlen(name);
+  return reserved_name(name, len)
+             ? fgu_arena_printf(&((fgr_unit *)u)->arena, "fgk_rs_id_%s", name)
+             : name;
 }
 
 static bool is_member_name(const fgr_unit *u, const char *p, int len) {
@@ -166,7 +249,9 @@ static bool type_word(const fgr_unit *u, int i) {
     "float", "double", "half", "bool", "void", "unsigned", "signed",
     "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
     "uint16_t", "uint32_t", "uint64_t", "rs_allocation", "rs_kernel_context",
-    "rs_script_call_t", "const", "volatile", "static", "register", NULL};
+    "rs_script_call_t", "rs_time_t", "rs_tm", "rs_quaternion", "const",
+    "volatile", "static",
+    "register", NULL};
   if (u->toks[i].kind != FGR_T_IDENT)
     return false;
   for (int k = 0; words[k]; k++)
@@ -182,7 +267,7 @@ static bool type_word(const fgr_unit *u, int i) {
 
 /* Marks the uses of a local declared at token decl, visible up to token
  * end (exclusive), in w->local. */
-static void mark_scope(rw *w, int decl, int end) {
+static void mark_scope(rw *w, int decl, int end, int vt) {
   const fgr_unit *u = w->u;
   int len;
   const char *name = fgr_tok_text(u, decl, &len);
@@ -191,9 +276,18 @@ static void mark_scope(rw *w, int decl, int end) {
     const char *p = fgr_tok_text(u, i, &l);
     if (u->toks[i].kind == FGR_T_IDENT && l == len &&
         !memcmp(p, name, (size_t)len) &&
-        !(i > 0 && (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))))
+        !(i > 0 && (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->")))) {
       w->local[i] = true;
+      w->vtype[i] = vt >= 0 ? vt + 1 : 0;
+    }
   }
+}
+
+/* Whether token i names a built-in vector type (int4, uchar2...). */
+static bool builtin_vector(const fgr_unit *u, int i) {
+  int len;
+  const char *p = fgr_tok_text(u, i, &len);
+  return vector_type_tok(u, i) && find_named_index(u, p, len) < 0;
 }
 
 /* A pointer local declared at token decl whose initializer [a, b) names
@@ -227,6 +321,16 @@ static int declaration(rw *w, int i, int end, int limit) {
   } else {
     return i;
   }
+  /* a declaration of built-in vector type (and qualifiers) */
+  int vt = -1, n_types = 0;
+  for (int k = i; k < j; k++)
+    if (!fgr_tok_is(u, k, "const") && !fgr_tok_is(u, k, "volatile") &&
+        !fgr_tok_is(u, k, "static") && !fgr_tok_is(u, k, "register")) {
+      n_types++;
+      vt = builtin_vector(u, k) ? k : -1;
+    }
+  if (n_types != 1)
+    vt = -1;
   int n_decl = 0;
   while (j < limit) {
     bool ptr = false;
@@ -236,7 +340,7 @@ static int declaration(rw *w, int i, int end, int limit) {
     if (j >= limit || u->toks[j].kind != FGR_T_IDENT ||
         fgr_tok_is(u, j + 1, "("))
       return j;
-    mark_scope(w, j, end);
+    mark_scope(w, j, end, ptr || fgr_tok_is(u, j + 1, "[") ? -1 : vt);
     n_decl++;
     j++;
     while (fgr_tok_is(u, j, "[") && u->match[j] > j)
@@ -590,6 +694,136 @@ static void narrow_literals(rw *w, const fgr_func *f) {
 /* Rewrites (volatile int32_t *)rsGetElementAt(a, ...) in f's body, the
  * element an rsAtomic* call updates, as fgk_rs_aptr_int(a, ...): its
  * address in the dialect's address space (compat.c). */
+/* T *p = rsGetElementAt(a, ...) (fgr_untyped_ptr) becomes const T *p =
+ * fgk_rs_eptr(sizeof(*p), a, ...), __global on OpenCL, the cast dropped:
+ * a pointer into the bound allocation's field, which kernels only read
+ * (a write through it fails to compile, at its line). */
+static void rewrite_untyped_ptrs(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int i = f->rparen + 1; i + 1 < f->tok1; i++) {
+    fgr_eptr e;
+    if (!fgr_untyped_ptr(u, i, &e))
+      continue;
+    w->pre[e.decl] = w->cl ? "__global const " : "const ";
+    for (int k = e.cast_open; k >= 0 && k <= e.cast_close; k++)
+      w->rep[k] = "";
+    int len;
+    const char *p = fgr_tok_text(u, e.name, &len);
+    w->rep[i] = "fgk_rs_eptr";
+    w->rep[i + 1] = fgu_arena_printf(&w->scratch, "(sizeof(*%s%.*s), ",
+                                     reserved_name(p, len) ? "fgk_rs_id_"
+                                                           : "", len, p);
+  }
+}
+
+/* The spelling of vector type t (elem, width) in scripts: "int4". */
+static const char *vector_name(fgu_arena *a, const fgr_type *t) {
+  static const char *const el[FG_ELEM_COUNT_] = {
+    [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
+    [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
+    [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
+    [FG_F64] = "double"};
+  if (t->kind != FGR_NUM || t->width < 2 || !el[t->elem])
+    return NULL;
+  return fgu_arena_printf(a, "%s%d", el[t->elem], t->width);
+}
+
+/* Wraps tokens [a, b) in fgk_rs_cv_<to>( ... ) and notes the converter
+ * for emit_converters. */
+static void wrap_conversion(rw *w, int a, int b, const char *to) {
+  add_text(w, &w->open[a], fgu_arena_printf(&w->scratch, "fgk_rs_cv_%s(",
+                                            to), true);
+  add_text(w, &w->close[b], ")", false);
+  add_text(w, &w->convs, fgu_arena_printf(&w->scratch, "%s\n", to), false);
+}
+
+/* RenderScript converts a vector to another vector type of as many
+ * elements implicitly, element by element as C converts scalars (int4 a
+ * = u; with u a uint4, float4 f = a); OpenCL C rejects such conversions
+ * and the C dialect would reinterpret the bits or reject them.  So the
+ * value given to a local of a built-in vector type (initializer or
+ * assignment) and the value a function of a vector type returns pass
+ * through fgk_rs_cv_<type>, overloaded on every scalar and vector type
+ * (a scalar splats; the vector type itself is an identity). */
+static void rewrite_conversions(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  const char *ret = f->ret_ptr ? NULL : vector_name(&w->scratch, f->ret);
+  static const char *const assign[] = {"=", "+=", "-=", "*=", "/=", "%=",
+                                       "&=", "|=", "^=", "<<=", ">>=", NULL};
+  for (int i = f->rparen + 1; i + 2 < f->tok1; i++) {
+    bool is_assign = false;
+    for (int k = 0; assign[k] && !is_assign; k++)
+      is_assign = fgr_tok_is(u, i + 1, assign[k]);
+    int len0;
+    const char *p0 = fgr_tok_text(u, i, &len0);
+    int callee = u->toks[i].kind == FGR_T_IDENT && fgr_tok_is(u, i + 1, "(")
+                     && !fgr_tok_is(u, i - 1, ".") &&
+                     !fgr_tok_is(u, i - 1, "->") && !w->local[i]
+                 ? find_func_index(u, p0, len0) : -1;
+    if (callee >= 0 && u->match[i + 1] > i + 1) {
+      /* arguments of a script function's vector parameters */
+      const fgr_func *c = &u->funcs[callee];
+      int rp = u->match[i + 1], a = i + 2, n = 0;
+      for (int j = i + 2; j <= rp && rp > i + 2; j++) {
+        if (j < rp && (fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+                       fgr_tok_is(u, j, "{")) && u->match[j] > j) {
+          j = u->match[j];
+          continue;
+        }
+        if (j < rp && !fgr_tok_is(u, j, ","))
+          continue;
+        const char *to = n < c->n_params && !c->params[n].ptr
+                             ? vector_name(&w->scratch, c->params[n].type)
+                             : NULL;
+        if (to && j > a && !fgr_tok_is(u, a, "{"))
+          wrap_conversion(w, a, j, to);
+        n++;
+        a = j + 1;
+      }
+    }
+    if (w->vtype[i] && is_assign && !fgr_tok_is(u, i + 2, "{")) {
+      int end = fwd_assignment(u, i + 2, f->tok1);
+      int t = w->vtype[i] - 1, len;
+      const char *p = fgr_tok_text(u, t, &len);
+      if (end > i + 2)
+        wrap_conversion(w, i + 2, end,
+                        fgu_arena_printf(&w->scratch, "%.*s", len, p));
+    } else if (ret && fgr_tok_is(u, i, "return") &&
+               !fgr_tok_is(u, i + 1, ";")) {
+      int end = i + 1;
+      while (end < f->tok1 && !fgr_tok_is(u, end, ";")) {
+        if ((fgr_tok_is(u, end, "(") || fgr_tok_is(u, end, "[") ||
+             fgr_tok_is(u, end, "{")) && u->match[end] > end)
+          end = u->match[end];
+        end++;
+      }
+      wrap_conversion(w, i + 1, end, ret);
+    }
+  }
+}
+
+/* Defines the converters rewrite_conversions used (FGK_RS_CV, compat.c),
+ * each once per kernel. */
+static void emit_converters(rw *w) {
+  const char *s = w->convs;
+  while (s && *s) {
+    const char *nl = strchr(s, '\n');
+    char name[32], key[48];
+    snprintf(name, sizeof name, "%.*s", (int)(nl - s), s);
+    s = nl + 1;
+    snprintf(key, sizeof key, "fgk_rs_cv_%s", name);
+    if (!fgk_writer_first_use(w->tw, key))
+      continue;
+    int n = (int)strlen(name);
+    fgu_buf_printf(w->o, "FGK_RS_CV(%s, %.*s, %c)\n", name, n - 1, name,
+                   name[n - 1]);
+    if (w->cl && w->u->uses_double)
+      fgu_buf_printf(w->o, "FGK_RS_CV1(%s, %.*s, %c, double)\n", name,
+                     n - 1, name, name[n - 1]);
+    w->bol = true;
+  }
+}
+
 static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   for (int i = f->rparen + 1; i < f->tok1; i++) {
@@ -821,8 +1055,13 @@ static void token(rw *w, int i, bool in_pp) {
       return;
     }
   }
-  if (t->kind != FGR_T_IDENT || i == w->raw_tok) {
+  if (t->kind != FGR_T_IDENT) {
     fgu_buf_printf(w->o, "%.*s", len, p);
+    w->bol = false;
+    return;
+  }
+  if (i == w->raw_tok) {        /* a global's name in the block */
+    put_ident(w->o, p, len);
     w->bol = false;
     return;
   }
@@ -838,12 +1077,15 @@ static void token(rw *w, int i, bool in_pp) {
       buf[len] = 0;
       put(w, buf);
     } else {
-      fgu_buf_printf(w->o, "%.*s", len, p);
+      put_ident(w->o, p, len);
       w->bol = false;
     }
     return;
   }
   if (fgr_tok_is(u, i, "RS_KERNEL"))
+    return;
+  /* C's long long is 64 bits, OpenCL C's long; OpenCL reserves long long */
+  if (w->cl && fgr_tok_is(u, i, "long") && fgr_tok_is(u, i + 1, "long"))
     return;
   /* OpenCL C has no function-scope static variables: a static local (a
    * constant table, typically) becomes an automatic one */
@@ -866,7 +1108,7 @@ static void token(rw *w, int i, bool in_pp) {
     return;
   }
   if (shadowed(w, p, len) || (w->local && w->local[i])) {
-    fgu_buf_printf(w->o, "%.*s", len, p);
+    put_ident(w->o, p, len);
     w->bol = false;
     return;
   }
@@ -881,7 +1123,7 @@ static void token(rw *w, int i, bool in_pp) {
     }
     return;
   }
-  if (find_named_index(u, p, len) >= 0) {
+  if (find_named_index(u, p, len) >= 0 || find_enum_index(u, p, len) >= 0) {
     fgu_buf_printf(w->o, "%s%.*s", u->mangle, len, p);
     w->bol = false;
     return;
@@ -890,15 +1132,15 @@ static void token(rw *w, int i, bool in_pp) {
   if (g >= 0) {
     const fgr_global *gl = &u->globals[g];
     if (gl->alloc_index >= 0)
-      fgu_buf_printf(w->o, "(fgk_env->%s)", gl->name);
+      fgu_buf_printf(w->o, "(fgk_env->%s)", env_name(u, gl->name));
     else if (gl->buffered)
-      fgu_buf_printf(w->o, "(fgk_env->fgk_g->%s)", gl->name);
+      fgu_buf_printf(w->o, "(fgk_env->fgk_g->%s)", env_name(u, gl->name));
     else
       fgu_buf_printf(w->o, "%s%s", u->mangle, gl->name);
     w->bol = false;
     return;
   }
-  fgu_buf_printf(w->o, "%.*s", len, p);
+  put_ident(w->o, p, len);
   w->bol = false;
 }
 
@@ -1050,7 +1292,8 @@ static const char *spell(fgk_writer *tw, const fgr_unit *u,
       return fgu_arena_printf(a, "%s%s", u->mangle, u->named[k].name);
   for (int k = u->n_named - 1; k >= 0; k--)
     if (u->named[k].type == t)
-      return fgu_arena_printf(a, "struct %s%s", u->mangle, u->named[k].name);
+      return fgu_arena_printf(a, "%s %s%s", t->is_union ? "union" : "struct",
+                              u->mangle, u->named[k].name);
   return NULL;
 }
 
@@ -1108,9 +1351,11 @@ static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
   w->rep = calloc((size_t)u->n_toks + 1, sizeof *w->rep);
   w->emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w->emit_fn);
   w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
+  w->vtype = calloc((size_t)u->n_toks + 1, sizeof *w->vtype);
   w->open = calloc((size_t)u->n_toks + 1, sizeof *w->open);
   w->close = calloc((size_t)u->n_toks + 1, sizeof *w->close);
-  if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->open ||
+  if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->vtype ||
+      !w->open ||
       !w->close) {
     fgk_writer_helpers(tw)->oom = 1;
     return false;
@@ -1124,6 +1369,7 @@ static void rw_free(rw *w) {
   free(w->rep);
   free(w->emit_fn);
   free(w->local);
+  free(w->vtype);
   free(w->open);
   free(w->close);
   fgu_arena_free(&w->scratch);
@@ -1142,6 +1388,10 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_matrix_common);
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_sample_rt);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_time_types);
+    fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_quaternion_cl
+                                                   : fgr_quaternion_c);
+    fgu_buf_puts(fgk_writer_helpers(tw), fgr_quaternion_rt);
   }
   if (u->uses_double) {
     fgk_writer_use_fp64(tw);
@@ -1167,7 +1417,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   /* pass 1: macros, types and constants, in source order */
   for (int k = 0; k < u->n_items; k++) {
     const fgr_item *it = &u->items[k];
-    if (it->kind == FGR_I_DIRECTIVE || it->kind == FGR_I_TYPE) {
+    if (it->kind == FGR_I_DIRECTIVE ||
+        (it->kind == FGR_I_TYPE && !(w.cl && it->no_cl))) {
       start_item(&w, it->tok0);
       tokens(&w, it->tok0, it->tok1);
     } else if (it->kind == FGR_I_GLOBAL && it->constant && !it->skip) {
@@ -1194,6 +1445,13 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
     /* a later declarator of `int a = 0,b = 0;` has no space before it */
     put(&w, " ");
     w.raw_tok = g->tok;
+    /* an array its initializer sizes (`float map[] = {...}`) has the size
+     * written out: the block holds no initializers */
+    for (int i = g->decl0; i + 1 < g->decl1; i++)
+      if (fgr_tok_is(u, i, "[") && fgr_tok_is(u, i + 1, "]") &&
+          g->type->kind == FGR_ARRAY)
+        w.pre[i + 1] = fgu_arena_printf(&((fgr_unit *)u)->arena, "%lld",
+                                        (long long)g->type->count);
     tokens(&w, g->decl0, g->decl1);
     w.raw_tok = -1;
     put(&w, ";");
@@ -1205,7 +1463,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
                  gq(tw), is_host(tw) ? "" : "const ", u->mangle);
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
-      fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n", u->globals[k].name);
+      fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n",
+                     env_name(u, u->globals[k].name));
   /* the run's stop flag, which loops in function bodies poll (NULL in
    * host code, whose loops do not) */
   /* the point's rsRand state (compat.c; unused in host code), and a
@@ -1242,6 +1501,8 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
       narrow_literals(&w, &u->funcs[k]);
       rewrite_untyped_gets(&w, &u->funcs[k]);
       rewrite_atomic_gets(&w, &u->funcs[k]);
+      rewrite_untyped_ptrs(&w, &u->funcs[k]);
+      rewrite_conversions(&w, &u->funcs[k]);
       w.fn = &u->funcs[k];      /* its parameters hide globals */
       rewrite_pointer_reads(&w, &u->funcs[k]);
       w.fn = NULL;
@@ -1253,6 +1514,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
     return;
   }
   put(&w, w.bol ? "" : "\n");
+  emit_converters(&w);
   renames(tw, true);
   /* prototypes, then the functions */
   for (int k = 0; k < u->n_funcs; k++) {
@@ -1311,8 +1573,8 @@ static void env_setup(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
     int a = u->globals[k].alloc_index;
     if (a >= 0)
       fgu_buf_printf(h, "  fgk_envv.%s = fgk_rs_alloc(fgk_a%d, fgk_a%dx, "
-                     "fgk_a%dy, fgk_a%dz);\n", u->globals[k].name, a, a, a,
-                     a);
+                     "fgk_a%dy, fgk_a%dz);\n", env_name(u, u->globals[k].name),
+                     a, a, a, a);
   }
 }
 
@@ -1784,7 +2046,8 @@ void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
       if (a >= 0)
         fgu_buf_printf(h, "  fgk_envv.%s = fgk_rs_alloc(0, fgk_rs_h->dims[%d], "
                        "fgk_rs_h->dims[%d], fgk_rs_h->dims[%d]);\n",
-                       u->globals[j].name, 3 * a, 3 * a + 1, 3 * a + 2);
+                       env_name(u, u->globals[j].name), 3 * a, 3 * a + 1,
+                       3 * a + 2);
     }
     fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
     for (int p = 0; p < f->n_params; p++) {

@@ -178,6 +178,7 @@ static const char host_prelude[] =
   "  void (*log)(void *, const char *);\n"
   "  void (*send)(void *, int, const void *, unsigned long);\n"
   "  void *ctx;\n  unsigned long long *rand;\n  const long *dims;\n"
+  "  long long *dt_last;\n"
   "} fgk_rs_host_t;\n"
   "static __thread fgk_rs_host_t *fgk_rs_h;\n"
   "#define FGK_RSH static __attribute__((overloadable, unused))\n"
@@ -242,6 +243,7 @@ typedef struct host_rt {
   void *ctx;
   unsigned long long *rand;
   const long *dims;             /* x, y, z of each rs_allocation global */
+  long long *dt_last;           /* rsGetDt's (rs/time.c) */
 } host_rt;
 
 bool fgr_host_runtime_has(const char *p, int len) {
@@ -251,7 +253,7 @@ bool fgr_host_runtime_has(const char *p, int len) {
   for (int k = 0; names[k]; k++)
     if ((int)strlen(names[k]) == len && !memcmp(names[k], p, (size_t)len))
       return true;
-  return len > 8 && !memcmp(p, "rsMatrix", 8);
+  return (len > 8 && !memcmp(p, "rsMatrix", 8)) || fgr_time_has(p, len);
 }
 
 static void rt_log(void *ctx, const char *line) {
@@ -318,6 +320,7 @@ static char *host_source(const fg_rs_script *s) {
   fgu_buf b = {0};
   fgu_buf_puts(&b, fgk_c_prelude);
   fgu_buf_puts(&b, host_prelude);
+  fgu_buf_puts(&b, fgr_time_host);
   host_writer h = {.w = {&host_writer_i}, .b = &b};
   fgr_emit_host(&h.w, u, fns, n);
   free(fns);
@@ -426,7 +429,7 @@ fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
   if (!s->rand_state)
     s->rand_state = 0x9e3779b97f4a7c15ull;
   host_rt rt = {rt_log, s->message ? rt_send : NULL, s, &s->rand_state,
-                dims};
+                dims, &s->dt_last};
   fn(s->u->live.bytes, args, &rt);
   free(bound);
   return FG_OK;

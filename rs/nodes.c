@@ -101,6 +101,7 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
     return FG_ENOMEM;
   }
   s->u = u;
+  s->dt_last = fgr_time_now_ns();
   if ((opt->clang && !(s->clang = strdup(opt->clang))) ||
       (opt->cache_dir && !(s->cache_dir = strdup(opt->cache_dir)))) {
     fg_rs_script_free(s);
@@ -432,6 +433,10 @@ fg_field *fgr_bound_field(const fg_rs_script *s, int a) {
 bool fgr_type_carrier(const fgr_type *t, fgk_type *out) {
   if (fgr_type_fgk(t, out))
     return true;
+  if (t && t->kind == FGR_BOOL) {   /* Android's BOOLEAN Element: a byte */
+    *out = fgk_t(FG_U8, 1);
+    return true;
+  }
   if (!t || t->kind != FGR_STRUCT || t->size <= 0 || t->size > 32)
     return false;
   static const fg_elem e[4] = {FG_U64, FG_U32, FG_U16, FG_U8};
@@ -779,10 +784,23 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
     return true;
   int len;
   const char *p = fgr_tok_text(u, t, &len);
-  fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' is not a function of "
-           "fieldgraph's RenderScript runtime (the script does not define "
-           "it either)", fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col,
-           l->what, len, p);
+  if (len == 14 && !memcmp(p, "rsGetElementAt", 14))
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: rsGetElementAt's pointer is "
+             "used as fieldgraph does not: it reads *(const T *)"
+             "rsGetElementAt(a, x, ...), T *p = rsGetElementAt(a, x, ...) "
+             "declaring p, and (volatile int32_t *)rsGetElementAt(...) for "
+             "the atomics", fgr_tok_file(u, t), u->toks[t].line,
+             u->toks[t].col, l->what);
+  else if (fgr_host_runtime_has(p, len))
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' runs only in "
+             "invokables on the host (fg_rs_call), not in kernels",
+             fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
+             len, p);
+  else
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: '%.*s' is not a function of "
+             "fieldgraph's RenderScript runtime (the script does not define "
+             "it either)", fgr_tok_file(u, t), u->toks[t].line,
+             u->toks[t].col, l->what, len, p);
   return false;
 }
 
@@ -809,6 +827,38 @@ static bool get_suffix(const char *p, int len, fg_elem *e, int *w) {
     }
   }
   return false;
+}
+
+/* Bytes of the type T names at token t of an untyped rsGetElementAt's
+ * pointer (fgr_untyped_ptr): a scalar or vector (a 3-element vector:
+ * *vec3 set, its 16 bytes past an element of 12), a fixed-width integer,
+ * or a script type; 0 when unknown. */
+static int64_t ptr_type_bytes(const fgr_unit *u, const fgr_eptr *e,
+                              bool *vec3) {
+  int len;
+  const char *p = fgr_tok_text(u, e->type, &len);
+  fg_elem el;
+  int w;
+  *vec3 = false;
+  if (!e->is_struct && get_suffix(p, len, &el, &w)) {
+    *vec3 = w == 3;
+    return (int64_t)fg_elem_size(el) * w;
+  }
+  static const struct { const char *n; int b; } fixed[] = {
+    {"int8_t", 1}, {"uint8_t", 1}, {"int16_t", 2}, {"uint16_t", 2},
+    {"int32_t", 4}, {"uint32_t", 4}, {"int64_t", 8}, {"uint64_t", 8}};
+  for (size_t k = 0; k < sizeof fixed / sizeof *fixed && !e->is_struct; k++)
+    if ((int)strlen(fixed[k].n) == len && !memcmp(fixed[k].n, p, (size_t)len))
+      return fixed[k].b;
+  for (int k = u->n_named - 1; k >= 0; k--)
+    if (u->named[k].tag == e->is_struct &&
+        (int)strlen(u->named[k].name) == len &&
+        !memcmp(u->named[k].name, p, (size_t)len)) {
+      const fgr_type *t = u->named[k].type;
+      *vec3 = t->kind == FGR_NUM && t->width == 3;
+      return t->size;
+    }
+  return 0;
 }
 
 /* Whether field b, bound to global g that the YUV getter (or with
@@ -865,10 +915,12 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
       bool sample = len == 8 && !memcmp(p, "rsSample", 8);
       int d0, ty, tlen;
       bool untyped = fgr_untyped_get(u, i, &d0, &ty);
+      fgr_eptr ep;
+      bool eptr = !untyped && fgr_untyped_ptr(u, i, &ep);
       /* a write of another type would also write past the field */
       bool set = len > spl && !memcmp(p, set_pre, (size_t)spl);
       if (u->toks[i].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 1, "(") ||
-          (!yuv && !sample && !untyped && !set &&
+          (!yuv && !sample && !untyped && !set && !eptr &&
            (len <= pl || memcmp(p, pre, (size_t)pl))))
         continue;
       int alen;
@@ -893,24 +945,49 @@ static bool get_element_types(launch *l, const fgr_func *const *fns,
         ok = image_field(l, i, g, b, sample);
         continue;
       }
-      const char *suf = untyped ? fgr_tok_text(u, ty, &tlen)
-                        : set ? p + spl : p + pl;
-      if (!untyped)
-        tlen = len - (set ? spl : pl);
-      if (!b || !get_suffix(suf, tlen, &e, &w))
+      if (!b)
         continue;
-      if (b->type.elem == e && !fg_type_is_big(b->type) &&
-          fg_type_tensor_elements(b->type) == w)
+      /* the bytes of one element of the field, and of what is read: an
+       * Element of another type of the same size reads the same bytes,
+       * as Android's runtime lets it (uchar4 as char4, U8 as char) */
+      int64_t have = fg_type_is_big(b->type) ? -1
+          : (int64_t)fg_elem_size(b->type.elem) *
+                fg_type_tensor_elements(b->type), want;
+      bool vec3 = false;
+      const char *suf;
+      if (eptr) {
+        suf = fgr_tok_text(u, ep.type, &tlen);
+        want = ptr_type_bytes(u, &ep, &vec3);
+      } else {
+        suf = untyped ? fgr_tok_text(u, ty, &tlen) : set ? p + spl : p + pl;
+        if (!untyped)
+          tlen = len - (set ? spl : pl);
+        if (!get_suffix(suf, tlen, &e, &w))
+          continue;
+        want = (int64_t)fg_elem_size(e) * w;
+        /* rsGetElementAt_<type>: integers of another signedness (an
+         * explicit cast through a pointer reads any type of the size) */
+        if (!untyped && have > 0 && e != b->type.elem &&
+            (fgk_is_float(e) || fgk_is_float(b->type.elem)))
+          want = -1;
+      }
+      if (want > 0 && want == have && !vec3)
         continue;
       char ts[128];
       fg__fail(l->g, FG_ETYPE, "%s:%d:%d: %s: %s%.*s %s rs_allocation "
-               "'%s', which is %s field '%s' of type %s: the Element "
-               "types must match", fgr_tok_file(u, i), u->toks[i].line,
-               u->toks[i].col, l->what, untyped ? "rsGetElementAt as " : "",
-               untyped ? tlen : len, untyped ? suf : p,
+               "'%s', which is %s field '%s' of type %s: %s",
+               fgr_tok_file(u, i), u->toks[i].line, u->toks[i].col, l->what,
+               untyped || eptr ? "rsGetElementAt as " : "",
+               untyped || eptr ? tlen : len, untyped || eptr ? suf : p,
                set ? "writes" : "reads", aname,
                pp >= 0 ? "the argument," : "bound to", b->name,
-               fg_type_str(b->type, ts, sizeof ts));
+               fg_type_str(b->type, ts, sizeof ts),
+               vec3 ? "a pointer to a 3-element vector reads 4 elements' "
+                      "bytes (read it with rsGetElementAt_<type>)"
+               : want == 0 ? "fieldgraph cannot size the pointer's type"
+               : want < 0 ? "the Element types must match (or differ only "
+                            "in signedness)"
+                          : "the Elements must be of the same size");
       ok = false;
     }
   }
@@ -1076,11 +1153,10 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return NULL;
   bool is_void = f->ret->kind == FGR_VOID && !f->ret_ptr;
   fgk_type rt = fgk_t(FG_U8, 1);
-  if (is_void && wg < 0)
-    return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns void and sets "
-                    "no element of an rs_allocation global: its launch "
-                    "would leave nothing (return the value, or write with "
-                    "rsSetElementAt_<type>)", l.what, kernel);
+  /* a void kernel that sets nothing (Android's tests launch such kernels
+   * to check types) runs over the launch's points; its value is a u8
+   * field of zeros of that shape, which nothing needs to read */
+  bool value_out = !is_void || wg < 0;
   if (!is_void && (f->ret_ptr || !fgr_type_carrier(f->ret, &rt)))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
                     "runs mapping kernels that return a scalar or vector "
@@ -1136,7 +1212,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   c->written_alloc = wa;
   fg_type types[2];
   int n_out = 0, aout = -1;
-  if (!is_void)
+  if (value_out)
     types[n_out++] = out;
   if (written) {
     aout = n_out;
@@ -1158,7 +1234,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   if (value && written)
     value->u.foreign.out_port = aout;
   fg_field *r = NULL;
-  if (!l.ranged && is_void) {
+  if (!l.ranged && !value_out) {
     fgk_op_eval(op, value);
     r = fg_op_end(op);
   } else if (!l.ranged) {
@@ -1168,7 +1244,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     /* a sub-range: the kernel runs only inside it; outside, the output
      * keeps base's values (zeros without one) */
     static const fg_thread_const ax[3] = {FG_COLUMN, FG_ROW, FG_LAYER};
-    fg_expr *v = is_void ? NULL : fg_var(op, rt.elem, rt.width);
+    fg_expr *v = value_out ? fg_var(op, rt.elem, rt.width) : NULL;
     fg_expr *cond = fg_bool(op, 1);
     for (int a = 0; a < 3; a++)
       if (l.range[a][1] > 0)
@@ -1176,7 +1252,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
             fg_ge(fg_thread(op, ax[a]), fg_long(op, l.range[a][0])),
             fg_lt(fg_thread(op, ax[a]), fg_long(op, l.range[a][1]))));
     fg_if(cond);
-    if (is_void)
+    if (!value_out)
       fgk_op_eval(op, value);
     else
       fg_assign(v, value);
@@ -1185,7 +1261,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
       fg_assign(v, fg_read_tensor(op, base));
     }
     fg_end(op);
-    if (!is_void)
+    if (value_out)
       fg_write_tensor(op, 0, v);
     r = fg_op_end(op);
   }

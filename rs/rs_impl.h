@@ -108,6 +108,10 @@ typedef struct fgr_type {
   fgr_member *members;
   int64_t size, align;          /* C layout (vec3 as vec4); 0 if unsized */
   const char *name;             /* as the user spells it */
+  bool is_union;                /* STRUCT: a union (every member at 0) */
+  bool has_ptr;                 /* STRUCT: a pointer member, here or in a
+                                   member struct (size 0: no value the
+                                   host and kernels pass) */
 } fgr_type;
 
 struct fgr_member {
@@ -189,6 +193,14 @@ typedef struct fgr_macro {
   bool function_like;
 } fgr_macro;
 
+typedef struct fgr_enumerator {   /* an enumeration constant */
+  const char *name;
+  int64_t value;
+  int tok;                      /* its name's token */
+  bool known;                   /* fieldgraph could evaluate value (not
+                                   sizeof, say; the compiler does) */
+} fgr_enumerator;
+
 typedef struct fgr_named {        /* a typedef name or a struct tag */
   const char *name;
   const fgr_type *type;
@@ -211,6 +223,9 @@ typedef struct fgr_item {
   bool skip;                    /* GLOBAL: only globals fieldgraph cannot
                                    hold (fgr_bad_global): not emitted */
   int spec0, spec1;             /* GLOBAL: the declaration specifiers */
+  bool no_cl;                   /* TYPE: a function (pointer) typedef,
+                                   which OpenCL C rejects: not emitted
+                                   there (what uses it fails at its line) */
 } fgr_item;
 
 /* A global fieldgraph cannot hold (a pointer, an rs_script): the script
@@ -245,6 +260,8 @@ typedef struct fgr_unit {
   fgr_reduce *reduces;
   fgr_macro *macros;
   fgr_named *named;
+  fgr_enumerator *enums;        /* every enum's constants, in source order */
+  int n_enums;
   int n_allocs;                 /* rs_allocation globals */
   fgr_bad_global *bad_globals;
   int n_bad_globals;
@@ -297,7 +314,8 @@ int fgr_func_mention(const fgr_unit *u, const fgr_func *f, const char *name,
 /* The field element type and width of a NUM type; false otherwise. */
 bool fgr_type_fgk(const fgr_type *t, fgk_type *out);
 /* The field element type and width that carry a value of type t between
- * kernels: a NUM type's own; for a struct of up to 32 bytes, the widest
+ * kernels: a NUM type's own; bool's a u8 (0 or 1); for a struct of up to
+ * 32 bytes, the widest
  * elements (u64, u32, u16, u8) of which at most 4 hold its bytes.  False
  * for other types. */
 bool fgr_type_carrier(const fgr_type *t, fgk_type *out);
@@ -366,6 +384,7 @@ struct fg_rs_script {
   unsigned long long rand_state;  /* rsRand's */
   fg_rs_log_fn log;             /* rsDebug's lines; NULL: stderr */
   void *log_user;
+  long long dt_last;            /* rsGetDt's last time (ns, monotonic) */
   fg_rs_message_fn message;     /* rsSendToClient's; NULL: none */
   void *message_user;
 };
@@ -420,6 +439,15 @@ fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
 void fgr_clang_first_error(const char *log, const char *what, char *err,
                            size_t errlen);
 
+/* The time functions of invokables on the host (time.c): their C, after
+ * the host's runtime; whether name (p, len bytes) is one of them; the
+ * monotonic clock rsGetDt starts from, in nanoseconds. */
+extern const char fgr_time_host[];
+/* rs_time_t and rs_tm, for kernels of both dialects (emit_hooks.c). */
+extern const char fgr_time_types[];
+bool fgr_time_has(const char *p, int len);
+long long fgr_time_now_ns(void);
+
 /* The RenderScript runtime for each dialect (compat.c), and the names
  * the C dialect reaches as fgk_rs_<name> around a script's text. */
 extern const char fgr_compat_c[], fgr_compat_cl[], fgr_compat_cl_f64[];
@@ -429,6 +457,11 @@ extern const char fgr_matrix_common[], fgr_matrix_cl[], fgr_matrix_c[];
 /* rs_sampler and rsSample (sample.c), after the runtime in both
  * dialects. */
 extern const char fgr_sample_rt[];
+/* rs_quaternion, rsQuaternion* and rsFrac (quaternion.c), after the
+ * runtime in both dialects and on the host, the dialect's float math
+ * (fgr_quaternion_c or _cl) before it. */
+extern const char fgr_quaternion_rt[], fgr_quaternion_c[],
+    fgr_quaternion_cl[];
 extern const char *const fgr_c_renames[];
 /* Names OpenCL C renames around a script's text (fgk_rs_<name>). */
 extern const char *const fgr_cl_renames[];
@@ -454,6 +487,16 @@ void fgr_reach(const fgr_unit *u, const fgr_func *const *roots, int n_roots,
  * element read as rsGetElementAt_T reads it.  *first: the dereferencing
  * '*'; *type: T's token. */
 bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type);
+/* rsGetElementAt's value given to a pointer local, as Android's scripts
+ * read elements: `[const] T *p = [(T *)]rsGetElementAt(a, x[, y[, z]]);`
+ * (T one identifier, or struct and its tag).  Tokens: the declaration's
+ * first, T's, p's, and the cast's parentheses (-1 without one). */
+typedef struct fgr_eptr {
+  int decl, type, name, cast_open, cast_close;
+  bool is_struct;
+} fgr_eptr;
+/* Whether token i is rsGetElementAt in such a declaration: *e. */
+bool fgr_untyped_ptr(const fgr_unit *u, int i, fgr_eptr *e);
 /* Whether token i is rsGetElementAt in (volatile int32_t *)rsGetElementAt(
  * a, x[, y[, z]]) (int, uint, int32_t or uint32_t; volatile optional):
  * the address of an element that an rsAtomic* call updates; *first the

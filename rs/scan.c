@@ -2,11 +2,11 @@
  * tokens (lex.c) as a sequence of top-level declarations: directives
  * (#pragma version, java_package_name, the fp pragmas, rs reduce;
  * #define and #undef), typedefs and structs, globals with initializers,
- * functions (kernels, static helpers, invokables, init).  It computes the
- * C layout of every type it meets (the host packs globals exactly as the
- * device reads them), has const.c evaluate the initializers of the
- * globals, and checks the reference's rules for mapping and reduction
- * kernels.  Bodies of functions are not parsed: the kernel compiler reads
+ * functions (kernels, static helpers, invokables, init).  decl.c reads
+ * the specifiers and declarators and computes the C layout of every type
+ * (the host packs globals exactly as the device reads them), const.c
+ * evaluates the initializers of the globals; the scanner checks the
+ * reference's rules for mapping and reduction kernels.  Bodies of functions are not parsed: the kernel compiler reads
  * them, with #line directives pointing at the user's file.  Everything
  * else it does not understand is an error with its line and column. */
 #include "scan_impl.h"
@@ -85,67 +85,7 @@ const char *fgr_scan_quote(fgr_scan *s, int i) {
                           s->u->text + t->off);
 }
 
-static void expect(fgr_scan *s, const char *p) {
-  if (!is(s, s->i, p))
-    fgr_scan_fail(s, s->i, "expected '%s', got %s", p, fgr_scan_quote(s, s->i));
-  s->i++;
-}
-
-static void *grow(fgr_scan *s, void *arr, int *cap, int n, size_t size) {
-  if (n < *cap)
-    return arr;
-  int nc = *cap ? *cap * 2 : 16;
-  void *p = fgu_arena_alloc(&s->u->arena, (size_t)nc * size);
-  if (!p)
-    fgr_scan_fail(s, s->i, "out of memory");
-  if (n)
-    memcpy(p, arr, (size_t)n * size);
-  *cap = nc;
-  return p;
-}
-
-#define PUSH(s, arr, n, cap)                                                 \
-  ((arr) = grow((s), (arr), &(s)->cap, (s)->u->n, sizeof *(arr)),            \
-   &(arr)[(s)->u->n++])
-
-static void *zalloc(fgr_scan *s, size_t n) {
-  void *p = fgu_arena_alloc(&s->u->arena, n);
-  if (!p)
-    fgr_scan_fail(s, s->i, "out of memory");
-  return p;
-}
-
-/* ---- types -------------------------------------------------------------- */
-
-static const char *const elem_rs[FG_ELEM_COUNT_] = {
-  [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
-  [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
-  [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
-  [FG_F64] = "double"};
-
-fgr_type *fgr_scan_num_type(fgr_scan *s, fg_elem e, int w) {
-  if (!s->builtin[e][w]) {
-    fgr_type *t = zalloc(s, sizeof *t);
-    t->kind = FGR_NUM;
-    t->elem = e;
-    t->width = w;
-    int64_t es = (int64_t)fg_elem_size(e);
-    t->size = t->align = es * (w == 3 ? 4 : w);
-    t->name = w == 1 ? elem_rs[e]
-                     : fgu_arena_printf(&s->u->arena, "%s%d", elem_rs[e], w);
-    s->builtin[e][w] = t;
-  }
-  return s->builtin[e][w];
-}
-
-bool fgr_type_fgk(const fgr_type *t, fgk_type *out) {
-  if (!t || t->kind != FGR_NUM)
-    return false;
-  *out = fgk_t(t->elem, t->width);
-  return true;
-}
-
-const char *fgr_type_str(const fgr_type *t) { return t ? t->name : "?"; }
+/* ---- types (decl.c parses them) --------------------------------------- */
 
 static bool type_equal(const fgr_type *a, const fgr_type *b) {
   if (a == b)
@@ -160,391 +100,8 @@ static bool type_equal(const fgr_type *a, const fgr_type *b) {
   }
 }
 
-/* A built-in type named by identifier token i, or NULL. */
-const fgr_type *fgr_scan_builtin(fgr_scan *s, int i) {
-  int len;
-  const char *p = fgr_tok_text(s->u, i, &len);
-  char w[48];
-  if (len >= (int)sizeof w)
-    return NULL;
-  memcpy(w, p, (size_t)len);
-  w[len] = 0;
-  static const struct { const char *n; fg_elem e; } alias[] = {
-    {"int8_t", FG_I8}, {"uint8_t", FG_U8}, {"int16_t", FG_I16},
-    {"uint16_t", FG_U16}, {"int32_t", FG_I32}, {"uint32_t", FG_U32},
-    {"int64_t", FG_I64}, {"uint64_t", FG_U64}, {"size_t", FG_U64},
-    {"ssize_t", FG_I64}};
-  for (size_t k = 0; k < sizeof alias / sizeof *alias; k++)
-    if (!strcmp(w, alias[k].n))
-      return fgr_scan_num_type(s, alias[k].e, 1);
-  for (int e = FG_I8; e <= FG_F64; e++) {
-    size_t n = strlen(elem_rs[e]);
-    if (strncmp(w, elem_rs[e], n))
-      continue;
-    if (w[n] == 0 && e != FG_I8 && e != FG_I16 && e != FG_I32 &&
-        e != FG_I64 && e != FG_F32 && e != FG_F64)
-      return fgr_scan_num_type(s, (fg_elem)e,
-                               1); /* uchar, ushort, uint, ulong */
-    if (w[n] >= '2' && w[n] <= '4' && w[n + 1] == 0)
-      return fgr_scan_num_type(s, (fg_elem)e, w[n] - '0');
-  }
-  if (!strcmp(w, "rs_allocation"))
-    return s->t_alloc;
-  if (!strcmp(w, "rs_kernel_context"))
-    return s->t_context;
-  if (!strcmp(w, "rs_matrix2x2") || !strcmp(w, "rs_matrix3x3") ||
-      !strcmp(w, "rs_matrix4x4")) {
-    /* struct { float m[N * N]; }, column-major (rs/matrix.c) */
-    int n = w[9] - '0';
-    fgr_type *a = zalloc(s, sizeof *a);
-    fgr_type *t = zalloc(s, sizeof *t);
-    fgr_member *m = zalloc(s, sizeof *m);
-    *a = (fgr_type){.kind = FGR_ARRAY, .of = fgr_scan_num_type(s, FG_F32, 1),
-                    .count = n * n, .size = 4 * n * n, .align = 4,
-                    .name = "float[]"};
-    *m = (fgr_member){.name = "m", .type = a, .offset = 0};
-    *t = (fgr_type){.kind = FGR_STRUCT, .n_members = 1, .members = m,
-                    .size = 4 * n * n, .align = 4,
-                    .name = fgr_scan_tok_str(s, i)};
-    return t;
-  }
-  if (!strcmp(w, "rs_sampler")) {
-    /* struct { int mag, min, wrap_s, wrap_t; } (rs/sample.c) */
-    static const char *const names[4] = {"mag", "min", "wrap_s", "wrap_t"};
-    fgr_type *t = zalloc(s, sizeof *t);
-    fgr_member *m = zalloc(s, 4 * sizeof *m);
-    for (int k = 0; k < 4; k++)
-      m[k] = (fgr_member){.name = names[k],
-                          .type = fgr_scan_num_type(s, FG_I32, 1),
-                          .offset = 4 * k};
-    *t = (fgr_type){.kind = FGR_STRUCT, .n_members = 4, .members = m,
-                    .size = 16, .align = 4, .name = "rs_sampler"};
-    return t;
-  }
-  if (!strncmp(w, "rs_", 3)) {
-    fgr_type *t = zalloc(s, sizeof *t);
-    t->kind = FGR_OPAQUE;
-    t->name = fgr_scan_tok_str(s, i);
-    return t;
-  }
-  return NULL;
-}
-
-const fgr_named *fgr_scan_find_named(const fgr_unit *u, const char *name,
-                                     bool tag) {
-  for (int k = u->n_named - 1; k >= 0; k--)
-    if (u->named[k].tag == tag && !strcmp(u->named[k].name, name))
-      return &u->named[k];
-  return NULL;
-}
-
-/* ---- declarations ------------------------------------------------------- */
-
-typedef struct spec {
-  const fgr_type *type;
-  bool is_static, is_const, is_kernel, is_extern, is_typedef;
-  int tok0, tok1;
-} spec;
-
-static const fgr_type *struct_body(fgr_scan *s, const char *tag);
-
-/* Skips __attribute__((...)) at the cursor; sets *kernel when it names
- * the kernel attribute. */
-static bool attribute(fgr_scan *s, bool *kernel) {
-  if (!is(s, s->i, "__attribute__") && !is(s, s->i, "__attribute"))
-    return false;
-  int open = s->i + 1;
-  if (!is(s, open, "(") || s->u->match[open] < 0)
-    fgr_scan_fail(s, open, "expected '((' after __attribute__");
-  for (int k = open; k < s->u->match[open]; k++)
-    if (is(s, k, "kernel"))
-      *kernel = true;
-  s->i = s->u->match[open] + 1;
-  return true;
-}
-
-static spec specifiers(fgr_scan *s, bool allow_storage) {
-  spec sp = {.tok0 = s->i};
-  int n_unsigned = 0, n_signed = 0, n_short = 0, n_long = 0, n_int = 0,
-      n_char = 0, n_float = 0, n_double = 0, n_void = 0, n_bool = 0;
-  for (;;) {
-    int i = s->i;
-    if (attribute(s, &sp.is_kernel))
-      continue;
-    if (fgr_scan_tok(s, i)->kind != FGR_T_IDENT)
-      break;
-    if (is(s, i, "RS_KERNEL")) {
-      sp.is_kernel = true;
-    } else if (is(s, i, "static")) {
-      if (!allow_storage)
-        fgr_scan_fail(s, i, "'static' is not allowed here");
-      sp.is_static = true;
-    } else if (is(s, i, "extern")) {
-      sp.is_extern = true;
-    } else if (is(s, i, "typedef")) {
-      sp.is_typedef = true;
-    } else if (is(s, i, "const")) {
-      sp.is_const = true;
-    } else if (is(s, i, "volatile") || is(s, i, "inline") ||
-               is(s, i, "__inline") || is(s, i, "restrict")) {
-    } else if (is(s, i, "unsigned")) {
-      n_unsigned++;
-    } else if (is(s, i, "signed")) {
-      n_signed++;
-    } else if (is(s, i, "short")) {
-      n_short++;
-    } else if (is(s, i, "long")) {
-      n_long++;
-    } else if (is(s, i, "int")) {
-      n_int++;
-    } else if (is(s, i, "char")) {
-      n_char++;
-    } else if (is(s, i, "float")) {
-      n_float++;
-    } else if (is(s, i, "double")) {
-      n_double++;
-    } else if (is(s, i, "void")) {
-      n_void++;
-    } else if (is(s, i, "bool") || is(s, i, "_Bool")) {
-      n_bool++;
-    } else if (!sp.type &&
-               (is(s, i, "half") || is(s, i, "half2") || is(s, i, "half3") ||
-                is(s, i, "half4"))) {
-      /* a type fieldgraph does not hold, like an object handle: what
-       * uses it is refused at its line, the rest of the script runs */
-      fgr_type *t = zalloc(s, sizeof *t);
-      t->kind = FGR_OPAQUE;
-      t->name = fgr_scan_tok_str(s, i);
-      sp.type = t;
-    } else if (is(s, i, "enum") || is(s, i, "union")) {
-      fgr_scan_fail(s, i,
-                    "%s types are not supported by fieldgraph's RenderScript "
-                    "front end",
-                    fgr_scan_quote(s, i));
-    } else if (is(s, i, "struct")) {
-      if (sp.type)
-        fgr_scan_fail(s, i, "two types in one declaration");
-      s->i++;
-      const char *tag = NULL;
-      if (fgr_scan_tok(s, s->i)->kind == FGR_T_IDENT) {
-        tag = fgr_scan_tok_str(s, s->i);
-        s->i++;
-      }
-      if (is(s, s->i, "{")) {
-        sp.type = struct_body(s, tag);
-      } else {
-        const fgr_named *n = tag ? fgr_scan_find_named(s->u, tag, true) : NULL;
-        if (!n)
-          fgr_scan_fail(s, s->i - 1,
-                        "struct %s is not defined (fieldgraph needs "
-                        "its members to lay it out)",
-                        tag ? tag : "");
-        sp.type = n->type;
-      }
-      continue;
-    } else {
-      const fgr_type *t = NULL;
-      if (!sp.type && !n_unsigned + !n_signed + !n_short + !n_long + !n_int +
-                          !n_char + !n_float + !n_double + !n_void + !n_bool
-                          == 10) {
-        t = fgr_scan_builtin(s, i);
-        if (!t) {
-          const fgr_named *n =
-              fgr_scan_find_named(s->u, fgr_scan_tok_str(s, i), false);
-          t = n ? n->type : NULL;
-        }
-      }
-      if (!t)
-        break;
-      sp.type = t;
-    }
-    s->i++;
-  }
-  int kw = n_unsigned + n_signed + n_short + n_long + n_int + n_char +
-           n_float + n_double + n_void + n_bool;
-  if (kw) {
-    if (sp.type)
-      fgr_scan_fail(s, sp.tok0, "two types in one declaration");
-    fg_elem e = FG_I32;
-    bool u = n_unsigned > 0;
-    if (n_void)
-      sp.type = s->t_void;
-    else if (n_bool)
-      sp.type = s->t_bool;
-    else if (n_float)
-      sp.type = fgr_scan_num_type(s, FG_F32, 1);
-    else if (n_double)
-      sp.type = fgr_scan_num_type(s, FG_F64, 1);
-    else {
-      e = n_char ? (u ? FG_U8 : FG_I8) : n_short ? (u ? FG_U16 : FG_I16)
-          : n_long ? (u ? FG_U64 : FG_I64) : (u ? FG_U32 : FG_I32);
-      sp.type = fgr_scan_num_type(s, e, 1);
-    }
-  }
-  if (!sp.type)
-    fgr_scan_fail(s, s->i, "expected a type, got %s", fgr_scan_quote(s, s->i));
-  sp.tok1 = s->i;
-  return sp;
-}
-
-typedef struct declarator {
-  const char *name;
-  int name_tok;
-  int ptr;
-  bool ptr_const;
-  const fgr_type *type;         /* with array dimensions applied */
-  bool is_func;
-  int lparen;
-} declarator;
-
-static const fgr_type *array_of(fgr_scan *s, const fgr_type *of, int64_t n,
-                                int tok) {
-  if (n <= 0)
-    fgr_scan_fail(s, tok, "array size %lld is not positive", (long long)n);
-  if (of->size <= 0)
-    fgr_scan_fail(s, tok, "array of %s, which has no size", of->name);
-  int nest = 1;
-  for (const fgr_type *o = of; o->kind == FGR_ARRAY; o = o->of)
-    nest++;
-  if (nest > FGR_MAX_NESTING)
-    fgr_scan_fail(s, tok, "arrays of arrays nested deeper than %d levels",
-                  FGR_MAX_NESTING);
-  if (n > FGR_MAX_OBJECT_BYTES / of->size)
-    fgr_scan_fail(s, tok, "array of %lld %s is larger than %lld bytes",
-                  (long long)n, of->name, (long long)FGR_MAX_OBJECT_BYTES);
-  fgr_type *t = zalloc(s, sizeof *t);
-  t->kind = FGR_ARRAY;
-  t->of = of;
-  t->count = n;
-  t->size = of->size * n;
-  t->align = of->align;
-  t->name = fgu_arena_printf(&s->u->arena, "%s[%lld]", of->name,
-                             (long long)n);
-  return t;
-}
-
-static declarator parse_declarator(fgr_scan *s, const fgr_type *base,
-                                   bool name_optional) {
-  declarator d = {.type = base, .name_tok = s->i};
-  while (is(s, s->i, "*")) {
-    d.ptr++;
-    s->i++;
-    while (is(s, s->i, "const") || is(s, s->i, "restrict") ||
-           is(s, s->i, "volatile")) {
-      d.ptr_const |= is(s, s->i, "const");
-      s->i++;
-    }
-  }
-  bool k = false;
-  while (attribute(s, &k))
-    ;
-  if (fgr_scan_tok(s, s->i)->kind == FGR_T_IDENT) {
-    d.name = fgr_scan_tok_str(s, s->i);
-    d.name_tok = s->i;
-    s->i++;
-  } else if (!name_optional) {
-    fgr_scan_fail(s, s->i, "expected a name, got %s", fgr_scan_quote(s, s->i));
-  }
-  if (is(s, s->i, "(")) {
-    d.is_func = true;
-    d.lparen = s->i;
-    return d;
-  }
-  /* array dimensions, innermost last */
-  int dims[8], nd = 0;
-  while (is(s, s->i, "[")) {
-    int close = s->u->match[s->i];
-    if (close < 0)
-      fgr_scan_fail(s, s->i, "unbalanced '['");
-    if (nd == 8)
-      fgr_scan_fail(s, s->i, "too many array dimensions");
-    if (close == s->i + 1)
-      fgr_scan_fail(s, s->i, "arrays need a size here");
-    dims[nd++] = s->i;
-    s->i = close + 1;
-  }
-  for (int k2 = nd - 1; k2 >= 0; k2--) {
-    int open = dims[k2];
-    fgr_cval v = fgr_cval_to_int(
-        fgr_const_eval(s, open + 1, s->u->match[open], "an array size"));
-    d.type = array_of(s, d.type, v.i, open + 1);
-  }
-  return d;
-}
-
-static const fgr_type *struct_body(fgr_scan *s, const char *tag) {
-  int open = s->i;
-  int close = s->u->match[open];
-  if (close < 0)
-    fgr_scan_fail(s, open, "unbalanced '{'");
-  fgr_type *t = zalloc(s, sizeof *t);
-  t->kind = FGR_STRUCT;
-  t->name = tag ? fgu_arena_printf(&s->u->arena, "struct %s", tag)
-                : "struct";
-  int cap = 0;
-  int64_t off = 0, align = 1;
-  bool alloc_member = false;
-  s->i = open + 1;
-  while (s->i < close) {
-    spec sp = specifiers(s, false);
-    for (;;) {
-      declarator d = parse_declarator(s, sp.type, false);
-      if (d.is_func)
-        fgr_scan_fail(s, d.lparen, "functions cannot be struct members");
-      const fgr_type *mt = d.type;
-      if (d.ptr)
-        fgr_scan_fail(s, d.name_tok,
-                      "pointer member '%s': structs passed between "
-                      "the host and kernels cannot hold pointers",
-                      d.name);
-      /* an rs_allocation member: the struct is no value fieldgraph
-       * holds (no size), so a global of it is refused where it is used */
-      alloc_member |= mt->kind == FGR_ALLOC;
-      if (mt->size <= 0 && mt->kind != FGR_ALLOC)
-        fgr_scan_fail(s, d.name_tok, "member '%s' of type %s has no size",
-                      d.name, mt->name);
-      if (t->n_members == cap) {
-        int nc = cap ? cap * 2 : 8;
-        fgr_member *m = zalloc(s, (size_t)nc * sizeof *m);
-        if (cap)
-          memcpy(m, t->members, (size_t)cap * sizeof *m);
-        t->members = m;
-        cap = nc;
-      }
-      /* an allocation member is laid out as a pointer, never held */
-      int64_t ma = mt->align > 0 ? mt->align : 8;
-      off = (off + ma - 1) / ma * ma;
-      t->members[t->n_members++] = (fgr_member){d.name, mt, off};
-      fgu_buf_printf(&s->members, "%s\n", d.name);
-      off += mt->size > 0 ? mt->size : 8;
-      if (off > FGR_MAX_OBJECT_BYTES)
-        fgr_scan_fail(s, d.name_tok, "struct is larger than %lld bytes",
-                      (long long)FGR_MAX_OBJECT_BYTES);
-      if (ma > align)
-        align = ma;
-      if (is(s, s->i, ",")) {
-        s->i++;
-        continue;
-      }
-      break;
-    }
-    expect(s, ";");
-  }
-  if (!t->n_members)
-    fgr_scan_fail(s, open, "empty struct");
-  t->align = align;
-  t->size = alloc_member ? 0 : (off + align - 1) / align * align;
-  s->i = close + 1;
-  if (tag) {
-    fgr_named *n = PUSH(s, s->u->named, n_named, cap_named);
-    *n = (fgr_named){tag, t, true};
-    t->name = fgu_arena_printf(&s->u->arena, "struct %s", tag);
-  }
-  return t;
-}
-
 static fgr_item *new_item(fgr_scan *s, fgr_item_kind kind, int tok0) {
-  fgr_item *it = PUSH(s, s->u->items, n_items, cap_items);
+  fgr_item *it = FGR_SCAN_PUSH(s, s->u->items, n_items, cap_items);
   memset(it, 0, sizeof *it);
   it->kind = kind;
   it->tok0 = tok0;
@@ -568,13 +125,13 @@ static void params(fgr_scan *s, fgr_func *f) {
     if (is(s, s->i, "..."))
       fgr_scan_fail(s, s->i, "variadic functions are not supported");
     int spec0 = s->i;
-    spec sp = specifiers(s, false);
-    declarator d = parse_declarator(s, sp.type, true);
+    fgr_spec sp = fgr_scan_specifiers(s, false);
+    fgr_declarator d = fgr_scan_declarator(s, sp.type, true);
     if (d.is_func)
       fgr_scan_fail(s, d.lparen, "function parameters are not supported");
     if (f->n_params == cap) {
       int nc = cap ? cap * 2 : 8;
-      fgr_param *p = zalloc(s, (size_t)nc * sizeof *p);
+      fgr_param *p = fgr_scan_zalloc(s, (size_t)nc * sizeof *p);
       if (cap)
         memcpy(p, f->params, (size_t)cap * sizeof *p);
       f->params = p;
@@ -592,8 +149,8 @@ static void params(fgr_scan *s, fgr_func *f) {
   s->i = close + 1;
 }
 
-static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
-  fgr_func *f = PUSH(s, s->u->funcs, n_funcs, cap_funcs);
+static void function(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
+  fgr_func *f = FGR_SCAN_PUSH(s, s->u->funcs, n_funcs, cap_funcs);
   memset(f, 0, sizeof *f);
   f->name = d.name;
   f->is_static = sp.is_static;
@@ -608,10 +165,9 @@ static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
   f->unsupported = -1;
   f->bad_tok = -1;
   params(s, f);
-  bool k = false;
-  while (attribute(s, &k))
-    ;
-  f->is_kernel |= k;
+  fgr_attrs at = {0};
+  fgr_scan_attributes(s, &at);
+  f->is_kernel |= at.kernel;
   if (is(s, s->i, ";")) {
     s->i++;
   } else if (is(s, s->i, "{")) {
@@ -635,10 +191,14 @@ static void function(fgr_scan *s, spec sp, declarator d, int tok0) {
 /* Why a global declared as d cannot be held (a pointer: scripts bind
  * rs_allocation instead; a type without a size: rs_script and the other
  * object handles), in buf; NULL when it can. */
-static const char *bad_global_why(const declarator *d, char *buf, size_t n) {
+static const char *bad_global_why(const fgr_declarator *d, char *buf, size_t n) {
   if (d->ptr)
     snprintf(buf, n, "pointer global '%s' is not supported (bind an "
              "rs_allocation instead)", d->name);
+  else if (d->type->kind == FGR_STRUCT && d->type->has_ptr)
+    snprintf(buf, n, "global '%s' of type %s holds a pointer member, "
+             "which a value passed between the host and kernels cannot "
+             "hold", d->name, d->type->name);
   else if (d->type->kind == FGR_STRUCT && d->type->size <= 0)
     snprintf(buf, n, "global '%s' of type %s holds an rs_allocation "
              "member, which fieldgraph does not bind (declare the "
@@ -655,7 +215,7 @@ static const char *bad_global_why(const declarator *d, char *buf, size_t n) {
 /* One declaration of globals.  A declaration of only globals fieldgraph
  * cannot hold is recorded (fgr_bad_global) and not emitted: the
  * functions that use them are refused, the rest of the script runs. */
-static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
+static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
   fgr_item *it = new_item(s, FGR_I_GLOBAL, tok0);
   int item = s->u->n_items - 1;
   it->spec0 = sp.tok0;
@@ -674,7 +234,7 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
     bool ptr_alloc = d.ptr == 1 && d.type->kind == FGR_NUM &&
                      !is(s, s->i, "=");
     if (!ptr_alloc && bad_global_why(&d, why, sizeof why)) {
-      fgr_bad_global *b = PUSH(s, s->u->bad_globals, n_bad_globals,
+      fgr_bad_global *b = FGR_SCAN_PUSH(s, s->u->bad_globals, n_bad_globals,
                                cap_bad_globals);
       b->name = d.name;
       b->tok = d.name_tok;
@@ -686,14 +246,14 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
         first_bad = s->u->n_bad_globals - 1;
     } else {
       n_good++;
-      g = PUSH(s, s->u->globals, n_globals, cap_globals);
+      g = FGR_SCAN_PUSH(s, s->u->globals, n_globals, cap_globals);
       memset(g, 0, sizeof *g);
       g->name = d.name;
       g->type = d.type;
       g->is_static = sp.is_static;
       g->is_const = sp.is_const;
       g->tok = d.name_tok;
-      g->decl0 = d.name_tok - d.ptr;
+      g->decl0 = d.first;
       g->decl1 = s->i;
       g->init0 = -1;
       g->item = item;
@@ -728,12 +288,12 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
     }
     if (is(s, s->i, ",")) {
       s->i++;
-      d = parse_declarator(s, sp.type, false);
+      d = fgr_scan_declarator(s, sp.type, false);
       if (d.is_func)
         fgr_scan_fail(s, d.lparen, "a function declared beside variables");
       continue;
     }
-    expect(s, ";");
+    fgr_scan_expect(s, ";");
     break;
   }
   it->tok1 = s->i;
@@ -752,13 +312,13 @@ static void globals(fgr_scan *s, spec sp, declarator d, int tok0) {
 
 /* The identifier inside "(" name ")" at the cursor. */
 static const char *paren_name(fgr_scan *s, const char *what) {
-  expect(s, "(");
+  fgr_scan_expect(s, "(");
   if (fgr_scan_tok(s, s->i)->kind != FGR_T_IDENT)
     fgr_scan_fail(s, s->i, "expected the %s's name, got %s", what,
                   fgr_scan_quote(s, s->i));
   const char *n = fgr_scan_tok_str(s, s->i);
   s->i++;
-  expect(s, ")");
+  fgr_scan_expect(s, ")");
   return n;
 }
 
@@ -786,7 +346,7 @@ static void pragma(fgr_scan *s, int end, pending_reduce **pr, int *npr) {
   int t = s->i;
   if (is(s, t, "version")) {
     s->i++;
-    expect(s, "(");
+    fgr_scan_expect(s, "(");
     fgr_cval v = fgr_cval_to_int(
         fgr_const_eval(s, s->i, s->u->match[s->i - 1], "a version"));
     if (v.i != 1)
@@ -868,7 +428,7 @@ static void directive(fgr_scan *s, pending_reduce **pr, int *npr) {
     if (fgr_scan_tok(s, s->i)->kind != FGR_T_IDENT)
       fgr_scan_fail(s, s->i, "expected a macro name, got %s",
                     fgr_scan_quote(s, s->i));
-    fgr_macro *m = PUSH(s, s->u->macros, n_macros, cap_macros);
+    fgr_macro *m = FGR_SCAN_PUSH(s, s->u->macros, n_macros, cap_macros);
     m->name = fgr_scan_tok_str(s, s->i);
     m->function_like =
         def && is(s, s->i + 1, "(") && !fgr_scan_tok(s, s->i + 1)->space;
@@ -1495,6 +1055,43 @@ bool fgr_untyped_get(const fgr_unit *u, int i, int *first, int *type) {
   return true;
 }
 
+bool fgr_untyped_ptr(const fgr_unit *u, int i, fgr_eptr *e) {
+  if (!fgr_tok_is(u, i, "rsGetElementAt") || !fgr_tok_is(u, i + 1, "(") ||
+      i < 4)
+    return false;
+  int k = i - 1;
+  e->cast_open = e->cast_close = -1;
+  if (fgr_tok_is(u, k, ")") && u->match[k] >= 0 && u->match[k] < k &&
+      fgr_tok_is(u, k - 1, "*")) {
+    e->cast_open = u->match[k];
+    e->cast_close = k;
+    k = e->cast_open - 1;
+  }
+  if (!fgr_tok_is(u, k, "=") || k < 4 || u->toks[k - 1].kind != FGR_T_IDENT)
+    return false;
+  e->name = k - 1;
+  k -= 2;
+  while (k > 0 && (fgr_tok_is(u, k, "const") || fgr_tok_is(u, k, "volatile")))
+    k--;
+  if (!fgr_tok_is(u, k, "*") || fgr_tok_is(u, k - 1, "*"))
+    return false;
+  k--;
+  while (k > 0 && fgr_tok_is(u, k, "const"))
+    k--;
+  if (k < 1 || u->toks[k].kind != FGR_T_IDENT)
+    return false;
+  e->type = k;
+  e->is_struct = fgr_tok_is(u, k - 1, "struct");
+  k -= e->is_struct ? 2 : 1;
+  while (k > 0 && fgr_tok_is(u, k, "const"))
+    k--;
+  if (!fgr_tok_is(u, k, ";") && !fgr_tok_is(u, k, "{") &&
+      !fgr_tok_is(u, k, "}") && !fgr_tok_is(u, k, "("))
+    return false;
+  e->decl = k + 1;
+  return true;
+}
+
 bool fgr_atomic_get(const fgr_unit *u, int i, int *first, bool *is_uint) {
   if (!fgr_tok_is(u, i, "rsGetElementAt") || !fgr_tok_is(u, i + 1, "(") ||
       !fgr_tok_is(u, i - 1, ")") || !fgr_tok_is(u, i - 2, "*") || i < 5)
@@ -1534,7 +1131,9 @@ int fgr_first_unsupported(const fgr_unit *u, const fgr_func *f, bool host) {
       continue;
     int d0, ty;
     bool uns;
-    if (fgr_untyped_get(u, i, &d0, &ty) || fgr_atomic_get(u, i, &d0, &uns))
+    fgr_eptr ep;
+    if (fgr_untyped_get(u, i, &d0, &ty) || fgr_atomic_get(u, i, &d0, &uns) ||
+        fgr_untyped_ptr(u, i, &ep))
       continue;
     int len;
     const char *p = fgr_tok_text(u, i, &len);
@@ -1709,18 +1308,8 @@ static void refuse_kernel_body(fgr_scan *s, fgr_func *f) {
            f->name, u->globals[g].name);
     return;
   }
-  if (f->ret->kind != FGR_VOID || f->ret_ptr ||
-      fgr_func_mention(u, f, "rsSetElementAt", true) >= 0 ||
-      fgr_func_mention(u, f, "rsAtomic", true) >= 0 ||
-      fgr_unsupported_call(u, root, 1) >= 0)
-    return;
-  refuse(s, f, f->name_tok, f->legacy
-         ? "legacy kernel '%s' has no output pointer and sets no element of "
-           "an rs_allocation global (rsSetElementAt_<type>, rsAtomic*): its "
-           "launch would leave nothing"
-         : "kernel '%s' returns void and sets no element of an rs_allocation "
-           "global (rsSetElementAt_<type>, rsAtomic*): its launch would "
-           "leave nothing", f->name);
+  /* a void kernel that sets nothing runs as Android runs it, to no
+   * visible effect (fg_rs_map) */
 }
 
 /* Notes each function's first unsupported call, and lists in u->warnings
@@ -1873,7 +1462,7 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
   const char *name = u->name;
   if (setjmp(s->fail))
     return false;
-  fgr_type *own = zalloc(s, 4 * sizeof *own);
+  fgr_type *own = fgr_scan_zalloc(s, 4 * sizeof *own);
   own[0] = (fgr_type){.kind = FGR_VOID, .name = "void"};
   own[1] = (fgr_type){.kind = FGR_BOOL, .size = 1, .align = 1,
                       .name = "bool"};
@@ -1897,33 +1486,47 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
     if (fgr_scan_tok(s, t0)->kind != FGR_T_IDENT)
       fgr_scan_fail(s, t0, "expected a declaration, got %s",
                     fgr_scan_quote(s, t0));
-    spec sp = specifiers(s, true);
+    fgr_spec sp = fgr_scan_specifiers(s, true);
     if (sp.is_typedef) {
+      bool fn_type = false;
       for (;;) {
-        declarator d = parse_declarator(s, sp.type, false);
-        if (d.is_func || d.ptr)
-          fgr_scan_fail(s, d.name_tok, "typedef '%s' of a %s is not supported",
-                        d.name, d.is_func ? "function" : "pointer");
-        fgr_named *n = PUSH(s, u->named, n_named, cap_named);
-        *n = (fgr_named){d.name, d.type, false};
-        if (d.type->kind == FGR_STRUCT && !strcmp(d.type->name, "struct"))
-          ((fgr_type *)d.type)->name = d.name;
+        fgr_declarator d = fgr_scan_declarator(s, sp.type, false);
+        const fgr_type *dt = d.type;
+        if (d.is_func || d.ptr) {
+          /* a pointer or function type: no value fieldgraph holds, so a
+           * global or argument of it is refused where it is used, while
+           * function bodies may declare locals of it */
+          fgr_type *o = fgr_scan_zalloc(s, sizeof *o);
+          o->kind = FGR_OPAQUE;
+          o->name = d.name;
+          dt = o;
+          fn_type |= d.is_func || !strcmp(d.type->name, "function pointer");
+          if (d.is_func)
+            s->i = s->u->match[d.lparen] + 1;
+        }
+        fgr_named *n = FGR_SCAN_PUSH(s, u->named, n_named, cap_named);
+        *n = (fgr_named){d.name, dt, false};
+        if (dt->kind == FGR_STRUCT && (!strcmp(dt->name, "struct") ||
+                                       !strcmp(dt->name, "union")))
+          ((fgr_type *)dt)->name = d.name;
         if (!is(s, s->i, ","))
           break;
         s->i++;
       }
-      expect(s, ";");
-      new_item(s, FGR_I_TYPE, t0)->tok1 = s->i;
+      fgr_scan_expect(s, ";");
+      fgr_item *ti = new_item(s, FGR_I_TYPE, t0);
+      ti->tok1 = s->i;
+      ti->no_cl = fn_type;
       continue;
     }
     if (is(s, s->i, ";")) {
-      if (sp.type->kind != FGR_STRUCT)
+      if (!sp.defines)
         fgr_scan_fail(s, s->i, "declaration declares nothing");
       s->i++;
       new_item(s, FGR_I_TYPE, t0)->tok1 = s->i;
       continue;
     }
-    declarator d = parse_declarator(s, sp.type, false);
+    fgr_declarator d = fgr_scan_declarator(s, sp.type, false);
     if (d.is_func)
       function(s, sp, d, t0);
     else
@@ -1951,7 +1554,7 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
           !strcmp(u->funcs[j].name, f->name))
         fgr_scan_fail(s, f->name_tok, "redefinition of function '%s'", f->name);
   }
-  u->reduces = npr ? zalloc(s, (size_t)npr * sizeof *u->reduces) : NULL;
+  u->reduces = npr ? fgr_scan_zalloc(s, (size_t)npr * sizeof *u->reduces) : NULL;
   for (int k = 0; k < npr; k++) {
     for (int j = 0; j < k; j++)
       if (!strcmp(pr[j].name, pr[k].name))

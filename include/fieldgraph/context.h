@@ -61,7 +61,8 @@ typedef enum fg_backend_kind {
 /* Floating-point precision of generated kernels. */
 typedef enum fg_precision {
   FG_PRECISION_FULL,     /* IEEE results as the C library gives them */
-  FG_PRECISION_RELAXED   /* fast-math: vectorized approximations allowed */
+  FG_PRECISION_RELAXED   /* fast-math: vectorized approximations allowed;
+                            NaN and infinities still behave as IEEE's */
 } fg_precision;
 
 /* Options for fg_context_new; zero-initialize, then set what matters. */

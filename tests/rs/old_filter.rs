@@ -59,7 +59,7 @@ void blend(const uchar4 *v_in, uchar4 *v_out, uint32_t x, uint32_t y) {
     *v_out = *v_in / (uchar4)2 + gPixels[x] / (uchar4)2;
 }
 
-// no output pointer: refused at its line
+// no output pointer: runs, to no visible effect
 void count(const uchar4 *v_in, uint32_t x) {
     rsDebug("pixel", x);
 }
