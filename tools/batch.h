@@ -94,8 +94,4 @@ typedef struct fgt_hello {
 /* Sends one message whole (blocking); 0 or -1 (the peer is gone). */
 int fgt_msg_send(int fd, unsigned type, const void *data, size_t len);
 
-/* Removes the temporaries that a writer of path killed while writing left
- * beside it (path.tmp-*; run.c). */
-void fgt_remove_stale_temporaries(const char *path);
-
 #endif

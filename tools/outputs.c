@@ -9,10 +9,12 @@
  */
 #include "tools/outputs.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The fields that name part of the input; {index} is a number. */
 static const char *const path_fields[] = {"{ext}", "{dir}", "{name}",
@@ -248,4 +250,29 @@ int fgt_outputs_collide(const fgt_inputs *in, const char *const *tmpls,
     free(e[i].key);
   free(e);
   return rc;
+}
+
+/* Removes PATH.tmp-* files that an earlier run killed while writing path
+ * left behind (its pending encodings, PATH.tmp-<n><ext>, and fgu_atomic's
+ * temporaries of those and of path): this run owns path now, as shards
+ * never share an output. */
+void fgt_remove_stale_temporaries(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
+           slash ? path : ".");
+  const char *base = slash ? slash + 1 : path;
+  size_t len = strlen(base);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, base, len) || strncmp(e->d_name + len, ".tmp-", 5))
+      continue;
+    char stale[8192];
+    snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+    unlink(stale);
+  }
+  closedir(d);
 }

@@ -31,4 +31,8 @@ int fgt_output_name(char *out, size_t size, const char *tmpl,
 int fgt_outputs_collide(const fgt_inputs *in, const char *const *tmpls,
                         int n_tmpls, char *err, size_t errlen);
 
+/* Removes the temporaries that a writer of path killed while writing left
+ * beside it (path.tmp-*).  */
+void fgt_remove_stale_temporaries(const char *path);
+
 #endif

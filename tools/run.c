@@ -317,31 +317,6 @@ static void after_decode(uv_work_t *w, int status) {
   }
 }
 
-/* Removes PATH.tmp-* files that an earlier run killed while writing path
- * left behind (its pending encodings, PATH.tmp-<n><ext>, and fgu_atomic's
- * temporaries of those and of path): this run owns path now, as shards
- * never share an output. */
-void fgt_remove_stale_temporaries(const char *path) {
-  const char *slash = strrchr(path, '/');
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
-           slash ? path : ".");
-  const char *base = slash ? slash + 1 : path;
-  size_t len = strlen(base);
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (strncmp(e->d_name, base, len) || strncmp(e->d_name + len, ".tmp-", 5))
-      continue;
-    char stale[8192];
-    snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
-    unlink(stale);
-  }
-  closedir(d);
-}
-
 /* The name an output is encoded to before it replaces path: path with
  * ".tmp-<n>" and path's extension appended (the encoder picks the format
  * by extension; fgt_remove_stale_temporaries matches the prefix). */

@@ -16,6 +16,7 @@
  */
 #include "tools/batch.h"
 #include "tools/journal.h"
+#include "tools/outputs.h"
 
 #include <errno.h>
 #include <fcntl.h>
