@@ -108,7 +108,9 @@ static int count_files(const char *dir) {
   int n = 0;
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+    /* the output folder's results journal is no output */
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+        !strcmp(e->d_name, ".fieldgraph-results.jsonl"))
       continue;
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
