@@ -30,7 +30,15 @@ dups=$(sed 's/^{"id":"\([^"]*\)".*/\1/' "$tmp/sharded.txt" | uniq -d)
 [ -z "$dups" ] || fail "reported by more than one shard: $dups"
 diff "$tmp/one.txt" "$tmp/sharded.txt" ||
   fail "the shards' JSON lines differ from the unsharded run's"
-diff -r "$tmp/out" "$tmp/sharded" ||
+# the results journal: the same lines, in the order the shards finished
+j=.fieldgraph-results.jsonl
+diff -r -x "$j" "$tmp/out" "$tmp/sharded" ||
   fail "the shards' outputs differ from the unsharded run's"
-echo "$n inputs, $(find "$tmp/out" -type f | wc -l) outputs: the shards" \
-  "match one run"
+sort "$tmp/out/$j" > "$tmp/j1.txt"
+sort "$tmp/sharded/$j" > "$tmp/j3.txt"
+[ "$(wc -l < "$tmp/j1.txt")" -eq "$n" ] ||
+  fail "the results journal holds $(wc -l < "$tmp/j1.txt") lines for $n inputs"
+diff "$tmp/j1.txt" "$tmp/j3.txt" ||
+  fail "the shards' results journal differs from the unsharded run's"
+echo "$n inputs, $(find "$tmp/out" -type f -name '*.png' | wc -l) outputs:" \
+  "the shards match one run"
