@@ -879,6 +879,19 @@ START_TEST(test_cli_checked_for_input_sizes) {
   free(e);
   snprintf(args, sizeof args, "check %s %s", file, sp);
   ck_assert_int_eq(tool(dir, args), 2);
+  /* a script's kernel that does not compile is check's error, not each
+   * input's at run time */
+  snprintf(path, sizeof path, "%s/bad.rs", dir);
+  write_text(path, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+             "uchar4 RS_KERNEL k(uchar4 in) { return in +; }\n");
+  write_text(file, "s = script(\"bad.rs\")\npx = u8(rgba(input()) * 255)\n"
+             "save(s.k(px), \"{stem}.png\")\n");
+  snprintf(args, sizeof args, "check %s", file);
+  ck_assert_int_eq(tool(dir, args), 2);
+  e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "bad.rs:3:") && strstr(e, "expected expression"),
+                "%s", e);
+  free(e);
   rm_rf(dir);
 }
 END_TEST

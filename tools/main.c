@@ -138,11 +138,29 @@ static int parse_common(int argc, char **argv, const char *help,
   return -1;
 }
 
+/* Compiles g as run will (every kernel built, every script's code through
+ * its compiler, on backend and device): 0, or 2 (a pipeline error) with
+ * the message. */
+static int compile_check(fg_graph *g, const char *backend,
+                         const char *device) {
+  fg_context *ctx = NULL;
+  fg_program *prog = NULL;
+  int rc = fgt_context_for(backend, device, 0, NULL, 0, &ctx);
+  if (!rc && fg_compile(ctx, g, NULL, &prog) != FG_OK) {
+    fprintf(stderr, "fieldgraph: %s\n", fg_context_errmsg(ctx));
+    rc = 2;
+  }
+  fg_program_free(prog);
+  fg_context_free(ctx);
+  return rc;
+}
+
 /* check PIPELINE INPUT...: the pipeline built for every size and channel
  * count among the inputs, as run will build it; 0, 1 when it does not fit
  * some of them (each named), 2 for a usage error or a pipeline that fits
  * none. */
-static int check_inputs(const char *pipeline, int n, char **args) {
+static int check_inputs(const char *pipeline, int n, char **args,
+                        const common_opts *c) {
   char err[4096];
   fgt_inputs in = {.log = stderr};
   for (int i = 0; i < n; i++)
@@ -177,6 +195,11 @@ static int check_inputs(const char *pipeline, int n, char **args) {
               in.items[i].path, key.width[0], key.height[0],
               key.channels[0]);
       failed++;
+    } else if (compile_check(b.g, c->backend, c->device)) {
+      fprintf(stderr, "  (for %s: %d x %d, %d channels)\n",
+              in.items[i].path, key.width[0], key.height[0],
+              key.channels[0]);
+      failed++;
     }
     fgt_built_free(&b);
   }
@@ -195,16 +218,20 @@ int fgt_cmd_check(int argc, char **argv) {
     "usage: fieldgraph check PIPELINE [-i SAMPLE | INPUT...]\n"
     "Parses the pipeline and builds its graph for SAMPLE's size (default: a\n"
     "256x256 RGB image), or for every size among the INPUTs (files,\n"
-    "directories, @LIST, as fieldgraph run takes them), reporting each error\n"
-    "at file:line:column.\n";
+    "directories, @LIST, as fieldgraph run takes them), and compiles its\n"
+    "kernels and scripts as run will (--backend, --device), reporting each\n"
+    "error at file:line:column.\n";
   common_opts c = {.inputs = 1};
   int rc = parse_common(argc, argv, help, &c);
   if (rc >= 0)
     return rc;
   if (optind < argc - 1)
-    return check_inputs(argv[optind], argc - optind - 1, argv + optind + 1);
+    return check_inputs(argv[optind], argc - optind - 1, argv + optind + 1,
+                        &c);
   one o;
   rc = one_build(&o, argv[optind], c.input);
+  if (!rc)
+    rc = compile_check(o.built.g, c.backend, c.device);
   if (!rc)
     printf("%s: ok: %d inputs, %d operators, %d saves, %d reports\n",
            argv[optind], o.built.n_inputs, fg_graph_op_count(o.built.g),
