@@ -313,6 +313,13 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     else
       fgk_put(e, thread_name[x->u.thread]);
     break;
+  case FGK_E_EXTENT:
+    /* the input buffer's extent argument (emit/abi.h), as the int that
+     * _rows and _columns are */
+    fgk_putf(e, "((int)in%d_%c)", x->u.extent.port,
+             x->u.extent.axis == FG_LAYERS ? 'L'
+             : x->u.extent.axis == FG_ROWS ? 'R' : 'C');
+    break;
   case FGK_E_UNARY:
     fgk_put(e, "(");
     fgk_put(e, x->u.bin.op == FGK_NEG ? "-" : x->u.bin.op == FGK_LNOT ? "!"
@@ -827,6 +834,7 @@ static bool invariant(const fg_expr *x, const fgk_block *body) {
   switch (x->kind) {
   case FGK_E_CONST:
   case FGK_E_THREAD:
+  case FGK_E_EXTENT:
     return true;
   case FGK_E_VAR:
     return x->u.var->ndims == 0 && !x->u.var->local &&
