@@ -114,13 +114,22 @@ static int count_files(const char *dir, bool rm) {
   return n;
 }
 
+static const fg_yuv_format yuv_formats[3] = {FG_YUV_NV21, FG_YUV_YV12,
+                                             FG_YUV_I420};
+
 /* Every operator of the library whose IR could depend on the size of an
- * rgb image (float3), a grey one (float) and a uchar4 one of h x w. */
+ * rgb image (float3), a grey one (float), a uchar4 one and YUV frames of
+ * h x w (even). */
 static fg_graph *sized_graph(int64_t h, int64_t w) {
   fg_graph *g = fg_graph_new("sized");
   fg_field *img = fg_input(g, "img", fg_type_vector(FG_F32, fg_shape2(h, w), 3));
   fg_field *grey = fg_input(g, "grey", fg_type_scalar(FG_F32, fg_shape2(h, w)));
   fg_field *u8 = fg_input(g, "u8", fg_type_vector(FG_U8, fg_shape2(h, w), 4));
+  fg_field *yuv[3];
+  for (int k = 0; k < 3; k++)
+    yuv[k] = fg_input(g, k == 0 ? "nv21" : k == 1 ? "yv12" : "i420",
+                      fg_type_scalar(FG_U8, fg_shape1(fg_yuv_frame_bytes(
+                                                yuv_formats[k], w, h))));
   static const float k3[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
   static const double m[6] = {0.9, 0.1, 1.5, -0.1, 0.9, 2.5};
   fg_field *f[] = {
@@ -155,6 +164,9 @@ static fg_graph *sized_graph(int64_t h, int64_t w) {
       fg_intrinsic_resize(g, u8, 10, 14, NULL),
       fg_intrinsic_histogram(g, u8, NULL),
       fg_intrinsic_histogram_dot(g, u8, NULL, NULL),
+      fg_intrinsic_yuv_to_rgb(g, yuv[0], yuv_formats[0], w, h),
+      fg_intrinsic_yuv_to_rgb(g, yuv[1], yuv_formats[1], w, h),
+      fg_intrinsic_yuv_to_rgb(g, yuv[2], yuv_formats[2], w, h),
   };
   int nf = (int)(sizeof f / sizeof f[0]);
   fg_field *loc = NULL;
@@ -183,7 +195,7 @@ START_TEST(test_build_one_kernel_set_for_any_size) {
   char err[1024];
   ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
                 err);
-  static const int64_t size[2][2] = {{40, 56}, {45, 37}};
+  static const int64_t size[2][2] = {{40, 56}, {46, 38}};
   int files[2], kernels[2];
   for (int s = 0; s < 2; s++) {
     int64_t h = size[s][0], w = size[s][1];
@@ -204,11 +216,21 @@ START_TEST(test_build_one_kernel_set_for_any_size) {
       grey[i] = (float)((i * 104729) % 997) / 997.0f;
     for (size_t i = 0; i < np * 4; i++)
       u8[i] = (uint8_t)(i * 31);
+    uint8_t *yuv[3];
+    for (int k = 0; k < 3; k++) {
+      size_t nb = (size_t)fg_yuv_frame_bytes(yuv_formats[k], w, h);
+      ck_assert_ptr_nonnull(yuv[k] = malloc(nb));
+      for (size_t i = 0; i < nb; i++)
+        yuv[k][i] = (uint8_t)(i * 13 + (size_t)k);
+    }
     int nout = fg_program_output_count(p);
     void **out = calloc((size_t)nout, sizeof *out);
     for (int o = 0; o < nout; o++)
       out[o] = malloc(fg_type_bytes(fg_program_output_type(p, o)));
-    ck_assert_int_eq(fg_program_run(p, 3, (const void *const[]){img, grey, u8},
+    ck_assert_int_eq(fg_program_run(p, 6,
+                                    (const void *const[]){img, grey, u8,
+                                                          yuv[0], yuv[1],
+                                                          yuv[2]},
                                     nout, out), FG_OK);
     ck_assert_int_eq(fg_program_output_index(p, "o0"), 0);
     ck_assert_int_eq(fg_program_output_index(p, "o19"), 19);
@@ -231,6 +253,8 @@ START_TEST(test_build_one_kernel_set_for_any_size) {
     free(img);
     free(grey);
     free(u8);
+    for (int k = 0; k < 3; k++)
+      free(yuv[k]);
     fg_program_free(p);
     fg_graph_free(g);
   }
