@@ -181,6 +181,14 @@ static fg_graph *sized_graph(int64_t h, int64_t w) {
     fg_output(g, name, f[i] ? f[i] : loc);
   }
   fg_output(g, "best", best);
+  fg_field *gx = NULL, *gy = NULL;
+  fg_sobel(g, grey, FG_BORDER_REFLECT, &gx, &gy);
+  fg_output(g, "gx", gx);
+  fg_output(g, "gy", gy);
+  fg_output(g, "median", fg_median3x3(g, img));
+  fg_output(g, "min", fg_reduce_min(g, grey));
+  fg_output(g, "blur5", fg_intrinsic_convolve5x5(
+                            g, u8, (const float[25]){[12] = 1}, NULL));
   ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
   return g;
 }
