@@ -216,8 +216,12 @@ fg_field *fg_crop(fg_graph *g, fg_field *in, int64_t row, int64_t col,
                  fg_addi(fg_column(op), (int32_t)col));
 }
 
-fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
-                 int64_t left, int64_t right, fg_border border, double value) {
+/* fg_pad; uniform: top and left are read from a constant field when the
+ * kernel runs instead of being literals of its source (margins derived
+ * from the image's size, as a letterbox's). */
+static fg_field *pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
+                     int64_t left, int64_t right, fg_border border,
+                     double value, bool uniform) {
   if (!fgo_image(g, "pad", in))
     return NULL;
   if (top < 0 || bottom < 0 || left < 0 || right < 0 ||
@@ -231,11 +235,34 @@ fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
   }
   fg_type t = with_size(fg_field_type(in), fgo_rows(in) + top + bottom,
                         fgo_cols(in) + left + right);
+  fg_field *margins = NULL;
+  if (uniform && !(margins = fgo_uniform(g, "pad.margins", FG_I32, 2,
+                                         (const double[]){(double)top,
+                                                          (double)left})))
+    return NULL;
   fg_op *op = fg_op_begin(g, "pad", 1, &t);
-  fg_write_tensor(op, 0,
-                  fgo_read_border(op, in, fg_subi(fg_row(op), (int32_t)top),
-                                      fg_subi(fg_column(op), (int32_t)left),
-                                      (int)border, value));
+  fg_expr *r = fg_row(op), *c = fg_column(op);
+  if (uniform) {
+    fg_expr *m = fg_var(op, FG_I32, 2);
+    fg_assign(m, fg_read_tensor(op, margins));
+    r = fg_sub(r, fg_swizzle(m, "x"));
+    c = fg_sub(c, fg_swizzle(m, "y"));
+  } else {
+    r = fg_subi(r, (int32_t)top);
+    c = fg_subi(c, (int32_t)left);
+  }
+  fg_write_tensor(op, 0, fgo_read_border(op, in, r, c, (int)border, value));
   return fg_op_end(op);
+}
+
+fg_field *fg_pad(fg_graph *g, fg_field *in, int64_t top, int64_t bottom,
+                 int64_t left, int64_t right, fg_border border, double value) {
+  return pad(g, in, top, bottom, left, right, border, value, false);
+}
+
+fg_field *fgo_pad_sized(fg_graph *g, fg_field *in, int64_t top,
+                        int64_t bottom, int64_t left, int64_t right,
+                        fg_border border, double value) {
+  return pad(g, in, top, bottom, left, right, border, value, true);
 }
 

@@ -89,6 +89,14 @@ fg_expr *fgo_cols_x(fg_op *op, fg_field *f);
 fg_field *fgo_uniform(fg_graph *g, const char *name, fg_elem elem, int n,
                       const double *v);
 
+/* fg_pad whose margins the host derived from in's size (a letterbox):
+ * top and left are read when the kernel runs, so one build serves every
+ * size (the pad reads then are not a stencil's: a little slower than
+ * fg_pad's, which builds per margin). */
+fg_field *fgo_pad_sized(fg_graph *g, fg_field *in, int64_t top,
+                        int64_t bottom, int64_t left, int64_t right,
+                        fg_border border, double value);
+
 /* The tensor of f at (row, col), in this thread's layer when f has 3
  * dimensions.  Outside the field the nearest edge tensor (clamp). */
 fg_expr *fgo_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col);

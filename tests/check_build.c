@@ -189,6 +189,12 @@ static fg_graph *sized_graph(int64_t h, int64_t w) {
   fg_output(g, "min", fg_reduce_min(g, grey));
   fg_output(g, "blur5", fg_intrinsic_convolve5x5(
                             g, u8, (const float[25]){[12] = 1}, NULL));
+  /* the pipelines' letterbox: pad(image, to=[64, 64]) */
+  fg_op_list to = {2, 1, 2, (const float[]){64, 64}};
+  fg_op_args pa = {.field = {img}, .num = {0, 0, 0, 0, 0, FG_BORDER_CONSTANT,
+                                          0.25},
+                   .list = {[7] = &to}};
+  fg_output(g, "letterbox", fg_ops_call(g, fg_ops_find("pad"), &pa));
   ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
   return g;
 }
