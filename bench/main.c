@@ -2,9 +2,9 @@
  * backend, with the Halide and OpenCV peers when built with them) and
  * bench_opencl (the OpenCL backend; never Halide, whose LLVM crashes next
  * to PoCL's).  Each prints W0 (its own memory-bandwidth limit) and then
- * W1-W6, or the workloads named on the command line:
+ * W1-W7, or the workloads named on the command line:
  *
- *   bench_cpu [W1 W2 W3 W4 W5 W6]      BENCH_REPS=5 BENCH_WARMUP=1
+ *   bench_cpu [W1 W2 W3 W4 W5 W6 W7]   BENCH_REPS=5 BENCH_WARMUP=1
  *
  * BENCH_BACKEND (1 CPU, 2 OpenCL) is set per program by Makefile.am.
  */
@@ -76,6 +76,8 @@ int main(int argc, char **argv) {
     bench_w5(kind);
   if (wanted(argc, argv, "W6"))
     bench_w6(ctx);
+  if (wanted(argc, argv, "W7"))
+    bench_w7(kind);
   fg_context_free(ctx);
   return 0;
 }

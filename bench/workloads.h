@@ -40,6 +40,11 @@ void bench_w5(fg_backend_kind kind);
  * histogram (float 4096 x 4096) and the axis-0 sum of [64, 512, 512]. */
 void bench_w6(fg_context *ctx);
 
+/* W7 the README pipeline (examples/lab.fgp) built, compiled and run per
+ * image over 40 images of 40 sizes against 40 of one size, each series
+ * from an empty kernel cache: the time ratio and the kernels built. */
+void bench_w7(fg_backend_kind kind);
+
 /* The 8-node W1 graph over a size x size float4 image (shared by W1 and
  * W5). */
 fg_graph *bench_w1_graph(int64_t size);

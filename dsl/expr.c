@@ -111,6 +111,24 @@ fg_expr *fg_thread(fg_op *op, fg_thread_const which) {
   return e;
 }
 
+fg_expr *fg_field_extent(fg_op *op, fg_field *f, fg_thread_const axis) {
+  if (!fgk_op_usable(op) || !f)
+    return NULL;
+  if (axis != FG_LAYERS && axis != FG_ROWS && axis != FG_COLUMNS)
+    return fgk_fail(op, FG_EINVAL, "fg_field_extent('%s'): axis %d is not "
+                    "FG_LAYERS, FG_ROWS or FG_COLUMNS", fg_field_name(f),
+                    (int)axis);
+  int port = fgk_op_input(op, f, "fg_field_extent");
+  if (port < 0)
+    return NULL;
+  fg_expr *e = fgk_expr_new(op, FGK_E_EXTENT, fgk_t(FG_I32, 1));
+  if (e) {
+    e->u.extent.port = port;
+    e->u.extent.axis = axis;
+  }
+  return e;
+}
+
 /* ---- operators ---------------------------------------------------------- */
 
 static const char *const binop_name[FGK_BINOP_COUNT_] = {

@@ -158,7 +158,7 @@ static const char border_helpers[] =
   "#define FGK_INL static inline\n"
   "#endif\n"
   "FGK_INL long fgk_bm(long i, long n) {   /* dcb|abcd|cba */\n"
-  "  long p = 2 * n - 2, m = n == 1 ? 0 : (i < 0 ? -i : i) % p;\n"
+  "  long p = 2 * n - 2, m = (i < 0 ? -i : i) % (p > 0 ? p : 1);\n"
   "  return m < p - m ? m : p - m;\n"
   "}\n"
   "FGK_INL long fgk_br(long i, long n) {   /* cba|abcd|dcb */\n"

@@ -76,6 +76,16 @@ static fg_expr *cx(clone *c, const fg_expr *x) {
   *e = *x;
   e->op = NULL;
   switch (x->kind) {
+  case FGK_E_EXTENT:
+    /* a field produced inside the group has the group's thread shape
+     * (fusion rule 3), so its extent is the thread extent */
+    if (c->in_port[x->u.extent.port] < 0) {
+      e->kind = FGK_E_THREAD;
+      e->u.thread = x->u.extent.axis;
+    } else {
+      e->u.extent.port = c->in_port[x->u.extent.port];
+    }
+    break;
   case FGK_E_VAR:
     e->u.var = var_of(c, x->u.var);
     break;

@@ -97,8 +97,11 @@ typedef enum fgk_expr_kind {
   FGK_E_CONST, FGK_E_VAR, FGK_E_THREAD, FGK_E_UNARY, FGK_E_BINARY,
   FGK_E_CALL, FGK_E_SWIZZLE, FGK_E_VECTOR, FGK_E_CONVERT, FGK_E_AS,
   FGK_E_READ, FGK_E_INDEX, FGK_E_ADDR, FGK_E_ATOMIC,
-  FGK_E_FOREIGN     /* an opaque, already-typed call into code a front end
+  FGK_E_FOREIGN,    /* an opaque, already-typed call into code a front end
                        carries, written by its hooks (ir/foreign.h) */
+  FGK_E_EXTENT      /* an input field's extent along one axis (an int read
+                       from the kernel's extent arguments, emit/abi.h), so
+                       that no image size is a constant of the IR */
 } fgk_expr_kind;
 
 /* How a foreign call is written: the front end's hooks (ir/foreign.h). */
@@ -165,6 +168,8 @@ struct fg_expr {
     fgk_const k;                                     /* CONST */
     fgk_var *var;                                    /* VAR */
     fg_thread_const thread;                          /* THREAD */
+    struct { int port; fg_thread_const axis; } extent; /* EXTENT: input
+                          port, FG_LAYERS, FG_ROWS or FG_COLUMNS */
     struct { int op; struct fg_expr *a, *b; } bin;   /* UNARY, BINARY */
     struct { fgk_builtin fn; int n; struct fg_expr *arg[3]; } call;
     struct { struct fg_expr *a; int n; int comp[4]; } swz;

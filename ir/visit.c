@@ -56,6 +56,7 @@ void fgk_visit_expr(const fg_expr *x, const fgk_visitor *v) {
     break;
   case FGK_E_CONST:
   case FGK_E_THREAD:
+  case FGK_E_EXTENT:
   case FGK_E_VAR:
     break;
   }

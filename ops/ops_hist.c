@@ -39,17 +39,28 @@ fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
   fg_expr *x = fg_var(op, FG_I32, 1), *j = fg_var(op, FG_I32, 1);
   fg_expr *wr = fg_var(op, FG_I32, 1);
   fg_expr *r = fg_column(op); /* the thread's index */
-  fg_for(j, fg_int(op, 0), fg_lt(j, fg_int(op, (int32_t)per)), fg_int(op, 1));
-  fg_assign(wr, fg_add(fg_muli(r, (int32_t)per), j)); /* a row of work */
-  fg_if(fg_lt(wr, fg_int(op, (int32_t)nrows)));
-  fg_expr *row =
-      fg_addi(fg_mod(wr, fg_int(op, (int32_t)(y1 - y0))), (int32_t)y0);
-  fg_for(x, fg_int(op, (int32_t)x0), fg_lt(x, fg_int(op, (int32_t)x1)),
+  /* the sizes as the kernel reads them, so one build serves every size:
+   * the rows of work (ny a layer), and the rows a thread takes, spread
+   * over the threads there are (the counts are integers, so any split
+   * of the rows gives the same bins) */
+  fg_expr *ny = fg_var(op, FG_I32, 1), *nrw = fg_var(op, FG_I32, 1);
+  fg_expr *kper = fg_var(op, FG_I32, 1);
+  fg_assign(ny, rect ? fg_int(op, (int32_t)(y1 - y0))
+                     : nd >= 2 ? fgo_rows_x(op, in) : fg_int(op, 1));
+  fg_assign(nrw, nd == 3 ? fg_mul(fgo_layers_x(op, in), ny) : ny);
+  fg_assign(kper, fg_div(fg_add(nrw, fg_subi(fg_columns(op), 1)),
+                         fg_columns(op)));
+  fg_for(j, fg_int(op, 0), fg_lt(j, kper), fg_int(op, 1));
+  fg_assign(wr, fg_add(fg_mul(r, kper), j)); /* a row of work */
+  fg_if(fg_lt(wr, nrw));
+  fg_expr *row = rect ? fg_addi(fg_mod(wr, ny), (int32_t)y0) : fg_mod(wr, ny);
+  fg_for(x, fg_int(op, (int32_t)x0),
+         fg_lt(x, rect ? fg_int(op, (int32_t)x1) : fgo_cols_x(op, in)),
          fg_int(op, 1));
   fg_expr *v = fg_var(op, t.elem, fg_type_tensor_elements(t));
   if (nd == 3)
     fg_assign(v, fg_read_tensor_at(op, in, 3,
-                                   fg_div(wr, fg_int(op, (int32_t)(y1 - y0))),
+                                   fg_div(wr, ny),
                                    row, x));
   else if (nd == 2)
     fg_assign(v, fg_read_tensor_at(op, in, 2, row, x));
@@ -90,8 +101,7 @@ fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
   fg_op *sum = fg_op_begin(g, name, 1, &ot);
   fg_expr *acc = fg_var(sum, count_elem, channels);
   fg_expr *i = fg_var(sum, FG_I32, 1);
-  fg_for(i, fg_int(sum, 0), fg_lt(i, fg_int(sum, (int32_t)nthreads)),
-         fg_int(sum, 1));
+  fg_for(i, fg_int(sum, 0), fg_lt(i, fgo_rows_x(sum, part)), fg_int(sum, 1));
   fg_assign(acc,
             fg_add(acc, fg_read_tensor_at(sum, part, 2, i, fg_column(sum))));
   fg_end(sum);

@@ -74,6 +74,29 @@ bool fgo_image(fg_graph *g, const char *opname, fg_field *f);
 int64_t fgo_rows(fg_field *f);
 int64_t fgo_cols(fg_field *f);
 
+/* Layers, rows and columns of f as int expressions that op reads when its
+ * kernel runs (fg_field_extent), never constants: what an operator's IR
+ * holds instead of fgo_rows() so that one build serves every size. */
+fg_expr *fgo_layers_x(fg_op *op, fg_field *f);
+fg_expr *fgo_rows_x(fg_op *op, fg_field *f);
+fg_expr *fgo_cols_x(fg_op *op, fg_field *f);
+
+/* A 0-D constant field holding n (1-4) values v of elem: a number the host
+ * derives from field sizes (a scale factor, a point count) that a kernel
+ * reads when it runs rather than holding it in its source.  Made before
+ * fg_op_begin (one operator is open at a time); NULL on error (recorded on
+ * g). */
+fg_field *fgo_uniform(fg_graph *g, const char *name, fg_elem elem, int n,
+                      const double *v);
+
+/* fg_pad whose margins the host derived from in's size (a letterbox):
+ * top and left are read when the kernel runs, so one build serves every
+ * size (the pad reads then are not a stencil's: a little slower than
+ * fg_pad's, which builds per margin). */
+fg_field *fgo_pad_sized(fg_graph *g, fg_field *in, int64_t top,
+                        int64_t bottom, int64_t left, int64_t right,
+                        fg_border border, double value);
+
 /* The tensor of f at (row, col), in this thread's layer when f has 3
  * dimensions.  Outside the field the nearest edge tensor (clamp). */
 fg_expr *fgo_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col);

@@ -215,18 +215,18 @@ static fg_expr *cubic(fg_op *op, fg_expr *const p[4], fg_expr *x, int n) {
 
 /* Splits the Toolkit's source coordinate (i + 0.5) scale - 0.5 into the
  * four clamped source indices and the fraction. */
-static fg_expr *source(fg_op *op, fg_expr *i, float scale, int64_t n,
+static fg_expr *source(fg_op *op, fg_expr *i, fg_expr *scale, fg_expr *n,
                        fg_expr *idx[4]) {
   fg_expr *f = fg_var(op, FG_F32, 1), *fl = fg_var(op, FG_F32, 1);
   fg_assign(f, fg_add(fg_convert(i, FG_F32, 1), fg_float(op, 0.5f)));
-  fg_assign(f, fg_mul(f, fg_float(op, scale)));
+  fg_assign(f, fg_mul(f, scale));
   fg_assign(f, fg_sub(f, fg_float(op, 0.5f)));
   fg_assign(fl, fg_floor(f));
   fg_expr *start = fg_var(op, FG_I32, 1);
   fg_assign(start, fg_subi(fg_convert(fl, FG_I32, 1), 1));
   for (int k = 0; k < 4; k++)
     idx[k] =
-        fg_clamp(fg_addi(start, k), fg_int(op, 0), fg_int(op, (int32_t)n - 1));
+        fg_clamp(fg_addi(start, k), fg_int(op, 0), fg_subi(n, 1));
   fg_assign(f, fg_sub(f, fl));
   return f;
 }
@@ -257,11 +257,20 @@ fg_field *fg_intrinsic_resize(fg_graph *g, fg_field *in, int64_t rows,
   int64_t h = t.field.dim[0], w = t.field.dim[1];
   fg_type ot = fg_type_vector(FG_U8, fg_shape2(rows, cols), n);
   bool part = partial(&r, rows, cols);
+  /* the scales depend on the sizes: read when the kernel runs */
+  fg_field *scale = fgo_uniform(
+      g, "intrinsic_resize.scale", FG_F32, 2,
+      (const double[]){(float)h / (float)rows, (float)w / (float)cols});
+  if (!scale)
+    return NULL;
   fg_op *op = fg_op_begin(g, name, 1, &ot);
   fg_expr *res = begin_rect(op, &r, part, n);
-  fg_expr *ys[4], *xs[4];
-  fg_expr *yf = source(op, fg_row(op), (float)h / (float)rows, h, ys);
-  fg_expr *xf = source(op, fg_column(op), (float)w / (float)cols, w, xs);
+  fg_expr *ys[4], *xs[4], *sv = fg_var(op, FG_F32, 2);
+  fg_assign(sv, fg_read_tensor(op, scale));
+  fg_expr *yf = source(op, fg_row(op), fg_swizzle(sv, "x"),
+                       fgo_rows_x(op, in), ys);
+  fg_expr *xf = source(op, fg_column(op), fg_swizzle(sv, "y"),
+                       fgo_cols_x(op, in), xs);
   fg_expr *p[4];
   for (int j = 0; j < 4; j++) {
     fg_expr *q[4];
@@ -298,9 +307,12 @@ fg_field *fg_intrinsic_histogram(fg_graph *g, fg_field *in,
   fg_restriction r;
   if (!check(g, "intrinsic_histogram", in, 0x1e, restriction, &r))
     return NULL;
-  int n = fg_type_tensor_elements(fg_field_type(in));
+  fg_type t = fg_field_type(in);
+  int n = fg_type_tensor_elements(t);
   return fgo_histogram(g, "intrinsic_histogram", in, 256, n, FG_I32,
-                           value_bin, NULL, &r);
+                       value_bin, NULL,
+                       partial(&r, t.field.dim[0], t.field.dim[1]) ? &r
+                                                                   : NULL);
 }
 
 static fg_expr *dot_bin(fg_op *op, fg_expr *v, int ch, fg_expr **valid,
@@ -344,5 +356,8 @@ fg_field *fg_intrinsic_histogram_dot(fg_graph *g, fg_field *in,
                        name, sum);
     return NULL;
   }
-  return fgo_histogram(g, name, in, 256, 1, FG_I32, dot_bin, ci, &r);
+  fg_type t = fg_field_type(in);
+  return fgo_histogram(g, name, in, 256, 1, FG_I32, dot_bin, ci,
+                       partial(&r, t.field.dim[0], t.field.dim[1]) ? &r
+                                                                   : NULL);
 }

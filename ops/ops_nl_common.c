@@ -3,6 +3,8 @@
  * API only. */
 #include "ops_impl.h"
 
+#include <string.h>
+
 bool fgo_ready(fg_graph *g, fg_field *f) {
   return g && fg_graph_status(g) == FG_OK && f;
 }
@@ -40,6 +42,35 @@ int64_t fgo_cols(fg_field *f) {
   return t.field.dim[t.field.ndim - 1];
 }
 
+fg_expr *fgo_layers_x(fg_op *op, fg_field *f) {
+  return fg_field_extent(op, f, FG_LAYERS);
+}
+
+fg_expr *fgo_rows_x(fg_op *op, fg_field *f) {
+  return fg_field_extent(op, f, FG_ROWS);
+}
+
+fg_expr *fgo_cols_x(fg_op *op, fg_field *f) {
+  return fg_field_extent(op, f, FG_COLUMNS);
+}
+
+fg_field *fgo_uniform(fg_graph *g, const char *name, fg_elem elem, int n,
+                      const double *v) {
+  union { float f[4]; double d[4]; int32_t i[4]; int64_t l[4]; } u;
+  memset(&u, 0, sizeof u);
+  for (int k = 0; k < n && k < 4; k++) {
+    switch (elem) {
+    case FG_F64: u.d[k] = v[k]; break;
+    case FG_I64: u.l[k] = (int64_t)v[k]; break;
+    case FG_I32: u.i[k] = (int32_t)v[k]; break;
+    default: u.f[k] = (float)v[k]; break;
+    }
+  }
+  if (elem != FG_F64 && elem != FG_I64 && elem != FG_I32)
+    elem = FG_F32;
+  return fg_constant(g, name, fg_type_vector(elem, fg_shape0(), n), &u);
+}
+
 fg_expr *fgo_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col) {
   if (fg_field_type(f).field.ndim == 3)
     return fg_read_tensor_at(op, f, 3, fg_layer(op), row, col);
@@ -48,7 +79,6 @@ fg_expr *fgo_read(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col) {
 
 fg_expr *fgo_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
                              int b, double value) {
-  int64_t rows = fgo_rows(f), cols = fgo_cols(f);
   if (b != FG_BORDER_CONSTANT) {
     /* the read remaps what lies outside (fg_read_tensor_at_border) */
     if (fg_field_type(f).field.ndim == 3)
@@ -60,8 +90,8 @@ fg_expr *fgo_read_border(fg_op *op, fg_field *f, fg_expr *row, fg_expr *col,
   int n = fg_type_tensor_elements(t);
   fg_expr *v = fg_var(op, t.elem, n);
   fg_expr *inside = fg_land(
-      fg_land(fg_ge(row, fg_int(op, 0)), fg_lt(row, fg_int(op, (int)rows))),
-      fg_land(fg_ge(col, fg_int(op, 0)), fg_lt(col, fg_int(op, (int)cols))));
+      fg_land(fg_ge(row, fg_int(op, 0)), fg_lt(row, fgo_rows_x(op, f))),
+      fg_land(fg_ge(col, fg_int(op, 0)), fg_lt(col, fgo_cols_x(op, f))));
   fg_if(inside);
   fg_assign(v, fgo_read(op, f, row, col));
   fg_else(op);

@@ -59,9 +59,11 @@ fg_field *fg_overlay(fg_graph *g, fg_field *base, fg_field *top, int64_t x,
   }
   /* outside the top image its alpha is 0: the base as it was */
   fg_if(fg_land(fg_land(fg_ge(r, fg_long(op, 0)),
-                        fg_lt(r, fg_long(op, fgo_rows(top)))),
+                        fg_lt(r, fg_convert(fgo_rows_x(op, top), FG_I64,
+                                            1))),
                 fg_land(fg_ge(c, fg_long(op, 0)),
-                        fg_lt(c, fg_long(op, fgo_cols(top))))));
+                        fg_lt(c, fg_convert(fgo_cols_x(op, top), FG_I64,
+                                            1)))));
   {
     fg_expr *tv = fg_var(op, acc, tn);
     fg_assign(tv, fgo_to_acc(fgo_read(op, top, fg_convert(r, FG_I32, 1),

@@ -46,10 +46,20 @@ static fg_field *convert(fg_graph *g, const char *name, fg_field *in,
 /* A pointwise operator on in (any shape) writing type ot: divide by
  * count when count > 0, combine the tensor's elements with r when
  * tensor; ot's field may differ from in's only when in is 0-D (a
- * reshape of the one value). */
+ * reshape of the one value).  A count that depends on field sizes
+ * (sized) is read from a constant field when the kernel runs, so the
+ * kernel's source is the same for every size. */
 static fg_field *finish(fg_graph *g, const char *name, fg_field *in, fg_type ot,
-                        fg_reduce_op r, bool tensor, double count) {
+                        fg_reduce_op r, bool tensor, double count,
+                        bool sized) {
   int n = fg_type_tensor_elements(fg_field_type(in));
+  fg_field *cf = NULL;
+  if (count > 0 && sized) {
+    char cname[112];
+    snprintf(cname, sizeof cname, "%s.count", name);
+    if (!(cf = fgo_uniform(g, cname, ot.elem, 1, &count)))
+      return NULL;
+  }
   fg_op *op = fg_op_begin(g, name, 1, &ot);
   fg_expr *v = fg_var(op, ot.elem, n);
   fg_assign(v, fg_convert(fg_read_tensor(op, in), ot.elem, n));
@@ -62,9 +72,16 @@ static fg_field *finish(fg_graph *g, const char *name, fg_field *in, fg_type ot,
       fg_assign(res, combine(r, res, fg_swizzle(v, comp[k])));
   }
   if (count > 0)
-    res = fg_div(res, fgo_flit(op, ot.elem, count));
+    res = fg_div(res, cf ? fg_read_tensor(op, cf)
+                         : fgo_flit(op, ot.elem, count));
   fg_write_tensor(op, 0, res);
   return fg_op_end(op);
+}
+
+/* The extent of field axis a (0-based, of nd) of f, read when the kernel
+ * runs. */
+static fg_expr *extent(fg_op *op, fg_field *f, int nd, int a) {
+  return fg_field_extent(op, f, (fg_thread_const)(FG_LAYERS + 3 - nd + a));
 }
 
 /* Shared body of fg_reduce_axes and fg_mean_axes. */
@@ -116,6 +133,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
   char sub[96];
   fg_field *cur = in;
   double div = 0; /* what the pointwise tail divides by */
+  bool sized = false; /* div depends on the field's size */
   if (fa == field_bits && nd > 0) {
     /* every field axis: a reduction, producers fuse into it */
     snprintf(sub, sizeof sub, "%s.all", opname);
@@ -128,6 +146,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
     if (!mean && !tensor && !keepdims)
       return cur;
     div = mean ? count * (tensor ? n : 1) : 0;
+    sized = true;
   } else if (fa) {
     snprintf(sub, sizeof sub, "%s.axes", opname);
     fg_type ot = fg_type_vector(ae, os, n);
@@ -147,6 +166,18 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
             fg_thread(op, (fg_thread_const)(FG_LAYER + 3 - os.ndim + oj++));
       }
     }
+    /* the points reduced: the product of in's reduced extents, read
+     * when the kernel runs, in 64 bits and converted once (the double
+     * product converted to ae was the same value) */
+    fg_expr *cnt = NULL;
+    if (mean) {
+      cnt = fg_var(op, FG_I64, 1);
+      fg_assign(cnt, fg_long(op, 1));
+      for (int a = 0; a < nd; a++)
+        if (fa >> a & 1)
+          fg_assign(cnt, fg_mul(cnt, fg_convert(extent(op, in, nd, a),
+                                                FG_I64, 1)));
+    }
     fg_expr *acc = fg_var(op, ae, n);
     if (r == FG_REDUCE_PROD && !mean) {
       fg_assign(acc, fg_convert(fg_int(op, 1), ae, n));
@@ -157,7 +188,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
     for (int a = 0; a < nd; a++)
       if (fa >> a & 1)
         fg_for(coord[a], fg_int(op, 0),
-               fg_lt(coord[a], fg_int(op, (int32_t)t.field.dim[a])),
+               fg_lt(coord[a], extent(op, in, nd, a)),
                fg_int(op, 1));
     fg_expr *v = fg_read_tensor_at(op, in, nd, coord[0], coord[1], coord[2]);
     if (mean)
@@ -167,7 +198,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
       if (fa >> a & 1)
         fg_end(op);
     fg_write_tensor(op, 0,
-                    mean ? fg_div(acc, fgo_flit(op, ae, count)) : acc);
+                    mean ? fg_div(acc, fg_convert(cnt, ae, 1)) : acc);
     cur = fg_op_end(op);
     if (!tensor)
       return cur;
@@ -182,7 +213,8 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
   /* the pointwise tail: combine the tensor, divide, reshape a 0-D value */
   fg_type ot = fg_type_vector(
       ae, fa == field_bits ? os : fg_field_type(cur).field, tensor ? 1 : n);
-  return finish(g, opname, cur, ot, mean ? FG_REDUCE_SUM : r, tensor, div);
+  return finish(g, opname, cur, ot, mean ? FG_REDUCE_SUM : r, tensor, div,
+                sized);
 }
 
 fg_field *fg_reduce_axes(fg_graph *g, const char *name, fg_reduce_op op,

@@ -22,22 +22,30 @@ static fg_expr *coord(fg_op *op, fg_thread_const which, fg_elem e) {
   return fg_convert(fg_thread(op, which), e, 1);
 }
 
-/* The flat row-major index of this thread's point in a field of shape s,
- * as an integer of type e. */
+/* The flat row-major index of this thread's point in a field of shape s
+ * (the thread shape), as an integer of type e; the extents are the
+ * thread shape's, read when the kernel runs. */
 static fg_expr *flat_index(fg_op *op, fg_shape s, fg_elem e) {
   if (s.ndim == 0)
     return ilit(op, e, 0);
   fg_expr *i = coord(op, FG_COLUMN, e);
   if (s.ndim >= 2) {
-    fg_expr *r = fg_mul(coord(op, FG_ROW, e), ilit(op, e, s.dim[s.ndim - 1]));
+    fg_expr *r = fg_mul(coord(op, FG_ROW, e), coord(op, FG_COLUMNS, e));
     i = fg_add(r, i);
   }
   if (s.ndim == 3) {
     fg_expr *l = fg_mul(coord(op, FG_LAYER, e),
-                        ilit(op, e, s.dim[1] * s.dim[2]));
+                        fg_mul(coord(op, FG_ROWS, e),
+                               coord(op, FG_COLUMNS, e)));
     i = fg_add(l, i);
   }
   return i;
+}
+
+/* The points of the thread shape, as an integer of type e. */
+static fg_expr *points(fg_op *op, fg_elem e) {
+  return fg_mul(fg_mul(coord(op, FG_LAYERS, e), coord(op, FG_ROWS, e)),
+                coord(op, FG_COLUMNS, e));
 }
 
 fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
@@ -81,7 +89,7 @@ fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
   fg_type mt = fg_type_scalar(ie, s);
   fg_op *m = fg_op_begin(g, sub, 1, &mt);
   fg_expr *at = fg_var(m, ie, 1);
-  fg_assign(at, ilit(m, ie, n));
+  fg_assign(at, points(m, ie));
   fg_if(fg_eq(fg_read_tensor(m, in), fg_read_tensor(m, best)));
   fg_assign(at, flat_index(m, s, ie));
   fg_end(m);
@@ -92,7 +100,14 @@ fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
   if (!first)
     return NULL;
 
-  /* the value and its coordinates; none (only NaNs): NaN and -1s */
+  /* the value and its coordinates; none (only NaNs): NaN and -1s.  The
+   * sizes it divides by are read when the kernel runs (a constant field
+   * of n, rows, columns), so one build serves every size. */
+  fg_field *dims = fgo_uniform(g, "reduce_loc.dims", FG_I64, 3,
+                               (const double[]){(double)n, (double)rows,
+                                                (double)cols});
+  if (!dims)
+    return NULL;
   fg_type ot[2] = {fg_type_scalar(t.elem, fg_shape0()),
                    fg_type_vector(FG_I64, fg_shape0(), 3)};
   fg_op *f = fg_op_begin(g, opname, 2, ot);
@@ -100,16 +115,17 @@ fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
   fg_assign(i, fg_convert(fg_read_tensor(f, first), FG_I64, 1));
   fg_expr *v = fg_var(f, t.elem, 1);
   fg_assign(v, fg_read_tensor(f, best));
-  fg_expr *loc = fg_var(f, FG_I64, 3);
-  fg_if(fg_eq(i, fg_long(f, n)));
+  fg_expr *loc = fg_var(f, FG_I64, 3), *d = fg_var(f, FG_I64, 3);
+  fg_assign(d, fg_read_tensor(f, dims));
+  fg_expr *dn = fg_swizzle(d, "x"), *dr = fg_swizzle(d, "y"),
+          *dc = fg_swizzle(d, "z");
+  fg_if(fg_eq(i, dn));
   fg_assign(loc, fg_vector(FG_I64, 3, 1, fg_long(f, -1)));
   if (t.elem == FG_F32 || t.elem == FG_F64)
     fg_assign(v, fgo_flit(f, t.elem, NAN));
   fg_else(f);
-  fg_assign(loc, fg_vector(FG_I64, 3, 3, fg_div(i, fg_long(f, rows * cols)),
-                           fg_mod(fg_div(i, fg_long(f, cols)),
-                                  fg_long(f, rows)),
-                           fg_mod(i, fg_long(f, cols))));
+  fg_assign(loc, fg_vector(FG_I64, 3, 3, fg_div(i, fg_mul(dr, dc)),
+                           fg_mod(fg_div(i, dc), dr), fg_mod(i, dc)));
   fg_end(f);
   fg_write_tensor(f, 0, v);
   fg_write_tensor(f, 1, loc);

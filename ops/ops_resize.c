@@ -13,10 +13,10 @@ static fg_type with_size(fg_type t, int64_t rows, int64_t cols) {
 
 /* The source coordinate of this thread's pixel centre along one axis:
  * (i + 0.5) * scale - 0.5, as a float variable. */
-static fg_expr *centre(fg_op *op, fg_expr *i, double scale, fg_elem ae) {
+static fg_expr *centre(fg_op *op, fg_expr *i, fg_expr *scale, fg_elem ae) {
   fg_expr *s = fg_var(op, ae, 1);
   fg_assign(s, fg_add(fg_convert(i, ae, 1), fgo_flit(op, ae, 0.5)));
-  fg_assign(s, fg_mul(s, fgo_flit(op, ae, scale)));
+  fg_assign(s, fg_mul(s, scale));
   fg_assign(s, fg_sub(s, fgo_flit(op, ae, 0.5)));
   return s;
 }
@@ -70,8 +70,8 @@ static void cubic_weights(fg_op *op, fg_expr *t, double a, fg_elem ae,
 }
 
 /* Bilinear or bicubic sample of in at this thread's mapped centre. */
-static fg_expr *interpolate(fg_op *op, fg_field *in, double sy_scale,
-                            double sx_scale, bool cubic, fg_elem ae, int n) {
+static fg_expr *interpolate(fg_op *op, fg_field *in, fg_expr *sy_scale,
+                            fg_expr *sx_scale, bool cubic, fg_elem ae, int n) {
   fg_expr *iy, *ix;
   fg_expr *fy = split(op, centre(op, fg_row(op), sy_scale, ae), &iy, ae);
   fg_expr *fx = split(op, centre(op, fg_column(op), sx_scale, ae), &ix, ae);
@@ -109,20 +109,19 @@ static fg_expr *interpolate(fg_op *op, fg_field *in, double sy_scale,
 }
 
 /* Area average of a shrink by (sy, sx) >= 1: the input cells the output
- * pixel covers, partial ones weighted by their overlap. */
-static fg_expr *area(fg_op *op, fg_field *in, double sy, double sx, fg_elem ae,
-                     int n) {
+ * pixel covers, partial ones weighted by their overlap; norm is
+ * 1 / (sy sx). */
+static fg_expr *area(fg_op *op, fg_field *in, fg_expr *sy, fg_expr *sx,
+                     fg_expr *norm, fg_elem ae, int n) {
   fg_expr *acc = fg_var(op, ae, n), *racc = fg_var(op, ae, n);
   fg_expr *lo[2], *hi[2], *i[2], *w[2];
   fg_expr *pos[2] = {fg_row(op), fg_column(op)};
-  double s[2] = {sy, sx};
+  fg_expr *s[2] = {sy, sx};
   for (int k = 0; k < 2; k++) {
     lo[k] = fg_var(op, ae, 1);
     hi[k] = fg_var(op, ae, 1);
-    fg_assign(lo[k],
-              fg_mul(fg_convert(pos[k], ae, 1), fgo_flit(op, ae, s[k])));
-    fg_assign(hi[k], fg_mul(fg_convert(fg_addi(pos[k], 1), ae, 1),
-                            fgo_flit(op, ae, s[k])));
+    fg_assign(lo[k], fg_mul(fg_convert(pos[k], ae, 1), s[k]));
+    fg_assign(hi[k], fg_mul(fg_convert(fg_addi(pos[k], 1), ae, 1), s[k]));
     i[k] = fg_var(op, FG_I32, 1);
     w[k] = fg_var(op, ae, 1);
   }
@@ -140,7 +139,7 @@ static fg_expr *area(fg_op *op, fg_field *in, double sy, double sx, fg_elem ae,
   fg_end(op);
   madd(op, acc, racc, w[0], ae);
   fg_end(op);
-  return fg_mul(acc, fgo_flit(op, ae, 1.0 / (sy * sx)));
+  return fg_mul(acc, norm);
 }
 
 fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
@@ -160,25 +159,39 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
   int n = fg_type_tensor_elements(t);
   fg_elem ae = fgo_acc(t.elem);
   double sy = (double)h / rows, sx = (double)w / cols;
+  bool shrink = interp == FG_INTERP_AREA && sy >= 1 && sx >= 1;
+  /* the scale factors (and the area's 1 / (sy sx)) depend on the sizes:
+   * a constant field the kernel reads, so its source serves every size
+   * (computed here, in double, as the literals were: the same bits) */
+  fg_field *scale = NULL;
+  if (interp != FG_INTERP_NEAREST) {
+    double v[3] = {sy, sx, 1.0 / (sy * sx)};
+    if (!(scale = fgo_uniform(g, "resize.scale", ae, shrink ? 3 : 2, v)))
+      return NULL;
+  }
   fg_op *op = fg_op_begin(g, "resize", 1, &t);
   if (interp == FG_INTERP_NEAREST) {
     /* floor(i * in / out), exactly, in 64-bit integers */
     fg_expr *r =
-        fg_div(fg_mul(fg_convert(fg_row(op), FG_I64, 1), fg_long(op, h)),
-               fg_long(op, rows));
+        fg_div(fg_mul(fg_convert(fg_row(op), FG_I64, 1),
+                      fg_convert(fgo_rows_x(op, in), FG_I64, 1)),
+               fg_convert(fg_rows(op), FG_I64, 1));
     fg_expr *c =
-        fg_div(fg_mul(fg_convert(fg_column(op), FG_I64, 1), fg_long(op, w)),
-               fg_long(op, cols));
+        fg_div(fg_mul(fg_convert(fg_column(op), FG_I64, 1),
+                      fg_convert(fgo_cols_x(op, in), FG_I64, 1)),
+               fg_convert(fg_columns(op), FG_I64, 1));
     fg_write_tensor(op, 0,
                     fgo_read(op, in, fg_convert(r, FG_I32, 1),
                                  fg_convert(c, FG_I32, 1)));
     return fg_op_end(op);
   }
-  fg_expr *v;
-  if (interp == FG_INTERP_AREA && sy >= 1 && sx >= 1)
-    v = area(op, in, sy, sx, ae, n);
+  fg_expr *v, *sv = fg_var(op, ae, shrink ? 3 : 2);
+  fg_assign(sv, fg_read_tensor(op, scale));
+  fg_expr *syx = fg_swizzle(sv, "x"), *sxx = fg_swizzle(sv, "y");
+  if (shrink)
+    v = area(op, in, syx, sxx, fg_swizzle(sv, "z"), ae, n);
   else
-    v = interpolate(op, in, sy, sx, interp == FG_INTERP_BICUBIC, ae, n);
+    v = interpolate(op, in, syx, sxx, interp == FG_INTERP_BICUBIC, ae, n);
   fg_write_tensor(op, 0, fgo_from_acc(v, t.elem));
   return fg_op_end(op);
 }

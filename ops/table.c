@@ -89,6 +89,9 @@ CALL(pad, "fg_pad") {
       return NULL;
     }
     m[0] = dh / 2, m[1] = dh - dh / 2, m[2] = dw / 2, m[3] = dw - dw / 2;
+    /* margins from the image's size: read when the kernel runs */
+    return fgo_pad_sized(g, F0, m[0], m[1], m[2], m[3], (fg_border)I(5),
+                         a->num[6]);
   }
   return fg_pad(g, F0, m[0], m[1], m[2], m[3], (fg_border)I(5), a->num[6]);
 }

@@ -3,10 +3,14 @@
  * builds and computes what a C loop does, each kernel counted once as
  * compiled or loaded from the cache; when several kernels fail, the
  * message is the first failing kernel's (in kernel order), naming it, and
- * nothing is left alive. */
+ * nothing is left alive; a graph of every size-dependent operator of
+ * the library builds the same kernels for two image sizes (one cache
+ * entry each), so a pipeline compiles once for any size. */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <stdint.h>
+#include <unistd.h>
 
 /* A chain of n operators, each adding k + 1 (distinct sources). */
 START_TEST(test_build_many_kernels) {
@@ -81,12 +85,215 @@ START_TEST(test_build_first_failure_is_reported) {
 }
 END_TEST
 
+
+/* Files under dir, recursively (removing them when rm). */
+static int count_files(const char *dir, bool rm) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+      continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    DIR *sub = opendir(path);
+    if (sub) {
+      closedir(sub);
+      n += count_files(path, rm);
+      if (rm)
+        rmdir(path);
+    } else {
+      n++;
+      if (rm)
+        unlink(path);
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+static const fg_yuv_format yuv_formats[3] = {FG_YUV_NV21, FG_YUV_YV12,
+                                             FG_YUV_I420};
+
+/* Every operator of the library whose IR could depend on the size of an
+ * rgb image (float3), a grey one (float), a uchar4 one and YUV frames of
+ * h x w (even). */
+static fg_graph *sized_graph(int64_t h, int64_t w) {
+  fg_graph *g = fg_graph_new("sized");
+  fg_field *img = fg_input(g, "img", fg_type_vector(FG_F32, fg_shape2(h, w), 3));
+  fg_field *grey = fg_input(g, "grey", fg_type_scalar(FG_F32, fg_shape2(h, w)));
+  fg_field *u8 = fg_input(g, "u8", fg_type_vector(FG_U8, fg_shape2(h, w), 4));
+  fg_field *yuv[3];
+  for (int k = 0; k < 3; k++)
+    yuv[k] = fg_input(g, k == 0 ? "nv21" : k == 1 ? "yv12" : "i420",
+                      fg_type_scalar(FG_U8, fg_shape1(fg_yuv_frame_bytes(
+                                                yuv_formats[k], w, h))));
+  static const float k3[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
+  static const double m[6] = {0.9, 0.1, 1.5, -0.1, 0.9, 2.5};
+  fg_field *f[] = {
+      fg_flip(g, img, true, true),
+      fg_transpose(g, img),
+      fg_rotate90(g, img, 1),
+      fg_rotate90(g, img, 2),
+      fg_rotate90(g, img, 3),
+      fg_rotate_angle(g, img, 30, FG_INTERP_BILINEAR, FG_BORDER_CONSTANT, 0),
+      fg_rotate_angle(g, img, -20, FG_INTERP_NEAREST, FG_BORDER_CONSTANT, 1),
+      fg_crop(g, img, 1, 2, 8, 9),
+      fg_pad(g, img, 2, 3, 4, 5, FG_BORDER_CONSTANT, 0.5),
+      fg_pad(g, img, 2, 3, 4, 5, FG_BORDER_CLAMP, 0),
+      fg_warp_affine(g, img, m, 16, 16, FG_INTERP_BILINEAR,
+                     FG_BORDER_CONSTANT, 0.25),
+      fg_overlay(g, img, fg_downsample2(g, img), 3, 4),
+      fg_resize(g, img, 16, 12, FG_INTERP_NEAREST),
+      fg_resize(g, img, 16, 12, FG_INTERP_BILINEAR),
+      fg_resize(g, img, 16, 12, FG_INTERP_BICUBIC),
+      fg_resize(g, img, 16, 12, FG_INTERP_AREA),
+      fg_upsample2(g, img),
+      fg_convolve(g, img, 3, 3, k3, FG_BORDER_CLAMP),
+      fg_convolve(g, img, 3, 3, k3, FG_BORDER_MIRROR),
+      fg_gaussian_blur(g, grey, 1.5, 3, FG_BORDER_REFLECT),
+      fg_box_blur(g, grey, 2, FG_BORDER_WRAP),
+      fg_pad(g, grey, 3, 1, 2, 4, FG_BORDER_MIRROR, 0),
+      fg_histogram(g, grey, 10, 0, 1),
+      fg_reduce_mean(g, img),
+      fg_reduce_sum(g, grey),
+      fg_mean_axes(g, "mrows", img, FG_AXIS(0), false),
+      fg_mean_axes(g, "mcols", img, FG_AXIS(1) | FG_AXIS_TENSOR, true),
+      fg_reduce_axes(g, "maxrows", FG_REDUCE_MAX, grey, FG_AXIS(1), false),
+      NULL, /* reduce_loc's location */
+      fg_intrinsic_blur(g, u8, 2, NULL),
+      fg_intrinsic_convolve3x3(g, u8, k3, NULL),
+      fg_intrinsic_resize(g, u8, 10, 14, NULL),
+      fg_intrinsic_histogram(g, u8, NULL),
+      fg_intrinsic_histogram_dot(g, u8, NULL, NULL),
+      fg_intrinsic_yuv_to_rgb(g, yuv[0], yuv_formats[0], w, h),
+      fg_intrinsic_yuv_to_rgb(g, yuv[1], yuv_formats[1], w, h),
+      fg_intrinsic_yuv_to_rgb(g, yuv[2], yuv_formats[2], w, h),
+  };
+  int nf = (int)(sizeof f / sizeof f[0]);
+  fg_field *loc = NULL;
+  fg_field *best = fg_reduce_loc(g, "argmax", FG_REDUCE_MAX, grey, &loc);
+  for (int i = 0; i < nf; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "o%d", i);
+    fg_output(g, name, f[i] ? f[i] : loc);
+  }
+  fg_output(g, "best", best);
+  fg_field *gx = NULL, *gy = NULL;
+  fg_sobel(g, grey, FG_BORDER_REFLECT, &gx, &gy);
+  fg_output(g, "gx", gx);
+  fg_output(g, "gy", gy);
+  fg_output(g, "median", fg_median3x3(g, img));
+  fg_output(g, "min", fg_reduce_min(g, grey));
+  fg_output(g, "blur5", fg_intrinsic_convolve5x5(
+                            g, u8, (const float[25]){[12] = 1}, NULL));
+  /* the pipelines' letterbox: pad(image, to=[64, 64]) */
+  fg_op_list to = {2, 1, 2, (const float[]){64, 64}};
+  fg_op_args pa = {.field = {img}, .num = {0, 0, 0, 0, 0, FG_BORDER_CONSTANT,
+                                          0.25},
+                   .list = {[7] = &to}};
+  fg_output(g, "letterbox", fg_ops_call(g, fg_ops_find("pad"), &pa));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  return g;
+}
+
+/* The graph above compiled for two sizes into an empty kernel cache: the
+ * second compile adds no file to it (every kernel's source is the first
+ * size's), and its flip and mean compute what C does. */
+START_TEST(test_build_one_kernel_set_for_any_size) {
+  char dir[] = "/tmp/fg-sized-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {0};
+  const char *b = getenv("FG_TEST_BACKEND");
+  opt.backend = b && !strcmp(b, "opencl") ? FG_BACKEND_OPENCL : FG_BACKEND_CPU;
+  opt.cache_dir = dir;
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  static const int64_t size[2][2] = {{40, 56}, {46, 38}};
+  int files[2], kernels[2];
+  for (int s = 0; s < 2; s++) {
+    int64_t h = size[s][0], w = size[s][1];
+    fg_graph *g = sized_graph(h, w);
+    fg_program *p = NULL;
+    ck_assert_msg(fg_compile(ctx, g, NULL, &p) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+    kernels[s] = fg_program_kernel_count(p);
+    files[s] = count_files(dir, false);
+    /* run it: the flipped image and the mean against C */
+    size_t np = (size_t)(h * w);
+    float *img = malloc(np * 3 * sizeof *img), *grey = malloc(np * sizeof *grey);
+    uint8_t *u8 = malloc(np * 4);
+    ck_assert(img && grey && u8);
+    for (size_t i = 0; i < np * 3; i++)
+      img[i] = (float)((i * 7919) % 1000) / 1000.0f;
+    for (size_t i = 0; i < np; i++)
+      grey[i] = (float)((i * 104729) % 997) / 997.0f;
+    for (size_t i = 0; i < np * 4; i++)
+      u8[i] = (uint8_t)(i * 31);
+    uint8_t *yuv[3];
+    for (int k = 0; k < 3; k++) {
+      size_t nb = (size_t)fg_yuv_frame_bytes(yuv_formats[k], w, h);
+      ck_assert_ptr_nonnull(yuv[k] = malloc(nb));
+      for (size_t i = 0; i < nb; i++)
+        yuv[k][i] = (uint8_t)(i * 13 + (size_t)k);
+    }
+    int nout = fg_program_output_count(p);
+    void **out = calloc((size_t)nout, sizeof *out);
+    for (int o = 0; o < nout; o++)
+      out[o] = malloc(fg_type_bytes(fg_program_output_type(p, o)));
+    ck_assert_int_eq(fg_program_run(p, 6,
+                                    (const void *const[]){img, grey, u8,
+                                                          yuv[0], yuv[1],
+                                                          yuv[2]},
+                                    nout, out), FG_OK);
+    ck_assert_int_eq(fg_program_output_index(p, "o0"), 0);
+    ck_assert_int_eq(fg_program_output_index(p, "o23"), 23);
+    const float *flip = out[0];
+    for (int64_t r = 0; r < h; r++)
+      for (int64_t c = 0; c < w; c++)
+        for (int k = 0; k < 3; k++)
+          ck_assert_float_eq(flip[(r * w + c) * 3 + k],
+                             img[((h - 1 - r) * w + (w - 1 - c)) * 3 + k]);
+    double sum[3] = {0, 0, 0};
+    for (size_t i = 0; i < np; i++)
+      for (int k = 0; k < 3; k++)
+        sum[k] += img[i * 3 + k];
+    const float *mean = out[23];
+    for (int k = 0; k < 3; k++)
+      ck_assert_float_eq_tol(mean[k], sum[k] / (double)np, 1e-5);
+    for (int o = 0; o < nout; o++)
+      free(out[o]);
+    free(out);
+    free(img);
+    free(grey);
+    free(u8);
+    for (int k = 0; k < 3; k++)
+      free(yuv[k]);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  ck_assert_int_eq(kernels[0], kernels[1]);
+  ck_assert_int_gt(files[0], 0);
+  ck_assert_msg(files[1] == files[0], "%d cache files after the second "
+                "size, %d after the first: some kernel's source depends on "
+                "the image size", files[1], files[0]);
+  tu_context_free(ctx);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("build");
   TCase *tc = tcase_create("build");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_build_many_kernels);
   tcase_add_test(tc, test_build_first_failure_is_reported);
+  tcase_add_test(tc, test_build_one_kernel_set_for_any_size);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

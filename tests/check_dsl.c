@@ -1717,6 +1717,70 @@ START_TEST(test_dsl_per_element_threads_do_not_fuse) {
 }
 END_TEST
 
+/* fg_field_extent: an operator reading a field's extents when it runs.
+ * "tag" adds rows * 100 + columns of the field it reads locally (fused:
+ * that field is virtual, its extents the thread shape's); "flip" reads
+ * another at (rows - 1 - row, columns - 1 - column) of its own extents.
+ * Fused and unfused, against C; a bad axis is refused by name. */
+START_TEST(test_dsl_field_extent_runs) {
+  enum { R = 5, C = 7, P = R * C };
+  fg_type t = fg_type_scalar(FG_I32, fg_shape2(R, C));
+  for (int fu = 0; fu < 2; fu++) {
+    fg_graph *g = fg_graph_new("t");
+    fg_field *in = fg_input(g, "in", t);
+    fg_op *op = fg_op_begin(g, "inc", 1, &t);
+    fg_write_tensor(op, 0, fg_addi(fg_read_tensor(op, in), 1));
+    fg_field *inc = fg_op_end(op);
+    op = fg_op_begin(g, "tag", 1, &t);
+    fg_write_tensor(op, 0, fg_add(fg_read_tensor(op, inc),
+                                  fg_add(fg_muli(fg_field_extent(op, inc,
+                                                                 FG_ROWS),
+                                                 100),
+                                         fg_field_extent(op, inc,
+                                                         FG_COLUMNS))));
+    fg_field *tag = fg_op_end(op);
+    op = fg_op_begin(g, "flip", 1, &t);
+    fg_expr *r = fg_sub(fg_subi(fg_field_extent(op, tag, FG_ROWS), 1),
+                        fg_row(op));
+    fg_expr *c = fg_sub(fg_subi(fg_field_extent(op, tag, FG_COLUMNS), 1),
+                        fg_column(op));
+    fg_write_tensor(op, 0, fg_add(fg_read_tensor_at(op, tag, 2, r, c),
+                                  fg_muli(fg_field_extent(op, tag, FG_LAYERS),
+                                          1000)));
+    fg_output(g, "out", fg_op_end(op));
+    expect_ok(g);
+    fg_context *ctx = tu_context();
+    fg_compile_options o = {.fusion = fu ? FG_FUSION_ON : FG_FUSION_OFF};
+    fg_program *p = NULL;
+    ck_assert_msg(fg_compile(ctx, g, &o, &p) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+    ck_assert_int_eq(fg_program_kernel_count(p), fu ? 2 : 3);
+    int32_t v[P], out[P];
+    for (int i = 0; i < P; i++)
+      v[i] = i * 3 - 7;
+    ck_assert_msg(fg_program_run(p, 1, (const void *[]){v}, 1,
+                                 (void *[]){out}) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < C; j++)
+        ck_assert_int_eq(out[i * C + j],
+                         v[(R - 1 - i) * C + (C - 1 - j)] + 1 + R * 100 + C +
+                             1000);
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+  }
+  fg_graph *g = fg_graph_new("t");
+  fg_field *in = fg_input(g, "in", t);
+  fg_op *op = fg_op_begin(g, "bad", 1, &t);
+  fg_write_tensor(op, 0, fg_field_extent(op, in, FG_ROW));
+  fg_op_end(op);
+  expect_error(g, FG_EINVAL, "operator 'bad'", "fg_field_extent('in')",
+               "FG_LAYERS, FG_ROWS or FG_COLUMNS", NULL);
+  fg_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_dsl_global_threads_elements_with_work_groups) {
   /* per-element threads in 4 x 4 work-groups sharing a tile of elements:
    * out(r, c)[e] = in(r, c ^ 1)[e] * 2, the neighbour read from the tile;
@@ -1912,6 +1976,7 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_tensor_decls_follow_the_field);
   tcase_add_test(tc, test_dsl_tensor_decls_refused);
   tcase_add_test(tc, test_dsl_tensor_arrays_run);
+  tcase_add_test(tc, test_dsl_field_extent_runs);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("order_addressing_blocks");

@@ -194,6 +194,12 @@ fg_expr *fg_thread(fg_op *op, fg_thread_const which);
 #define fg_group_row(op)       fg_thread((op), FG_GROUP_ROW)
 #define fg_group_column(op)    fg_thread((op), FG_GROUP_COLUMN)
 
+/* The extent of field f along FG_LAYERS, FG_ROWS or FG_COLUMNS (1 for an
+ * axis f lacks), as an int read when the kernel runs, never a constant of
+ * its source: one build then serves every size of f.  f becomes an input
+ * of the operator, as if read. */
+fg_expr *fg_field_extent(fg_op *op, fg_field *f, fg_thread_const axis);
+
 /* ---- thread allocation (before any executable statement) ---------------- */
 
 /* _localThreads(shape): the work-group shape, (rows, columns) or (columns);
