@@ -361,9 +361,12 @@ static fgt_value call_input(eval *ev, const fgt_node *c) {
                    "file name template for the next one");
   char name[32];
   snprintf(name, sizeof name, "input%d", i);
-  fg_field *f = fg_input(ev->g, name, fg_type_image(FG_U8, ev->key->height[i],
-                                                    ev->key->width[i],
-                                                    ev->key->channels[i]));
+  static const fg_elem elems[] = {FG_U8, FG_U16, FG_F32};
+  int ty = ev->key->type[i];
+  fg_field *f = fg_input(ev->g, name, fg_type_image(
+                             elems[ty >= 0 && ty <= 2 ? ty : 0],
+                             ev->key->height[i], ev->key->width[i],
+                             ev->key->channels[i]));
   b->inputs[i] = (fgt_input){.tmpl = tmpl, .index = i};
   b->n_inputs++;
   f = fg_to_unit(ev->g, f);
@@ -405,51 +408,18 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
     return failv(ev, FG_ETYPE, a[0]->pos, "save: expected an image, found "
                  "%s", kind_name(img.kind));
   fgt_save *s = &ev->b->saves[ev->b->n_saves];
-  fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
+  fg_image_save_options o;
   double d;
-  /* vips' style: "out.png[compression=1,filter=all]" */
-  const char *tmpl = a[1]->text, *bracket = strchr(tmpl, '[');
+  /* vips' style: "out.png[compression=1,filter=all]"; the extension and
+   * the options are checked here, before any input runs */
+  const char *tmpl = a[1]->text;
   size_t tlen = strlen(tmpl);
   if (tlen >= sizeof s->tmpl)
     return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a file name "
                  "template of at most %zu bytes", sizeof s->tmpl - 1);
-  if (bracket && tmpl[tlen - 1] == ']') {
-    char opts[512];
-    snprintf(opts, sizeof opts, "%.*s", (int)(tlen - 2 - (size_t)(bracket -
-                                                                  tmpl)),
-             bracket + 1);
-    for (char *kv = strtok(opts, ","); kv; kv = strtok(NULL, ",")) {
-      char *eq = strchr(kv, '=');
-      char *end = NULL;
-      long v = eq ? strtol(eq + 1, &end, 10) : -1;
-      int num_ok = eq && end && !*end && end != eq + 1;
-      if (eq && !strncmp(kv, "compression", (size_t)(eq - kv)) &&
-          eq - kv == 11 && num_ok && v >= 0 && v <= 9) {
-        o.png_compression = (int)v;
-      } else if (eq && (eq - kv == 1 ? kv[0] == 'Q' : eq - kv == 7 &&
-                        !strncmp(kv, "quality", 7)) && num_ok && v >= 1 &&
-                 v <= 100) {
-        o.quality = (int)v;
-      } else if (eq && eq - kv == 6 && !strncmp(kv, "filter", 6)) {
-        static const char *filters[] = {"none", "sub", "up", "avg",
-                                        "paeth", "all"};
-        int k = -1;
-        for (int i = 0; i < 6; i++)
-          if (!strcmp(eq + 1, filters[i]))
-            k = i;
-        if (k < 0)
-          return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a PNG "
-                       "filter (none, sub, up, avg, paeth, all), found "
-                       "'%s'", eq + 1);
-        o.png_filter = (fg_png_filter)k;
-      } else {
-        return failv(ev, FG_EINVAL, a[1]->pos, "save: expected options "
-                     "compression=0..9, filter=NAME or quality=1..100 (Q=) "
-                     "in [...], found '%s'", kv);
-      }
-    }
-    tlen = (size_t)(bracket - tmpl);
-  }
+  char perr[1024];
+  if (fg_image_save_parse(tmpl, &tlen, &o, perr, sizeof perr) != FG_OK)
+    return failv(ev, FG_EINVAL, a[1]->pos, "save: %s", perr);
   snprintf(s->tmpl, sizeof s->tmpl, "%.*s", (int)tlen, tmpl);
   char why[1024];
   if (fgt_tmpl_check(s->tmpl, why, sizeof why))
@@ -482,15 +452,26 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   fg_type t = fg_field_type(img.field);
   int ch = fg_type_tensor_elements(t);
   if (t.field.ndim != 2 || ch > 4 || fg_type_is_big(t) ||
-      (t.elem != FG_U8 && t.elem != FG_F32)) {
+      (t.elem != FG_U8 && t.elem != FG_U16 && t.elem != FG_F32)) {
     char buf[64];
-    return failv(ev, FG_ETYPE, a[0]->pos, "save: expected a 2-D image of u8 "
-                 "or f32 (in [0, 1]) with 1-4 channels, found %s",
+    return failv(ev, FG_ETYPE, a[0]->pos, "save: expected a 2-D image of u8, "
+                 "u16 or f32 (in [0, 1]) with 1-4 channels, found %s",
                  fg_type_str(t, buf, sizeof buf));
   }
   fg_field *f = img.field;
-  if (t.elem == FG_F32)
-    f = fg_from_unit(ev->g, f, FG_U8);
+  /* a float image is stored as the first input's samples were (16 bits
+   * stay 16 bits, float TIFF stays float) where the format holds them, or
+   * as [bitdepth=N] asks, else as 8 bits */
+  fg_elem out = t.elem;
+  if (t.elem == FG_F32) {
+    int bits = fg_image_format_bits(s->tmpl);
+    int in = ev->key->n > 0 ? ev->key->type[0] : FG_IMAGE_U8;
+    out = o.bitdepth == 16 || (!o.bitdepth && bits >= 16 &&
+                               in == FG_IMAGE_U16) ? FG_U16
+          : !o.bitdepth && bits == 32 && in == FG_IMAGE_F32 ? FG_F32 : FG_U8;
+    if (out != FG_F32)
+      f = fg_from_unit(ev->g, f, out);
+  }
   char name[32];
   snprintf(name, sizeof name, "save%d", ev->b->n_saves);
   fg_output(ev->g, name, f);
@@ -498,7 +479,7 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
     return none();
   s->output = fg_graph_output_count(ev->g) - 1;
   s->opt = o;
-  s->elem = FG_U8;
+  s->elem = out;
   s->channels = ch;
   ev->b->n_saves++;
   return none();
@@ -1343,13 +1324,14 @@ void fgt_scripts_free(fgt_scripts *s) {
 }
 
 void fgt_proto_key(fgt_shape_key *key, int n, const char *path) {
-  int w = FGT_PROTO_SIZE, h = FGT_PROTO_SIZE, ch = 3;
+  int w = FGT_PROTO_SIZE, h = FGT_PROTO_SIZE, ch = 3, ty = FG_IMAGE_U8;
   fg_image img;
   char err[512];
   if (path && fg_image_read(path, &img, err, sizeof err) == FG_OK) {
     w = img.width;
     h = img.height;
     ch = img.channels;
+    ty = (int)img.type;
     fg_image_free(&img);
   }
   memset(key, 0, sizeof *key);
@@ -1358,5 +1340,6 @@ void fgt_proto_key(fgt_shape_key *key, int n, const char *path) {
     key->width[i] = w;
     key->height[i] = h;
     key->channels[i] = ch;
+    key->type[i] = ty;
   }
 }

@@ -141,7 +141,7 @@ typedef struct fgt_save {
   int output;
   char tmpl[512];         /* without a trailing [options] */
   fg_image_save_options opt;
-  fg_elem elem;           /* u8 (stored) */
+  fg_elem elem;           /* u8, u16 or f32 (stored) */
   int channels;
 } fgt_save;
 
@@ -166,6 +166,7 @@ enum { FGT_MAX_IO = 32, FGT_MAX_REPORT = 256 /* values per report */ };
 typedef struct fgt_shape_key {
   int n;
   int width[FGT_MAX_IO], height[FGT_MAX_IO], channels[FGT_MAX_IO];
+  int type[FGT_MAX_IO];   /* fg_image_type of each input's samples */
 } fgt_shape_key;
 
 /* A graph built from a pipeline for one set of input types. */
