@@ -64,9 +64,43 @@ fg_status fg_image_alloc_type(fg_image *out, int width, int height,
   return FG_OK;
 }
 
+static void meta_free(fg_image_meta *m) {
+  if (!m)
+    return;
+  for (int i = 0; i < 3; i++)
+    free(m->block[i]);
+  free(m);
+}
+
+fg_status fg_image_copy_meta(fg_image *dst, const fg_image *src) {
+  if (!dst || !src)
+    return FG_EINVAL;
+  meta_free(dst->meta);
+  dst->meta = NULL;
+  if (!src->meta)
+    return FG_OK;
+  fg_image_meta *m = calloc(1, sizeof *m);
+  if (!m)
+    return FG_ENOMEM;
+  for (int i = 0; i < 3; i++) {
+    if (!src->meta->block[i])
+      continue;
+    m->block[i] = malloc(src->meta->size[i]);
+    if (!m->block[i]) {
+      meta_free(m);
+      return FG_ENOMEM;
+    }
+    memcpy(m->block[i], src->meta->block[i], src->meta->size[i]);
+    m->size[i] = src->meta->size[i];
+  }
+  dst->meta = m;
+  return FG_OK;
+}
+
 void fg_image_free(fg_image *img) {
   if (!img)
     return;
+  meta_free(img->meta);
   free(img->data);
   memset(img, 0, sizeof *img);
 }

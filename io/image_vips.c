@@ -39,6 +39,11 @@
 
 static pthread_once_t vips_once = PTHREAD_ONCE_INIT;
 static int vips_ok;
+static VipsBlob *srgb_profile; /* tagged on colour outputs */
+
+static const char *const meta_names[3] = {VIPS_META_EXIF_NAME,
+                                          VIPS_META_XMP_NAME,
+                                          VIPS_META_IPTC_NAME};
 
 /* libvips' warnings (corrupt data it works around) are not printed: a
  * file that fails is refused with the error instead. */
@@ -51,6 +56,8 @@ static void vips_start(void) {
     /* every call decodes a different file: caching operations would only
      * hold memory and open files */
     vips_cache_set_max(0);
+    if (vips_profile_load("srgb", &srgb_profile, NULL))
+      vips_error_clear();
     vips_ok = 1;
   }
 }
@@ -367,6 +374,21 @@ fg_status fg_image_load(const char *path, fg_image *out,
   }
   memcpy(out->data, pix, size);
   g_free(pix);
+  /* the file's metadata, for the outputs */
+  for (int i = 0; i < 3; i++) {
+    const void *b;
+    size_t bn;
+    if (!vips_image_get_typeof(im, meta_names[i]) ||
+        vips_image_get_blob(im, meta_names[i], &b, &bn) || !bn)
+      continue;
+    if (!out->meta && !(out->meta = calloc(1, sizeof *out->meta)))
+      break;
+    if ((out->meta->block[i] = malloc(bn))) {
+      memcpy(out->meta->block[i], b, bn);
+      out->meta->size[i] = bn;
+    }
+  }
+  vips_error_clear();
   g_object_unref(im);
   return FG_OK;
 
@@ -554,6 +576,20 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (vips_copy(m, &t, "interpretation", in, NULL))
     goto fail;
   take(&m, t);
+  if (!o.strip) {
+    /* the input's metadata (orientation 1: the pixels are as meant), and
+     * colour outputs say they are sRGB */
+    for (int i = 0; img->meta && i < 3; i++)
+      if (img->meta->block[i])
+        vips_image_set_blob_copy(m, meta_names[i], img->meta->block[i],
+                                 img->meta->size[i]);
+    vips_image_set_int(m, VIPS_META_ORIENTATION, 1);
+    if (keep >= 3 && srgb_profile) {
+      size_t pn;
+      const void *p = vips_blob_get(srgb_profile, &pn);
+      vips_image_set_blob_copy(m, VIPS_META_ICC_NAME, p, pn);
+    }
+  }
   if (f == FGI_PNM) {
     /* 8 bits through io/pnm.c, from the converted samples */
     size_t n = 0;

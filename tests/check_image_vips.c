@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -415,35 +416,45 @@ END_TEST
 
 /* ---- orientation -------------------------------------------------------- */
 
-/* Inserts an EXIF APP1 block with Orientation = o after a JPEG's SOI. */
-static void add_exif_orientation(const char *path, int o) {
+/* Inserts an APP1 segment holding the n bytes of payload after a JPEG's
+ * SOI marker. */
+static void insert_app1(const char *path, const void *payload, size_t n) {
   FILE *f = fopen(path, "rb");
   ck_assert(f != NULL);
   static unsigned char buf[1 << 20];
-  size_t n = fread(buf, 1, sizeof buf, f);
+  size_t len = fread(buf, 1, sizeof buf, f);
   fclose(f);
-  ck_assert(n > 2 && n < sizeof buf && buf[0] == 0xff && buf[1] == 0xd8);
-  static const unsigned char tiff[] = {
+  ck_assert(len > 2 && len < sizeof buf && buf[0] == 0xff && buf[1] == 0xd8);
+  unsigned char head[4] = {0xff, 0xe1, (unsigned char)((n + 2) >> 8),
+                           (unsigned char)(n + 2)};
+  f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  fwrite(buf, 1, 2, f);
+  fwrite(head, 1, 4, f);
+  fwrite(payload, 1, n, f);
+  fwrite(buf + 2, 1, len - 2, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* An EXIF block with Orientation = o. */
+static void add_exif_orientation(const char *path, int o) {
+  unsigned char exif[] = {
+    'E', 'x', 'i', 'f', 0, 0,
     'I', 'I', 42, 0, 8, 0, 0, 0,          /* little-endian, IFD at 8 */
     1, 0,                                 /* one entry */
     0x12, 0x01, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, /* Orientation SHORT 1 */
     0, 0, 0, 0};                          /* no next IFD */
-  unsigned char app1[4 + 6 + sizeof tiff];
-  size_t len = sizeof app1 - 2;
-  app1[0] = 0xff;
-  app1[1] = 0xe1;
-  app1[2] = (unsigned char)(len >> 8);
-  app1[3] = (unsigned char)len;
-  memcpy(app1 + 4, "Exif\0\0", 6);
-  memcpy(app1 + 10, tiff, sizeof tiff);
-  app1[10 + 18] = (unsigned char)o;      /* the value's low byte */
-  f = fopen(path, "wb");
-  ck_assert(f != NULL);
-  fwrite(buf, 1, 2, f);
-  fwrite(app1, 1, sizeof app1, f);
-  fwrite(buf + 2, 1, n - 2, f);
-  ck_assert_int_eq(fclose(f), 0);
+  exif[6 + 18] = (unsigned char)o;        /* the value's low byte */
+  insert_app1(path, exif, sizeof exif);
 }
+
+/* An XMP packet naming a creator. */
+static const char xmp[] =
+  "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x='adobe:ns:meta/'>"
+  "<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>"
+  "<rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/'>"
+  "<dc:creator>fieldgraph-test-creator</dc:creator></rdf:Description>"
+  "</rdf:RDF></x:xmpmeta>";
 
 START_TEST(test_vips_exif_orientation) {
   fg_image src = pattern(48, 32, 3, FG_IMAGE_U8);
@@ -480,6 +491,75 @@ START_TEST(test_vips_exif_orientation) {
   fg_image_free(&ref);
   fg_image_free(&got);
   fg_image_free(&raw);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- metadata ----------------------------------------------------------- */
+
+START_TEST(test_vips_metadata_copied_unless_strip) {
+  fg_image src = pattern(24, 16, 3, FG_IMAGE_U8);
+  write_pnm(at("m.ppm"), &src);
+  sh("vips copy '%s' '%s'", at("m.ppm"), at("m.jpg[strip]"));
+  add_exif_orientation(at("m.jpg"), 6);
+  insert_app1(at("m.jpg"), xmp, sizeof xmp - 1);
+  fg_image img = read_ok(at("m.jpg"));
+  ck_assert_ptr_nonnull(img.meta);
+  ck_assert_ptr_nonnull(img.meta->block[FG_IMAGE_META_EXIF]);
+  ck_assert_ptr_nonnull(img.meta->block[FG_IMAGE_META_XMP]);
+  char err[512];
+  ck_assert(fg_image_save(at("keep.jpg"), &img, NULL, err, sizeof err) ==
+            FG_OK);
+  /* what vips reads from the output: the XMP, EXIF with orientation 1
+   * (the pixels were turned), an sRGB profile */
+  sh("grep -q fieldgraph-test-creator '%s'", at("keep.jpg"));
+  sh("vipsheader -f orientation '%s' | grep -qx 1", at("keep.jpg"));
+  sh("vipsheader -a '%s' | grep -q '^exif-data'", at("keep.jpg"));
+  sh("vipsheader -a '%s' | grep -q '^icc-profile-data'", at("keep.jpg"));
+  /* a copy keeps them too (as fieldgraph run gives the input's to each
+   * output) */
+  fg_image other = pattern(24, 16, 3, FG_IMAGE_U8);
+  ck_assert_int_eq(fg_image_copy_meta(&other, &img), FG_OK);
+  ck_assert(fg_image_save(at("copy.png"), &other, NULL, err, sizeof err) ==
+            FG_OK);
+  sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("copy.png"));
+  /* [strip]: none of it */
+  fg_image_save_options o;
+  size_t n;
+  ck_assert(fg_image_save_parse("s.jpg[strip]", &n, &o, err, sizeof err) ==
+            FG_OK);
+  ck_assert(fg_image_save(at("s.jpg"), &img, &o, err, sizeof err) == FG_OK);
+  sh("! grep -q fieldgraph-test-creator '%s'", at("s.jpg"));
+  sh("! vipsheader -a '%s' | grep -q -e '^exif-data' -e '^icc-profile'",
+     at("s.jpg"));
+  fg_image_free(&other);
+  fg_image_free(&img);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* fieldgraph run: turned by default, as stored with --no-autorotate; the
+ * input's metadata on the outputs, none with [strip] */
+START_TEST(test_vips_run_orientation_and_metadata) {
+  fg_image src = pattern(48, 32, 3, FG_IMAGE_U8);
+  write_pnm(at("r.ppm"), &src);
+  ck_assert_int_eq(mkdir(at("in"), 0755), 0);
+  sh("vips copy '%s' '%s'", at("r.ppm"), at("in/p.jpg[Q=95,strip]"));
+  add_exif_orientation(at("in/p.jpg"), 6);
+  insert_app1(at("in/p.jpg"), xmp, sizeof xmp - 1);
+  FILE *f = fopen(at("p.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(rgb * 1.0, \"{stem}.png\")\n"
+        "save(rgb, \"{stem}-s.png[strip]\")\n", f);
+  fclose(f);
+  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
+     at("in"));
+  sh("vipsheader '%s' | grep -q '32x48'", at("out/p.png"));
+  sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p.png"));
+  sh("! vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p-s.png"));
+  sh("'%s' run -q --no-autorotate -o '%s' '%s' '%s'", FG_TOOL, at("raw"),
+     at("p.fgp"), at("in"));
+  sh("vipsheader '%s' | grep -q '48x32'", at("raw/p.png"));
   fg_image_free(&src);
 }
 END_TEST
@@ -575,6 +655,8 @@ int main(void) {
   tcase_add_test(tc, test_vips_float_tiff);
   tcase_add_test(tc, test_vips_save_parse);
   tcase_add_test(tc, test_vips_exif_orientation);
+  tcase_add_test(tc, test_vips_metadata_copied_unless_strip);
+  tcase_add_test(tc, test_vips_run_orientation_and_metadata);
   tcase_add_test(tc, test_vips_icc_p3_to_srgb);
   tcase_add_test(tc, test_vips_icc_cmyk_jpeg);
   tcase_add_test(tc, test_vips_pixel_limit_every_format);

@@ -303,6 +303,13 @@ static void after_decode(uv_work_t *w, int status) {
       job_finish(j);
       return;
     }
+    /* the input's EXIF, XMP and IPTC go on to every output (save's
+     * [strip] drops them) */
+    if (fg_image_copy_meta(&j->out[i], &j->in[0]) != FG_OK) {
+      job_fail(j, FG_ENOMEM, "run", "out of memory for output %d", i);
+      job_finish(j);
+      return;
+    }
     outs[bt->saves[i].output] = j->out[i].data;
   }
   for (int i = 0; i < bt->n_reports; i++) {

@@ -42,12 +42,25 @@ typedef struct fg_image {
   int channels;        /* 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA */
   uint8_t *data;       /* height rows of width*channels samples of type, interleaved, top row first; owned, free with fg_image_free */
   fg_image_type type;  /* sample type (FG_IMAGE_U8 unless set) */
+  struct fg_image_meta *meta; /* the file's EXIF, XMP and IPTC blocks (libvips builds), NULL if none; owned, freed by fg_image_free */
 } fg_image;
+
+/* Metadata blocks as libvips holds them (EXIF, the XMP packet, IPTC);
+ * each NULL/0 when absent. */
+typedef struct fg_image_meta {
+  unsigned char *block[3];  /* FG_IMAGE_META_EXIF, _XMP, _IPTC */
+  size_t size[3];
+} fg_image_meta;
+enum { FG_IMAGE_META_EXIF, FG_IMAGE_META_XMP, FG_IMAGE_META_IPTC };
+
+/* Copies src's metadata into dst (replacing dst's), so that saving dst
+ * writes it (unless [strip]); FG_ENOMEM leaves dst without any. */
+fg_status fg_image_copy_meta(fg_image *dst, const fg_image *src);
 
 /* Bytes of one sample of type t (1, 2 or 4; 0 for an unknown type). */
 size_t fg_image_type_size(fg_image_type t);
 
-/* Read an image file (format detected from the file's signature bytes, not its name).  With libvips: 8-bit files give FG_IMAGE_U8, 16-bit ones FG_IMAGE_U16, float TIFFs FG_IMAGE_F32; TIFF's first page, GIF's first frame; the EXIF orientation applied (fg_image_load_options.no_autorotate keeps pixels as stored); an embedded ICC profile (Adobe RGB, Display P3, CMYK) converted to sRGB, CMYK without a profile through a generic CMYK profile.  Without libvips: PNG, JPEG and PGM/PPM, 16 bits reduced to 8, CMYK JPEGs refused.  Palettes and low bit depths expanded, tRNS becomes alpha. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
+/* Read an image file (format detected from the file's signature bytes, not its name); with libvips its EXIF, XMP and IPTC blocks are kept in out->meta and fg_image_save writes them again (orientation reset to 1, as the pixels are turned), unless [strip].  With libvips: 8-bit files give FG_IMAGE_U8, 16-bit ones FG_IMAGE_U16, float TIFFs FG_IMAGE_F32; TIFF's first page, GIF's first frame; the EXIF orientation applied (fg_image_load_options.no_autorotate keeps pixels as stored); an embedded ICC profile (Adobe RGB, Display P3, CMYK) converted to sRGB, CMYK without a profile through a generic CMYK profile.  Without libvips: PNG, JPEG and PGM/PPM, 16 bits reduced to 8, CMYK JPEGs refused.  Palettes and low bit depths expanded, tRNS becomes alpha. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
  * FG_EINVAL bad arguments, FG_EIO file cannot be opened or read, FG_EFORMAT not PNG/JPEG, corrupt or truncated data, CMYK, larger than FG_IMAGE_MAX_DIM, or over a limit of FG_IMAGE_LOAD_OPTIONS_INIT (fg_image_load); FG_ENOMEM. */
 fg_status fg_image_read(const char *path, fg_image *out, char *err, size_t errlen);
 
