@@ -643,6 +643,85 @@ START_TEST(test_vips_pixel_limit_every_format) {
 }
 END_TEST
 
+/* ---- the bundled samples (data/samples, scripts/make-samples) ----------- */
+
+static const char *sample_path(const char *name) {
+  static char buf[4][512];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", FG_SAMPLES_DIR, name);
+  return buf[k];
+}
+
+START_TEST(test_vips_samples_come_out_right) {
+  /* the portrait phone photo: stored landscape, shown upright */
+  fg_image p = read_ok(sample_path("portrait_exif6.jpg"));
+  ck_assert_int_eq(p.width, 400);
+  ck_assert_int_eq(p.height, 600);
+  sh("vips rot '%s' '%s' d90", sample_path("coffee.png"), at("upright.ppm"));
+  fg_image up = pnm_image(at("upright.ppm"));
+  ck_assert_msg(psnr(&p, &up, 255) > 30, "portrait: PSNR %.1f",
+                psnr(&p, &up, 255));
+  /* the 16-bit TIFF: every sample as vips reads it, and truly 16 bits */
+  fg_image a = read_ok(sample_path("astronaut16.tif"));
+  ck_assert_int_eq(a.type, FG_IMAGE_U16);
+  sh("vips copy '%s' '%s'", sample_path("astronaut16.tif"), at("a16.ppm"));
+  fg_image a16 = pnm_image(at("a16.ppm"));
+  expect_equal(&a, &a16, "astronaut16.tif");
+  size_t odd = 0;
+  for (size_t i = 0; i < (size_t)a.width * a.height * 3; i++)
+    odd += ((uint16_t *)a.data)[i] % 257 != 0;
+  ck_assert_uint_gt(odd, (size_t)a.width * a.height);
+  /* Adobe RGB and CMYK: as lcms converts them to sRGB, near the original */
+  fg_image c = read_ok(sample_path("chelsea.png"));
+  static const char *cs[] = {"chelsea_adobergb.jpg", "chelsea_cmyk.jpg"};
+  static const char *how[] = {"--embedded", "--input-profile cmyk"};
+  for (int i = 0; i < 2; i++) {
+    fg_image got = read_ok(sample_path(cs[i]));
+    ck_assert_int_eq(got.channels, 3);
+    sh("vips icc_transform '%s' '%s' srgb %s", sample_path(cs[i]), at("ref.ppm"),
+       how[i]);
+    fg_image ref = pnm_image(at("ref.ppm"));
+    ck_assert_int_le(max_diff(&got, &ref), 1);
+    ck_assert_msg(psnr(&got, &c, 255) > 28, "%s: PSNR %.1f", cs[i],
+                  psnr(&got, &c, 255));
+    fg_image_free(&ref);
+    fg_image_free(&got);
+  }
+  /* the RGBA PNG: a soft alpha, opaque to transparent */
+  fg_image r = read_ok(sample_path("chelsea_rgba.png"));
+  ck_assert_int_eq(r.channels, 4);
+  int lo = 255, hi = 0, mid = 0;
+  for (int i = 0; i < r.width * r.height; i++) {
+    int v = r.data[4 * i + 3];
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+    mid += v > 0 && v < 255;
+  }
+  ck_assert(lo == 0 && hi == 255 && mid > 1000);
+  fg_image_free(&r);
+  fg_image_free(&c);
+  fg_image_free(&a16);
+  fg_image_free(&a);
+  fg_image_free(&up);
+  fg_image_free(&p);
+}
+END_TEST
+
+/* The README's main job over the samples: every one done, the portrait
+ * upright, the 16-bit TIFF's result in 16 bits. */
+START_TEST(test_vips_main_job_over_samples) {
+  sh("'%s' run -q -j 1 -o '%s' '%s/../../examples/lab.fgp' '%s'", FG_TOOL,
+     at("out"), FG_SAMPLES_DIR, FG_SAMPLES_DIR);
+  sh("vipsheader '%s' | grep -q '400x600 uchar'",
+     at("out/portrait_exif6-flipped-half.png"));
+  sh("vipsheader '%s' | grep -q '184x184 ushort'",
+     at("out/astronaut16-flipped-half.png"));
+  sh("vipsheader '%s' | grep -q '451x300 uchar, 3 bands'",
+     at("out/chelsea_cmyk-flipped-half.png"));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("image_vips");
   TCase *tc = tcase_create("vips");
@@ -660,6 +739,8 @@ int main(void) {
   tcase_add_test(tc, test_vips_icc_p3_to_srgb);
   tcase_add_test(tc, test_vips_icc_cmyk_jpeg);
   tcase_add_test(tc, test_vips_pixel_limit_every_format);
+  tcase_add_test(tc, test_vips_samples_come_out_right);
+  tcase_add_test(tc, test_vips_main_job_over_samples);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
