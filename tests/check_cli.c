@@ -158,6 +158,15 @@ static void reference(const char *path, ref *r) {
   ck_assert_msg(fg_program_run(p, 1, (const void *[]){im->data}, 3,
                                (void *[]){r->half.data, r->light.data, labv})
                 == FG_OK, "%s", fg_context_errmsg(ctx));
+  /* an input's alpha is kept beside its colour: the flip moves it, the
+   * halving leaves it (the C graph above halved it as a plain channel) */
+  int ch = im->channels;
+  if (ch == 2 || ch == 4)
+    for (int y = 0; y < im->height; y++)
+      for (int x = 0; x < im->width; x++)
+        r->half.data[((size_t)y * im->width + x) * ch + ch - 1] =
+            im->data[((size_t)(im->height - 1 - y) * im->width + x) * ch +
+                     ch - 1];
   double s = 0;
   for (size_t i = 0; i < n; i++)
     s += labv[3 * i];

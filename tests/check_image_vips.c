@@ -564,6 +564,75 @@ START_TEST(test_vips_run_orientation_and_metadata) {
 }
 END_TEST
 
+/* ---- alpha through a pipeline ------------------------------------------- */
+
+/* The README's flip(rgb) * 0.5 over RGBA and grey+alpha inputs (made by
+ * vips from the test's colour and alpha files): the colour is flipped and
+ * halved, the alpha flipped only; a crop moves the alpha too; a channel
+ * pick (rgb.x) drops it. */
+START_TEST(test_vips_run_keeps_alpha) {
+  enum { W = 16, H = 12 };
+  for (int ch = 2; ch <= 4; ch += 2) {
+    fg_image col = pattern(W, H, ch - 1, FG_IMAGE_U8);
+    fg_image al = pattern(W, H, 1, FG_IMAGE_U8);
+    for (int i = 0; i < W * H; i++)
+      al.data[i] = (uint8_t)(i % 3 == 0 ? 200 : i % 3 == 1 ? 255 : i % 251);
+    write_pnm(at(ch == 4 ? "c.ppm" : "c.pgm"), &col);
+    write_pnm(at("a.pgm"), &al);
+    char in[64];
+    snprintf(in, sizeof in, "in%d", ch);
+    ck_assert_int_eq(mkdir(at(in), 0755), 0);
+    snprintf(in, sizeof in, "in%d/p.png", ch);
+    sh("vips bandjoin '%s %s' '%s'", at(ch == 4 ? "c.ppm" : "c.pgm"),
+       at("a.pgm"), at(in));
+    FILE *f = fopen(at("a.fgp"), "w");
+    ck_assert(f != NULL);
+    fputs("rgb = input()\nsave(flip(rgb) * 0.5, \"{stem}-half.png\")\n"
+          "save(crop(rgb, 2, 3, 5, 7), \"{stem}-crop.png\")\n", f);
+    if (ch == 4) /* grey's colour is a scalar: no .x */
+      fputs("save(rgb.x, \"{stem}-x.png\")\n", f);
+    fclose(f);
+    char out[64];
+    snprintf(out, sizeof out, "out%d", ch);
+    snprintf(in, sizeof in, "in%d", ch);
+    sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at(out), at("a.fgp"),
+       at(in));
+    char name[96];
+    snprintf(name, sizeof name, "%s/p-half.png", out);
+    fg_image half = read_ok(at(name));
+    ck_assert_int_eq(half.channels, ch);
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+        size_t o = ((size_t)y * W + x) * ch, s = (size_t)(H - 1 - y) * W + x;
+        ck_assert_int_eq(half.data[o + ch - 1], al.data[s]);
+        for (int c = 0; c < ch - 1; c++)
+          ck_assert_int_le(abs(half.data[o + c] -
+                               (int)(col.data[s * (ch - 1) + c] * 0.5 + 0.5)),
+                           1);
+      }
+    snprintf(name, sizeof name, "%s/p-crop.png", out);
+    fg_image crop = read_ok(at(name));
+    ck_assert_int_eq(crop.channels, ch);
+    ck_assert_int_eq(crop.width, 7);
+    ck_assert_int_eq(crop.height, 5);
+    for (int y = 0; y < 5; y++)
+      for (int x = 0; x < 7; x++)
+        ck_assert_int_eq(crop.data[((size_t)y * 7 + x) * ch + ch - 1],
+                         al.data[(size_t)(y + 2) * W + x + 3]);
+    if (ch == 4) {
+      snprintf(name, sizeof name, "%s/p-x.png", out);
+      fg_image px = read_ok(at(name));
+      ck_assert_int_eq(px.channels, 1);
+      fg_image_free(&px);
+    }
+    fg_image_free(&crop);
+    fg_image_free(&half);
+    fg_image_free(&al);
+    fg_image_free(&col);
+  }
+}
+END_TEST
+
 /* ---- colour profiles ---------------------------------------------------- */
 
 static int max_diff(const fg_image *a, const fg_image *b) {
@@ -736,6 +805,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_exif_orientation);
   tcase_add_test(tc, test_vips_metadata_copied_unless_strip);
   tcase_add_test(tc, test_vips_run_orientation_and_metadata);
+  tcase_add_test(tc, test_vips_run_keeps_alpha);
   tcase_add_test(tc, test_vips_icc_p3_to_srgb);
   tcase_add_test(tc, test_vips_icc_cmyk_jpeg);
   tcase_add_test(tc, test_vips_pixel_limit_every_format);

@@ -80,6 +80,58 @@ static fgt_value field_value(fg_field *f) {
   return (fgt_value){.kind = FGT_V_FIELD, .field = f};
 }
 
+static fg_expr *body_swizzle(fg_op *op, fg_expr **a, int n, const void *ctx);
+
+/* ---- alpha beside colour ------------------------------------------------ */
+
+/* input() of an image with alpha gives its colour channels, the alpha kept
+ * beside them (fgt_value.alpha): operators act on colour, and the alpha
+ * goes on unchanged to their result where the result has its shape (a
+ * reduction or a channel pick drops it); operators that move pixels (the
+ * geometric and filter rows of spatial_ops) are applied to the alpha too;
+ * save() writes it back as the last channel. */
+
+/* A graph row over fields in a, or NULL after an error. */
+static fg_field *row_call(fg_graph *g, const char *name, fg_field *a,
+                          fg_field *b, const char *str) {
+  const fg_op_info *row = fg_ops_find(name);
+  fg_op_args args;
+  memset(&args, 0, sizeof args);
+  args.field[0] = a;
+  args.field[1] = b;
+  args.str[1] = str;
+  return row ? fg_ops_call(g, row, &args) : NULL;
+}
+
+/* The alpha a result f inherits from the first argument with alpha, when
+ * f has its shape. */
+static fg_field *inherit_alpha(const fgt_value *args, int n, fg_field *f) {
+  for (int i = 0; i < n && f; i++)
+    if (args[i].kind == FGT_V_FIELD && args[i].alpha)
+      return fg_shape_equal(fg_field_type(args[i].alpha).field,
+                            fg_field_type(f).field) ? args[i].alpha : NULL;
+  return NULL;
+}
+
+/* Rows that move pixels: the alpha goes through them as the colour does. */
+static int spatial_op(const char *name) {
+  static const char *const ops[] = {
+    "flip", "transpose", "rotate90", "rotate", "crop", "pad", "warp_affine",
+    "resize", "thumbnail", "downsample2", "upsample2", "convolve",
+    "gaussian_blur", "box_blur", "median3x3", "rs_blur", "rs_resize"};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (!strcmp(name, ops[i]))
+      return 1;
+  return 0;
+}
+
+/* Rows whose result is channels picked or built explicitly: no alpha. */
+static int channel_op(const char *name) {
+  return !strcmp(name, "channel") || !strcmp(name, "channels") ||
+         !strcmp(name, "merge") || !strcmp(name, "rgba") ||
+         !strcmp(name, "grey_to_rgb");
+}
+
 /* ---- pointwise operators ------------------------------------------------ */
 
 /* Builds the body's result from the argument expressions. */
@@ -197,7 +249,10 @@ static fgt_value pointwise(eval *ev, const char *name, fgt_pos pos,
   fg_field *f = fg_op_end(op);
   if (graph_failed(ev, pos))
     return none();
-  return field_value(f);
+  fgt_value res = field_value(f);
+  if (body != body_swizzle) /* a channel pick (lab.x) drops alpha */
+    res.alpha = inherit_alpha(args, n, f);
+  return res;
 }
 
 static fg_expr *body_binary(fg_op *op, fg_expr **a, int n, const void *ctx) {
@@ -372,7 +427,16 @@ static fgt_value call_input(eval *ev, const fgt_node *c) {
   f = fg_to_unit(ev->g, f);
   if (graph_failed(ev, c->pos))
     return none();
-  return field_value(f);
+  int ch = ev->key->channels[i];
+  if (ch != 2 && ch != 4)
+    return field_value(f);
+  /* colour, the alpha beside it */
+  fgt_value v = field_value(row_call(ev->g, "channels", f, NULL,
+                                     ch == 4 ? "xyz" : "x"));
+  v.alpha = row_call(ev->g, "channels", f, NULL, ch == 4 ? "w" : "y");
+  if (graph_failed(ev, c->pos))
+    return none();
+  return v;
 }
 
 static int want_number(eval *ev, const fgt_node *n, double lo, double hi,
@@ -459,6 +523,16 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
                  fg_type_str(t, buf, sizeof buf));
   }
   fg_field *f = img.field;
+  /* the input's alpha back as the last channel */
+  if (img.alpha && (ch == 1 || ch == 3)) {
+    fg_field *al = img.alpha;
+    if (t.elem != FG_F32)
+      al = fg_from_unit(ev->g, al, t.elem);
+    f = row_call(ev->g, "merge", f, al, NULL);
+    if (graph_failed(ev, a[0]->pos))
+      return none();
+    ch++;
+  }
   /* a float image is stored as the first input's samples were (16 bits
    * stay 16 bits, float TIFF stays float) where the format holds them, or
    * as [bitdepth=N] asks, else as 8 bits */
@@ -773,6 +847,8 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
   if (!w)
     return failv(ev, FG_ENOMEM, c->pos, "%s: out of memory", row->name);
   fgt_value result = none();
+  fg_field *img_alpha = NULL; /* of the first field argument with alpha */
+  int img_i = -1;
   const char *p = row->params;
   for (int i = 0; i < np; i++, p += strcspn(p, ",") + (p[strcspn(p, ",")]
                                                       == ',')) {
@@ -821,6 +897,10 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
         goto out;
       }
       args.field[i] = v.field;
+      if (!img_alpha && v.alpha) {
+        img_alpha = v.alpha;
+        img_i = i;
+      }
       continue;
     }
     int integer = sig[i] != 'd';
@@ -846,8 +926,21 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
     args.num[i] = v.v[0];
   }
   fg_field *f = fg_ops_call(ev->g, row, &args);
-  if (!graph_failed(ev, c->pos))
+  if (!graph_failed(ev, c->pos)) {
     result = field_value(f);
+    if (img_alpha && !channel_op(row->name)) {
+      if (spatial_op(row->name)) {
+        /* the alpha moves with the pixels */
+        args.field[img_i] = img_alpha;
+        result.alpha = fg_ops_call(ev->g, row, &args);
+        if (graph_failed(ev, c->pos))
+          result = none();
+      } else if (fg_shape_equal(fg_field_type(img_alpha).field,
+                                fg_field_type(f).field)) {
+        result.alpha = img_alpha;
+      }
+    }
+  }
 out:
   free(w);
   return result;

@@ -131,6 +131,8 @@ typedef struct fgt_value {
   int is_integer;
   const char *str;      /* STRING (the tree's text), METHOD's name */
   fg_field *field;
+  fg_field *alpha;      /* FIELD: the input's alpha kept beside its colour
+                           (f32 in [0, 1]), NULL if none */
   fg_rs_script *script; /* SCRIPT, METHOD */
   const char *script_text; /* METHOD: the script's source, for its kinds */
 } fgt_value;
