@@ -336,19 +336,20 @@ static void after_decode(uv_work_t *w, int status) {
 /* fgt_proto_key for path, read in a short-lived child process: the image
  * library (libvips starts threads) is initialised only in processes that
  * never fork, so this one stays fit to fork the workers.  The default key
- * when the child cannot report. */
-static void proto_key_forked(fgt_shape_key *key, int n, const char *path,
-                             int no_autorotate) {
+ * when the child cannot report.  Returns 1 in the child, which has sent
+ * the key and should free what it holds and exit; 0 here. */
+static int proto_key_forked(fgt_shape_key *key, int n, const char *path,
+                            int no_autorotate) {
   fgt_proto_key(key, n, NULL);
   int fds[2];
   if (!path || pipe(fds) != 0)
-    return;
+    return 0;
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    return;
+    return 0;
   }
   if (pid == 0) {
     close(fds[0]);
@@ -367,7 +368,10 @@ static void proto_key_forked(fgt_shape_key *key, int n, const char *path,
       }
       fg_image_free(&img);
     }
-    _exit(write(fds[1], &k, sizeof k) == (ssize_t)sizeof k ? 0 : 1);
+    if (write(fds[1], &k, sizeof k) != (ssize_t)sizeof k)
+      k.n = -1; /* the parent sees a short read and keeps the default */
+    close(fds[1]);
+    return 1;
   }
   close(fds[1]);
   fgt_shape_key k;
@@ -386,6 +390,7 @@ static void proto_key_forked(fgt_shape_key *key, int n, const char *path,
   }
   if (got == sizeof k)
     *key = k;
+  return 0;
 }
 
 /* Removes PATH.tmp-* files that an earlier run killed while writing path
@@ -922,9 +927,12 @@ int fgt_cmd_run(int argc, char **argv) {
    * photos, not a stand-in), or check's default size if it is unreadable
    * (then it fails alone, as an input) */
   fgt_shape_key proto;
-  proto_key_forked(&proto, b->n_in_tmpls,
-                   b->inputs.n ? b->inputs.items[0].path : NULL,
-                   b->no_autorotate);
+  if (proto_key_forked(&proto, b->n_in_tmpls,
+                       b->inputs.n ? b->inputs.items[0].path : NULL,
+                       b->no_autorotate)) {
+    rc = 0; /* the probe's child: done */
+    goto out;
+  }
   if (fgt_build(p, &b->scripts, &proto, &b->proto, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     goto out;
