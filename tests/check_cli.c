@@ -316,11 +316,13 @@ START_TEST(test_cli_mixed_batch) {
                                              good[i]), good[i]);
     snprintf(path, sizeof path, "%s/out/%s-half.png", dir, stem);
     expect_image(path, &r.half);
-    /* a 16-bit input gives a 16-bit PNG where its float result is saved */
+    /* a 16-bit input gives a 16-bit PNG where its float result is saved
+     * (libvips builds: without, 16-bit inputs are read as 8 bits) */
     fg_image half;
     char e2[512];
     ck_assert(fg_image_read(path, &half, e2, sizeof e2) == FG_OK);
-    ck_assert_int_eq(half.type, !strcmp(good[i], "deep16.png")
+    ck_assert_int_eq(half.type, !strcmp(good[i], "deep16.png") &&
+                                    fg_image_format_known("x.tif")
                                     ? FG_IMAGE_U16 : FG_IMAGE_U8);
     fg_image_free(&half);
     snprintf(path, sizeof path, "%s/out/%s-light.png", dir, stem);

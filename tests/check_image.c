@@ -790,8 +790,10 @@ START_TEST(test_image_read_png_transformations)
   fg_image img;
   uint32_t seed = 99;
   png_uint_32 x, y;
+  int vips = fg_image_format_known("x.tif"); /* the build's backend */
 
-  /* 16-bit RGB: kept, every sample exactly */
+  /* 16-bit RGB: kept, every sample exactly (libvips builds); reduced to 8
+   * bits without libvips (v*257 -> v exactly, others within 1) */
   {
     enum { W = 9, H = 4 };
     uint8_t buf[H][W * 6];
@@ -815,11 +817,17 @@ START_TEST(test_image_read_png_transformations)
     ck_assert_int_eq(img.channels, 3);
     ck_assert_int_eq(img.width, W);
     ck_assert_int_eq(img.height, H);
-    ck_assert_int_eq(img.type, FG_IMAGE_U16);
+    ck_assert_int_eq(img.type, vips ? FG_IMAGE_U16 : FG_IMAGE_U8);
     for (y = 0; y < H; y++)
       for (x = 0; x < W * 3; x++) {
         unsigned v = (unsigned)buf[y][2 * x] << 8 | buf[y][2 * x + 1];
-        ck_assert_uint_eq(((uint16_t *)img.data)[y * W * 3 + x], v);
+        int got = img.data[y * W * 3 + x];
+        if (vips)
+          ck_assert_uint_eq(((uint16_t *)img.data)[y * W * 3 + x], v);
+        else if (x % 2)
+          ck_assert_int_eq(got, (int)(v / 257));
+        else
+          ck_assert_int_le(abs(got - (int)(v * 255.0 / 65535.0 + 0.5)), 1);
       }
     fg_image_free(&img);
   }
@@ -917,7 +925,7 @@ START_TEST(test_image_read_png_transformations)
     fg_image_free(&img);
   }
 
-  /* 16-bit grey + alpha: 2 channels, 16 bits kept */
+  /* 16-bit grey + alpha: 2 channels, 16 bits kept (8 without libvips) */
   {
     enum { W = 5, H = 5 };
     uint8_t buf[H][W * 4];
@@ -935,11 +943,13 @@ START_TEST(test_image_read_png_transformations)
     ck_assert_msg(fg_image_read(path, &img, err, sizeof err) == FG_OK, "%s",
                   err);
     ck_assert_int_eq(img.channels, 2);
-    ck_assert_int_eq(img.type, FG_IMAGE_U16);
     for (y = 0; y < H; y++)
       for (x = 0; x < W * 2; x++)
-        ck_assert_int_eq(((uint16_t *)img.data)[y * W * 2 + x],
-                         (x * 20 + y) * 257);
+        if (vips)
+          ck_assert_int_eq(((uint16_t *)img.data)[y * W * 2 + x],
+                           (x * 20 + y) * 257);
+        else
+          ck_assert_int_eq(img.data[y * W * 2 + x], x * 20 + y);
     fg_image_free(&img);
   }
 
@@ -974,10 +984,16 @@ START_TEST(test_image_read_cmyk_jpeg_converted)
   char path[PATH_MAX], err[512];
   fg_image img;
 
-  /* an untagged CMYK JPEG goes to sRGB through a generic CMYK profile */
+  /* an untagged CMYK JPEG goes to sRGB through a generic CMYK profile;
+   * without libvips it is refused */
   tmp_path(path, sizeof path, "cmyk.jpg");
   ck_assert(write_cmyk_jpeg(path, 16, 8));
   ck_assert(file_is_jpeg(path));
+  if (!fg_image_format_known("x.tif")) {
+    ck_assert_int_eq(fg_image_read(path, &img, err, sizeof err), FG_EFORMAT);
+    ck_assert_msg(strstr(err, "CMYK") != NULL, "message: %s", err);
+    return;
+  }
   ck_assert_msg(fg_image_read(path, &img, err, sizeof err) == FG_OK, "%s",
                 err);
   ck_assert_int_eq(img.width, 16);
