@@ -633,6 +633,52 @@ START_TEST(test_vips_run_keeps_alpha) {
 }
 END_TEST
 
+/* A blur over transparent red beside opaque blue: premultiplied, as vips
+ * resamples, the red never bleeds into the blue; the alpha is blurred. */
+START_TEST(test_vips_run_resamples_premultiplied) {
+  enum { W = 9, H = 5 };
+  fg_image col, al;
+  ck_assert_int_eq(fg_image_alloc(&col, W, H, 3), FG_OK);
+  ck_assert_int_eq(fg_image_alloc(&al, W, H, 1), FG_OK);
+  for (int i = 0; i < W * H; i++) {
+    int left = i % W < 4;
+    col.data[3 * i] = left ? 255 : 0;
+    col.data[3 * i + 2] = left ? 0 : 255;
+    al.data[i] = left ? 0 : 255;
+  }
+  write_pnm(at("c.ppm"), &col);
+  write_pnm(at("a.pgm"), &al);
+  ck_assert_int_eq(mkdir(at("in"), 0755), 0);
+  sh("vips bandjoin '%s %s' '%s'", at("c.ppm"), at("a.pgm"), at("in/b.png"));
+  FILE *f = fopen(at("b.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(box_blur(rgb, 1), \"{stem}-blur.png\")\n", f);
+  fclose(f);
+  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("b.fgp"),
+     at("in"));
+  fg_image got = read_ok(at("out/b-blur.png"));
+  ck_assert_int_eq(got.channels, 4);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const uint8_t *p = got.data + ((size_t)y * W + x) * 4;
+      /* the alpha: the box's mean (clamped border) */
+      int opaque = 0;
+      for (int dx = -1; dx <= 1; dx++) {
+        int xx = x + dx < 0 ? 0 : x + dx >= W ? W - 1 : x + dx;
+        opaque += xx >= 4;
+      }
+      ck_assert_int_eq(p[3], (int)(opaque * 255 / 3.0 + 0.5));
+      if (p[3] > 0) {
+        ck_assert_int_le(p[0], 1);   /* no red from transparent pixels */
+        ck_assert_int_ge(p[2], 254);
+      }
+    }
+  fg_image_free(&got);
+  fg_image_free(&al);
+  fg_image_free(&col);
+}
+END_TEST
+
 /* ---- colour profiles ---------------------------------------------------- */
 
 static int max_diff(const fg_image *a, const fg_image *b) {
@@ -806,6 +852,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_metadata_copied_unless_strip);
   tcase_add_test(tc, test_vips_run_orientation_and_metadata);
   tcase_add_test(tc, test_vips_run_keeps_alpha);
+  tcase_add_test(tc, test_vips_run_resamples_premultiplied);
   tcase_add_test(tc, test_vips_icc_p3_to_srgb);
   tcase_add_test(tc, test_vips_icc_cmyk_jpeg);
   tcase_add_test(tc, test_vips_pixel_limit_every_format);

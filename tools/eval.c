@@ -125,6 +125,28 @@ static int spatial_op(const char *name) {
   return 0;
 }
 
+/* Rows that resample (mix neighbouring pixels): with alpha they work on
+ * premultiplied colour, as vips does, so a transparent pixel's colour
+ * never bleeds into its neighbours. */
+static int resampling_op(const char *name) {
+  static const char *const ops[] = {
+    "rotate", "warp_affine", "resize", "thumbnail", "downsample2",
+    "upsample2", "convolve", "gaussian_blur", "box_blur", "rs_blur",
+    "rs_resize"};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (!strcmp(name, ops[i]))
+      return 1;
+  return 0;
+}
+
+/* colour / alpha, 0 where the alpha is (fg_fmax keeps the divisor off 0:
+ * the premultiplied colour is 0 there too). */
+static fg_expr *body_unpremultiply(fg_op *op, fg_expr **a, int n,
+                                   const void *ctx) {
+  (void)n, (void)ctx;
+  return fg_div(a[0], fg_fmax(a[1], fg_float(op, 1e-6f)));
+}
+
 /* Rows whose result is channels picked or built explicitly: no alpha. */
 static int channel_op(const char *name) {
   return !strcmp(name, "channel") || !strcmp(name, "channels") ||
@@ -925,6 +947,18 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
     }
     args.num[i] = v.v[0];
   }
+  int premul = img_alpha && resampling_op(row->name) &&
+               fg_field_type(args.field[img_i]).elem == FG_F32 &&
+               fg_field_type(img_alpha).elem == FG_F32;
+  if (premul) {
+    fgt_value pv[2] = {field_value(args.field[img_i]),
+                       field_value(img_alpha)};
+    fgt_value m = pointwise(ev, "premultiply", c->pos, pv, 2, body_binary,
+                            "*");
+    if (ev->st != FG_OK)
+      goto out;
+    args.field[img_i] = m.field;
+  }
   fg_field *f = fg_ops_call(ev->g, row, &args);
   if (!graph_failed(ev, c->pos)) {
     result = field_value(f);
@@ -933,8 +967,16 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
         /* the alpha moves with the pixels */
         args.field[img_i] = img_alpha;
         result.alpha = fg_ops_call(ev->g, row, &args);
-        if (graph_failed(ev, c->pos))
+        if (graph_failed(ev, c->pos)) {
           result = none();
+        } else if (premul) {
+          fgt_value dv[2] = {field_value(f), field_value(result.alpha)};
+          fgt_value q = pointwise(ev, "unpremultiply", c->pos, dv, 2,
+                                  body_unpremultiply, NULL);
+          result.field = ev->st == FG_OK ? q.field : NULL;
+          if (ev->st != FG_OK)
+            result = none();
+        }
       } else if (fg_shape_equal(fg_field_type(img_alpha).field,
                                 fg_field_type(f).field)) {
         result.alpha = img_alpha;
