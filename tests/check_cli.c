@@ -1252,7 +1252,7 @@ START_TEST(test_cli_parse_errors) {
                      "unknown file extension '.bmp'");
   expect_parse_error("rgb = input()\nsave(rgb, \"{stem}.jpg[lossless]\")\n",
                      2, 11, "unknown option 'lossless' for a JPEG file");
-  expect_parse_error("rgb = input()\nsave(rgb, \"{stem}.webp[Q=101]\")\n",
+  expect_parse_error("rgb = input()\nsave(rgb, \"{stem}.jpg[Q=101]\")\n",
                      2, 11, "expected a quality from 1 to 100");
   expect_parse_error("rgb = input()\n"
                      "save(rgb, \"a.png\", compression=12)\n", 2, 32,
