@@ -686,6 +686,10 @@ static fg_status write_image(const char *path, const fg_image *img,
     return fgu_fail(err, errlen, FG_EINVAL, "%s: unknown file extension "
                     "(expected .png, .jpg, .jpeg, .pgm, .ppm or .pnm)",
                     path);
+  if (img->type != FG_IMAGE_U8)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: 16-bit or float samples; "
+                    "this build (without libvips) writes 8 bits only",
+                    path);
   size_t bytes;
   if (!img->data || img->width <= 0 || img->height <= 0 ||
       img->channels <= 0 ||

@@ -19,14 +19,39 @@ fg_status fgi_image_bytes(unsigned long width, unsigned long height,
   return FG_OK;
 }
 
+size_t fg_image_type_size(fg_image_type t) {
+  switch (t) {
+  case FG_IMAGE_U8: return 1;
+  case FG_IMAGE_U16: return 2;
+  case FG_IMAGE_F32: return 4;
+  }
+  return 0;
+}
+
+fg_status fgi_image_bytes_type(const fg_image *img, size_t *bytes) {
+  size_t each = fg_image_type_size(img->type), n;
+  if (!each || img->width <= 0 || img->height <= 0 || img->channels <= 0 ||
+      fgi_image_bytes((unsigned long)img->width, (unsigned long)img->height,
+                      (unsigned long)img->channels, &n) != FG_OK ||
+      n > SIZE_MAX / each)
+    return FG_EINVAL;
+  *bytes = n * each;
+  return FG_OK;
+}
+
 fg_status fg_image_alloc(fg_image *out, int width, int height, int channels) {
+  return fg_image_alloc_type(out, width, height, channels, FG_IMAGE_U8);
+}
+
+fg_status fg_image_alloc_type(fg_image *out, int width, int height,
+                              int channels, fg_image_type type) {
   if (!out)
     return FG_EINVAL;
   memset(out, 0, sizeof *out);
   size_t bytes;
-  if (width <= 0 || height <= 0 || channels <= 0 ||
-      fgi_image_bytes((unsigned long)width, (unsigned long)height,
-                  (unsigned long)channels, &bytes) != FG_OK)
+  fg_image shape = {.width = width, .height = height, .channels = channels,
+                    .type = type};
+  if (fgi_image_bytes_type(&shape, &bytes) != FG_OK)
     return FG_EINVAL;
   uint8_t *data = calloc(bytes, 1);
   if (!data)
@@ -35,12 +60,47 @@ fg_status fg_image_alloc(fg_image *out, int width, int height, int channels) {
   out->height = height;
   out->channels = channels;
   out->data = data;
+  out->type = type;
+  return FG_OK;
+}
+
+static void meta_free(fg_image_meta *m) {
+  if (!m)
+    return;
+  for (int i = 0; i < 3; i++)
+    free(m->block[i]);
+  free(m);
+}
+
+fg_status fg_image_copy_meta(fg_image *dst, const fg_image *src) {
+  if (!dst || !src)
+    return FG_EINVAL;
+  meta_free(dst->meta);
+  dst->meta = NULL;
+  if (!src->meta)
+    return FG_OK;
+  fg_image_meta *m = calloc(1, sizeof *m);
+  if (!m)
+    return FG_ENOMEM;
+  for (int i = 0; i < 3; i++) {
+    if (!src->meta->block[i])
+      continue;
+    m->block[i] = malloc(src->meta->size[i]);
+    if (!m->block[i]) {
+      meta_free(m);
+      return FG_ENOMEM;
+    }
+    memcpy(m->block[i], src->meta->block[i], src->meta->size[i]);
+    m->size[i] = src->meta->size[i];
+  }
+  dst->meta = m;
   return FG_OK;
 }
 
 void fg_image_free(fg_image *img) {
   if (!img)
     return;
+  meta_free(img->meta);
   free(img->data);
   memset(img, 0, sizeof *img);
 }

@@ -11,4 +11,8 @@
 fg_status fgi_image_bytes(unsigned long width, unsigned long height,
                           unsigned long channels, size_t *bytes);
 
+/* Bytes of img's pixels (its width, height, channels and type), or
+ * FG_EINVAL as above or for an unknown type. */
+fg_status fgi_image_bytes_type(const fg_image *img, size_t *bytes);
+
 #endif

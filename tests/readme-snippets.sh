@@ -35,7 +35,7 @@ for c in "$tmp"/snippet*.c; do
   echo "$name: $(sed -n '/[^ ]/{p;q}' "$c")"
   # shellcheck disable=SC2086  # lists of flags
   if ! ${cc:-cc} $cflags -Wall -Wextra -Werror -I"$src/include" "$c" \
-       -o "$exe" $ldflags -L"$libdir" -Wl,-rpath,"$libdir" -lfieldgraph \
+       -o "$exe" $ldflags -L"$libdir" -Wl,-rpath,"$libdir" -lfieldgraph -lfieldgraph-image \
        $uv -lm; then
     echo "$name: does not compile"; status=1; continue
   fi

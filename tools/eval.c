@@ -80,6 +80,80 @@ static fgt_value field_value(fg_field *f) {
   return (fgt_value){.kind = FGT_V_FIELD, .field = f};
 }
 
+static fg_expr *body_swizzle(fg_op *op, fg_expr **a, int n, const void *ctx);
+
+/* ---- alpha beside colour ------------------------------------------------ */
+
+/* input() of an image with alpha gives its colour channels, the alpha kept
+ * beside them (fgt_value.alpha): operators act on colour, and the alpha
+ * goes on unchanged to their result where the result has its shape (a
+ * reduction or a channel pick drops it); operators that move pixels (the
+ * geometric and filter rows of spatial_ops) are applied to the alpha too;
+ * save() writes it back as the last channel. */
+
+/* A graph row over fields in a, or NULL after an error. */
+static fg_field *row_call(fg_graph *g, const char *name, fg_field *a,
+                          fg_field *b, const char *str) {
+  const fg_op_info *row = fg_ops_find(name);
+  fg_op_args args;
+  memset(&args, 0, sizeof args);
+  args.field[0] = a;
+  args.field[1] = b;
+  args.str[1] = str;
+  return row ? fg_ops_call(g, row, &args) : NULL;
+}
+
+/* The alpha a result f inherits from the first argument with alpha, when
+ * f has its shape. */
+static fg_field *inherit_alpha(const fgt_value *args, int n, fg_field *f) {
+  for (int i = 0; i < n && f; i++)
+    if (args[i].kind == FGT_V_FIELD && args[i].alpha)
+      return fg_shape_equal(fg_field_type(args[i].alpha).field,
+                            fg_field_type(f).field) ? args[i].alpha : NULL;
+  return NULL;
+}
+
+/* Rows that move pixels: the alpha goes through them as the colour does. */
+static int spatial_op(const char *name) {
+  static const char *const ops[] = {
+    "flip", "transpose", "rotate90", "rotate", "crop", "pad", "warp_affine",
+    "resize", "thumbnail", "downsample2", "upsample2", "convolve",
+    "gaussian_blur", "box_blur", "median3x3", "rs_blur", "rs_resize"};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (!strcmp(name, ops[i]))
+      return 1;
+  return 0;
+}
+
+/* Rows that resample (mix neighbouring pixels): with alpha they work on
+ * premultiplied colour, as vips does, so a transparent pixel's colour
+ * never bleeds into its neighbours. */
+static int resampling_op(const char *name) {
+  static const char *const ops[] = {
+    "rotate", "warp_affine", "resize", "thumbnail", "downsample2",
+    "upsample2", "convolve", "gaussian_blur", "box_blur", "rs_blur",
+    "rs_resize"};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (!strcmp(name, ops[i]))
+      return 1;
+  return 0;
+}
+
+/* colour / alpha, 0 where the alpha is (fg_fmax keeps the divisor off 0:
+ * the premultiplied colour is 0 there too). */
+static fg_expr *body_unpremultiply(fg_op *op, fg_expr **a, int n,
+                                   const void *ctx) {
+  (void)n, (void)ctx;
+  return fg_div(a[0], fg_fmax(a[1], fg_float(op, 1e-6f)));
+}
+
+/* Rows whose result is channels picked or built explicitly: no alpha. */
+static int channel_op(const char *name) {
+  return !strcmp(name, "channel") || !strcmp(name, "channels") ||
+         !strcmp(name, "merge") || !strcmp(name, "rgba") ||
+         !strcmp(name, "grey_to_rgb");
+}
+
 /* ---- pointwise operators ------------------------------------------------ */
 
 /* Builds the body's result from the argument expressions. */
@@ -197,7 +271,10 @@ static fgt_value pointwise(eval *ev, const char *name, fgt_pos pos,
   fg_field *f = fg_op_end(op);
   if (graph_failed(ev, pos))
     return none();
-  return field_value(f);
+  fgt_value res = field_value(f);
+  if (body != body_swizzle) /* a channel pick (lab.x) drops alpha */
+    res.alpha = inherit_alpha(args, n, f);
+  return res;
 }
 
 static fg_expr *body_binary(fg_op *op, fg_expr **a, int n, const void *ctx) {
@@ -363,9 +440,12 @@ static fgt_value call_input(eval *ev, const fgt_node *c) {
                    "file name template for the next one");
   char name[32];
   snprintf(name, sizeof name, "input%d", i);
-  fg_field *f = fg_input(ev->g, name, fg_type_image(FG_U8, ev->key->height[i],
-                                                    ev->key->width[i],
-                                                    ev->key->channels[i]));
+  static const fg_elem elems[] = {FG_U8, FG_U16, FG_F32};
+  int ty = ev->key->type[i];
+  fg_field *f = fg_input(ev->g, name, fg_type_image(
+                             elems[ty >= 0 && ty <= 2 ? ty : 0],
+                             ev->key->height[i], ev->key->width[i],
+                             ev->key->channels[i]));
   b->inputs[i] = (fgt_input){.tmpl = tmpl, .index = i};
   b->n_inputs++;
   char what[300];
@@ -375,7 +455,16 @@ static fgt_value call_input(eval *ev, const fgt_node *c) {
   f = fg_to_unit(ev->g, f);
   if (graph_failed(ev, c->pos))
     return none();
-  return field_value(f);
+  int ch = ev->key->channels[i];
+  if (ch != 2 && ch != 4)
+    return field_value(f);
+  /* colour, the alpha beside it */
+  fgt_value v = field_value(row_call(ev->g, "channels", f, NULL,
+                                     ch == 4 ? "xyz" : "x"));
+  v.alpha = row_call(ev->g, "channels", f, NULL, ch == 4 ? "w" : "y");
+  if (graph_failed(ev, c->pos))
+    return none();
+  return v;
 }
 
 static int want_number(eval *ev, const fgt_node *n, double lo, double hi,
@@ -411,51 +500,18 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
     return failv(ev, FG_ETYPE, a[0]->pos, "save: expected an image, found "
                  "%s", kind_name(img.kind));
   fgt_save *s = &ev->b->saves[ev->b->n_saves];
-  fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
+  fg_image_save_options o;
   double d;
-  /* vips' style: "out.png[compression=1,filter=all]" */
-  const char *tmpl = a[1]->text, *bracket = strchr(tmpl, '[');
+  /* vips' style: "out.png[compression=1,filter=all]"; the extension and
+   * the options are checked here, before any input runs */
+  const char *tmpl = a[1]->text;
   size_t tlen = strlen(tmpl);
   if (tlen >= sizeof s->tmpl)
     return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a file name "
                  "template of at most %zu bytes", sizeof s->tmpl - 1);
-  if (bracket && tmpl[tlen - 1] == ']') {
-    char opts[512];
-    snprintf(opts, sizeof opts, "%.*s", (int)(tlen - 2 - (size_t)(bracket -
-                                                                  tmpl)),
-             bracket + 1);
-    for (char *kv = strtok(opts, ","); kv; kv = strtok(NULL, ",")) {
-      char *eq = strchr(kv, '=');
-      char *end = NULL;
-      long v = eq ? strtol(eq + 1, &end, 10) : -1;
-      int num_ok = eq && end && !*end && end != eq + 1;
-      if (eq && !strncmp(kv, "compression", (size_t)(eq - kv)) &&
-          eq - kv == 11 && num_ok && v >= 0 && v <= 9) {
-        o.png_compression = (int)v;
-      } else if (eq && (eq - kv == 1 ? kv[0] == 'Q' : eq - kv == 7 &&
-                        !strncmp(kv, "quality", 7)) && num_ok && v >= 1 &&
-                 v <= 100) {
-        o.quality = (int)v;
-      } else if (eq && eq - kv == 6 && !strncmp(kv, "filter", 6)) {
-        static const char *filters[] = {"none", "sub", "up", "avg",
-                                        "paeth", "all"};
-        int k = -1;
-        for (int i = 0; i < 6; i++)
-          if (!strcmp(eq + 1, filters[i]))
-            k = i;
-        if (k < 0)
-          return failv(ev, FG_EINVAL, a[1]->pos, "save: expected a PNG "
-                       "filter (none, sub, up, avg, paeth, all), found "
-                       "'%s'", eq + 1);
-        o.png_filter = (fg_png_filter)k;
-      } else {
-        return failv(ev, FG_EINVAL, a[1]->pos, "save: expected options "
-                     "compression=0..9, filter=NAME or quality=1..100 (Q=) "
-                     "in [...], found '%s'", kv);
-      }
-    }
-    tlen = (size_t)(bracket - tmpl);
-  }
+  char perr[1024];
+  if (fg_image_save_parse(tmpl, &tlen, &o, perr, sizeof perr) != FG_OK)
+    return failv(ev, FG_EINVAL, a[1]->pos, "save: %s", perr);
   snprintf(s->tmpl, sizeof s->tmpl, "%.*s", (int)tlen, tmpl);
   char why[1024];
   if (fgt_tmpl_check(s->tmpl, why, sizeof why))
@@ -488,18 +544,39 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   fg_type t = fg_field_type(img.field);
   int ch = fg_type_tensor_elements(t);
   if (t.field.ndim != 2 || ch > 4 || fg_type_is_big(t) ||
-      (t.elem != FG_U8 && t.elem != FG_F32)) {
+      (t.elem != FG_U8 && t.elem != FG_U16 && t.elem != FG_F32)) {
     char buf[FG_TYPE_STR_MAX];
-    return failv(ev, FG_ETYPE, a[0]->pos, "save: expected a 2-D image of u8 "
-                 "or f32 (in [0, 1]) with 1-4 channels, found %s",
+    return failv(ev, FG_ETYPE, a[0]->pos, "save: expected a 2-D image of u8, "
+                 "u16 or f32 (in [0, 1]) with 1-4 channels, found %s",
                  fg_type_str(t, buf, sizeof buf));
   }
   fg_field *f = img.field;
+  /* the input's alpha back as the last channel */
+  if (img.alpha && (ch == 1 || ch == 3)) {
+    fg_field *al = img.alpha;
+    if (t.elem != FG_F32)
+      al = fg_from_unit(ev->g, al, t.elem);
+    f = row_call(ev->g, "merge", f, al, NULL);
+    if (graph_failed(ev, a[0]->pos))
+      return none();
+    ch++;
+  }
+  /* a float image is stored as the first input's samples were (16 bits
+   * stay 16 bits, float TIFF stays float) where the format holds them, or
+   * as [bitdepth=N] asks, else as 8 bits */
+  fg_elem out = t.elem;
   if (t.elem == FG_F32) {
-    f = fg_from_unit(ev->g, f, FG_U8);
-    char what[300];
-    snprintf(what, sizeof what, "save \"%s\"", s->tmpl);
-    label_field(ev, f, what, c->pos);
+    int bits = fg_image_format_bits(s->tmpl);
+    int in = ev->key->n > 0 ? ev->key->type[0] : FG_IMAGE_U8;
+    out = o.bitdepth == 16 || (!o.bitdepth && bits >= 16 &&
+                               in == FG_IMAGE_U16) ? FG_U16
+          : !o.bitdepth && bits == 32 && in == FG_IMAGE_F32 ? FG_F32 : FG_U8;
+    if (out != FG_F32) {
+      f = fg_from_unit(ev->g, f, out);
+      char what[300];
+      snprintf(what, sizeof what, "save \"%s\"", s->tmpl);
+      label_field(ev, f, what, c->pos);
+    }
   }
   char name[32];
   snprintf(name, sizeof name, "save%d", ev->b->n_saves);
@@ -508,7 +585,7 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
     return none();
   s->output = fg_graph_output_count(ev->g) - 1;
   s->opt = o;
-  s->elem = FG_U8;
+  s->elem = out;
   s->channels = ch;
   ev->b->n_saves++;
   return none();
@@ -802,6 +879,8 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
   if (!w)
     return failv(ev, FG_ENOMEM, c->pos, "%s: out of memory", row->name);
   fgt_value result = none();
+  fg_field *img_alpha = NULL; /* of the first field argument with alpha */
+  int img_i = -1;
   const char *p = row->params;
   for (int i = 0; i < np; i++, p += strcspn(p, ",") + (p[strcspn(p, ",")]
                                                       == ',')) {
@@ -850,6 +929,10 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
         goto out;
       }
       args.field[i] = v.field;
+      if (!img_alpha && v.alpha) {
+        img_alpha = v.alpha;
+        img_i = i;
+      }
       continue;
     }
     int integer = sig[i] != 'd';
@@ -874,9 +957,42 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
     }
     args.num[i] = v.v[0];
   }
+  int premul = img_alpha && resampling_op(row->name) &&
+               fg_field_type(args.field[img_i]).elem == FG_F32 &&
+               fg_field_type(img_alpha).elem == FG_F32;
+  if (premul) {
+    fgt_value pv[2] = {field_value(args.field[img_i]),
+                       field_value(img_alpha)};
+    fgt_value m = pointwise(ev, "premultiply", c->pos, pv, 2, body_binary,
+                            "*");
+    if (ev->st != FG_OK)
+      goto out;
+    args.field[img_i] = m.field;
+  }
   fg_field *f = fg_ops_call(ev->g, row, &args);
-  if (!graph_failed(ev, c->pos))
+  if (!graph_failed(ev, c->pos)) {
     result = field_value(f);
+    if (img_alpha && !channel_op(row->name)) {
+      if (spatial_op(row->name)) {
+        /* the alpha moves with the pixels */
+        args.field[img_i] = img_alpha;
+        result.alpha = fg_ops_call(ev->g, row, &args);
+        if (graph_failed(ev, c->pos)) {
+          result = none();
+        } else if (premul) {
+          fgt_value dv[2] = {field_value(f), field_value(result.alpha)};
+          fgt_value q = pointwise(ev, "unpremultiply", c->pos, dv, 2,
+                                  body_unpremultiply, NULL);
+          result.field = ev->st == FG_OK ? q.field : NULL;
+          if (ev->st != FG_OK)
+            result = none();
+        }
+      } else if (fg_shape_equal(fg_field_type(img_alpha).field,
+                                fg_field_type(f).field)) {
+        result.alpha = img_alpha;
+      }
+    }
+  }
 out:
   free(w);
   return result;
@@ -1395,13 +1511,14 @@ void fgt_scripts_free(fgt_scripts *s) {
 }
 
 void fgt_proto_key(fgt_shape_key *key, int n, const char *path) {
-  int w = FGT_PROTO_SIZE, h = FGT_PROTO_SIZE, ch = 3;
+  int w = FGT_PROTO_SIZE, h = FGT_PROTO_SIZE, ch = 3, ty = FG_IMAGE_U8;
   fg_image img;
   char err[512];
   if (path && fg_image_read(path, &img, err, sizeof err) == FG_OK) {
     w = img.width;
     h = img.height;
     ch = img.channels;
+    ty = (int)img.type;
     fg_image_free(&img);
   }
   memset(key, 0, sizeof *key);
@@ -1410,5 +1527,6 @@ void fgt_proto_key(fgt_shape_key *key, int n, const char *path) {
     key->width[i] = w;
     key->height[i] = h;
     key->channels[i] = ch;
+    key->type[i] = ty;
   }
 }

@@ -131,6 +131,8 @@ typedef struct fgt_value {
   int is_integer;
   const char *str;      /* STRING (the tree's text), METHOD's name */
   fg_field *field;
+  fg_field *alpha;      /* FIELD: the input's alpha kept beside its colour
+                           (f32 in [0, 1]), NULL if none */
   fg_rs_script *script; /* SCRIPT, METHOD */
   const char *script_text; /* METHOD: the script's source, for its kinds */
 } fgt_value;
@@ -141,7 +143,7 @@ typedef struct fgt_save {
   int output;
   char tmpl[512];         /* without a trailing [options] */
   fg_image_save_options opt;
-  fg_elem elem;           /* u8 (stored) */
+  fg_elem elem;           /* u8, u16 or f32 (stored) */
   int channels;
 } fgt_save;
 
@@ -166,6 +168,7 @@ enum { FGT_MAX_IO = 32, FGT_MAX_REPORT = 256 /* values per report */ };
 typedef struct fgt_shape_key {
   int n;
   int width[FGT_MAX_IO], height[FGT_MAX_IO], channels[FGT_MAX_IO];
+  int type[FGT_MAX_IO];   /* fg_image_type of each input's samples */
 } fgt_shape_key;
 
 /* A graph built from a pipeline for one set of input types. */

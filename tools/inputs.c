@@ -4,6 +4,7 @@
  * (@list.txt, '-' for stdin), the deterministic --shard K/N selection, and
  * the {stem}/{name}/{dir}/{ext}/{index} file name templates.
  */
+#include "fieldgraph/image.h"
 #include "tools/inputs.h"
 #include "tools/suggest.h"
 
@@ -37,17 +38,13 @@ static int push(fgt_inputs *in, const char *path, const char *rel) {
   return 0;
 }
 
-/* Default for directories: the image formats io/ reads (PNG, JPEG,
- * PGM/PPM). */
+/* Default for directories: the image formats this build's io/ reads and
+ * writes (PNG, JPEG, PGM/PPM; with libvips TIFF, WebP, GIF, HEIF/AVIF,
+ * JPEG XL), by extension, in any case. */
 static int is_image_name(const char *name, const char *glob) {
   if (glob)
     return fnmatch(glob, name, 0) == 0;
-  static const char *exts[] = {"*.png", "*.PNG", "*.jpg", "*.JPG", "*.jpeg",
-                               "*.JPEG", "*.ppm", "*.pgm", "*.pnm"};
-  for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-    if (fnmatch(exts[i], name, 0) == 0)
-      return 1;
-  return 0;
+  return fg_image_format_known(name);
 }
 
 static int cmp_names(const void *a, const void *b) {
@@ -340,7 +337,8 @@ int fgt_inputs_add(fgt_inputs *in, const char *arg, const char *glob,
     if (rc == 0 && in->n == before) {
       snprintf(err, errlen, "%s: no images in the folder or under it "
                "(expected files named %s)", dir,
-               glob ? glob : "*.png, *.jpg, *.jpeg, *.ppm, *.pgm or *.pnm");
+               glob ? glob : "with an image extension such as .png, .jpg, "
+               ".tif or .webp");
       rc = -1;
     }
     free(dir);

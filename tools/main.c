@@ -77,6 +77,7 @@ static int one_build(one *o, const char *path, const char *sample) {
       key.width[i] = o->img[i].width;
       key.height[i] = o->img[i].height;
       key.channels[i] = o->img[i].channels;
+      key.type[i] = (int)o->img[i].type;
     }
   }
   if (fgt_build(o->p, &o->scripts, &key, &o->built, err, sizeof err)) {

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
@@ -79,6 +80,7 @@ struct batch {
   prog_entry *progs;
   int n_progs, cap_progs;
   int hash;
+  int no_autorotate;             /* --no-autorotate */
   job *cur;                   /* the input under way in this worker */
   job *paths_job;             /* the supervisor's, for output paths */
   int interrupted;            /* SIGINT/SIGTERM: its kernel is cancelled */
@@ -157,7 +159,9 @@ static void decode_work(uv_work_t *w) {
       snprintf(path, sizeof path, "%s", j->item->path);
     else if (extra_path(b, j, i, path, sizeof path))
       break;
-    fg_status st = fg_image_read(path, &j->in[i], err, sizeof err);
+    fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
+    lo.no_autorotate = b->no_autorotate;
+    fg_status st = fg_image_load(path, &j->in[i], &lo, err, sizeof err);
     if (st != FG_OK) {
       /* the message starts with the path; the report names the input */
       const char *msg = err;
@@ -230,6 +234,7 @@ static prog_entry *program_for(batch *b, job *j) {
     key.width[i] = j->in[i].width;
     key.height[i] = j->in[i].height;
     key.channels[i] = j->in[i].channels;
+    key.type[i] = (int)j->in[i].type;
   }
   for (int i = 0; i < b->n_progs; i++)
     if (memcmp(&b->progs[i].key, &key, sizeof key) == 0)
@@ -288,8 +293,19 @@ static void after_decode(uv_work_t *w, int status) {
   void *outs[2 * FGT_MAX_IO] = {0};
   for (int i = 0; i < bt->n_saves; i++) {
     fg_type t = fg_program_output_type(pe->prog, bt->saves[i].output);
-    if (fg_image_alloc(&j->out[i], (int)t.field.dim[1], (int)t.field.dim[0],
-                       bt->saves[i].channels) != FG_OK) {
+    fg_elem e = bt->saves[i].elem;
+    if (fg_image_alloc_type(&j->out[i], (int)t.field.dim[1],
+                            (int)t.field.dim[0], bt->saves[i].channels,
+                            e == FG_U16 ? FG_IMAGE_U16
+                            : e == FG_F32 ? FG_IMAGE_F32 : FG_IMAGE_U8)
+        != FG_OK) {
+      job_fail(j, FG_ENOMEM, "run", "out of memory for output %d", i);
+      job_finish(j);
+      return;
+    }
+    /* the input's EXIF, XMP and IPTC go on to every output (save's
+     * [strip] drops them) */
+    if (fg_image_copy_meta(&j->out[i], &j->in[0]) != FG_OK) {
       job_fail(j, FG_ENOMEM, "run", "out of memory for output %d", i);
       job_finish(j);
       return;
@@ -315,6 +331,66 @@ static void after_decode(uv_work_t *w, int status) {
     job_fail(j, FG_EBACKEND, "run", "%s", fg_context_errmsg(b->ctx));
     job_finish(j);
   }
+}
+
+/* fgt_proto_key for path, read in a short-lived child process: the image
+ * library (libvips starts threads) is initialised only in processes that
+ * never fork, so this one stays fit to fork the workers.  The default key
+ * when the child cannot report.  Returns 1 in the child, which has sent
+ * the key and should free what it holds and exit; 0 here. */
+static int proto_key_forked(fgt_shape_key *key, int n, const char *path,
+                            int no_autorotate) {
+  fgt_proto_key(key, n, NULL);
+  int fds[2];
+  if (!path || pipe(fds) != 0)
+    return 0;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return 0;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    fgt_shape_key k;
+    fgt_proto_key(&k, n, NULL);
+    fg_image img;
+    char err[256];
+    fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
+    lo.no_autorotate = no_autorotate;
+    if (fg_image_load(path, &img, &lo, err, sizeof err) == FG_OK) {
+      for (int i = 0; i < n; i++) {
+        k.width[i] = img.width;
+        k.height[i] = img.height;
+        k.channels[i] = img.channels;
+        k.type[i] = (int)img.type;
+      }
+      fg_image_free(&img);
+    }
+    if (write(fds[1], &k, sizeof k) != (ssize_t)sizeof k)
+      k.n = -1; /* the parent sees a short read and keeps the default */
+    close(fds[1]);
+    return 1;
+  }
+  close(fds[1]);
+  fgt_shape_key k;
+  size_t got = 0;
+  while (got < sizeof k) {
+    ssize_t r = read(fds[0], (char *)&k + got, sizeof k - got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    got += (size_t)r;
+  }
+  close(fds[0]);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got == sizeof k)
+    *key = k;
+  return 0;
 }
 
 /* The name an output is encoded to before it replaces path: path with
@@ -576,7 +652,11 @@ static const char run_usage[] =
   "      --timeout SECONDS  an input not done by then fails (class\n"
   "                      timeout); its worker is stopped (default: none)\n"
   "      --glob PATTERN  file names to take from directories (default:\n"
-  "                      *.png *.jpg *.jpeg *.ppm *.pgm *.pnm)\n"
+  "                      the image formats this build reads: .png .jpg\n"
+  "                      .jpeg .ppm .pgm .pnm, with libvips also .tif .tiff\n"
+  "                      .webp .gif .heic .heif .avif .jxl)\n"
+  "      --no-autorotate keep the pixels as stored (default: turned as the\n"
+  "                      EXIF orientation says, as cameras mean them)\n"
   "      --follow-symlinks  follow links to folders (each folder is listed\n"
   "                      once); FIFOs and devices are never read\n"
   "      --skip-existing skip inputs whose outputs all exist (outputs are\n"
@@ -694,7 +774,8 @@ static int shard_from_env(int *k, int *n, long count) {
 
 int fgt_cmd_run(int argc, char **argv) {
   enum { O_GLOB = 256, O_SKIP, O_SHARD, O_JSON, O_BACKEND, O_DEVICE,
-         O_FUSION, O_DUMP, O_SHARD_COUNT, O_FOLLOW, O_TIMEOUT };
+         O_FUSION, O_DUMP, O_SHARD_COUNT, O_FOLLOW, O_TIMEOUT,
+         O_NO_AUTOROT };
   static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0,
     'j'}, {"glob", required_argument, 0, O_GLOB}, {"skip-existing",
@@ -706,6 +787,7 @@ int fgt_cmd_run(int argc, char **argv) {
     required_argument, 0, O_FUSION}, {"dump-kernels", required_argument, 0,
     O_DUMP}, {"follow-symlinks", no_argument, 0, O_FOLLOW},
     {"timeout", required_argument, 0, O_TIMEOUT},
+    {"no-autorotate", no_argument, 0, O_NO_AUTOROT},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   batch *b = calloc(1, sizeof *b);
   if (!b)
@@ -749,6 +831,7 @@ int fgt_cmd_run(int argc, char **argv) {
       break;
     }
     case O_JSON: o.json = b->hash = 1; break;
+    case O_NO_AUTOROT: b->no_autorotate = 1; break;
     case O_BACKEND: backend = optarg; break;
     case O_DEVICE: device = optarg; break;
     case O_FUSION: fusion = optarg; break;
@@ -819,8 +902,12 @@ int fgt_cmd_run(int argc, char **argv) {
    * photos, not a stand-in), or check's default size if it is unreadable
    * (then it fails alone, as an input) */
   fgt_shape_key proto;
-  fgt_proto_key(&proto, b->n_in_tmpls,
-                b->inputs.n ? b->inputs.items[0].path : NULL);
+  if (proto_key_forked(&proto, b->n_in_tmpls,
+                       b->inputs.n ? b->inputs.items[0].path : NULL,
+                       b->no_autorotate)) {
+    rc = 0; /* the probe's child: done */
+    goto out;
+  }
   if (fgt_build(p, &b->scripts, &proto, &b->proto, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     goto out;

@@ -1,6 +1,11 @@
-/* fieldgraph/image.h - read and write 8-bit PNG, JPEG and PGM/PPM images.
+/* fieldgraph/image.h - read and write image files (libfieldgraph-image, a
+ * library of its own beside libfieldgraph: the compute library needs none
+ * of this).  Built on libvips when configure finds it (--with-vips): PNG,
+ * JPEG, PNM, TIFF, WebP, GIF, HEIF/AVIF and JPEG XL as this libvips
+ * supports them; else on libpng and libjpeg: PNG, JPEG and PNM, 8 bits.
  *
- * Pixels are 8 bits per channel, interleaved, top row first.  Example:
+ * Pixels are interleaved, top row first, of 8 or 16 bits or 32-bit floats
+ * per channel (fg_image.type).  Example:
  *
  *   fg_image img;
  *   char err[256];
@@ -25,13 +30,37 @@
 /* Largest width or height accepted anywhere in this module. */
 #define FG_IMAGE_MAX_DIM 65535
 
+/* The element type of an image's samples; 0 (a zeroed struct) is 8 bits. */
+typedef enum fg_image_type {
+  FG_IMAGE_U8 = 0,  /* 0..255 */
+  FG_IMAGE_U16,     /* 0..65535, host byte order */
+  FG_IMAGE_F32      /* float, nominally 0..1 */
+} fg_image_type;
+
 typedef struct fg_image {
   int width, height;   /* pixels */
   int channels;        /* 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA */
-  uint8_t *data;       /* height rows of width*channels bytes, interleaved, top row first; owned, free with fg_image_free */
+  uint8_t *data;       /* height rows of width*channels samples of type, interleaved, top row first; owned, free with fg_image_free */
+  fg_image_type type;  /* sample type (FG_IMAGE_U8 unless set) */
+  struct fg_image_meta *meta; /* the file's EXIF, XMP and IPTC blocks (libvips builds), NULL if none; owned, freed by fg_image_free */
 } fg_image;
 
-/* Read a PNG, JPEG or binary PGM/PPM (P5/P6) file (format detected from the file's signature bytes, not its name). 16-bit PNGs and PGM/PPMs are reduced to 8 bits, palettes and low bit depths expanded, tRNS becomes alpha; CMYK JPEGs are refused. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
+/* Metadata blocks as libvips holds them (EXIF, the XMP packet, IPTC);
+ * each NULL/0 when absent. */
+typedef struct fg_image_meta {
+  unsigned char *block[3];  /* FG_IMAGE_META_EXIF, _XMP, _IPTC */
+  size_t size[3];
+} fg_image_meta;
+enum { FG_IMAGE_META_EXIF, FG_IMAGE_META_XMP, FG_IMAGE_META_IPTC };
+
+/* Copies src's metadata into dst (replacing dst's), so that saving dst
+ * writes it (unless [strip]); FG_ENOMEM leaves dst without any. */
+fg_status fg_image_copy_meta(fg_image *dst, const fg_image *src);
+
+/* Bytes of one sample of type t (1, 2 or 4; 0 for an unknown type). */
+size_t fg_image_type_size(fg_image_type t);
+
+/* Read an image file (format detected from the file's signature bytes, not its name); with libvips its EXIF, XMP and IPTC blocks are kept in out->meta and fg_image_save writes them again (orientation reset to 1, as the pixels are turned), unless [strip].  With libvips: 8-bit files give FG_IMAGE_U8, 16-bit ones FG_IMAGE_U16, float TIFFs FG_IMAGE_F32; TIFF's first page, GIF's first frame; the EXIF orientation applied (fg_image_load_options.no_autorotate keeps pixels as stored); an embedded ICC profile (Adobe RGB, Display P3, CMYK) converted to sRGB, CMYK without a profile through a generic CMYK profile.  Without libvips: PNG, JPEG and PGM/PPM, 16 bits reduced to 8, CMYK JPEGs refused.  Palettes and low bit depths expanded, tRNS becomes alpha. On failure *out is zeroed and err (if non-NULL, errlen bytes) holds a message naming the path and the reason.
  * FG_EINVAL bad arguments, FG_EIO file cannot be opened or read, FG_EFORMAT not PNG/JPEG, corrupt or truncated data, CMYK, larger than FG_IMAGE_MAX_DIM, or over a limit of FG_IMAGE_LOAD_OPTIONS_INIT (fg_image_load); FG_ENOMEM. */
 fg_status fg_image_read(const char *path, fg_image *out, char *err, size_t errlen);
 
@@ -50,15 +79,17 @@ typedef struct fg_image_load_options {
    * read; larger ones are refused.  0 means the default, 8 MiB.  JPEG
    * markers other than the image's own are skipped, never stored. */
   size_t max_chunk_bytes;
+  /* nonzero: keep the pixels as stored, ignoring the EXIF orientation */
+  int no_autorotate;
 } fg_image_load_options;
-#define FG_IMAGE_LOAD_OPTIONS_INIT {FG_IMAGE_MAX_PIXELS, (size_t)8 << 20}
+#define FG_IMAGE_LOAD_OPTIONS_INIT {FG_IMAGE_MAX_PIXELS, (size_t)8 << 20, 0}
 
 /* fg_image_read with limits (opt NULL: FG_IMAGE_LOAD_OPTIONS_INIT). */
 fg_status fg_image_load(const char *path, fg_image *out,
                         const fg_image_load_options *opt, char *err,
                         size_t errlen);
 
-/* Write by the path's extension (.png, .jpg, .jpeg, .pgm, .ppm, .pnm, case-insensitive; PGM/PPM: 1 channel P5, else P6); quality is the JPEG quality 1..100 (0 means 90), ignored for PNG. Written to a temporary file in the same directory and renamed, so a failure never leaves a partial or truncated file at path. JPEG and PGM/PPM cannot store 2 or 4 channels: alpha is dropped (documented).
+/* Write by the path's extension, case-insensitive (fg_image_format_known: .png, .jpg, .jpeg, .pgm, .ppm, .pnm, and with libvips .tif, .tiff, .webp, .gif, .heic, .heif, .avif, .jxl; PGM/PPM: 1 channel P5, else P6); quality is the JPEG quality 1..100 (0 means 90), ignored for PNG. Written to a temporary file in the same directory and renamed, so a failure never leaves a partial or truncated file at path. JPEG and PGM/PPM cannot store 2 or 4 channels: alpha is dropped (documented).
  * FG_EINVAL bad arguments, image or extension; FG_EIO creating, writing or renaming failed; FG_ENOMEM.  A replaced file keeps its permission bits. */
 fg_status fg_image_write(const char *path, const fg_image *img, int quality, char *err, size_t errlen);
 
@@ -72,11 +103,38 @@ typedef enum fg_png_filter {
 /* Encoder options for fg_image_save; start from FG_IMAGE_SAVE_OPTIONS_INIT
  * (quality 90, PNG zlib level 6 with filter NONE, as vips' pngsave). */
 typedef struct fg_image_save_options {
-  int quality;             /* JPEG quality 1..100 */
+  int quality;             /* JPEG, WebP, HEIF/AVIF, JPEG XL quality 1..100 */
   int png_compression;     /* zlib level 0 (store) .. 9 (smallest) */
   fg_png_filter png_filter;
+  int lossless;            /* WebP, HEIF/AVIF, JPEG XL: lossless */
+  int bitdepth;            /* PNG/TIFF/PNM 8 or 16; 0: the image's own */
+  int strip;               /* write no metadata */
+  int tiff_compression;    /* fg_tiff_compression */
 } fg_image_save_options;
-#define FG_IMAGE_SAVE_OPTIONS_INIT {90, 6, FG_PNG_FILTER_NONE}
+#define FG_IMAGE_SAVE_OPTIONS_INIT {90, 6, FG_PNG_FILTER_NONE, 0, 0, 0, 0}
+
+/* TIFF compressions ([compression=none|lzw|deflate|jpeg|zstd] on a .tif). */
+typedef enum fg_tiff_compression {
+  FG_TIFF_NONE, FG_TIFF_LZW, FG_TIFF_DEFLATE, FG_TIFF_JPEG, FG_TIFF_ZSTD
+} fg_tiff_compression;
+
+/* Whether this build can write files named like path (by its extension). */
+int fg_image_format_known(const char *path);
+
+/* The deepest samples the format named by path's extension stores: 32
+ * (float: TIFF), 16 (PNG) or 8; 0 for an unknown extension. */
+int fg_image_format_bits(const char *path);
+
+/* Parses an output name with options in brackets, vips' style:
+ * "out.webp[Q=80,lossless]", "x.png[compression=1,filter=all,bitdepth=16]",
+ * "x.tif[compression=lzw,bitdepth=16]", "[strip]" on any.  Stores the name's
+ * length without the brackets in *name_len and the options in *opt (started
+ * from FG_IMAGE_SAVE_OPTIONS_INIT).  An extension this build cannot write
+ * (unless it holds a '{' template field) or an option unknown to the format
+ * or out of range: FG_EINVAL, err naming it and what was expected. */
+fg_status fg_image_save_parse(const char *spec, size_t *name_len,
+                              fg_image_save_options *opt, char *err,
+                              size_t errlen);
 
 /* fg_image_write with encoder options (opt NULL: the INIT values); the same
  * atomic replacement and errors, FG_EINVAL for options out of range. */
@@ -84,7 +142,11 @@ fg_status fg_image_save(const char *path, const fg_image *img,
                         const fg_image_save_options *opt, char *err,
                         size_t errlen);
 
-/* Allocate a zeroed image; FG_EINVAL for sizes <= 0 (or > FG_IMAGE_MAX_DIM) or channels outside 1..4 or width*height*channels overflowing.
+/* fg_image_alloc with a sample type. */
+fg_status fg_image_alloc_type(fg_image *out, int width, int height,
+                              int channels, fg_image_type type);
+
+/* Allocate a zeroed 8-bit image; FG_EINVAL for sizes <= 0 (or > FG_IMAGE_MAX_DIM) or channels outside 1..4 or width*height*channels overflowing.
  * *out is zeroed on any failure; FG_ENOMEM when the allocation fails. */
 fg_status fg_image_alloc(fg_image *out, int width, int height, int channels);
 

@@ -1,0 +1,19 @@
+/* io/format.h - output formats by extension (io/format.c).  Internal;
+ * prefix fgi_. */
+#ifndef FG_IO_FORMAT_H
+#define FG_IO_FORMAT_H
+
+#include "fieldgraph/image.h"
+
+typedef enum fgi_format {
+  FGI_NONE, FGI_PNG, FGI_JPEG, FGI_PNM, FGI_TIFF, FGI_WEBP, FGI_GIF,
+  FGI_HEIF, FGI_AVIF, FGI_JXL
+} fgi_format;
+
+/* The format path's extension names (case-insensitive), FGI_NONE for one
+ * this build cannot write. */
+fgi_format fgi_format_of(const char *path);
+/* The extensions this build writes, as a phrase for messages. */
+const char *fgi_known_extensions(void);
+
+#endif

@@ -1,0 +1,623 @@
+/* io/image_vips.c - fieldgraph image files through libvips (the build's
+ * image backend when configure finds vips; io/image.c is the libpng +
+ * libjpeg one otherwise).
+ *
+ * Reading: the file is opened once (a regular file only), a PNG's chunk
+ * headers are checked against max_chunk_bytes, then libvips sniffs the
+ * format from the signature bytes, restricted to the image formats named
+ * in allowed_loaders (never ImageMagick, PDF, SVG or matrix loaders on
+ * untrusted files); the declared size is checked against max_pixels before
+ * any pixel is decoded.  The EXIF orientation is applied (vips_autorot), an
+ * embedded ICC profile or CMYK is converted to sRGB (vips_icc_transform),
+ * other colour spaces go to sRGB (vips_colourspace); 8-bit samples give
+ * FG_IMAGE_U8, 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32.
+ *
+ * Writing: the image is wrapped (no copy), converted to what the format
+ * stores (8 or 16 bits, alpha dropped for JPEG and PNM), encoded to memory
+ * and written with util/fs.h's atomic replacement (a temporary file renamed
+ * into place), so a failure never leaves a partial file.
+ *
+ * libvips is initialised on the first call (pthread_once): in `fieldgraph
+ * run` that is inside a worker process, after the fork, never before. */
+#include "fieldgraph/image.h"
+#include "io/format.h"
+#include "io/image_buf.h"
+#include "io/pnm.h"
+#include "util/fs.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <vips/vips.h>
+
+static pthread_once_t vips_once = PTHREAD_ONCE_INIT;
+static int vips_ok;
+static VipsBlob *srgb_profile; /* tagged on colour outputs */
+
+static const char *const meta_names[3] = {VIPS_META_EXIF_NAME,
+                                          VIPS_META_XMP_NAME,
+                                          VIPS_META_IPTC_NAME};
+
+/* libvips' warnings (corrupt data it works around) are not printed: a
+ * file that fails is refused with the error instead. */
+static void quiet(const gchar *domain, GLogLevelFlags level,
+                  const gchar *msg, gpointer user) {}
+
+static void vips_start(void) {
+  if (VIPS_INIT("fieldgraph") == 0) {
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, quiet, NULL);
+    /* every call decodes a different file: caching operations would only
+     * hold memory and open files */
+    vips_cache_set_max(0);
+    if (vips_profile_load("srgb", &srgb_profile, NULL))
+      vips_error_clear();
+    vips_ok = 1;
+  }
+}
+
+/* libvips' last error message, without its trailing newline, cleared. */
+static fg_status vips_fail(char *err, size_t errlen, fg_status st,
+                           const char *path, const char *what) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", vips_error_buffer());
+  vips_error_clear();
+  size_t n = strlen(msg);
+  while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+    msg[--n] = '\0';
+  for (char *p = msg; *p; p++)
+    if (*p == '\n')
+      *p = ';';
+  return fgu_fail(err, errlen, st, "%s: %s%s%s", path, what,
+                  n ? ": " : "", msg);
+}
+
+static fg_status start(const char *path, char *err, size_t errlen) {
+  pthread_once(&vips_once, vips_start);
+  if (!vips_ok)
+    return fgu_fail(err, errlen, FG_EIO, "%s: libvips failed to start",
+                    path);
+  return FG_OK;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G',
+                                         '\r', '\n', 0x1a, '\n'};
+
+/* Walks a PNG's chunk headers: an ancillary chunk (type's first letter
+ * lower case) longer than max is refused before libvips reads it. */
+static fg_status png_chunks_ok(int fd, const char *path, size_t max,
+                               char *err, size_t errlen) {
+  off_t pos = 8;
+  unsigned char h[8];
+  for (int i = 0; i < 1000000; i++) {
+    ssize_t r = pread(fd, h, 8, pos);
+    if (r < 8)
+      return FG_OK; /* end of file: libvips reports truncation */
+    uint64_t n = (uint64_t)h[0] << 24 | (uint64_t)h[1] << 16 |
+                 (uint64_t)h[2] << 8 | h[3];
+    if ((h[4] & 0x20) && n > max)
+      return fgu_fail(err, errlen, FG_EFORMAT, "%s: ancillary chunk %.4s "
+                      "of %llu bytes is over the limit of %zu bytes "
+                      "(fg_image_load_options.max_chunk_bytes)", path,
+                      (const char *)h + 4, (unsigned long long)n, max);
+    if (!memcmp(h + 4, "IEND", 4))
+      return FG_OK;
+    pos += 12 + (off_t)n;
+  }
+  return FG_OK;
+}
+
+/* The loaders used for untrusted files: image formats only. */
+static int allowed_loader(const char *name) {
+  static const char *ok[] = {"VipsForeignLoadPng", "VipsForeignLoadJpeg",
+                             "VipsForeignLoadPpm", "VipsForeignLoadTiff",
+                             "VipsForeignLoadWebp", "VipsForeignLoadNsgif",
+                             "VipsForeignLoadGif", "VipsForeignLoadHeif",
+                             "VipsForeignLoadJxl"};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    if (!strncmp(name, ok[i], strlen(ok[i])))
+      return 1;
+  return 0;
+}
+
+/* Replaces *im by t (the result of an operation on it). */
+static void take(VipsImage **im, VipsImage *t) {
+  g_object_unref(*im);
+  *im = t;
+}
+
+static uint32_t be32(const unsigned char *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+
+/* Whether an ICC profile's description ('desc' tag, ICC v2 text or v4
+ * multi-localised) starts with "sRGB": the profile of most cameras and
+ * web images, whose conversion to sRGB would only cost time. */
+static int profile_is_srgb(const unsigned char *p, size_t n) {
+  if (n < 132)
+    return 0;
+  uint32_t count = be32(p + 128);
+  for (uint32_t i = 0; i < count && 132 + 12 * (size_t)(i + 1) <= n; i++) {
+    const unsigned char *t = p + 132 + 12 * (size_t)i;
+    if (memcmp(t, "desc", 4))
+      continue;
+    size_t off = be32(t + 4), len = be32(t + 8);
+    if (off > n || len > n - off || len < 16)
+      return 0;
+    const unsigned char *d = p + off;
+    if (!memcmp(d, "desc", 4))
+      return len >= 16 && be32(d + 8) >= 4 && !memcmp(d + 12, "sRGB", 4);
+    if (!memcmp(d, "mluc", 4) && len >= 28) {
+      size_t so = be32(d + 20), sl = be32(d + 24);
+      if (so > len || sl > len - so || sl < 8)
+        return 0;
+      const unsigned char *u = d + so; /* UTF-16BE */
+      return !u[0] && u[1] == 's' && !u[2] && u[3] == 'R' && !u[4] &&
+             u[5] == 'G' && !u[6] && u[7] == 'B';
+    }
+    return 0;
+  }
+  return 0;
+}
+
+/* To sRGB (or grey) of 8 or 16 bits or float, at most 4 bands. */
+static int to_srgb(VipsImage **im) {
+  VipsImage *t;
+  VipsInterpretation in = vips_image_get_interpretation(*im);
+  int sixteen = (*im)->BandFmt == VIPS_FORMAT_USHORT;
+  int cmyk = in == VIPS_INTERPRETATION_CMYK && (*im)->Bands >= 4;
+  if ((*im)->Coding != VIPS_CODING_NONE) {
+    if (vips_image_decode(*im, &t))
+      return -1;
+    take(im, t);
+  }
+  const void *icc = NULL;
+  size_t icc_n = 0;
+  if (vips_image_get_typeof(*im, VIPS_META_ICC_NAME) &&
+      vips_image_get_blob(*im, VIPS_META_ICC_NAME, &icc, &icc_n))
+    return -1;
+  if (cmyk || (icc && !profile_is_srgb(icc, icc_n))) {
+    /* as vips does: an unusable embedded profile leaves the pixels as they
+     * are (untagged means sRGB); CMYK falls back to a generic profile */
+    if (!vips_icc_transform(*im, &t, "srgb", "embedded", TRUE,
+                            "input_profile", cmyk ? "cmyk" : "srgb",
+                            "depth", sixteen ? 16 : 8, NULL)) {
+      take(im, t);
+      if (vips_image_remove(*im, VIPS_META_ICC_NAME) == FALSE)
+        vips_error_clear();
+    } else if (cmyk) {
+      return -1;
+    } else {
+      vips_error_clear();
+    }
+    in = vips_image_get_interpretation(*im);
+  }
+  int colour = (*im)->Bands >= 3;
+  switch (in) {
+  case VIPS_INTERPRETATION_sRGB: case VIPS_INTERPRETATION_RGB16:
+  case VIPS_INTERPRETATION_B_W: case VIPS_INTERPRETATION_GREY16:
+  case VIPS_INTERPRETATION_MULTIBAND:
+    break;
+  case VIPS_INTERPRETATION_scRGB:
+    /* float RGB (a float TIFF): the samples as stored */
+    if (vips_band_format_isfloat((*im)->BandFmt))
+      break;
+    /* fall through */
+  default:
+    if (vips_colourspace(*im, &t, colour ? (sixteen ?
+                           VIPS_INTERPRETATION_RGB16 :
+                           VIPS_INTERPRETATION_sRGB) :
+                         (sixteen ? VIPS_INTERPRETATION_GREY16 :
+                          VIPS_INTERPRETATION_B_W), NULL))
+      vips_error_clear(); /* a space vips cannot convert: keep the samples */
+    else
+      take(im, t);
+  }
+  return 0;
+}
+
+fg_status fg_image_read(const char *path, fg_image *out, char *err,
+                        size_t errlen) {
+  return fg_image_load(path, out, NULL, err, errlen);
+}
+
+fg_status fg_image_load(const char *path, fg_image *out,
+                        const fg_image_load_options *opt, char *err,
+                        size_t errlen) {
+  fg_image_load_options lim = FG_IMAGE_LOAD_OPTIONS_INIT;
+  if (opt && opt->max_pixels)
+    lim.max_pixels = opt->max_pixels;
+  if (opt && opt->max_chunk_bytes)
+    lim.max_chunk_bytes = opt->max_chunk_bytes;
+  if (opt)
+    lim.no_autorotate = opt->no_autorotate;
+  if (err && errlen)
+    err[0] = '\0';
+  if (out)
+    memset(out, 0, sizeof *out);
+  if (!path || !out)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: %s is NULL",
+                    !path ? "path" : "out");
+  if (!*path)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: empty path");
+
+  char ebuf[128];
+  /* O_NONBLOCK: opening a FIFO or a device must not wait */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return fgu_fail(err, errlen, FG_EIO, "%s: cannot open: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+  }
+  struct stat fst;
+  if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+    int dir = S_ISDIR(fst.st_mode), fifo = S_ISFIFO(fst.st_mode),
+        sock = S_ISSOCK(fst.st_mode);
+    close(fd);
+    return fgu_fail(err, errlen, FG_EIO, "%s: not a regular file (%s); "
+                    "expected an image file", path,
+                    dir ? "a folder" : fifo ? "a FIFO"
+                    : sock ? "a socket" : "a device");
+  }
+  unsigned char sig[8];
+  ssize_t got = pread(fd, sig, sizeof sig, 0);
+  fg_status st = FG_OK;
+  if (got < 0) {
+    int e = errno;
+    st = fgu_fail(err, errlen, FG_EIO, "%s: cannot read: %s", path,
+                  fgu_strerror(e, ebuf, sizeof ebuf));
+  } else if (got == 0) {
+    st = fgu_fail(err, errlen, FG_EFORMAT, "%s: empty file, not an image",
+                  path);
+  } else if (got == 8 && !memcmp(sig, png_sig, 8)) {
+    st = png_chunks_ok(fd, path, lim.max_chunk_bytes, err, errlen);
+  }
+  if (st == FG_OK)
+    st = start(path, err, errlen);
+  if (st != FG_OK) {
+    close(fd);
+    return st;
+  }
+  VipsSource *src = vips_source_new_from_descriptor(fd);
+  close(fd); /* the source holds its own duplicate */
+  if (!src)
+    return vips_fail(err, errlen, FG_EIO, path, "cannot read");
+  const char *loader = vips_foreign_find_load_source(src);
+  if (!loader || !allowed_loader(loader)) {
+    vips_error_clear();
+    VIPS_UNREF(src);
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: not an image in a format "
+                    "this build reads (PNG, JPEG, PNM, TIFF, WebP, GIF, "
+                    "HEIF/AVIF, JPEG XL; unrecognised signature)", path);
+  }
+  VipsImage *im = vips_image_new_from_source(src, "", "fail_on",
+                                             VIPS_FAIL_ON_ERROR, NULL);
+  VIPS_UNREF(src);
+  if (!im)
+    return vips_fail(err, errlen, FG_EFORMAT, path, "invalid image");
+  uint64_t px = (uint64_t)im->Xsize * (uint64_t)im->Ysize;
+  if (im->Xsize > FG_IMAGE_MAX_DIM || im->Ysize > FG_IMAGE_MAX_DIM ||
+      px > lim.max_pixels) {
+    st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %dx%d pixels is over the "
+                  "limit of %llu pixels (fg_image_load_options.max_pixels) "
+                  "or of %d per side", path, im->Xsize, im->Ysize,
+                  (unsigned long long)lim.max_pixels, FG_IMAGE_MAX_DIM);
+    g_object_unref(im);
+    return st;
+  }
+  VipsImage *t;
+  if (!lim.no_autorotate) {
+    if (vips_autorot(im, &t, NULL))
+      goto vips_error;
+    take(&im, t);
+  }
+  if (to_srgb(&im))
+    goto vips_error;
+  fg_image_type type;
+  switch (im->BandFmt) {
+  case VIPS_FORMAT_UCHAR: type = FG_IMAGE_U8; break;
+  case VIPS_FORMAT_USHORT: type = FG_IMAGE_U16; break;
+  case VIPS_FORMAT_CHAR: case VIPS_FORMAT_SHORT:
+    type = im->BandFmt == VIPS_FORMAT_CHAR ? FG_IMAGE_U8 : FG_IMAGE_U16;
+    break;
+  case VIPS_FORMAT_FLOAT: case VIPS_FORMAT_DOUBLE: case VIPS_FORMAT_INT:
+  case VIPS_FORMAT_UINT:
+    type = FG_IMAGE_F32;
+    break;
+  default:
+    st = fgu_fail(err, errlen, FG_EFORMAT, "%s: complex samples; expected "
+                  "8 or 16 bits or floating point", path);
+    g_object_unref(im);
+    return st;
+  }
+  VipsBandFormat want = type == FG_IMAGE_U8 ? VIPS_FORMAT_UCHAR
+                        : type == FG_IMAGE_U16 ? VIPS_FORMAT_USHORT
+                                               : VIPS_FORMAT_FLOAT;
+  if (im->BandFmt != want) {
+    if (vips_cast(im, &t, want, NULL))
+      goto vips_error;
+    take(&im, t);
+  }
+  if (im->Bands > 4) {
+    st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %d channels; expected 1 to "
+                  "4 (grey, grey+alpha, RGB, RGBA)", path, im->Bands);
+    g_object_unref(im);
+    return st;
+  }
+  st = fg_image_alloc_type(out, im->Xsize, im->Ysize, im->Bands, type);
+  if (st != FG_OK) {
+    g_object_unref(im);
+    return fgu_fail(err, errlen, st, "%s: out of memory for %d x %d pixels",
+                    path, im->Xsize, im->Ysize);
+  }
+  size_t size = 0;
+  void *pix = vips_image_write_to_memory(im, &size);
+  if (!pix)
+    goto vips_error;
+  size_t want_bytes;
+  fgi_image_bytes_type(out, &want_bytes);
+  if (size != want_bytes) {
+    g_free(pix);
+    g_object_unref(im);
+    fg_image_free(out);
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: decoded %zu bytes, "
+                    "expected %zu", path, size, want_bytes);
+  }
+  memcpy(out->data, pix, size);
+  g_free(pix);
+  /* the file's metadata, for the outputs */
+  for (int i = 0; i < 3; i++) {
+    const void *b;
+    size_t bn;
+    if (!vips_image_get_typeof(im, meta_names[i]) ||
+        vips_image_get_blob(im, meta_names[i], &b, &bn) || !bn)
+      continue;
+    if (!out->meta && !(out->meta = calloc(1, sizeof *out->meta)))
+      break;
+    if ((out->meta->block[i] = malloc(bn))) {
+      memcpy(out->meta->block[i], b, bn);
+      out->meta->size[i] = bn;
+    }
+  }
+  vips_error_clear();
+  g_object_unref(im);
+  return FG_OK;
+
+vips_error:
+  g_object_unref(im);
+  fg_image_free(out);
+  return vips_fail(err, errlen, FG_EFORMAT, path,
+                   "invalid image data (truncated or corrupt)");
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+fg_status fg_image_write(const char *path, const fg_image *img, int quality,
+                         char *err, size_t errlen) {
+  fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
+  if (quality != 0)
+    o.quality = quality;
+  return fg_image_save(path, img, &o, err, errlen);
+}
+
+/* The samples of m as 8 bits (from u16 or f32 in [0, 1], rounded and
+ * clamped) or 16 bits (from u8 or f32). */
+static int to_depth(VipsImage **m, fg_image_type from, int bits) {
+  VipsImage *t;
+  double scale = 1;
+  if (bits == 8)
+    scale = from == FG_IMAGE_U16 ? 1 / 257.0
+            : from == FG_IMAGE_F32 ? 255 : 1;
+  else
+    scale = from == FG_IMAGE_U8 ? 257 : from == FG_IMAGE_F32 ? 65535 : 1;
+  if (scale == 1)
+    return 0;
+  if (vips_linear1(*m, &t, scale, 0.5, NULL))
+    return -1;
+  take(m, t);
+  if (vips_cast(*m, &t, bits == 8 ? VIPS_FORMAT_UCHAR : VIPS_FORMAT_USHORT,
+                NULL))
+    return -1;
+  take(m, t);
+  return 0;
+}
+
+static int encode(VipsImage *m, fgi_format f, const fg_image_save_options *o,
+                  void **buf, size_t *len) {
+  static const VipsForeignPngFilter filters[] = {
+    VIPS_FOREIGN_PNG_FILTER_NONE, VIPS_FOREIGN_PNG_FILTER_SUB,
+    VIPS_FOREIGN_PNG_FILTER_UP, VIPS_FOREIGN_PNG_FILTER_AVG,
+    VIPS_FOREIGN_PNG_FILTER_PAETH, VIPS_FOREIGN_PNG_FILTER_ALL};
+  static const VipsForeignTiffCompression tiffc[] = {
+    VIPS_FOREIGN_TIFF_COMPRESSION_NONE, VIPS_FOREIGN_TIFF_COMPRESSION_LZW,
+    VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, VIPS_FOREIGN_TIFF_COMPRESSION_JPEG,
+    VIPS_FOREIGN_TIFF_COMPRESSION_ZSTD};
+  gboolean strip = o->strip != 0, lossless = o->lossless != 0;
+  switch (f) {
+  case FGI_PNG:
+    return vips_pngsave_buffer(m, buf, len, "compression", o->png_compression,
+                               "filter", filters[o->png_filter], "strip",
+                               strip, NULL);
+  case FGI_JPEG:
+    return vips_jpegsave_buffer(m, buf, len, "Q", o->quality, "strip", strip,
+                                NULL);
+  case FGI_TIFF:
+    return vips_tiffsave_buffer(m, buf, len, "compression",
+                                tiffc[o->tiff_compression], "Q", o->quality,
+                                "strip", strip, NULL);
+  case FGI_WEBP:
+    return vips_webpsave_buffer(m, buf, len, "Q", o->quality, "lossless",
+                                lossless, "strip", strip, NULL);
+  case FGI_GIF:
+    return vips_gifsave_buffer(m, buf, len, "strip", strip, NULL);
+  case FGI_HEIF: case FGI_AVIF:
+    return vips_heifsave_buffer(m, buf, len, "Q", o->quality, "lossless",
+                                lossless, "compression",
+                                f == FGI_AVIF ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1
+                                              : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC,
+                                "strip", strip, NULL);
+  case FGI_JXL:
+    return vips_jxlsave_buffer(m, buf, len, "Q", o->quality, "lossless",
+                               lossless, "strip", strip, NULL);
+  default:
+    vips_error("fieldgraph", "no encoder");
+    return -1;
+  }
+}
+
+/* PNM through io/pnm.c (8 bits; alpha dropped), atomically. */
+static fg_status save_pnm(const char *path, const fg_image *img, char *err,
+                          size_t errlen) {
+  char ebuf[128];
+  fgu_atomic out;
+  int e = fgu_atomic_begin(&out, path, FGU_MODE_DEFAULT);
+  if (e != 0)
+    return fgu_fail(err, errlen, e == ENOMEM ? FG_ENOMEM : FG_EIO,
+                    "%s: cannot create temporary file: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+  fg_status st = fgi_write_pnm(out.fp, path, img, err, errlen);
+  e = fgu_atomic_close(&out);
+  if (e != 0 && st == FG_OK)
+    st = fgu_fail(err, errlen, FG_EIO, "%s: write error: %s", path,
+                  fgu_strerror(e, ebuf, sizeof ebuf));
+  if (st != FG_OK) {
+    fgu_atomic_abort(&out);
+    return st;
+  }
+  e = fgu_atomic_commit(&out, path);
+  if (e != 0)
+    return fgu_fail(err, errlen, FG_EIO, "%s: cannot rename temporary file "
+                    "into place: %s", path, fgu_strerror(e, ebuf,
+                                                         sizeof ebuf));
+  return FG_OK;
+}
+
+fg_status fg_image_save(const char *path, const fg_image *img,
+                        const fg_image_save_options *opt, char *err,
+                        size_t errlen) {
+  fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
+  if (opt)
+    o = *opt;
+  if (err && errlen)
+    err[0] = '\0';
+  if (!path)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_write: path is NULL");
+  if (!img)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: image is NULL", path);
+  fgi_format f = fgi_format_of(path);
+  if (f == FGI_NONE)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: unknown file extension "
+                    "(expected %s)", path, fgi_known_extensions());
+  size_t bytes;
+  if (!img->data || fgi_image_bytes_type(img, &bytes) != FG_OK)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: invalid image (%d x %d, %d "
+                    "channels, type %d, data %s; sizes must be 1..%d, "
+                    "channels 1..4)", path, img->width, img->height,
+                    img->channels, (int)img->type,
+                    img->data ? "set" : "NULL", FG_IMAGE_MAX_DIM);
+  int lossy = f == FGI_JPEG || f == FGI_WEBP || f == FGI_HEIF ||
+              f == FGI_AVIF || f == FGI_JXL ||
+              (f == FGI_TIFF && o.tiff_compression == FG_TIFF_JPEG);
+  if (!lossy)
+    o.quality = 90; /* ignored */
+  if (o.quality < 1 || o.quality > 100 || o.png_compression < 0 ||
+      o.png_compression > 9 || (unsigned)o.png_filter > FG_PNG_FILTER_ALL ||
+      (o.bitdepth != 0 && o.bitdepth != 8 && o.bitdepth != 16) ||
+      o.tiff_compression < 0 || o.tiff_compression > FG_TIFF_ZSTD)
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: options out of range "
+                    "(quality %d: 1..100, PNG compression %d: 0..9, filter "
+                    "%d: fg_png_filter, bitdepth %d: 0, 8 or 16, TIFF "
+                    "compression %d: fg_tiff_compression)", path, o.quality,
+                    o.png_compression, (int)o.png_filter, o.bitdepth,
+                    o.tiff_compression);
+  /* what the format stores: 16 bits only in PNG and TIFF (asked for, or
+   * the image's own), float only in TIFF */
+  int bits = 8;
+  if (f == FGI_PNG || f == FGI_TIFF)
+    bits = o.bitdepth ? o.bitdepth
+           : img->type == FG_IMAGE_U16 ? 16
+           : (img->type == FG_IMAGE_F32 && f == FGI_TIFF) ? 32 : 8;
+  if (f == FGI_PNM && img->type == FG_IMAGE_U8)
+    return save_pnm(path, img, err, errlen);
+
+  fg_status st = start(path, err, errlen);
+  if (st != FG_OK)
+    return st;
+  static const VipsBandFormat fmt[] = {VIPS_FORMAT_UCHAR, VIPS_FORMAT_USHORT,
+                                       VIPS_FORMAT_FLOAT};
+  VipsImage *m = vips_image_new_from_memory(img->data, bytes, img->width,
+                                            img->height, img->channels,
+                                            fmt[img->type]);
+  if (!m)
+    return vips_fail(err, errlen, FG_ENOMEM, path, "cannot wrap the pixels");
+  VipsImage *t;
+  int keep = img->channels;
+  if ((f == FGI_JPEG || f == FGI_PNM) && (keep == 2 || keep == 4))
+    keep--; /* no alpha in these formats: dropped */
+  if (keep != img->channels) {
+    if (vips_extract_band(m, &t, 0, "n", keep, NULL))
+      goto fail;
+    take(&m, t);
+  }
+  if (bits != 32 && to_depth(&m, img->type, bits))
+    goto fail;
+  VipsInterpretation in = keep >= 3
+      ? (bits == 16 ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB)
+      : (bits == 16 ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_B_W);
+  if (vips_copy(m, &t, "interpretation", in, NULL))
+    goto fail;
+  take(&m, t);
+  if (!o.strip) {
+    /* the input's metadata (orientation 1: the pixels are as meant), and
+     * colour outputs say they are sRGB */
+    for (int i = 0; img->meta && i < 3; i++)
+      if (img->meta->block[i])
+        vips_image_set_blob_copy(m, meta_names[i], img->meta->block[i],
+                                 img->meta->size[i]);
+    vips_image_set_int(m, VIPS_META_ORIENTATION, 1);
+    if (keep >= 3 && srgb_profile) {
+      size_t pn;
+      const void *p = vips_blob_get(srgb_profile, &pn);
+      vips_image_set_blob_copy(m, VIPS_META_ICC_NAME, p, pn);
+    }
+  }
+  if (f == FGI_PNM) {
+    /* 8 bits through io/pnm.c, from the converted samples */
+    size_t n = 0;
+    void *pix = vips_image_write_to_memory(m, &n);
+    g_object_unref(m);
+    if (!pix)
+      return vips_fail(err, errlen, FG_ENOMEM, path, "cannot convert");
+    fg_image tmp = {.width = img->width, .height = img->height,
+                    .channels = keep, .data = pix};
+    st = save_pnm(path, &tmp, err, errlen);
+    g_free(pix);
+    return st;
+  }
+  void *buf = NULL;
+  size_t len = 0;
+  if (encode(m, f, &o, &buf, &len))
+    goto fail;
+  g_object_unref(m);
+  char ebuf[128];
+  int e = fgu_write_file_atomic(path, buf, len, FGU_MODE_DEFAULT);
+  g_free(buf);
+  if (e != 0)
+    return fgu_fail(err, errlen, e == ENOMEM ? FG_ENOMEM : FG_EIO,
+                    "%s: cannot write: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+  return FG_OK;
+
+fail:
+  g_object_unref(m);
+  return vips_fail(err, errlen, FG_EIO, path, "cannot encode");
+}

@@ -1,0 +1,867 @@
+/* tests/check_image_vips.c - the libvips image backend against files made
+ * independently: the test writes PGM/PPM itself, the `vips` command
+ * converts them to each format (and the library's outputs back to PPM,
+ * which the test parses itself); pixels compared exactly for lossless
+ * formats, by PSNR for lossy ones.  Also 16 bits, float TIFF, EXIF
+ * orientation (a JPEG whose EXIF block the test writes), ICC conversion
+ * (Display P3 and CMYK against lcms's own transform through `vips
+ * icc_transform`) and the output options.  Built only with libvips. */
+#include "fieldgraph/image.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/fg-check-vips-XXXXXX");
+  ck_assert(mkdtemp(dir) != NULL);
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static const char *at(const char *name) {
+  static char buf[4][256];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+  return buf[k];
+}
+
+/* Runs a shell command (quiet), asserting it succeeds. */
+static void sh(const char *fmt, ...) {
+  char cmd[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  char full[2200];
+  snprintf(full, sizeof full, "%s 2>/dev/null >/dev/null", cmd);
+  ck_assert_msg(system(full) == 0, "failed: %s", cmd);
+}
+
+/* A smooth pattern with some detail, 8 or 16 bits, ch channels. */
+static fg_image pattern(int w, int h, int ch, fg_image_type t) {
+  fg_image img;
+  ck_assert_int_eq(fg_image_alloc_type(&img, w, h, ch, t), FG_OK);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < ch; c++) {
+        double v = 0.5 + 0.4 * sin(x * 0.21 + c) * cos(y * 0.17 - c) +
+                   0.05 * ((x * 7 + y * 13 + c * 5) % 3 - 1);
+        size_t i = ((size_t)y * w + x) * ch + c;
+        if (t == FG_IMAGE_U16)
+          ((uint16_t *)img.data)[i] = (uint16_t)(v * 65535 + 0.5);
+        else
+          img.data[i] = (uint8_t)(v * 255 + 0.5);
+      }
+  return img;
+}
+
+/* The test's own PGM/PPM writer (maxval 255 or 65535, big-endian). */
+static void write_pnm(const char *path, const fg_image *img) {
+  FILE *f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  int sixteen = img->type == FG_IMAGE_U16;
+  fprintf(f, "P%d\n%d %d\n%d\n", img->channels == 1 ? 5 : 6, img->width,
+          img->height, sixteen ? 65535 : 255);
+  size_t n = (size_t)img->width * img->height * img->channels;
+  for (size_t i = 0; i < n; i++) {
+    if (sixteen) {
+      uint16_t v = ((const uint16_t *)img->data)[i];
+      fputc(v >> 8, f);
+      fputc(v & 255, f);
+    } else {
+      fputc(img->data[i], f);
+    }
+  }
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The test's own PGM/PPM reader: samples as 16-bit values (8-bit files
+ * keep their 0..255), *maxval set. */
+static uint16_t *read_pnm(const char *path, int *w, int *h, int *ch,
+                          int *maxval) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "%s", path);
+  int p, v[3], k = 0;
+  ck_assert(fscanf(f, "P%d", &p) == 1);
+  while (k < 3) { /* numbers, skipping # comments (vips writes one) */
+    int c = fgetc(f);
+    ck_assert(c != EOF);
+    if (c == '#') {
+      while ((c = fgetc(f)) != '\n' && c != EOF) {
+      }
+    } else if (c >= '0' && c <= '9') {
+      ungetc(c, f);
+      ck_assert(fscanf(f, "%d", &v[k++]) == 1);
+    }
+  }
+  *w = v[0];
+  *h = v[1];
+  *maxval = v[2];
+  fgetc(f);
+  *ch = p == 5 ? 1 : 3;
+  size_t n = (size_t)*w * *h * *ch;
+  uint16_t *s = malloc(n * sizeof *s);
+  for (size_t i = 0; i < n; i++) {
+    int a = fgetc(f);
+    s[i] = (uint16_t)(*maxval > 255 ? a << 8 | fgetc(f) : a);
+  }
+  ck_assert(!feof(f));
+  fclose(f);
+  return s;
+}
+
+static double sample(const fg_image *img, size_t i) {
+  return img->type == FG_IMAGE_U16 ? ((const uint16_t *)img->data)[i]
+         : img->type == FG_IMAGE_F32 ? ((const float *)img->data)[i]
+                                     : img->data[i];
+}
+
+/* PSNR of got against want (same size), peak 255 or 65535. */
+static double psnr(const fg_image *got, const fg_image *want, double peak) {
+  ck_assert_int_eq(got->width, want->width);
+  ck_assert_int_eq(got->height, want->height);
+  ck_assert_int_eq(got->channels, want->channels);
+  size_t n = (size_t)got->width * got->height * got->channels;
+  double se = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = sample(got, i) - sample(want, i);
+    se += d * d;
+  }
+  return se == 0 ? INFINITY : 10 * log10(peak * peak / (se / (double)n));
+}
+
+static void expect_equal(const fg_image *got, const fg_image *want,
+                         const char *what) {
+  ck_assert_int_eq(got->type, want->type);
+  double p = psnr(got, want, 255);
+  ck_assert_msg(isinf(p), "%s: pixels differ (PSNR %.1f dB)", what, p);
+}
+
+static fg_image read_ok(const char *path) {
+  fg_image img;
+  char err[512];
+  ck_assert_msg(fg_image_read(path, &img, err, sizeof err) == FG_OK, "%s",
+                err);
+  return img;
+}
+
+/* An fg_image of a PNM file read by the test's own reader. */
+static fg_image pnm_image(const char *path) {
+  int w, h, ch, maxval;
+  uint16_t *v = read_pnm(path, &w, &h, &ch, &maxval);
+  fg_image img;
+  ck_assert_int_eq(fg_image_alloc_type(&img, w, h, ch, maxval > 255 ?
+                                       FG_IMAGE_U16 : FG_IMAGE_U8), FG_OK);
+  for (size_t i = 0; i < (size_t)w * h * ch; i++)
+    if (maxval > 255)
+      ((uint16_t *)img.data)[i] = v[i];
+    else
+      img.data[i] = (uint8_t)v[i];
+  free(v);
+  return img;
+}
+
+/* ---- formats made by vips, read here ------------------------------------ */
+
+static const struct {
+  const char *name;  /* vips output name with options */
+  double min_psnr;   /* INFINITY: lossless, exact */
+} made[] = {
+  {"a.png", INFINITY}, {"a.tif", INFINITY},
+  {"b.tif[compression=lzw]", INFINITY}, {"a.webp[lossless]", INFINITY},
+  {"a.jxl[lossless]", INFINITY}, {"a.ppm", INFINITY},
+  {"a.jpg[Q=95]", 35}, {"b.webp[Q=90]", 25}, {"a.heic[Q=90]", 30},
+  {"a.avif[Q=90]", 30}, {"a.gif", 24},
+};
+
+START_TEST(test_vips_reads_every_format) {
+  fg_image src = pattern(67, 43, 3, FG_IMAGE_U8);
+  write_pnm(at("src.ppm"), &src);
+  for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+    sh("vips copy '%s' '%s'", at("src.ppm"), at(made[i].name));
+    char file[128];
+    snprintf(file, sizeof file, "%s", made[i].name);
+    char *br = strchr(file, '[');
+    if (br)
+      *br = '\0';
+    fg_image got = read_ok(at(file));
+    if (isinf(made[i].min_psnr)) {
+      expect_equal(&got, &src, file);
+    } else {
+      double p = psnr(&got, &src, 255);
+      ck_assert_msg(p > made[i].min_psnr, "%s: PSNR %.1f dB, expected more "
+                    "than %.0f", file, p, made[i].min_psnr);
+    }
+    fg_image_free(&got);
+  }
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- written here, read back by vips ------------------------------------ */
+
+static const struct {
+  const char *spec;
+  double min_psnr;
+} written[] = {
+  {"w.png", INFINITY}, {"w.png[compression=9,filter=all]", INFINITY},
+  {"w.tif", INFINITY}, {"w.tif[compression=deflate]", INFINITY},
+  {"w.webp[lossless]", INFINITY}, {"w.jxl[lossless]", INFINITY},
+  {"w.ppm", INFINITY}, {"w.jpg[Q=95]", 35}, {"w.webp[Q=90]", 25},
+  {"w.heic[Q=90]", 30}, {"w.gif", 24}, {"w.png[strip]", INFINITY},
+};
+
+START_TEST(test_vips_writes_every_format) {
+  fg_image src = pattern(53, 31, 3, FG_IMAGE_U8);
+  for (size_t i = 0; i < sizeof written / sizeof written[0]; i++) {
+    fg_image_save_options o;
+    size_t n;
+    char err[512], name[128];
+    ck_assert_msg(fg_image_save_parse(written[i].spec, &n, &o, err,
+                                      sizeof err) == FG_OK, "%s", err);
+    snprintf(name, sizeof name, "%.*s", (int)n, written[i].spec);
+    ck_assert_msg(fg_image_save(at(name), &src, &o, err, sizeof err) ==
+                  FG_OK, "%s", err);
+    sh("vips copy '%s' '%s'", at(name), at("back.ppm"));
+    fg_image got = pnm_image(at("back.ppm"));
+    if (isinf(written[i].min_psnr)) {
+      expect_equal(&got, &src, written[i].spec);
+    } else {
+      double p = psnr(&got, &src, 255);
+      ck_assert_msg(p > written[i].min_psnr, "%s: PSNR %.1f dB, expected "
+                    "more than %.0f", written[i].spec, p,
+                    written[i].min_psnr);
+    }
+    fg_image_free(&got);
+  }
+  fg_image_free(&src);
+}
+END_TEST
+
+/* Alpha: RGBA and grey+alpha through PNG, WebP and TIFF both ways. */
+START_TEST(test_vips_alpha_roundtrip) {
+  static const char *exts[] = {"png", "tif", "webp[lossless]"};
+  for (int ch = 2; ch <= 4; ch += 2) {
+    fg_image src = pattern(29, 17, ch, FG_IMAGE_U8);
+    /* WebP has no grey: grey+alpha comes back RGBA, checked by vips above */
+    for (size_t i = 0; i < 3; i++) {
+      char spec[64], name[64], err[512];
+      snprintf(spec, sizeof spec, "al%d.%s", ch, exts[i]);
+      fg_image_save_options o;
+      size_t n;
+      ck_assert(fg_image_save_parse(spec, &n, &o, err, sizeof err) == FG_OK);
+      snprintf(name, sizeof name, "%.*s", (int)n, spec);
+      ck_assert_msg(fg_image_save(at(name), &src, &o, err, sizeof err) ==
+                    FG_OK, "%s", err);
+      /* vips sees the alpha band: its last band equals ours (WebP stores
+       * grey+alpha as RGBA) */
+      sh("f='%s'; vips extract_band \"$f\" '%s' "
+         "$(($(vipsheader -f bands \"$f\") - 1))", at(name), at("a.pgm"));
+      fg_image alpha = pnm_image(at("a.pgm"));
+      for (int k = 0; k < src.width * src.height; k++)
+        ck_assert_int_eq(alpha.data[k], src.data[k * ch + ch - 1]);
+      fg_image_free(&alpha);
+      fg_image got = read_ok(at(name));
+      if (ch == 2 && i == 2) {
+        ck_assert_int_eq(got.channels, 4);
+        for (int k = 0; k < src.width * src.height; k++)
+          for (int c = 0; c < 3; c++)
+            ck_assert_int_eq(got.data[4 * k + c], src.data[2 * k]);
+      } else {
+        expect_equal(&got, &src, spec);
+      }
+      fg_image_free(&got);
+    }
+    fg_image_free(&src);
+  }
+}
+END_TEST
+
+/* ---- 16 bits and float -------------------------------------------------- */
+
+START_TEST(test_vips_sixteen_bits_kept) {
+  fg_image src = pattern(41, 27, 3, FG_IMAGE_U16);
+  write_pnm(at("s16.ppm"), &src);
+  sh("vips copy '%s' '%s'", at("s16.ppm"), at("s16.png"));
+  sh("vips copy '%s' '%s'", at("s16.ppm"), at("s16.tif"));
+  static const char *in[] = {"s16.png", "s16.tif", "s16.ppm"};
+  for (int i = 0; i < 3; i++) {
+    fg_image got = read_ok(at(in[i]));
+    expect_equal(&got, &src, in[i]);
+    fg_image_free(&got);
+  }
+  /* written as 16 bits (the image's own), read back by vips exactly */
+  static const char *out[] = {"o16.png", "o16.tif"};
+  for (int i = 0; i < 2; i++) {
+    char err[512];
+    ck_assert_msg(fg_image_save(at(out[i]), &src, NULL, err, sizeof err) ==
+                  FG_OK, "%s", err);
+    sh("vips copy '%s' '%s'", at(out[i]), at("b16.ppm"));
+    fg_image got = pnm_image(at("b16.ppm"));
+    expect_equal(&got, &src, out[i]);
+    fg_image_free(&got);
+  }
+  /* [bitdepth=16] from 8 bits: v * 257; [bitdepth=8] from 16: rounded */
+  fg_image s8 = pattern(41, 27, 3, FG_IMAGE_U8);
+  fg_image_save_options o;
+  size_t n;
+  char err[512];
+  ck_assert(fg_image_save_parse("x.png[bitdepth=16]", &n, &o, err,
+                                sizeof err) == FG_OK);
+  ck_assert_int_eq(o.bitdepth, 16);
+  ck_assert(fg_image_save(at("up.png"), &s8, &o, err, sizeof err) == FG_OK);
+  sh("vips copy '%s' '%s'", at("up.png"), at("up.ppm"));
+  fg_image up = pnm_image(at("up.ppm"));
+  ck_assert_int_eq(up.type, FG_IMAGE_U16);
+  for (size_t i = 0; i < (size_t)41 * 27 * 3; i++)
+    ck_assert_uint_eq(((uint16_t *)up.data)[i], s8.data[i] * 257u);
+  o.bitdepth = 8;
+  ck_assert(fg_image_save(at("down.png"), &src, &o, err, sizeof err) ==
+            FG_OK);
+  sh("vips copy '%s' '%s'", at("down.png"), at("down.ppm"));
+  fg_image down = pnm_image(at("down.ppm"));
+  ck_assert_int_eq(down.type, FG_IMAGE_U8);
+  for (size_t i = 0; i < (size_t)41 * 27 * 3; i++)
+    ck_assert_int_eq(down.data[i],
+                     (int)(((uint16_t *)src.data)[i] / 257.0 + 0.5));
+  fg_image_free(&up);
+  fg_image_free(&down);
+  fg_image_free(&s8);
+  fg_image_free(&src);
+}
+END_TEST
+
+START_TEST(test_vips_float_tiff) {
+  fg_image src = pattern(19, 11, 3, FG_IMAGE_U8);
+  write_pnm(at("f.ppm"), &src);
+  /* vips makes float samples v / 512 + 0.125 */
+  sh("vips linear '%s' '%s' 0.001953125 0.125", at("f.ppm"), at("f.tif"));
+  fg_image got = read_ok(at("f.tif"));
+  ck_assert_int_eq(got.type, FG_IMAGE_F32);
+  for (size_t i = 0; i < (size_t)19 * 11 * 3; i++)
+    ck_assert_float_eq(((float *)got.data)[i],
+                       (float)(src.data[i] * 0.001953125 + 0.125));
+  /* written back as float: vips reads the same values */
+  char err[512];
+  ck_assert_msg(fg_image_save(at("g.tif"), &got, NULL, err, sizeof err) ==
+                FG_OK, "%s", err);
+  sh("vips linear --uchar -- '%s' '%s' 512 -64", at("g.tif"), at("g.ppm"));
+  fg_image back = pnm_image(at("g.ppm"));
+  expect_equal(&back, &src, "float TIFF written");
+  fg_image_free(&back);
+  fg_image_free(&got);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- the options of an output name -------------------------------------- */
+
+START_TEST(test_vips_save_parse) {
+  fg_image_save_options o;
+  size_t n;
+  char err[512];
+  ck_assert(fg_image_save_parse("{stem}.webp[Q=80,lossless,strip]", &n, &o,
+                                err, sizeof err) == FG_OK);
+  ck_assert_uint_eq(n, strlen("{stem}.webp"));
+  ck_assert_int_eq(o.quality, 80);
+  ck_assert(o.lossless && o.strip);
+  ck_assert(fg_image_save_parse("x.TIF[compression=lzw,bitdepth=16]", &n, &o,
+                                err, sizeof err) == FG_OK);
+  ck_assert_int_eq(o.tiff_compression, FG_TIFF_LZW);
+  static const struct {
+    const char *spec, *want;
+  } bad[] = {
+    {"{stem}.bmp", "unknown file extension '.bmp'"},
+    {"{stem}", "unknown file extension"},
+    {"x.png[Q=80]", "unknown option 'Q=80' for a PNG file"},
+    {"x.jpg[lossless]", "unknown option 'lossless' for a JPEG file"},
+    {"x.webp[Q=0]", "a quality from 1 to 100"},
+    {"x.png[bitdepth=12]", "bitdepth=8 or bitdepth=16"},
+    {"x.tif[compression=lzma]", "none, lzw, deflate, jpeg or zstd"},
+    {"x.png[compression=10]", "a zlib level from 0 to 9"},
+    {"x.png[strip", "expected options in brackets"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_int_eq(fg_image_save_parse(bad[i].spec, &n, &o, err,
+                                         sizeof err), FG_EINVAL);
+    ck_assert_msg(strstr(err, bad[i].want), "%s: got '%s', expected '%s'",
+                  bad[i].spec, err, bad[i].want);
+  }
+  /* and the writer refuses the extension, writing nothing */
+  fg_image img = pattern(4, 4, 3, FG_IMAGE_U8);
+  ck_assert_int_eq(fg_image_save(at("x.bmp"), &img, NULL, err, sizeof err),
+                   FG_EINVAL);
+  ck_assert_int_ne(access(at("x.bmp"), F_OK), 0);
+  ck_assert_int_eq(fg_image_format_bits("a.tif"), 32);
+  ck_assert_int_eq(fg_image_format_bits("a.png"), 16);
+  ck_assert_int_eq(fg_image_format_bits("a.jpg"), 8);
+  ck_assert_int_eq(fg_image_format_bits("a.bmp"), 0);
+  fg_image_free(&img);
+}
+END_TEST
+
+/* ---- orientation -------------------------------------------------------- */
+
+/* Inserts an APP1 segment holding the n bytes of payload after a JPEG's
+ * SOI marker. */
+static void insert_app1(const char *path, const void *payload, size_t n) {
+  FILE *f = fopen(path, "rb");
+  ck_assert(f != NULL);
+  static unsigned char buf[1 << 20];
+  size_t len = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  ck_assert(len > 2 && len < sizeof buf && buf[0] == 0xff && buf[1] == 0xd8);
+  unsigned char head[4] = {0xff, 0xe1, (unsigned char)((n + 2) >> 8),
+                           (unsigned char)(n + 2)};
+  f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  fwrite(buf, 1, 2, f);
+  fwrite(head, 1, 4, f);
+  fwrite(payload, 1, n, f);
+  fwrite(buf + 2, 1, len - 2, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* An EXIF block with Orientation = o. */
+static void add_exif_orientation(const char *path, int o) {
+  unsigned char exif[] = {
+    'E', 'x', 'i', 'f', 0, 0,
+    'I', 'I', 42, 0, 8, 0, 0, 0,          /* little-endian, IFD at 8 */
+    1, 0,                                 /* one entry */
+    0x12, 0x01, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, /* Orientation SHORT 1 */
+    0, 0, 0, 0};                          /* no next IFD */
+  exif[6 + 18] = (unsigned char)o;        /* the value's low byte */
+  insert_app1(path, exif, sizeof exif);
+}
+
+/* An XMP packet naming a creator. */
+static const char xmp[] =
+  "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x='adobe:ns:meta/'>"
+  "<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>"
+  "<rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/'>"
+  "<dc:creator>fieldgraph-test-creator</dc:creator></rdf:Description>"
+  "</rdf:RDF></x:xmpmeta>";
+
+START_TEST(test_vips_exif_orientation) {
+  fg_image src = pattern(48, 32, 3, FG_IMAGE_U8);
+  write_pnm(at("o.ppm"), &src);
+  sh("vips copy '%s' '%s'", at("o.ppm"), at("o.jpg[Q=95]"));
+  add_exif_orientation(at("o.jpg"), 6);
+  sh("vipsheader -f orientation '%s' | grep -qx 6", at("o.jpg"));
+  /* as stored */
+  fg_image raw;
+  char err[512];
+  fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
+  lo.no_autorotate = 1;
+  ck_assert_msg(fg_image_load(at("o.jpg"), &raw, &lo, err, sizeof err) ==
+                FG_OK, "%s", err);
+  ck_assert_int_eq(raw.width, 48);
+  ck_assert_int_eq(raw.height, 32);
+  /* turned: orientation 6 is 90 degrees clockwise, as vips autorot does */
+  fg_image got = read_ok(at("o.jpg"));
+  ck_assert_int_eq(got.width, 32);
+  ck_assert_int_eq(got.height, 48);
+  for (int y = 0; y < 48; y++)
+    for (int x = 0; x < 32; x++)
+      for (int c = 0; c < 3; c++)
+        ck_assert_int_eq(got.data[(y * 32 + x) * 3 + c],
+                         raw.data[((31 - x) * 48 + y) * 3 + c]);
+  sh("vips autorot '%s' '%s'", at("o.jpg"), at("ref.ppm"));
+  fg_image ref = pnm_image(at("ref.ppm"));
+  expect_equal(&got, &ref, "autorotated against vips autorot");
+  /* an output carries no orientation: viewers show it as computed */
+  ck_assert(fg_image_save(at("out.jpg"), &got, NULL, err, sizeof err) ==
+            FG_OK);
+  sh("test \"$(vipsheader -f orientation '%s' 2>/dev/null || echo 1)\" = 1",
+     at("out.jpg"));
+  fg_image_free(&ref);
+  fg_image_free(&got);
+  fg_image_free(&raw);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- metadata ----------------------------------------------------------- */
+
+START_TEST(test_vips_metadata_copied_unless_strip) {
+  fg_image src = pattern(24, 16, 3, FG_IMAGE_U8);
+  write_pnm(at("m.ppm"), &src);
+  sh("vips copy '%s' '%s'", at("m.ppm"), at("m.jpg[strip]"));
+  add_exif_orientation(at("m.jpg"), 6);
+  insert_app1(at("m.jpg"), xmp, sizeof xmp - 1);
+  fg_image img = read_ok(at("m.jpg"));
+  ck_assert_ptr_nonnull(img.meta);
+  ck_assert_ptr_nonnull(img.meta->block[FG_IMAGE_META_EXIF]);
+  ck_assert_ptr_nonnull(img.meta->block[FG_IMAGE_META_XMP]);
+  char err[512];
+  ck_assert(fg_image_save(at("keep.jpg"), &img, NULL, err, sizeof err) ==
+            FG_OK);
+  /* what vips reads from the output: the XMP, EXIF with orientation 1
+   * (the pixels were turned), an sRGB profile */
+  sh("grep -q fieldgraph-test-creator '%s'", at("keep.jpg"));
+  sh("vipsheader -f orientation '%s' | grep -qx 1", at("keep.jpg"));
+  sh("vipsheader -a '%s' | grep -q '^exif-data'", at("keep.jpg"));
+  sh("vipsheader -a '%s' | grep -q '^icc-profile-data'", at("keep.jpg"));
+  /* a copy keeps them too (as fieldgraph run gives the input's to each
+   * output) */
+  fg_image other = pattern(24, 16, 3, FG_IMAGE_U8);
+  ck_assert_int_eq(fg_image_copy_meta(&other, &img), FG_OK);
+  ck_assert(fg_image_save(at("copy.png"), &other, NULL, err, sizeof err) ==
+            FG_OK);
+  sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("copy.png"));
+  /* [strip]: none of it */
+  fg_image_save_options o;
+  size_t n;
+  ck_assert(fg_image_save_parse("s.jpg[strip]", &n, &o, err, sizeof err) ==
+            FG_OK);
+  ck_assert(fg_image_save(at("s.jpg"), &img, &o, err, sizeof err) == FG_OK);
+  sh("! grep -q fieldgraph-test-creator '%s'", at("s.jpg"));
+  sh("! vipsheader -a '%s' | grep -q -e '^exif-data' -e '^icc-profile'",
+     at("s.jpg"));
+  fg_image_free(&other);
+  fg_image_free(&img);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* fieldgraph run: turned by default, as stored with --no-autorotate; the
+ * input's metadata on the outputs, none with [strip] */
+START_TEST(test_vips_run_orientation_and_metadata) {
+  fg_image src = pattern(48, 32, 3, FG_IMAGE_U8);
+  write_pnm(at("r.ppm"), &src);
+  ck_assert_int_eq(mkdir(at("in"), 0755), 0);
+  sh("vips copy '%s' '%s'", at("r.ppm"), at("in/p.jpg[Q=95,strip]"));
+  add_exif_orientation(at("in/p.jpg"), 6);
+  insert_app1(at("in/p.jpg"), xmp, sizeof xmp - 1);
+  FILE *f = fopen(at("p.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(rgb * 1.0, \"{stem}.png\")\n"
+        "save(rgb, \"{stem}-s.png[strip]\")\n", f);
+  fclose(f);
+  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
+     at("in"));
+  sh("vipsheader '%s' | grep -q '32x48'", at("out/p.png"));
+  sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p.png"));
+  sh("! vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p-s.png"));
+  sh("'%s' run -q --no-autorotate -o '%s' '%s' '%s'", FG_TOOL, at("raw"),
+     at("p.fgp"), at("in"));
+  sh("vipsheader '%s' | grep -q '48x32'", at("raw/p.png"));
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- alpha through a pipeline ------------------------------------------- */
+
+/* The README's flip(rgb) * 0.5 over RGBA and grey+alpha inputs (made by
+ * vips from the test's colour and alpha files): the colour is flipped and
+ * halved, the alpha flipped only; a crop moves the alpha too; a channel
+ * pick (rgb.x) drops it. */
+START_TEST(test_vips_run_keeps_alpha) {
+  enum { W = 16, H = 12 };
+  for (int ch = 2; ch <= 4; ch += 2) {
+    fg_image col = pattern(W, H, ch - 1, FG_IMAGE_U8);
+    fg_image al = pattern(W, H, 1, FG_IMAGE_U8);
+    for (int i = 0; i < W * H; i++)
+      al.data[i] = (uint8_t)(i % 3 == 0 ? 200 : i % 3 == 1 ? 255 : i % 251);
+    write_pnm(at(ch == 4 ? "c.ppm" : "c.pgm"), &col);
+    write_pnm(at("a.pgm"), &al);
+    char in[64];
+    snprintf(in, sizeof in, "in%d", ch);
+    ck_assert_int_eq(mkdir(at(in), 0755), 0);
+    snprintf(in, sizeof in, "in%d/p.png", ch);
+    sh("vips bandjoin '%s %s' '%s'", at(ch == 4 ? "c.ppm" : "c.pgm"),
+       at("a.pgm"), at(in));
+    FILE *f = fopen(at("a.fgp"), "w");
+    ck_assert(f != NULL);
+    fputs("rgb = input()\nsave(flip(rgb) * 0.5, \"{stem}-half.png\")\n"
+          "save(crop(rgb, 2, 3, 5, 7), \"{stem}-crop.png\")\n", f);
+    if (ch == 4) /* grey's colour is a scalar: no .x */
+      fputs("save(rgb.x, \"{stem}-x.png\")\n", f);
+    fclose(f);
+    char out[64];
+    snprintf(out, sizeof out, "out%d", ch);
+    snprintf(in, sizeof in, "in%d", ch);
+    sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at(out), at("a.fgp"),
+       at(in));
+    char name[96];
+    snprintf(name, sizeof name, "%s/p-half.png", out);
+    fg_image half = read_ok(at(name));
+    ck_assert_int_eq(half.channels, ch);
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+        size_t o = ((size_t)y * W + x) * ch, s = (size_t)(H - 1 - y) * W + x;
+        ck_assert_int_eq(half.data[o + ch - 1], al.data[s]);
+        for (int c = 0; c < ch - 1; c++)
+          ck_assert_int_le(abs(half.data[o + c] -
+                               (int)(col.data[s * (ch - 1) + c] * 0.5 + 0.5)),
+                           1);
+      }
+    snprintf(name, sizeof name, "%s/p-crop.png", out);
+    fg_image crop = read_ok(at(name));
+    ck_assert_int_eq(crop.channels, ch);
+    ck_assert_int_eq(crop.width, 7);
+    ck_assert_int_eq(crop.height, 5);
+    for (int y = 0; y < 5; y++)
+      for (int x = 0; x < 7; x++)
+        ck_assert_int_eq(crop.data[((size_t)y * 7 + x) * ch + ch - 1],
+                         al.data[(size_t)(y + 2) * W + x + 3]);
+    if (ch == 4) {
+      snprintf(name, sizeof name, "%s/p-x.png", out);
+      fg_image px = read_ok(at(name));
+      ck_assert_int_eq(px.channels, 1);
+      fg_image_free(&px);
+    }
+    fg_image_free(&crop);
+    fg_image_free(&half);
+    fg_image_free(&al);
+    fg_image_free(&col);
+  }
+}
+END_TEST
+
+/* A blur over transparent red beside opaque blue: premultiplied, as vips
+ * resamples, the red never bleeds into the blue; the alpha is blurred. */
+START_TEST(test_vips_run_resamples_premultiplied) {
+  enum { W = 9, H = 5 };
+  fg_image col, al;
+  ck_assert_int_eq(fg_image_alloc(&col, W, H, 3), FG_OK);
+  ck_assert_int_eq(fg_image_alloc(&al, W, H, 1), FG_OK);
+  for (int i = 0; i < W * H; i++) {
+    int left = i % W < 4;
+    col.data[3 * i] = left ? 255 : 0;
+    col.data[3 * i + 2] = left ? 0 : 255;
+    al.data[i] = left ? 0 : 255;
+  }
+  write_pnm(at("c.ppm"), &col);
+  write_pnm(at("a.pgm"), &al);
+  ck_assert_int_eq(mkdir(at("in"), 0755), 0);
+  sh("vips bandjoin '%s %s' '%s'", at("c.ppm"), at("a.pgm"), at("in/b.png"));
+  FILE *f = fopen(at("b.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(box_blur(rgb, 1), \"{stem}-blur.png\")\n", f);
+  fclose(f);
+  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("b.fgp"),
+     at("in"));
+  fg_image got = read_ok(at("out/b-blur.png"));
+  ck_assert_int_eq(got.channels, 4);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const uint8_t *p = got.data + ((size_t)y * W + x) * 4;
+      /* the alpha: the box's mean (clamped border) */
+      int opaque = 0;
+      for (int dx = -1; dx <= 1; dx++) {
+        int xx = x + dx < 0 ? 0 : x + dx >= W ? W - 1 : x + dx;
+        opaque += xx >= 4;
+      }
+      ck_assert_int_eq(p[3], (int)(opaque * 255 / 3.0 + 0.5));
+      if (p[3] > 0) {
+        ck_assert_int_le(p[0], 1);   /* no red from transparent pixels */
+        ck_assert_int_ge(p[2], 254);
+      }
+    }
+  fg_image_free(&got);
+  fg_image_free(&al);
+  fg_image_free(&col);
+}
+END_TEST
+
+/* ---- colour profiles ---------------------------------------------------- */
+
+static int max_diff(const fg_image *a, const fg_image *b) {
+  int m = 0;
+  size_t n = (size_t)a->width * a->height * a->channels;
+  for (size_t i = 0; i < n; i++) {
+    int d = abs(a->data[i] - b->data[i]);
+    m = d > m ? d : m;
+  }
+  return m;
+}
+
+START_TEST(test_vips_icc_p3_to_srgb) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &src);
+  /* lcms (through vips) moves the sRGB pattern to Display P3 and tags the
+   * file with the P3 profile */
+  sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("c.ppm"),
+     at("p3.png"));
+  sh("vips copy '%s' '%s'", at("p3.png"), at("stored.ppm"));
+  fg_image stored = pnm_image(at("stored.ppm"));
+  ck_assert_int_gt(max_diff(&stored, &src), 8); /* P3 numbers differ */
+  fg_image got = read_ok(at("p3.png"));
+  /* lcms's own transform back to sRGB */
+  sh("vips icc_transform '%s' '%s' srgb --embedded", at("p3.png"),
+     at("ref.ppm"));
+  fg_image ref = pnm_image(at("ref.ppm"));
+  ck_assert_int_le(max_diff(&got, &ref), 1);
+  ck_assert_int_le(max_diff(&got, &src), 3); /* the round trip */
+  fg_image_free(&ref);
+  fg_image_free(&got);
+  fg_image_free(&stored);
+  fg_image_free(&src);
+}
+END_TEST
+
+START_TEST(test_vips_icc_cmyk_jpeg) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &src);
+  sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
+     at("cmyk.jpg[Q=98]"));
+  sh("vipsheader '%s' | grep -q cmyk", at("cmyk.jpg"));
+  fg_image got = read_ok(at("cmyk.jpg"));
+  ck_assert_int_eq(got.channels, 3);
+  sh("vips icc_transform '%s' '%s' srgb --embedded", at("cmyk.jpg"),
+     at("ref.ppm"));
+  fg_image ref = pnm_image(at("ref.ppm"));
+  ck_assert_int_le(max_diff(&got, &ref), 1);
+  ck_assert_msg(psnr(&got, &src, 255) > 25, "PSNR %.1f",
+                psnr(&got, &src, 255));
+  fg_image_free(&ref);
+  fg_image_free(&got);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- limits ------------------------------------------------------------- */
+
+START_TEST(test_vips_pixel_limit_every_format) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  write_pnm(at("l.ppm"), &src);
+  static const char *names[] = {"l.tif", "l.webp", "l.gif", "l.heic",
+                                "l.jxl"};
+  for (int i = 0; i < 5; i++) {
+    sh("vips copy '%s' '%s'", at("l.ppm"), at(names[i]));
+    fg_image img;
+    char err[512];
+    fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
+    lo.max_pixels = 40 * 30 - 1;
+    ck_assert_int_eq(fg_image_load(at(names[i]), &img, &lo, err, sizeof err),
+                     FG_EFORMAT);
+    ck_assert_msg(strstr(err, "max_pixels") && strstr(err, names[i]), "%s",
+                  err);
+    ck_assert_ptr_null(img.data);
+  }
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- the bundled samples (data/samples, scripts/make-samples) ----------- */
+
+static const char *sample_path(const char *name) {
+  static char buf[4][512];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", FG_SAMPLES_DIR, name);
+  return buf[k];
+}
+
+START_TEST(test_vips_samples_come_out_right) {
+  /* the portrait phone photo: stored landscape, shown upright */
+  fg_image p = read_ok(sample_path("portrait_exif6.jpg"));
+  ck_assert_int_eq(p.width, 400);
+  ck_assert_int_eq(p.height, 600);
+  sh("vips rot '%s' '%s' d90", sample_path("coffee.png"), at("upright.ppm"));
+  fg_image up = pnm_image(at("upright.ppm"));
+  ck_assert_msg(psnr(&p, &up, 255) > 30, "portrait: PSNR %.1f",
+                psnr(&p, &up, 255));
+  /* the 16-bit TIFF: every sample as vips reads it, and truly 16 bits */
+  fg_image a = read_ok(sample_path("astronaut16.tif"));
+  ck_assert_int_eq(a.type, FG_IMAGE_U16);
+  sh("vips copy '%s' '%s'", sample_path("astronaut16.tif"), at("a16.ppm"));
+  fg_image a16 = pnm_image(at("a16.ppm"));
+  expect_equal(&a, &a16, "astronaut16.tif");
+  size_t odd = 0;
+  for (size_t i = 0; i < (size_t)a.width * a.height * 3; i++)
+    odd += ((uint16_t *)a.data)[i] % 257 != 0;
+  ck_assert_uint_gt(odd, (size_t)a.width * a.height);
+  /* Adobe RGB and CMYK: as lcms converts them to sRGB, near the original */
+  fg_image c = read_ok(sample_path("chelsea.png"));
+  static const char *cs[] = {"chelsea_adobergb.jpg", "chelsea_cmyk.jpg"};
+  static const char *how[] = {"--embedded", "--input-profile cmyk"};
+  for (int i = 0; i < 2; i++) {
+    fg_image got = read_ok(sample_path(cs[i]));
+    ck_assert_int_eq(got.channels, 3);
+    sh("vips icc_transform '%s' '%s' srgb %s", sample_path(cs[i]), at("ref.ppm"),
+       how[i]);
+    fg_image ref = pnm_image(at("ref.ppm"));
+    ck_assert_int_le(max_diff(&got, &ref), 1);
+    ck_assert_msg(psnr(&got, &c, 255) > 28, "%s: PSNR %.1f", cs[i],
+                  psnr(&got, &c, 255));
+    fg_image_free(&ref);
+    fg_image_free(&got);
+  }
+  /* the RGBA PNG: a soft alpha, opaque to transparent */
+  fg_image r = read_ok(sample_path("chelsea_rgba.png"));
+  ck_assert_int_eq(r.channels, 4);
+  int lo = 255, hi = 0, mid = 0;
+  for (int i = 0; i < r.width * r.height; i++) {
+    int v = r.data[4 * i + 3];
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+    mid += v > 0 && v < 255;
+  }
+  ck_assert(lo == 0 && hi == 255 && mid > 1000);
+  fg_image_free(&r);
+  fg_image_free(&c);
+  fg_image_free(&a16);
+  fg_image_free(&a);
+  fg_image_free(&up);
+  fg_image_free(&p);
+}
+END_TEST
+
+/* The README's main job over the samples: every one done, the portrait
+ * upright, the 16-bit TIFF's result in 16 bits. */
+START_TEST(test_vips_main_job_over_samples) {
+  sh("'%s' run -q -j 1 -o '%s' '%s/../../examples/lab.fgp' '%s'", FG_TOOL,
+     at("out"), FG_SAMPLES_DIR, FG_SAMPLES_DIR);
+  sh("vipsheader '%s' | grep -q '400x600 uchar'",
+     at("out/portrait_exif6-flipped-half.png"));
+  sh("vipsheader '%s' | grep -q '184x184 ushort'",
+     at("out/astronaut16-flipped-half.png"));
+  sh("vipsheader '%s' | grep -q '451x300 uchar, 3 bands'",
+     at("out/chelsea_cmyk-flipped-half.png"));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("image_vips");
+  TCase *tc = tcase_create("vips");
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_vips_reads_every_format);
+  tcase_add_test(tc, test_vips_writes_every_format);
+  tcase_add_test(tc, test_vips_alpha_roundtrip);
+  tcase_add_test(tc, test_vips_sixteen_bits_kept);
+  tcase_add_test(tc, test_vips_float_tiff);
+  tcase_add_test(tc, test_vips_save_parse);
+  tcase_add_test(tc, test_vips_exif_orientation);
+  tcase_add_test(tc, test_vips_metadata_copied_unless_strip);
+  tcase_add_test(tc, test_vips_run_orientation_and_metadata);
+  tcase_add_test(tc, test_vips_run_keeps_alpha);
+  tcase_add_test(tc, test_vips_run_resamples_premultiplied);
+  tcase_add_test(tc, test_vips_icc_p3_to_srgb);
+  tcase_add_test(tc, test_vips_icc_cmyk_jpeg);
+  tcase_add_test(tc, test_vips_pixel_limit_every_format);
+  tcase_add_test(tc, test_vips_samples_come_out_right);
+  tcase_add_test(tc, test_vips_main_job_over_samples);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
