@@ -1325,6 +1325,8 @@ START_TEST(test_cli_parse_errors) {
                      "unknown name 'lihgt' (did you mean 'light'?)");
   expect_parse_error("rgb = input()\nsave(rgb, \"{sten}.png\")\n", 2, 11,
                      "unknown field {sten} (did you mean 'stem'?)");
+  expect_parse_error("rgb = input()\nsave(rgb, \"a.png\", quality=85)\n",
+                     2, 28, "quality= does not apply to \"a.png\"");
   expect_parse_error("rgb = input()\nx = zzzz_blur(rgb)\n", 2, 5,
                      "unknown operator 'zzzz_blur' (`fieldgraph ops`");
 }

@@ -481,6 +481,24 @@ static int want_number(eval *ev, const fgt_node *n, double lo, double hi,
   return 0;
 }
 
+/* Whether option (as the brackets would write it: "Q=85") suits the
+ * format of template tmpl, asked of the image library's own parser; 0, or
+ * -1 with why in err.  A template whose extension is itself a field
+ * ({ext}) is checked per input when written. */
+static int option_suits(const char *tmpl, const char *option, char *err,
+                        size_t errlen) {
+  const char *slash = strrchr(tmpl, '/'), *dot = strrchr(tmpl, '.');
+  if (!dot || (slash && dot < slash) || strchr(dot, '{'))
+    return 0;
+  char spec[256];
+  snprintf(spec, sizeof spec, "x%.*s[%s]", (int)(strlen(dot) < 32
+                                                 ? strlen(dot) : 32), dot,
+           option);
+  size_t len;
+  fg_image_save_options o;
+  return fg_image_save_parse(spec, &len, &o, err, errlen) == FG_OK ? 0 : -1;
+}
+
 /* save(image, "template", compression=N, filter="none", quality=Q) */
 static fgt_value call_save(eval *ev, const fgt_node *c) {
   const fgt_node *a[5];
@@ -516,6 +534,24 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   char why[1024];
   if (fgt_tmpl_check(s->tmpl, why, sizeof why))
     return failv(ev, FG_EINVAL, a[1]->pos, "save: %s", why);
+  /* the named options as the brackets would give them: each must suit
+   * the output's format (quality=85 on a PNG was silently ignored) */
+  static const char *const opt_name[] = {"compression", "filter", "Q"};
+  for (int k = 2; k < 5 && k < n; k++) {
+    if (!a[k])
+      continue;
+    char opt[96], oerr[512];
+    if (a[k]->kind == FGT_N_STRING)
+      snprintf(opt, sizeof opt, "%s=%s", opt_name[k - 2], a[k]->text);
+    else if (a[k]->kind == FGT_N_NUMBER)
+      snprintf(opt, sizeof opt, "%s=%g", opt_name[k - 2], a[k]->number);
+    else
+      continue;
+    if (option_suits(s->tmpl, opt, oerr, sizeof oerr))
+      return failv(ev, FG_EINVAL, a[k]->pos, "save: %s= does not apply to "
+                   "\"%s\": %s", k == 4 ? "quality" : opt_name[k - 2],
+                   s->tmpl, oerr);
+  }
   if (n > 2 && a[2]) {
     if (want_number(ev, a[2], 0, 9, "a PNG compression level", &d))
       return none();
