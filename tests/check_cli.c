@@ -1314,7 +1314,7 @@ START_TEST(test_cli_parse_errors) {
                      2, 11, "expected a quality from 1 to 100");
   expect_parse_error("rgb = input()\n"
                      "save(rgb, \"a.png\", compression=12)\n", 2, 32,
-               "PNG compression level");
+               "expected a zlib level from 0 to 9");
   /* names a typo away from a known one are suggested */
   expect_parse_error("rgb = input()\nx = gausian_blur(rgb, sigma=2)\n", 2, 5,
                      "unknown operator 'gausian_blur' (did you mean "
@@ -1326,7 +1326,8 @@ START_TEST(test_cli_parse_errors) {
   expect_parse_error("rgb = input()\nsave(rgb, \"{sten}.png\")\n", 2, 11,
                      "unknown field {sten} (did you mean 'stem'?)");
   expect_parse_error("rgb = input()\nsave(rgb, \"a.png\", quality=85)\n",
-                     2, 28, "quality= does not apply to \"a.png\"");
+                     2, 28, "quality= for \"a.png\": unknown option 'Q=85' "
+                     "for a PNG file");
   expect_parse_error("rgb = input()\nx = zzzz_blur(rgb)\n", 2, 5,
                      "unknown operator 'zzzz_blur' (`fieldgraph ops`");
 }

@@ -547,10 +547,12 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
       snprintf(opt, sizeof opt, "%s=%g", opt_name[k - 2], a[k]->number);
     else
       continue;
-    if (option_suits(s->tmpl, opt, oerr, sizeof oerr))
-      return failv(ev, FG_EINVAL, a[k]->pos, "save: %s= does not apply to "
-                   "\"%s\": %s", k == 4 ? "quality" : opt_name[k - 2],
-                   s->tmpl, oerr);
+    if (option_suits(s->tmpl, opt, oerr, sizeof oerr)) {
+      const char *reason = strstr(oerr, "]: ");   /* past "x.png[...]" */
+      return failv(ev, FG_EINVAL, a[k]->pos, "save: %s= for \"%s\": %s",
+                   k == 4 ? "quality" : opt_name[k - 2], s->tmpl,
+                   reason ? reason + 3 : oerr);
+    }
   }
   if (n > 2 && a[2]) {
     if (want_number(ev, a[2], 0, 9, "a PNG compression level", &d))
