@@ -14,7 +14,9 @@
  *    script's environment (its globals block and its bound allocations),
  *    and every call passes it on; a reference to a global becomes a member
  *    access through it (OpenCL devices such as PoCL have no program-scope
- *    variables, so globals travel as a kernel argument);
+ *    variables, so globals travel as a kernel argument; a kernel that
+ *    writes globals gets its launch's copy of the block, an output that
+ *    every thread shares);
  *  - a name OpenCL C reserves (kernel, global, read_only, image2d_t...)
  *    or generated code uses (fgk_) becomes fgk_rs_id_<name>, in both
  *    dialects;
@@ -1458,9 +1460,10 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   }
   put(&w, w.bol ? "" : "\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  char fgk_pad;\n} %sG;\n", u->mangle);
-  /* host code (invokables) writes the globals; kernels only read them */
-  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%s%sG *fgk_g;\n",
-                 gq(tw), is_host(tw) ? "" : "const ", u->mangle);
+  /* host code (invokables) writes the globals, and so do kernels whose
+   * launch passes its copy of the block (fgr_call.writes_globals) */
+  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%sG *fgk_g;\n",
+                 gq(tw), u->mangle);
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n",
@@ -1565,7 +1568,7 @@ static void env_args(const fgr_unit *u, fgu_buf *h) {
 }
 
 static void env_setup(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
-  fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%sconst %sG *)"
+  fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%s%sG *)"
                  "fgk_gb;\n  fgk_envv.fgk_stop = fgk_stop;\n"
                  "  uint fgk_rseedv = 0u;\n  fgk_envv.fgk_rseed = &fgk_rseedv;\n"
                  "  (void)fgk_rseedv;\n", u->mangle, gq(tw), u->mangle);
@@ -1905,7 +1908,10 @@ static void port_args(fgk_writer *tw, const fg_expr *x) {
     int p = x->u.foreign.port[k];
     if (k)
       fgk_writer_put(tw, ", ");
-    if (k && k - 1 == c->written_alloc && o >= 0)
+    if (!k && c->writes_globals && o >= 0)
+      /* the launch's copy of the globals block, which its threads write */
+      fgk_writer_printf(tw, "(%sconst uchar *)out%d", gq(tw), o);
+    else if (k && k - 1 == c->written_alloc && o >= 0)
       /* the allocation the kernel sets elements of: its copy, an output
        * (written through the const pointer the environment holds) */
       alloc_arg(tw, true, o);

@@ -575,8 +575,16 @@ static bool check_range(launch *l, const fg_rs_launch *opt) {
   return true;
 }
 
-/* The constant field of u's globals block in g (made on first use). */
+/* The field of u's globals block that g's next launch reads: the copy
+ * the last launch that wrote globals left (the field whose sink is u's
+ * globals), else the constant field of the script's values (made on
+ * first use). */
 static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
+  for (int i = g->fields.n - 1; i >= 0; i--) {
+    fg_field *f = g->fields.item[i];
+    if (f->sink == &u->live)
+      return f;
+  }
   for (int i = 0; i < g->nodes.n; i++) {
     fg__node *n = g->nodes.item[i];
     if (n->kind == FG_NODE_CONST && n->live == &u->live)
@@ -591,6 +599,94 @@ static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
     return NULL;
   f->producer->live = &u->live;
   return f;
+}
+
+/* The buffered global that rsAtomic* at token i updates, rsAtomicInc(&g)
+ * or rsAtomicInc(&g[i]...), or -1. */
+static int atomic_global(const fgr_unit *u, int i) {
+  if (!fgr_tok_is(u, i + 1, "(") || !fgr_tok_is(u, i + 2, "&") ||
+      u->toks[i + 3].kind != FGR_T_IDENT)
+    return -1;
+  int len;
+  const char *p = fgr_tok_text(u, i + 3, &len);
+  for (int k = 0; k < u->n_globals; k++)
+    if (u->globals[k].buffered && (int)strlen(u->globals[k].name) == len &&
+        !memcmp(u->globals[k].name, p, (size_t)len))
+      return fgr_tok_is(u, i + 4, "[") || fgr_tok_is(u, i + 4, ",") ||
+                     fgr_tok_is(u, i + 4, ")")
+                 ? k : -1;
+  return -1;
+}
+
+/* The first token where functions fns (and what they call) write a
+ * global of the globals block: an assignment, ++ or -- of it or of an
+ * element or member (fgr_global_write), or an rsAtomic* on &g or &g[i]
+ * (an int or uint); its index into *gi.  -1 when none, -2 after an error
+ * (an atomic on a global of another type). */
+static int globals_write(launch *l, const fgr_func *const *fns, int n,
+                         int *gi) {
+  const fgr_unit *u = l->s->u;
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen) {
+    fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+    return -2;
+  }
+  fgr_reach(u, fns, n, seen);
+  int t = -1;
+  for (int f = 0; f < u->n_funcs && t == -1; f++)
+    for (int i = u->funcs[f].rparen + 1; seen[f] && i < u->funcs[f].tok1 &&
+                                         t == -1; i++) {
+      int len;
+      const char *p = fgr_tok_text(u, i, &len);
+      int g;
+      if (u->toks[i].kind != FGR_T_IDENT || len <= 8 ||
+          memcmp(p, "rsAtomic", 8) || (g = atomic_global(u, i)) < 0)
+        continue;
+      const fgr_type *e = u->globals[g].type;
+      while (e->kind == FGR_ARRAY)
+        e = e->of;
+      if (e->kind != FGR_NUM || e->width != 1 ||
+          (e->elem != FG_I32 && e->elem != FG_U32)) {
+        fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s updates global '%s' "
+                 "of type %s (expected int or uint elements)",
+                 fgr_tok_file(u, i), u->toks[i].line, u->toks[i].col,
+                 l->what, len, p, u->globals[g].name,
+                 fgr_type_str(u->globals[g].type));
+        t = -2;
+        break;
+      }
+      *gi = g;
+      t = i;
+    }
+  free(seen);
+  if (t != -1)
+    return t;
+  int g = -1;
+  t = fgr_global_write(u, fns, n, &g);
+  if (t >= 0 && !u->globals[g].buffered)
+    return -1;          /* a const global: the compiler names the write */
+  if (t >= 0)
+    *gi = g;
+  return t;
+}
+
+/* Refuses functions fns that write a global where a launch keeps no
+ * copy of the globals (a reduction, an invokable run as one thread). */
+static bool no_globals_write(launch *l, const fgr_func *const *fns, int n,
+                             const char *where) {
+  int g = -1;
+  int t = globals_write(l, fns, n, &g);
+  if (t == -2)
+    return false;
+  if (t < 0)
+    return true;
+  const fgr_unit *u = l->s->u;
+  fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: writes global '%s' from %s, "
+           "which fieldgraph does not run (a mapping kernel may: its launch "
+           "leaves what it writes in the script's globals)",
+           fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
+           u->globals[g].name, where);
+  return false;
 }
 
 /* The rs_allocation global that functions fns write with
@@ -623,8 +719,9 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
       bool atomic = u->toks[i].kind == FGR_T_IDENT && len > 8 &&
                     !memcmp(p, "rsAtomic", 8) && fgr_tok_is(u, i + 1, "(");
       if (u->toks[i].kind != FGR_T_IDENT ||
-          (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))))
-        continue;
+          (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))) ||
+          (atomic && atomic_global(u, i) >= 0))
+        continue;     /* an atomic on a global: globals_write */
       /* the allocation: set's first argument; an atomic's address,
        * (volatile int32_t *)rsGetElementAt(global, ...) */
       int at = i + 2;
@@ -1044,6 +1141,7 @@ static fgr_call *new_call(launch *l, fgr_call_kind kind) {
   c->u = l->s->u;
   c->written_alloc = -1;
   c->written_param = -1;
+  c->writes_globals = false;
   memcpy(c->range, l->range, sizeof c->range);
   c->ranged = l->ranged;
   return c;
@@ -1151,12 +1249,25 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   int wg = written_global(&l, &f, 1, &wparam);
   if (wg == -2)
     return NULL;
+  /* a kernel that writes script globals updates the launch's copy of the
+   * globals block, which every thread shares (atomics are atomic, plain
+   * writes race: some thread's last write is what is left) */
+  int gg = -1;
+  int gt = globals_write(&l, &f, 1, &gg);
+  if (gt == -2)
+    return NULL;
+  if (gt >= 0 && wg >= 0)
+    return fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: kernel '%s' writes global "
+                    "'%s' and sets elements of rs_allocation '%s'; "
+                    "fieldgraph runs kernels that write one of the two",
+                    fgr_tok_file(u, gt), u->toks[gt].line, u->toks[gt].col,
+                    l.what, kernel, u->globals[gg].name, u->globals[wg].name);
   bool is_void = f->ret->kind == FGR_VOID && !f->ret_ptr;
   fgk_type rt = fgk_t(FG_U8, 1);
   /* a void kernel that sets nothing (Android's tests launch such kernels
    * to check types) runs over the launch's points; its value is a u8
    * field of zeros of that shape, which nothing needs to read */
-  bool value_out = !is_void || wg < 0;
+  bool value_out = !is_void || (wg < 0 && gt < 0);
   if (!is_void && (f->ret_ptr || !fgr_type_carrier(f->ret, &rt)))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
                     "runs mapping kernels that return a scalar or vector "
@@ -1198,18 +1309,23 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   /* the written allocation: an output that starts as its bound field;
    * the kernel reaches it through that output, not as an input */
   int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
-  fg_field *written = wa >= 0 ? env[1 + wa] : NULL;
+  fg_field *written = wa >= 0 ? env[1 + wa] : gt >= 0 ? env[0] : NULL;
   if (wa >= 0 && !written)
     return fg__fail(g, FG_EINVAL, "%s: the kernel sets elements of "
                     "rs_allocation '%s', which is not bound "
                     "(fg_rs_bind_allocation)", l.what, u->globals[wg].name);
+  if (gt >= 0 && !written)
+    return NULL;
   if (wa >= 0)
     env[1 + wa] = NULL;
+  if (gt >= 0)
+    env[0] = NULL;
   fgr_call *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
     return NULL;
   c->fn = f;
   c->written_alloc = wa;
+  c->writes_globals = gt >= 0;
   fg_type types[2];
   int n_out = 0, aout = -1;
   if (value_out)
@@ -1268,8 +1384,17 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   r = with_fp(r, u);
   if (!r || !written)
     return r;
-  /* later launches read (and fg_rs_allocation_field returns) the copy */
   fg_field *copy = r->producer->out[aout];
+  if (gt >= 0) {
+    /* later launches read the copy, and each run leaves it in the
+     * script's globals (the graph holds u->live: launch_begin) */
+    for (int i = 0; i < g->fields.n; i++)
+      if (((fg_field *)g->fields.item[i])->sink == &u->live)
+        ((fg_field *)g->fields.item[i])->sink = NULL;
+    copy->sink = &u->live;
+    return is_void ? copy : r;
+  }
+  /* later launches read (and fg_rs_allocation_field returns) the copy */
   if (fg_rs_bind_allocation(s, u->globals[wg].name, copy) != FG_OK)
     return fg__fail(g, FG_EINVAL, "%s: %s", l.what, s->errmsg);
   return is_void ? copy : r;
@@ -1317,7 +1442,8 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
     return g->status;
   int wparam;
   int wg = written_global(&l, &f, 1, &wparam);
-  if (wg == -2)
+  if (wg == -2 || !no_globals_write(&l, &f, 1, "an invokable run as one "
+                                    "thread"))
     return g->status;
   fg_field *env[1 + 64 + FGK_MAX_INPUTS] = {0};
   if (u->n_allocs > 64) {
@@ -1440,6 +1566,7 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
                     l.what);
   const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
   if (!no_set_element(&l, fns, 4) || !no_unsupported(&l, fns, 4) ||
+      !no_globals_write(&l, fns, 4, "a reduction") ||
       !env_fields(&l, fns, 4, env) || !get_element_types(&l, fns, 4))
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over

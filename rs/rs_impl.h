@@ -349,6 +349,9 @@ typedef struct fgr_call {
   int written_alloc;            /* MAP, INVOKE: the rs_allocation global
                                    (binding slot) the kernel sets elements
                                    of, through the call's out_port, or -1 */
+  bool writes_globals;          /* MAP: the kernel writes script globals,
+                                   through out_port: the launch's copy of
+                                   the globals block */
   int written_param;            /* INVOKE: the parameter it sets elements
                                    of, through out_port, or -1; its
                                    rs_allocation parameters are the ports

@@ -1283,15 +1283,12 @@ int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
  *   - half (API 24's 16-bit float) has no type on either backend here,
  *     rather than failing to compile or computing in float where Android
  *     rounds to half;
- *   - kernels read globals (each launch a snapshot): one that writes a
- *     global (a counter, a table);
  *   - a kernel that returns void keeps only what it sets through
  *     rsSetElementAt_<type> or rsAtomic*: one that sets nothing. */
 static void refuse_kernel_body(fgr_scan *s, fgr_func *f) {
   fgr_unit *u = s->u;
-  const fgr_func *root[1] = {f};
   static const char *const halves[] = {"half", "half2", "half3", "half4"};
-  int t = -1, g = -1;
+  int t = -1;
   for (int h = 0; h < 4 && t < 0; h++)
     t = fgr_func_mention(u, f, halves[h], false);
   if (t >= 0) {
@@ -1301,13 +1298,8 @@ static void refuse_kernel_body(fgr_scan *s, fgr_func *f) {
            "not support (16-bit floats; use float)", f->name, len, p);
     return;
   }
-  if ((t = fgr_global_write(u, root, 1, &g)) >= 0) {
-    refuse(s, f, t, "kernel '%s' writes global '%s'; kernels read globals: "
-           "set it from an invokable (fg_rs_call), or have the kernel write "
-           "an rs_allocation with rsSetElementAt_<type> or rsAtomic*",
-           f->name, u->globals[g].name);
-    return;
-  }
+  /* a kernel that writes globals writes its launch's copy of them
+   * (nodes.c) */
   /* a void kernel that sets nothing runs as Android runs it, to no
    * visible effect (fg_rs_map) */
 }
