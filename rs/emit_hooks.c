@@ -842,18 +842,23 @@ static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
 /* Writes the read at token i that fgr_ptr_read matched (open, close,
  * plus, deref) as fgk_rs_ptr_T(base, offset e): base replaces token i
  * (NULL keeps it), and offset, when not NULL, is added to the index. */
-static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
-                     int plus, int deref, const char *base,
-                     const char *offset) {
+/* "fgk_rs_<what>_T(" for element type t. */
+static const char *elem_fn(rw *w, const char *what, const fgr_type *t) {
   static const char *const cname[FG_ELEM_COUNT_] = {
     [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
     [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
     [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
     [FG_F64] = "double"};
-  const char *fn = t->width > 1
-      ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[t->elem],
-                         t->width)
-      : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[t->elem]);
+  return t->width > 1
+      ? fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s%d(", what,
+                         cname[t->elem], t->width)
+      : fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s(", what, cname[t->elem]);
+}
+
+static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
+                     int plus, int deref, const char *base,
+                     const char *offset) {
+  const char *fn = elem_fn(w, "ptr", t);
   const char *sep = offset ? fgu_arena_printf(&w->scratch, ", %s + (", offset)
                            : ", ";
   if (base)
@@ -884,6 +889,18 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
                  !fgr_tok_is(u, i - 1, "->");
     if (input)
       t = f->params[f->legacy_in].type;
+    int end;
+    if (!input && t && t->elem != FG_BOOL && fgr_ptr_write(u, i, &close) &&
+        (end = fwd_assignment(u, close + 2, f->tok1)) > close + 2) {
+      /* p[e] = v: fgk_rs_pst_T(p, e, v), the launch's copy of the field
+       * bound to p (nodes.c) */
+      add_text(w, &w->open[i], elem_fn(w, "pst", t), false);
+      w->rep[i + 1] = ", ";
+      w->rep[close] = "";
+      w->rep[close + 1] = ", ";
+      add_text(w, &w->close[end], ")", false);
+      continue;
+    }
     if (!t || t->elem == FG_BOOL ||
         !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
       continue;

@@ -601,6 +601,15 @@ static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
   return f;
 }
 
+/* Whether function f has a parameter called name (which hides a
+ * global of that name). */
+static bool shadows(const fgr_func *f, const char *name) {
+  for (int p = 0; p < f->n_params; p++)
+    if (f->params[p].name && !strcmp(f->params[p].name, name))
+      return true;
+  return false;
+}
+
 /* The buffered global that rsAtomic* at token i updates, rsAtomicInc(&g)
  * or rsAtomicInc(&g[i]...), or -1. */
 static int atomic_global(const fgr_unit *u, int i) {
@@ -690,8 +699,10 @@ static bool no_globals_write(launch *l, const fgr_func *const *fns, int n,
 }
 
 /* The rs_allocation global that functions fns write with
- * rsSetElementAt_<type>(global, value, x[, y[, z]]): its index in
- * globals, -1 when they write none, -2 after an error.  Such a write sets
+ * rsSetElementAt_<type>(global, value, x[, y[, z]]), an rsAtomic* on
+ * (volatile int32_t *)rsGetElementAt(global, ...) or p[e] = v through a
+ * pointer global p: its index in globals, -1 when they write none, -2
+ * after an error.  Such a write sets
  * points of the thread's choosing (a non-local write): the launch makes a
  * new field, a copy of the one the global is bound to with the kernel's
  * writes (threads writing one point race, as in RenderScript), and
@@ -718,14 +729,22 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
       const char *p = fgr_tok_text(u, i, &len);
       bool atomic = u->toks[i].kind == FGR_T_IDENT && len > 8 &&
                     !memcmp(p, "rsAtomic", 8) && fgr_tok_is(u, i + 1, "(");
-      if (u->toks[i].kind != FGR_T_IDENT ||
-          (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))) ||
-          (atomic && atomic_global(u, i) >= 0))
+      /* p[e] = v through a pointer global bound like an allocation */
+      int pw = -1, pclose;
+      for (int k = 0; k < u->n_globals && pw < 0 &&
+                      u->toks[i].kind == FGR_T_IDENT; k++)
+        if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
+            !shadows(&u->funcs[f], u->globals[k].name) &&
+            fgr_ptr_write(u, i, &pclose))
+          pw = k;
+      if (pw < 0 && (u->toks[i].kind != FGR_T_IDENT ||
+                     (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))) ||
+                     (atomic && atomic_global(u, i) >= 0)))
         continue;     /* an atomic on a global: globals_write */
       /* the allocation: set's first argument; an atomic's address,
        * (volatile int32_t *)rsGetElementAt(global, ...) */
       int at = i + 2;
-      if (atomic) {
+      if (atomic && pw < 0) {
         int j = i + 2, first = -1;
         bool is_uint;
         while (j <= i + 7 && !fgr_atomic_get(u, j, &first, &is_uint))
@@ -744,12 +763,13 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
       }
       int alen = 0;
       const char *ap = fgr_tok_text(u, at, &alen);
-      int g = fgr_tok_is(u, at - 1, "(") && fgr_tok_is(u, at + 1, ",") &&
-                      u->toks[at].kind == FGR_T_IDENT
+      int g = pw >= 0 ? pw
+              : fgr_tok_is(u, at - 1, "(") && fgr_tok_is(u, at + 1, ",") &&
+                        u->toks[at].kind == FGR_T_IDENT
                   ? -1 : -3;
       /* an rs_allocation parameter of an invokable run as one thread:
        * slot 1000 + its index */
-      int pp = g == -1 && l->pf && f == (int)(l->pf - u->funcs)
+      int pp = pw < 0 && g == -1 && l->pf && f == (int)(l->pf - u->funcs)
                    ? param_alloc(l, ap, alen)
                                                : -1;
       if (pp >= 0)
@@ -825,6 +845,32 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
  * cannot keep what they write (a reduction's functions). */
 static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
   const fgr_unit *u = l->s->u;
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen) {
+    fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+    return false;
+  }
+  fgr_reach(u, fns, n, seen);
+  int pt = -1, pg = -1, pc;
+  for (int f = 0; f < u->n_funcs && pt < 0; f++)
+    for (int i = u->funcs[f].rparen + 1; seen[f] && i < u->funcs[f].tok1 &&
+                                         pt < 0; i++)
+      for (int k = 0; k < u->n_globals && pt < 0; k++)
+        if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
+            !shadows(&u->funcs[f], u->globals[k].name) &&
+            fgr_ptr_write(u, i, &pc)) {
+          pt = i;
+          pg = k;
+        }
+  free(seen);
+  if (pt >= 0) {
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: writes through pointer "
+             "global '%s' from a reduction, which fieldgraph does not run "
+             "(a mapping kernel may: its launch makes the written copy)",
+             fgr_tok_file(u, pt), u->toks[pt].line, u->toks[pt].col, l->what,
+             u->globals[pg].name);
+    return false;
+  }
   for (int k = 0; k < n; k++) {
     int t = fns[k] ? fgr_func_mention(u, fns[k], "rsSetElementAt", true)
                    : -1;
@@ -861,7 +907,7 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
   if (t >= 0) {
     fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: pointer global '%s' is used "
              "as fieldgraph does not: it reads p[i], *(p + i) and "
-             "(p + i)->m of the field bound to it, and writes none",
+             "(p + i)->m of the field bound to it, and writes p[i] = v",
              fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
              pg->name);
     return false;

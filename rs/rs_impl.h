@@ -515,8 +515,13 @@ int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
  * (-1 for p[e]); *deref the '*' of *(p + e) or the '->' (-1 for p[e]). */
 bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
                   int *plus, int *deref);
+/* Whether token i, naming pointer global g, is written as fieldgraph
+ * writes one in a kernel: p[e] = v (an element of the field bound to it,
+ * in memory order).  *close: the ']'. */
+bool fgr_ptr_write(const fgr_unit *u, int i, int *close);
 /* The first mention of a pointer global by roots (n_roots, NULL entries
- * skipped) or what they call that fgr_ptr_read does not take: its token,
+ * skipped) or what they call that fgr_ptr_read and fgr_ptr_write do not
+ * take: its token,
  * the global in *g; -1 when none. */
 int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                     int n_roots, const fgr_global **g);

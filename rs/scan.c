@@ -916,6 +916,18 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
   return true;
 }
 
+bool fgr_ptr_write(const fgr_unit *u, int i, int *close) {
+  if (fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--") ||
+      fgr_tok_is(u, i - 1, "&") || fgr_tok_is(u, i - 1, ".") ||
+      fgr_tok_is(u, i - 1, "->") || !fgr_tok_is(u, i + 1, "["))
+    return false;
+  int c = u->match[i + 1];
+  if (c < 0 || !fgr_tok_is(u, c + 1, "="))
+    return false;
+  *close = c;
+  return true;
+}
+
 int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                     int n_roots, const fgr_global **g) {
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
@@ -941,7 +953,8 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                   !strcmp(u->funcs[f].params[p].name, u->globals[k].name);
         if (param)
           break;
-        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d)) {
+        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d) &&
+            !fgr_ptr_write(u, i, &c)) {
           found = i;
           *g = &u->globals[k];
         }
@@ -1343,7 +1356,7 @@ static void note_unsupported(fgr_scan *s) {
     if (pt >= 0) {
       fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses pointer global '%s' as "
                      "fieldgraph does not (it reads p[i], *(p + i) and "
-                     "(p + i)->m)\n", fgr_tok_file(u, pt), u->toks[pt].line,
+                     "(p + i)->m, and writes p[i] = v)\n", fgr_tok_file(u, pt), u->toks[pt].line,
                      u->toks[pt].col, what,
                      k < u->n_funcs ? u->funcs[k].name
                                     : u->reduces[k - u->n_funcs].name,

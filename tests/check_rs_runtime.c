@@ -427,7 +427,7 @@ static void old_filter_ref(const uint8_t *in, int w, int h, uint8_t *root,
  * (fg_rs_invoke), on allocation globals or parameters; pointer globals
  * read p[i], *(p + i) and (p + i)->m of the field bound to them; a global
  * array passed to a helper's pointer parameter (OpenCL).  What
- * cannot run (such an invokable on the host, a kernel writing through a
+ * cannot run (such an invokable on the host, a kernel incrementing through a
  * pointer global, a launch passing user data) is refused at its line, in
  * the warnings at load and when launched or called; a legacy kernel
  * without output runs, to no visible effect. */
