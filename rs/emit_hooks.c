@@ -24,6 +24,9 @@
  *    fgk_rs_cv_<type> (RenderScript's implicit vector conversions), and
  *    T *p = rsGetElementAt(a, ...) becomes a const pointer into the
  *    bound field;
+ *  - reads and writes through a pointer global (p[e], p[e] = v, +=, ++)
+ *    become calls on the field bound to it (fgk_rs_ptr_T, fgk_rs_pst_T,
+ *    fgk_rs_padd_T, fgk_rs_pmul_T);
  *  - RS_KERNEL and __attribute__((kernel)) disappear, .r .g .b .a become
  *    .x .y .z .w, and a vector literal (float4){ v } of one value splats
  *    it (what the reference's greyscale kernel means; OpenCL C rejects it
@@ -889,16 +892,36 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
                  !fgr_tok_is(u, i - 1, "->");
     if (input)
       t = f->params[f->legacy_in].type;
-    int end;
-    if (!input && t && t->elem != FG_BOOL && fgr_ptr_write(u, i, &close) &&
-        (end = fwd_assignment(u, close + 2, f->tok1)) > close + 2) {
-      /* p[e] = v: fgk_rs_pst_T(p, e, v), the launch's copy of the field
-       * bound to p (nodes.c) */
-      add_text(w, &w->open[i], elem_fn(w, "pst", t), false);
+    if (!input && t && t->elem != FG_BOOL && fgr_ptr_write(u, i, &close)) {
+      /* the launch's copy of the field bound to p (nodes.c):
+       * p[e] = v as fgk_rs_pst_T(p, e, v), p[e] += v as
+       * fgk_rs_padd_T(p, e, v, 0) (-= v: -(v); *=: pmul), p[e]++ as
+       * fgk_rs_padd_T(p, e, 1, 1) and ++p[e] as (..., 1, 0) */
+      int end = -1;
+      bool incdec = fgr_tok_is(u, close + 1, "++") ||
+                    fgr_tok_is(u, close + 1, "--");
+      bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+      if (!incdec && !pre &&
+          (end = fwd_assignment(u, close + 2, f->tok1)) <= close + 2)
+        continue;
+      const char *what = fgr_tok_is(u, close + 1, "=") ? "pst"
+                         : fgr_tok_is(u, close + 1, "*=") ? "pmul" : "padd";
+      add_text(w, &w->open[i], elem_fn(w, what, t), false);
       w->rep[i + 1] = ", ";
-      w->rep[close] = "";
-      w->rep[close + 1] = ", ";
-      add_text(w, &w->close[end], ")", false);
+      if (pre) {
+        w->rep[close] = fgr_tok_is(u, i - 1, "++") ? ", 1, 0)" : ", -1, 0)";
+        w->rep[i - 1] = "";
+      } else if (incdec) {
+        w->rep[close] = "";
+        w->rep[close + 1] = fgr_tok_is(u, close + 1, "++") ? ", 1, 1)"
+                                                           : ", -1, 1)";
+      } else {
+        bool neg = fgr_tok_is(u, close + 1, "-=");
+        w->rep[close] = "";
+        w->rep[close + 1] = neg ? ", -(" : ", ";
+        add_text(w, &w->close[end],
+                 what[1] == 's' ? ")" : neg ? "), 0)" : ", 0)", false);
+      }
       continue;
     }
     if (!t || t->elem == FG_BOOL ||

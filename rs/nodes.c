@@ -907,7 +907,8 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
   if (t >= 0) {
     fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: pointer global '%s' is used "
              "as fieldgraph does not: it reads p[i], *(p + i) and "
-             "(p + i)->m of the field bound to it, and writes p[i] = v",
+             "(p + i)->m of the field bound to it, and writes p[i] = v, "
+             "+=, -=, *=, ++ and --",
              fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
              pg->name);
     return false;

@@ -516,8 +516,9 @@ int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
 bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
                   int *plus, int *deref);
 /* Whether token i, naming pointer global g, is written as fieldgraph
- * writes one in a kernel: p[e] = v (an element of the field bound to it,
- * in memory order).  *close: the ']'. */
+ * writes one in a kernel: p[e] = v, p[e] += v, -= v, *= v, p[e]++,
+ * p[e]--, ++p[e] or --p[e] (an element of the field bound to it, in
+ * memory order).  *close: the ']'. */
 bool fgr_ptr_write(const fgr_unit *u, int i, int *close);
 /* The first mention of a pointer global by roots (n_roots, NULL entries
  * skipped) or what they call that fgr_ptr_read and fgr_ptr_write do not

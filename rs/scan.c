@@ -917,12 +917,19 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
 }
 
 bool fgr_ptr_write(const fgr_unit *u, int i, int *close) {
-  if (fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--") ||
-      fgr_tok_is(u, i - 1, "&") || fgr_tok_is(u, i - 1, ".") ||
+  if (fgr_tok_is(u, i - 1, "&") || fgr_tok_is(u, i - 1, ".") ||
       fgr_tok_is(u, i - 1, "->") || !fgr_tok_is(u, i + 1, "["))
     return false;
   int c = u->match[i + 1];
-  if (c < 0 || !fgr_tok_is(u, c + 1, "="))
+  if (c < 0)
+    return false;
+  bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+  static const char *const ops[] = {"=", "+=", "-=", "*=", "++", "--",
+                                    NULL};
+  bool op = false;
+  for (int k = 0; ops[k] && !op; k++)
+    op = fgr_tok_is(u, c + 1, ops[k]);
+  if (pre == op)
     return false;
   *close = c;
   return true;
@@ -1356,7 +1363,8 @@ static void note_unsupported(fgr_scan *s) {
     if (pt >= 0) {
       fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses pointer global '%s' as "
                      "fieldgraph does not (it reads p[i], *(p + i) and "
-                     "(p + i)->m, and writes p[i] = v)\n", fgr_tok_file(u, pt), u->toks[pt].line,
+                     "(p + i)->m, and writes p[i] = v, +=, -=, *=, ++ and "
+                     "--)\n", fgr_tok_file(u, pt), u->toks[pt].line,
                      u->toks[pt].col, what,
                      k < u->n_funcs ? u->funcs[k].name
                                     : u->reduces[k - u->n_funcs].name,

@@ -4,8 +4,9 @@
 // outside the allocation is skipped), a vector element type, and a later
 // kernel that reads what was written.  Each launch that writes makes a
 // copy of the bound field with the writes; the global is rebound to it.
-// A compound assignment through a pointer global, and a reduction that
-// writes through one, are refused at their lines.
+// Compound assignments (+=, -=, *=, ++, --) through a pointer global; a
+// division through one, and a reduction that writes through one, are
+// refused at their lines.
 #pragma version(1)
 #pragma rs java_package_name(com.example.scatter)
 
@@ -35,11 +36,23 @@ int RS_KERNEL readOut(uint32_t x) {
 }
 
 void RS_KERNEL bump(int in, uint32_t x) {
-    output[x] += in;
+    output[x] /= in;
 }
 
 #pragma rs reduce(spill) accumulator(spillAcc)
 static void spillAcc(int *a, int v) {
     *a += v;
     output[0] = v;
+}
+
+// each x its own element: no two threads race
+int RS_KERNEL compound(int in, uint32_t x) {
+    int old = output[x]++;
+    ++output[x];
+    output[x] += in;
+    output[x] -= 3;
+    output[x] *= 2;
+    --output[x];
+    output[x + 100000] += 1;
+    return old + output[x]--;
 }
