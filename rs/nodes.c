@@ -611,20 +611,42 @@ static bool shadows(const fgr_func *f, const char *name) {
 }
 
 /* The buffered global that rsAtomic* at token i updates, rsAtomicInc(&g)
- * or rsAtomicInc(&g[i]...), or -1. */
-static int atomic_global(const fgr_unit *u, int i) {
+ * or with elements and members, &g[i].m[j]..., or -1; *type: the type of
+ * what it updates (NULL when fieldgraph cannot tell). */
+static int atomic_global(const fgr_unit *u, int i, const fgr_type **type) {
   if (!fgr_tok_is(u, i + 1, "(") || !fgr_tok_is(u, i + 2, "&") ||
       u->toks[i + 3].kind != FGR_T_IDENT)
     return -1;
   int len;
   const char *p = fgr_tok_text(u, i + 3, &len);
-  for (int k = 0; k < u->n_globals; k++)
+  int g = -1;
+  for (int k = 0; k < u->n_globals && g < 0; k++)
     if (u->globals[k].buffered && (int)strlen(u->globals[k].name) == len &&
         !memcmp(u->globals[k].name, p, (size_t)len))
-      return fgr_tok_is(u, i + 4, "[") || fgr_tok_is(u, i + 4, ",") ||
-                     fgr_tok_is(u, i + 4, ")")
-                 ? k : -1;
-  return -1;
+      g = k;
+  if (g < 0)
+    return -1;
+  const fgr_type *t = u->globals[g].type;
+  int j = i + 4;
+  while (t) {
+    if (fgr_tok_is(u, j, "[") && u->match[j] > j) {
+      t = t->kind == FGR_ARRAY ? t->of : NULL;
+      j = u->match[j] + 1;
+    } else if (fgr_tok_is(u, j, ".") && u->toks[j + 1].kind == FGR_T_IDENT) {
+      const fgr_type *m = NULL;
+      for (int k = 0; t->kind == FGR_STRUCT && k < t->n_members && !m; k++)
+        if (fgr_tok_is(u, j + 1, t->members[k].name))
+          m = t->members[k].type;
+      t = m;
+      j += 2;
+    } else {
+      break;
+    }
+  }
+  if (!fgr_tok_is(u, j, ",") && !fgr_tok_is(u, j, ")"))
+    return -1;
+  *type = t;
+  return g;
 }
 
 /* The first token where functions fns (and what they call) write a
@@ -648,19 +670,17 @@ static int globals_write(launch *l, const fgr_func *const *fns, int n,
       int len;
       const char *p = fgr_tok_text(u, i, &len);
       int g;
+      const fgr_type *e = NULL;
       if (u->toks[i].kind != FGR_T_IDENT || len <= 8 ||
-          memcmp(p, "rsAtomic", 8) || (g = atomic_global(u, i)) < 0)
+          memcmp(p, "rsAtomic", 8) || (g = atomic_global(u, i, &e)) < 0)
         continue;
-      const fgr_type *e = u->globals[g].type;
-      while (e->kind == FGR_ARRAY)
-        e = e->of;
-      if (e->kind != FGR_NUM || e->width != 1 ||
+      if (!e || e->kind != FGR_NUM || e->width != 1 ||
           (e->elem != FG_I32 && e->elem != FG_U32)) {
-        fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s updates global '%s' "
-                 "of type %s (expected int or uint elements)",
+        fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s updates %s of "
+                 "global '%s' (expected an int or a uint)",
                  fgr_tok_file(u, i), u->toks[i].line, u->toks[i].col,
-                 l->what, len, p, u->globals[g].name,
-                 fgr_type_str(u->globals[g].type));
+                 l->what, len, p, e ? fgr_type_str(e) : "a part",
+                 u->globals[g].name);
         t = -2;
         break;
       }
@@ -727,6 +747,7 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
          i++) {
       int len;
       const char *p = fgr_tok_text(u, i, &len);
+      const fgr_type *at_type;
       bool atomic = u->toks[i].kind == FGR_T_IDENT && len > 8 &&
                     !memcmp(p, "rsAtomic", 8) && fgr_tok_is(u, i + 1, "(");
       /* p[e] = v through a pointer global bound like an allocation */
@@ -739,7 +760,7 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
           pw = k;
       if (pw < 0 && (u->toks[i].kind != FGR_T_IDENT ||
                      (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))) ||
-                     (atomic && atomic_global(u, i) >= 0)))
+                     (atomic && atomic_global(u, i, &at_type) >= 0)))
         continue;     /* an atomic on a global: globals_write */
       /* the allocation: set's first argument; an atomic's address,
        * (volatile int32_t *)rsGetElementAt(global, ...) */

@@ -65,7 +65,7 @@ static const int32_t *call_for(fg_rs_script *s, inbox *b, const char *fn,
  * same graph
  * (readBin); a second run adds to what the first left, as a second
  * launch on Android does; every other atomic on int and uint scalars and
- * array elements. */
+ * array elements, and atomics on members of a global struct. */
 START_TEST(test_rs_globals_atomic_histogram) {
   enum { W = 37, H = 23, N = W * H };
   fg_rs_script *s = load("histo.rs");
@@ -173,6 +173,22 @@ START_TEST(test_rs_globals_atomic_histogram) {
     ck_assert_msg(some, "slot %d: %d is no claim of a pixel reaching it", k,
                   slots[k]);
   }
+  /* members of a global struct */
+  g = fg_graph_new("struct");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_ptr_nonnull(fg_rs_map(g, s, "countStruct", 1, &img, NULL));
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){px}, 0, NULL),
+                   FG_OK);
+  fg_program_free(p);
+  fg_graph_free(g);
+  int32_t sb[4] = {0};
+  for (int i = 0; i < N; i++)
+    sb[px[4 * i + 1] & 3] += 2;
+  d = call_for(s, &box, "reportStruct", 4, 5);
+  ck_assert_int_eq(d[0], N);
+  for (int k = 0; k < 4; k++)
+    ck_assert_int_eq(d[1 + k], sb[k]);
   tu_context_free(ctx);
   free(px);
   fg_rs_script_free(s);
@@ -245,6 +261,32 @@ START_TEST(test_rs_globals_kernels_write_globals) {
     ck_assert_int_eq(after[i], d[1]);
   }
   fg_program_free(p);
+  fg_graph_free(g);
+  /* the check launched by an invokable run as a graph (rsForEach) */
+  g = fg_graph_new("invoke");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *res = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "runCheck", 1, &in, 1, &res) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "o", res);
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){bad}, 1,
+                                  (void *[]){o}), FG_OK);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(o[i], bad[i] + 1);
+  d = call_for(s, &box, "verify", 1, 4);
+  ck_assert_int_eq(d[0], 1);
+  fg_program_free(p);
+  fg_graph_free(g);
+  /* a global the invokable assigns after such a launch: refused at it */
+  g = fg_graph_new("invoke2");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_int_eq(fg_rs_invoke(g, s, "runThenSet", 1, &in, 1, &res),
+                   FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "flag.rs:54:5:") &&
+                strstr(fg_graph_errmsg(g), "assigns global 'count' after a "
+                       "launch that writes the script's globals"), "%s",
+                fg_graph_errmsg(g));
   fg_graph_free(g);
   tu_context_free(ctx);
   fg_rs_script_free(s);

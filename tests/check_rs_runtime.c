@@ -815,8 +815,8 @@ START_TEST(test_rs_histogram_with_atomics) {
   img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
   ck_assert(fg_rs_map(g, s, "countFloat", 1, &img, NULL) == NULL);
   ck_assert_msg(strstr(fg_graph_errmsg(g), "atomic_hist.rs:39:5:") &&
-                strstr(fg_graph_errmsg(g), "rsAtomicInc updates global "
-                       "'ftally' of type float[4] (expected int or uint"),
+                strstr(fg_graph_errmsg(g), "rsAtomicInc updates float of "
+                       "global 'ftally' (expected an int or a uint)"),
                 "%s", fg_graph_errmsg(g));
   fg_graph_free(g);
   /* a histogram bound to floats is refused, naming the field's type */

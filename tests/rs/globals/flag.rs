@@ -42,3 +42,14 @@ void verify(void) {
     rsSendToClient(1, d, sizeof(d));
     failed = false;
 }
+
+// the check launched from an invokable run as a graph
+void runCheck(rs_allocation in, rs_allocation out) {
+    rsForEach(check, in, out);
+}
+
+// a global assigned after a launch that writes globals: refused
+void runThenSet(rs_allocation in, rs_allocation out) {
+    rsForEach(check, in, out);
+    count = 0;
+}

@@ -1,9 +1,9 @@
 // The histogram idiom as apps write it: rsAtomicInc on an element of a
 // script's global array, read back by an invokable and by a later kernel;
-// every other rsAtomic* on int and uint scalars and array elements.  The
-// threads of a launch share its globals; what the launch leaves is what
-// invokables and later launches read (the host reads it as Android's
-// apps do, through rsSendToClient from an invokable).
+// every other rsAtomic* on int and uint scalars, array elements and struct
+// members.  The threads of a launch share its globals; what the launch
+// leaves is what invokables and later launches read (the host reads it as
+// Android's apps do, through rsSendToClient from an invokable).
 #pragma version(1)
 #pragma rs java_package_name(com.example.globals)
 
@@ -75,4 +75,19 @@ void report(void) {
 void clear(void) {
     for (int i = 0; i < 256; i++)
         histo[i] = 0;
+}
+
+// atomics on members of a global struct
+typedef struct Counts { int n; uint bins[4]; } Counts_t;
+Counts_t counts;
+
+void RS_KERNEL countStruct(uchar4 in) {
+    rsAtomicInc(&counts.n);
+    rsAtomicAdd(&counts.bins[in.g & 3], 2u);
+}
+
+void reportStruct(void) {
+    int d[5] = {counts.n, (int)counts.bins[0], (int)counts.bins[1],
+                (int)counts.bins[2], (int)counts.bins[3]};
+    rsSendToClient(4, d, sizeof(d));
 }
