@@ -1326,10 +1326,12 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return NULL;
   if (gt >= 0 && wg >= 0)
     return fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: kernel '%s' writes global "
-                    "'%s' and sets elements of rs_allocation '%s'; "
-                    "fieldgraph runs kernels that write one of the two",
-                    fgr_tok_file(u, gt), u->toks[gt].line, u->toks[gt].col,
-                    l.what, kernel, u->globals[gg].name, u->globals[wg].name);
+                    "'%s' and %s '%s'; fieldgraph runs kernels that write "
+                    "one of the two", fgr_tok_file(u, gt), u->toks[gt].line,
+                    u->toks[gt].col, l.what, kernel, u->globals[gg].name,
+                    u->globals[wg].pointee ? "writes through pointer global"
+                                           : "sets elements of rs_allocation",
+                    u->globals[wg].name);
   bool is_void = f->ret->kind == FGR_VOID && !f->ret_ptr;
   fgk_type rt = fgk_t(FG_U8, 1);
   /* a void kernel that sets nothing (Android's tests launch such kernels

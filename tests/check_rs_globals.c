@@ -407,6 +407,14 @@ START_TEST(test_rs_globals_pointer_globals_written) {
                        "'output' from a reduction"), "%s",
                 fg_graph_errmsg(g));
   fg_graph_free(g);
+  g = fg_graph_new("bad3");
+  fi = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "both", 1, &fi, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "scatter.rs:62:5: fg_rs_map "
+                       "'scatter.both': kernel 'both' writes global 'width' "
+                       "and writes through pointer global 'output'"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
   fg_rs_script_free(s);
 }
 END_TEST

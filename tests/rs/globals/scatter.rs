@@ -56,3 +56,9 @@ int RS_KERNEL compound(int in, uint32_t x) {
     output[x + 100000] += 1;
     return old + output[x]--;
 }
+
+// writes a global and through a pointer global: refused at its line
+void RS_KERNEL both(int in, uint32_t x) {
+    width = in;
+    output[x] = in;
+}
