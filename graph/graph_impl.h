@@ -50,6 +50,10 @@ struct fg_field {
   fg__node *producer;
   int port;               /* which output of the producer */
   fg_graph *graph;
+  fg__live *sink;         /* when set (the graph holds it), the field's
+                             value at the end of each successful run is
+                             copied into sink->bytes: what a script's
+                             launch left in its globals */
 };
 
 struct fg__node {

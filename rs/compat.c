@@ -152,15 +152,36 @@ const char *const fgr_runtime_names[] = {
   "  return min + (float)(fgk_rs_next(s) >> 8) * (1.f / 16777216.f) *\n" \
   "         (max - min); }\n"
 
+#define FGR_PTR_OP(NAME, OP) \
+  "  FGK_RS_F T fgk_rs_" #NAME "_##T(rs_allocation a, long i, T v, " \
+  "int post) {\\\n" \
+  "    long n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
+  "(a.z > 0 ? a.z : 1);\\\n" \
+  "    if (i < 0 || i >= n) return v;\\\n" \
+  "    T o = fgk_rs_ld_##T(a, i), r = o " #OP " v;\\\n" \
+  "    fgk_rs_st_##T(a, i, r);\\\n" \
+  "    return post ? o : r; }\\\n"
+
 /* p[i] of a pointer global bound like an allocation (emit_hooks.c
  * rewrites p[i], *(p + i) and (p + i)->m as fgk_rs_ptr_T(p, i)): element
  * i of the bound field in memory order, i clamped to the field, as
- * rsGetElementAt clamps its coordinates.  Ends a FGK_RS_GET* macro. */
+ * rsGetElementAt clamps its coordinates; and p[i] = v in a kernel
+ * (fgk_rs_pst_T(p, i, v), the assignment's value), p[i] += v, -= v, *= v,
+ * ++ and -- (fgk_rs_padd_T and fgk_rs_pmul_T(p, i, v, post): the new
+ * value, or with post the old), which skip an i outside the field as
+ * rsSetElementAt_<type> skips a point outside.  Ends a FGK_RS_GET*
+ * macro. */
 #define FGR_PTR_READ \
   "  FGK_RS_F T fgk_rs_ptr_##T(rs_allocation a, long i) {\\\n" \
   "    long n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
   "(a.z > 0 ? a.z : 1);\\\n" \
-  "    return fgk_rs_ld_##T(a, i < 0 ? 0 : i >= n ? n - 1 : i); }\n"
+  "    return fgk_rs_ld_##T(a, i < 0 ? 0 : i >= n ? n - 1 : i); }\\\n" \
+  "  FGK_RS_F T fgk_rs_pst_##T(rs_allocation a, long i, T v) {\\\n" \
+  "    long n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
+  "(a.z > 0 ? a.z : 1);\\\n" \
+  "    fgk_rs_st_##T(a, i < n ? i : -1, v);\\\n" \
+  "    return v; }\\\n" \
+  FGR_PTR_OP(padd, +) FGR_PTR_OP(pmul, *) "\n"
 
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"
@@ -550,6 +571,9 @@ const char fgr_compat_c[] =
   "#define rsGetElementAt_char rsGetElementAt_schar\n"
   "#define rsSetElementAt_char rsSetElementAt_schar\n"
   "#define fgk_rs_ptr_char fgk_rs_ptr_schar\n"
+  "#define fgk_rs_pst_char fgk_rs_pst_schar\n"
+  "#define fgk_rs_padd_char fgk_rs_padd_schar\n"
+  "#define fgk_rs_pmul_char fgk_rs_pmul_schar\n"
   "FGK_RS_GETS(uchar, uchar) FGK_RS_GETS(short, short)\n"
   "FGK_RS_GETS(ushort, ushort) FGK_RS_GETS(int, int)\n"
   "FGK_RS_GETS(uint, uint) FGK_RS_GETS(long, long)\n"

@@ -14,7 +14,9 @@
  *    script's environment (its globals block and its bound allocations),
  *    and every call passes it on; a reference to a global becomes a member
  *    access through it (OpenCL devices such as PoCL have no program-scope
- *    variables, so globals travel as a kernel argument);
+ *    variables, so globals travel as a kernel argument; a kernel that
+ *    writes globals gets its launch's copy of the block, an output that
+ *    every thread shares);
  *  - a name OpenCL C reserves (kernel, global, read_only, image2d_t...)
  *    or generated code uses (fgk_) becomes fgk_rs_id_<name>, in both
  *    dialects;
@@ -22,6 +24,9 @@
  *    fgk_rs_cv_<type> (RenderScript's implicit vector conversions), and
  *    T *p = rsGetElementAt(a, ...) becomes a const pointer into the
  *    bound field;
+ *  - reads and writes through a pointer global (p[e], p[e] = v, +=, ++)
+ *    become calls on the field bound to it (fgk_rs_ptr_T, fgk_rs_pst_T,
+ *    fgk_rs_padd_T, fgk_rs_pmul_T);
  *  - RS_KERNEL and __attribute__((kernel)) disappear, .r .g .b .a become
  *    .x .y .z .w, and a vector literal (float4){ v } of one value splats
  *    it (what the reference's greyscale kernel means; OpenCL C rejects it
@@ -840,18 +845,23 @@ static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
 /* Writes the read at token i that fgr_ptr_read matched (open, close,
  * plus, deref) as fgk_rs_ptr_T(base, offset e): base replaces token i
  * (NULL keeps it), and offset, when not NULL, is added to the index. */
-static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
-                     int plus, int deref, const char *base,
-                     const char *offset) {
+/* "fgk_rs_<what>_T(" for element type t. */
+static const char *elem_fn(rw *w, const char *what, const fgr_type *t) {
   static const char *const cname[FG_ELEM_COUNT_] = {
     [FG_I8] = "char", [FG_U8] = "uchar", [FG_I16] = "short",
     [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
     [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
     [FG_F64] = "double"};
-  const char *fn = t->width > 1
-      ? fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s%d(", cname[t->elem],
-                         t->width)
-      : fgu_arena_printf(&w->scratch, "fgk_rs_ptr_%s(", cname[t->elem]);
+  return t->width > 1
+      ? fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s%d(", what,
+                         cname[t->elem], t->width)
+      : fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s(", what, cname[t->elem]);
+}
+
+static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
+                     int plus, int deref, const char *base,
+                     const char *offset) {
+  const char *fn = elem_fn(w, "ptr", t);
   const char *sep = offset ? fgu_arena_printf(&w->scratch, ", %s + (", offset)
                            : ", ";
   if (base)
@@ -882,6 +892,38 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
                  !fgr_tok_is(u, i - 1, "->");
     if (input)
       t = f->params[f->legacy_in].type;
+    if (!input && t && t->elem != FG_BOOL && fgr_ptr_write(u, i, &close)) {
+      /* the launch's copy of the field bound to p (nodes.c):
+       * p[e] = v as fgk_rs_pst_T(p, e, v), p[e] += v as
+       * fgk_rs_padd_T(p, e, v, 0) (-= v: -(v); *=: pmul), p[e]++ as
+       * fgk_rs_padd_T(p, e, 1, 1) and ++p[e] as (..., 1, 0) */
+      int end = -1;
+      bool incdec = fgr_tok_is(u, close + 1, "++") ||
+                    fgr_tok_is(u, close + 1, "--");
+      bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+      if (!incdec && !pre &&
+          (end = fwd_assignment(u, close + 2, f->tok1)) <= close + 2)
+        continue;
+      const char *what = fgr_tok_is(u, close + 1, "=") ? "pst"
+                         : fgr_tok_is(u, close + 1, "*=") ? "pmul" : "padd";
+      add_text(w, &w->open[i], elem_fn(w, what, t), false);
+      w->rep[i + 1] = ", ";
+      if (pre) {
+        w->rep[close] = fgr_tok_is(u, i - 1, "++") ? ", 1, 0)" : ", -1, 0)";
+        w->rep[i - 1] = "";
+      } else if (incdec) {
+        w->rep[close] = "";
+        w->rep[close + 1] = fgr_tok_is(u, close + 1, "++") ? ", 1, 1)"
+                                                           : ", -1, 1)";
+      } else {
+        bool neg = fgr_tok_is(u, close + 1, "-=");
+        w->rep[close] = "";
+        w->rep[close + 1] = neg ? ", -(" : ", ";
+        add_text(w, &w->close[end],
+                 what[1] == 's' ? ")" : neg ? "), 0)" : ", 0)", false);
+      }
+      continue;
+    }
     if (!t || t->elem == FG_BOOL ||
         !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
       continue;
@@ -1458,9 +1500,10 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   }
   put(&w, w.bol ? "" : "\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  char fgk_pad;\n} %sG;\n", u->mangle);
-  /* host code (invokables) writes the globals; kernels only read them */
-  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%s%sG *fgk_g;\n",
-                 gq(tw), is_host(tw) ? "" : "const ", u->mangle);
+  /* host code (invokables) writes the globals, and so do kernels whose
+   * launch passes its copy of the block (fgr_call.writes_globals) */
+  fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%sG *fgk_g;\n",
+                 gq(tw), u->mangle);
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].alloc_index >= 0)
       fgu_buf_printf(fgk_writer_helpers(tw), "  rs_allocation %s;\n",
@@ -1565,7 +1608,7 @@ static void env_args(const fgr_unit *u, fgu_buf *h) {
 }
 
 static void env_setup(fgk_writer *tw, const fgr_unit *u, fgu_buf *h) {
-  fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%sconst %sG *)"
+  fgu_buf_printf(h, "  %senv fgk_envv;\n  fgk_envv.fgk_g = (%s%sG *)"
                  "fgk_gb;\n  fgk_envv.fgk_stop = fgk_stop;\n"
                  "  uint fgk_rseedv = 0u;\n  fgk_envv.fgk_rseed = &fgk_rseedv;\n"
                  "  (void)fgk_rseedv;\n", u->mangle, gq(tw), u->mangle);
@@ -1905,7 +1948,10 @@ static void port_args(fgk_writer *tw, const fg_expr *x) {
     int p = x->u.foreign.port[k];
     if (k)
       fgk_writer_put(tw, ", ");
-    if (k && k - 1 == c->written_alloc && o >= 0)
+    if (!k && c->writes_globals && o >= 0)
+      /* the launch's copy of the globals block, which its threads write */
+      fgk_writer_printf(tw, "(%sconst uchar *)out%d", gq(tw), o);
+    else if (k && k - 1 == c->written_alloc && o >= 0)
       /* the allocation the kernel sets elements of: its copy, an output
        * (written through the const pointer the environment holds) */
       alloc_arg(tw, true, o);

@@ -693,6 +693,13 @@ static bool global_statement(inv *in, int t, int semi, int k) {
     return false;
   if (!gl->buffered)
     return true;        /* no kernel reads it */
+  /* after a launch that writes globals, later launches read its copy,
+   * which this value, known now, cannot enter */
+  for (int i = 0; i < in->g->fields.n; i++)
+    if (((fg_field *)in->g->fields.item[i])->sink == &in->s->u->live)
+      return fail_at(in, FG_ENOTSUP, t, "assigns global %s after a launch "
+                     "that writes the script's globals; fieldgraph runs "
+                     "such assignments before those launches", text(in, t));
   unsigned char *dst = in->s->u->live.bytes + gl->offset;
   size_t size = fg_elem_size(ty->elem);
   if (ty->elem == FG_F32) {

@@ -575,8 +575,16 @@ static bool check_range(launch *l, const fg_rs_launch *opt) {
   return true;
 }
 
-/* The constant field of u's globals block in g (made on first use). */
+/* The field of u's globals block that g's next launch reads: the copy
+ * the last launch that wrote globals left (the field whose sink is u's
+ * globals), else the constant field of the script's values (made on
+ * first use). */
 static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
+  for (int i = g->fields.n - 1; i >= 0; i--) {
+    fg_field *f = g->fields.item[i];
+    if (f->sink == &u->live)
+      return f;
+  }
   for (int i = 0; i < g->nodes.n; i++) {
     fg__node *n = g->nodes.item[i];
     if (n->kind == FG_NODE_CONST && n->live == &u->live)
@@ -593,9 +601,128 @@ static fg_field *globals_field(fg_graph *g, fgr_unit *u) {
   return f;
 }
 
+/* Whether function f has a parameter called name (which hides a
+ * global of that name). */
+static bool shadows(const fgr_func *f, const char *name) {
+  for (int p = 0; p < f->n_params; p++)
+    if (f->params[p].name && !strcmp(f->params[p].name, name))
+      return true;
+  return false;
+}
+
+/* The buffered global that rsAtomic* at token i updates, rsAtomicInc(&g)
+ * or with elements and members, &g[i].m[j]..., or -1; *type: the type of
+ * what it updates (NULL when fieldgraph cannot tell). */
+static int atomic_global(const fgr_unit *u, int i, const fgr_type **type) {
+  if (!fgr_tok_is(u, i + 1, "(") || !fgr_tok_is(u, i + 2, "&") ||
+      u->toks[i + 3].kind != FGR_T_IDENT)
+    return -1;
+  int len;
+  const char *p = fgr_tok_text(u, i + 3, &len);
+  int g = -1;
+  for (int k = 0; k < u->n_globals && g < 0; k++)
+    if (u->globals[k].buffered && (int)strlen(u->globals[k].name) == len &&
+        !memcmp(u->globals[k].name, p, (size_t)len))
+      g = k;
+  if (g < 0)
+    return -1;
+  const fgr_type *t = u->globals[g].type;
+  int j = i + 4;
+  while (t) {
+    if (fgr_tok_is(u, j, "[") && u->match[j] > j) {
+      t = t->kind == FGR_ARRAY ? t->of : NULL;
+      j = u->match[j] + 1;
+    } else if (fgr_tok_is(u, j, ".") && u->toks[j + 1].kind == FGR_T_IDENT) {
+      const fgr_type *m = NULL;
+      for (int k = 0; t->kind == FGR_STRUCT && k < t->n_members && !m; k++)
+        if (fgr_tok_is(u, j + 1, t->members[k].name))
+          m = t->members[k].type;
+      t = m;
+      j += 2;
+    } else {
+      break;
+    }
+  }
+  if (!fgr_tok_is(u, j, ",") && !fgr_tok_is(u, j, ")"))
+    return -1;
+  *type = t;
+  return g;
+}
+
+/* The first token where functions fns (and what they call) write a
+ * global of the globals block: an assignment, ++ or -- of it or of an
+ * element or member (fgr_global_write), or an rsAtomic* on &g or &g[i]
+ * (an int or uint); its index into *gi.  -1 when none, -2 after an error
+ * (an atomic on a global of another type). */
+static int globals_write(launch *l, const fgr_func *const *fns, int n,
+                         int *gi) {
+  const fgr_unit *u = l->s->u;
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen) {
+    fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+    return -2;
+  }
+  fgr_reach(u, fns, n, seen);
+  int t = -1;
+  for (int f = 0; f < u->n_funcs && t == -1; f++)
+    for (int i = u->funcs[f].rparen + 1; seen[f] && i < u->funcs[f].tok1 &&
+                                         t == -1; i++) {
+      int len;
+      const char *p = fgr_tok_text(u, i, &len);
+      int g;
+      const fgr_type *e = NULL;
+      if (u->toks[i].kind != FGR_T_IDENT || len <= 8 ||
+          memcmp(p, "rsAtomic", 8) || (g = atomic_global(u, i, &e)) < 0)
+        continue;
+      if (!e || e->kind != FGR_NUM || e->width != 1 ||
+          (e->elem != FG_I32 && e->elem != FG_U32)) {
+        fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s updates %s of "
+                 "global '%s' (expected an int or a uint)",
+                 fgr_tok_file(u, i), u->toks[i].line, u->toks[i].col,
+                 l->what, len, p, e ? fgr_type_str(e) : "a part",
+                 u->globals[g].name);
+        t = -2;
+        break;
+      }
+      *gi = g;
+      t = i;
+    }
+  free(seen);
+  if (t != -1)
+    return t;
+  int g = -1;
+  t = fgr_global_write(u, fns, n, &g);
+  if (t >= 0 && !u->globals[g].buffered)
+    return -1;          /* a const global: the compiler names the write */
+  if (t >= 0)
+    *gi = g;
+  return t;
+}
+
+/* Refuses functions fns that write a global where a launch keeps no
+ * copy of the globals (a reduction, an invokable run as one thread). */
+static bool no_globals_write(launch *l, const fgr_func *const *fns, int n,
+                             const char *where) {
+  int g = -1;
+  int t = globals_write(l, fns, n, &g);
+  if (t == -2)
+    return false;
+  if (t < 0)
+    return true;
+  const fgr_unit *u = l->s->u;
+  fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: writes global '%s' from %s, "
+           "which fieldgraph does not run (a mapping kernel may: its launch "
+           "leaves what it writes in the script's globals)",
+           fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
+           u->globals[g].name, where);
+  return false;
+}
+
 /* The rs_allocation global that functions fns write with
- * rsSetElementAt_<type>(global, value, x[, y[, z]]): its index in
- * globals, -1 when they write none, -2 after an error.  Such a write sets
+ * rsSetElementAt_<type>(global, value, x[, y[, z]]), an rsAtomic* on
+ * (volatile int32_t *)rsGetElementAt(global, ...) or p[e] = v through a
+ * pointer global p: its index in globals, -1 when they write none, -2
+ * after an error.  Such a write sets
  * points of the thread's choosing (a non-local write): the launch makes a
  * new field, a copy of the one the global is bound to with the kernel's
  * writes (threads writing one point race, as in RenderScript), and
@@ -620,15 +747,25 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
          i++) {
       int len;
       const char *p = fgr_tok_text(u, i, &len);
+      const fgr_type *at_type;
       bool atomic = u->toks[i].kind == FGR_T_IDENT && len > 8 &&
                     !memcmp(p, "rsAtomic", 8) && fgr_tok_is(u, i + 1, "(");
-      if (u->toks[i].kind != FGR_T_IDENT ||
-          (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))))
-        continue;
+      /* p[e] = v through a pointer global bound like an allocation */
+      int pw = -1, pclose;
+      for (int k = 0; k < u->n_globals && pw < 0 &&
+                      u->toks[i].kind == FGR_T_IDENT; k++)
+        if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
+            !shadows(&u->funcs[f], u->globals[k].name) &&
+            fgr_ptr_write(u, i, &pclose))
+          pw = k;
+      if (pw < 0 && (u->toks[i].kind != FGR_T_IDENT ||
+                     (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))) ||
+                     (atomic && atomic_global(u, i, &at_type) >= 0)))
+        continue;     /* an atomic on a global: globals_write */
       /* the allocation: set's first argument; an atomic's address,
        * (volatile int32_t *)rsGetElementAt(global, ...) */
       int at = i + 2;
-      if (atomic) {
+      if (atomic && pw < 0) {
         int j = i + 2, first = -1;
         bool is_uint;
         while (j <= i + 7 && !fgr_atomic_get(u, j, &first, &is_uint))
@@ -647,12 +784,13 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
       }
       int alen = 0;
       const char *ap = fgr_tok_text(u, at, &alen);
-      int g = fgr_tok_is(u, at - 1, "(") && fgr_tok_is(u, at + 1, ",") &&
-                      u->toks[at].kind == FGR_T_IDENT
+      int g = pw >= 0 ? pw
+              : fgr_tok_is(u, at - 1, "(") && fgr_tok_is(u, at + 1, ",") &&
+                        u->toks[at].kind == FGR_T_IDENT
                   ? -1 : -3;
       /* an rs_allocation parameter of an invokable run as one thread:
        * slot 1000 + its index */
-      int pp = g == -1 && l->pf && f == (int)(l->pf - u->funcs)
+      int pp = pw < 0 && g == -1 && l->pf && f == (int)(l->pf - u->funcs)
                    ? param_alloc(l, ap, alen)
                                                : -1;
       if (pp >= 0)
@@ -728,6 +866,32 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
  * cannot keep what they write (a reduction's functions). */
 static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
   const fgr_unit *u = l->s->u;
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen) {
+    fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
+    return false;
+  }
+  fgr_reach(u, fns, n, seen);
+  int pt = -1, pg = -1, pc;
+  for (int f = 0; f < u->n_funcs && pt < 0; f++)
+    for (int i = u->funcs[f].rparen + 1; seen[f] && i < u->funcs[f].tok1 &&
+                                         pt < 0; i++)
+      for (int k = 0; k < u->n_globals && pt < 0; k++)
+        if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
+            !shadows(&u->funcs[f], u->globals[k].name) &&
+            fgr_ptr_write(u, i, &pc)) {
+          pt = i;
+          pg = k;
+        }
+  free(seen);
+  if (pt >= 0) {
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: writes through pointer "
+             "global '%s' from a reduction, which fieldgraph does not run "
+             "(a mapping kernel may: its launch makes the written copy)",
+             fgr_tok_file(u, pt), u->toks[pt].line, u->toks[pt].col, l->what,
+             u->globals[pg].name);
+    return false;
+  }
   for (int k = 0; k < n; k++) {
     int t = fns[k] ? fgr_func_mention(u, fns[k], "rsSetElementAt", true)
                    : -1;
@@ -764,7 +928,8 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
   if (t >= 0) {
     fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: pointer global '%s' is used "
              "as fieldgraph does not: it reads p[i], *(p + i) and "
-             "(p + i)->m of the field bound to it, and writes none",
+             "(p + i)->m of the field bound to it, and writes p[i] = v, "
+             "+=, -=, *=, ++ and --",
              fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
              pg->name);
     return false;
@@ -1044,6 +1209,7 @@ static fgr_call *new_call(launch *l, fgr_call_kind kind) {
   c->u = l->s->u;
   c->written_alloc = -1;
   c->written_param = -1;
+  c->writes_globals = false;
   memcpy(c->range, l->range, sizeof c->range);
   c->ranged = l->ranged;
   return c;
@@ -1151,12 +1317,27 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   int wg = written_global(&l, &f, 1, &wparam);
   if (wg == -2)
     return NULL;
+  /* a kernel that writes script globals updates the launch's copy of the
+   * globals block, which every thread shares (atomics are atomic, plain
+   * writes race: some thread's last write is what is left) */
+  int gg = -1;
+  int gt = globals_write(&l, &f, 1, &gg);
+  if (gt == -2)
+    return NULL;
+  if (gt >= 0 && wg >= 0)
+    return fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: kernel '%s' writes global "
+                    "'%s' and %s '%s'; fieldgraph runs kernels that write "
+                    "one of the two", fgr_tok_file(u, gt), u->toks[gt].line,
+                    u->toks[gt].col, l.what, kernel, u->globals[gg].name,
+                    u->globals[wg].pointee ? "writes through pointer global"
+                                           : "sets elements of rs_allocation",
+                    u->globals[wg].name);
   bool is_void = f->ret->kind == FGR_VOID && !f->ret_ptr;
   fgk_type rt = fgk_t(FG_U8, 1);
   /* a void kernel that sets nothing (Android's tests launch such kernels
    * to check types) runs over the launch's points; its value is a u8
    * field of zeros of that shape, which nothing needs to read */
-  bool value_out = !is_void || wg < 0;
+  bool value_out = !is_void || (wg < 0 && gt < 0);
   if (!is_void && (f->ret_ptr || !fgr_type_carrier(f->ret, &rt)))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
                     "runs mapping kernels that return a scalar or vector "
@@ -1198,18 +1379,23 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   /* the written allocation: an output that starts as its bound field;
    * the kernel reaches it through that output, not as an input */
   int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
-  fg_field *written = wa >= 0 ? env[1 + wa] : NULL;
+  fg_field *written = wa >= 0 ? env[1 + wa] : gt >= 0 ? env[0] : NULL;
   if (wa >= 0 && !written)
     return fg__fail(g, FG_EINVAL, "%s: the kernel sets elements of "
                     "rs_allocation '%s', which is not bound "
                     "(fg_rs_bind_allocation)", l.what, u->globals[wg].name);
+  if (gt >= 0 && !written)
+    return NULL;
   if (wa >= 0)
     env[1 + wa] = NULL;
+  if (gt >= 0)
+    env[0] = NULL;
   fgr_call *c = new_call(&l, FGR_CALL_MAP);
   if (!c)
     return NULL;
   c->fn = f;
   c->written_alloc = wa;
+  c->writes_globals = gt >= 0;
   fg_type types[2];
   int n_out = 0, aout = -1;
   if (value_out)
@@ -1268,8 +1454,17 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   r = with_fp(r, u);
   if (!r || !written)
     return r;
-  /* later launches read (and fg_rs_allocation_field returns) the copy */
   fg_field *copy = r->producer->out[aout];
+  if (gt >= 0) {
+    /* later launches read the copy, and each run leaves it in the
+     * script's globals (the graph holds u->live: launch_begin) */
+    for (int i = 0; i < g->fields.n; i++)
+      if (((fg_field *)g->fields.item[i])->sink == &u->live)
+        ((fg_field *)g->fields.item[i])->sink = NULL;
+    copy->sink = &u->live;
+    return is_void ? copy : r;
+  }
+  /* later launches read (and fg_rs_allocation_field returns) the copy */
   if (fg_rs_bind_allocation(s, u->globals[wg].name, copy) != FG_OK)
     return fg__fail(g, FG_EINVAL, "%s: %s", l.what, s->errmsg);
   return is_void ? copy : r;
@@ -1317,7 +1512,8 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
     return g->status;
   int wparam;
   int wg = written_global(&l, &f, 1, &wparam);
-  if (wg == -2)
+  if (wg == -2 || !no_globals_write(&l, &f, 1, "an invokable run as one "
+                                    "thread"))
     return g->status;
   fg_field *env[1 + 64 + FGK_MAX_INPUTS] = {0};
   if (u->n_allocs > 64) {
@@ -1440,6 +1636,7 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
                     l.what);
   const fgr_func *fns[4] = {r->init, r->accum, r->comb, r->outc};
   if (!no_set_element(&l, fns, 4) || !no_unsupported(&l, fns, 4) ||
+      !no_globals_write(&l, fns, 4, "a reduction") ||
       !env_fields(&l, fns, 4, env) || !get_element_types(&l, fns, 4))
     return NULL;
   /* the accumulate pass: one "thread" per input coordinate, launched over

@@ -349,6 +349,9 @@ typedef struct fgr_call {
   int written_alloc;            /* MAP, INVOKE: the rs_allocation global
                                    (binding slot) the kernel sets elements
                                    of, through the call's out_port, or -1 */
+  bool writes_globals;          /* MAP: the kernel writes script globals,
+                                   through out_port: the launch's copy of
+                                   the globals block */
   int written_param;            /* INVOKE: the parameter it sets elements
                                    of, through out_port, or -1; its
                                    rs_allocation parameters are the ports
@@ -512,8 +515,14 @@ int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
  * (-1 for p[e]); *deref the '*' of *(p + e) or the '->' (-1 for p[e]). */
 bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
                   int *plus, int *deref);
+/* Whether token i, naming pointer global g, is written as fieldgraph
+ * writes one in a kernel: p[e] = v, p[e] += v, -= v, *= v, p[e]++,
+ * p[e]--, ++p[e] or --p[e] (an element of the field bound to it, in
+ * memory order).  *close: the ']'. */
+bool fgr_ptr_write(const fgr_unit *u, int i, int *close);
 /* The first mention of a pointer global by roots (n_roots, NULL entries
- * skipped) or what they call that fgr_ptr_read does not take: its token,
+ * skipped) or what they call that fgr_ptr_read and fgr_ptr_write do not
+ * take: its token,
  * the global in *g; -1 when none. */
 int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                     int n_roots, const fgr_global **g);

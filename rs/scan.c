@@ -916,6 +916,25 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
   return true;
 }
 
+bool fgr_ptr_write(const fgr_unit *u, int i, int *close) {
+  if (fgr_tok_is(u, i - 1, "&") || fgr_tok_is(u, i - 1, ".") ||
+      fgr_tok_is(u, i - 1, "->") || !fgr_tok_is(u, i + 1, "["))
+    return false;
+  int c = u->match[i + 1];
+  if (c < 0)
+    return false;
+  bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+  static const char *const ops[] = {"=", "+=", "-=", "*=", "++", "--",
+                                    NULL};
+  bool op = false;
+  for (int k = 0; ops[k] && !op; k++)
+    op = fgr_tok_is(u, c + 1, ops[k]);
+  if (pre == op)
+    return false;
+  *close = c;
+  return true;
+}
+
 int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                     int n_roots, const fgr_global **g) {
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
@@ -941,7 +960,8 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                   !strcmp(u->funcs[f].params[p].name, u->globals[k].name);
         if (param)
           break;
-        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d)) {
+        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d) &&
+            !fgr_ptr_write(u, i, &c)) {
           found = i;
           *g = &u->globals[k];
         }
@@ -1283,15 +1303,12 @@ int fgr_global_write(const fgr_unit *u, const fgr_func *const *roots,
  *   - half (API 24's 16-bit float) has no type on either backend here,
  *     rather than failing to compile or computing in float where Android
  *     rounds to half;
- *   - kernels read globals (each launch a snapshot): one that writes a
- *     global (a counter, a table);
  *   - a kernel that returns void keeps only what it sets through
  *     rsSetElementAt_<type> or rsAtomic*: one that sets nothing. */
 static void refuse_kernel_body(fgr_scan *s, fgr_func *f) {
   fgr_unit *u = s->u;
-  const fgr_func *root[1] = {f};
   static const char *const halves[] = {"half", "half2", "half3", "half4"};
-  int t = -1, g = -1;
+  int t = -1;
   for (int h = 0; h < 4 && t < 0; h++)
     t = fgr_func_mention(u, f, halves[h], false);
   if (t >= 0) {
@@ -1301,13 +1318,8 @@ static void refuse_kernel_body(fgr_scan *s, fgr_func *f) {
            "not support (16-bit floats; use float)", f->name, len, p);
     return;
   }
-  if ((t = fgr_global_write(u, root, 1, &g)) >= 0) {
-    refuse(s, f, t, "kernel '%s' writes global '%s'; kernels read globals: "
-           "set it from an invokable (fg_rs_call), or have the kernel write "
-           "an rs_allocation with rsSetElementAt_<type> or rsAtomic*",
-           f->name, u->globals[g].name);
-    return;
-  }
+  /* a kernel that writes globals writes its launch's copy of them
+   * (nodes.c) */
   /* a void kernel that sets nothing runs as Android runs it, to no
    * visible effect (fg_rs_map) */
 }
@@ -1351,7 +1363,8 @@ static void note_unsupported(fgr_scan *s) {
     if (pt >= 0) {
       fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses pointer global '%s' as "
                      "fieldgraph does not (it reads p[i], *(p + i) and "
-                     "(p + i)->m)\n", fgr_tok_file(u, pt), u->toks[pt].line,
+                     "(p + i)->m, and writes p[i] = v, +=, -=, *=, ++ and "
+                     "--)\n", fgr_tok_file(u, pt), u->toks[pt].line,
                      u->toks[pt].col, what,
                      k < u->n_funcs ? u->funcs[k].name
                                     : u->reduces[k - u->n_funcs].name,

@@ -194,7 +194,7 @@ static fg_status add_task(fg__rtask *t, int *n, fg__rtask_kind kind, int index,
 
 fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
-  int cap = p->n_fields + p->n_in + 4 * v->n_k + p->n_out + 1;
+  int cap = 2 * p->n_fields + p->n_in + 4 * v->n_k + p->n_out + 1;
   int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
   int *deps = malloc(((size_t)p->n_fields + 257) * sizeof *deps);
   bool *used = calloc((size_t)p->n_fields + 1, sizeof *used);
@@ -213,6 +213,8 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   }
   for (int i = 0; i < p->n_out; i++)
     used[p->out_field[i]] = true;
+  for (int f = 0; f < p->n_fields; f++)
+    used[f] |= p->f[f].sink != NULL;
   /* kernels write the caller's memory where the backend aliases it */
   for (int i = 0; st == FG_OK && i < p->n_out; i++) {
     int f = p->out_field[i];
@@ -255,6 +257,12 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
     if (!v->direct[i]) {
       int d = producer[p->out_field[i]];
       st = add_task(v->task, &v->n_task, RT_DOWNLOAD, i, &d, 1);
+    }
+  /* what a run leaves in a script's globals: the main variant's */
+  for (int f = 0; st == FG_OK && f < p->n_fields; f++)
+    if (p->f[f].sink && v == &p->main && v->materialized[f]) {
+      int d = producer[f];
+      st = add_task(v->task, &v->n_task, RT_SINK, f, &d, 1);
     }
   free(producer);
   free(deps);
@@ -386,7 +394,12 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
     return fg__ctx_fail(ctx, FG_ESTATE, "fg_compile: operator '%s' of graph "
                         "'%s' is still open (call fg_op_end)",
                         g->open_op_name, g->name);
-  if (g->outputs.n == 0)
+  /* a graph whose only results are what its launches leave in a
+   * script's globals (fg_field.sink) has those */
+  bool sinks = false;
+  for (int i = 0; i < g->fields.n && !sinks; i++)
+    sinks = ((fg_field *)g->fields.item[i])->sink != NULL;
+  if (g->outputs.n == 0 && !sinks)
     return fg__ctx_fail(ctx, FG_EINVAL, "fg_compile: graph '%s' has no "
                         "outputs (mark results with fg_output)", g->name);
   if (opt && opt->precision != FG_PRECISION_FULL &&
@@ -444,6 +457,16 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
     if (!(p->out_name[i] = strdup(o->name))) {
       st = fg__ctx_fail(ctx, FG_ENOMEM, "fg_compile: out of memory");
       goto done;
+    }
+  }
+  /* fields whose value a run leaves in a script's globals are live as
+   * outputs are */
+  for (int i = 0; i < p->n_fields; i++) {
+    fg_field *f = g->fields.item[i];
+    if (f->sink && f->producer->kind == FG_NODE_OP) {
+      live[i] = true;
+      p->f[i].sink = f->sink;
+      fg__live_ref(f->sink);
     }
   }
   /* Nodes are in topological order: walk back from the outputs to find

@@ -40,6 +40,7 @@ void fg_program_free(fg_program *p) {
   for (int i = 0; p->f && i < p->n_fields; i++) {
     fg__be_buffer_free(be, p->f[i].const_buf);
     fg__live_unref(p->f[i].live);
+    fg__live_unref(p->f[i].sink);
     free(p->f[i].name);
     free(p->f[i].label);
   }

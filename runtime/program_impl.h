@@ -20,6 +20,8 @@ typedef struct fg__pfield {
   fg__buffer *const_buf;    /* PF_CONST */
   fg__live *live;           /* PF_CONST whose value is taken when each run
                                starts (a script's globals) */
+  fg__live *sink;           /* a field whose value each successful run
+                               leaves in sink->bytes (fg_field.sink) */
 } fg__pfield;
 
 typedef struct fg__pkernel {
@@ -58,7 +60,9 @@ typedef enum fg__rtask_kind {
   RT_PARTIALS,      /* reduction kernel `index`'s partials to the host */
   RT_COMBINE,       /* ... combined in order on the host */
   RT_RESULT,        /* ... and the result into its field's buffer */
-  RT_DOWNLOAD       /* graph output `index` into the caller's memory */
+  RT_DOWNLOAD,      /* graph output `index` into the caller's memory */
+  RT_SINK           /* sink field `index` into the run's copy, which the
+                       run's end leaves in the field's sink */
 } fg__rtask_kind;
 
 typedef struct fg__rtask {

@@ -61,6 +61,9 @@ struct fg_run {
   unsigned char **globals;  /* per field: live constants as the run was
                                started (RenderScript: a set applies to the
                                launches after it) */
+  unsigned char **sunk;     /* per field: a sink field's value at the run's
+                               end, left in its sink when the run ends
+                               well (fg_field.sink) */
   int n_var;
   int n_out, n_fields;
   vrun vr[2];
@@ -283,7 +286,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   ts->node.inline_done = false;
   fg_status st = FG_OK;
   const fg__pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD ||
-                             t->kind == RT_GLOBALS
+                             t->kind == RT_GLOBALS || t->kind == RT_SINK
                          ? NULL : &vr->v->k[t->index];
   size_t pb = 0, rb = 0;
   if (k && fg__reduce_on_host(k))
@@ -339,6 +342,12 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     st = fg__be_upload_async(be, vr->view[k->field[k->n_in + k->reduce.port]],
                              vr->bs->host[t->index] + pb, rb, &a);
     break;
+  case RT_SINK: {
+    int f = t->index;
+    st = fg__be_download_async(be, vr->view[f], r->sunk[f],
+                               fg_type_bytes(p->f[f].type), &a);
+    break;
+  }
   case RT_DOWNLOAD: {
     int f = p->out_field[t->index];
     st = fg__be_download_async(be, vr->view[f], vr->out[t->index],
@@ -434,6 +443,9 @@ static void run_destroy(fg_run *r) {
   for (int i = 0; r->globals && i < r->n_fields; i++)
     free(r->globals[i]);
   free(r->globals);
+  for (int i = 0; r->sunk && i < r->n_fields; i++)
+    free(r->sunk[i]);
+  free(r->sunk);
   free(r->in);
   free(r->out);
   fg_context *ctx = r->ctx;
@@ -467,6 +479,14 @@ static void finish(fg_run *r) {
              p->n_out ? p->out_name[0] : "?");
   if (r->status == FG_OK && r->n_var == 2)
     compare_outputs(r);
+  /* what the run's launches left in a script's globals; in field order,
+   * so the last launch's copy is the one left */
+  for (int f = 0; r->status == FG_OK && r->sunk && f < r->n_fields; f++)
+    if (r->sunk[f] && p->f[f].sink) {
+      size_t bytes = fg_type_bytes(p->f[f].type);
+      memcpy(p->f[f].sink->bytes, r->sunk[f],
+             p->f[f].sink->size < bytes ? p->f[f].sink->size : bytes);
+    }
   for (int var = 0; var < r->n_var; var++)
     vrun_release(r, &r->vr[var]);
   close_deadline(r);
@@ -713,6 +733,14 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
     }
     memcpy(r->globals[f], pf->live->bytes,
            pf->live->size < bytes ? pf->live->size : bytes);
+  }
+  for (int f = 0; st == FG_OK && f < p->n_fields; f++) {
+    if (!p->f[f].sink || !p->main.materialized[f])
+      continue;
+    if ((!r->sunk &&
+         !(r->sunk = calloc((size_t)p->n_fields, sizeof *r->sunk))) ||
+        !(r->sunk[f] = malloc(fg_type_bytes(p->f[f].type) + 1)))
+      st = FG_ENOMEM;
   }
   if (st == FG_OK)
     st = vrun_alloc(r, 0, &p->main, r->out);

@@ -15,6 +15,7 @@ failed=""
 for suite in check_dsl check_run check_examples check_reduce check_builtins \
     check_fuse check_async check_rs check_math check_ops_pointwise \
     check_ops_intrinsics check_badinput check_rs_runtime check_rs_lang \
+    check_rs_globals \
     check_ops_nonlocal check_ops_nl_intrinsics check_reduce_loc check_build \
     check_deadline check_ops_table; do
   echo "== $suite on OpenCL"

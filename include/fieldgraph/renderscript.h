@@ -222,8 +222,17 @@ typedef struct fg_rs_launch {
  * kernel's writes (points outside it are skipped; threads writing one
  * point race, as on Android).  The global is rebound to that copy, which
  * later launches read and fg_rs_allocation_field returns; a kernel that
- * returns void returns the copy here.  Such a launch is a fusion
- * boundary: it runs as a kernel of its own. */
+ * returns void returns the copy here.  So does a pointer global bound to
+ * a field (int *p) that the kernel writes, p[e] = v (or +=, -=, *=, ++,
+ * --), at element e in memory order.  A kernel that writes script
+ * globals (rsAtomic* on &g or &g[i] of int or uint, or plain writes)
+ * writes its launch's copy of them, which every thread shares (plain
+ * writes race: some thread's last write is left); later launches in g
+ * read it, and a run that ends well leaves it in the script's globals,
+ * which invokables and later runs read (fg_rs_get keeps the host's
+ * values); a kernel that returns void returns that copy (the globals
+ * block, as bytes).  Such a launch is a fusion boundary: it runs as a
+ * kernel of its own. */
 fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
                     int n_in, fg_field *const *in, const fg_rs_launch *opt);
 

@@ -2,7 +2,9 @@
 // per-green-level maximum of red with rsAtomicMax, and a plain kernel
 // beside them.  Each atomic launch makes a copy of the allocation's field
 // with the updates (a fusion boundary); the global is rebound to it.  An
-// atomic on a script's global array is refused at its line.
+// atomic on a script's global array updates the launch's copy of the
+// globals, which a later kernel reads; one on a float global is refused
+// at its line.
 #pragma version(1)
 #pragma rs java_package_name(com.example.hist)
 
@@ -25,4 +27,14 @@ uchar RS_KERNEL luma(uchar4 in) {
 
 void RS_KERNEL countGlobal(uchar4 in) {
     rsAtomicInc(&tally[in.r]);
+}
+
+int RS_KERNEL readTally(uint32_t x) {
+    return tally[x];
+}
+
+float ftally[4];
+
+void RS_KERNEL countFloat(uchar4 in) {
+    rsAtomicInc(&ftally[in.r & 3]);
 }

@@ -1,0 +1,431 @@
+/* tests/check_rs_globals.c - script globals that every thread of a launch
+ * shares, on the backend $FG_TEST_BACKEND names (tests/opencl-suites.sh
+ * runs it again on OpenCL): atomics on elements of a script's global
+ * arrays and on scalar globals, kernels that write globals, and pointer
+ * globals written from kernels.  What a launch leaves in the globals is
+ * what invokables and later launches read (the tests read it as apps do,
+ * through an invokable's rsSendToClient).  Each script in
+ * tests/rs/globals/ runs unmodified and is checked against plain C
+ * loops. */
+#ifndef FG_RS_DIR
+#define FG_RS_DIR "tests/rs"
+#endif
+#include "testutil.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+static fg_rs_script *load(const char *file) {
+  char path[1024], err[1024];
+  snprintf(path, sizeof path, "%s/globals/%s", FG_RS_DIR, file);
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
+  ck_assert_msg(st == FG_OK, "%s", err);
+  return s;
+}
+
+/* A w x h RGBA image of varied pixels. */
+static uint8_t *pattern(int w, int h) {
+  uint8_t *p = malloc((size_t)w * h * 4);
+  uint32_t x = 2024;
+  for (int i = 0; i < w * h * 4; i++) {
+    x = x * 1103515245u + 12345u;
+    p[i] = (uint8_t)(x >> 16);
+  }
+  return p;
+}
+
+/* What invokables send with rsSendToClient: the last message of each id
+ * (up to 8 ids of 32 ints). */
+typedef struct inbox {
+  int32_t msg[8][32];
+  size_t size[8];
+} inbox;
+
+static void on_message(void *user, int id, const void *data, size_t size) {
+  inbox *b = user;
+  if (id >= 0 && id < 8 && size <= sizeof b->msg[id]) {
+    memcpy(b->msg[id], data, size);
+    b->size[id] = size;
+  }
+}
+
+/* Calls invokable fn of s, which sends message id of n ints; returns it. */
+static const int32_t *call_for(fg_rs_script *s, inbox *b, const char *fn,
+                               int id, int n) {
+  b->size[id] = 0;
+  ck_assert_msg(fg_rs_call(s, fn) == FG_OK, "%s", fg_rs_script_errmsg(s));
+  ck_assert_uint_eq(b->size[id], (size_t)n * sizeof(int32_t));
+  return b->msg[id];
+}
+
+/* histo.rs: rsAtomicInc(&histo[l]) on a static global array, read back
+ * by an invokable (fetch, which sends it) and by a later kernel of the
+ * same graph
+ * (readBin); a second run adds to what the first left, as a second
+ * launch on Android does; every other atomic on int and uint scalars and
+ * array elements, and atomics on members of a global struct. */
+START_TEST(test_rs_globals_atomic_histogram) {
+  enum { W = 37, H = 23, N = W * H };
+  fg_rs_script *s = load("histo.rs");
+  inbox box;
+  fg_rs_set_message_handler(s, on_message, &box);
+  uint8_t *px = pattern(W, H);
+  int32_t want[256] = {0};
+  for (int i = 0; i < N; i++) {
+    const uint8_t *p = px + 4 * i;
+    want[(p[0] * 77 + p[1] * 151 + p[2] * 28) >> 8]++;
+  }
+  fg_graph *g = fg_graph_new("histo");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_ptr_nonnull(fg_rs_map(g, s, "count", 1, &img, NULL));
+  fg_rs_launch lo = {.shape = fg_shape1(256)};
+  fg_output(g, "bins", fg_rs_map(g, s, "readBin", 0, NULL, &lo));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  int32_t bins[256];
+  for (int run = 1; run <= 2; run++) {
+    ck_assert_msg(fg_program_run(p, 1, (const void *[]){px}, 1,
+                                 (void *[]){bins}) == FG_OK,
+                  "%s", fg_context_errmsg(ctx));
+    int64_t sum = 0;
+    for (int i = 0; i < 256; i++) {
+      ck_assert_msg(bins[i] == run * want[i], "run %d bin %d: %d, want %d",
+                    run, i, bins[i], run * want[i]);
+      sum += (int64_t)run * want[i] * (i + 1);
+    }
+    const int32_t *d = call_for(s, &box, "fetch", 1, 2);
+    ck_assert_int_eq(d[0], (int32_t)sum);
+    ck_assert_int_eq(d[1], run * want[128]);
+  }
+  /* an invokable that clears the histogram: the next run starts there */
+  ck_assert_int_eq(fg_rs_call(s, "clear"), FG_OK);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){px}, 1,
+                                  (void *[]){bins}), FG_OK);
+  for (int i = 0; i < 256; i++)
+    ck_assert_int_eq(bins[i], want[i]);
+  fg_program_free(p);
+  fg_graph_free(g);
+
+  /* the other atomics, once */
+  int32_t total = 0, subbed = 0, down = 0, lo_v = 1000000, hi_v = -1000000;
+  uint32_t bor = 0, band = 0xffffffffu, bxor = 0, ulo = 0xffffffffu, uhi = 0;
+  uint32_t ubins[8] = {0};
+  bool hit[16] = {false};
+  for (int i = 0; i < N; i++) {
+    const uint8_t *q = px + 4 * i;
+    uint32_t x = (uint32_t)(i % W);
+    total += q[0];
+    subbed -= q[1];
+    down--;
+    bor |= (uint32_t)q[2] << (x % 24);
+    band &= ~(1u << (q[0] % 32));
+    bxor ^= (uint32_t)q[1] * 2654435761u;
+    int d = (int)q[0] - (int)q[2];
+    lo_v = d < lo_v ? d : lo_v;
+    hi_v = d > hi_v ? d : hi_v;
+    ulo = q[1] + 7u < ulo ? q[1] + 7u : ulo;
+    uhi = q[2] * 3u > uhi ? q[2] * 3u : uhi;
+    hit[q[0] & 15] = true;
+    ubins[q[3] & 7]++;
+  }
+  g = fg_graph_new("others");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_ptr_nonnull(fg_rs_map(g, s, "others", 1, &img, NULL));
+  /* no output: what the launch leaves in the globals is the result */
+  p = tu_compile(ctx, g);
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){px}, 0, NULL) == FG_OK,
+                "%s", fg_context_errmsg(ctx));
+  fg_program_free(p);
+  fg_graph_free(g);
+  const int32_t *d = call_for(s, &box, "report", 2, 18);
+  ck_assert_int_eq(d[0], total);
+  ck_assert_int_eq(d[1], subbed);
+  ck_assert_int_eq(d[2], down);
+  ck_assert_uint_eq((uint32_t)d[3], bor);
+  ck_assert_uint_eq((uint32_t)d[4], band);
+  ck_assert_uint_eq((uint32_t)d[5], bxor);
+  ck_assert_int_eq(d[6], lo_v);
+  ck_assert_int_eq(d[7], hi_v);
+  ck_assert_uint_eq((uint32_t)d[8], ulo);
+  ck_assert_uint_eq((uint32_t)d[9], uhi);
+  for (int k = 0; k < 8; k++)
+    ck_assert_uint_eq((uint32_t)d[10 + k], ubins[k]);
+  /* fg_rs_get keeps the host's value, as Android's reflected getters do */
+  int32_t host_total = -1;
+  ck_assert_int_eq(fg_rs_get(s, "total", &host_total, sizeof host_total),
+                   FG_OK);
+  ck_assert_int_eq(host_total, 0);
+  /* rsAtomicCas: the first thread to reach an empty slot claims it with
+   * 1 + its x, and only slots some pixel reaches are claimed */
+  const int32_t *slots = box.msg[3];
+  ck_assert_uint_eq(box.size[3], 16 * sizeof(int32_t));
+  for (int k = 0; k < 16; k++) {
+    if (!hit[k]) {
+      ck_assert_int_eq(slots[k], 0);
+      continue;
+    }
+    bool some = false;
+    for (int i = 0; i < N && !some; i++)
+      some = (px[4 * i] & 15) == k && slots[k] == 1 + i % W;
+    ck_assert_msg(some, "slot %d: %d is no claim of a pixel reaching it", k,
+                  slots[k]);
+  }
+  /* members of a global struct */
+  g = fg_graph_new("struct");
+  img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  ck_assert_ptr_nonnull(fg_rs_map(g, s, "countStruct", 1, &img, NULL));
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){px}, 0, NULL),
+                   FG_OK);
+  fg_program_free(p);
+  fg_graph_free(g);
+  int32_t sb[4] = {0};
+  for (int i = 0; i < N; i++)
+    sb[px[4 * i + 1] & 3] += 2;
+  d = call_for(s, &box, "reportStruct", 4, 5);
+  ck_assert_int_eq(d[0], N);
+  for (int k = 0; k < 4; k++)
+    ck_assert_int_eq(d[1 + k], sb[k]);
+  tu_context_free(ctx);
+  free(px);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* flag.rs: a test kernel that sets a static bool flag (through a helper)
+ * where a check fails, read by an invokable; a non-atomic counter, only
+ * tested for nonzero, the point where it was last counted (some thread's
+ * write) and a member of a global struct.  A launch before the writing
+ * one reads the globals as they were, one after reads what it left. */
+START_TEST(test_rs_globals_kernels_write_globals) {
+  enum { N = 300 };
+  fg_rs_script *s = load("flag.rs");
+  inbox box;
+  fg_rs_set_message_handler(s, on_message, &box);
+  int32_t good[N], bad[N], o[N], before[N], after[N];
+  for (int i = 0; i < N; i++) {
+    good[i] = 2 * i;
+    bad[i] = i == 77 ? 5 : 2 * i;
+  }
+  fg_graph *g = fg_graph_new("flag");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "o", fg_rs_map(g, s, "check", 1, &in, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){good}, 1,
+                                  (void *[]){o}), FG_OK);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(o[i], good[i] + 1);
+  const int32_t *d = call_for(s, &box, "verify", 1, 4);
+  ck_assert_int_eq(d[0], 0);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){bad}, 1,
+                                  (void *[]){o}), FG_OK);
+  d = call_for(s, &box, "verify", 1, 4);
+  ck_assert_int_eq(d[0], 1);
+  /* verify() cleared the flag: a good run leaves it clear */
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){good}, 1,
+                                  (void *[]){o}), FG_OK);
+  d = call_for(s, &box, "verify", 1, 4);
+  ck_assert_int_eq(d[0], 0);
+  ck_assert_int_eq(d[1], 0);
+  ck_assert_int_eq(d[2], -1);
+  fg_program_free(p);
+  fg_graph_free(g);
+  /* the counter, between two readers */
+  g = fg_graph_new("count");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "before", fg_rs_map(g, s, "readCount", 1, &in, NULL));
+  ck_assert_ptr_nonnull(fg_rs_map(g, s, "mark", 1, &in, NULL));
+  fg_output(g, "after", fg_rs_map(g, s, "readCount", 1, &in, NULL));
+  p = tu_compile(ctx, g);
+  int32_t vals[N];
+  bool big = false;
+  for (int i = 0; i < N; i++) {
+    vals[i] = (i * 37) % 211;
+    big |= vals[i] > 100;
+  }
+  ck_assert(big);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){vals}, 2,
+                                  (void *[]){before, after}), FG_OK);
+  d = call_for(s, &box, "verify", 1, 4);
+  ck_assert_int_ne(d[1], 0);
+  ck_assert_msg(d[2] >= 0 && d[2] < N && vals[d[2]] > 100, "where %d",
+                d[2]);
+  ck_assert_int_eq(d[3], 1);
+  for (int i = 0; i < N; i++) {
+    ck_assert_int_eq(before[i], 0);
+    ck_assert_int_eq(after[i], d[1]);
+  }
+  fg_program_free(p);
+  fg_graph_free(g);
+  /* the check launched by an invokable run as a graph (rsForEach) */
+  g = fg_graph_new("invoke");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *res = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "runCheck", 1, &in, 1, &res) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "o", res);
+  p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){bad}, 1,
+                                  (void *[]){o}), FG_OK);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(o[i], bad[i] + 1);
+  d = call_for(s, &box, "verify", 1, 4);
+  ck_assert_int_eq(d[0], 1);
+  fg_program_free(p);
+  fg_graph_free(g);
+  /* a global the invokable assigns after such a launch: refused at it */
+  g = fg_graph_new("invoke2");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_int_eq(fg_rs_invoke(g, s, "runThenSet", 1, &in, 1, &res),
+                   FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "flag.rs:54:5:") &&
+                strstr(fg_graph_errmsg(g), "assigns global 'count' after a "
+                       "launch that writes the script's globals"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* scatter.rs: kernels that write through pointer globals bound to
+ * fields, at indices they compute: a transpose into a pointer global
+ * (the launch's copy of the bound field, which later launches read and
+ * fg_rs_allocation_field returns), a kernel that returns a value and
+ * writes (an index outside skipped), and a float4 pointee. */
+START_TEST(test_rs_globals_pointer_globals_written) {
+  enum { W = 7, H = 5, N = W * H };
+  fg_rs_script *s = load("scatter.rs");
+  int32_t height = H, width = W;
+  ck_assert_int_eq(fg_rs_set(s, "height", &height, sizeof height), FG_OK);
+  ck_assert_int_eq(fg_rs_set(s, "width", &width, sizeof width), FG_OK);
+  int32_t in[N], base[N], t[N], read[N], row[W], mv[W], mo[N];
+  for (int i = 0; i < N; i++) {
+    in[i] = i * i - 40;
+    base[i] = -1 - i;
+  }
+  fg_graph *g = fg_graph_new("scatter");
+  fg_field *fi = fg_input(g, "in", fg_type_image(FG_I32, H, W, 1));
+  fg_field *fb = fg_input(g, "base", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "output", fb), FG_OK);
+  fg_field *tr = fg_rs_map(g, s, "transpose", 1, &fi, NULL);
+  ck_assert_msg(tr, "%s", fg_graph_errmsg(g));
+  ck_assert_ptr_eq(fg_rs_allocation_field(s, "output"), tr);
+  fg_output(g, "t", tr);
+  fg_rs_launch ln = {.shape = fg_shape1(N)};
+  fg_output(g, "read", fg_rs_map(g, s, "readOut", 0, NULL, &ln));
+  /* the first row through mirror, writing a copy of the transpose */
+  fg_field *fr = fg_input(g, "row", fg_type_scalar(FG_I32, fg_shape1(W)));
+  fg_output(g, "mv", fg_rs_map(g, s, "mirror", 1, &fr, NULL));
+  fg_output(g, "mo", fg_rs_allocation_field(s, "output"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  for (int x = 0; x < W; x++)
+    row[x] = 100 + x;
+  tu_run(g, 3, (const void *[]){in, base, row}, 4,
+         (void *[]){t, read, mv, mo});
+  fg_graph_free(g);
+  int32_t want[N];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      want[x * H + y] = in[y * W + x] * 3;
+  for (int i = 0; i < N; i++) {
+    ck_assert_msg(t[i] == want[i], "t[%d] = %d, want %d", i, t[i], want[i]);
+    ck_assert_int_eq(read[i], want[i] + 1);
+  }
+  for (int x = 0; x < W; x++) {
+    ck_assert_int_eq(mv[x], (row[x] + 1) * 2);
+    want[W - 1 - x] = row[x] + 1;
+  }
+  for (int i = 0; i < N; i++)
+    ck_assert_msg(mo[i] == want[i], "mo[%d] = %d, want %d", i, mo[i],
+                  want[i]);
+  /* compound assignments through the pointer global, over a fresh copy */
+  int32_t cin[W], cb[W], cv[W], co[W];
+  for (int x = 0; x < W; x++) {
+    cin[x] = 7 * x - 11;
+    cb[x] = 100 - x * x;
+  }
+  g = fg_graph_new("compound");
+  fg_field *fcin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(W)));
+  fg_field *fcb = fg_input(g, "b", fg_type_scalar(FG_I32, fg_shape1(W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "output", fcb), FG_OK);
+  fg_output(g, "v", fg_rs_map(g, s, "compound", 1, &fcin, NULL));
+  fg_output(g, "o", fg_rs_allocation_field(s, "output"));
+  tu_run(g, 2, (const void *[]){cin, cb}, 2, (void *[]){cv, co});
+  fg_graph_free(g);
+  for (int x = 0; x < W; x++) {
+    int32_t e = cb[x], old = e++;
+    ++e;
+    e += cin[x];
+    e -= 3;
+    e *= 2;
+    --e;
+    int32_t v = old + e--;
+    ck_assert_int_eq(cv[x], v);
+    ck_assert_int_eq(co[x], e);
+  }
+  /* a float4 pointee */
+  enum { M = 9 };
+  float f[M], c0[4 * M], c[4 * M];
+  for (int i = 0; i < M; i++)
+    f[i] = 0.5f * (float)i - 1.f;
+  for (int i = 0; i < 4 * M; i++)
+    c0[i] = 42.f;
+  g = fg_graph_new("paint");
+  fg_field *ff = fg_input(g, "f", fg_type_scalar(FG_F32, fg_shape1(M)));
+  fg_field *fc = fg_input(g, "c0", fg_type_vector(FG_F32, fg_shape1(M), 4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "colours", fc), FG_OK);
+  fg_output(g, "c", fg_rs_map(g, s, "paint", 1, &ff, NULL));
+  tu_run(g, 2, (const void *[]){f, c0}, 1, (void *[]){c});
+  fg_graph_free(g);
+  for (int i = 0; i < M; i++) {
+    ck_assert(c[4 * i] == f[i] && c[4 * i + 1] == f[i] * 2.f &&
+              c[4 * i + 2] == 0.f && c[4 * i + 3] == 1.f);
+  }
+  /* what fieldgraph does not run: refused at the line, named at load */
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "scatter.rs:39:5: kernel 'bump' uses pointer "
+                       "global 'output'") && !strstr(w, "'transpose'"),
+                "%s", w);
+  g = fg_graph_new("bad");
+  fi = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "bump", 1, &fi, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "scatter.rs:39:5: fg_rs_map "
+                       "'scatter.bump': pointer global 'output' is used as "
+                       "fieldgraph does not"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("bad2");
+  fi = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_ptr_null(fg_rs_reduce(g, s, "spill", 1, &fi, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "scatter.rs:45:5: fg_rs_reduce "
+                       "'scatter.spill': writes through pointer global "
+                       "'output' from a reduction"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("bad3");
+  fi = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "both", 1, &fi, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "scatter.rs:62:5: fg_rs_map "
+                       "'scatter.both': kernel 'both' writes global 'width' "
+                       "and writes through pointer global 'output'"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("rs_globals");
+  TCase *tc = tcase_create("globals");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_rs_globals_atomic_histogram);
+  tcase_add_test(tc, test_rs_globals_kernels_write_globals);
+  tcase_add_test(tc, test_rs_globals_pointer_globals_written);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
