@@ -355,11 +355,15 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
                                                        : ot;
       fgk_type tb = b->type.width == 1 && ot.width > 1 ? fgk_t(ot.elem, 1)
                                                        : ot;
+      bool vcmp = opc >= FGK_EQ && opc <= FGK_GE && x->type.width > 1 &&
+                  e->d->vcompare_open && e->d->vcompare_open(e, x->type);
       fgk_put(e, "(");
       fgk_ex_as_type(e, a, ta);
       fgk_putf(e, " %s ", binop_text[opc]);
       fgk_ex_as_type(e, b, tb);
       fgk_put(e, ")");
+      if (vcmp)
+        e->d->vcompare_close(e, x->type);
     }
     break;
   }

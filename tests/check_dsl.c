@@ -1865,6 +1865,57 @@ START_TEST(test_dsl_map_infers_result_type) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): clang types the comparison of
+ * two uchar4 (or char4) vectors as a vector of plain char, which the C
+ * dialect's char4 (of signed char) is not, so select(a, b, a < b) on u8
+ * vectors did not compile on the CPU backend. */
+START_TEST(test_dsl_regression_select_on_8bit_vector_comparison) {
+  enum { N = 6 };
+  uint8_t a[N][4], b[N][4];
+  int8_t sa[N][4];
+  uint32_t lo[N], lt[N], smin[N];
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 4; k++) {
+      a[i][k] = (uint8_t)(40 * i + 70 * k);
+      b[i][k] = (uint8_t)(255 - 50 * i + 9 * k);
+      sa[i][k] = (int8_t)a[i][k];
+    }
+  fg_graph *g = fg_graph_new("cmp8");
+  fg_type t = fg_type_vector(FG_U8, fg_shape1(N), 4);
+  fg_type ts = fg_type_vector(FG_I8, fg_shape1(N), 4);
+  fg_type tu = fg_type_scalar(FG_U32, fg_shape1(N));
+  fg_field *fa = fg_input(g, "a", t), *fb = fg_input(g, "b", t);
+  fg_field *fs = fg_input(g, "s", ts);
+  fg_op *op = fg_op_begin(g, "lower", 3, (fg_type[]){tu, tu, tu});
+  fg_expr *x = fg_read_tensor(op, fa), *y = fg_read_tensor(op, fb);
+  fg_expr *s = fg_read_tensor(op, fs);
+  /* as_uint keeps each select a whole vector expression */
+  fg_write_tensor(op, 0, fg_as(fg_select(y, x, fg_lt(x, y)), FG_U32, 1));
+  fg_write_tensor(op, 1, fg_as(fg_lt(x, y), FG_U32, 1));
+  fg_write_tensor(op, 2, fg_as(fg_select(fg_neg(s), s, fg_lt(s, fg_neg(s))),
+                               FG_U32, 1));
+  fg_field *out = fg_op_end(op);
+  fg_output(g, "lo", out);
+  fg_output(g, "lt", fg_op_output(op, 1));
+  fg_output(g, "smin", fg_op_output(op, 2));
+  run_graph(g, 3, (const void *[]){a, b, sa}, 3, (void *[]){lo, lt, smin});
+  for (int i = 0; i < N; i++) {
+    uint8_t elo[4], elt[4], esmin[4];
+    for (int k = 0; k < 4; k++) {
+      int m = a[i][k] < b[i][k];
+      elo[k] = m ? a[i][k] : b[i][k];
+      elt[k] = m ? 0xff : 0;
+      int8_t v = sa[i][k], nv = (int8_t)-v;
+      esmin[k] = (uint8_t)(v < nv ? v : nv);
+    }
+    ck_assert_mem_eq(&lo[i], elo, 4);
+    ck_assert_mem_eq(&lt[i], elt, 4);
+    ck_assert_mem_eq(&smin[i], esmin, 4);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -1978,6 +2029,7 @@ static Suite *dsl_suite(void) {
   tc = tcase_create("map");
   tcase_set_timeout(tc, 120); /* compiles kernels */
   tcase_add_test(tc, test_dsl_map_infers_result_type);
+  tcase_add_test(tc, test_dsl_regression_select_on_8bit_vector_comparison);
   suite_add_tcase(s, tc);
   return s;
 }
