@@ -797,9 +797,10 @@ static int (*row_pred(const char *r))(gen *, fg_field *) {
   int (*ok)(gen *, fg_field *) = with_dims;
   if (!strcmp(r, "to_unit"))
     ok = unit_src;
-  else if (!strcmp(r, "to_u8") || !strcmp(r, "from_unit") ||
-           !strcmp(r, "srgb_decode") || !strcmp(r, "srgb_encode"))
+  else if (!strcmp(r, "to_u8") || !strcmp(r, "from_unit"))
     ok = fl_field;
+  else if (!strcmp(r, "srgb_decode") || !strcmp(r, "srgb_encode"))
+    ok = fl_rgb;
   else if (strstr(r, "lab") || strstr(r, "xyz") || strstr(r, "hsv") ||
            !strcmp(r, "colour_matrix"))
     ok = fl_rgb;
@@ -980,7 +981,7 @@ static void step_table(gen *G) {
     a.list[1] = m;
     a.num[2] = 1 + pick(G, 12);
     a.num[3] = 1 + pick(G, 12);
-    a.num[4] = pick(G, 3);
+    a.num[4] = pick(G, 2); /* nearest or bilinear */
     a.num[6] = small(G);
   } else if (!strcmp(r, "resize") || !strcmp(r, "rs_resize")) {
     a.num[1] = 1 + pick(G, 16);
@@ -1479,7 +1480,7 @@ static int build(gen *G, const size_t *skip_end, size_t *step_end,
       continue;
     }
     unsigned what = pick(G, 20);
-    if (what < 8)
+    if (what < 7)
       step_dsl(G, k);
     else if (what < 13)
       step_table(G);
