@@ -15,8 +15,9 @@
  * program also runs on OpenCL and is compared with the CPU within a
  * tolerance (see opencl_close).  A mismatch prints the generated graph as
  * text, the fusion report and the Graphviz drawing, the first differing
- * element, and aborts.  FG_DIFF_VERBOSE=1 prints each graph and why steps
- * were dropped.  Bounded: at most 6 steps, fields of at most 32 x 32
+ * element, and aborts.  FG_DIFF_VERBOSE=1 prints why steps were dropped
+ * and graphs not compiled, FG_DIFF_VERBOSE=2 each graph too; with
+ * FG_DIFF_DROPS=file the dropped steps are appended there.  Bounded: at most 6 steps, fields of at most 32 x 32
  * points, loops of at most 4 rounds, a run deadline; kernels are cached
  * under $FG_CACHE_DIR or $TMPDIR.  Built by scripts/fuzz; replayed by
  * tests/fuzz_replay_diff. */
@@ -144,6 +145,8 @@ static const fg_elem field_elems[] = {FG_U8, FG_I8, FG_U16, FG_I16, FG_I32,
 
 /* Adds a field to the pool under a short name; returns it. */
 static fg_field *add(gen *G, fg_field *f, const char *what) {
+  if (!f)
+    logf_(G, "  refused: %s\n", what);
   if (!f || G->npool >= MAXF)
     return f;
   char ts[FG_TYPE_STR_MAX];
@@ -1434,6 +1437,18 @@ static void dump(gen *G, fg_program *p, const char *why) {
   }
 }
 
+/* Appends a refused step and the graph up to it to the file
+ * $FG_DIFF_DROPS names, if any: what a campaign reviews for library
+ * operators refusing arguments they document as valid. */
+static void note_drop(gen *G, int k) {
+  const char *path = getenv("FG_DIFF_DROPS");
+  FILE *f = path && *path ? fopen(path, "a") : NULL;
+  if (!f)
+    return;
+  fprintf(f, "step %d dropped: %s\n%s\n", k, fg_graph_errmsg(G->g), G->log);
+  fclose(f);
+}
+
 /* Builds the graph; returns the index of the step that put it in error
  * (-1 when none; MAXSTEPS for the outputs). */
 static int build(gen *G, const size_t *skip_end, size_t *step_end,
@@ -1495,6 +1510,7 @@ static int build(gen *G, const size_t *skip_end, size_t *step_end,
       if (verbose)
         fprintf(stderr, "fuzz_diff: step %d dropped: %s\n", k,
                 fg_graph_errmsg(G->g));
+      note_drop(G, k);
       if (G->at == at) /* consumed nothing: skip it by one byte */
         step_end[k] = at + 1 <= size ? at + 1 : at;
       return k;
@@ -1538,7 +1554,8 @@ static fg_status run(fg_program *p, const void *const *ins, void **outs) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  verbose = getenv("FG_DIFF_VERBOSE") && *getenv("FG_DIFF_VERBOSE") == '1';
+  const char *v = getenv("FG_DIFF_VERBOSE");
+  verbose = v ? atoi(v) : 0;
   fg_context_options opt = {.backend = FG_BACKEND_CPU, .threads = 1,
                             .run_timeout_ms = 20000};
   char err[512];
@@ -1572,7 +1589,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free_gen(&G);
     return 0;
   }
-  if (verbose)
+  if (verbose > 1)
     fprintf(stderr, "fuzz_diff: graph:\n%s", G.log);
   /* inputs */
   void *in[MAXIN];
