@@ -340,7 +340,9 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
       fgk_putf(e, " %s (", binop_text[opc]);
       fgk_ex_as_type(e, b, b->type.width > 1 ? x->type
                                              : fgk_t(x->type.elem, 1));
-      fgk_putf(e, " & %d))", bits - 1);
+      /* the mask in the element type: OpenCL C refuses short4 & int */
+      fgk_putf(e, " & (%s)%d))",
+               e->d->type_name(fgk_t(x->type.elem, 1)), bits - 1);
     } else if ((opc == FGK_DIV || opc == FGK_MOD) && fgk_is_int(ot.elem)) {
       char name[64];
       divmod_helper(e, opc == FGK_MOD, ot, name, sizeof name);

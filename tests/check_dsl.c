@@ -1916,6 +1916,39 @@ START_TEST(test_dsl_regression_select_on_8bit_vector_comparison) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): a shift's count is masked to
+ * the bit width with "& 15", an int, which OpenCL C refuses beside a
+ * short4 ("scalar operand type has greater rank"): shifts of 8- and
+ * 16-bit vectors did not build on OpenCL. */
+START_TEST(test_dsl_regression_shift_of_short4) {
+  enum { N = 5 };
+  int16_t a[N][4], b[N][4], shr[N][4], shl[N][4];
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 4; k++) {
+      a[i][k] = (int16_t)(-3000 + 1234 * i - 777 * k);
+      b[i][k] = (int16_t)(7 * i + 5 * k - 9);  /* wraps at 16 */
+    }
+  fg_graph *g = fg_graph_new("shift");
+  fg_type t = fg_type_vector(FG_I16, fg_shape1(N), 4);
+  fg_field *fa = fg_input(g, "a", t), *fb = fg_input(g, "b", t);
+  fg_op *op = fg_op_begin(g, "shifts", 2, (fg_type[]){t, t});
+  fg_expr *x = fg_read_tensor(op, fa), *y = fg_read_tensor(op, fb);
+  fg_write_tensor(op, 0, fg_shr(x, y));
+  fg_write_tensor(op, 1, fg_shl(x, y));
+  fg_output(g, "shr", fg_op_end(op));
+  fg_output(g, "shl", fg_op_output(op, 1));
+  run_graph(g, 2, (const void *[]){a, b}, 2, (void *[]){shr, shl});
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 4; k++) {
+      int n = b[i][k] & 15;
+      ck_assert_int_eq(shr[i][k], (int16_t)(a[i][k] >> n));
+      ck_assert_int_eq(shl[i][k], (int16_t)(uint16_t)((uint32_t)(uint16_t)
+                                                      a[i][k] << n));
+    }
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -2030,6 +2063,7 @@ static Suite *dsl_suite(void) {
   tcase_set_timeout(tc, 120); /* compiles kernels */
   tcase_add_test(tc, test_dsl_map_infers_result_type);
   tcase_add_test(tc, test_dsl_regression_select_on_8bit_vector_comparison);
+  tcase_add_test(tc, test_dsl_regression_shift_of_short4);
   suite_add_tcase(s, tc);
   return s;
 }
