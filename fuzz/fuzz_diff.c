@@ -1557,7 +1557,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   const char *v = getenv("FG_DIFF_VERBOSE");
   verbose = v ? atoi(v) : 0;
   fg_context_options opt = {.backend = FG_BACKEND_CPU, .threads = 1,
-                            .run_timeout_ms = 20000};
+                            .run_timeout_ms = 60000};
   char err[512];
   if (fg_context_new(&opt, &cpu, err, sizeof err) != FG_OK) {
     fprintf(stderr, "fuzz_diff: %s\n", err);
@@ -1691,9 +1691,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         abort();
       }
     }
-  } else if (ocl && verbose) {
-    fprintf(stderr, "fuzz_diff: OpenCL did not compile: %s\n",
-            fg_context_errmsg(ocl));
+  } else if (ocl) {
+    char why[1200];
+    snprintf(why, sizeof why, "OpenCL did not compile: %s",
+             fg_context_errmsg(ocl));
+    if (strstr(why, "BUILD_PROGRAM_FAILURE")) {
+      dump(&G, NULL, why); /* the CPU built it: so must OpenCL */
+      abort();
+    }
+    if (verbose)
+      fprintf(stderr, "fuzz_diff: %s\n", why);
   }
   for (int o = 0; o < nout; o++) {
     free(of[o]);
