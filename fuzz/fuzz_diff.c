@@ -11,8 +11,8 @@
  * input compiles.  Each graph is compiled and run fused and unfused
  * (FG_FUSION_ON, FG_FUSION_OFF) on the CPU backend and every output
  * compared: DESIGN.md promises the same bits (integers exact, floats bit
- * for bit, any NaN equal to any NaN).  With FG_DIFF_OPENCL=1 the fused
- * program also runs on OpenCL and is compared with the CPU within a
+ * for bit, any NaN equal to any NaN).  With FG_DIFF_OPENCL=1 (=unfused)
+ * the fused (unfused) program also runs on OpenCL and is compared with the CPU within a
  * tolerance (see opencl_close).  A mismatch prints the generated graph as
  * text, the fusion report and the Graphviz drawing, the first differing
  * element, and aborts.  FG_DIFF_VERBOSE=1 prints why steps were dropped
@@ -1519,10 +1519,17 @@ static int build(gen *G, const size_t *skip_end, size_t *step_end,
   /* outputs: every field nothing read, and some that others read too
    * (consumed inside and outside a fusion group) */
   int nout = 0;
-  for (int i = G->npool - 1; i >= G->nin && nout < MAXOUT; i--) {
-    if (!G->used[i] || chance(G, 30)) {
+  /* FG_DIFF_ALL_OUTPUTS=1: every field an output (localizing a
+   * difference; it changes what fuses) */
+  const char *all = getenv("FG_DIFF_ALL_OUTPUTS");
+  int every = all && *all == '1';
+  for (int i = G->npool - 1; i >= G->nin && nout < (every ? MAXF : MAXOUT);
+       i--) {
+    if (every || !G->used[i] || chance(G, 30)) {
       char name[8];
       snprintf(name, sizeof name, "o%d", nout++);
+      if (every)
+        snprintf(name, sizeof name, "%s", G->name[i]);
       fg_output(G->g, name, G->pool[i]);
       logf_(G, "  output %s = %s\n", name, G->name[i]);
     }
@@ -1564,7 +1571,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     abort();
   }
   const char *o = getenv("FG_DIFF_OPENCL");
-  if (o && *o == '1') {
+  if (o && (*o == '1' || !strcmp(o, "unfused"))) {
     opt.backend = FG_BACKEND_OPENCL;
     if (fg_context_new(&opt, &ocl, err, sizeof err) != FG_OK)
       fprintf(stderr, "fuzz_diff: no OpenCL (%s): CPU only\n", err);
@@ -1628,7 +1635,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fprintf(stderr, "fuzz_diff: not compiled: %s\n", ferr);
     goto done;
   }
-  void *of[MAXOUT + 2] = {0}, *ou[MAXOUT + 2] = {0}, *oo[MAXOUT + 2] = {0};
+  void *of[MAXF + 2] = {0}, *ou[MAXF + 2] = {0}, *oo[MAXF + 2] = {0};
   int nout = fg_program_output_count(pf);
   fg_status rf = run(pf, (const void *const *)in, of);
   char rerr[1024];
@@ -1642,28 +1649,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     dump(&G, pf, why);
     abort();
   }
+  /* every differing output, each by its first differing element */
+  char why[4096] = "";
   for (int o = 0; o < nout; o++) {
     fg_type t = fg_program_output_type(pf, o);
     size_t n = fg_type_bytes(t) / fg_elem_size(t.elem);
     for (size_t i = 0; i < n; i++) {
       if (same(of[o], ou[o], t.elem, i))
         continue;
-      char a[64], b[64], why[512];
+      char a[64], b[64];
       elem_str(of[o], t.elem, i, a, sizeof a);
       elem_str(ou[o], t.elem, i, b, sizeof b);
       int per = fg_type_tensor_elements(t);
-      snprintf(why, sizeof why, "fused and unfused differ: output %s (%s), "
-               "point %zu element %d: fused %s, unfused %s",
+      size_t l = strlen(why);
+      snprintf(why + l, sizeof why - l, "\n  fused and unfused differ: "
+               "output %s (%s), point %zu element %d: fused %s, unfused %s",
                fg_program_output_name(pf, o), fg_elem_name(t.elem),
                i / (size_t)per, (int)(i % (size_t)per), a, b);
-      dump(&G, pf, why);
-      abort();
+      break;
     }
   }
-  if (ocl && fg_compile(ocl, G.g, &fused, &po) == FG_OK) {
+  if (why[0]) {
+    dump(&G, pf, why);
+    abort();
+  }
+  /* FG_DIFF_OPENCL=unfused: OpenCL without fusion (telling an OpenCL
+   * difference of fusion from one of the dialect) */
+  const char *oclmode = getenv("FG_DIFF_OPENCL");
+  int ocl_unfused = oclmode && !strcmp(oclmode, "unfused");
+  if (ocl && fg_compile(ocl, G.g, ocl_unfused ? &unfused : &fused, &po) ==
+                 FG_OK) {
     fg_status ro = run(po, (const void *const *)in, oo);
     if (ro != FG_OK) {
-      char why[1200];
       snprintf(why, sizeof why, "OpenCL run failed: %s",
                fg_context_errmsg(ocl));
       dump(&G, po, why);
@@ -1681,18 +1698,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       for (size_t i = 0; i < n; i++) {
         if (opencl_close(oo[o], of[o], t.elem, i, scale, G.floats))
           continue;
-        char a[64], b[64], why[512];
+        char a[64], b[64];
         elem_str(oo[o], t.elem, i, a, sizeof a);
         elem_str(of[o], t.elem, i, b, sizeof b);
-        snprintf(why, sizeof why, "OpenCL and CPU differ: output %s (%s), "
-                 "element %zu: OpenCL %s, CPU %s",
+        size_t l = strlen(why);
+        snprintf(why + l, sizeof why - l, "\n  OpenCL and CPU differ: output "
+                 "%s (%s), element %zu: OpenCL %s, CPU %s",
                  fg_program_output_name(pf, o), fg_elem_name(t.elem), i, a, b);
-        dump(&G, po, why);
-        abort();
+        break;
       }
     }
+    if (why[0]) {
+      dump(&G, po, why);
+      abort();
+    }
   } else if (ocl) {
-    char why[1200];
     snprintf(why, sizeof why, "OpenCL did not compile: %s",
              fg_context_errmsg(ocl));
     if (strstr(why, "BUILD_PROGRAM_FAILURE")) {
