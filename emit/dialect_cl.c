@@ -5,6 +5,7 @@
  * keeps work-items of a rounded-up global size idle. */
 #include "emit_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,10 +40,60 @@ static void cl_vconvert(fgk_emitter *e, const fg_expr *x, fgk_type t) {
   fgk_put(e, ")");
 }
 
+/* The largest value of float type f (f32 or f64) that converts into
+ * integer type t: t's maximum, or the value below it where f rounds that
+ * up (2^32 - 256 for u32 from f32). */
+static double below_max(fg_elem f, fg_elem t) {
+  static const double max[FG_ELEM_COUNT_] = {
+      [FG_I8] = 127, [FG_U8] = 255, [FG_I16] = 32767, [FG_U16] = 65535,
+      [FG_I32] = 2147483647.0, [FG_U32] = 4294967295.0,
+      [FG_I64] = 9223372036854775807.0, [FG_U64] = 18446744073709551615.0};
+  double m = max[t];
+  if (f == FG_F32) {
+    float v = (float)m;
+    return (double)v > m ? (double)nextafterf(v, 0) : (double)v;
+  }
+  /* 64-bit maxima round up to 2^63 and 2^64 as doubles */
+  return fg_elem_size(t) == 8 ? nextafter(m, 0) : m;
+}
+
+/* Saturating conversion from f to t.  From floats a helper rounds, clamps
+ * into the range and converts: PoCL's convert_<t>_sat_rte, and its rint,
+ * of a large constant (1e30f) fold to poison, and the kernel then writes
+ * nothing at all; so rint sees only values below 2^23 (2^52), and the
+ * conversion only values in range. */
 static void cl_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
                            fgk_type t) {
-  fgk_putf(e, "convert_%s_sat%s(", cl_type(t),
-           fgk_is_float(f.elem) ? "_rte" : "");
+  if (!fgk_is_float(f.elem)) {
+    fgk_putf(e, "convert_%s_sat(", cl_type(t));
+    fgk_ex(e, x);
+    fgk_put(e, ")");
+    return;
+  }
+  char name[96];
+  snprintf(name, sizeof name, "fgk_sat_%s_%s", cl_type(t), cl_type(f));
+  if (fgk_first_use(e, name)) {
+    fgu_buf *h = &e->help;
+    const char *sf = cl_type(fgk_t(f.elem, 1)), *st = cl_type(fgk_t(t.elem, 1));
+    const char *lo = fgk_int_min_literal(t.elem);
+    const char *hi = fgk_int_max_literal(t.elem);
+    fgu_buf_printf(h, "inline %s %s(%s a) {\n  %s r;\n", cl_type(t), name,
+                   cl_type(f), cl_type(t));
+    for (int c = 0; c < t.width; c++) {
+      char ix[16] = "";
+      if (t.width > 1)
+        snprintf(ix, sizeof ix, ".s%d", c);
+      /* values of 2^23 (2^52) and more are integers already */
+      fgu_buf_printf(h, "  { %s v = fabs(a%s) < (%s)%s ? rint(a%s) : a%s;\n"
+                     "    %s w = fmin(fmax(v, (%s)%s), (%s)%.17g);\n"
+                     "    r%s = v != v ? 0 : v >= (%s)%s ? %s : (%s)w; }\n",
+                     sf, ix, sf, f.elem == FG_F32 ? "8388608" :
+                     "4503599627370496", ix, ix, sf, sf, lo, sf,
+                     below_max(f.elem, t.elem), ix, sf, hi, hi, st);
+    }
+    fgu_buf_puts(h, "  return r;\n}\n");
+  }
+  fgk_putf(e, "%s(", name);
   fgk_ex(e, x);
   fgk_put(e, ")");
 }

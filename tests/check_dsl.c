@@ -1949,6 +1949,51 @@ START_TEST(test_dsl_regression_shift_of_short4) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): PoCL folds its own
+ * convert_<type>_sat_rte of an out-of-range float constant to poison and
+ * the kernel then wrote nothing; saturating conversions of constants and
+ * of values give the range's ends, NaN 0. */
+START_TEST(test_dsl_regression_convert_sat_of_out_of_range_constants) {
+  enum { N = 4 };
+  float x[N] = {1e30f, -1e30f, NAN, 5e9f};
+  uint32_t ou[N], cu[N];
+  int32_t oi[N];
+  uint8_t ob[N];
+  int16_t ov[N][2];
+  fg_graph *g = fg_graph_new("sat");
+  fg_shape sh = fg_shape1(N);
+  fg_field *in = fg_input(g, "x", fg_type_scalar(FG_F32, sh));
+  fg_op *op = fg_op_begin(g, "sat", 5, (fg_type[]){
+      fg_type_scalar(FG_U32, sh), fg_type_scalar(FG_I32, sh),
+      fg_type_scalar(FG_U8, sh), fg_type_vector(FG_I16, sh, 2),
+      fg_type_scalar(FG_U32, sh)});
+  fg_write_tensor(op, 0, fg_convert_sat(fg_float(op, 1e30f), FG_U32, 1));
+  fg_write_tensor(op, 1, fg_convert_sat(fg_float(op, 1e30f), FG_I32, 1));
+  fg_write_tensor(op, 2, fg_convert_sat(fg_float(op, -1e30f), FG_U8, 1));
+  fg_write_tensor(op, 3, fg_convert_sat(fg_vector(FG_F32, 2, 2,
+                                                  fg_float(op, -7e9f),
+                                                  fg_float(op, NAN)),
+                                        FG_I16, 2));
+  fg_write_tensor(op, 4, fg_convert_sat(fg_read_tensor(op, in), FG_U32, 1));
+  fg_output(g, "u", fg_op_end(op));
+  fg_output(g, "i", fg_op_output(op, 1));
+  fg_output(g, "b", fg_op_output(op, 2));
+  fg_output(g, "v", fg_op_output(op, 3));
+  fg_output(g, "c", fg_op_output(op, 4));
+  run_graph(g, 1, (const void *[]){x}, 5, (void *[]){ou, oi, ob, ov, cu});
+  static const uint32_t want_c[N] = {UINT32_MAX, 0, 0, UINT32_MAX};
+  for (int i = 0; i < N; i++) {
+    ck_assert_uint_eq(ou[i], UINT32_MAX);
+    ck_assert_int_eq(oi[i], INT32_MAX);
+    ck_assert_uint_eq(ob[i], 0);
+    ck_assert_int_eq(ov[i][0], INT16_MIN);
+    ck_assert_int_eq(ov[i][1], 0);
+    ck_assert_uint_eq(cu[i], want_c[i]);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -2064,6 +2109,7 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_map_infers_result_type);
   tcase_add_test(tc, test_dsl_regression_select_on_8bit_vector_comparison);
   tcase_add_test(tc, test_dsl_regression_shift_of_short4);
+  tcase_add_test(tc, test_dsl_regression_convert_sat_of_out_of_range_constants);
   suite_add_tcase(s, tc);
   return s;
 }
