@@ -109,6 +109,21 @@ static void cl_call(fgk_emitter *e, const fg_expr *x) {
   fgk_type t = x->u.call.arg[0]->type;
   /* OpenCL's pown/rootn/ldexp take an int vector as wide as x */
   fgk_type a1 = fgk_t(FG_I32, t.width);
+  if (!strcmp(b->cl_name, "rint")) {
+    /* PoCL folds rint of a constant of 2^31 or more to poison (the kernel
+     * then writes nothing); values of 2^23 (2^52) and more are integers */
+    char name[64];
+    snprintf(name, sizeof name, "fgk_rint_%s", cl_type(t));
+    if (fgk_first_use(e, name))
+      fgu_buf_printf(&e->help, "inline %s %s(%s a) {\n  return fabs(a) < "
+                     "(%s)%s ? rint(a) : a;\n}\n", cl_type(t), name,
+                     cl_type(t), cl_type(fgk_t(t.elem, 1)),
+                     t.elem == FG_F32 ? "8388608" : "4503599627370496");
+    fgk_putf(e, "%s(", name);
+    fgk_ex_as_type(e, x->u.call.arg[0], t);
+    fgk_put(e, ")");
+    return;
+  }
   fgk_putf(e, "%s(", b->cl_name);
   for (int i = 0; i < x->u.call.n; i++) {
     const fg_expr *a = x->u.call.arg[i];

@@ -1994,6 +1994,37 @@ START_TEST(test_dsl_regression_convert_sat_of_out_of_range_constants) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): PoCL folds rint of a constant
+ * of 2^31 or more to poison, and such a kernel wrote nothing. */
+START_TEST(test_dsl_regression_rint_of_large_constants) {
+  enum { N = 3 };
+  float x[N][4] = {{1e30f, 2.5f, -3.5f, 0.5f}, {5e9f, -2.5f, 1.5f, -0.0f},
+                   {8388609.0f, 3.5f, -1e30f, 1e-3f}};
+  float o[N][4], c[N][2];
+  fg_graph *g = fg_graph_new("rint");
+  fg_shape sh = fg_shape1(N);
+  fg_field *in = fg_input(g, "x", fg_type_vector(FG_F32, sh, 4));
+  fg_op *op = fg_op_begin(g, "rint", 2, (fg_type[]){
+      fg_type_vector(FG_F32, sh, 4), fg_type_vector(FG_F32, sh, 2)});
+  fg_write_tensor(op, 0, fg_rint(fg_read_tensor(op, in)));
+  fg_write_tensor(op, 1, fg_vector(FG_F32, 2, 2,
+                                   fg_rint(fg_float(op, 1e30f)),
+                                   fg_rint(fg_float(op, -5e9f))));
+  fg_output(g, "o", fg_op_end(op));
+  fg_output(g, "c", fg_op_output(op, 1));
+  run_graph(g, 1, (const void *[]){x}, 2, (void *[]){o, c});
+  for (int i = 0; i < N; i++) {
+    for (int k = 0; k < 4; k++)
+      ck_assert_msg(o[i][k] == rintf(x[i][k]) &&
+                    signbit(o[i][k]) == signbit(rintf(x[i][k])),
+                    "rint(%g) = %g", x[i][k], o[i][k]);
+    ck_assert(c[i][0] == 1e30f);
+    ck_assert(c[i][1] == -5e9f);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -2110,6 +2141,7 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_regression_select_on_8bit_vector_comparison);
   tcase_add_test(tc, test_dsl_regression_shift_of_short4);
   tcase_add_test(tc, test_dsl_regression_convert_sat_of_out_of_range_constants);
+  tcase_add_test(tc, test_dsl_regression_rint_of_large_constants);
   suite_add_tcase(s, tc);
   return s;
 }
