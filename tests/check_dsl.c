@@ -2025,6 +2025,33 @@ START_TEST(test_dsl_regression_rint_of_large_constants) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): OpenCL C contracts a * b + c
+ * into an fma unless told not to, so operators of the DSL and the library
+ * (grey's weighted sum) differed from the CPU backend, which builds with
+ * -ffp-contract=off, in the last place: float +, -, * are IEEE on both. */
+START_TEST(test_dsl_regression_no_fp_contraction) {
+  enum { N = 4 };
+  /* a * a rounds away 2^-24, which an fma would keep */
+  float a[N] = {1.0f + 0x1p-12f, 1.0f + 0x1p-11f, 3.0f, 1.0f + 0x1p-12f};
+  float c[N] = {-1.0f, -1.0f, 0.5f, 0.25f}, o[N];
+  fg_graph *g = fg_graph_new("contract");
+  fg_type t = fg_type_scalar(FG_F32, fg_shape1(N));
+  fg_field *fa = fg_input(g, "a", t), *fc = fg_input(g, "c", t);
+  fg_op *op = fg_op_begin(g, "mul_add", 1, &t);
+  fg_expr *x = fg_read_tensor(op, fa);
+  fg_write_tensor(op, 0, fg_add(fg_mul(x, x), fg_read_tensor(op, fc)));
+  fg_output(g, "o", fg_op_end(op));
+  run_graph(g, 2, (const void *[]){a, c}, 1, (void *[]){o});
+  for (int i = 0; i < N; i++) {
+    volatile float p = a[i] * a[i];   /* rounded, never contracted */
+    float want = p + c[i];
+    ck_assert_msg(o[i] == want, "%d: %a, C %a", i, (double)o[i],
+                  (double)want);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -2142,6 +2169,7 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_regression_shift_of_short4);
   tcase_add_test(tc, test_dsl_regression_convert_sat_of_out_of_range_constants);
   tcase_add_test(tc, test_dsl_regression_rint_of_large_constants);
+  tcase_add_test(tc, test_dsl_regression_no_fp_contraction);
   suite_add_tcase(s, tc);
   return s;
 }
