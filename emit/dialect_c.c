@@ -766,11 +766,27 @@ static void c_atomic(fgk_emitter *e, const fg_expr *x) {
   fgk_putf(e, ") : (%s)0)", ty);
 }
 
+/* clang types a comparison of 8-bit vectors as a vector of plain char,
+ * which char4 (of schar) is not: passing it to a helper taking char4 does
+ * not compile.  Converted, element by element (-1 stays -1). */
+static bool c_vcompare_open(fgk_emitter *e, fgk_type t) {
+  if (fg_elem_size(t.elem) != 1)
+    return false;
+  fgk_put(e, "__builtin_convertvector(");
+  return true;
+}
+
+static void c_vcompare_close(fgk_emitter *e, fgk_type t) {
+  fgk_putf(e, ", %s)", cty(t));
+}
+
 const fgk_dialect_i fgk_dialect_c = {
   .name = "C dialect",
   .type_name = cty,
   .splat = c_splat,
   .vconvert = c_vconvert,
+  .vcompare_open = c_vcompare_open,
+  .vcompare_close = c_vcompare_close,
   .convert_sat = c_convert_sat,
   .as = c_as,
   .call = c_call,

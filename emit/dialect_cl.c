@@ -5,6 +5,7 @@
  * keeps work-items of a rounded-up global size idle. */
 #include "emit_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,10 +40,60 @@ static void cl_vconvert(fgk_emitter *e, const fg_expr *x, fgk_type t) {
   fgk_put(e, ")");
 }
 
+/* The largest value of float type f (f32 or f64) that converts into
+ * integer type t: t's maximum, or the value below it where f rounds that
+ * up (2^32 - 256 for u32 from f32). */
+static double below_max(fg_elem f, fg_elem t) {
+  static const double max[FG_ELEM_COUNT_] = {
+      [FG_I8] = 127, [FG_U8] = 255, [FG_I16] = 32767, [FG_U16] = 65535,
+      [FG_I32] = 2147483647.0, [FG_U32] = 4294967295.0,
+      [FG_I64] = 9223372036854775807.0, [FG_U64] = 18446744073709551615.0};
+  double m = max[t];
+  if (f == FG_F32) {
+    float v = (float)m;
+    return (double)v > m ? (double)nextafterf(v, 0) : (double)v;
+  }
+  /* 64-bit maxima round up to 2^63 and 2^64 as doubles */
+  return fg_elem_size(t) == 8 ? nextafter(m, 0) : m;
+}
+
+/* Saturating conversion from f to t.  From floats a helper rounds, clamps
+ * into the range and converts: PoCL's convert_<t>_sat_rte, and its rint,
+ * of a large constant (1e30f) fold to poison, and the kernel then writes
+ * nothing at all; so rint sees only values below 2^23 (2^52), and the
+ * conversion only values in range. */
 static void cl_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
                            fgk_type t) {
-  fgk_putf(e, "convert_%s_sat%s(", cl_type(t),
-           fgk_is_float(f.elem) ? "_rte" : "");
+  if (!fgk_is_float(f.elem)) {
+    fgk_putf(e, "convert_%s_sat(", cl_type(t));
+    fgk_ex(e, x);
+    fgk_put(e, ")");
+    return;
+  }
+  char name[96];
+  snprintf(name, sizeof name, "fgk_sat_%s_%s", cl_type(t), cl_type(f));
+  if (fgk_first_use(e, name)) {
+    fgu_buf *h = &e->help;
+    const char *sf = cl_type(fgk_t(f.elem, 1)), *st = cl_type(fgk_t(t.elem, 1));
+    const char *lo = fgk_int_min_literal(t.elem);
+    const char *hi = fgk_int_max_literal(t.elem);
+    fgu_buf_printf(h, "inline %s %s(%s a) {\n  %s r;\n", cl_type(t), name,
+                   cl_type(f), cl_type(t));
+    for (int c = 0; c < t.width; c++) {
+      char ix[16] = "";
+      if (t.width > 1)
+        snprintf(ix, sizeof ix, ".s%d", c);
+      /* values of 2^23 (2^52) and more are integers already */
+      fgu_buf_printf(h, "  { %s v = fabs(a%s) < (%s)%s ? rint(a%s) : a%s;\n"
+                     "    %s w = fmin(fmax(v, (%s)%s), (%s)%.17g);\n"
+                     "    r%s = v != v ? 0 : v >= (%s)%s ? %s : (%s)w; }\n",
+                     sf, ix, sf, f.elem == FG_F32 ? "8388608" :
+                     "4503599627370496", ix, ix, sf, sf, lo, sf,
+                     below_max(f.elem, t.elem), ix, sf, hi, hi, st);
+    }
+    fgu_buf_puts(h, "  return r;\n}\n");
+  }
+  fgk_putf(e, "%s(", name);
   fgk_ex(e, x);
   fgk_put(e, ")");
 }
@@ -58,6 +109,21 @@ static void cl_call(fgk_emitter *e, const fg_expr *x) {
   fgk_type t = x->u.call.arg[0]->type;
   /* OpenCL's pown/rootn/ldexp take an int vector as wide as x */
   fgk_type a1 = fgk_t(FG_I32, t.width);
+  if (!strcmp(b->cl_name, "rint")) {
+    /* PoCL folds rint of a constant of 2^31 or more to poison (the kernel
+     * then writes nothing); values of 2^23 (2^52) and more are integers */
+    char name[64];
+    snprintf(name, sizeof name, "fgk_rint_%s", cl_type(t));
+    if (fgk_first_use(e, name))
+      fgu_buf_printf(&e->help, "inline %s %s(%s a) {\n  return fabs(a) < "
+                     "(%s)%s ? rint(a) : a;\n}\n", cl_type(t), name,
+                     cl_type(t), cl_type(fgk_t(t.elem, 1)),
+                     t.elem == FG_F32 ? "8388608" : "4503599627370496");
+    fgk_putf(e, "%s(", name);
+    fgk_ex_as_type(e, x->u.call.arg[0], t);
+    fgk_put(e, ")");
+    return;
+  }
   fgk_putf(e, "%s(", b->cl_name);
   for (int i = 0; i < x->u.call.n; i++) {
     const fg_expr *a = x->u.call.arg[i];
@@ -108,6 +174,11 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   const fgk_kernel *k = e->k;
   if (e->uses_fp64)
     fgu_buf_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  /* OpenCL C may contract a * b + c into fma unless told not to; the C
+   * dialect builds with -ffp-contract=off: float +, -, * are the same
+   * bits on both backends (as RenderScript's code, rs/emit_hooks.c) */
+  if (k->fp != FGK_FP_RELAXED)
+    fgu_buf_puts(o, "#pragma OPENCL FP_CONTRACT OFF\n");
   fgu_buf_puts(o, cl_prelude);
   fgu_buf_puts(o, helpers);
   if (k->grouped)

@@ -71,6 +71,13 @@ typedef struct fgk_dialect_i {
    * vector per lane, gathers); kept scalar, the lanes of one block become
    * one vector. */
   const char *reduce_block_pragma;
+  /* Optional: a vector comparison whose result (the IR's type t, a vector
+   * of signed integers) the dialect types otherwise is emitted between
+   * vcompare_open and vcompare_close, which convert it to t (clang's C
+   * gives 8-bit comparisons plain-char vectors, not char4's signed
+   * char); vcompare_open returns whether it opened one. */
+  bool (*vcompare_open)(fgk_emitter *e, fgk_type t);
+  void (*vcompare_close)(fgk_emitter *e, fgk_type t);
 } fgk_dialect_i;
 
 struct fgk_emitter {

@@ -365,7 +365,9 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
       fgk_putf(e, " %s (", binop_text[opc]);
       fgk_ex_as_type(e, b, b->type.width > 1 ? x->type
                                              : fgk_t(x->type.elem, 1));
-      fgk_putf(e, " & %d))", bits - 1);
+      /* the mask in the element type: OpenCL C refuses short4 & int */
+      fgk_putf(e, " & (%s)%d))",
+               e->d->type_name(fgk_t(x->type.elem, 1)), bits - 1);
     } else if ((opc == FGK_DIV || opc == FGK_MOD) && fgk_is_int(ot.elem)) {
       char name[64];
       divmod_helper(e, opc == FGK_MOD, ot, name, sizeof name);
@@ -380,11 +382,15 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
                                                        : ot;
       fgk_type tb = b->type.width == 1 && ot.width > 1 ? fgk_t(ot.elem, 1)
                                                        : ot;
+      bool vcmp = opc >= FGK_EQ && opc <= FGK_GE && x->type.width > 1 &&
+                  e->d->vcompare_open && e->d->vcompare_open(e, x->type);
       fgk_put(e, "(");
       fgk_ex_as_type(e, a, ta);
       fgk_putf(e, " %s ", binop_text[opc]);
       fgk_ex_as_type(e, b, tb);
       fgk_put(e, ")");
+      if (vcmp)
+        e->d->vcompare_close(e, x->type);
     }
     break;
   }

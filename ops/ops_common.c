@@ -64,16 +64,36 @@ fg_elem fgo_common(fg_elem a, fg_elem b) { return a > b ? a : b; }
 
 fg_elem fgo_float_of(fg_elem e) { return e == FG_F64 ? FG_F64 : FG_F32; }
 
+/* v as an int64_t, saturating (2^63, what INT64_MAX becomes as a double,
+ * gives INT64_MAX); NaN gives 0.  C leaves the conversion of values out
+ * of range undefined. */
+static int64_t sat_i64(double v) {
+  if (v != v)
+    return 0;
+  if (v >= 0x1p63)
+    return INT64_MAX;
+  if (v < -0x1p63)
+    return INT64_MIN;
+  return (int64_t)v;
+}
+
+/* v as an int32_t, saturating; NaN gives 0. */
+static int32_t sat_i32(double v) {
+  int64_t i = sat_i64(v);
+  return i > INT32_MAX ? INT32_MAX : i < INT32_MIN ? INT32_MIN : (int32_t)i;
+}
+
 fg_expr *fgo_const(fg_op *op, fg_elem elem, double v) {
   switch (elem) {
   case FG_F32: return fg_float(op, (float)v);
   case FG_F64: return fg_double(op, v);
-  case FG_U32: return fg_uint(op, (uint32_t)(int64_t)v);
-  case FG_I32: return fg_int(op, (int32_t)v);
-  case FG_U64: return fg_ulong(op, v < 0 ? (uint64_t)(int64_t)v
-                                         : (uint64_t)v);
-  case FG_I64: return fg_long(op, (int64_t)v);
-  default: return fg_convert(fg_int(op, (int32_t)v), elem, 1);
+  case FG_U32: return fg_uint(op, (uint32_t)sat_i64(v));
+  case FG_I32: return fg_int(op, sat_i32(v));
+  case FG_U64: return fg_ulong(op, v < 0 ? (uint64_t)sat_i64(v)
+                                   : v >= 0x1p64 ? UINT64_MAX
+                                                 : (uint64_t)v);
+  case FG_I64: return fg_long(op, sat_i64(v));
+  default: return fg_convert(fg_int(op, sat_i32(v)), elem, 1);
   }
 }
 

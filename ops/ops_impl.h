@@ -36,7 +36,8 @@ bool fgo_broadcast(fg_graph *g, const char *name, int n,
 fg_elem fgo_common(fg_elem a, fg_elem b);
 /* f32, or f64 for f64: the float type an operation on e computes in. */
 fg_elem fgo_float_of(fg_elem e);
-/* A scalar constant of elem holding v (integers: v truncated). */
+/* A scalar constant of elem holding v (integers: v truncated, saturating
+ * at the type's range: 2^63 is INT64_MAX for i64). */
 fg_expr *fgo_const(fg_op *op, fg_elem elem, double v);
 /* x converted to elem (C's rules) unless it already is elem. */
 fg_expr *fgo_to(fg_expr *x, fg_elem elem);

@@ -12,18 +12,25 @@
 
 static const char *const op_names[] = {"sum", "min", "max", "prod"};
 
-/* a OP b for a reduction op. */
+/* a OP b for a reduction op, in a's type: C promotes 8- and 16-bit
+ * scalars to int for + and *, and the sum wraps in the element type. */
 static fg_expr *combine(fg_reduce_op r, fg_expr *a, fg_expr *b) {
+  fg_expr *v;
   switch (r) {
   case FG_REDUCE_MIN:
     return fg_min(a, b);
   case FG_REDUCE_MAX:
     return fg_max(a, b);
   case FG_REDUCE_PROD:
-    return fg_mul(a, b);
+    v = fg_mul(a, b);
+    break;
   default:
-    return fg_add(a, b);
+    v = fg_add(a, b);
+    break;
   }
+  if (v && fg_expr_elem(v) != fg_expr_elem(a))
+    v = fg_convert(v, fg_expr_elem(a), fg_expr_width(a));
+  return v;
 }
 
 /* The float type a mean of elem accumulates in. */

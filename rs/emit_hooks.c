@@ -1359,8 +1359,22 @@ static void typedef_of(fgk_writer *tw, const fgr_unit *u, const fgr_type *t,
                  s ? dims : "[1]");
 }
 
+/* Renames name to fgk_rs_<name> (define) or ends that.  The name's own
+ * macro, if the compiler's headers define one (PoCL's clamp is a macro),
+ * is pushed and restored: a plain #undef after the script would leave
+ * the code after it (a fused operator calling clamp) without it. */
+static void rename1(fgu_buf *h, const char *name, bool define) {
+  if (define)
+    fgu_buf_printf(h, "#pragma push_macro(\"%s\")\n#undef %s\n"
+                   "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
+                   name, name, name, name);
+  else
+    fgu_buf_printf(h, "#undef %s\n#pragma pop_macro(\"%s\")\n", name,
+                   name);
+}
+
 /* The names the C dialect renames around a script's text (compat.c),
- * defined before a part of it and undefined after. */
+ * defined before a part of it and restored after. */
 static void renames(fgk_writer *tw, bool define) {
   fgu_buf *h = fgk_writer_helpers(tw);
   /* kernels' rsRand steps the point's own state (compat.c) */
@@ -1370,19 +1384,11 @@ static void renames(fgk_writer *tw, bool define) {
                            : "#undef rsRand\n");
   if (is_cl(tw)) {
     for (int k = 0; fgr_cl_renames[k]; k++)
-      if (define)
-        fgu_buf_printf(h, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
-                       fgr_cl_renames[k], fgr_cl_renames[k]);
-      else
-        fgu_buf_printf(h, "#undef %s\n", fgr_cl_renames[k]);
+      rename1(h, fgr_cl_renames[k], define);
     return;
   }
   for (int k = 0; fgr_c_renames[k]; k++)
-    if (define)
-      fgu_buf_printf(h, "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
-                     fgr_c_renames[k], fgr_c_renames[k]);
-    else
-      fgu_buf_printf(h, "#undef %s\n", fgr_c_renames[k]);
+    rename1(h, fgr_c_renames[k], define);
   fgu_buf_puts(h, define ? "#define bool _Bool\n" : "#undef bool\n");
 }
 

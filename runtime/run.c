@@ -585,6 +585,9 @@ static fg_status set_deadline(fg_run *r, unsigned ms) {
   t->data = r;
   r->deadline = t;
   r->ctx->live_handles++;
+  /* libuv times timers from the loop's cached clock, which stood still
+   * while the loop did not run (the caller compiling, say): from now */
+  uv_update_time(r->ctx->loop);
   uv_timer_start(t, on_deadline, ms, 0);
   return FG_OK;
 }

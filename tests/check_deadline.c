@@ -238,6 +238,46 @@ START_TEST(test_deadline_rs_for_context_timeout) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): a deadline was timed from the
+ * loop's cached clock, which stands still while the loop does not run (the
+ * caller compiling the next program, say): a run started after more than
+ * the timeout of such idleness failed at once with FG_ETIMEDOUT. */
+START_TEST(test_deadline_regression_after_idle_loop) {
+  alarm(60);
+  fg_context *ctx = context_with_timeout(300);
+  /* two kernels (a flip reads its input non-locally), so the run cannot
+   * end while it starts */
+  fg_graph *g = fg_graph_new("plus1");
+  fg_type t = fg_type_scalar(FG_I32, fg_shape2(BIG_R, BIG_C));
+  fg_field *in = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "plus1", 1, &t);
+  fg_write_tensor(op, 0, fg_addi(fg_read_tensor(op, in), 1));
+  fg_output(g, "y", fg_flip(g, fg_op_end(op), true, false));
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_kernel_count(p), 2);
+  enum { M = BIG_R * BIG_C };
+  int32_t *x = malloc(sizeof *x * M), *y = malloc(sizeof *y * M);
+  for (int i = 0; i < M; i++)
+    x[i] = i;
+  for (int k = 0; k < 3; k++) {
+    if (k)
+      usleep(700 * 1000); /* the loop idle for more than the timeout */
+    fg_status st = fg_program_run(p, 1, (const void *[]){x}, 1,
+                                  (void *[]){y});
+    ck_assert_msg(st == FG_OK, "run %d: %s (%s)", k, fg_status_name(st),
+                  fg_context_errmsg(ctx));
+    for (int r = 0; r < BIG_R; r++)
+      for (int c = 0; c < BIG_C; c++)
+        ck_assert_int_eq(y[r * BIG_C + c], x[r * BIG_C + BIG_C - 1 - c] + 1);
+  }
+  free(x);
+  free(y);
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* Freeing a program, then its context, with an endless run in flight
  * (its handle released, no deadline) returns: the run is cancelled. */
 START_TEST(test_deadline_free_with_endless_run) {
@@ -304,6 +344,7 @@ int main(void) {
   tcase_add_test(tc, test_deadline_rs_for_context_timeout);
   tcase_add_test(tc, test_deadline_free_with_endless_run);
   tcase_add_test(tc, test_deadline_counted_loops_no_poll);
+  tcase_add_test(tc, test_deadline_regression_after_idle_loop);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -1929,6 +1929,193 @@ START_TEST(test_dsl_map_infers_result_type) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): clang types the comparison of
+ * two uchar4 (or char4) vectors as a vector of plain char, which the C
+ * dialect's char4 (of signed char) is not, so select(a, b, a < b) on u8
+ * vectors did not compile on the CPU backend. */
+START_TEST(test_dsl_regression_select_on_8bit_vector_comparison) {
+  enum { N = 6 };
+  uint8_t a[N][4], b[N][4];
+  int8_t sa[N][4];
+  uint32_t lo[N], lt[N], smin[N];
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 4; k++) {
+      a[i][k] = (uint8_t)(40 * i + 70 * k);
+      b[i][k] = (uint8_t)(255 - 50 * i + 9 * k);
+      sa[i][k] = (int8_t)a[i][k];
+    }
+  fg_graph *g = fg_graph_new("cmp8");
+  fg_type t = fg_type_vector(FG_U8, fg_shape1(N), 4);
+  fg_type ts = fg_type_vector(FG_I8, fg_shape1(N), 4);
+  fg_type tu = fg_type_scalar(FG_U32, fg_shape1(N));
+  fg_field *fa = fg_input(g, "a", t), *fb = fg_input(g, "b", t);
+  fg_field *fs = fg_input(g, "s", ts);
+  fg_op *op = fg_op_begin(g, "lower", 3, (fg_type[]){tu, tu, tu});
+  fg_expr *x = fg_read_tensor(op, fa), *y = fg_read_tensor(op, fb);
+  fg_expr *s = fg_read_tensor(op, fs);
+  /* as_uint keeps each select a whole vector expression */
+  fg_write_tensor(op, 0, fg_as(fg_select(y, x, fg_lt(x, y)), FG_U32, 1));
+  fg_write_tensor(op, 1, fg_as(fg_lt(x, y), FG_U32, 1));
+  fg_write_tensor(op, 2, fg_as(fg_select(fg_neg(s), s, fg_lt(s, fg_neg(s))),
+                               FG_U32, 1));
+  fg_field *out = fg_op_end(op);
+  fg_output(g, "lo", out);
+  fg_output(g, "lt", fg_op_output(op, 1));
+  fg_output(g, "smin", fg_op_output(op, 2));
+  run_graph(g, 3, (const void *[]){a, b, sa}, 3, (void *[]){lo, lt, smin});
+  for (int i = 0; i < N; i++) {
+    uint8_t elo[4], elt[4], esmin[4];
+    for (int k = 0; k < 4; k++) {
+      int m = a[i][k] < b[i][k];
+      elo[k] = m ? a[i][k] : b[i][k];
+      elt[k] = m ? 0xff : 0;
+      int8_t v = sa[i][k], nv = (int8_t)-v;
+      esmin[k] = (uint8_t)(v < nv ? v : nv);
+    }
+    ck_assert_mem_eq(&lo[i], elo, 4);
+    ck_assert_mem_eq(&lt[i], elt, 4);
+    ck_assert_mem_eq(&smin[i], esmin, 4);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
+/* Regression (found by fuzz/fuzz_diff.c): a shift's count is masked to
+ * the bit width with "& 15", an int, which OpenCL C refuses beside a
+ * short4 ("scalar operand type has greater rank"): shifts of 8- and
+ * 16-bit vectors did not build on OpenCL. */
+START_TEST(test_dsl_regression_shift_of_short4) {
+  enum { N = 5 };
+  int16_t a[N][4], b[N][4], shr[N][4], shl[N][4];
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 4; k++) {
+      a[i][k] = (int16_t)(-3000 + 1234 * i - 777 * k);
+      b[i][k] = (int16_t)(7 * i + 5 * k - 9);  /* wraps at 16 */
+    }
+  fg_graph *g = fg_graph_new("shift");
+  fg_type t = fg_type_vector(FG_I16, fg_shape1(N), 4);
+  fg_field *fa = fg_input(g, "a", t), *fb = fg_input(g, "b", t);
+  fg_op *op = fg_op_begin(g, "shifts", 2, (fg_type[]){t, t});
+  fg_expr *x = fg_read_tensor(op, fa), *y = fg_read_tensor(op, fb);
+  fg_write_tensor(op, 0, fg_shr(x, y));
+  fg_write_tensor(op, 1, fg_shl(x, y));
+  fg_output(g, "shr", fg_op_end(op));
+  fg_output(g, "shl", fg_op_output(op, 1));
+  run_graph(g, 2, (const void *[]){a, b}, 2, (void *[]){shr, shl});
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < 4; k++) {
+      int n = b[i][k] & 15;
+      ck_assert_int_eq(shr[i][k], (int16_t)(a[i][k] >> n));
+      ck_assert_int_eq(shl[i][k], (int16_t)(uint16_t)((uint32_t)(uint16_t)
+                                                      a[i][k] << n));
+    }
+  fg_graph_free(g);
+}
+END_TEST
+
+/* Regression (found by fuzz/fuzz_diff.c): PoCL folds its own
+ * convert_<type>_sat_rte of an out-of-range float constant to poison and
+ * the kernel then wrote nothing; saturating conversions of constants and
+ * of values give the range's ends, NaN 0. */
+START_TEST(test_dsl_regression_convert_sat_of_out_of_range_constants) {
+  enum { N = 4 };
+  float x[N] = {1e30f, -1e30f, NAN, 5e9f};
+  uint32_t ou[N], cu[N];
+  int32_t oi[N];
+  uint8_t ob[N];
+  int16_t ov[N][2];
+  fg_graph *g = fg_graph_new("sat");
+  fg_shape sh = fg_shape1(N);
+  fg_field *in = fg_input(g, "x", fg_type_scalar(FG_F32, sh));
+  fg_op *op = fg_op_begin(g, "sat", 5, (fg_type[]){
+      fg_type_scalar(FG_U32, sh), fg_type_scalar(FG_I32, sh),
+      fg_type_scalar(FG_U8, sh), fg_type_vector(FG_I16, sh, 2),
+      fg_type_scalar(FG_U32, sh)});
+  fg_write_tensor(op, 0, fg_convert_sat(fg_float(op, 1e30f), FG_U32, 1));
+  fg_write_tensor(op, 1, fg_convert_sat(fg_float(op, 1e30f), FG_I32, 1));
+  fg_write_tensor(op, 2, fg_convert_sat(fg_float(op, -1e30f), FG_U8, 1));
+  fg_write_tensor(op, 3, fg_convert_sat(fg_vector(FG_F32, 2, 2,
+                                                  fg_float(op, -7e9f),
+                                                  fg_float(op, NAN)),
+                                        FG_I16, 2));
+  fg_write_tensor(op, 4, fg_convert_sat(fg_read_tensor(op, in), FG_U32, 1));
+  fg_output(g, "u", fg_op_end(op));
+  fg_output(g, "i", fg_op_output(op, 1));
+  fg_output(g, "b", fg_op_output(op, 2));
+  fg_output(g, "v", fg_op_output(op, 3));
+  fg_output(g, "c", fg_op_output(op, 4));
+  run_graph(g, 1, (const void *[]){x}, 5, (void *[]){ou, oi, ob, ov, cu});
+  static const uint32_t want_c[N] = {UINT32_MAX, 0, 0, UINT32_MAX};
+  for (int i = 0; i < N; i++) {
+    ck_assert_uint_eq(ou[i], UINT32_MAX);
+    ck_assert_int_eq(oi[i], INT32_MAX);
+    ck_assert_uint_eq(ob[i], 0);
+    ck_assert_int_eq(ov[i][0], INT16_MIN);
+    ck_assert_int_eq(ov[i][1], 0);
+    ck_assert_uint_eq(cu[i], want_c[i]);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
+/* Regression (found by fuzz/fuzz_diff.c): PoCL folds rint of a constant
+ * of 2^31 or more to poison, and such a kernel wrote nothing. */
+START_TEST(test_dsl_regression_rint_of_large_constants) {
+  enum { N = 3 };
+  float x[N][4] = {{1e30f, 2.5f, -3.5f, 0.5f}, {5e9f, -2.5f, 1.5f, -0.0f},
+                   {8388609.0f, 3.5f, -1e30f, 1e-3f}};
+  float o[N][4], c[N][2];
+  fg_graph *g = fg_graph_new("rint");
+  fg_shape sh = fg_shape1(N);
+  fg_field *in = fg_input(g, "x", fg_type_vector(FG_F32, sh, 4));
+  fg_op *op = fg_op_begin(g, "rint", 2, (fg_type[]){
+      fg_type_vector(FG_F32, sh, 4), fg_type_vector(FG_F32, sh, 2)});
+  fg_write_tensor(op, 0, fg_rint(fg_read_tensor(op, in)));
+  fg_write_tensor(op, 1, fg_vector(FG_F32, 2, 2,
+                                   fg_rint(fg_float(op, 1e30f)),
+                                   fg_rint(fg_float(op, -5e9f))));
+  fg_output(g, "o", fg_op_end(op));
+  fg_output(g, "c", fg_op_output(op, 1));
+  run_graph(g, 1, (const void *[]){x}, 2, (void *[]){o, c});
+  for (int i = 0; i < N; i++) {
+    for (int k = 0; k < 4; k++)
+      ck_assert_msg(o[i][k] == rintf(x[i][k]) &&
+                    signbit(o[i][k]) == signbit(rintf(x[i][k])),
+                    "rint(%g) = %g", x[i][k], o[i][k]);
+    ck_assert(c[i][0] == 1e30f);
+    ck_assert(c[i][1] == -5e9f);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
+/* Regression (found by fuzz/fuzz_diff.c): OpenCL C contracts a * b + c
+ * into an fma unless told not to, so operators of the DSL and the library
+ * (grey's weighted sum) differed from the CPU backend, which builds with
+ * -ffp-contract=off, in the last place: float +, -, * are IEEE on both. */
+START_TEST(test_dsl_regression_no_fp_contraction) {
+  enum { N = 4 };
+  /* a * a rounds away 2^-24, which an fma would keep */
+  float a[N] = {1.0f + 0x1p-12f, 1.0f + 0x1p-11f, 3.0f, 1.0f + 0x1p-12f};
+  float c[N] = {-1.0f, -1.0f, 0.5f, 0.25f}, o[N];
+  fg_graph *g = fg_graph_new("contract");
+  fg_type t = fg_type_scalar(FG_F32, fg_shape1(N));
+  fg_field *fa = fg_input(g, "a", t), *fc = fg_input(g, "c", t);
+  fg_op *op = fg_op_begin(g, "mul_add", 1, &t);
+  fg_expr *x = fg_read_tensor(op, fa);
+  fg_write_tensor(op, 0, fg_add(fg_mul(x, x), fg_read_tensor(op, fc)));
+  fg_output(g, "o", fg_op_end(op));
+  run_graph(g, 2, (const void *[]){a, c}, 1, (void *[]){o});
+  for (int i = 0; i < N; i++) {
+    volatile float p = a[i] * a[i];   /* rounded, never contracted */
+    float want = p + c[i];
+    ck_assert_msg(o[i] == want, "%d: %a, C %a", i, (double)o[i],
+                  (double)want);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -2043,6 +2230,11 @@ static Suite *dsl_suite(void) {
   tc = tcase_create("map");
   tcase_set_timeout(tc, 120); /* compiles kernels */
   tcase_add_test(tc, test_dsl_map_infers_result_type);
+  tcase_add_test(tc, test_dsl_regression_select_on_8bit_vector_comparison);
+  tcase_add_test(tc, test_dsl_regression_shift_of_short4);
+  tcase_add_test(tc, test_dsl_regression_convert_sat_of_out_of_range_constants);
+  tcase_add_test(tc, test_dsl_regression_rint_of_large_constants);
+  tcase_add_test(tc, test_dsl_regression_no_fp_contraction);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -766,6 +766,50 @@ START_TEST(test_ops_reduce_axes_fused_and_unfused) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): sums and products along axes of
+ * 8- and 16-bit integers were refused ("cannot assign int to a short
+ * variable": C promotes the operands to int); they wrap in the element
+ * type, as documented. */
+START_TEST(test_ops_regression_reduce_axes_small_integers) {
+  enum { R = 3, C = 5 };
+  int16_t x[R][C][2];
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++)
+      for (int k = 0; k < 2; k++)
+        x[r][c][k] = (int16_t)(9000 * (r + 1) - 700 * c + 31 * k);
+  fg_graph *g = fg_graph_new("axes16");
+  fg_field *in = fg_input(g, "x", fg_type_vector(FG_I16, fg_shape2(R, C), 2));
+  fg_output(g, "sum_rows", fg_reduce_axes(g, NULL, FG_REDUCE_SUM, in,
+                                          FG_AXIS(0), false));
+  fg_output(g, "prod_cols", fg_reduce_axes(g, NULL, FG_REDUCE_PROD, in,
+                                           FG_AXIS(1), false));
+  fg_output(g, "sum_tensor", fg_reduce_axes(g, NULL, FG_REDUCE_SUM, in,
+                                            FG_AXIS_TENSOR, false));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  int16_t sr[C][2], pc[R][2], st[R][C];
+  tu_run(g, 1, (const void *[]){x}, 3, (void *[]){sr, pc, st});
+  for (int c = 0; c < C; c++)
+    for (int k = 0; k < 2; k++) {
+      uint16_t s = 0;
+      for (int r = 0; r < R; r++)
+        s = (uint16_t)(s + (uint16_t)x[r][c][k]);
+      ck_assert_int_eq(sr[c][k], (int16_t)s);
+    }
+  for (int r = 0; r < R; r++)
+    for (int k = 0; k < 2; k++) {
+      uint16_t p = 1;
+      for (int c = 0; c < C; c++)
+        p = (uint16_t)((uint32_t)p * (uint16_t)x[r][c][k]);
+      ck_assert_int_eq(pc[r][k], (int16_t)p);
+    }
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++)
+      ck_assert_int_eq(st[r][c], (int16_t)(uint16_t)((uint16_t)x[r][c][0] +
+                                                     (uint16_t)x[r][c][1]));
+  fg_graph_free(g);
+}
+END_TEST
+
 /* Kernels of a producer -> reduction -> consumer chain, fused. */
 static int chain_kernels(unsigned axes, int *unfused) {
   fg_type t = fg_type_vector(FG_F32, fg_shape3(4, 3, 5), 4);
@@ -859,6 +903,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_whole_reductions);
   tcase_add_test(tc, test_ops_reduce_axes_fused_and_unfused);
   tcase_add_test(tc, test_ops_reduce_axes_fusion);
+  tcase_add_test(tc, test_ops_regression_reduce_axes_small_integers);
   tcase_add_test(tc, test_ops_errors_name_the_operator);
   suite_add_tcase(s, tc);
   return s;

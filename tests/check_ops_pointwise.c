@@ -642,6 +642,33 @@ START_TEST(test_ops_errors_name_the_operator) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c under UBSan): grey_to_rgb's
+ * alpha, the type's maximum, went through a double: 2^63 and 2^64 were
+ * converted to i64 and u64 out of range (undefined behaviour on the host,
+ * a wrong alpha). */
+START_TEST(test_ops_regression_grey_to_rgb_alpha_of_64_bit_integers) {
+  enum { N = 3 };
+  int64_t gi[N] = {-5, 0, 7}, oi[N][4];
+  uint64_t gu[N] = {1, 2, UINT64_MAX}, ou[N][4];
+  fg_graph *g = fg_graph_new("alpha64");
+  fg_field *fi = fg_input(g, "i", fg_type_scalar(FG_I64, fg_shape1(N)));
+  fg_field *fu = fg_input(g, "u", fg_type_scalar(FG_U64, fg_shape1(N)));
+  fg_output(g, "oi", fg_grey_to_rgb(g, fi, 4));
+  fg_output(g, "ou", fg_grey_to_rgb(g, fu, 4));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 2, (const void *[]){gi, gu}, 2, (void *[]){oi, ou});
+  for (int i = 0; i < N; i++) {
+    for (int c = 0; c < 3; c++) {
+      ck_assert(oi[i][c] == gi[i]);
+      ck_assert(ou[i][c] == gu[i]);
+    }
+    ck_assert(oi[i][3] == INT64_MAX);
+    ck_assert(ou[i][3] == UINT64_MAX);
+  }
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ops_pointwise");
   TCase *tc = tcase_create("ops");
@@ -657,6 +684,7 @@ int main(void) {
   tcase_add_test(tc, test_ops_lut1d_and_lut3d);
   tcase_add_test(tc, test_ops_chain_fuses_into_one_kernel);
   tcase_add_test(tc, test_ops_errors_name_the_operator);
+  tcase_add_test(tc, test_ops_regression_grey_to_rgb_alpha_of_64_bit_integers);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -1603,6 +1603,49 @@ START_TEST(test_rs_reduction_dims_ranges_and_empty_range) {
 }
 END_TEST
 
+/* Regression (found by fuzz/fuzz_diff.c): the names a script's text
+ * renames (clamp, pow, ...) were #undef'd after it, which on PoCL, whose
+ * clamp is a macro, left a fused operator after the script calling an
+ * undeclared clamp: the kernel did not build on OpenCL. */
+START_TEST(test_rs_regression_renamed_builtin_after_script) {
+  fg_rs_script *s = NULL;
+  char err[512];
+  ck_assert_int_eq(fg_rs_script_new_source(
+      "clampy", NULL,
+      "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+      "float RS_KERNEL k(float v) { return clamp(v * 2.f, -1.f, 1.f); }\n",
+      (size_t)-1, &s, err, sizeof err), FG_OK);
+  enum { N = 9 };
+  fg_graph *g = fg_graph_new("after");
+  fg_type t = fg_type_scalar(FG_F32, fg_shape1(N));
+  fg_field *in = fg_input(g, "in", t);
+  fg_field *k = fg_rs_map(g, s, "k", 1, &in, NULL);
+  fg_op *op = fg_op_begin(g, "after", 1, &t);
+  fg_expr *x = fg_read_tensor(op, k);
+  fg_write_tensor(op, 0, fg_add(fg_clamp(x, fg_float(op, -0.5f),
+                                         fg_float(op, 0.5f)),
+                                fg_pow(fg_fabs(x), fg_float(op, 2.0f))));
+  fg_output(g, "out", fg_op_end(op));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  ck_assert_int_eq(fg_program_kernel_count(p), 1);
+  float v[N], o[N];
+  for (int i = 0; i < N; i++)
+    v[i] = (float)(i - 4) / 5.0f;
+  run(ctx, p, 1, (const void *[]){v}, 1, (void *[]){o});
+  for (int i = 0; i < N; i++) {
+    float y = fminf(fmaxf(v[i] * 2.f, -1.f), 1.f);
+    float want = fminf(fmaxf(y, -0.5f), 0.5f) + y * y;
+    ck_assert_msg(fabsf(o[i] - want) <= 1e-6f, "%d: %g, C %g", i, o[i],
+                  want);
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 START_TEST(test_rs_reduction_fuses_its_producer_and_feeds_a_node) {
   fg_rs_script *s = load("reductions.rs");
   const int R = 123, C = 77;
@@ -1710,6 +1753,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_reduction_dims_ranges_and_empty_range);
   tcase_add_test(tc, test_rs_reduction_fuses_its_producer_and_feeds_a_node);
   tcase_add_test(tc, test_rs_reduce_checks_inputs);
+  tcase_add_test(tc, test_rs_regression_renamed_builtin_after_script);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
