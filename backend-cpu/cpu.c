@@ -100,6 +100,37 @@ static void cpu_identity(fgu_sha256 *h) {
 
 /* ---- the interface ------------------------------------------------------ */
 
+/* The cache key of one build: the backend's prefix, the flags, the target
+ * (march), the entry symbol and the source. */
+static void build_key(const cpu_backend *cb, const char *const *flags,
+                      const char *march, const char *entry,
+                      const char *source, char key[65]) {
+  fgu_sha256 h;
+  fgu_sha256_init(&h);
+  fgu_sha256_update(&h, cb->key_prefix, strlen(cb->key_prefix));
+  for (int i = 0; flags[i]; i++)
+    fgu_sha256_update(&h, flags[i], strlen(flags[i]) + 1);
+  fgu_sha256_update(&h, march, strlen(march) + 1);
+  fgu_sha256_update(&h, entry, strlen(entry) + 1);
+  fgu_sha256_update(&h, source, strlen(source));
+  fgu_sha256_hex(&h, key);
+}
+
+/* Whether a failed build is clang's own crash (a signal, or its backend
+ * giving up: clang 14 cannot select some AVX-512 mask shifts at
+ * -march=native) rather than an error in the source. */
+static bool compiler_crashed(const fgtc_cc_result *r) {
+  return r->exit.end == FGTC_SIGNALED ||
+         (r->exit.end == FGTC_EXITED && r->exit.code != 0 &&
+          (r->exit.code == 70 || (r->log && (strstr(r->log, "error in "
+                                                    "backend") ||
+                                             strstr(r->log, "Cannot select")))));
+}
+
+/* The narrower target a native build falls back to when clang crashes:
+ * AVX2 and FMA, which every x86-64 machine with AVX-512 also runs. */
+#define FALLBACK_MARCH "-march=x86-64-v3"
+
 static fg_status cpu_build(fg__backend *be, const char *source,
                            const char *entry, const char *what,
                            const fg_compile_options *opt, fg__kbin **out) {
@@ -107,31 +138,34 @@ static fg_status cpu_build(fg__backend *be, const char *source,
   *out = NULL;
   bool relaxed = opt && opt->precision == FG_PRECISION_RELAXED;
   const char *const *flags = relaxed ? flags_relaxed : flags_full;
-  fgu_sha256 h;
-  fgu_sha256_init(&h);
-  fgu_sha256_update(&h, cb->key_prefix, strlen(cb->key_prefix));
-  for (int i = 0; flags[i]; i++)
-    fgu_sha256_update(&h, flags[i], strlen(flags[i]) + 1);
-  fgu_sha256_update(&h, cb->march, strlen(cb->march) + 1);
-  fgu_sha256_update(&h, entry, strlen(entry) + 1);
-  fgu_sha256_update(&h, source, strlen(source));
-  char key[65];
-  fgu_sha256_hex(&h, key);
-  const char *argv_flags[32];
-  int n = 0;
-  argv_flags[n++] = cb->march;
-  for (int i = 0; flags[i]; i++)
-    argv_flags[n++] = flags[i];
-  argv_flags[n] = NULL;
+  /* the target asked for, then (native only) a narrower one if clang
+   * itself crashes on it: the kernel is the same, less widely vectorized */
+  const char *marches[2] = {cb->march, FALLBACK_MARCH};
+  int n_marches = strcmp(cb->march, "-march=native") ? 1 : 2;
   void *dl = NULL;
   fgtc_cc_result r;
   char err[1024];
-  fg_status st = fgtc_cc_build(&cb->cache, cb->clang, argv_flags, key,
-                               source, &dl, &r, err, sizeof err);
-  if (r.hit)
-    __atomic_fetch_add(&be->stats->cache_hits, 1, __ATOMIC_RELAXED);
-  if (r.compiled)
-    __atomic_fetch_add(&be->stats->kernels_compiled, 1, __ATOMIC_RELAXED);
+  fg_status st = FG_OK;
+  for (int m = 0; m < n_marches; m++) {
+    if (m > 0)
+      free(r.log);
+    char key[65];
+    build_key(cb, flags, marches[m], entry, source, key);
+    const char *argv_flags[32];
+    int n = 0;
+    argv_flags[n++] = marches[m];
+    for (int i = 0; flags[i]; i++)
+      argv_flags[n++] = flags[i];
+    argv_flags[n] = NULL;
+    st = fgtc_cc_build(&cb->cache, cb->clang, argv_flags, key, source, &dl,
+                       &r, err, sizeof err);
+    if (r.hit)
+      __atomic_fetch_add(&be->stats->cache_hits, 1, __ATOMIC_RELAXED);
+    if (r.compiled)
+      __atomic_fetch_add(&be->stats->kernels_compiled, 1, __ATOMIC_RELAXED);
+    if (st == FG_OK || !r.compiled || !compiler_crashed(&r))
+      break;
+  }
   if (st != FG_OK && r.compiled && !(r.exit.end == FGTC_EXITED &&
                                      r.exit.code == 0)) {
     char why[512];
