@@ -207,26 +207,6 @@ bool fgk_op_set_reduction(fg_op *op, fgk_reduction r) {
   return true;
 }
 
-int fgk_op_input(fg_op *op, fg_field *f, const char *call) {
-  if (!f)
-    return -1;
-  if (f->graph != op->g) {
-    fgk_fail(op, FG_EINVAL, "%s: field '%s' belongs to another graph", call,
-             f->name);
-    return -1;
-  }
-  for (int i = 0; i < op->n_in; i++)
-    if (op->in[i] == f)
-      return i;
-  if (op->n_in == FGK_MAX_INPUTS) {
-    fgk_fail(op, FG_ERULE, "%s: more than %d input fields", call,
-             FGK_MAX_INPUTS);
-    return -1;
-  }
-  op->in[op->n_in] = f;
-  return op->n_in++;
-}
-
 /* ---- statements --------------------------------------------------------- */
 
 static fgk_block *cur_block(fg_op *op) {

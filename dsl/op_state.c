@@ -2,7 +2,7 @@
  * operator it builds in, whether it makes a statement (builder.c) or an
  * expression (expr.c): is the operator still open, recording a failure
  * that names it, the block it is in, allocating an expression, checking
- * an index.  The ground both halves of the DSL stand on. */
+ * an index, taking a field as one of its inputs.  The ground both halves of the DSL stand on. */
 #include "dsl_impl.h"
 
 #include <stdarg.h>
@@ -70,4 +70,24 @@ bool fgk_check_index(fg_op *op, fg_expr *e, const char *call,
     return false;
   }
   return true;
+}
+
+int fgk_op_input(fg_op *op, fg_field *f, const char *call) {
+  if (!f)
+    return -1;
+  if (f->graph != op->g) {
+    fgk_fail(op, FG_EINVAL, "%s: field '%s' belongs to another graph", call,
+             f->name);
+    return -1;
+  }
+  for (int i = 0; i < op->n_in; i++)
+    if (op->in[i] == f)
+      return i;
+  if (op->n_in == FGK_MAX_INPUTS) {
+    fgk_fail(op, FG_ERULE, "%s: more than %d input fields", call,
+             FGK_MAX_INPUTS);
+    return -1;
+  }
+  op->in[op->n_in] = f;
+  return op->n_in++;
 }
