@@ -2,7 +2,8 @@
  * operator it builds in, whether it makes a statement (builder.c) or an
  * expression (expr.c): is the operator still open, recording a failure
  * that names it, the block it is in, allocating an expression, checking
- * an index, taking a field as one of its inputs.  The ground both halves of the DSL stand on. */
+ * an index, taking a field as one of its inputs.  The ground both halves
+ * of the DSL stand on. */
 #include "dsl_impl.h"
 
 #include <stdarg.h>
