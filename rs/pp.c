@@ -200,7 +200,7 @@ static bool check_directives(const fgr_pp *pp, const char *file,
         while (close && q < e && text[q] != close)
           q++;
         if (close && q < e && q - k - 1 < 1024) {
-          char name[1024], path[4200];
+          char name[1024], path[4096 + 1024 + 2];
           snprintf(name, sizeof name, "%.*s", (int)(q - k - 1), text + k + 1);
           struct stat sb;
           bool found = false;
