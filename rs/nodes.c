@@ -362,6 +362,10 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global) {
   return k < 0 ? 0 : (size_t)s->u->globals[k].type->size;
 }
 
+const char *fg_rs_global_name(const fg_rs_script *s, int i) {
+  return s && i >= 0 && i < s->u->n_globals ? s->u->globals[i].name : NULL;
+}
+
 fg_status fg_rs_global_elem(const fg_rs_script *s, const char *global,
                             fg_elem *elem) {
   int k = s && global ? fgr_find_global(s->u, global) : -1;

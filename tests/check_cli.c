@@ -1445,6 +1445,7 @@ START_TEST(test_cli_script_globals_take_their_type) {
     {"s.offset = 7 % 3 * 1e67", "found 1e+67"},
     {"s.offset = 3000000000", "found 3e+09"},
     {"s.gain = [1, 2]", "global 'gain' holds 4 bytes"},
+    {"s.gian = 2", "no global named 'gian' (did you mean 'gain'?)"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char text[256];
@@ -1622,9 +1623,11 @@ static void hostile_batch(const char *backend) {
   char want[600];
   snprintf(want, sizeof want, "1 done, 2 failed");
   ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
-  snprintf(want, sizeof want, "  failed: %s/in/crash.png (crash)\n", dir);
+  snprintf(want, sizeof want, "  failed: %s/in/crash.png (crash): the "
+           "worker process running it was killed by SIGSEGV", dir);
   ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
-  snprintf(want, sizeof want, "  failed: %s/in/spin.png (timeout)\n", dir);
+  snprintf(want, sizeof want, "  failed: %s/in/spin.png (timeout): did not "
+           "finish within --timeout", dir);
   ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
   free(err);
   rm_rf(dir);

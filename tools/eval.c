@@ -1368,8 +1368,14 @@ static void set_global(eval *ev, const fgt_stmt *s) {
     return;
   size_t size = fg_rs_global_size(sv.script, s->names[1]);
   if (!size) {
+    fgt_suggest sg;
+    char hint[96];
+    fgt_suggest_begin(&sg, s->names[1], strlen(s->names[1]));
+    for (int i = 0; fg_rs_global_name(sv.script, i); i++)
+      fgt_suggest_offer(&sg, fg_rs_global_name(sv.script, i),
+                        strlen(fg_rs_global_name(sv.script, i)));
     failv(ev, FG_EINVAL, s->name_pos[1], "the script has no global named "
-          "'%s'", s->names[1]);
+          "'%s'%s", s->names[1], fgt_suggest_text(&sg, hint, sizeof hint));
     return;
   }
   unsigned char buf[64];

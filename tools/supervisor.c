@@ -264,10 +264,10 @@ static void finish(sup *s, task *t, const fgt_result *r) {
     clear_progress(s);
     fprintf(stderr, "fieldgraph: %s: %s\n", id, r->err);
     char **v = realloc(s->failures, sizeof *v * (size_t)(s->n_failures + 1));
-    size_t n = strlen(id) + strlen(r->err_class) + 8;
+    size_t n = strlen(id) + strlen(r->err_class) + strlen(r->err) + 8;
     char *line = malloc(n);
     if (v && line) {
-      snprintf(line, n, "%s (%s)", id, r->err_class);
+      snprintf(line, n, "%s (%s): %s", id, r->err_class, r->err);
       s->failures = v;
       s->failures[s->n_failures++] = line;
     } else {

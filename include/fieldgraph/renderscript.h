@@ -152,6 +152,9 @@ size_t fg_rs_global_size(const fg_rs_script *s, const char *global);
  * array's innermost element (bool as FG_BOOL, one byte).  FG_EINVAL: no
  * such global; FG_ETYPE: it holds a struct, an allocation or an opaque
  * handle. */
+/* The name of the script's global i (0, 1, ... in declaration order), or
+ * NULL past the last: for front ends that list them or suggest a name. */
+const char *fg_rs_global_name(const fg_rs_script *s, int i);
 fg_status fg_rs_global_elem(const fg_rs_script *s, const char *global,
                             fg_elem *elem);
 
