@@ -108,8 +108,10 @@ START_TEST(test_rs_lang_enums_attributes_and_sized_arrays) {
   int count[4] = {0};
   for (int i = 0; i < N; i++) {
     int m = i % 4, v;          /* ADD 0, SUB 5, MUL 6, SHIFT 14; LAST 2 */
+    /* the shift as on the device: the bits, not C's undefined shift of a
+     * negative int */
     v = m == 0 ? a[i] + 2 : m == 1 ? a[i] - 2 : m == 2 ? a[i] * 2
-                                                       : a[i] << 1;
+                          : (int)((uint32_t)a[i] << 1);
     ck_assert_int_eq(out[i], v + 'b' + (5 * 100 + 16) * 1000 + 7 - 1 + 8 +
                      41 + 1000);
     int k = a[i] < 0 ? -a[i] : a[i];

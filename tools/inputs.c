@@ -155,7 +155,8 @@ static int frame_open(frame *f, char *path, char *rel) {
   closedir(d);
   if (oom)
     return -1;
-  qsort(f->names, (size_t)f->n, sizeof *f->names, cmp_names);
+  if (f->n > 1)       /* an empty folder has no array: qsort's is NULL */
+    qsort(f->names, (size_t)f->n, sizeof *f->names, cmp_names);
   return 0;
 }
 
