@@ -580,34 +580,15 @@ fg_status fg_image_load(const char *path, fg_image *out,
     lim.max_pixels = opt->max_pixels;
   if (opt && opt->max_chunk_bytes)
     lim.max_chunk_bytes = opt->max_chunk_bytes;
-  if (err && errlen)
-    err[0] = '\0';
-  if (out)
-    memset(out, 0, sizeof *out);
-  if (!path || !out)
-    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: %s is NULL",
-                    !path ? "path" : "out");
-  if (!*path)
-    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: empty path");
-
   char ebuf[128];
-  /* O_NONBLOCK: opening a FIFO or a device must not wait; only a regular
-   * file is read */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat fst;
-  if (fd >= 0 && fstat(fd, &fst) == 0 && !S_ISREG(fst.st_mode)) {
-    close(fd);
-    return fgu_fail(err, errlen, FG_EIO, "%s: not a regular file (%s); "
-                    "expected an image file", path,
-                    S_ISDIR(fst.st_mode) ? "a folder"
-                    : S_ISFIFO(fst.st_mode) ? "a FIFO"
-                    : S_ISSOCK(fst.st_mode) ? "a socket" : "a device");
-  }
-  FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
+  int fd;
+  fg_status ost = fgi_open_input(path, out, &fd, err, errlen);
+  if (ost != FG_OK)
+    return ost;
+  FILE *fp = fdopen(fd, "rb");
   if (!fp) {
     int e = errno;
-    if (fd >= 0)
-      close(fd);
+    close(fd);
     return fgu_fail(err, errlen, FG_EIO, "%s: cannot open: %s", path,
                     fgu_strerror(e, ebuf, sizeof ebuf));
   }

@@ -2,6 +2,12 @@
  * check of an image (fgi_image_bytes) and fg_image_alloc / fg_image_free;
  * the ground the readers and writers (image.c, pnm.c) stand on. */
 #include "io/image_buf.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -103,4 +109,36 @@ void fg_image_free(fg_image *img) {
   meta_free(img->meta);
   free(img->data);
   memset(img, 0, sizeof *img);
+}
+
+fg_status fgi_open_input(const char *path, fg_image *out, int *fd,
+                         char *err, size_t errlen) {
+  *fd = -1;
+  if (err && errlen)
+    err[0] = '\0';
+  if (out)
+    memset(out, 0, sizeof *out);
+  if (!path || !out)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: %s is NULL",
+                    !path ? "path" : "out");
+  if (!*path)
+    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: empty path");
+  char ebuf[128];
+  int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (f < 0) {
+    int e = errno;
+    return fgu_fail(err, errlen, FG_EIO, "%s: cannot open: %s", path,
+                    fgu_strerror(e, ebuf, sizeof ebuf));
+  }
+  struct stat st;
+  if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(f);
+    return fgu_fail(err, errlen, FG_EIO, "%s: not a regular file (%s); "
+                    "expected an image file", path,
+                    S_ISDIR(st.st_mode) ? "a folder"
+                    : S_ISFIFO(st.st_mode) ? "a FIFO"
+                    : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+  }
+  *fd = f;
+  return FG_OK;
 }

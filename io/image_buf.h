@@ -15,4 +15,11 @@ fg_status fgi_image_bytes(unsigned long width, unsigned long height,
  * FG_EINVAL as above or for an unknown type. */
 fg_status fgi_image_bytes_type(const fg_image *img, size_t *bytes);
 
+/* Starts a read of path into out: checks the arguments (out emptied, err
+ * emptied), opens the file non-blocking (a FIFO or a device must not
+ * wait) and keeps only a regular file.  The descriptor in *fd, or a
+ * failure (FG_EINVAL, FG_EIO) with err naming the file. */
+fg_status fgi_open_input(const char *path, fg_image *out, int *fd,
+                         char *err, size_t errlen);
+
 #endif

@@ -240,34 +240,11 @@ fg_status fg_image_load(const char *path, fg_image *out,
     lim.max_chunk_bytes = opt->max_chunk_bytes;
   if (opt)
     lim.no_autorotate = opt->no_autorotate;
-  if (err && errlen)
-    err[0] = '\0';
-  if (out)
-    memset(out, 0, sizeof *out);
-  if (!path || !out)
-    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: %s is NULL",
-                    !path ? "path" : "out");
-  if (!*path)
-    return fgu_fail(err, errlen, FG_EINVAL, "fg_image_read: empty path");
-
   char ebuf[128];
-  /* O_NONBLOCK: opening a FIFO or a device must not wait */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return fgu_fail(err, errlen, FG_EIO, "%s: cannot open: %s", path,
-                    fgu_strerror(e, ebuf, sizeof ebuf));
-  }
-  struct stat fst;
-  if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
-    int dir = S_ISDIR(fst.st_mode), fifo = S_ISFIFO(fst.st_mode),
-        sock = S_ISSOCK(fst.st_mode);
-    close(fd);
-    return fgu_fail(err, errlen, FG_EIO, "%s: not a regular file (%s); "
-                    "expected an image file", path,
-                    dir ? "a folder" : fifo ? "a FIFO"
-                    : sock ? "a socket" : "a device");
-  }
+  int fd;
+  fg_status ost = fgi_open_input(path, out, &fd, err, errlen);
+  if (ost != FG_OK)
+    return ost;
   unsigned char sig[8];
   ssize_t got = pread(fd, sig, sizeof sig, 0);
   fg_status st = FG_OK;
