@@ -188,7 +188,7 @@ fg_field *fg_unary(fg_graph *g, fg_unop op, fg_field *a) {
   fg_elem e = fg_field_type(a).elem;
   if (op == FG_OP_BNOT && is_float(e))
     return fgo_fail(g, FG_ETYPE, "bnot", "needs an integer field, '%s' is "
-                    "%s", fg_field_name(a), fg_elem_name(e));
+                    "%s", fg_field_label(a), fg_elem_name(e));
   un_ctx c = {op, e};
   fg_elem out = e;
   if (op >= FG_OP_SQRT && op <= FG_OP_TANH)
@@ -212,8 +212,8 @@ fg_field *fg_where(fg_graph *g, fg_field *cond, fg_field *a, fg_field *b) {
     return NULL;
   if (fg_field_type(a).elem != fg_field_type(b).elem)
     return fgo_fail(g, FG_ETYPE, "where", "'%s' is %s but '%s' is %s; the "
-                    "two choices need one element type", fg_field_name(a),
-                    fg_elem_name(fg_field_type(a).elem), fg_field_name(b),
+                    "two choices need one element type", fg_field_label(a),
+                    fg_elem_name(fg_field_type(a).elem), fg_field_label(b),
                     fg_elem_name(fg_field_type(b).elem));
   fg_elem w = fg_field_type(a).elem;
   return fgo_map(g, "where", 3, in, w, where_fn, &w);

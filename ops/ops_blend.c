@@ -69,13 +69,13 @@ fg_field *fg_intrinsic_blend(fg_graph *g, fg_blend_mode mode, fg_field *src,
         t.tensor.ndim != 1 || t.field.ndim != 2) {
       char ts[FG_TYPE_STR_MAX];
       return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 vec4 "
-                      "(RGBA) field", fg_field_name(f[i]),
+                      "(RGBA) field", fg_field_label(f[i]),
                       fg_type_str(t, ts, sizeof ts));
     }
   }
   if (!fg_shape_equal(fg_field_type(src).field, fg_field_type(dst).field))
     return fgo_fail(g, FG_ESHAPE, name, "source '%s' and destination '%s' "
-                    "differ in size", fg_field_name(src), fg_field_name(dst));
+                    "differ in size", fg_field_label(src), fg_field_label(dst));
   if (!fgo_restriction_ok(g, name, r, fg_field_type(dst).field))
     return NULL;
   fg_op *op = fg_op_begin(g, name, 1, (fg_type[]){fg_field_type(dst)});

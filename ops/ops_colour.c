@@ -21,7 +21,7 @@ static fg_field *rgb_op(fg_graph *g, const char *name, fg_field *in,
       t.tensor.ndim > 1) {
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected f32 %s "
-                    "(fg_to_unit converts u8 and u16)", fg_field_name(in),
+                    "(fg_to_unit converts u8 and u16)", fg_field_label(in),
                     fg_type_str(t, ts, sizeof ts),
                     grey_ok ? "grey, grey+alpha, RGB or RGBA" : "vec3 or vec4");
   }
@@ -68,7 +68,7 @@ fg_field *fg_rgb_to_grey(fg_graph *g, fg_field *rgb) {
   if ((n != 3 && n != 4) || t.tensor.ndim != 1) {
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, "rgb_to_grey", "'%s' is %s; expected RGB or "
-                    "RGBA (vec3 or vec4)", fg_field_name(rgb),
+                    "RGBA (vec3 or vec4)", fg_field_label(rgb),
                     fg_type_str(t, ts, sizeof ts));
   }
   fg_elem w = fgo_float_of(t.elem);
@@ -94,7 +94,7 @@ fg_field *fg_grey_to_rgb(fg_graph *g, fg_field *grey, int channels) {
   fg_type t = fg_field_type(grey);
   if (fg_type_tensor_elements(t) != 1)
     return fgo_fail(g, FG_ETYPE, "grey_to_rgb", "'%s' has %d channels; "
-                    "expected 1", fg_field_name(grey), fg_type_tensor_elements(t));
+                    "expected 1", fg_field_label(grey), fg_type_tensor_elements(t));
   if (channels != 3 && channels != 4)
     return fgo_fail(g, FG_EINVAL, "grey_to_rgb", "%d channels; expected 3 "
                     "or 4", channels);
@@ -356,7 +356,7 @@ fg_field *fg_colour_matrix(fg_graph *g, fg_field *in, const float m[16],
   if (t.elem != FG_F32 || n > 4) {
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, "colour_matrix", "'%s' is %s; expected f32 "
-                    "with 1-4 channels", fg_field_name(in),
+                    "with 1-4 channels", fg_field_label(in),
                     fg_type_str(t, ts, sizeof ts));
   }
   fg_type out = out_channels == 1
@@ -392,7 +392,7 @@ fg_field *fg_intrinsic_color_matrix(fg_graph *g, fg_field *in,
   if (t.elem != FG_U8 || n > 4 || t.tensor.ndim > 1 || t.field.ndim != 2) {
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 field "
-                    "of 1-4 channels", fg_field_name(in),
+                    "of 1-4 channels", fg_field_label(in),
                     fg_type_str(t, ts, sizeof ts));
   }
   if (!m)

@@ -27,7 +27,7 @@ bool fgo_fields_ok(fg_graph *g, const char *name, int n,
       return false;
     if (fg_field_graph(f[i]) != g) {
       fgo_fail(g, FG_EINVAL, name, "field '%s' belongs to another graph",
-               fg_field_name(f[i]));
+               fg_field_label(f[i]));
       return false;
     }
   }
@@ -44,13 +44,13 @@ bool fgo_broadcast(fg_graph *g, const char *name, int n,
         t.field.ndim != 0)
       return fgo_fail(g, FG_ESHAPE, name, "field shapes of %s and '%s' (%s) "
                       "differ and neither is 0-dimensional",
-                      fg_type_str(*out, a, sizeof a), fg_field_name(f[i]),
+                      fg_type_str(*out, a, sizeof a), fg_field_label(f[i]),
                       fg_type_str(t, b, sizeof b)) != NULL;
     int ea = fg_type_tensor_elements(*out), eb = fg_type_tensor_elements(t);
     if (ea != eb && ea != 1 && eb != 1)
       return fgo_fail(g, FG_ESHAPE, name, "tensors of %s and '%s' (%s) "
                       "differ and neither has one element",
-                      fg_type_str(*out, a, sizeof a), fg_field_name(f[i]),
+                      fg_type_str(*out, a, sizeof a), fg_field_label(f[i]),
                       fg_type_str(t, b, sizeof b)) != NULL;
     if (out->field.ndim == 0)
       out->field = t.field;

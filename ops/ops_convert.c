@@ -57,7 +57,7 @@ fg_field *fg_to_unit(fg_graph *g, fg_field *a) {
   fg_elem e = fg_field_type(a).elem;
   if (e != FG_U8 && e != FG_U16 && e != FG_F32 && e != FG_F64)
     return fgo_fail(g, FG_ETYPE, "to_unit", "'%s' is %s; expected u8, u16 "
-                    "or a float field", fg_field_name(a), fg_elem_name(e));
+                    "or a float field", fg_field_label(a), fg_elem_name(e));
   return fgo_map(g, "to_unit", 1, &a, e == FG_F64 ? FG_F64 : FG_F32,
                  to_unit_fn, NULL);
 }
@@ -75,7 +75,7 @@ fg_field *fg_from_unit(fg_graph *g, fg_field *a, fg_elem elem) {
   fg_elem e = fg_field_type(a).elem;
   if (e != FG_F32 && e != FG_F64)
     return fgo_fail(g, FG_ETYPE, "from_unit", "'%s' is %s; expected a float "
-                    "field", fg_field_name(a), fg_elem_name(e));
+                    "field", fg_field_label(a), fg_elem_name(e));
   if (elem != FG_U8 && elem != FG_U16)
     return fgo_fail(g, FG_ETYPE, "from_unit", "target must be u8 or u16, "
                     "got %s", fg_elem_name(elem));
@@ -90,7 +90,7 @@ static bool small_ok(fg_graph *g, const char *name, fg_field *a) {
   if (fg_type_is_big(fg_field_type(a))) {
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; channels exist for "
-                    "small tensors (at most %d elements)", fg_field_name(a),
+                    "small tensors (at most %d elements)", fg_field_label(a),
                     fg_type_str(fg_field_type(a), ts, sizeof ts),
                     FG_MAX_SMALL_TENSOR) != NULL;
   }
@@ -120,7 +120,7 @@ fg_field *fg_channel(fg_graph *g, fg_field *a, int i) {
   int w = fg_type_tensor_elements(fg_field_type(a));
   if (i < 0 || i >= w)
     return fgo_fail(g, FG_EINVAL, "channel", "channel %d of '%s', which has "
-                    "%d", i, fg_field_name(a), w);
+                    "%d", i, fg_field_label(a), w);
   return pick(g, "channel", a, &i, 1);
 }
 
@@ -140,7 +140,7 @@ fg_field *fg_channels(fg_graph *g, fg_field *a, const char *letters) {
     if (idx[i] < 0 || idx[i] >= w)
       return fgo_fail(g, FG_EINVAL, "channels", "letter '%c' of \"%s\" names "
                       "no channel of '%s' (%d channels)", letters[i],
-                      letters, fg_field_name(a), w);
+                      letters, fg_field_label(a), w);
   }
   return pick(g, "channels", a, idx, n);
 }
@@ -161,9 +161,9 @@ fg_field *fg_merge(fg_graph *g, int n, fg_field *const *parts) {
         !fg_shape_equal(fg_field_type(parts[i]).field, fg_field_type(parts[0]).field)) {
       char a[FG_TYPE_STR_MAX], b[FG_TYPE_STR_MAX];
       return fgo_fail(g, FG_ETYPE, "merge", "'%s' (%s) and '%s' (%s) differ "
-                      "in element type or field shape", fg_field_name(parts[0]),
+                      "in element type or field shape", fg_field_label(parts[0]),
                       fg_type_str(fg_field_type(parts[0]), a, sizeof a),
-                      fg_field_name(parts[i]),
+                      fg_field_label(parts[i]),
                       fg_type_str(fg_field_type(parts[i]), b, sizeof b));
     }
   }
@@ -193,11 +193,11 @@ fg_field *fg_broadcast(fg_graph *g, fg_field *a, fg_shape shape,
   int w = fg_type_tensor_elements(fg_field_type(a));
   if (fg_field_type(a).field.ndim != 0 && !fg_shape_equal(fg_field_type(a).field, shape))
     return fgo_fail(g, FG_ESHAPE, "broadcast", "'%s' is neither "
-                    "0-dimensional nor of the target shape", fg_field_name(a));
+                    "0-dimensional nor of the target shape", fg_field_label(a));
   if (channels > 1 && (w != 1 || channels > 4))
     return fgo_fail(g, FG_EINVAL, "broadcast", "%d channels from '%s' of %d "
                     "elements; repeating needs one element and at most 4 "
-                    "channels", channels, fg_field_name(a), w);
+                    "channels", channels, fg_field_label(a), w);
   if (!small_ok(g, "broadcast", a))
     return NULL;
   fg_type t = fg_field_type(a);

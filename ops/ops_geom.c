@@ -206,7 +206,7 @@ fg_field *fg_crop(fg_graph *g, fg_field *in, int64_t row, int64_t col,
                        "crop: window %lld x %lld at (%lld, "
                        "%lld) does not lie inside '%s' (%lld x %lld)",
                        (long long)rows, (long long)cols, (long long)row,
-                       (long long)col, fg_field_name(in), (long long)h,
+                       (long long)col, fg_field_label(in), (long long)h,
                        (long long)w);
     return NULL;
   }

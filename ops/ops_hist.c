@@ -140,7 +140,7 @@ fg_field *fg_histogram(fg_graph *g, fg_field *in, int bins, double lo,
     fg_graph_set_error(g, FG_ETYPE,
                        "histogram: field '%s' is %s; expected "
                        "a field of 1 to 3 dimensions holding scalars",
-                       fg_field_name(in), fg_type_str(t, ts, sizeof ts));
+                       fg_field_label(in), fg_type_str(t, ts, sizeof ts));
     return NULL;
   }
   if (bins < 1 || bins > 16384 || !(lo < hi)) {

@@ -24,7 +24,7 @@ static bool check(fg_graph *g, const char *name, fg_field *in, unsigned widths,
     fg_graph_set_error(g, FG_ETYPE,
                        "%s: field '%s' is %s; expected a 2-D "
                        "uchar field of %s",
-                       name, fg_field_name(in), fg_type_str(t, ts, sizeof ts),
+                       name, fg_field_label(in), fg_type_str(t, ts, sizeof ts),
                        widths == 0x12 ? "1 or 4 channels" : "1 to 4 channels");
     return false;
   }
@@ -37,7 +37,7 @@ static bool check(fg_graph *g, const char *name, fg_field *in, unsigned widths,
                        "%s: restriction x [%lld, %lld) y "
                        "[%lld, %lld) is empty or leaves '%s' (%lld x %lld)",
                        name, (long long)r->x0, (long long)r->x1,
-                       (long long)r->y0, (long long)r->y1, fg_field_name(in),
+                       (long long)r->y0, (long long)r->y1, fg_field_label(in),
                        (long long)h, (long long)w);
     return false;
   }

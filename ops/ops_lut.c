@@ -18,7 +18,7 @@ fg_field *fg_lut1d(fg_graph *g, fg_field *in, fg_field *table) {
     return fgo_fail(g, FG_ESHAPE, "lut1d", "table '%s' is %s for input '%s' "
                     "(%s); expected a 1-D table (2 entries or more for float "
                     "input) of one element or one per channel (at most 4)",
-                    fg_field_name(table), fg_type_str(tt, b, sizeof b), fg_field_name(in),
+                    fg_field_label(table), fg_type_str(tt, b, sizeof b), fg_field_label(in),
                     fg_type_str(ti, a, sizeof a));
   fg_type out = ti;
   out.elem = tt.elem;
@@ -71,8 +71,8 @@ fg_field *fg_lut3d(fg_graph *g, fg_field *in, fg_field *cube) {
       tc.field.dim[1] < 2 || tc.field.dim[2] < 2)
     return fgo_fail(g, FG_ETYPE, "lut3d", "input '%s' is %s and cube '%s' is "
                     "%s; expected f32 RGB(A) and a 3-D f32 vec3 or vec4 cube "
-                    "of at least 2 on each side", fg_field_name(in),
-                    fg_type_str(ti, a, sizeof a), fg_field_name(cube),
+                    "of at least 2 on each side", fg_field_label(in),
+                    fg_type_str(ti, a, sizeof a), fg_field_label(cube),
                     fg_type_str(tc, b, sizeof b));
   bool pass_alpha = n == 4 && nc == 3;
   int no = pass_alpha ? 4 : nc;
@@ -121,7 +121,7 @@ static bool rgba8_ok(fg_graph *g, const char *name, fg_field *f) {
       t.tensor.ndim != 1 || t.field.ndim != 2) {
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, name, "'%s' is %s; expected a 2-D u8 vec4 "
-                    "(RGBA) field", fg_field_name(f),
+                    "(RGBA) field", fg_field_label(f),
                     fg_type_str(t, ts, sizeof ts)) != NULL;
   }
   return true;
@@ -183,7 +183,7 @@ fg_field *fg_intrinsic_lut3d(fg_graph *g, fg_field *in, fg_field *cube,
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ETYPE, "intrinsic_lut3d", "cube '%s' is %s; "
                     "expected a 3-D u8 vec4 field of 2-256 on each side",
-                    fg_field_name(cube), fg_type_str(tc, ts, sizeof ts));
+                    fg_field_label(cube), fg_type_str(tc, ts, sizeof ts));
   }
   /* the C++'s coordMul: (dims - 1) / 255 in float, times 0x8000, truncated
    */

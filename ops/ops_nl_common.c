@@ -18,14 +18,14 @@ bool fgo_image(fg_graph *g, const char *opname, fg_field *f) {
     fg_graph_set_error(g, FG_ESHAPE,
                        "%s: field '%s' is %s; expected 2 "
                        "dimensions (rows, columns) or 3 (layers of them)",
-                       opname, fg_field_name(f), fg_type_str(t, ts, sizeof ts));
+                       opname, fg_field_label(f), fg_type_str(t, ts, sizeof ts));
     return false;
   }
   if (fg_type_is_big(t)) {
     fg_graph_set_error(g, FG_ETYPE,
                        "%s: field '%s' is %s; expected small "
                        "tensors (at most %d channels)",
-                       opname, fg_field_name(f), fg_type_str(t, ts, sizeof ts),
+                       opname, fg_field_label(f), fg_type_str(t, ts, sizeof ts),
                        FG_MAX_SMALL_TENSOR);
     return false;
   }

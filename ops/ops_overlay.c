@@ -35,8 +35,8 @@ fg_field *fg_overlay(fg_graph *g, fg_field *base, fg_field *top, int64_t x,
     return fgo_fail(g, FG_ETYPE, "overlay", "base '%s' is %s and top '%s' "
                     "is %s; expected 2-D images of one element type and "
                     "as many colour channels (either may carry alpha)",
-                    fg_field_name(base), fg_type_str(bt, a, sizeof a),
-                    fg_field_name(top), fg_type_str(tt, b, sizeof b));
+                    fg_field_label(base), fg_type_str(bt, a, sizeof a),
+                    fg_field_label(top), fg_type_str(tt, b, sizeof b));
   if (x < -FG_MAX_DIM_EXTENT || x > FG_MAX_DIM_EXTENT ||
       y < -FG_MAX_DIM_EXTENT || y > FG_MAX_DIM_EXTENT)
     return fgo_fail(g, FG_EINVAL, "overlay", "position (%lld, %lld) out of "

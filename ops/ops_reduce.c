@@ -107,7 +107,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
     fg_graph_set_error(g, FG_ETYPE,
                        "%s: field '%s' is %s; expected small "
                        "tensors",
-                       opname, fg_field_name(in),
+                       opname, fg_field_label(in),
                        fg_type_str(t, ts, sizeof ts));
     return NULL;
   }
@@ -118,7 +118,7 @@ static fg_field *reduce_axes(fg_graph *g, const char *name, fg_reduce_op r,
                        "operation %d; expected a nonempty mask of "
                        "FG_AXIS(0..%d) and FG_AXIS_TENSOR and an "
                        "fg_reduce_op",
-                       opname, axes, fg_field_name(in),
+                       opname, axes, fg_field_label(in),
                        fg_type_str(t, ts, sizeof ts), nd - 1, (int)r);
     return NULL;
   }
@@ -244,7 +244,7 @@ static fg_field *whole(fg_graph *g, fg_reduce_op r, bool mean, fg_field *in) {
     fg_graph_set_error(g, FG_ESHAPE,
                        "%s: field '%s' is 0-dimensional "
                        "already",
-                       mean ? "mean" : op_names[r], fg_field_name(in));
+                       mean ? "mean" : op_names[r], fg_field_label(in));
     return NULL;
   }
   return reduce_axes(g, mean ? "mean" : op_names[r], r, mean, in, all, false);

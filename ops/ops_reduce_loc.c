@@ -61,13 +61,13 @@ fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
     fg_graph_set_error(g, FG_EINVAL, "%s: operation %d over '%s' with "
                        "location %s; expected FG_REDUCE_MIN or "
                        "FG_REDUCE_MAX and a location pointer", opname,
-                       (int)op, fg_field_name(in), location ? "set" : "NULL");
+                       (int)op, fg_field_label(in), location ? "set" : "NULL");
     return NULL;
   }
   if (fg_type_is_big(t) || fg_type_tensor_elements(t) != 1 ||
       t.elem == FG_BOOL) {
     fg_graph_set_error(g, FG_ETYPE, "%s: field '%s' is %s; expected a "
-                       "scalar field of numbers", opname, fg_field_name(in),
+                       "scalar field of numbers", opname, fg_field_label(in),
                        fg_type_str(t, ts, sizeof ts));
     return NULL;
   }

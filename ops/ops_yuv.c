@@ -68,7 +68,7 @@ fg_field *fg_intrinsic_yuv_to_rgb(fg_graph *g, fg_field *yuv,
       l.bytes > INT32_MAX) {
     char ts[FG_TYPE_STR_MAX];
     return fgo_fail(g, FG_ESHAPE, name, "frame '%s' is %s; expected u8[%lld]"
-                    " for a %lld x %lld frame", fg_field_name(yuv),
+                    " for a %lld x %lld frame", fg_field_label(yuv),
                     fg_type_str(t, ts, sizeof ts), (long long)l.bytes,
                     (long long)width, (long long)height);
   }

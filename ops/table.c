@@ -34,7 +34,7 @@ static int image_dims(fg_graph *g, const char *op, fg_field *f,
     return 0;
   if (t.field.ndim != 2) {
     fg_graph_set_error(g, FG_ESHAPE, "%s: expected a 2-D image, '%s' has %d "
-                       "dimensions", op, fg_field_name(f), t.field.ndim);
+                       "dimensions", op, fg_field_label(f), t.field.ndim);
     return 0;
   }
   *rows = t.field.dim[0];

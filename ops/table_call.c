@@ -60,7 +60,7 @@ fg_field *fg_ops_call(fg_graph *g, const fg_op_info *op, const fg_op_args *a) {
       if (a->field[i] && fg_field_graph(a->field[i]) != g)
         return fgo_fail(g, FG_EINVAL, op->name, "field '%s' for '%s' "
                         "belongs to another graph",
-                        fg_field_name(a->field[i]),
+                        fg_field_label(a->field[i]),
                         param_name(op, i, pname, sizeof pname));
     } else if (op->sig[i] == 'w' && (!a->list[i] || (a->list[i]->n > 0 &&
                                                      !a->list[i]->v))) {
