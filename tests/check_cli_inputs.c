@@ -466,6 +466,44 @@ START_TEST(test_cli_templates_stay_inside_output) {
 }
 END_TEST
 
+/* A symbolic link planted inside -o does not lead an output out of it:
+ * that input fails naming the link, nothing is written where it points,
+ * and an output whose folders are real folders is written. */
+START_TEST(test_cli_link_inside_output_not_followed) {
+  char dir[64], p[1024], out[512], away[512], args[4096];
+  tmpdir(dir, sizeof dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(away, sizeof away, "%s/away", dir);
+  ck_assert_int_eq(mkdir(out, 0755), 0);
+  ck_assert_int_eq(mkdir(away, 0755), 0);
+  snprintf(p, sizeof p, "%s/a", out);
+  ck_assert_int_eq(symlink(away, p), 0); /* out/a -> away */
+  snprintf(p, sizeof p, "%s/b", out);
+  ck_assert_int_eq(symlink("../away", p), 0); /* out/b -> ../away */
+  snprintf(p, sizeof p, "%s/st.fgp", dir);
+  write_text(p, "x = input()\nsave(x, \"{stem}/sub/x.png\")\n");
+  char a[512], b[512], c[512];
+  fg_image want;
+  snprintf(a, sizeof a, "%s/a.png", dir);
+  snprintf(b, sizeof b, "%s/b.png", dir);
+  snprintf(c, sizeof c, "%s/c.png", dir);
+  write_image(a, 4, NULL);
+  write_image(b, 5, NULL);
+  write_image(c, 6, &want);
+  snprintf(args, sizeof args, "run %s -o %s -q %s %s %s", p, out, a, b, c);
+  ck_assert_int_eq(tool(dir, args), 1);
+  char *e = slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "a.png") && strstr(e, "b.png") &&
+                strstr(e, "symbolic link"), "%s", e);
+  free(e);
+  ck_assert_int_eq(count_files(away), 0);
+  snprintf(p, sizeof p, "%s/c/sub/x.png", out);
+  expect_image(p, &want);
+  fg_image_free(&want);
+  rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_cli_collisions_before_any_input) {
   char dir[64], p[512], args[4096];
   tmpdir(dir, sizeof dir);
@@ -672,6 +710,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_collisions_before_any_input);
   tcase_add_test(tc, test_cli_deep_tree);
   tcase_add_test(tc, test_cli_links_and_fifos);
+  tcase_add_test(tc, test_cli_link_inside_output_not_followed);
   tcase_add_test(tc, test_cli_many_names_bound);
   tcase_add_test(tc, test_cli_malformed_shard_variables);
   tcase_add_test(tc, test_cli_empty_folder_and_missing_path);

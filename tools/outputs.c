@@ -10,10 +10,14 @@
 #include "tools/outputs.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The fields that name part of the input; {index} is a number. */
@@ -275,4 +279,58 @@ void fgt_remove_stale_temporaries(const char *path) {
     unlink(stale);
   }
   closedir(d);
+}
+
+int fgt_output_dir_make(const char *outdir, const char *name, char *err,
+                        size_t errlen) {
+  int dir = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    snprintf(err, errlen, "%s: cannot open the output folder: %s", outdir,
+             strerror(errno));
+    return -1;
+  }
+  const char *last = strrchr(name, '/');
+  for (const char *p = name; last && p < last;) {
+    const char *e = strchr(p, '/');
+    size_t len = (size_t)(e - p);
+    char comp[NAME_MAX + 1];
+    if (len == 0 || (len == 1 && *p == '.')) { /* "a//b", "./a" */
+      p = e + 1;
+      continue;
+    }
+    if (len > NAME_MAX) {
+      snprintf(err, errlen, "%s/%s: a folder name of %zu bytes (at most "
+               "%d)", outdir, name, len, NAME_MAX);
+      close(dir);
+      return -1;
+    }
+    memcpy(comp, p, len);
+    comp[len] = '\0';
+    if (mkdirat(dir, comp, 0755) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "%s/%s: cannot create its folder %.*s: %s",
+               outdir, name, (int)(e - name), name, strerror(errno));
+      close(dir);
+      return -1;
+    }
+    int sub = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                    O_CLOEXEC);
+    if (sub < 0) {
+      int en = errno;
+      struct stat st;
+      int is_link = fstatat(dir, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    S_ISLNK(st.st_mode);
+      snprintf(err, errlen, "%s/%s: %.*s inside the output folder is %s; "
+               "outputs are written only below -o, never through a link",
+               outdir, name, (int)(e - name), name,
+               is_link ? "a symbolic link"
+               : en == ENOTDIR ? "not a folder" : strerror(en));
+      close(dir);
+      return -1;
+    }
+    close(dir);
+    dir = sub;
+    p = e + 1;
+  }
+  close(dir);
+  return 0;
 }

@@ -23,6 +23,15 @@ int fgt_output_name(char *out, size_t size, const char *tmpl,
                     const char *path, const char *rel, long index, char *err,
                     size_t errlen);
 
+/* Creates the folders of name (relative to the folder outdir, which
+ * exists) one component at a time below outdir, never through a
+ * symbolic link (O_NOFOLLOW): 0, or -1 with a message in err naming the
+ * output, the component and why (a symbolic link or a file where a folder
+ * belongs, or mkdir's error), so a link planted inside -o cannot lead an
+ * output out of it. */
+int fgt_output_dir_make(const char *outdir, const char *name, char *err,
+                        size_t errlen);
+
 /* Finds output names that two inputs of in (or two saves of one input)
  * would share, index i of in->items expanding with {index} i: 0 when
  * none; -1 with a message in err listing the first colliding inputs, the

@@ -419,16 +419,11 @@ static void encode_work(uv_work_t *w) {
   for (int i = 0; i < bt->n_saves && j->st == FG_OK; i++) {
     char err[1024];
     const char *path = j->out_path[i];
-    char *slash = strrchr(j->out_path[i], '/');
-    if (slash) {
-      *slash = '\0';
-      int e = fgu_mkdir_p(j->out_path[i]);
-      *slash = '/';
-      if (e) {
-        job_fail(j, FG_EIO, "write", "%s: cannot create its directory: %s",
-                 path, strerror(e));
-        break;
-      }
+    /* out_path is "<outdir>/<name>" (output_paths) */
+    if (fgt_output_dir_make(b->outdir, path + strlen(b->outdir) + 1, err,
+                            sizeof err)) {
+      job_fail(j, FG_EIO, "write", "%s", err);
+      break;
     }
     fgt_remove_stale_temporaries(path);
     if (pending_name(pending[i], sizeof pending[i], path, (int)j->index)) {
