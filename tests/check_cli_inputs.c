@@ -633,6 +633,39 @@ START_TEST(test_cli_many_names_bound) {
 }
 END_TEST
 
+/* {index} is the input's position in the whole list, the same whichever
+ * shard runs it: two shards writing "{index}.png" into one folder give
+ * each input its own file (the collision check numbers the whole list). */
+START_TEST(test_cli_index_is_global_under_shards) {
+  char dir[64], p[1024], out[512], args[8192];
+  tmpdir(dir, sizeof dir);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  write_text(p, "x = input()\nsave(x, \"{index}.png\")\n");
+  snprintf(out, sizeof out, "%s/out", dir);
+  enum { N = 6 };
+  fg_image want[N];
+  char list[4096] = "";
+  for (int i = 0; i < N; i++) {
+    char img[512];
+    snprintf(img, sizeof img, "%s/in%d.png", dir, i); /* sorted order */
+    write_image(img, 20 + i, &want[i]);
+    snprintf(list + strlen(list), sizeof list - strlen(list), " %s", img);
+  }
+  for (int k = 1; k <= 2; k++) {
+    snprintf(args, sizeof args, "run %s --shard %d/2 -o %s -q%s", p, k, out,
+             list);
+    ck_assert_int_eq(tool(dir, args), 0);
+  }
+  ck_assert_int_eq(count_files(out), N);
+  for (int i = 0; i < N; i++) {
+    snprintf(p, sizeof p, "%s/%d.png", out, i);
+    expect_image(p, &want[i]);
+    fg_image_free(&want[i]);
+  }
+  rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_cli_malformed_shard_variables) {
   char dir[64], p[512], img[512], args[4096];
   tmpdir(dir, sizeof dir);
@@ -713,6 +746,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_link_inside_output_not_followed);
   tcase_add_test(tc, test_cli_many_names_bound);
   tcase_add_test(tc, test_cli_malformed_shard_variables);
+  tcase_add_test(tc, test_cli_index_is_global_under_shards);
   tcase_add_test(tc, test_cli_empty_folder_and_missing_path);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -29,6 +29,7 @@ static int push(fgt_inputs *in, const char *path, const char *rel) {
   it->path = strdup(path);
   it->rel = strdup(rel);
   it->unreadable_dir = 0;
+  it->index = in->n;
   if (!it->path || !it->rel) {
     free(it->path);
     free(it->rel);

@@ -11,6 +11,8 @@ typedef struct fgt_item {
   char *path;          /* as found: the item's id in reports */
   char *rel;           /* relative to the directory it was found under */
   int unreadable_dir;  /* a directory that could not be listed */
+  long index;          /* position in the whole list, kept by --shard:
+                          what {index} expands to */
 } fgt_item;
 
 typedef struct fgt_inputs {

@@ -127,7 +127,7 @@ static void job_finish(job *j) {
 static int extra_path(batch *b, job *j, int i, char *out, size_t size) {
   char name[4096], err[512];
   if (fgt_expand(name, sizeof name, b->in_tmpls[i], j->item->path,
-                 j->item->rel, j->index, err, sizeof err)) {
+                 j->item->rel, j->item->index, err, sizeof err)) {
     job_fail(j, FG_EINVAL, "input", "%s", err);
     return -1;
   }
@@ -477,7 +477,7 @@ static int output_paths(batch *b, const fgt_built *bt, job *j) {
   for (int i = 0; i < bt->n_saves; i++) {
     char name[4096], err[1024];
     if (fgt_output_name(name, sizeof name, bt->saves[i].tmpl, j->item->path,
-                        j->item->rel, j->index, err, sizeof err)) {
+                        j->item->rel, j->item->index, err, sizeof err)) {
       job_fail(j, FG_EINVAL, "input", "%s", err);
       return -1;
     }
