@@ -176,7 +176,7 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     fgu_buf_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   /* OpenCL C may contract a * b + c into fma unless told not to; the C
    * dialect builds with -ffp-contract=off: float +, -, * are the same
-   * bits on both backends (as RenderScript's code, rs/emit_hooks.c) */
+   * bits on both backends (as RenderScript's code, rs-kernel/emit_hooks.c) */
   if (k->fp != FGK_FP_RELAXED)
     fgu_buf_puts(o, "#pragma OPENCL FP_CONTRACT OFF\n");
   fgu_buf_puts(o, cl_prelude);

@@ -4,7 +4,7 @@
  * one input in 64), its rs_allocation globals are bound, and every kernel
  * and reduction is made a node over inputs of a type the first byte picks.
  * Nothing is compiled (fuzz_builder does that).  Built by scripts/fuzz. */
-#include "rs/rs_impl.h"
+#include "rs-host/host.h"
 
 #include <stdint.h>
 #include <stdlib.h>

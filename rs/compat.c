@@ -5,8 +5,10 @@
  * math functions, dot, clamp and convert_* itself; the C dialect gets
  * them here as clang overloadable functions (component-wise over
  * ext_vector types), under fgk_rs_ names that the script's text reaches
- * through function-like macros defined only around it (emit_hooks.c), so
- * they never clash with <math.h> in the rest of the kernel. */
+ * through function-like macros defined only around it (rs-kernel/emit_hooks.c), so
+ * they never clash with <math.h> in the rest of the kernel.  Also which
+ * runtime functions kernels and host code may call (fgr_runtime_has,
+ * fgr_host_runtime_has), which the scanner asks. */
 #include "rs_impl.h"
 #include <string.h>
 
@@ -825,4 +827,14 @@ static bool name_in(const char *const *list, const char *p, int len) {
 
 bool fgr_runtime_has(const char *p, int len) {
   return name_in(fgr_c_renames, p, len) || name_in(fgr_runtime_names, p, len);
+}
+
+bool fgr_host_runtime_has(const char *p, int len) {
+  static const char *const names[] = {"rsDebug", "rsSendToClient",
+                                      "rsSendToClientBlocking", "rsRand",
+                                      NULL};
+  for (int k = 0; names[k]; k++)
+    if ((int)strlen(names[k]) == len && !memcmp(names[k], p, (size_t)len))
+      return true;
+  return (len > 8 && !memcmp(p, "rsMatrix", 8)) || fgr_time_has(p, len);
 }

@@ -2,7 +2,7 @@
  * rs_quaternion.rsh: a float4 whose w is the scalar part, functions taking
  * pointers), and rsFrac, for kernels of both dialects and invokables on
  * the host: one text, after the runtime, its math through fgk_rs_qf_*
- * (float functions of the dialect, defined before it by emit_hooks.c). */
+ * (float functions of the dialect, defined before it by rs-kernel/emit_hooks.c). */
 #include "rs_impl.h"
 
 const char fgr_quaternion_c[] =

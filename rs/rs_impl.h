@@ -1,7 +1,12 @@
-/* rs/rs_impl.h - the RenderScript front end's internals, shared by the
- * tokenizer (lex.c), the declaration scanner and type layout
- * (scan.c), the foreign-call hooks that carry a script into a kernel of
- * either dialect (emit_hooks.c) and the graph nodes (nodes.c).
+/* rs/rs_impl.h - the RenderScript front end's internals: the tokenizer
+ * (lex.c), the preprocessor (pp.c), the declaration scanner and type
+ * layout (scan.c, decl.c, const.c), the analyses the later parts ask of a
+ * parsed script, and the RenderScript runtime library as text (compat.c,
+ * matrix.c, quaternion.c, sample.c, time.c).  The parts above it, each in
+ * a folder of its own and each including only what is below it:
+ * rs-kernel/ (a script's functions as kernel text of either dialect),
+ * rs-host/ (the script object, init() and invokables run on the host)
+ * and rs-graph/ (graph nodes, fg_rs_* of include/fieldgraph/renderscript.h).
  *
  * A script is parsed once into an fgr_unit: its tokens, its top-level
  * declarations in source order, the types they define (with C layout, so
@@ -322,120 +327,9 @@ bool fgr_type_carrier(const fgr_type *t, fgk_type *out);
 /* Writes a readable spelling of t ("uchar4", "struct MinAndMax"). */
 const char *fgr_type_str(const fgr_type *t);
 
-/* ---- calls into a script from kernel IR --------------------------------- */
-
-typedef enum fgr_call_kind {
-  FGR_CALL_MAP,       /* value = mapping kernel(inputs, specials) */
-  FGR_CALL_ACC,       /* accumulate into the kernel's fgk_acc */
-  FGR_CALL_FOLD,      /* one thread: partials -> combiner -> outconverter */
-  FGR_CALL_INVOKE     /* one thread: an invokable over its allocations */
-} fgr_call_kind;
-
-/* What a call into a script calls: the payload of its FGK_E_FOREIGN
- * expression, whose hooks are fgr_foreign; in the graph's arena.  Ports of
- * the call (expression's u.foreign.port): [0] the globals block (or -1),
- * [1 .. n_allocs] the bound allocations (-1 unbound), and for FOLD
- * [n_allocs + 1] the partials record; u.foreign.out_port is FOLD's
- * result.  An ACC call is the value its kernel's FGK_REDUCE_FOREIGN
- * output accumulates. */
-typedef struct fgr_call {
-  fgr_call_kind kind;
-  const fgr_unit *u;
-  const fgr_func *fn;           /* MAP */
-  const fgr_reduce *red;        /* ACC, FOLD */
-  int64_t range[3][2];          /* ACC: (x, y, z) [start, end) */
-  bool ranged;
-  int64_t result_bytes;         /* FOLD: bytes of the result field */
-  int written_alloc;            /* MAP, INVOKE: the rs_allocation global
-                                   (binding slot) the kernel sets elements
-                                   of, through the call's out_port, or -1 */
-  bool writes_globals;          /* MAP: the kernel writes script globals,
-                                   through out_port: the launch's copy of
-                                   the globals block */
-  int written_param;            /* INVOKE: the parameter it sets elements
-                                   of, through out_port, or -1; its
-                                   rs_allocation parameters are the ports
-                                   after the environment's (1 + n_allocs
-                                   + p), -1 where written */
-} fgr_call;
-
-/* How every call into a script is written (emit_hooks.c). */
-extern const fgk_foreign_i fgr_foreign;
-
 /* Bytes of a partials record of a reduction: a header, then one
  * accumulator per partial, room for FGK_MAX_PARTIALS. */
 int64_t fgr_record_bytes(const fgr_reduce *r);
-
-/* ---- the public script object (nodes.c, invoke.c) ---------------- */
-
-/* An rs_allocation global's binding.  The field dies with its graph,
- * which the script may outlive: graph tells whether it still exists. */
-typedef struct fgr_binding {
-  fg_field *field;              /* NULL: unbound */
-  fg__alive *graph;             /* one reference on the field's graph's */
-  char name[128];               /* the field's name, for messages */
-} fgr_binding;
-
-struct fg_rs_script {
-  fgr_unit *u;                  /* one reference */
-  fgr_binding *bound;           /* per rs_allocation global */
-  char errmsg[1024];
-  /* invokables on the host (host.c): the clang and cache directory of
-   * the options (NULL: the defaults), and the loaded object once built */
-  char *clang, *cache_dir;
-  void *host;
-  unsigned long long rand_state;  /* rsRand's */
-  fg_rs_log_fn log;             /* rsDebug's lines; NULL: stderr */
-  void *log_user;
-  long long dt_last;            /* rsGetDt's last time (ns, monotonic) */
-  fg_rs_message_fn message;     /* rsSendToClient's; NULL: none */
-  void *message_user;
-};
-
-/* The field bound to rs_allocation global slot a, or NULL when it is
- * unbound or its graph was freed. */
-fg_field *fgr_bound_field(const fg_rs_script *s, int a);
-
-/* ---- invokables on the host (host.c, emit_hooks.c) ---------------------- */
-
-/* Whether function f of u is an invokable the host can run: a function
- * with a body that is no kernel and no part of a reduction, whose
- * parameters are scalars, vectors or structs, and whose calls reach only
- * the runtime (no rsForEach: fg_rs_invoke runs those) and no allocation.
- * NULL when it can; else why not, with the token to blame in *tok. */
-const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok);
-/* Whether a parameter can be passed from the host: a scalar, a vector or
- * a struct, by value. */
-bool fgr_host_param_ok(const fgr_param *p);
-/* Writes host C for functions fns of u (writer tw: C, whose kernel() is
- * NULL) after the runtime: the functions they reach, and per function a
- * wrapper `void fgk_rs_invoke_<name>(void *globals, const void *const
- * *args, void *rt)`
- * (args: one pointer per parameter; rt: the host's runtime, host.c). */
-void fgr_emit_host(fgk_writer *tw, const fgr_unit *u,
-                   const fgr_func *const *fns, int n);
-/* Runs init() if the script has one (building its host object); on
- * failure returns the status with "file:line:col: message" in err. */
-fg_status fgr_host_init(fg_rs_script *s, char *err, size_t errlen);
-/* Unloads the host object. */
-void fgr_host_free(fg_rs_script *s);
-/* Runs invokable f, which launches no kernel, as one thread over its
- * rs_allocation parameters (args, one field each, in order) as part of g:
- * the node fg_rs_invoke builds for it.  A parameter or global it sets
- * elements of is a copy of its field with the writes: *result (a global
- * is rebound to it); NULL when it writes none.  what names the call. */
-fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
-                            const char *what, int n_args,
-                            fg_field *const *args, fg_field **result);
-/* Writes one rsDebug line of s where its log goes (fg_rs_set_log). */
-void fgr_host_log(fg_rs_script *s, const char *line);
-/* Runs function f (fgr_host_why NULL) on the host with args (one pointer
- * per parameter) and the script's globals; dims: x, y, z per rs_allocation
- * global (alloc_index), NULL for its binding's.  Errors as
- * "file:line:col: message" into err. */
-fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
-                        const void *const *args, const long *dims, char *err,
-                        size_t errlen);
 
 /* clang's first error in log as "file:line:col: message" into err
  * (what: what failed, for a log without one). */

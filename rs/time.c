@@ -2,7 +2,7 @@
  * on the host: rsUptimeMillis, rsUptimeNanos, rsGetDt, rsTime and
  * rsLocaltime, with the rs_time_t and rs_tm types.  The host object runs
  * in the library's process, so they read the system's clocks directly;
- * rsGetDt keeps its last time in the script object (host.c passes it).
+ * rsGetDt keeps its last time in the script object (rs-host/host.c passes it).
  * Kernels have no clock: a kernel reaching these is refused at the call. */
 #include "rs_impl.h"
 

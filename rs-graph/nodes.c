@@ -14,7 +14,7 @@
  * outconverter, producing the 0-D result.  The script's globals reach
  * both through a constant field whose bytes the program re-reads at every
  * run; bound allocations are extra inputs read non-locally. */
-#include "rs_impl.h"
+#include "rs-graph/graph.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -425,13 +425,6 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
   snprintf(b->name, sizeof b->name, "%s", field ? field->name : "");
   s->errmsg[0] = 0;
   return FG_OK;
-}
-
-/* The field bound to allocation a, or NULL when it is unbound or its
- * graph was freed (b->graph then says which). */
-fg_field *fgr_bound_field(const fg_rs_script *s, int a) {
-  const fgr_binding *b = &s->bound[a];
-  return b->field && b->graph->alive ? b->field : NULL;
 }
 
 bool fgr_type_carrier(const fgr_type *t, fgk_type *out) {

@@ -33,7 +33,7 @@
  * read from their bindings and, when a launch writes them, are results
  * too (after the parameters).  An Allocation's contents are a field, and
  * a launch writing an Allocation makes a new field. */
-#include "rs_impl.h"
+#include "rs-graph/graph.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -17,7 +17,7 @@
  * that init() was meant to replace. */
 #define _GNU_SOURCE
 #include "config.h"
-#include "rs_impl.h"
+#include "rs-host/host.h"
 #include "runtime/env.h"
 #include "toolchain/toolchain.h"
 #include "util/fs.h"
@@ -245,16 +245,6 @@ typedef struct host_rt {
   const long *dims;             /* x, y, z of each rs_allocation global */
   long long *dt_last;           /* rsGetDt's (rs/time.c) */
 } host_rt;
-
-bool fgr_host_runtime_has(const char *p, int len) {
-  static const char *const names[] = {"rsDebug", "rsSendToClient",
-                                      "rsSendToClientBlocking", "rsRand",
-                                      NULL};
-  for (int k = 0; names[k]; k++)
-    if ((int)strlen(names[k]) == len && !memcmp(names[k], p, (size_t)len))
-      return true;
-  return (len > 8 && !memcmp(p, "rsMatrix", 8)) || fgr_time_has(p, len);
-}
 
 static void rt_log(void *ctx, const char *line) {
   fg_rs_script *s = ctx;

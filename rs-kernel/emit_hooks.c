@@ -36,7 +36,7 @@
  * so that function bodies see every type.  The calls themselves go
  * through small wrappers that build the environment from the kernel's
  * buffers and put the special arguments in the prototype's order. */
-#include "rs_impl.h"
+#include "rs-kernel/kernel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
