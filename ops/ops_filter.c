@@ -134,6 +134,27 @@ fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
                    border);
 }
 
+fg_field *fg_unsharp(fg_graph *g, fg_field *in, double sigma, double amount,
+                     fg_border border) {
+  const char *name = "unsharp";
+  if (!fgo_image(g, name, in) || !border_ok(g, name, border))
+    return NULL;
+  if (!(sigma > 0 && sigma <= 21) || !(amount >= 0 && amount <= 100)) {
+    fg_graph_set_error(g, FG_EINVAL, "unsharp: sigma %g and amount %g; "
+                       "expected sigma in (0, 21] and amount in [0, 100]",
+                       sigma, amount);
+    return NULL;
+  }
+  fg_elem e = fg_field_type(in).elem;
+  bool is_float = e == FG_F32 || e == FG_F64;
+  fg_field *x = is_float ? in : fg_cast(g, in, FG_F32);
+  fg_field *soft = fg_gaussian_blur(g, x, sigma, 0, border);
+  fg_field *detail = fg_binary(g, FG_OP_SUB, x, soft);
+  fg_field *out = fg_binary(g, FG_OP_ADD, x,
+                            fg_binary_scalar(g, FG_OP_MUL, detail, amount));
+  return is_float ? out : fg_cast_sat(g, out, e);
+}
+
 fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius, fg_border border) {
   const char *name = "box_blur";
   if (!fgo_image(g, name, in) || !border_ok(g, name, border))

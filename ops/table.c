@@ -165,6 +165,9 @@ CALL(convolve, "fg_convolve") {
 CALL(gaussian_blur, "fg_gaussian_blur") {
   return fg_gaussian_blur(g, F0, a->num[1], I(2), (fg_border)I(3));
 }
+CALL(unsharp, "fg_unsharp") {
+  return fg_unsharp(g, F0, a->num[1], a->num[2], (fg_border)I(3));
+}
 CALL(box_blur, "fg_box_blur") { return fg_box_blur(g, F0, I(1), (fg_border)I(2)); }
 CALL(sobel_x, "fg_sobel") {
   fg_field *gx = NULL, *gy = NULL;
@@ -474,6 +477,8 @@ static const fg_op_info table[] = {
      "correlation with [[...], ...] (odd sizes)"),
   OP("gaussian_blur", "FdiB", "image,sigma,radius=0,border=clamp",
      gaussian_blur, "separable Gaussian (radius 0: 3 sigma)"),
+  OP("unsharp", "FddB", "image,sigma,amount=1,border=clamp", unsharp,
+     "sharpen: image + amount (image - gaussian_blur)"),
   OP("box_blur", "FiB", "image,radius=1,border=clamp", box_blur,
      "mean over a (2 radius + 1)^2 box"),
   OP("sobel_x", "FB", "image,border=clamp", sobel_x, "Sobel d/dx"),

@@ -220,6 +220,63 @@ START_TEST(test_ops_filters_photo) {
 }
 END_TEST
 
+/* Unsharp mask against x + amount (x - blur(x)) in double, the blur the
+ * separable reference above, on a random u8 RGB field (the result rounded
+ * and saturated to u8: within 1 of it), a random f32 field and a photo;
+ * out-of-range arguments are refused by name. */
+static void unsharp_on(fg_type t, const void *data, double sigma,
+                       double amount, fg_border b, const char *label) {
+  fg_graph *g = fg_graph_new("unsharp");
+  fg_field *in = fg_input(g, "in", t);
+  out_n(g, fg_unsharp(g, in, sigma, amount, b));
+  void *out[1];
+  run_graph(g, data, 1, out);
+  ref_img r = ref_from(t, data);
+  size_t n = ref_n(&r);
+  int rad = (int)ceil(3 * sigma);
+  double gw[2 * 64 + 1], sum = 0;
+  for (int i = -rad; i <= rad; i++)
+    sum += gw[i + rad] = exp(-(double)i * i / (2 * sigma * sigma));
+  for (int i = 0; i <= 2 * rad; i++)
+    gw[i] /= sum;
+  double *w = sep_ref(&r, rad, gw, b);
+  for (size_t i = 0; i < n; i++)
+    w[i] = as_elem(t.elem, r.v[i] + amount * (r.v[i] - w[i]));
+  int is_int = t.elem != FG_F32 && t.elem != FG_F64;
+  expect_close(label, t.elem, out[0], w, n, is_int ? 1 : 1e-4, RTOL);
+  free(w);
+  free(out[0]);
+  free(r.v);
+  fg_graph_free(g);
+}
+
+START_TEST(test_ops_unsharp) {
+  fg_type t8 = fg_type_image(FG_U8, 23, 31, 3);
+  void *d8 = random_data(FG_U8, (size_t)23 * 31 * 3, 41);
+  unsharp_on(t8, d8, 1.5, 1.0, FG_BORDER_CLAMP, "unsharp u8x3");
+  unsharp_on(t8, d8, 0.8, 2.5, FG_BORDER_MIRROR, "unsharp u8x3 mirror");
+  free(d8);
+  fg_type tf = fg_type_scalar(FG_F32, fg_shape2(19, 17));
+  void *df = random_data(FG_F32, (size_t)19 * 17, 42);
+  unsharp_on(tf, df, 2.0, 0.7, FG_BORDER_REFLECT, "unsharp f32");
+  free(df);
+  fg_image img = photo("coffee.png");
+  unsharp_on(fg_type_image(FG_U8, img.height, img.width, img.channels),
+             img.data, 1.0, 1.0, FG_BORDER_CLAMP, "unsharp photo");
+  fg_image_free(&img);
+  static const double bad[][2] = {{0, 1}, {-1, 1}, {22, 1}, {1, -0.5},
+                                  {1, 101}, {NAN, 1}, {1, NAN}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fg_graph *g = fg_graph_new("bad");
+    fg_field *in = fg_input(g, "in", t8);
+    ck_assert_ptr_null(fg_unsharp(g, in, bad[i][0], bad[i][1],
+                                  FG_BORDER_CLAMP));
+    expect_error(g, FG_EINVAL, "unsharp", "sigma", "amount", NULL);
+    fg_graph_free(g);
+  }
+}
+END_TEST
+
 /* out(l, y, x) = in(l, fy(y, x), fx(y, x)) for a geometric map. */
 typedef void (*geo_map)(int64_t y, int64_t x, int64_t H, int64_t W, int64_t *sy,
                         int64_t *sx, const int64_t *arg);
@@ -894,6 +951,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_ops_filters_random);
   tcase_add_test(tc, test_ops_filters_photo);
+  tcase_add_test(tc, test_ops_unsharp);
   tcase_add_test(tc, test_ops_geometry);
   tcase_add_test(tc, test_ops_geometry_photo);
   tcase_add_test(tc, test_ops_warp_affine);

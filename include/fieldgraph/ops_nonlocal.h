@@ -60,6 +60,13 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
  * non-local (two kernels). */
 fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
                            fg_border border);
+/* Unsharp mask: in + amount (in - fg_gaussian_blur(in, sigma)), computed
+ * in f32 (f64 stays f64) and converted back to in's element type rounding
+ * to nearest and saturating; sigma in (0, 21], amount in [0, 100];
+ * non-local (the blur's two kernels, the arithmetic fused into the
+ * second). */
+fg_field *fg_unsharp(fg_graph *g, fg_field *in, double sigma, double amount,
+                     fg_border border);
 /* Mean over the (2 radius + 1)^2 box, separable as fg_gaussian_blur;
  * non-local. */
 fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius, fg_border border);
