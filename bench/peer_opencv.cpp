@@ -56,6 +56,18 @@ extern "C" double peer_cv_sum_f32(const float *x, int64_t n, double *sum) {
   return median_of(f);
 }
 
+extern "C" double peer_cv_meanvar_f32(const float *x, int64_t n,
+                                      double *mean, double *var) {
+  cv::Mat m = wrap(x, n, CV_32F);
+  auto f = [&] {
+    cv::Scalar mu, sd;
+    cv::meanStdDev(m, mu, sd);
+    *mean = mu[0];
+    *var = sd[0] * sd[0];
+  };
+  return median_of(f);
+}
+
 extern "C" double peer_cv_dot(const float *a, const float *b, int64_t n,
                               double *dot) {
   cv::Mat ma = wrap(a, n, CV_32F), mb = wrap(b, n, CV_32F);

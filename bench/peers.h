@@ -29,6 +29,9 @@ double peer_cv_dot(const float *a, const float *b, int64_t n, double *dot);
 double peer_cv_minmax_u8(const uint8_t *x, int64_t n, int locate,
                          double *min, double *max, int64_t *min_at,
                          int64_t *max_at);
+/* W3: cv::meanStdDev of n f32 values; *var is the square of its stddev. */
+double peer_cv_meanvar_f32(const float *x, int64_t n, double *mean,
+                           double *var);
 
 /* W1 with Halide: the same formulas (pow for the cube root), fast != 0
  * uses fast_pow; parallel over rows, vectorized across pixels. */

@@ -3,9 +3,12 @@
  * reduction), the sum of f32 values, dot = sum(a * b) in full and relaxed
  * precision, and min + max of u8 values, without location (two built-in
  * fg_reduce siblings) and with location (fg_reduce_loc, the built-in
- * arg-min/arg-max, as RenderScript's findMinAndMax finds them).  Next to
- * threaded C loops (`omp simd` where floats need reassociation to
- * vectorize) and cv::sum, Mat::dot, cv::minMaxLoc. */
+ * arg-min/arg-max, as RenderScript's findMinAndMax finds them), and mean +
+ * variance of f32 values in one graph (sum(x) and sum(x * x) as sibling
+ * reductions, then mean = s / n and variance = q / n - mean^2 on the 0-D
+ * results).  Next to threaded C loops (`omp simd` where floats need
+ * reassociation to vectorize; mean + variance in one pass) and cv::sum,
+ * Mat::dot, cv::minMaxLoc, cv::meanStdDev. */
 #include "peers.h"
 #include "workloads.h"
 
@@ -21,8 +24,9 @@
 typedef struct w3_job {
   const uint8_t *u8;
   const float *a, *b;
-  int kind;                 /* 0 sum u8, 1 sum f32, 2 dot, 3 min/max loc */
-  double part[64];          /* per-thread results */
+  int kind;                 /* 0 sum u8, 1 sum f32, 2 dot, 3 min/max loc,
+                               4 sum and sum of squares of f32 */
+  double part[64], part2[64]; /* per-thread results */
   int64_t minat[64], maxat[64];
   int minv[64], maxv[64];
 } w3_job;
@@ -50,6 +54,16 @@ static void w3_slice(void *ctx, int64_t begin, int64_t end, int th) {
     for (int64_t i = begin; i < end; i++)
       s += x[i] * y[i];
     j->part[th] = s;
+  } else if (j->kind == 4) {
+    double s = 0, q = 0;
+    const float *x = j->a;
+#pragma omp simd reduction(+ : s, q)
+    for (int64_t i = begin; i < end; i++) {
+      s += x[i];
+      q += (double)x[i] * x[i];
+    }
+    j->part[th] = s;
+    j->part2[th] = q;
   } else {
     /* per block of 4096 the extremes (vectorized); remember the first
      * block that improved each, then find the first index inside it */
@@ -354,6 +368,59 @@ void bench_w3(fg_context *ctx) {
     snprintf(t.rows[r].note, sizeof t.rows[r].note,
              "value, then first index; %d kernels",
              fg_program_kernel_count(prog));
+    fg_program_free(prog);
+    fg_graph_free(g);
+  }
+  /* mean + variance of f32 */
+  job->kind = 4;
+  s = bench_median(w3_c, job, -1, -1);
+  double mv_ref[2];
+  {
+    double sum = 0, sq = 0;
+    for (int i = 0; i < bench.threads; i++)
+      sum += job->part[i], sq += job->part2[i];
+    mv_ref[0] = sum / (double)n;
+    mv_ref[1] = sq / (double)n - mv_ref[0] * mv_ref[0];
+  }
+  crow = bench_row_add(&t, "mean+var f32: C loop (one pass, double)", s,
+                       (double)n * 4, 0);
+  cvrow = -1;
+#ifdef BENCH_OPENCV
+  {
+    double mu, var;
+    cvrow = bench_row_add(&t, "mean+var f32: cv::meanStdDev",
+                          peer_cv_meanvar_f32(a, n, &mu, &var),
+                          (double)n * 4, 0);
+    t.rows[cvrow].err = fmax(fabs(mu - mv_ref[0]), fabs(var - mv_ref[1]));
+    t.rows[cvrow].c = crow;
+  }
+#endif
+  for (int p = 0; p < 2; p++) {
+    fg_graph *g = fg_graph_new("w3_meanvar");
+    fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, shape));
+    fg_field *sum = fg_reduce(g, "sum", FG_REDUCE_SUM, x);
+    fg_field *sq = fg_reduce(g, "sumsq", FG_REDUCE_SUM,
+                             fg_binary(g, FG_OP_MUL, x, x));
+    fg_field *mean = fg_binary_scalar(g, FG_OP_DIV, sum, (double)n);
+    fg_field *var = fg_binary(g, FG_OP_SUB,
+                              fg_binary_scalar(g, FG_OP_DIV, sq, (double)n),
+                              fg_binary(g, FG_OP_MUL, mean, mean));
+    fg_output(g, "mean", mean);
+    fg_output(g, "var", var);
+    fgb_check_graph(g, "W3 mean+var");
+    fg_precision prec = p ? FG_PRECISION_RELAXED : FG_PRECISION_FULL;
+    fg_program *prog = fgb_compile(ctx, g, FG_FUSION_ON, prec);
+    float mu = 0, var_v = 0;
+    double sec = fgb_time(ctx, prog, 1, (const void *[]){a}, 2,
+                          (void *[]){&mu, &var_v});
+    int r = bench_row_add(&t, p ? "mean+var f32: fieldgraph relaxed"
+                                : "mean+var f32: fieldgraph",
+                          sec, (double)n * 4,
+                          fmax(fabs(mu - mv_ref[0]), fabs(var_v - mv_ref[1])));
+    t.rows[r].c = crow;
+    t.rows[r].opencv = cvrow;
+    snprintf(t.rows[r].note, sizeof t.rows[r].note,
+             "sum, sum of squares: %d kernels", fg_program_kernel_count(prog));
     fg_program_free(prog);
     fg_graph_free(g);
   }
