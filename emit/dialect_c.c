@@ -782,6 +782,7 @@ static void c_vcompare_close(fgk_emitter *e, fgk_type t) {
 
 const fgk_dialect_i fgk_dialect_c = {
   .name = "C dialect",
+  .id = FGK_DIALECT_C,
   .type_name = cty,
   .splat = c_splat,
   .vconvert = c_vconvert,

@@ -294,6 +294,7 @@ static void cl_atomic(fgk_emitter *e, const fg_expr *x) {
 
 const fgk_dialect_i fgk_dialect_cl = {
   .name = "OpenCL C",
+  .id = FGK_DIALECT_CL,
   .type_name = cl_type,
   .splat = cl_splat,
   .vconvert = cl_vconvert,

@@ -1,8 +1,19 @@
-/* emit/emit_impl.h - what the shared IR walker (emit/walk.c) and the two
- * dialects (emit/dialect_c.c, emit/dialect_cl.c) share: the emission state and the
- * dialect hooks.  The walker owns statement and expression structure; a
- * dialect only says how a type, a literal vector, a conversion, a load or
- * a built-in call is spelled.  Internal. */
+/* emit/emit_impl.h - what the parts of emit/ share: the emission state
+ * and the dialect hooks.  The walker owns statement and expression
+ * structure; a dialect only says how a type, a literal vector, a
+ * conversion, a load or a built-in call is spelled.  Internal.
+ *
+ * The parts call one way, each only those listed after it:
+ *   walk.c     statements, declarations, kernel assembly (fgk_emit)
+ *   dialect_c.c, dialect_cl.c   the dialects' hooks (math_c.c beside)
+ *   scalar.c   small tensors as one scalar per component
+ *   reduce.c   reduction kernels' lanes and folds
+ *   writer.c   the text writer given to foreign calls
+ *   expr.c     expressions and the addressing of fields
+ *   stencil.c  stencils' interior columns and border rules
+ *   out.c      output primitives
+ * Expressions reach back to scalar.c and to the walker's choices only
+ * through the emitter (its dialect d and its comp hook). */
 #ifndef FG_EMIT_EMIT_IMPL_H
 #define FG_EMIT_EMIT_IMPL_H
 
@@ -12,6 +23,7 @@ typedef struct fgk_emitter fgk_emitter;
 
 typedef struct fgk_dialect_i {
   const char *name;
+  fgk_dialect id;
   /* Spelling of a type in this dialect. */
   const char *(*type_name)(fgk_type t);
   /* Scalar x converted to vector type t (a splat). */
@@ -97,6 +109,9 @@ struct fgk_emitter {
   bool acc_name;       /* variable id -1 is the reduction accumulator */
   const fg_expr *foreign_acc; /* a FOREIGN reduction's accumulating call */
   bool *split;         /* by variable id: held as one scalar per component */
+  /* Emits component c of x when variables split (emit/scalar.c sets it
+   * with split; NULL otherwise). */
+  void (*comp)(fgk_emitter *e, const fg_expr *x, int c);
   bool interior;       /* emitting the interior copy of a stencil's body */
   fgu_buf interior_body; /* that copy, when the kernel is a split stencil */
 };
@@ -104,48 +119,77 @@ struct fgk_emitter {
 extern const fgk_dialect_i fgk_dialect_c;
 extern const fgk_dialect_i fgk_dialect_cl;
 
-/* Shared emission helpers (emit/walk.c). */
+/* Output primitives (emit/out.c). */
 void fgk_put(fgk_emitter *e, const char *s);
 void fgk_putf(fgk_emitter *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Indentation of a new line at the emitter's depth. */
+void fge_line(fgk_emitter *e);
+/* True the first time a helper name is seen (and records it). */
+bool fgk_first_use(fgk_emitter *e, const char *name);
+/* Lowest and highest value of an integer type, as C literals. */
+const char *fgk_int_min_literal(fg_elem e);
+const char *fgk_int_max_literal(fg_elem e);
+
+/* Expressions (emit/expr.c). */
 /* Emits expression x. */
 void fgk_ex(fgk_emitter *e, const fg_expr *x);
 /* Emits x converted to type t (a cast, a splat or a vector conversion). */
 void fgk_ex_as_type(fgk_emitter *e, const fg_expr *x, fgk_type t);
-/* True the first time a helper name is seen (and records it). */
-bool fgk_first_use(fgk_emitter *e, const char *name);
+/* A variable's name ("v3", "v3[fgk_lt]" per thread, the accumulator). */
+void fge_var_name(fgk_emitter *e, const fgk_var *v);
+/* Whether variable v is held as scalars (emit/scalar.c decides). */
+bool fge_is_split(const fgk_emitter *e, const fgk_var *v);
+/* Emits split variable v as a vector value (its components packed). */
+void fge_pack(fgk_emitter *e, const fgk_var *v);
+/* Emits fn(L, R, C, layer, row, column) for explicit access a to buffer
+ * buf: fn "fgk_at" for reads (clamped, or by a's border rule), "fgk_wat"
+ * for writes (-1 outside). */
+void fge_location(fgk_emitter *e, const char *fn, const char *buf,
+                  const fgk_access *a);
+/* Emits the flat element index of access a to buffer buf (n elements per
+ * tensor; big: stored as planes; zero_d: the field's only tensor). */
+void fge_ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
+                  int n, bool big, bool zero_d);
+/* Writes into name the never-trapping integer division (or modulo)
+ * helper of type t, emitting its definition on first use. */
+void fge_divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,
+                       size_t size);
+/* The type both operands of a comparison take before comparing. */
+fgk_type fge_compare_type(const fg_expr *a, const fg_expr *b);
+extern const char *const fge_binop_text[FGK_BINOP_COUNT_];
+
+/* Reductions (emit/reduce.c). */
 /* Writes "T fgk_acc = <identity>;" for a reduction kernel into out. */
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
 /* The C (and OpenCL C) expression of a reduction kernel's chunk, the
  * points one partial folds, from fgk_N points and fgk_P partials: a
  * multiple of the lanes for built-in reductions (ir/reduce.h). */
 const char *fgk_reduce_chunk_text(const fgk_kernel *k);
-/* Lowest and highest value of an integer type, as C literals. */
-const char *fgk_int_min_literal(fg_elem e);
-const char *fgk_int_max_literal(fg_elem e);
+/* The reduction's type: its output's element type and tensor width. */
+fgk_type fge_reduce_type(const fgk_kernel *k);
+/* Lanes of a built-in reduction (FGK_REDUCE_LANES for floats, else 1). */
+int fge_reduce_lanes(const fgk_kernel *k);
+/* Writes "a = b op a" for the kernel's reduction into out, indented by
+ * ind, for lane accumulators a and b (C expressions). */
+void fge_fold_text(fgk_emitter *e, fgu_buf *out, const char *ind,
+                   const char *a, const char *b);
+/* The column loops of a built-in reduction's chunk around its thread
+ * body, written into o. */
+void fge_lane_loops(fgu_buf *o, const char *body, const char *acc_type,
+                    const char *block_pragma, int lanes);
+/* Statement s, the reduction's write: the value joins the accumulator. */
+void fge_accumulate(fgk_emitter *e, const fgk_stmt *s);
 
 /* The text writer over an emitter (emit/writer.c), given to the hooks of
  * foreign calls (ir/foreign.h). */
 extern const fgk_writer_i fge_writer_i;
 
-/* What emit/scalar.c needs of the walker (emit/walk.c). */
-void fge_ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
-                  int n, bool big, bool zero_d);
-void fge_divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,
-                       size_t size);
-fgk_type fge_compare_type(const fg_expr *a, const fg_expr *b);
-extern const char *const fge_binop_text[FGK_BINOP_COUNT_];
-void fge_line(fgk_emitter *e);
-
 /* Per-component emission of small tensors (emit/scalar.c).  Decides which
  * variables are split (allocates e->split; false when out of memory). */
 bool fge_split_vars(fgk_emitter *e);
-/* Whether variable v is held as scalars. */
-bool fge_is_split(const fgk_emitter *e, const fgk_var *v);
 /* Emits component c of x (x of width > 1; a scalar x is itself). */
 void fge_comp(fgk_emitter *e, const fg_expr *x, int c);
-/* Emits split variable v as a vector value (its components packed). */
-void fge_pack(fgk_emitter *e, const fgk_var *v);
 /* Declaration and zeroing of a split variable, with indentation. */
 void fge_declare(fgk_emitter *e, const fgk_var *v);
 void fge_zero(fgk_emitter *e, const fgk_var *v);

@@ -161,11 +161,8 @@ bool fge_split_vars(fgk_emitter *e) {
     cand[i] = cand[i] && !no[i];
   free(no);
   e->split = cand;
+  e->comp = fge_comp;
   return true;
-}
-
-bool fge_is_split(const fgk_emitter *e, const fgk_var *v) {
-  return e->split && v->id >= 0 && v->id < e->k->n_vars && e->split[v->id];
 }
 
 /* ---- expressions ---------------------------------------------------------- */
@@ -437,13 +434,6 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
   fgk_put(e, "(");
   fgk_ex(e, x);
   fgk_putf(e, ").s%d", c);
-}
-
-void fge_pack(fgk_emitter *e, const fgk_var *v) {
-  e->d->vec_open(e, v->type);
-  for (int c = 0; c < v->type.width; c++)
-    fgk_putf(e, "%sv%d_%d", c ? ", " : "", v->id, c);
-  fgk_put(e, e->d->vec_close);
 }
 
 /* ---- statements ----------------------------------------------------------- */

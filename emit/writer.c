@@ -20,7 +20,7 @@ static const char *w_type_name(fgk_writer *w, fgk_type t) {
 }
 
 static fgk_dialect w_dialect(fgk_writer *w) {
-  return em(w)->d == &fgk_dialect_cl ? FGK_DIALECT_CL : FGK_DIALECT_C;
+  return em(w)->d->id;
 }
 
 static const fgk_kernel *w_kernel(fgk_writer *w) { return em(w)->k; }

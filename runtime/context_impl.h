@@ -39,6 +39,8 @@ struct fg_context {
   uv_loop_t own_loop;
   uv_loop_t *loop;         /* &own_loop or the user's */
   uv_async_t *wake;        /* heap: closed asynchronously on a user loop */
+  void (*process)(fg_context *ctx); /* what the loop calls for completions
+                              (fg__ctx_process, given to fg__ctx_loop_init) */
   pthread_mutex_t mu;      /* guards done_head/done_tail only */
   fg__done_node *done_head, *done_tail;
   /* loop-thread state */
@@ -62,14 +64,33 @@ struct fg_context {
   char inject_msg[256];
 };
 
+/* The context's files call one way, each only those below it:
+ *   open.c     fg_context_new, fg_context_free
+ *   run.c      runs, fg_context_wait, fg__ctx_process
+ *   context.c  the state, errors, freeing
+ *   loop.c     the bridge from device threads to the loop
+ * (program.c and compile.c build on run.c and context.c.) */
+
+/* ---- context.c: the state ---------------------------------------------- */
+
 /* Sets ctx's message; returns st. */
 fg_status fg__ctx_fail(fg_context *ctx, fg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Closes ctx's loop bridge and backend and frees it; no run is in flight
+ * and no program or run handle is left. */
+void fg__ctx_destroy(fg_context *ctx);
+
+/* Frees a context fg_context_free left for its last program or run
+ * handle, once none is left; does nothing otherwise. */
+void fg__ctx_release(fg_context *ctx);
+
 /* ---- loop.c: the bridge from device threads to the loop ---------------- */
 
-/* Starts the context's loop bridge (its own loop unless user_loop). */
+/* Starts the context's loop bridge (its own loop unless user_loop); the
+ * loop calls process(ctx) when completions arrive, and waits call it. */
 fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop,
+                            void (*process)(fg_context *ctx),
                             char *err, size_t errlen);
 /* Stops it; the caller has waited until no run is in flight. */
 void fg__ctx_loop_close(fg_context *ctx);
@@ -79,7 +100,7 @@ void fg__loop_post(fg_context *ctx, fg__done_node *n);
 fg__done_node *fg__loop_take(fg_context *ctx);
 /* Keeps the loop alive (busy) or lets it end (idle). */
 void fg__loop_keep_alive(fg_context *ctx, bool busy);
-/* Makes the loop call fg__ctx_process soon. */
+/* Makes the loop call ctx->process soon. */
 void fg__loop_wake(fg_context *ctx);
 /* Waits until done(arg) holds.  Runs the loop, or, from inside a
  * callback (where uv_run must not be re-entered), sleeps on the
@@ -91,9 +112,5 @@ void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
 
 /* Applies queued completions, begins queued runs, ends complete ones. */
 void fg__ctx_process(fg_context *ctx);
-
-/* Frees a context fg_context_free left for its last program or run
- * handle, once none is left; does nothing otherwise. */
-void fg__ctx_release(fg_context *ctx);
 
 #endif

@@ -2,8 +2,9 @@
  * libuv loop: a queue of completions under a mutex, a uv_async_t that
  * wakes the loop, and the blocking wait that runs the loop (or, inside a
  * callback, sleeps on a condition variable).  What a completion means to
- * a run is run.c's business (fg__ctx_process). */
-#include "program_impl.h"
+ * a run is run.c's business: the loop calls the process function given to
+ * fg__ctx_loop_init (fg__ctx_process), and nothing else of runtime/. */
+#include "context_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,10 @@ void fg__loop_keep_alive(fg_context *ctx, bool busy) {
 
 void fg__loop_wake(fg_context *ctx) { uv_async_send(ctx->wake); }
 
-static void on_wake(uv_async_t *h) { fg__ctx_process(h->data); }
+static void on_wake(uv_async_t *h) {
+  fg_context *ctx = h->data;
+  ctx->process(ctx);
+}
 
 void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
                           const void *arg) {
@@ -49,7 +53,7 @@ void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
     if (ctx->sweep) {
       /* runs whose state changed on this thread (a run that completed
        * while starting): end them here, not after a wake-up */
-      fg__ctx_process(ctx);
+      ctx->process(ctx);
     } else if (ctx->depth == 0) {
       uv_run(ctx->loop, UV_RUN_ONCE);
     } else {
@@ -57,16 +61,18 @@ void fg__loop_wait_until(fg_context *ctx, bool (*done)(const void *),
       while (!ctx->done_head && !ctx->sweep)
         pthread_cond_wait(&ctx->done_cv, &ctx->mu);
       pthread_mutex_unlock(&ctx->mu);
-      fg__ctx_process(ctx);
+      ctx->process(ctx);
     }
   }
 }
 
 static void free_handle(uv_handle_t *h) { free(h); }
 
-fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop, char *err,
+fg_status fg__ctx_loop_init(fg_context *ctx, uv_loop_t *user_loop,
+                            void (*process)(fg_context *ctx), char *err,
                             size_t errlen) {
   int rc = 0;
+  ctx->process = process;
   ctx->inject_kernel = -1;
   if (user_loop) {
     ctx->loop = user_loop;

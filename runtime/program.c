@@ -1,7 +1,8 @@
-/* runtime/program.c - the compiled program object: freeing it, and what
- * it tells about itself (inputs, outputs, kernels, fusion report, and the
- * view viz/ draws).  fg_compile, which makes it, is in compile.c; its runs
- * are in run.c. */
+/* runtime/program.c - the compiled program object: freeing it (after its
+ * runs have ended, run.c), and what it tells about itself (inputs,
+ * outputs, kernels, fusion report, and the view viz/ draws).  fg_compile,
+ * which makes it, is in compile.c; its runs are in run.c, which calls
+ * nothing here. */
 #include "program_impl.h"
 #include "program_view.h"
 
@@ -56,12 +57,6 @@ void fg_program_free(fg_program *p) {
   fg_context *ctx = p->ctx;
   free(p);
   fg__ctx_release(ctx);
-}
-bool fg__direct_field(const fg_program *p, const fg__variant *v, int f) {
-  for (int i = 0; i < p->n_out; i++)
-    if (v->direct[i] && p->out_field[i] == f)
-      return true;
-  return false;
 }
 
 int fg_program_input_count(const fg_program *p) { return p ? p->n_in : 0; }

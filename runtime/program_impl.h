@@ -114,14 +114,15 @@ struct fg_program {
 };
 
 /* Whether output field f of variant v is written straight into the
- * caller's memory (program.c). */
+ * caller's memory (run.c). */
 bool fg__direct_field(const fg_program *p, const fg__variant *v, int f);
 /* Plans the tasks of one run of variant v (after its kernels are built;
  * compile.c). */
 fg_status fg__plan_tasks(fg_program *p, fg__variant *v);
-/* Frees v's task plan and pooled buffers. */
+/* Frees v's task plan and pooled buffers (run.c). */
 void fg__variant_free_runtime(fg_program *p, fg__variant *v);
-/* Cancels p's runs and waits for them to end (fg_program_free). */
+/* Cancels p's runs and waits for them to end (run.c, for
+ * fg_program_free). */
 void fg__program_drain(fg_program *p);
 /* Checks fg_program_run / fg_program_start arguments; the message goes to
  * the context. */

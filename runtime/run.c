@@ -944,6 +944,13 @@ void fg__program_drain(fg_program *p) {
   fg__loop_wait_until(p->ctx, program_idle, p);
 }
 
+bool fg__direct_field(const fg_program *p, const fg__variant *v, int f) {
+  for (int i = 0; i < p->n_out; i++)
+    if (v->direct[i] && p->out_field[i] == f)
+      return true;
+  return false;
+}
+
 void fg__variant_free_runtime(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
   while (v->free_sets) {

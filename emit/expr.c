@@ -1,0 +1,428 @@
+/* emit/expr.c - expressions, for both source dialects: literals,
+ * variables, operators, conversions, vector literals, swizzles, and the
+ * addressing of tensor fields (implicit, explicit with clamp-to-edge or
+ * another border rule for reads and dropped out-of-field writes, big and
+ * small tensors).  What differs between C and OpenCL C is asked of the
+ * dialect; a component of a scalarized small tensor of emit/scalar.c,
+ * through the emitter's comp hook. */
+#include "emit_impl.h"
+#include "abi.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void fgk_ex_as_type(fgk_emitter *e, const fg_expr *x, fgk_type t) {
+  if (fgk_type_eq(x->type, t)) {
+    fgk_ex(e, x);
+  } else if (t.width == 1) {
+    fgk_putf(e, "((%s)(", e->d->type_name(t));
+    fgk_ex(e, x);
+    fgk_put(e, "))");
+  } else if (x->type.width == 1) {
+    e->d->splat(e, x, t);
+  } else {
+    e->d->vconvert(e, x, t);
+  }
+}
+
+static void ex_literal(fgk_emitter *e, const fg_expr *x) {
+  fg_elem el = x->type.elem;
+  const char *ty = e->d->type_name(fgk_t(el, 1));
+  switch (el) {
+  case FG_F32:
+  case FG_F64: {
+    double v = x->u.k.f;
+    const char *sfx = el == FG_F32 ? "f" : "";
+    if (isnan(v)) {
+      fgk_putf(e, "((%s)NAN)", ty);
+    } else if (isinf(v)) {
+      fgk_putf(e, "((%s)%sINFINITY)", ty, v < 0 ? "-" : "");
+    } else {
+      char num[64];
+      snprintf(num, sizeof num, el == FG_F32 ? "%.9g" : "%.17g", v);
+      bool has_point = strpbrk(num, ".e") != NULL;
+      fgk_putf(e, "(%s%s%s)", num, has_point ? "" : ".0", sfx);
+    }
+    break;
+  }
+  case FG_I64:
+    if (x->u.k.i == INT64_MIN)
+      fgk_put(e, fgk_int_min_literal(FG_I64));
+    else
+      fgk_putf(e, "(%lldL)", (long long)x->u.k.i);
+    break;
+  case FG_U64:
+    fgk_putf(e, "(%lluUL)", (unsigned long long)x->u.k.u);
+    break;
+  case FG_U32:
+    fgk_putf(e, "(%lluu)", (unsigned long long)x->u.k.u);
+    break;
+  case FG_I32:
+    if (x->u.k.i == INT32_MIN)
+      fgk_put(e, fgk_int_min_literal(FG_I32));
+    else
+      fgk_putf(e, "(%lld)", (long long)x->u.k.i);
+    break;
+  default:
+    fgk_putf(e, "((%s)%lld)", ty, (long long)x->u.k.i);
+  }
+}
+
+static const char *const thread_name[FG_THREAD_CONST_COUNT_] = {
+  "_layer", "_row", "_column", "_layers", "_rows", "_columns",
+  "_tensorElement", "_tensorElements", "_localLayers", "_localRows",
+  "_localColumns", "_localLayer", "_localRow", "_localColumn",
+  "_groupLayer", "_groupRow", "_groupColumn"};
+
+/* A variable's name; in per-thread mode a private one is an array of the
+ * group's threads. */
+void fge_var_name(fgk_emitter *e, const fgk_var *v) {
+  if (v->id < 0 && e->acc_name) {
+    fgk_put(e, "fgk_acc[0]");
+    return;
+  }
+  fgk_putf(e, "v%d", v->id);
+  if (e->per_thread && !v->local)
+    fgk_put(e, "[fgk_lt]");
+}
+
+bool fge_is_split(const fgk_emitter *e, const fgk_var *v) {
+  return e->split && v->id >= 0 && v->id < e->k->n_vars && e->split[v->id];
+}
+
+void fge_pack(fgk_emitter *e, const fgk_var *v) {
+  e->d->vec_open(e, v->type);
+  for (int c = 0; c < v->type.width; c++)
+    fgk_putf(e, "%sv%d_%d", c ? ", " : "", v->id, c);
+  fgk_put(e, e->d->vec_close);
+}
+
+const char *const fge_binop_text[FGK_BINOP_COUNT_] = {
+  "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
+  "&", "|", "^", "<<", ">>"};
+
+
+/* Emits fn(L, R, C, layer, row, column) for an explicit access to buffer
+ * buf: the prelude's fgk_at (clamped, for reads; fgk_at_<rule> under
+ * another border rule) or fgk_wat (-1 outside, for writes); missing
+ * leading coordinates are 0. */
+void fge_location(fgk_emitter *e, const char *fn, const char *buf,
+                        const fgk_access *a) {
+  /* a stencil's interior: the column is inside the field, unclamped */
+  fge_colref cr = {0};
+  bool inside = e->interior && !strcmp(fn, "fgk_at") && a->ncoords > 0 &&
+                fge_column_offset(a->coord[a->ncoords - 1], &cr);
+  const char *rule = !strcmp(fn, "fgk_at") ? fge_border_suffix(e, a->border)
+                                           : "";
+  fge_colref any = {0};
+  bool stencil = a->ncoords > 0 &&
+                 fge_column_offset(a->coord[a->ncoords - 1], &any);
+  if (*rule && a->port >= 0 && a->port < e->k->n_in && !stencil) {
+    /* a read at computed coordinates (a warp's) remaps every point: the
+     * field's extents as constants turn the rule's remainders into
+     * multiplications (bilinear warp with a mirror border over 2048^2
+     * floats, CPU: 15 ms against 41-60 ms with the extents as
+     * arguments), so such a kernel is built per size */
+    int64_t d[FGE_DIM_AXES];
+    fge_abi_shape_dims(e->k->in_type[a->port].field, d);
+    fgk_putf(e, "%s%s(%lldL, %lldL, %lldL, ", inside ? "fgk_atx" : fn, rule,
+             (long long)d[FGE_DIM_LAYERS], (long long)d[FGE_DIM_ROWS],
+             (long long)d[FGE_DIM_COLUMNS]);
+  } else if (*rule && a->port >= 0 && a->port < e->k->n_in) {
+    /* a stencil's read (the thread's column plus a constant) remaps only
+     * near the edges: the extents are the buffer's arguments, so one
+     * build serves every size, as fast (the remainders never divide by
+     * zero, so a row's is hoisted out of the column loop); an axis the
+     * field lacks is 1, which its rank says, not its size */
+    int nd = e->k->in_type[a->port].field.ndim;
+    fgk_putf(e, "%s%s(", inside ? "fgk_atx" : fn, rule);
+    for (int ax = 0; ax < 3; ax++) {
+      if (ax < 3 - nd)
+        fgk_put(e, "1L, ");
+      else
+        fgk_putf(e, "%s_%c, ", buf, "LRC"[ax]);
+    }
+  } else {
+    fgk_putf(e, "%s%s(%s_L, %s_R, %s_C, ", inside ? "fgk_atx" : fn, rule,
+             buf, buf, buf);
+  }
+  for (int i = 0; i < 3; i++) {
+    int ci = i - (3 - a->ncoords);
+    if (i)
+      fgk_put(e, ", ");
+    if (ci < 0) {
+      fgk_put(e, "0");
+    } else if (inside && i == 2) {
+      fgk_putf(e, "fgk_c + %ldL", cr.dc);
+    } else {
+      fgk_put(e, "(long)(");
+      fgk_ex(e, a->coord[ci]);
+      fgk_put(e, ")");
+    }
+  }
+  fgk_put(e, ")");
+}
+
+/* Emits the flat element index of an access to buffer buf (n elements per
+ * tensor; big: stored as planes; zero_d: the field's only tensor). */
+void fge_ex_index(fgk_emitter *e, const char *buf, const fgk_access *a,
+                  int n, bool big, bool zero_d) {
+  if (a->ncoords > 0)
+    fge_location(e, "fgk_at", buf, a);
+  else
+    fgk_put(e, zero_d ? "0" : "fgk_i");
+  if (a->element) {
+    fgk_put(e, big ? " + fgk_ci(" : "");
+    if (!big)
+      fgk_putf(e, " * %d + fgk_ci(", n);
+    if (a->elem)
+      fgk_ex(e, a->elem);
+    else
+      fgk_put(e, "_tensorElement");
+    fgk_putf(e, ", %d)", n);
+    if (big)
+      fgk_putf(e, " * %s_P", buf);
+  } else if (n > 1) {
+    fgk_putf(e, " * %d", n);
+  }
+}
+
+
+/* Writes into name the integer division (or modulo) helper of type t,
+ * emitting its definition on first use.  It never traps, in either
+ * dialect (a CPU OpenCL device traps too): x / 0 and x % 0 are 0, and
+ * MIN / -1 wraps. */
+void fge_divmod_helper(fgk_emitter *e, bool mod, fgk_type t, char *name,
+                       size_t size) {
+  snprintf(name, size, "fgk_%s_%s", mod ? "mod" : "div", fgk_type_name(t));
+  if (!fgk_first_use(e, name))
+    return;
+  const char *ty = e->d->type_name(t);
+  const char *ety = e->d->type_name(fgk_t(t.elem, 1));
+  fgu_buf *h = &e->help;
+  fgu_buf_printf(h, "%s%s %s(%s a, %s b) {\n  %s r;\n", e->d->helper_prefix,
+                 ty, name, ty, ty, ty);
+  for (int c = 0; c < t.width; c++) {
+    char ix[16] = "";
+    if (t.width > 1)
+      snprintf(ix, sizeof ix, ".s%d", c);
+    fgu_buf_printf(h, "  { %s x = a%s, y = b%s;\n    r%s = ", ety, ix, ix, ix);
+    if (fgk_is_signed(t.elem))
+      fgu_buf_printf(h, "y == 0 ? 0 : y == -1 ? (%s)(%s) : x %c y; }\n", ety,
+                     mod ? "0" : "0ul - (ulong)x", mod ? '%' : '/');
+    else
+      fgu_buf_printf(h, "y == 0 ? 0 : x %c y; }\n", mod ? '%' : '/');
+  }
+  fgu_buf_puts(h, "  return r;\n}\n");
+}
+
+
+/* The type both operands of a comparison take before comparing. */
+fgk_type fge_compare_type(const fg_expr *a, const fg_expr *b) {
+  if (a->type.width > 1)
+    return a->type;
+  if (b->type.width > 1)
+    return b->type;
+  fgk_type pa = a->type, pb = b->type;
+  if (pa.elem < FG_I32)
+    pa.elem = FG_I32;
+  if (pb.elem < FG_I32)
+    pb.elem = FG_I32;
+  return pa.elem >= pb.elem ? pa : pb;
+}
+
+
+void fgk_ex(fgk_emitter *e, const fg_expr *x) {
+  const fgk_kernel *k = e->k;
+  if (x->type.elem == FG_F64)
+    e->uses_fp64 = true;
+  switch (x->kind) {
+  case FGK_E_CONST:
+    ex_literal(e, x);
+    break;
+  case FGK_E_VAR:
+    if (fge_is_split(e, x->u.var))
+      fge_pack(e, x->u.var);
+    else
+      fge_var_name(e, x->u.var);
+    break;
+  case FGK_E_ADDR:
+    fgk_put(e, "&(");
+    fgk_ex(e, x->u.addr);
+    fgk_put(e, ")");
+    break;
+  case FGK_E_ATOMIC:
+    e->d->atomic(e, x);
+    break;
+  case FGK_E_FOREIGN:
+    fgk_foreign_emit(&e->w, x);
+    break;
+  case FGK_E_THREAD:
+    if (x->u.thread == FG_TENSOR_ELEMENTS)
+      fgk_putf(e, "%d", e->foreach_count > 0    ? e->foreach_count
+                        : k->thread_elements > 0 ? k->thread_elements
+                        : fg_type_tensor_elements(k->out_type[0]));
+    else
+      fgk_put(e, thread_name[x->u.thread]);
+    break;
+  case FGK_E_EXTENT:
+    /* the input buffer's extent argument (emit/abi.h), as the int that
+     * _rows and _columns are */
+    fgk_putf(e, "((int)in%d_%c)", x->u.extent.port,
+             x->u.extent.axis == FG_LAYERS ? 'L'
+             : x->u.extent.axis == FG_ROWS ? 'R' : 'C');
+    break;
+  case FGK_E_UNARY:
+    fgk_put(e, "(");
+    fgk_put(e, x->u.bin.op == FGK_NEG ? "-" : x->u.bin.op == FGK_LNOT ? "!"
+                                                                      : "~");
+    fgk_ex_as_type(e, x->u.bin.a,
+                   x->u.bin.op == FGK_LNOT ? x->u.bin.a->type : x->type);
+    fgk_put(e, ")");
+    break;
+  case FGK_E_BINARY: {
+    int opc = x->u.bin.op;
+    const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+    fgk_type ot = opc >= FGK_EQ && opc <= FGK_GE ? fge_compare_type(a, b)
+                                                 : x->type;
+    if (opc == FGK_LAND || opc == FGK_LOR) {
+      fgk_put(e, "(");
+      fgk_ex(e, a);
+      fgk_putf(e, " %s ", fge_binop_text[opc]);
+      fgk_ex(e, b);
+      fgk_put(e, ")");
+    } else if (opc == FGK_SHL || opc == FGK_SHR) {
+      /* shift counts wrap at the bit width, as OpenCL defines them */
+      int bits = (int)fg_elem_size(x->type.elem) * 8;
+      fgk_put(e, "(");
+      fgk_ex_as_type(e, a, x->type);
+      fgk_putf(e, " %s (", fge_binop_text[opc]);
+      fgk_ex_as_type(e, b, b->type.width > 1 ? x->type
+                                             : fgk_t(x->type.elem, 1));
+      /* the mask in the element type: OpenCL C refuses short4 & int */
+      fgk_putf(e, " & (%s)%d))",
+               e->d->type_name(fgk_t(x->type.elem, 1)), bits - 1);
+    } else if ((opc == FGK_DIV || opc == FGK_MOD) && fgk_is_int(ot.elem)) {
+      char name[64];
+      fge_divmod_helper(e, opc == FGK_MOD, ot, name, sizeof name);
+      fgk_putf(e, "%s(", name);
+      fgk_ex_as_type(e, a, ot);
+      fgk_put(e, ", ");
+      fgk_ex_as_type(e, b, ot);
+      fgk_put(e, ")");
+    } else {
+      /* scalars of a vector operation convert to its element type */
+      fgk_type ta = a->type.width == 1 && ot.width > 1 ? fgk_t(ot.elem, 1)
+                                                       : ot;
+      fgk_type tb = b->type.width == 1 && ot.width > 1 ? fgk_t(ot.elem, 1)
+                                                       : ot;
+      bool vcmp = opc >= FGK_EQ && opc <= FGK_GE && x->type.width > 1 &&
+                  e->d->vcompare_open && e->d->vcompare_open(e, x->type);
+      fgk_put(e, "(");
+      fgk_ex_as_type(e, a, ta);
+      fgk_putf(e, " %s ", fge_binop_text[opc]);
+      fgk_ex_as_type(e, b, tb);
+      fgk_put(e, ")");
+      if (vcmp)
+        e->d->vcompare_close(e, x->type);
+    }
+    break;
+  }
+  case FGK_E_CALL:
+    e->d->call(e, x);
+    break;
+  case FGK_E_SWIZZLE:
+    if (e->comp && x->u.swz.n == 1) {
+      e->comp(e, x->u.swz.a, x->u.swz.comp[0]);
+      break;
+    }
+    fgk_put(e, "(");
+    fgk_ex(e, x->u.swz.a);
+    fgk_put(e, ").");
+    for (int i = 0; i < x->u.swz.n; i++)
+      fgk_putf(e, "%c", "xyzw"[x->u.swz.comp[i]]);
+    break;
+  case FGK_E_VECTOR: {
+    fgk_type t = x->type;
+    if (x->u.vec.n == 1 && x->u.vec.arg[0]->type.width == 1) {
+      fgk_ex_as_type(e, x->u.vec.arg[0], t);
+      break;
+    }
+    e->d->vec_open(e, t);
+    int comp = 0;
+    for (int i = 0; i < x->u.vec.n; i++) {
+      const fg_expr *a = x->u.vec.arg[i];
+      for (int c = 0; c < a->type.width; c++, comp++) {
+        if (comp)
+          fgk_put(e, ", ");
+        if (a->type.width == 1) {
+          fgk_ex_as_type(e, a, fgk_t(t.elem, 1));
+        } else {
+          fgk_put(e, "(");
+          fgk_ex(e, a);
+          fgk_putf(e, ").%c", "xyzw"[c]);
+        }
+      }
+    }
+    fgk_put(e, e->d->vec_close);
+    break;
+  }
+  case FGK_E_CONVERT: {
+    const fg_expr *a = x->u.conv.a;
+    if (x->u.conv.sat && fgk_is_int(x->type.elem)) {
+      fgk_type src = fgk_t(a->type.elem, x->type.width);
+      if (a->type.width == 1 && x->type.width > 1) {
+        /* replicate first, then convert */
+        fg_expr splat = *x;
+        splat.kind = FGK_E_VECTOR;
+        splat.type = src;
+        splat.u.vec.n = 1;
+        splat.u.vec.arg[0] = (fg_expr *)a;
+        e->d->convert_sat(e, &splat, src, x->type);
+      } else {
+        e->d->convert_sat(e, a, src, x->type);
+      }
+    } else if (x->type.elem == FG_BOOL) {
+      fgk_put(e, "((");
+      fgk_ex(e, a);
+      fgk_put(e, ") != 0)");
+    } else {
+      fgk_ex_as_type(e, a, x->type);
+    }
+    break;
+  }
+  case FGK_E_AS:
+    e->d->as(e, x->u.conv.a, x->type);
+    break;
+  case FGK_E_READ: {
+    const fgk_access *a = &x->u.read;
+    fg_type ft = k->in_type[a->port];
+    int n = fg_type_tensor_elements(ft);
+    char buf[16];
+    snprintf(buf, sizeof buf, "in%d", a->port);
+    if (!a->element && n > 1) {
+      e->d->load_open(e, x->type);
+      fgk_putf(e, "%s + (", buf);
+      fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
+      fgk_put(e, "))");
+    } else {
+      fgk_putf(e, "%s[", buf);
+      fge_ex_index(e, buf, a, n, n > FG_MAX_SMALL_TENSOR,
+                   ft.field.ndim == 0);
+      fgk_put(e, "]");
+    }
+    break;
+  }
+  case FGK_E_INDEX: {
+    const fgk_var *v = x->u.index.var;
+    fge_var_name(e, v);
+    for (int i = 0; i < x->u.index.n; i++) {
+      fgk_put(e, "[fgk_ci(");
+      fgk_ex(e, x->u.index.idx[i]);
+      fgk_putf(e, ", %d)]", v->dims[i]);
+    }
+    break;
+  }
+  }
+}
