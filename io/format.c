@@ -4,6 +4,9 @@
  * both backends (image_vips.c with libvips, image.c without) so that a
  * pipeline's save() is checked before any input runs. */
 #include "io/format.h"
+#ifdef FG_HAVE_VIPS
+#include "io/profile.h"
+#endif
 #include "util/util.h"
 
 #include <stdio.h>
@@ -116,14 +119,14 @@ static const char *options_of(fgi_format f) {
   switch (f) {
   case FGI_PNG:
     return "compression=0..9, filter=none|sub|up|avg|paeth|all, "
-           "bitdepth=8|16 or strip";
-  case FGI_JPEG: return "Q=1..100 (quality=) or strip";
+           "bitdepth=8|16, profile= or strip";
+  case FGI_JPEG: return "Q=1..100 (quality=), profile= or strip";
   case FGI_TIFF:
     return "compression=none|lzw|deflate|jpeg|zstd, Q=1..100, "
-           "bitdepth=8|16 or strip";
+           "bitdepth=8|16, profile= or strip";
   case FGI_WEBP: case FGI_HEIF: case FGI_AVIF: case FGI_JXL:
-    return "Q=1..100 (quality=), lossless or strip";
-  default: return "strip";
+    return "Q=1..100 (quality=), lossless, profile= or strip";
+  default: return "profile=srgb or strip";
   }
 }
 
@@ -211,6 +214,21 @@ fg_status fg_image_save_parse(const char *spec, size_t *name_len,
           return bad(err, errlen, spec, f, kv, "bitdepth=8 (16-bit output "
                      "needs a build with libvips)");
 #endif
+      } else if (KEY("profile") && val) {
+        if (strlen(val) >= sizeof o.profile)
+          return bad(err, errlen, spec, f, kv, "a profile name or path of "
+                     "at most 255 bytes");
+#ifdef FG_HAVE_VIPS
+        char why[700];
+        if (fgi_profile_check(val, f, why, sizeof why))
+          return fgu_fail(err, errlen, FG_EINVAL, "%s: option '%s' of a %s "
+                          "file: %s", spec, kv, format_name(f), why);
+#else
+        if (strcmp(val, "srgb"))
+          return bad(err, errlen, spec, f, kv, "profile=srgb (other "
+                     "profiles need a build with libvips)");
+#endif
+        snprintf(o.profile, sizeof o.profile, "%s", val);
       } else if (templated) {
         /* the format is known only per input: the option is checked then */
         return fgu_fail(err, errlen, FG_EINVAL, "%s: options in brackets "

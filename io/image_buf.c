@@ -73,7 +73,7 @@ fg_status fg_image_alloc_type(fg_image *out, int width, int height,
 static void meta_free(fg_image_meta *m) {
   if (!m)
     return;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < FG_IMAGE_META_COUNT; i++)
     free(m->block[i]);
   free(m);
 }
@@ -88,7 +88,7 @@ fg_status fg_image_copy_meta(fg_image *dst, const fg_image *src) {
   fg_image_meta *m = calloc(1, sizeof *m);
   if (!m)
     return FG_ENOMEM;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < FG_IMAGE_META_COUNT; i++) {
     if (!src->meta->block[i])
       continue;
     m->block[i] = malloc(src->meta->size[i]);

@@ -23,6 +23,7 @@
 #include "io/format.h"
 #include "io/image_buf.h"
 #include "io/pnm.h"
+#include "io/profile.h"
 #include "util/fs.h"
 #include "util/util.h"
 
@@ -134,41 +135,6 @@ static void take(VipsImage **im, VipsImage *t) {
   *im = t;
 }
 
-static uint32_t be32(const unsigned char *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         p[3];
-}
-
-/* Whether an ICC profile's description ('desc' tag, ICC v2 text or v4
- * multi-localised) starts with "sRGB": the profile of most cameras and
- * web images, whose conversion to sRGB would only cost time. */
-static int profile_is_srgb(const unsigned char *p, size_t n) {
-  if (n < 132)
-    return 0;
-  uint32_t count = be32(p + 128);
-  for (uint32_t i = 0; i < count && 132 + 12 * (size_t)(i + 1) <= n; i++) {
-    const unsigned char *t = p + 132 + 12 * (size_t)i;
-    if (memcmp(t, "desc", 4))
-      continue;
-    size_t off = be32(t + 4), len = be32(t + 8);
-    if (off > n || len > n - off || len < 16)
-      return 0;
-    const unsigned char *d = p + off;
-    if (!memcmp(d, "desc", 4))
-      return len >= 16 && be32(d + 8) >= 4 && !memcmp(d + 12, "sRGB", 4);
-    if (!memcmp(d, "mluc", 4) && len >= 28) {
-      size_t so = be32(d + 20), sl = be32(d + 24);
-      if (so > len || sl > len - so || sl < 8)
-        return 0;
-      const unsigned char *u = d + so; /* UTF-16BE */
-      return !u[0] && u[1] == 's' && !u[2] && u[3] == 'R' && !u[4] &&
-             u[5] == 'G' && !u[6] && u[7] == 'B';
-    }
-    return 0;
-  }
-  return 0;
-}
-
 /* To sRGB (or grey) of 8 or 16 bits or float, at most 4 bands. */
 static int to_srgb(VipsImage **im) {
   VipsImage *t;
@@ -185,7 +151,7 @@ static int to_srgb(VipsImage **im) {
   if (vips_image_get_typeof(*im, VIPS_META_ICC_NAME) &&
       vips_image_get_blob(*im, VIPS_META_ICC_NAME, &icc, &icc_n))
     return -1;
-  if (cmyk || (icc && !profile_is_srgb(icc, icc_n))) {
+  if (cmyk || (icc && !fgi_profile_is_srgb(icc, icc_n))) {
     /* as vips does: an unusable embedded profile leaves the pixels as they
      * are (untagged means sRGB); CMYK falls back to a generic profile */
     if (!vips_icc_transform(*im, &t, "srgb", "embedded", TRUE,
@@ -291,6 +257,17 @@ fg_status fg_image_load(const char *path, fg_image *out,
     g_object_unref(im);
     return st;
   }
+  /* the file's own profile, kept for [profile=input] */
+  unsigned char *icc0 = NULL;
+  size_t icc0_n = 0;
+  const void *ib;
+  if (vips_image_get_typeof(im, VIPS_META_ICC_NAME) &&
+      !vips_image_get_blob(im, VIPS_META_ICC_NAME, &ib, &icc0_n) &&
+      icc0_n && (icc0 = malloc(icc0_n)))
+    memcpy(icc0, ib, icc0_n);
+  else
+    icc0_n = 0;
+  vips_error_clear();
   VipsImage *t;
   if (!lim.no_autorotate) {
     if (vips_autorot(im, &t, NULL))
@@ -313,6 +290,7 @@ fg_status fg_image_load(const char *path, fg_image *out,
   default:
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: complex samples; expected "
                   "8 or 16 bits or floating point", path);
+    free(icc0);
     g_object_unref(im);
     return st;
   }
@@ -327,11 +305,13 @@ fg_status fg_image_load(const char *path, fg_image *out,
   if (im->Bands > 4) {
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %d channels; expected 1 to "
                   "4 (grey, grey+alpha, RGB, RGBA)", path, im->Bands);
+    free(icc0);
     g_object_unref(im);
     return st;
   }
   st = fg_image_alloc_type(out, im->Xsize, im->Ysize, im->Bands, type);
   if (st != FG_OK) {
+    free(icc0);
     g_object_unref(im);
     return fgu_fail(err, errlen, st, "%s: out of memory for %d x %d pixels",
                     path, im->Xsize, im->Ysize);
@@ -344,6 +324,7 @@ fg_status fg_image_load(const char *path, fg_image *out,
   fgi_image_bytes_type(out, &want_bytes);
   if (size != want_bytes) {
     g_free(pix);
+    free(icc0);
     g_object_unref(im);
     fg_image_free(out);
     return fgu_fail(err, errlen, FG_EFORMAT, "%s: decoded %zu bytes, "
@@ -365,11 +346,18 @@ fg_status fg_image_load(const char *path, fg_image *out,
       out->meta->size[i] = bn;
     }
   }
+  if (icc0 && (out->meta || (out->meta = calloc(1, sizeof *out->meta)))) {
+    out->meta->block[FG_IMAGE_META_ICC] = icc0;
+    out->meta->size[FG_IMAGE_META_ICC] = icc0_n;
+  } else {
+    free(icc0);
+  }
   vips_error_clear();
   g_object_unref(im);
   return FG_OK;
 
 vips_error:
+  free(icc0);
   g_object_unref(im);
   fg_image_free(out);
   return vips_fail(err, errlen, FG_EFORMAT, path,
@@ -523,61 +511,102 @@ fg_status fg_image_save(const char *path, const fg_image *img,
     bits = o.bitdepth ? o.bitdepth
            : img->type == FG_IMAGE_U16 ? 16
            : (img->type == FG_IMAGE_F32 && f == FGI_TIFF) ? 32 : 8;
+  char why[700];
+  if (o.profile[0] && fgi_profile_check(o.profile, f, why, sizeof why))
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: option 'profile=%s': %s",
+                    path, o.profile, why);
   if (f == FGI_PNM && img->type == FG_IMAGE_U8)
     return save_pnm(path, img, err, errlen);
 
   fg_status st = start(path, err, errlen);
   if (st != FG_OK)
     return st;
+  /* the output's profile: sRGB tagged unless [strip], or the one asked
+   * for (written even with [strip]), the pixels converted to it */
+  fgi_profile prof = {0};
+  const uint8_t *pix = img->data;
+  uint8_t *conv = NULL;
+  int ch = img->channels, explicit = o.profile[0] != '\0';
+  if (ch >= 3 && (!o.strip || explicit)) {
+    st = fgi_profile_resolve(o.profile, img->meta, f, &prof, path, err,
+                             errlen);
+    if (st == FG_OK && prof.convert)
+    {
+      size_t sn = 0;
+      const void *sp = srgb_profile ? vips_blob_get(srgb_profile, &sn) : NULL;
+      st = fgi_profile_convert(img, sp, sn, &prof, &conv, &ch, path, err,
+                               errlen);
+    }
+    if (st != FG_OK) {
+      fgi_profile_free(&prof);
+      return st;
+    }
+    if (conv) {
+      pix = conv;
+      bytes = bytes / (size_t)img->channels * (size_t)ch;
+    }
+  } else if (ch < 3 && explicit && strcmp(o.profile, "srgb") &&
+             strcmp(o.profile, "input")) {
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: option 'profile=%s': "
+                    "expected a colour image (3 or 4 channels), found a "
+                    "grey one (%d channel%s), which is written untagged "
+                    "(profile=srgb or input)", path, o.profile, ch,
+                    ch == 1 ? "" : "s");
+  }
+  int alpha = prof.cmyk ? ch == 5 : (ch == 2 || ch == 4);
   static const VipsBandFormat fmt[] = {VIPS_FORMAT_UCHAR, VIPS_FORMAT_USHORT,
                                        VIPS_FORMAT_FLOAT};
-  VipsImage *m = vips_image_new_from_memory(img->data, bytes, img->width,
-                                            img->height, img->channels,
+  VipsImage *m = vips_image_new_from_memory(pix, bytes, img->width,
+                                            img->height, ch,
                                             fmt[img->type]);
-  if (!m)
+  if (!m) {
+    fgi_profile_free(&prof);
+    free(conv);
     return vips_fail(err, errlen, FG_ENOMEM, path, "cannot wrap the pixels");
+  }
   VipsImage *t;
-  int keep = img->channels;
-  if ((f == FGI_JPEG || f == FGI_PNM) && (keep == 2 || keep == 4))
+  int keep = ch;
+  if ((f == FGI_JPEG || f == FGI_PNM) && alpha)
     keep--; /* no alpha in these formats: dropped */
-  if (keep != img->channels) {
+  if (keep != ch) {
     if (vips_extract_band(m, &t, 0, "n", keep, NULL))
       goto fail;
     take(&m, t);
   }
   if (bits != 32 && to_depth(&m, img->type, bits))
     goto fail;
-  VipsInterpretation in = keep >= 3
+  VipsInterpretation in = prof.cmyk ? VIPS_INTERPRETATION_CMYK
+      : keep >= 3
       ? (bits == 16 ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB)
       : (bits == 16 ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_B_W);
   if (vips_copy(m, &t, "interpretation", in, NULL))
     goto fail;
   take(&m, t);
   if (!o.strip) {
-    /* the input's metadata (orientation 1: the pixels are as meant), and
-     * colour outputs say they are sRGB */
-    for (int i = 0; img->meta && i < 3; i++)
+    /* the input's metadata (orientation 1: the pixels are as meant) */
+    for (int i = 0; img->meta && i < FG_IMAGE_META_ICC; i++)
       if (img->meta->block[i])
         vips_image_set_blob_copy(m, meta_names[i], img->meta->block[i],
                                  img->meta->size[i]);
     vips_image_set_int(m, VIPS_META_ORIENTATION, 1);
-    if (keep >= 3 && srgb_profile) {
-      size_t pn;
-      const void *p = vips_blob_get(srgb_profile, &pn);
-      vips_image_set_blob_copy(m, VIPS_META_ICC_NAME, p, pn);
-    }
   }
+  if (prof.icc)
+    vips_image_set_blob_copy(m, VIPS_META_ICC_NAME, prof.icc, prof.n);
+  /* [strip] keeps a profile asked for: the image holds nothing else */
+  o.strip = o.strip && !prof.icc;
+  fgi_profile_free(&prof);
   if (f == FGI_PNM) {
     /* 8 bits through io/pnm.c, from the converted samples */
     size_t n = 0;
-    void *pix = vips_image_write_to_memory(m, &n);
+    void *px = vips_image_write_to_memory(m, &n);
     g_object_unref(m);
-    if (!pix)
+    free(conv);
+    if (!px)
       return vips_fail(err, errlen, FG_ENOMEM, path, "cannot convert");
     fg_image tmp = {.width = img->width, .height = img->height,
-                    .channels = keep, .data = pix};
+                    .channels = keep, .data = px};
     st = save_pnm(path, &tmp, err, errlen);
-    g_free(pix);
+    g_free(px);
     return st;
   }
   void *buf = NULL;
@@ -585,6 +614,7 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (encode(m, f, &o, &buf, &len))
     goto fail;
   g_object_unref(m);
+  free(conv);
   char ebuf[128];
   int e = fgu_write_file_atomic(path, buf, len, FGU_MODE_DEFAULT);
   g_free(buf);
@@ -596,5 +626,7 @@ fg_status fg_image_save(const char *path, const fg_image *img,
 
 fail:
   g_object_unref(m);
+  fgi_profile_free(&prof);
+  free(conv);
   return vips_fail(err, errlen, FG_EIO, path, "cannot encode");
 }

@@ -735,6 +735,288 @@ START_TEST(test_vips_icc_cmyk_jpeg) {
 }
 END_TEST
 
+/* ---- output profiles ([profile=...]) ------------------------------------ */
+
+#define ADOBE_ICC "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
+
+/* The largest absolute difference of two files' samples, as vips computes
+ * it (any format and band count). */
+static double file_max_diff(const char *a, const char *b) {
+  sh("vips subtract '%s' '%s' '%s'", a, b, at("d.v"));
+  sh("vips abs '%s' '%s'", at("d.v"), at("e.v"));
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "vips max '%s'", at("e.v"));
+  FILE *p = popen(cmd, "r");
+  ck_assert(p != NULL);
+  double m = -1;
+  ck_assert_int_eq(fscanf(p, "%lf", &m), 1);
+  ck_assert_int_eq(pclose(p), 0);
+  return m;
+}
+
+/* Whether two files embed the same ICC profile (as vipsheader prints its
+ * bytes, base64). */
+static int same_profile(const char *a, const char *b) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "test \"$(vipsheader -f icc-profile-data '%s')\" "
+           "= \"$(vipsheader -f icc-profile-data '%s')\"", a, b);
+  return system(cmd) == 0;
+}
+
+static void save_spec_ok(const char *spec, const fg_image *img) {
+  size_t n;
+  fg_image_save_options o;
+  char err[768], path[512];
+  ck_assert_msg(fg_image_save_parse(spec, &n, &o, err, sizeof err) == FG_OK,
+                "%s", err);
+  snprintf(path, sizeof path, "%.*s", (int)n, spec);
+  ck_assert_msg(fg_image_save(path, img, &o, err, sizeof err) == FG_OK, "%s",
+                err);
+}
+
+/* [profile=p3|adobergb|cmyk|file]: the sRGB pixels as lcms's own transform
+ * (vips icc_transform; for adobergb through icc-profiles-free's Adobe RGB
+ * compatible profile, not the one the library makes) gives them, and the
+ * profile embedded: the same bytes vips embeds, and reading the file back
+ * through it gives the sRGB pattern again. */
+START_TEST(test_vips_profile_out_as_lcms) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &src);
+  static const struct {
+    const char *opt, *out, *ref; /* ref: vips' output profile argument */
+    int same_bytes;
+  } cases[] = {
+    {"p3", "p3.png", "p3", 1},
+    {"adobergb", "a.tif", ADOBE_ICC, 0},
+    {ADOBE_ICC, "f.png", ADOBE_ICC, 1},
+    {"p3", "p3.jpg", "p3", 1},
+    {"cmyk", "k.tif", "cmyk", 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char spec[512], ref[64];
+    snprintf(spec, sizeof spec, "%s[profile=%s%s]", at(cases[i].out),
+             cases[i].opt, strstr(cases[i].out, ".jpg") ? ",Q=100" : "");
+    save_spec_ok(spec, &src);
+    const char *ext = strrchr(cases[i].out, '.');
+    snprintf(ref, sizeof ref, "ref%zu%s%s", i, ext,
+             !strcmp(ext, ".jpg") ? "[Q=100]" : "");
+    sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
+       at(ref), cases[i].ref);
+    snprintf(ref, sizeof ref, "ref%zu%s", i, ext);
+    double d = file_max_diff(at(cases[i].out), at(ref));
+    ck_assert_msg(d <= (!strcmp(ext, ".jpg") ? 4 : 1), "%s: %g", spec, d);
+    ck_assert_msg(!strcmp(cases[i].opt, "cmyk") ||
+                  file_max_diff(at(cases[i].out), at("c.ppm")) > 8,
+                  "%s: not converted", spec);
+    if (cases[i].same_bytes)
+      ck_assert_msg(same_profile(at(cases[i].out), at(ref)), "%s", spec);
+    else
+      sh("vipsheader -f icc-profile-data '%s' | base64 -d | "
+         "grep -a -q 'Adobe RGB (1998) compatible'", at(cases[i].out));
+    if (!strcmp(cases[i].opt, "cmyk"))
+      sh("vipsheader '%s' | grep -q '4 bands.*cmyk'", at(cases[i].out));
+    /* back to sRGB through the embedded profile */
+    fg_image back = read_ok(at(cases[i].out));
+    ck_assert_int_eq(back.channels, 3);
+    /* two 8-bit roundings; Adobe RGB's wider gamut has coarser steps;
+     * CMYK clips the pattern's most saturated colours */
+    if (!strcmp(cases[i].opt, "cmyk")) {
+      ck_assert_msg(psnr(&back, &src, 255) > 25, "%s: round trip PSNR %.1f",
+                    spec, psnr(&back, &src, 255));
+    } else {
+      int tol = !strcmp(ext, ".jpg") ? 12
+                : !strcmp(cases[i].opt, "p3") ? 2 : 3;
+      ck_assert_msg(max_diff(&back, &src) <= tol, "%s: round trip %d", spec,
+                    max_diff(&back, &src));
+    }
+    fg_image_free(&back);
+  }
+  fg_image_free(&src);
+}
+END_TEST
+
+/* 16 bits, float and alpha: converted in their own precision (16 bits
+ * against vips icc_transform --depth 16), the alpha copied as it was. */
+START_TEST(test_vips_profile_out_depths_and_alpha) {
+  fg_image s16 = pattern(40, 30, 3, FG_IMAGE_U16);
+  write_pnm(at("c16.ppm"), &s16);
+  save_spec_ok(at("o16.png[profile=p3]"), &s16);
+  sh("vips icc_transform '%s' '%s' p3 --input-profile srgb --depth 16",
+     at("c16.ppm"), at("r16.png"));
+  sh("vipsheader '%s' | grep -q ushort", at("o16.png"));
+  double d = file_max_diff(at("o16.png"), at("r16.png"));
+  ck_assert_msg(d <= 16, "16 bits: %g of 65535", d);
+  /* float: the 16-bit reference, scaled (lcms' float transform is exact
+   * where vips' goes through 16-bit tables: within a quarter of an 8-bit
+   * step) */
+  fg_image f;
+  ck_assert_int_eq(fg_image_alloc_type(&f, 40, 30, 3, FG_IMAGE_F32), FG_OK);
+  for (size_t i = 0; i < 40 * 30 * 3; i++)
+    ((float *)f.data)[i] = ((uint16_t *)s16.data)[i] / 65535.0f;
+  save_spec_ok(at("of.tif[profile=p3]"), &f);
+  sh("vips linear '%s' '%s' %.10g 0", at("r16.png"), at("rf.v"),
+     1 / 65535.0);
+  d = file_max_diff(at("of.tif"), at("rf.v"));
+  ck_assert_msg(d <= 1 / 1024.0, "float: %g", d);
+  ck_assert(same_profile(at("of.tif"), at("r16.png")));
+  /* RGBA: alpha as it was, colour as without alpha */
+  fg_image a = pattern(40, 30, 4, FG_IMAGE_U8), c = pattern(40, 30, 3,
+                                                            FG_IMAGE_U8);
+  for (int i = 0; i < 40 * 30; i++)
+    memcpy(c.data + 3 * i, a.data + 4 * i, 3);
+  save_spec_ok(at("a.png[profile=adobergb]"), &a);
+  save_spec_ok(at("c.png[profile=adobergb]"), &c);
+  sh("vips extract_band '%s' '%s' 3", at("a.png"), at("alpha.v"));
+  sh("vips extract_band '%s' '%s' 0 --n 3", at("a.png"), at("colour.v"));
+  ck_assert(file_max_diff(at("colour.v"), at("c.png")) == 0);
+  fg_image back = read_ok(at("a.png"));
+  ck_assert_int_eq(back.channels, 4);
+  for (int i = 0; i < 40 * 30; i++)
+    ck_assert_int_eq(back.data[4 * i + 3], a.data[4 * i + 3]);
+  fg_image_free(&back);
+  fg_image_free(&c);
+  fg_image_free(&a);
+  fg_image_free(&f);
+  fg_image_free(&s16);
+}
+END_TEST
+
+/* [profile=input]: the input's own profile embedded again (its bytes), the
+ * pixels back in it as the file had them; an untagged input gives sRGB; a
+ * CMYK input's profile only where CMYK goes (JPEG, TIFF). */
+START_TEST(test_vips_profile_input_kept) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &src);
+  sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
+     at("adobe.tif"), ADOBE_ICC);
+  fg_image in = read_ok(at("adobe.tif"));
+  ck_assert_ptr_nonnull(in.meta);
+  ck_assert_ptr_nonnull(in.meta->block[FG_IMAGE_META_ICC]);
+  ck_assert_int_le(max_diff(&in, &src), 3); /* converted to sRGB */
+  save_spec_ok(at("k.png[profile=input]"), &in);
+  ck_assert(same_profile(at("k.png"), at("adobe.tif")));
+  double d = file_max_diff(at("k.png"), at("adobe.tif"));
+  ck_assert_msg(d <= 1, "%g", d);
+  /* without the option: sRGB, as vips' srgb profile */
+  save_spec_ok(at("plain.png"), &in);
+  sh("vips icc_transform '%s' '%s' srgb --input-profile srgb", at("c.ppm"),
+     at("srgb.png"));
+  ck_assert(same_profile(at("plain.png"), at("srgb.png")));
+  ck_assert(!same_profile(at("plain.png"), at("adobe.tif")));
+  /* an untagged input: sRGB */
+  fg_image un = read_ok(at("c.ppm"));
+  save_spec_ok(at("u.png[profile=input]"), &un);
+  ck_assert(same_profile(at("u.png"), at("srgb.png")));
+  ck_assert(file_max_diff(at("u.png"), at("c.ppm")) == 0);
+  /* CMYK: kept in a JPEG, refused for a PNG */
+  sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
+     at("cmyk.jpg[Q=98]"));
+  fg_image k = read_ok(at("cmyk.jpg"));
+  ck_assert_int_eq(k.channels, 3);
+  save_spec_ok(at("k2.jpg[profile=input,Q=98]"), &k);
+  sh("vipsheader '%s' | grep -q cmyk", at("k2.jpg"));
+  ck_assert(same_profile(at("k2.jpg"), at("cmyk.jpg")));
+  size_t n;
+  fg_image_save_options o;
+  char err[768];
+  ck_assert_int_eq(fg_image_save_parse(at("k3.png[profile=input]"), &n, &o,
+                                       err, sizeof err), FG_OK);
+  ck_assert_int_eq(fg_image_save(at("k3.png"), &k, &o, err, sizeof err),
+                   FG_EINVAL);
+  ck_assert_msg(strstr(err, "profile=input") && strstr(err, "CMYK") &&
+                strstr(err, "PNG"), "%s", err);
+  ck_assert_int_ne(access(at("k3.png"), F_OK), 0);
+  fg_image_free(&k);
+  fg_image_free(&un);
+  fg_image_free(&in);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* Bad profile= values are refused naming the option, what was expected and
+ * what was found, before anything is written. */
+START_TEST(test_vips_profile_refused) {
+  FILE *f = fopen(at("bogus.icc"), "w");
+  ck_assert(f != NULL);
+  fputs("not a profile\n", f);
+  fclose(f);
+  char spec[3][512];
+  snprintf(spec[0], sizeof spec[0], "x.png[profile=%s]", at("bogus.icc"));
+  snprintf(spec[1], sizeof spec[1], "x.png[profile=%s]", at("none.icc"));
+  snprintf(spec[2], sizeof spec[2], "x.png[profile=%s]",
+           "/usr/share/color/icc/Gray.icc");
+  static const struct {
+    const char *spec, *want[3];
+  } bad[] = {
+    {"x.png[profile=rec2020]",
+     {"option 'profile=rec2020'", "expected srgb, p3, adobergb",
+      "found 'rec2020'"}},
+    {"x.png[profile=cmyk]", {"'profile=cmyk'", "PNG", "CMYK"}},
+    {"x.webp[profile=cmyk]", {"'profile=cmyk'", "WebP", "CMYK"}},
+    {"x.gif[profile=p3]", {"'profile=p3'", "GIF", "found 'p3'"}},
+    {"x.ppm[profile=input]", {"'profile=input'", "PNM", "found 'input'"}},
+    {"x.png[profile=]", {"'profile='", "expected srgb", "found ''"}},
+    {NULL, {"bogus.icc", "expected an ICC profile", "lcms cannot read"}},
+    {NULL, {"none.icc", "expected a readable ICC profile file", "missing"}},
+    {NULL, {"Gray.icc", "expected an RGB or CMYK profile", "grey"}},
+  };
+  for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+    const char *s = bad[i].spec ? bad[i].spec : spec[i - 6];
+    size_t n;
+    fg_image_save_options o;
+    char err[768];
+    ck_assert_int_eq(fg_image_save_parse(s, &n, &o, err, sizeof err),
+                     FG_EINVAL);
+    for (int k = 0; k < 3; k++)
+      ck_assert_msg(strstr(err, bad[i].want[k]), "%s: '%s' not in: %s", s,
+                    bad[i].want[k], err);
+  }
+  /* a grey output takes no colour profile; nothing written */
+  fg_image g = pattern(8, 8, 1, FG_IMAGE_U8);
+  fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
+  snprintf(o.profile, sizeof o.profile, "p3");
+  char err[768];
+  ck_assert_int_eq(fg_image_save(at("g.png"), &g, &o, err, sizeof err),
+                   FG_EINVAL);
+  ck_assert_msg(strstr(err, "profile=p3") && strstr(err, "grey"), "%s", err);
+  ck_assert_int_ne(access(at("g.png"), F_OK), 0);
+  snprintf(o.profile, sizeof o.profile, "input");
+  ck_assert_int_eq(fg_image_save(at("g.png"), &g, &o, err, sizeof err),
+                   FG_OK);
+  /* the command: refused by check, before any input */
+  f = fopen(at("p.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(rgb, \"{stem}.png[profile=displayp3]\")\n", f);
+  fclose(f);
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "'%s' check '%s' 2>&1 | grep -q "
+           "\"option 'profile=displayp3' of a PNG file: expected srgb, p3\"",
+           FG_TOOL, at("p.fgp"));
+  ck_assert_int_eq(system(cmd), 0);
+  fg_image_free(&g);
+}
+END_TEST
+
+/* fieldgraph run: [profile=p3] on a save, as lcms converts. */
+START_TEST(test_vips_run_profile) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  ck_assert_int_eq(mkdir(at("in"), 0755), 0);
+  write_pnm(at("in/c.ppm"), &src);
+  FILE *f = fopen(at("p.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(rgb, \"{stem}.png[profile=p3,strip]\")\n", f);
+  fclose(f);
+  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
+     at("in"));
+  sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("in/c.ppm"),
+     at("ref.png"));
+  double d = file_max_diff(at("out/c.png"), at("ref.png"));
+  ck_assert_msg(d <= 1, "%g", d);
+  ck_assert(same_profile(at("out/c.png"), at("ref.png")));
+  fg_image_free(&src);
+}
+END_TEST
+
 /* ---- limits ------------------------------------------------------------- */
 
 START_TEST(test_vips_pixel_limit_every_format) {
@@ -855,6 +1137,11 @@ int main(void) {
   tcase_add_test(tc, test_vips_run_resamples_premultiplied);
   tcase_add_test(tc, test_vips_icc_p3_to_srgb);
   tcase_add_test(tc, test_vips_icc_cmyk_jpeg);
+  tcase_add_test(tc, test_vips_profile_out_as_lcms);
+  tcase_add_test(tc, test_vips_profile_out_depths_and_alpha);
+  tcase_add_test(tc, test_vips_profile_input_kept);
+  tcase_add_test(tc, test_vips_profile_refused);
+  tcase_add_test(tc, test_vips_run_profile);
   tcase_add_test(tc, test_vips_pixel_limit_every_format);
   tcase_add_test(tc, test_vips_samples_come_out_right);
   tcase_add_test(tc, test_vips_main_job_over_samples);

@@ -42,16 +42,19 @@ typedef struct fg_image {
   int channels;        /* 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA */
   uint8_t *data;       /* height rows of width*channels samples of type, interleaved, top row first; owned, free with fg_image_free */
   fg_image_type type;  /* sample type (FG_IMAGE_U8 unless set) */
-  struct fg_image_meta *meta; /* the file's EXIF, XMP and IPTC blocks (libvips builds), NULL if none; owned, freed by fg_image_free */
+  struct fg_image_meta *meta; /* the file's EXIF, XMP, IPTC and ICC blocks (libvips builds), NULL if none; owned, freed by fg_image_free */
 } fg_image;
 
-/* Metadata blocks as libvips holds them (EXIF, the XMP packet, IPTC);
- * each NULL/0 when absent. */
+/* Metadata blocks as libvips holds them (EXIF, the XMP packet, IPTC, and
+ * the ICC profile the file had, before its pixels were converted to
+ * sRGB); each NULL/0 when absent.  Saving writes EXIF, XMP and IPTC
+ * unless [strip]; the ICC block only with [profile=input]. */
 typedef struct fg_image_meta {
-  unsigned char *block[3];  /* FG_IMAGE_META_EXIF, _XMP, _IPTC */
-  size_t size[3];
+  unsigned char *block[4];  /* FG_IMAGE_META_EXIF, _XMP, _IPTC, _ICC */
+  size_t size[4];
 } fg_image_meta;
-enum { FG_IMAGE_META_EXIF, FG_IMAGE_META_XMP, FG_IMAGE_META_IPTC };
+enum { FG_IMAGE_META_EXIF, FG_IMAGE_META_XMP, FG_IMAGE_META_IPTC,
+       FG_IMAGE_META_ICC, FG_IMAGE_META_COUNT };
 
 /* Copies src's metadata into dst (replacing dst's), so that saving dst
  * writes it (unless [strip]); FG_ENOMEM leaves dst without any. */
@@ -110,8 +113,17 @@ typedef struct fg_image_save_options {
   int bitdepth;            /* PNG/TIFF/PNM 8 or 16; 0: the image's own */
   int strip;               /* write no metadata */
   int tiff_compression;    /* fg_tiff_compression */
+  /* The output's colour profile (libvips builds): "" (the default) or
+   * "srgb" tags colour outputs sRGB; "p3" (Display P3), "adobergb" (Adobe
+   * RGB (1998) compatible), "cmyk" (libvips' generic CMYK: JPEG and TIFF
+   * only) or the path of an ICC profile file converts the sRGB pixels to
+   * it (lcms, relative colorimetric, as vips_icc_transform) and embeds it;
+   * "input" does so with the input's own profile (meta's ICC block; sRGB
+   * when it had none).  Grey outputs take no profile but "input"/"srgb"
+   * (they are written untagged).  Written even with [strip]. */
+  char profile[256];
 } fg_image_save_options;
-#define FG_IMAGE_SAVE_OPTIONS_INIT {90, 6, FG_PNG_FILTER_NONE, 0, 0, 0, 0}
+#define FG_IMAGE_SAVE_OPTIONS_INIT {90, 6, FG_PNG_FILTER_NONE, 0, 0, 0, 0, ""}
 
 /* TIFF compressions ([compression=none|lzw|deflate|jpeg|zstd] on a .tif). */
 typedef enum fg_tiff_compression {
@@ -127,7 +139,9 @@ int fg_image_format_bits(const char *path);
 
 /* Parses an output name with options in brackets, vips' style:
  * "out.webp[Q=80,lossless]", "x.png[compression=1,filter=all,bitdepth=16]",
- * "x.tif[compression=lzw,bitdepth=16]", "[strip]" on any.  Stores the name's
+ * "x.tif[compression=lzw,bitdepth=16]", "[strip]" on any,
+ * "x.jpg[profile=p3]" (fg_image_save_options.profile; a profile file is
+ * read and checked here) on all but GIF and PNM.  Stores the name's
  * length without the brackets in *name_len and the options in *opt (started
  * from FG_IMAGE_SAVE_OPTIONS_INIT).  An extension this build cannot write
  * (unless it holds a '{' template field) or an option unknown to the format
