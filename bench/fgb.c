@@ -1,5 +1,6 @@
 /* bench/fgb.c - fieldgraph helpers the workloads share: compile with a
- * fusion and precision, time a program's blocking runs, labels.  Any
+ * fusion and precision, time a program's blocking runs, labels, and on
+ * OpenCL the same graph on the CPU backend for the ratio between them.  Any
  * failure of the library ends the benchmark with its message: a number
  * for a run that failed would be a lie. */
 #include "workloads.h"
@@ -46,6 +47,37 @@ void fgb_check_graph(fg_graph *g, const char *what) {
     fprintf(stderr, "bench: %s: %s\n", what, fg_graph_errmsg(g));
     exit(1);
   }
+}
+
+int fgb_cpu_row(bench_table *t, fg_context *ctx, fg_graph *g, fg_precision p,
+                int ocl_row, int crow, int n_in, const void *const *in,
+                int n_out, void *const *out, const float *ref,
+                size_t n_ref) {
+  static fg_context *cpu;
+  if (strcmp(fg_context_backend_name(ctx), "opencl"))
+    return -1;
+  if (!cpu) {
+    fg_context_options o = {.backend = FG_BACKEND_CPU};
+    char msg[1024];
+    if (fg_context_new(&o, &cpu, msg, sizeof msg) != FG_OK) {
+      fprintf(stderr, "bench: CPU backend: %s\n", msg);
+      exit(1);
+    }
+  }
+  fg_program *prog = fgb_compile(cpu, g, FG_FUSION_ON, p);
+  double s = fgb_time(cpu, prog, n_in, in, n_out, out);
+  fg_program_free(prog);
+  char label[64];
+  int r = bench_row_add(t, fgb_label(label, sizeof label, NULL, FG_FUSION_ON,
+                                     p), s, t->rows[ocl_row].bytes,
+                        bench_max_abs_err(out[0], ref, n_ref));
+  snprintf(t->rows[r].label + strlen(t->rows[r].label),
+           sizeof t->rows[r].label - strlen(t->rows[r].label), ", CPU");
+  t->rows[r].c = crow;
+  char *note = t->rows[ocl_row].note;
+  snprintf(note + strlen(note), sizeof t->rows[ocl_row].note - strlen(note),
+           "; %.2fx the CPU backend", t->rows[ocl_row].sec / s);
+  return r;
 }
 
 const char *fgb_label(char *buf, size_t size, const char *what,

@@ -134,6 +134,8 @@ void bench_w2(fg_context *ctx) {
       fg_program_free(prog);
     }
     t.rows[rows[0]].unfused = rows[1];
+    fgb_cpu_row(&t, ctx, g, p, rows[0], crow, 1, (const void *[]){in}, 1,
+                (void *[]){out}, ref, n);
   }
   fg_graph_free(g);
   bench_table_print(&t);

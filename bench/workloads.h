@@ -19,6 +19,15 @@ double fgb_time(fg_context *ctx, fg_program *p, int n_in,
                 const void *const *in, int n_out, void *const *out);
 /* Exits with "what: <message of the graph>" when g is in error. */
 void fgb_check_graph(fg_graph *g, const char *what);
+/* On an OpenCL context: times g fused at precision p on a CPU-backend
+ * context too (the same inputs and outputs), adds the row "fieldgraph
+ * fused on the CPU backend" (ours/C against crow) and writes into the
+ * note of OpenCL row ocl_row how many times the CPU backend's time it
+ * takes; the error is out[0]'s (n_ref floats) against ref.  On a CPU
+ * context nothing.  Returns the new row or -1. */
+int fgb_cpu_row(bench_table *t, fg_context *ctx, fg_graph *g, fg_precision p,
+                int ocl_row, int crow, int n_in, const void *const *in,
+                int n_out, void *const *out, const float *ref, size_t n_ref);
 /* The label "fieldgraph <fusion> <precision>" into buf. */
 const char *fgb_label(char *buf, size_t size, const char *what,
                       fg_fusion fusion, fg_precision precision);
