@@ -495,6 +495,68 @@ START_TEST(test_vips_exif_orientation) {
 }
 END_TEST
 
+/* Every EXIF orientation (1 to 8, as the EXIF standard defines them: the
+ * turn or mirror that shows the stored pixels upright) against the test's
+ * own transform of the pixels as stored (no_autorotate), in JPEG, PNG,
+ * TIFF and WebP. */
+START_TEST(test_vips_exif_all_orientations) {
+  fg_image src = pattern(13, 7, 3, FG_IMAGE_U8);
+  write_pnm(at("a.ppm"), &src);
+  char err[512];
+  for (int o = 1; o <= 8; o++) {
+    char name[32];
+    snprintf(name, sizeof name, "o%d.jpg", o);
+    sh("vips copy '%s' '%s[Q=95]'", at("a.ppm"), at(name));
+    add_exif_orientation(at(name), o);
+    fg_image raw, got;
+    fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
+    lo.no_autorotate = 1;
+    ck_assert_msg(fg_image_load(at(name), &raw, &lo, err, sizeof err) ==
+                  FG_OK, "%s", err);
+    got = read_ok(at(name));
+    const int W = raw.width, H = raw.height, turned = o >= 5;
+    ck_assert_int_eq(got.width, turned ? H : W);
+    ck_assert_int_eq(got.height, turned ? W : H);
+    for (int y = 0; y < got.height; y++)
+      for (int x = 0; x < got.width; x++) {
+        int sx, sy; /* the stored pixel shown at (x, y) */
+        switch (o) {
+        case 1: sx = x, sy = y; break;
+        case 2: sx = W - 1 - x, sy = y; break;          /* mirrored */
+        case 3: sx = W - 1 - x, sy = H - 1 - y; break;  /* 180 */
+        case 4: sx = x, sy = H - 1 - y; break;          /* flipped */
+        case 5: sx = y, sy = x; break;                  /* transposed */
+        case 6: sx = y, sy = H - 1 - x; break;          /* 90 clockwise */
+        case 7: sx = W - 1 - y, sy = H - 1 - x; break;  /* transversed */
+        default: sx = W - 1 - y, sy = x; break;         /* 90 counter */
+        }
+        for (int c = 0; c < 3; c++)
+          ck_assert_msg(got.data[(y * got.width + x) * 3 + c] ==
+                        raw.data[(sy * W + sx) * 3 + c],
+                        "orientation %d: (%d, %d) channel %d", o, x, y, c);
+      }
+    /* the same tag in the lossless formats that carry one (vips copies
+     * it: PNG's eXIf, TIFF's Orientation, WebP's EXIF) turns them alike */
+    static const char *const lossless[] = {"png", "tif", "webp[lossless]"};
+    for (int k = 0; k < 3; k++) {
+      char other[48];
+      snprintf(other, sizeof other, "o%d.%s", o, lossless[k]);
+      sh("vips copy '%s' '%s'", at(name), at(other));
+      char *bracket = strchr(other, '[');
+      if (bracket)
+        *bracket = '\0';
+      sh("vipsheader -f orientation '%s' | grep -qx %d", at(other), o);
+      fg_image same = read_ok(at(other));
+      expect_equal(&same, &got, other);
+      fg_image_free(&same);
+    }
+    fg_image_free(&got);
+    fg_image_free(&raw);
+  }
+  fg_image_free(&src);
+}
+END_TEST
+
 /* ---- metadata ----------------------------------------------------------- */
 
 START_TEST(test_vips_metadata_copied_unless_strip) {
@@ -1131,6 +1193,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_float_tiff);
   tcase_add_test(tc, test_vips_save_parse);
   tcase_add_test(tc, test_vips_exif_orientation);
+  tcase_add_test(tc, test_vips_exif_all_orientations);
   tcase_add_test(tc, test_vips_metadata_copied_unless_strip);
   tcase_add_test(tc, test_vips_run_orientation_and_metadata);
   tcase_add_test(tc, test_vips_run_keeps_alpha);
