@@ -6,9 +6,6 @@
 #ifndef FG_TESTS_BUILTINS_UTIL_H
 #define FG_TESTS_BUILTINS_UTIL_H
 
-#ifndef FG_SAMPLES_DIR             /* testutil.h wants it; unused here */
-#define FG_SAMPLES_DIR "data/samples"
-#endif
 #include "testutil.h"
 
 #include <stdbool.h>
