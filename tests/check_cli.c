@@ -30,25 +30,7 @@
 /* Runs the tool with args (a shell fragment), stdout and stderr to files in
  * dir; returns its exit status. */
 static int tool(const char *dir, const char *args) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "%s %s >%s/stdout 2>%s/stderr", FG_TOOL, args,
-           dir, dir);
-  int st = system(cmd);
-  ck_assert_msg(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
-  return WEXITSTATUS(st);
-}
-
-/* The whole of dir/name, NUL-terminated (malloc'd). */
-static char *slurp(const char *dir, const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  char *s = calloc(1, 1 << 20);
-  size_t n = fread(s, 1, (1 << 20) - 1, f);
-  s[n] = '\0';
-  fclose(f);
-  return s;
+  return tu_shell(dir, "%s %s", FG_TOOL, args);
 }
 
 static void copy_file(const char *from, const char *to, long max) {
@@ -65,13 +47,6 @@ static void copy_file(const char *from, const char *to, long max) {
   }
   fclose(a);
   fclose(b);
-}
-
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  ck_assert(f != NULL);
-  fputs(text, f);
-  fclose(f);
 }
 
 /* A 16-bit RGB PNG holding img's 8-bit values times 257 (which the reader
@@ -102,18 +77,6 @@ static void write_png16(const char *path, const fg_image *img) {
   png_destroy_write_struct(&png, &info);
   free(row);
   fclose(f);
-}
-
-/* A fresh temporary directory (its path in buf). */
-static void tmpdir(char *buf, size_t size) {
-  snprintf(buf, size, "/tmp/fg-check-cli-XXXXXX");
-  ck_assert(mkdtemp(buf) != NULL);
-}
-
-static void rm_rf(const char *dir) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
 }
 
 /* The pipeline's outputs computed with the C API for the image at path:
@@ -254,9 +217,9 @@ static void make_batch(const char *dir) {
   snprintf(b, sizeof b, "%s/truncated.jpg", in);
   copy_file(tu_sample("hubble_deep_field.jpg", sp, sizeof sp), b, 20000);
   snprintf(b, sizeof b, "%s/empty.png", in);
-  write_text(b, "");
+  tu_write_text(b, "");
   snprintf(b, sizeof b, "%s/notes.jpg", in);
-  write_text(b, "these are notes, not a JPEG\n");
+  tu_write_text(b, "these are notes, not a JPEG\n");
   fg_image img, ga;
   char err[512];
   ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &img, err,
@@ -285,12 +248,12 @@ static void make_batch(const char *dir) {
 
 START_TEST(test_cli_mixed_batch) {
   char dir[64], args[8192];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   make_batch(dir);
   snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json -q -j 2 %s/in",
            FG_CLI_DIR, dir, dir);
   int rc = tool(dir, args);
-  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  char *out = tu_slurp(dir, "stdout"), *err = tu_slurp(dir, "stderr");
   ck_assert_msg(rc == 1, "exit status %d, expected 1 (some failed)\n%s", rc,
                 err);
   ck_assert_int_eq(lines(out), N_GOOD + 3);
@@ -340,7 +303,7 @@ START_TEST(test_cli_mixed_batch) {
   ck_assert_int_eq(count_named(path, "tmp"), 0);    /* no temporaries */
   free(out);
   free(err);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -348,7 +311,7 @@ END_TEST
 
 START_TEST(test_cli_shards_cover_once) {
   char dir[64], args[8192];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   make_batch(dir);
   /* the list in one order, and reversed */
   char list[512], rlist[512], cmd[8500];
@@ -371,7 +334,7 @@ START_TEST(test_cli_shards_cover_once) {
                "--shard %d/3 @%s", FG_CLI_DIR, dir, k, k,
                order ? rlist : list);
       tool(dir, args);
-      char *out = slurp(dir, "stdout");
+      char *out = tu_slurp(dir, "stdout");
       /* the ids, in sorted order, as the shard's signature */
       char ids[4096] = "";
       for (int i = 0; i < ALL; i++) {
@@ -409,7 +372,7 @@ START_TEST(test_cli_shards_cover_once) {
                prefixed, args, dir, dir);
       int st = system(line);
       ck_assert(st != -1 && WIFEXITED(st));
-      char *out = slurp(dir, "stdout");
+      char *out = tu_slurp(dir, "stdout");
       char ids[4096] = "";
       for (int i = 0; i < ALL; i++) {
         char id[512];
@@ -428,7 +391,7 @@ START_TEST(test_cli_shards_cover_once) {
   for (int i = 0; i < ALL; i++)
     ck_assert_msg(seen[i] == 1, "%s is in %d shards, expected 1", all[i],
                   seen[i]);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -436,14 +399,14 @@ END_TEST
 
 START_TEST(test_cli_skip_existing) {
   char dir[64], args[8192], path[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   make_batch(dir);
   snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out -q %s/in/camera.png "
            "%s/in/chelsea.png %s/in/hubble.jpg", FG_CLI_DIR, dir, dir, dir,
            dir);
   ck_assert_int_eq(tool(dir, args), 0);
   /* what the first run reported for camera.png ("... meanL=52.28") */
-  char *first = slurp(dir, "stdout"), meanl[64] = "";
+  char *first = tu_slurp(dir, "stdout"), meanl[64] = "";
   const char *cam = strstr(first, "camera.png meanL=");
   ck_assert_ptr_nonnull(cam);
   sscanf(cam + strlen("camera.png meanL="), "%63s", meanl);
@@ -462,7 +425,7 @@ START_TEST(test_cli_skip_existing) {
            "--skip-existing %s/in/camera.png %s/in/chelsea.png "
            "%s/in/hubble.jpg", FG_CLI_DIR, dir, dir, dir, dir);
   ck_assert_int_eq(tool(dir, args), 0);
-  char *out = slurp(dir, "stdout");
+  char *out = tu_slurp(dir, "stdout");
   char id[512];
   snprintf(id, sizeof id, "%s/in/camera.png", dir);
   ck_assert(strstr(json_line(out, id), "\"status\":\"skipped\"") ==
@@ -488,7 +451,7 @@ START_TEST(test_cli_skip_existing) {
   ck_assert_int_eq(count_named(path, ".png"), 6);
   ck_assert_int_eq(count_named(path, "tmp"), 0);
   free(out);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -533,9 +496,9 @@ static int tool_limited(const char *dir, long limit, char *const *argv) {
  * is left; a later run with room replaces both. */
 START_TEST(test_cli_full_disk_keeps_previous_outputs) {
   char dir[64], fgp[512], in[512], a[512], b[512], out[512], sp[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(fgp, sizeof fgp, "%s/two.fgp", dir);
-  write_text(fgp, "rgb = input()\n"
+  tu_write_text(fgp, "rgb = input()\n"
                   "save(rgb.x, \"{stem}-a.png\")\n"     /* grey: smaller */
                   "save(rgb * 0.5, \"{stem}-b.png\")\n");
   snprintf(in, sizeof in, "%s/astronaut.png", dir);
@@ -549,16 +512,17 @@ START_TEST(test_cli_full_disk_keeps_previous_outputs) {
        sb = file_size(dir, "astronaut-b.png");
   ck_assert_msg(sa < sb, "grey %ld bytes, RGB %ld", sa, sb);
   /* the earlier run's outputs, recognisable */
-  write_text(a, "previous a");
-  write_text(b, "previous b");
+  tu_write_text(a, "previous a");
+  tu_write_text(b, "previous b");
   char *json[] = {FG_TOOL, "run", fgp, "-o", out, "--json", in, NULL};
   ck_assert_int_ne(tool_limited(dir, (sa + sb) / 2, json), 0);
-  char *o = slurp(dir, "stdout"), *e = slurp(dir, "stderr");
+  char *o = tu_slurp(dir, "stdout"), *e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(o, "\"status\":\"failed\"") &&
                 strstr(o, "\"class\":\"write\"") &&
                 strstr(o, "astronaut-b.png"), "stdout: %s", o);
   ck_assert_msg(strstr(e, "astronaut-b.png"), "stderr: %s", e);
-  char *pa = slurp(out, "astronaut-a.png"), *pb = slurp(out, "astronaut-b.png");
+  char *pa = tu_slurp(out, "astronaut-a.png");
+  char *pb = tu_slurp(out, "astronaut-b.png");
   ck_assert_str_eq(pa, "previous a");
   ck_assert_str_eq(pb, "previous b");
   ck_assert_int_eq(count_named(out, "tmp"), 0);
@@ -571,7 +535,7 @@ START_TEST(test_cli_full_disk_keeps_previous_outputs) {
   ck_assert_int_eq(tool_limited(dir, 1L << 30, run), 0);
   ck_assert_int_eq(file_size(dir, "astronaut-a.png"), sa);
   ck_assert_int_eq(file_size(dir, "astronaut-b.png"), sb);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -590,7 +554,7 @@ static int outputs_of(const char *dir, int i) {
 START_TEST(test_cli_killed_then_resumed) {
   enum { N = 16 };
   char dir[64], path[512], sp[512], args[2048];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(path, sizeof path, "%s/in", dir);
   ck_assert_int_eq(mkdir(path, 0755), 0);
   for (int i = 0; i < N; i++) {
@@ -633,11 +597,11 @@ START_TEST(test_cli_killed_then_resumed) {
   /* what a kill in the middle of writing leaves: a temporary beside the
    * output (made here, as the moment of the kill is not ours to pick) */
   snprintf(path, sizeof path, "%s/out/c%02d-half.png.tmp-Ab12Cd", dir, N - 1);
-  write_text(path, "half a PNG");
+  tu_write_text(path, "half a PNG");
   snprintf(args, sizeof args, "run %s/lab.fgp -o %s/out --json "
            "--skip-existing %s/in", FG_CLI_DIR, dir, dir);
   ck_assert_int_eq(tool(dir, args), 0);
-  char *out = slurp(dir, "stdout");
+  char *out = tu_slurp(dir, "stdout");
   int skipped = 0, ok = 0;
   for (const char *p = out; (p = strstr(p, "\"status\":\"")); p++) {
     skipped += !strncmp(p + 10, "skipped", 7);
@@ -657,7 +621,7 @@ START_TEST(test_cli_killed_then_resumed) {
   expect_image(path, &r.half);
   ref_free(&r);
   free(out);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -665,7 +629,7 @@ END_TEST
 
 START_TEST(test_cli_unreadable_directory) {
   char dir[64], path[512], sp[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   ck_assert_int_eq(chmod(dir, 0777), 0);
   snprintf(path, sizeof path, "%s/in", dir);
   ck_assert_int_eq(mkdir(path, 0777), 0);
@@ -680,7 +644,7 @@ START_TEST(test_cli_unreadable_directory) {
     if (system("command -v setpriv >/dev/null 2>&1") != 0) {
       fprintf(stderr, "test_cli_unreadable_directory: skipped: running as "
               "root without setpriv, no way to run as another user\n");
-      rm_rf(dir);
+      tu_rm_rf(dir);
       return;
     }
     as = "setpriv --reuid=65534 --regid=65534 --clear-groups env "
@@ -693,7 +657,7 @@ START_TEST(test_cli_unreadable_directory) {
            *as ? dir : "", *as ? "/cache" : "", FG_TOOL, args, dir, dir);
   int st = system(cmd);
   ck_assert(WIFEXITED(st));
-  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  char *out = tu_slurp(dir, "stdout"), *err = tu_slurp(dir, "stderr");
   ck_assert_msg(WEXITSTATUS(st) == 1, "exit %d:\n%s", WEXITSTATUS(st), err);
   snprintf(path, sizeof path, "%s/in/locked", dir);
   const char *l = json_line(out, path);
@@ -707,7 +671,7 @@ START_TEST(test_cli_unreadable_directory) {
   free(err);
   snprintf(path, sizeof path, "%s/in/locked", dir);
   chmod(path, 0755);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -715,12 +679,12 @@ END_TEST
 
 START_TEST(test_cli_png_options) {
   char dir[64], file[128], args[2048], sp[512], path[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, "rgb = input()\n"
-             "save(rgb, \"small.png[compression=9,filter=all]\")\n"
-             "save(rgb, \"stored.png\", compression=0)\n"
-             "save(rgb, \"default.png\")\n");
+  tu_write_text(file, "rgb = input()\n"
+                "save(rgb, \"small.png[compression=9,filter=all]\")\n"
+                "save(rgb, \"stored.png\", compression=0)\n"
+                "save(rgb, \"default.png\")\n");
   snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
            tu_sample("coffee.png", sp, sizeof sp));
   ck_assert_int_eq(tool(dir, args), 0);
@@ -739,7 +703,7 @@ START_TEST(test_cli_png_options) {
     expect_image(path, &in);
   }
   fg_image_free(&in);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -747,13 +711,13 @@ END_TEST
 
 START_TEST(test_cli_operator_arguments) {
   char dir[64], file[128], args[2048], sp[512], path[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, "rgb = input()\n"
-             "save(flip(rgb), \"v.png\")                    # defaults\n"
-             "save(flip(rgb, horizontal=1, vertical=0), \"h.png\")\n"
-             "save(flip(vertical=1, image=rgb, horizontal=1), \"hv.png\")\n"
-             "save(flip(rgb, 1), \"hv2.png\")               # positional\n");
+  tu_write_text(file, "rgb = input()\n"
+                "save(flip(rgb), \"v.png\")                    # defaults\n"
+                "save(flip(rgb, horizontal=1, vertical=0), \"h.png\")\n"
+                "save(flip(vertical=1, image=rgb, horizontal=1), \"hv.png\")\n"
+                "save(flip(rgb, 1), \"hv2.png\")               # positional\n");
   snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
            tu_sample("chelsea.png", sp, sizeof sp));
   ck_assert_int_eq(tool(dir, args), 0);
@@ -775,7 +739,7 @@ START_TEST(test_cli_operator_arguments) {
     fg_image_free(&want);
   }
   fg_image_free(&in);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -784,20 +748,20 @@ END_TEST
  * width keeping the aspect ratio and a watermark overlay, each against C. */
 START_TEST(test_cli_size_language) {
   char dir[64], file[128], args[2048], sp[512], path[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, "rgb = input()\n"
-             "dx = x - width / 2\n"
-             "dy = y - height / 2\n"
-             "d2 = (dx * dx + dy * dy) / (width * width / 4 + "
-             "height * height / 4)\n"
-             "save(rgb * (1 - 0.6 * d2), \"vignette.png\")\n"
-             "save(pad(rgb, to=[1024, 1024]), \"letterbox.png\")\n"
-             "save(crop(rgb, height / 4, width / 4, height / 2, width / 2), "
-             "\"centre.png\")\n"
-             "small = resize(rgb, width=64)\n"
-             "save(small, \"small.png\")\n"
-             "save(overlay(rgb, small, width - 70, 6), \"mark.png\")\n");
+  tu_write_text(file, "rgb = input()\n"
+                "dx = x - width / 2\n"
+                "dy = y - height / 2\n"
+                "d2 = (dx * dx + dy * dy) / (width * width / 4 + "
+                "height * height / 4)\n"
+                "save(rgb * (1 - 0.6 * d2), \"vignette.png\")\n"
+                "save(pad(rgb, to=[1024, 1024]), \"letterbox.png\")\n"
+                "save(crop(rgb, height / 4, width / 4, height / 2, width / 2), "
+                "\"centre.png\")\n"
+                "small = resize(rgb, width=64)\n"
+                "save(small, \"small.png\")\n"
+                "save(overlay(rgb, small, width - 70, 6), \"mark.png\")\n");
   snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
            tu_sample("chelsea.png", sp, sizeof sp));
   ck_assert_int_eq(tool(dir, args), 0);
@@ -868,7 +832,7 @@ START_TEST(test_cli_size_language) {
   fg_image_free(&got);
   fg_image_free(&small);
   fg_image_free(&in);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -879,10 +843,10 @@ END_TEST
 START_TEST(test_cli_checked_for_input_sizes) {
   char dir[64], file[128], args[2048], sp[512], sp2[512], path[512];
   char err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, "rgb = input()\nsave(crop(rgb, 10, 20, 200, 350), "
-             "\"{stem}-c.png\")\n");
+  tu_write_text(file, "rgb = input()\nsave(crop(rgb, 10, 20, 200, 350), "
+                "\"{stem}-c.png\")\n");
   tu_sample("chelsea.png", sp, sizeof sp);     /* 451 x 300 */
   tu_sample("coffee.png", sp2, sizeof sp2);    /* 600 x 400 */
   snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir, sp);
@@ -901,11 +865,11 @@ START_TEST(test_cli_checked_for_input_sizes) {
   snprintf(args, sizeof args, "check %s %s %s", file, sp, sp2);
   ck_assert_int_eq(tool(dir, args), 0);
   /* 420 columns: coffee (600) fits, chelsea (451 - 20 < 420) does not */
-  write_text(file, "rgb = input()\nsave(crop(rgb, 10, 40, 200, 420), "
-             "\"{stem}-c.png\")\n");
+  tu_write_text(file, "rgb = input()\nsave(crop(rgb, 10, 40, 200, 420), "
+                "\"{stem}-c.png\")\n");
   snprintf(args, sizeof args, "check %s %s %s", file, sp, sp2);
   ck_assert_int_eq(tool(dir, args), 1);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "does not lie inside") && strstr(e, sp) &&
                 !strstr(e, sp2), "%s", e);
   free(e);
@@ -914,17 +878,17 @@ START_TEST(test_cli_checked_for_input_sizes) {
   /* a script's kernel that does not compile is check's error, not each
    * input's at run time */
   snprintf(path, sizeof path, "%s/bad.rs", dir);
-  write_text(path, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
-             "uchar4 RS_KERNEL k(uchar4 in) { return in +; }\n");
-  write_text(file, "s = script(\"bad.rs\")\npx = u8(rgba(input()) * 255)\n"
-             "save(s.k(px), \"{stem}.png\")\n");
+  tu_write_text(path, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+                "uchar4 RS_KERNEL k(uchar4 in) { return in +; }\n");
+  tu_write_text(file, "s = script(\"bad.rs\")\npx = u8(rgba(input()) * 255)\n"
+                "save(s.k(px), \"{stem}.png\")\n");
   snprintf(args, sizeof args, "check %s", file);
   ck_assert_int_eq(tool(dir, args), 2);
-  e = slurp(dir, "stderr");
+  e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "bad.rs:3:") && strstr(e, "expected expression"),
                 "%s", e);
   free(e);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -933,7 +897,7 @@ END_TEST
  * under a pseudo-terminal by script(1)). */
 START_TEST(test_cli_reports_above_progress_bar) {
   char dir[64], cmd[4096], a[512], b[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   tu_sample("chelsea.png", a, sizeof a);
   tu_sample("coffee.png", b, sizeof b);
   snprintf(cmd, sizeof cmd, "script -qec \"%s run %s/lab.fgp -o %s/out %s "
@@ -941,7 +905,7 @@ START_TEST(test_cli_reports_above_progress_bar) {
            dir);
   int st = system(cmd);
   ck_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-  char *t = slurp(dir, "tty");
+  char *t = tu_slurp(dir, "tty");
   int reports = 0;
   for (const char *p = strstr(t, "meanL="); p; p = strstr(p + 1, "meanL=")) {
     /* the start of the report's line: after the last \n, \r or the
@@ -956,7 +920,7 @@ START_TEST(test_cli_reports_above_progress_bar) {
   }
   ck_assert_int_eq(reports, 2);
   free(t);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -965,15 +929,15 @@ END_TEST
  * internal field names. */
 START_TEST(test_cli_explain_and_dot_use_pipeline_names) {
   char dir[64], file[128], args[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, "rgb = input()\n"
-             "lab = cielab(rgb)\n"
-             "save(flip(rgb) * 0.5, \"{stem}-half.png\")\n"
-             "save(lab.x / 100, \"{stem}-l.png\")\n");
+  tu_write_text(file, "rgb = input()\n"
+                "lab = cielab(rgb)\n"
+                "save(flip(rgb) * 0.5, \"{stem}-half.png\")\n"
+                "save(lab.x / 100, \"{stem}-l.png\")\n");
   snprintf(args, sizeof args, "explain %s", file);
   ck_assert_int_eq(tool(dir, args), 0);
-  char *out = slurp(dir, "stdout");
+  char *out = tu_slurp(dir, "stdout");
   ck_assert_msg(strstr(out, "rgb (p.fgp:1): non-local read by flip() "
                             "(p.fgp:3:6)") &&
                 strstr(out, "save \"{stem}-half.png\" (p.fgp:3:1): graph "
@@ -983,11 +947,11 @@ START_TEST(test_cli_explain_and_dot_use_pipeline_names) {
   free(out);
   snprintf(args, sizeof args, "dot %s -o %s/g.dot", file, dir);
   ck_assert_int_eq(tool(dir, args), 0);
-  char *dot = slurp(dir, "g.dot");
+  char *dot = tu_slurp(dir, "g.dot");
   ck_assert_msg(strstr(dot, "lab (p.fgp:2)") && strstr(dot, "input()") &&
                 strstr(dot, ".x (p.fgp:4:"), "%s", dot);
   free(dot);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -1001,7 +965,7 @@ static char *run_example(const char *dir, const char *name) {
            "-q %s", FG_CLI_DIR, name, dir,
            tu_sample("chelsea.png", sp, sizeof sp));
   int rc = tool(dir, args);
-  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  char *out = tu_slurp(dir, "stdout"), *err = tu_slurp(dir, "stderr");
   ck_assert_msg(rc == 0, "%s: exit status %d\n%s", name, rc, err);
   ck_assert_msg(strstr(out, "\"status\":\"ok\""), "%s: %s", name, out);
   free(err);
@@ -1053,7 +1017,7 @@ static void expect_out(const char *dir, const char *name, const fg_image *im) {
 
 START_TEST(test_cli_example_lab) {
   char dir[64], sp[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   char *l = run_example(dir, "lab");
   fg_image im, half, light;
   ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
@@ -1077,13 +1041,13 @@ START_TEST(test_cli_example_lab) {
   fg_image_free(&half);
   fg_image_free(&light);
   free(l);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_cli_example_sharpen) {
   char dir[64], sp[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   char *l = run_example(dir, "sharpen");
   fg_image im, blur, sharp;
   ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
@@ -1110,13 +1074,13 @@ START_TEST(test_cli_example_sharpen) {
   fg_image_free(&blur);
   fg_image_free(&sharp);
   free(l);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_cli_example_grey_hist) {
   char dir[64], sp[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   char *l = run_example(dir, "grey_hist");
   fg_image im, want;
   ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
@@ -1154,13 +1118,13 @@ START_TEST(test_cli_example_grey_hist) {
   fg_image_free(&im);
   fg_image_free(&want);
   free(l);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_cli_example_thumbnail) {
   char dir[64], sp[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   char *l = run_example(dir, "thumbnail");
   fg_image im, thumb, sq;
   ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
@@ -1183,7 +1147,7 @@ START_TEST(test_cli_example_thumbnail) {
   fg_image_free(&thumb);
   fg_image_free(&sq);
   free(l);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -1198,7 +1162,7 @@ static void rgba_of(const fg_image *im, fg_image *out) {
 
 START_TEST(test_cli_example_rs_blur) {
   char dir[64], sp[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   char *l = run_example(dir, "rs_blur");
   fg_image im, px, blur, sharp;
   ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
@@ -1219,7 +1183,7 @@ START_TEST(test_cli_example_rs_blur) {
   fg_image_free(&blur);
   fg_image_free(&sharp);
   free(l);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -1227,7 +1191,7 @@ END_TEST
  * packs dot(rgba / 255, (0.299, 0.587, 0.114, 0)) into all four. */
 START_TEST(test_cli_example_rs_invert) {
   char dir[64], sp[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   char *l = run_example(dir, "rs_invert");
   fg_image im, inv, grey;
   ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
@@ -1248,7 +1212,7 @@ START_TEST(test_cli_example_rs_invert) {
   fg_image_free(&inv);
   fg_image_free(&grey);
   free(l);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -1259,12 +1223,12 @@ END_TEST
 static void expect_parse_error(const char *text, int line, int col,
                          const char *want) {
   char dir[64], file[128], args[256], head[200];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, text);
+  tu_write_text(file, text);
   snprintf(args, sizeof args, "check %s", file);
   ck_assert_int_eq(tool(dir, args), 2);
-  char *err = slurp(dir, "stderr");
+  char *err = tu_slurp(dir, "stderr");
   snprintf(head, sizeof head, "%s:%d:%d: error: ", file, line, col);
   ck_assert_msg(!strncmp(err, head, strlen(head)), "expected '%s...', got:\n"
                 "%s", head, err);
@@ -1275,7 +1239,7 @@ static void expect_parse_error(const char *text, int line, int col,
   ck_assert(caret && l2);
   ck_assert_int_eq((int)(strchr(l2, '^') - l2), 4 + col - 1);
   free(err);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 
 START_TEST(test_cli_parse_errors) {
@@ -1338,12 +1302,12 @@ END_TEST
  * copy; bit_rotate is the bitwise built-in.  Against C. */
 START_TEST(test_cli_rotate) {
   char dir[64], file[128], args[2048], sp[512], path[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, "rgb = input()\n"
-             "save(rotate(rgb, 10), \"r10.png\")\n"
-             "save(rotate(rgb, -90), \"r270.png\")\n"
-             "save(bit_rotate(from_unit(rgb), 1), \"bits.png\")\n");
+  tu_write_text(file, "rgb = input()\n"
+                "save(rotate(rgb, 10), \"r10.png\")\n"
+                "save(rotate(rgb, -90), \"r270.png\")\n"
+                "save(bit_rotate(from_unit(rgb), 1), \"bits.png\")\n");
   snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
            tu_sample("chelsea.png", sp, sizeof sp));
   ck_assert_int_eq(tool(dir, args), 0);
@@ -1402,7 +1366,7 @@ START_TEST(test_cli_rotate) {
                                             (in.data[i] >> 7)));
   fg_image_free(&got);
   fg_image_free(&in);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -1411,21 +1375,21 @@ END_TEST
  * an error at its line, never a wrapped or undefined conversion. */
 START_TEST(test_cli_script_globals_take_their_type) {
   char dir[64], file[128], args[1024], sp[512], err[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/g.rs", dir);
-  write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
-             "float gain;\nint offset;\n"
-             "uchar4 RS_KERNEL scale(uchar4 in) {\n"
-             "  float4 f = convert_float4(in) * gain + offset;\n"
-             "  return convert_uchar4(clamp(f, 0.f, 255.f));\n}\n");
+  tu_write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+                "float gain;\nint offset;\n"
+                "uchar4 RS_KERNEL scale(uchar4 in) {\n"
+                "  float4 f = convert_float4(in) * gain + offset;\n"
+                "  return convert_uchar4(clamp(f, 0.f, 255.f));\n}\n");
   snprintf(file, sizeof file, "%s/p.fgp", dir);
-  write_text(file, "s = script(\"g.rs\")\npx = u8(rgba(input()) * 255)\n"
-             "s.gain = 2\ns.offset = -3\n"
-             "save(s.scale(px), \"{stem}-g.png\")\n");
+  tu_write_text(file, "s = script(\"g.rs\")\npx = u8(rgba(input()) * 255)\n"
+                "s.gain = 2\ns.offset = -3\n"
+                "save(s.scale(px), \"{stem}-g.png\")\n");
   snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
            tu_sample("chelsea.png", sp, sizeof sp));
   int rc = tool(dir, args);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   ck_assert_msg(rc == 0, "exit status %d\n%s", rc, e);
   free(e);
   fg_image im, want;
@@ -1450,10 +1414,10 @@ START_TEST(test_cli_script_globals_take_their_type) {
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char text[256];
     snprintf(text, sizeof text, "s = script(\"g.rs\")\n%s\n", cases[k].set);
-    write_text(file, text);
+    tu_write_text(file, text);
     snprintf(args, sizeof args, "check %s", file);
     ck_assert_int_eq(tool(dir, args), 2);
-    e = slurp(dir, "stderr");
+    e = tu_slurp(dir, "stderr");
     char head[200];
     snprintf(head, sizeof head, "%s:2:", file);
     ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, cases[k].want),
@@ -1461,7 +1425,7 @@ START_TEST(test_cli_script_globals_take_their_type) {
                   cases[k].want, e);
     free(e);
   }
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -1504,10 +1468,10 @@ static void solid_png(const char *path, int r, int g, int b) {
 static void make_hostile(const char *dir, const char *backend) {
   char path[512], args[2048];
   snprintf(path, sizeof path, "%s/h.rs", dir);
-  write_text(path, hostile_rs);
+  tu_write_text(path, hostile_rs);
   snprintf(path, sizeof path, "%s/p.fgp", dir);
-  write_text(path, "s = script(\"h.rs\")\npx = u8(rgba(input()) * 255)\n"
-             "save(s.poke(px), \"{stem}-o.png\")\n");
+  tu_write_text(path, "s = script(\"h.rs\")\npx = u8(rgba(input()) * 255)\n"
+                "save(s.poke(px), \"{stem}-o.png\")\n");
   snprintf(path, sizeof path, "%s/in", dir);
   ck_assert_int_eq(mkdir(path, 0755), 0);
   static const struct { const char *name; int r, g, b; } im[] = {
@@ -1520,7 +1484,7 @@ static void make_hostile(const char *dir, const char *backend) {
   snprintf(args, sizeof args, "run %s/p.fgp --backend %s -o %s/warm -q "
            "%s/in/ok1.png", dir, backend, dir, dir);
   int rc = tool(dir, args);
-  char *err = slurp(dir, "stderr");
+  char *err = tu_slurp(dir, "stderr");
   ck_assert_msg(rc == 0, "warm-up: exit status %d\n%s", rc, err);
   free(err);
 }
@@ -1546,14 +1510,14 @@ static void hostile_batch(const char *backend) {
    * a longer --timeout: the crashing input must crash, not time out */
   const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
   int slow = m && atoi(m) > 1 ? atoi(m) : 1, secs = 15 * slow;
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   make_hostile(dir, backend);
   /* what a killed writer leaves beside the crashing input's output: gone
    * once its worker is reaped */
   snprintf(path, sizeof path, "%s/out", dir);
   ck_assert_int_eq(mkdir(path, 0755), 0);
   snprintf(path, sizeof path, "%s/out/crash-o.png.tmp-3.png", dir);
-  write_text(path, "half a PNG");
+  tu_write_text(path, "half a PNG");
   /* FIFOs never block the batch: one in the folder is skipped by the walk,
    * one named on the command line fails as unreadable */
   snprintf(path, sizeof path, "%s/in/pipe.png", dir);
@@ -1572,7 +1536,7 @@ static void hostile_batch(const char *backend) {
   snprintf(cmd, sizeof cmd, "%s >%s/stdout 2>%s/stderr", args, dir, dir);
   int st = system(cmd);
   ck_assert(st != -1 && WIFEXITED(st));
-  char *out = slurp(dir, "stdout"), *err = slurp(dir, "stderr");
+  char *out = tu_slurp(dir, "stdout"), *err = tu_slurp(dir, "stderr");
   ck_assert_msg(WEXITSTATUS(st) == 1, "exit status %d, expected 1\n%s",
                 WEXITSTATUS(st), err);
   ck_assert_int_eq(lines(out), 6);
@@ -1617,7 +1581,7 @@ static void hostile_batch(const char *backend) {
            dir, dir);
   st = system(cmd);
   ck_assert(st != -1 && WIFEXITED(st));
-  err = slurp(dir, "stderr");
+  err = tu_slurp(dir, "stderr");
   ck_assert_msg(WEXITSTATUS(st) == 1, "exit status %d\n%s", WEXITSTATUS(st),
                 err);
   char want[600];
@@ -1630,7 +1594,7 @@ static void hostile_batch(const char *backend) {
            "finish within --timeout", dir);
   ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
   free(err);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 
 START_TEST(test_cli_crash_and_timeout_fail_alone) {
@@ -1689,7 +1653,7 @@ static int term_when(const char *dir, char *const *argv, const char *path) {
  * the command ends with 143 (128 + SIGTERM), naming the input. */
 START_TEST(test_cli_sigterm_stops_spinning_kernel) {
   char dir[64], pipe[512], out[512], ok[512], spin[512], done[512];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli");
   make_hostile(dir, "cpu");
   snprintf(pipe, sizeof pipe, "%s/p.fgp", dir);
   snprintf(out, sizeof out, "%s/out", dir);
@@ -1699,13 +1663,13 @@ START_TEST(test_cli_sigterm_stops_spinning_kernel) {
   char *argv[] = {FG_TOOL, "run", pipe, "-o", out, "-j", "2", spin, ok,
                   NULL};
   int rc = term_when(dir, argv, done);
-  char *err = slurp(dir, "stderr");
+  char *err = tu_slurp(dir, "stderr");
   ck_assert_msg(rc == 143, "exit status %d, expected 143\n%s", rc, err);
   char want[600];
   snprintf(want, sizeof want, "%s: stopped by SIGTERM", spin);
   ck_assert_msg(strstr(err, want), "no '%s' in:\n%s", want, err);
   free(err);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 

@@ -27,47 +27,11 @@
  * first in pre), stdout and stderr to files in dir; its exit status.  A
  * run that hangs (a FIFO read) is killed after 120 s and gives 124. */
 static int tool_env(const char *dir, const char *pre, const char *args) {
-  char cmd[16384];
-  snprintf(cmd, sizeof cmd, "%s timeout 120 %s %s >%s/stdout 2>%s/stderr",
-           pre, FG_TOOL, args, dir, dir);
-  int st = system(cmd);
-  ck_assert_msg(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
-  return WEXITSTATUS(st);
+  return tu_shell(dir, "%s timeout 120 %s %s", pre, FG_TOOL, args);
 }
 
 static int tool(const char *dir, const char *args) {
   return tool_env(dir, "", args);
-}
-
-/* The whole of dir/name, NUL-terminated (malloc'd). */
-static char *slurp(const char *dir, const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  char *s = calloc(1, 1 << 20);
-  size_t n = fread(s, 1, (1 << 20) - 1, f);
-  s[n] = '\0';
-  fclose(f);
-  return s;
-}
-
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  ck_assert(f != NULL);
-  fputs(text, f);
-  fclose(f);
-}
-
-static void tmpdir(char *buf, size_t size) {
-  snprintf(buf, size, "/tmp/fg-check-cli-inputs-XXXXXX");
-  ck_assert(mkdtemp(buf) != NULL);
-}
-
-static void rm_rf(const char *dir) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
 }
 
 /* A small RGB image whose pixels depend on seed, written to path (PNG or
@@ -251,7 +215,7 @@ static void make_deep(const char *dir, int levels, char *bottom,
 
 START_TEST(test_inputs_deep_tree_no_recursion) {
   char dir[64], bottom[8192], arg[128], err[1024];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   make_deep(dir, 1500, bottom, sizeof bottom);
   write_image(bottom, 1, NULL);
   fgt_inputs in = {0};
@@ -263,7 +227,7 @@ START_TEST(test_inputs_deep_tree_no_recursion) {
   ck_assert_str_eq(in.items[0].rel, bottom + strlen(arg) + 1);
   ck_assert_int_eq(in.items[0].unreadable_dir, 0);
   fgt_inputs_free(&in);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -293,7 +257,7 @@ static void make_linked(const char *dir) {
 
 START_TEST(test_inputs_links_and_fifos) {
   char dir[64], arg[128], err[1024];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   make_linked(dir);
   snprintf(arg, sizeof arg, "%s/in", dir);
   for (int follow = 0; follow < 2; follow++) {
@@ -326,13 +290,13 @@ START_TEST(test_inputs_links_and_fifos) {
   ck_assert_int_eq(fg_image_read(fifo, &img, err, sizeof err), FG_EIO);
   ck_assert_msg(strstr(err, fifo) && strstr(err, "FIFO") &&
                 strstr(err, "regular file"), "%s", err);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_inputs_missing_empty_and_long_lines) {
   char dir[64], p[512], err[1024];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   fgt_inputs in = {0};
   snprintf(p, sizeof p, "%s/missing.png", dir);
   ck_assert_int_eq(fgt_inputs_add(&in, p, NULL, err, sizeof err), -1);
@@ -340,7 +304,7 @@ START_TEST(test_inputs_missing_empty_and_long_lines) {
   snprintf(p, sizeof p, "%s/empty", dir);
   ck_assert_int_eq(mkdir(p, 0755), 0);
   snprintf(p, sizeof p, "%s/empty/notes.txt", dir);
-  write_text(p, "not an image\n");
+  tu_write_text(p, "not an image\n");
   snprintf(p, sizeof p, "%s/empty", dir);
   ck_assert_int_eq(fgt_inputs_add(&in, p, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, p) && strstr(err, "no images"), "%s", err);
@@ -350,7 +314,7 @@ START_TEST(test_inputs_missing_empty_and_long_lines) {
   memset(line, 'a', 6000);
   strcpy(line + 6000, ".png\nb.png\n");
   snprintf(p, sizeof p, "%s/list.txt", dir);
-  write_text(p, line);
+  tu_write_text(p, line);
   char at[520];
   snprintf(at, sizeof at, "@%s", p);
   ck_assert_int_eq(fgt_inputs_add(&in, at, NULL, err, sizeof err), 0);
@@ -359,7 +323,7 @@ START_TEST(test_inputs_missing_empty_and_long_lines) {
   ck_assert_str_eq(in.items[1].path, "b.png");
   free(line);
   fgt_inputs_free(&in);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -419,14 +383,14 @@ END_TEST
 
 START_TEST(test_cli_templates_stay_inside_output) {
   char dir[64], p[1024], out[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   snprintf(out, sizeof out, "%s/o1/o2/out", dir);
   snprintf(p, sizeof p, "%s/up.fgp", dir);
-  write_text(p, "x = input()\nsave(x, \"../../x.png\")\n");
+  tu_write_text(p, "x = input()\nsave(x, \"../../x.png\")\n");
   /* check refuses it, at the template */
   snprintf(args, sizeof args, "check %s", p);
   ck_assert_int_eq(tool(dir, args), 2);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "up.fgp:2:9:") && strstr(e, "\"..\""), "%s", e);
   free(e);
   /* and so does run, before any input */
@@ -441,7 +405,7 @@ START_TEST(test_cli_templates_stay_inside_output) {
   ck_assert_int_eq(count_files(p), 0);
   /* a stem of "..": that input fails, the others run */
   snprintf(p, sizeof p, "%s/st.fgp", dir);
-  write_text(p, "x = input()\nsave(x, \"{stem}/{stem}/x.png\")\n");
+  tu_write_text(p, "x = input()\nsave(x, \"{stem}/{stem}/x.png\")\n");
   char dots[512];
   snprintf(dots, sizeof dots, "%s/...png", dir);
   fg_image want;
@@ -449,7 +413,7 @@ START_TEST(test_cli_templates_stay_inside_output) {
   write_image(img, 4, &want);
   snprintf(args, sizeof args, "run %s -o %s -q %s %s", p, out, dots, img);
   ck_assert_int_eq(tool(dir, args), 1);
-  e = slurp(dir, "stderr");
+  e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, dots) && strstr(e, "{stem}") &&
                 strstr(e, "\"..\""), "%s", e);
   free(e);
@@ -462,7 +426,7 @@ START_TEST(test_cli_templates_stay_inside_output) {
   snprintf(p, sizeof p, "%s/o1", dir);
   ck_assert_int_eq(count_files(p), 1);
   fg_image_free(&want);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -506,7 +470,7 @@ END_TEST
 
 START_TEST(test_cli_collisions_before_any_input) {
   char dir[64], p[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   snprintf(p, sizeof p, "%s/in", dir);
   ck_assert_int_eq(mkdir(p, 0755), 0);
   snprintf(p, sizeof p, "%s/in/a.png", dir);
@@ -514,10 +478,10 @@ START_TEST(test_cli_collisions_before_any_input) {
   snprintf(p, sizeof p, "%s/in/a.jpg", dir);
   write_image(p, 7, NULL);
   snprintf(p, sizeof p, "%s/p.fgp", dir);
-  write_text(p, identity);
+  tu_write_text(p, identity);
   snprintf(args, sizeof args, "run %s -o %s/out -q %s/in", p, dir, dir);
   ck_assert_int_eq(tool(dir, args), 2);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   char a[512], b[512];
   snprintf(a, sizeof a, "'%s/in/a.png'", dir);
   snprintf(b, sizeof b, "'%s/in/a.jpg'", dir);
@@ -539,47 +503,47 @@ START_TEST(test_cli_collisions_before_any_input) {
   snprintf(args, sizeof args, "run %s/p.fgp -o %s/out -q %s/in2", dir, dir,
            dir);
   ck_assert_int_eq(tool(dir, args), 2);
-  e = slurp(dir, "stderr");
+  e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "in2/a/x.png") && strstr(e, "in2/b/x.png") &&
                 strstr(e, "{dir}"), "%s", e);
   free(e);
   snprintf(p, sizeof p, "%s/out", dir);
   ck_assert(!exists(p));
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_cli_deep_tree) {
   char dir[64], bottom[8192], p[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   make_deep(dir, 1500, bottom, sizeof bottom);
   fg_image want;
   write_image(bottom, 10, &want);
   snprintf(p, sizeof p, "%s/p.fgp", dir);
-  write_text(p, identity);
+  tu_write_text(p, identity);
   snprintf(args, sizeof args, "run %s -o %s/out -q %s/in", p, dir, dir);
   int rc = tool(dir, args);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   ck_assert_msg(rc == 0, "exit %d:\n%s", rc, e);
   free(e);
   snprintf(p, sizeof p, "%s/out/deep.png", dir);
   expect_image(p, &want);
   fg_image_free(&want);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_cli_links_and_fifos) {
   char dir[64], p[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   make_linked(dir);
   snprintf(p, sizeof p, "%s/p.fgp", dir);
-  write_text(p, "x = input()\nsave(x, \"{dir}/{stem}.png\")\n");
+  tu_write_text(p, "x = input()\nsave(x, \"{dir}/{stem}.png\")\n");
   for (int follow = 0; follow < 2; follow++) {
     snprintf(args, sizeof args, "run %s -o %s/out%d --json %s %s/in", p, dir,
              follow, follow ? "--follow-symlinks" : "", dir);
     int rc = tool(dir, args);
-    char *o = slurp(dir, "stdout"), *e = slurp(dir, "stderr");
+    char *o = tu_slurp(dir, "stdout"), *e = tu_slurp(dir, "stderr");
     ck_assert_msg(rc == 0, "exit %d:\n%s", rc, e);
     ck_assert_msg(strstr(e, "f.png") && strstr(e, "FIFO"), "%s", e);
     int lines = 0;
@@ -598,18 +562,18 @@ START_TEST(test_cli_links_and_fifos) {
   snprintf(args, sizeof args, "run %s -o %s/out3 -q %s/in/f.png %s/in/a.png",
            p, dir, dir, dir);
   ck_assert_int_eq(tool(dir, args), 1);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "in/f.png: not a regular file (a FIFO)"), "%s", e);
   free(e);
   snprintf(p, sizeof p, "%s/out3/a.png", dir);
   ck_assert(exists(p));
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_cli_many_names_bound) {
   char dir[64], p[512], img[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   size_t cap = 16384, n = 0;
   char *text = malloc(cap);
   n += (size_t)snprintf(text + n, cap - n, "x = input()\n");
@@ -617,7 +581,7 @@ START_TEST(test_cli_many_names_bound) {
     n += (size_t)snprintf(text + n, cap - n, "v%d = %d\n", i, i);
   snprintf(text + n, cap - n, "x = x * 0\nsave(x, \"{stem}-zero.png\")\n");
   snprintf(p, sizeof p, "%s/many.fgp", dir);
-  write_text(p, text);
+  tu_write_text(p, text);
   free(text);
   snprintf(img, sizeof img, "%s/a.png", dir);
   write_image(img, 11, NULL);
@@ -629,7 +593,7 @@ START_TEST(test_cli_many_names_bound) {
   snprintf(p, sizeof p, "%s/out/a-zero.png", dir);
   expect_image(p, &zero);
   fg_image_free(&zero);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -668,9 +632,9 @@ END_TEST
 
 START_TEST(test_cli_malformed_shard_variables) {
   char dir[64], p[512], img[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   snprintf(p, sizeof p, "%s/p.fgp", dir);
-  write_text(p, identity);
+  tu_write_text(p, identity);
   snprintf(img, sizeof img, "%s/a.png", dir);
   write_image(img, 12, NULL);
   static const struct {
@@ -690,7 +654,7 @@ START_TEST(test_cli_malformed_shard_variables) {
     snprintf(args, sizeof args, "run %s %s -o %s/out -q %s", p,
              cases[i].args, dir, img);
     int rc = tool_env(dir, cases[i].env, args);
-    char *e = slurp(dir, "stderr");
+    char *e = tu_slurp(dir, "stderr");
     ck_assert_msg(rc == 2 && strstr(e, cases[i].var) &&
                   strstr(e, "expected") && strstr(e, cases[i].value),
                   "%s %s: exit %d:\n%s", cases[i].env, cases[i].args, rc, e);
@@ -698,29 +662,29 @@ START_TEST(test_cli_malformed_shard_variables) {
   }
   snprintf(p, sizeof p, "%s/out", dir);
   ck_assert(!exists(p));
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
 START_TEST(test_cli_empty_folder_and_missing_path) {
   char dir[64], p[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   snprintf(p, sizeof p, "%s/empty", dir);
   ck_assert_int_eq(mkdir(p, 0755), 0);
   snprintf(p, sizeof p, "%s/p.fgp", dir);
-  write_text(p, identity);
+  tu_write_text(p, identity);
   snprintf(args, sizeof args, "run %s -o %s/out %s/empty", p, dir, dir);
   ck_assert_int_eq(tool(dir, args), 2);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "/empty: no images"), "%s", e);
   free(e);
   snprintf(args, sizeof args, "run %s -o %s/out %s/nothere.png", p, dir, dir);
   ck_assert_int_eq(tool(dir, args), 2);
-  e = slurp(dir, "stderr");
+  e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "/nothere.png:") && strstr(e, "No such file"), "%s",
                 e);
   free(e);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 

@@ -6,30 +6,18 @@
  * orientation (a JPEG whose EXIF block the test writes), ICC conversion
  * (Display P3 and CMYK against lcms's own transform through `vips
  * icc_transform`) and the output options.  Built only with libvips. */
-#include "fieldgraph/image.h"
+#include "testutil.h"
 
-#include <check.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64];
 
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/fg-check-vips-XXXXXX");
-  ck_assert(mkdtemp(dir) != NULL);
-}
+static void setup(void) { tu_tmpdir(dir, sizeof dir, "vips"); }
 
-static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
+static void teardown(void) { tu_rm_rf(dir); }
 
 static const char *at(const char *name) {
   static char buf[4][256];
@@ -37,18 +25,6 @@ static const char *at(const char *name) {
   k = (k + 1) % 4;
   snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
   return buf[k];
-}
-
-/* Runs a shell command (quiet), asserting it succeeds. */
-static void sh(const char *fmt, ...) {
-  char cmd[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  char full[2200];
-  snprintf(full, sizeof full, "%s 2>/dev/null >/dev/null", cmd);
-  ck_assert_msg(system(full) == 0, "failed: %s", cmd);
 }
 
 /* A smooth pattern with some detail, 8 or 16 bits, ch channels. */
@@ -192,7 +168,7 @@ START_TEST(test_vips_reads_every_format) {
   fg_image src = pattern(67, 43, 3, FG_IMAGE_U8);
   write_pnm(at("src.ppm"), &src);
   for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
-    sh("vips copy '%s' '%s'", at("src.ppm"), at(made[i].name));
+    tu_sh("vips copy '%s' '%s'", at("src.ppm"), at(made[i].name));
     char file[128];
     snprintf(file, sizeof file, "%s", made[i].name);
     char *br = strchr(file, '[');
@@ -236,7 +212,7 @@ START_TEST(test_vips_writes_every_format) {
     snprintf(name, sizeof name, "%.*s", (int)n, written[i].spec);
     ck_assert_msg(fg_image_save(at(name), &src, &o, err, sizeof err) ==
                   FG_OK, "%s", err);
-    sh("vips copy '%s' '%s'", at(name), at("back.ppm"));
+    tu_sh("vips copy '%s' '%s'", at(name), at("back.ppm"));
     fg_image got = pnm_image(at("back.ppm"));
     if (isinf(written[i].min_psnr)) {
       expect_equal(&got, &src, written[i].spec);
@@ -269,8 +245,8 @@ START_TEST(test_vips_alpha_roundtrip) {
                     FG_OK, "%s", err);
       /* vips sees the alpha band: its last band equals ours (WebP stores
        * grey+alpha as RGBA) */
-      sh("f='%s'; vips extract_band \"$f\" '%s' "
-         "$(($(vipsheader -f bands \"$f\") - 1))", at(name), at("a.pgm"));
+      tu_sh("f='%s'; vips extract_band \"$f\" '%s' "
+            "$(($(vipsheader -f bands \"$f\") - 1))", at(name), at("a.pgm"));
       fg_image alpha = pnm_image(at("a.pgm"));
       for (int k = 0; k < src.width * src.height; k++)
         ck_assert_int_eq(alpha.data[k], src.data[k * ch + ch - 1]);
@@ -296,8 +272,8 @@ END_TEST
 START_TEST(test_vips_sixteen_bits_kept) {
   fg_image src = pattern(41, 27, 3, FG_IMAGE_U16);
   write_pnm(at("s16.ppm"), &src);
-  sh("vips copy '%s' '%s'", at("s16.ppm"), at("s16.png"));
-  sh("vips copy '%s' '%s'", at("s16.ppm"), at("s16.tif"));
+  tu_sh("vips copy '%s' '%s'", at("s16.ppm"), at("s16.png"));
+  tu_sh("vips copy '%s' '%s'", at("s16.ppm"), at("s16.tif"));
   static const char *in[] = {"s16.png", "s16.tif", "s16.ppm"};
   for (int i = 0; i < 3; i++) {
     fg_image got = read_ok(at(in[i]));
@@ -310,7 +286,7 @@ START_TEST(test_vips_sixteen_bits_kept) {
     char err[512];
     ck_assert_msg(fg_image_save(at(out[i]), &src, NULL, err, sizeof err) ==
                   FG_OK, "%s", err);
-    sh("vips copy '%s' '%s'", at(out[i]), at("b16.ppm"));
+    tu_sh("vips copy '%s' '%s'", at(out[i]), at("b16.ppm"));
     fg_image got = pnm_image(at("b16.ppm"));
     expect_equal(&got, &src, out[i]);
     fg_image_free(&got);
@@ -324,7 +300,7 @@ START_TEST(test_vips_sixteen_bits_kept) {
                                 sizeof err) == FG_OK);
   ck_assert_int_eq(o.bitdepth, 16);
   ck_assert(fg_image_save(at("up.png"), &s8, &o, err, sizeof err) == FG_OK);
-  sh("vips copy '%s' '%s'", at("up.png"), at("up.ppm"));
+  tu_sh("vips copy '%s' '%s'", at("up.png"), at("up.ppm"));
   fg_image up = pnm_image(at("up.ppm"));
   ck_assert_int_eq(up.type, FG_IMAGE_U16);
   for (size_t i = 0; i < (size_t)41 * 27 * 3; i++)
@@ -332,7 +308,7 @@ START_TEST(test_vips_sixteen_bits_kept) {
   o.bitdepth = 8;
   ck_assert(fg_image_save(at("down.png"), &src, &o, err, sizeof err) ==
             FG_OK);
-  sh("vips copy '%s' '%s'", at("down.png"), at("down.ppm"));
+  tu_sh("vips copy '%s' '%s'", at("down.png"), at("down.ppm"));
   fg_image down = pnm_image(at("down.ppm"));
   ck_assert_int_eq(down.type, FG_IMAGE_U8);
   for (size_t i = 0; i < (size_t)41 * 27 * 3; i++)
@@ -349,7 +325,7 @@ START_TEST(test_vips_float_tiff) {
   fg_image src = pattern(19, 11, 3, FG_IMAGE_U8);
   write_pnm(at("f.ppm"), &src);
   /* vips makes float samples v / 512 + 0.125 */
-  sh("vips linear '%s' '%s' 0.001953125 0.125", at("f.ppm"), at("f.tif"));
+  tu_sh("vips linear '%s' '%s' 0.001953125 0.125", at("f.ppm"), at("f.tif"));
   fg_image got = read_ok(at("f.tif"));
   ck_assert_int_eq(got.type, FG_IMAGE_F32);
   for (size_t i = 0; i < (size_t)19 * 11 * 3; i++)
@@ -359,7 +335,7 @@ START_TEST(test_vips_float_tiff) {
   char err[512];
   ck_assert_msg(fg_image_save(at("g.tif"), &got, NULL, err, sizeof err) ==
                 FG_OK, "%s", err);
-  sh("vips linear --uchar -- '%s' '%s' 512 -64", at("g.tif"), at("g.ppm"));
+  tu_sh("vips linear --uchar -- '%s' '%s' 512 -64", at("g.tif"), at("g.ppm"));
   fg_image back = pnm_image(at("g.ppm"));
   expect_equal(&back, &src, "float TIFF written");
   fg_image_free(&back);
@@ -459,9 +435,9 @@ static const char xmp[] =
 START_TEST(test_vips_exif_orientation) {
   fg_image src = pattern(48, 32, 3, FG_IMAGE_U8);
   write_pnm(at("o.ppm"), &src);
-  sh("vips copy '%s' '%s'", at("o.ppm"), at("o.jpg[Q=95]"));
+  tu_sh("vips copy '%s' '%s'", at("o.ppm"), at("o.jpg[Q=95]"));
   add_exif_orientation(at("o.jpg"), 6);
-  sh("vipsheader -f orientation '%s' | grep -qx 6", at("o.jpg"));
+  tu_sh("vipsheader -f orientation '%s' | grep -qx 6", at("o.jpg"));
   /* as stored */
   fg_image raw;
   char err[512];
@@ -480,14 +456,14 @@ START_TEST(test_vips_exif_orientation) {
       for (int c = 0; c < 3; c++)
         ck_assert_int_eq(got.data[(y * 32 + x) * 3 + c],
                          raw.data[((31 - x) * 48 + y) * 3 + c]);
-  sh("vips autorot '%s' '%s'", at("o.jpg"), at("ref.ppm"));
+  tu_sh("vips autorot '%s' '%s'", at("o.jpg"), at("ref.ppm"));
   fg_image ref = pnm_image(at("ref.ppm"));
   expect_equal(&got, &ref, "autorotated against vips autorot");
   /* an output carries no orientation: viewers show it as computed */
   ck_assert(fg_image_save(at("out.jpg"), &got, NULL, err, sizeof err) ==
             FG_OK);
-  sh("test \"$(vipsheader -f orientation '%s' 2>/dev/null || echo 1)\" = 1",
-     at("out.jpg"));
+  tu_sh("test \"$(vipsheader -f orientation '%s' 2>/dev/null || echo 1)\" = 1",
+        at("out.jpg"));
   fg_image_free(&ref);
   fg_image_free(&got);
   fg_image_free(&raw);
@@ -562,7 +538,7 @@ END_TEST
 START_TEST(test_vips_metadata_copied_unless_strip) {
   fg_image src = pattern(24, 16, 3, FG_IMAGE_U8);
   write_pnm(at("m.ppm"), &src);
-  sh("vips copy '%s' '%s'", at("m.ppm"), at("m.jpg[strip]"));
+  tu_sh("vips copy '%s' '%s'", at("m.ppm"), at("m.jpg[strip]"));
   add_exif_orientation(at("m.jpg"), 6);
   insert_app1(at("m.jpg"), xmp, sizeof xmp - 1);
   fg_image img = read_ok(at("m.jpg"));
@@ -574,26 +550,26 @@ START_TEST(test_vips_metadata_copied_unless_strip) {
             FG_OK);
   /* what vips reads from the output: the XMP, EXIF with orientation 1
    * (the pixels were turned), an sRGB profile */
-  sh("grep -q fieldgraph-test-creator '%s'", at("keep.jpg"));
-  sh("vipsheader -f orientation '%s' | grep -qx 1", at("keep.jpg"));
-  sh("vipsheader -a '%s' | grep -q '^exif-data'", at("keep.jpg"));
-  sh("vipsheader -a '%s' | grep -q '^icc-profile-data'", at("keep.jpg"));
+  tu_sh("grep -q fieldgraph-test-creator '%s'", at("keep.jpg"));
+  tu_sh("vipsheader -f orientation '%s' | grep -qx 1", at("keep.jpg"));
+  tu_sh("vipsheader -a '%s' | grep -q '^exif-data'", at("keep.jpg"));
+  tu_sh("vipsheader -a '%s' | grep -q '^icc-profile-data'", at("keep.jpg"));
   /* a copy keeps them too (as fieldgraph run gives the input's to each
    * output) */
   fg_image other = pattern(24, 16, 3, FG_IMAGE_U8);
   ck_assert_int_eq(fg_image_copy_meta(&other, &img), FG_OK);
   ck_assert(fg_image_save(at("copy.png"), &other, NULL, err, sizeof err) ==
             FG_OK);
-  sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("copy.png"));
+  tu_sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("copy.png"));
   /* [strip]: none of it */
   fg_image_save_options o;
   size_t n;
   ck_assert(fg_image_save_parse("s.jpg[strip]", &n, &o, err, sizeof err) ==
             FG_OK);
   ck_assert(fg_image_save(at("s.jpg"), &img, &o, err, sizeof err) == FG_OK);
-  sh("! grep -q fieldgraph-test-creator '%s'", at("s.jpg"));
-  sh("! vipsheader -a '%s' | grep -q -e '^exif-data' -e '^icc-profile'",
-     at("s.jpg"));
+  tu_sh("! grep -q fieldgraph-test-creator '%s'", at("s.jpg"));
+  tu_sh("! vipsheader -a '%s' | grep -q -e '^exif-data' -e '^icc-profile'",
+        at("s.jpg"));
   fg_image_free(&other);
   fg_image_free(&img);
   fg_image_free(&src);
@@ -606,7 +582,7 @@ START_TEST(test_vips_run_orientation_and_metadata) {
   fg_image src = pattern(48, 32, 3, FG_IMAGE_U8);
   write_pnm(at("r.ppm"), &src);
   ck_assert_int_eq(mkdir(at("in"), 0755), 0);
-  sh("vips copy '%s' '%s'", at("r.ppm"), at("in/p.jpg[Q=95,strip]"));
+  tu_sh("vips copy '%s' '%s'", at("r.ppm"), at("in/p.jpg[Q=95,strip]"));
   add_exif_orientation(at("in/p.jpg"), 6);
   insert_app1(at("in/p.jpg"), xmp, sizeof xmp - 1);
   FILE *f = fopen(at("p.fgp"), "w");
@@ -614,14 +590,14 @@ START_TEST(test_vips_run_orientation_and_metadata) {
   fputs("rgb = input()\nsave(rgb * 1.0, \"{stem}.png\")\n"
         "save(rgb, \"{stem}-s.png[strip]\")\n", f);
   fclose(f);
-  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
-     at("in"));
-  sh("vipsheader '%s' | grep -q '32x48'", at("out/p.png"));
-  sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p.png"));
-  sh("! vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p-s.png"));
-  sh("'%s' run -q --no-autorotate -o '%s' '%s' '%s'", FG_TOOL, at("raw"),
-     at("p.fgp"), at("in"));
-  sh("vipsheader '%s' | grep -q '48x32'", at("raw/p.png"));
+  tu_sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
+        at("in"));
+  tu_sh("vipsheader '%s' | grep -q '32x48'", at("out/p.png"));
+  tu_sh("vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p.png"));
+  tu_sh("! vipsheader -a '%s' | grep -q '^xmp-data'", at("out/p-s.png"));
+  tu_sh("'%s' run -q --no-autorotate -o '%s' '%s' '%s'", FG_TOOL, at("raw"),
+        at("p.fgp"), at("in"));
+  tu_sh("vipsheader '%s' | grep -q '48x32'", at("raw/p.png"));
   fg_image_free(&src);
 }
 END_TEST
@@ -645,8 +621,8 @@ START_TEST(test_vips_run_keeps_alpha) {
     snprintf(in, sizeof in, "in%d", ch);
     ck_assert_int_eq(mkdir(at(in), 0755), 0);
     snprintf(in, sizeof in, "in%d/p.png", ch);
-    sh("vips bandjoin '%s %s' '%s'", at(ch == 4 ? "c.ppm" : "c.pgm"),
-       at("a.pgm"), at(in));
+    tu_sh("vips bandjoin '%s %s' '%s'", at(ch == 4 ? "c.ppm" : "c.pgm"),
+          at("a.pgm"), at(in));
     FILE *f = fopen(at("a.fgp"), "w");
     ck_assert(f != NULL);
     fputs("rgb = input()\nsave(flip(rgb) * 0.5, \"{stem}-half.png\")\n"
@@ -657,8 +633,8 @@ START_TEST(test_vips_run_keeps_alpha) {
     char out[64];
     snprintf(out, sizeof out, "out%d", ch);
     snprintf(in, sizeof in, "in%d", ch);
-    sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at(out), at("a.fgp"),
-       at(in));
+    tu_sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at(out), at("a.fgp"),
+          at(in));
     char name[96];
     snprintf(name, sizeof name, "%s/p-half.png", out);
     fg_image half = read_ok(at(name));
@@ -711,13 +687,13 @@ START_TEST(test_vips_run_resamples_premultiplied) {
   write_pnm(at("c.ppm"), &col);
   write_pnm(at("a.pgm"), &al);
   ck_assert_int_eq(mkdir(at("in"), 0755), 0);
-  sh("vips bandjoin '%s %s' '%s'", at("c.ppm"), at("a.pgm"), at("in/b.png"));
+  tu_sh("vips bandjoin '%s %s' '%s'", at("c.ppm"), at("a.pgm"), at("in/b.png"));
   FILE *f = fopen(at("b.fgp"), "w");
   ck_assert(f != NULL);
   fputs("rgb = input()\nsave(box_blur(rgb, 1), \"{stem}-blur.png\")\n", f);
   fclose(f);
-  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("b.fgp"),
-     at("in"));
+  tu_sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("b.fgp"),
+        at("in"));
   fg_image got = read_ok(at("out/b-blur.png"));
   ck_assert_int_eq(got.channels, 4);
   for (int y = 0; y < H; y++)
@@ -758,15 +734,15 @@ START_TEST(test_vips_icc_p3_to_srgb) {
   write_pnm(at("c.ppm"), &src);
   /* lcms (through vips) moves the sRGB pattern to Display P3 and tags the
    * file with the P3 profile */
-  sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("c.ppm"),
-     at("p3.png"));
-  sh("vips copy '%s' '%s'", at("p3.png"), at("stored.ppm"));
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("c.ppm"),
+        at("p3.png"));
+  tu_sh("vips copy '%s' '%s'", at("p3.png"), at("stored.ppm"));
   fg_image stored = pnm_image(at("stored.ppm"));
   ck_assert_int_gt(max_diff(&stored, &src), 8); /* P3 numbers differ */
   fg_image got = read_ok(at("p3.png"));
   /* lcms's own transform back to sRGB */
-  sh("vips icc_transform '%s' '%s' srgb --embedded", at("p3.png"),
-     at("ref.ppm"));
+  tu_sh("vips icc_transform '%s' '%s' srgb --embedded", at("p3.png"),
+        at("ref.ppm"));
   fg_image ref = pnm_image(at("ref.ppm"));
   ck_assert_int_le(max_diff(&got, &ref), 1);
   ck_assert_int_le(max_diff(&got, &src), 3); /* the round trip */
@@ -780,13 +756,13 @@ END_TEST
 START_TEST(test_vips_icc_cmyk_jpeg) {
   fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
   write_pnm(at("c.ppm"), &src);
-  sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
-     at("cmyk.jpg[Q=98]"));
-  sh("vipsheader '%s' | grep -q cmyk", at("cmyk.jpg"));
+  tu_sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
+        at("cmyk.jpg[Q=98]"));
+  tu_sh("vipsheader '%s' | grep -q cmyk", at("cmyk.jpg"));
   fg_image got = read_ok(at("cmyk.jpg"));
   ck_assert_int_eq(got.channels, 3);
-  sh("vips icc_transform '%s' '%s' srgb --embedded", at("cmyk.jpg"),
-     at("ref.ppm"));
+  tu_sh("vips icc_transform '%s' '%s' srgb --embedded", at("cmyk.jpg"),
+        at("ref.ppm"));
   fg_image ref = pnm_image(at("ref.ppm"));
   ck_assert_int_le(max_diff(&got, &ref), 1);
   ck_assert_msg(psnr(&got, &src, 255) > 25, "PSNR %.1f",
@@ -1087,7 +1063,7 @@ START_TEST(test_vips_pixel_limit_every_format) {
   static const char *names[] = {"l.tif", "l.webp", "l.gif", "l.heic",
                                 "l.jxl"};
   for (int i = 0; i < 5; i++) {
-    sh("vips copy '%s' '%s'", at("l.ppm"), at(names[i]));
+    tu_sh("vips copy '%s' '%s'", at("l.ppm"), at(names[i]));
     fg_image img;
     char err[512];
     fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
@@ -1117,14 +1093,14 @@ START_TEST(test_vips_samples_come_out_right) {
   fg_image p = read_ok(sample_path("portrait_exif6.jpg"));
   ck_assert_int_eq(p.width, 400);
   ck_assert_int_eq(p.height, 600);
-  sh("vips rot '%s' '%s' d90", sample_path("coffee.png"), at("upright.ppm"));
+  tu_sh("vips rot '%s' '%s' d90", sample_path("coffee.png"), at("upright.ppm"));
   fg_image up = pnm_image(at("upright.ppm"));
   ck_assert_msg(psnr(&p, &up, 255) > 30, "portrait: PSNR %.1f",
                 psnr(&p, &up, 255));
   /* the 16-bit TIFF: every sample as vips reads it, and truly 16 bits */
   fg_image a = read_ok(sample_path("astronaut16.tif"));
   ck_assert_int_eq(a.type, FG_IMAGE_U16);
-  sh("vips copy '%s' '%s'", sample_path("astronaut16.tif"), at("a16.ppm"));
+  tu_sh("vips copy '%s' '%s'", sample_path("astronaut16.tif"), at("a16.ppm"));
   fg_image a16 = pnm_image(at("a16.ppm"));
   expect_equal(&a, &a16, "astronaut16.tif");
   size_t odd = 0;
@@ -1138,8 +1114,8 @@ START_TEST(test_vips_samples_come_out_right) {
   for (int i = 0; i < 2; i++) {
     fg_image got = read_ok(sample_path(cs[i]));
     ck_assert_int_eq(got.channels, 3);
-    sh("vips icc_transform '%s' '%s' srgb %s", sample_path(cs[i]), at("ref.ppm"),
-       how[i]);
+    tu_sh("vips icc_transform '%s' '%s' srgb %s", sample_path(cs[i]),
+          at("ref.ppm"), how[i]);
     fg_image ref = pnm_image(at("ref.ppm"));
     ck_assert_int_le(max_diff(&got, &ref), 1);
     ck_assert_msg(psnr(&got, &c, 255) > 28, "%s: PSNR %.1f", cs[i],
@@ -1170,14 +1146,14 @@ END_TEST
 /* The README's main job over the samples: every one done, the portrait
  * upright, the 16-bit TIFF's result in 16 bits. */
 START_TEST(test_vips_main_job_over_samples) {
-  sh("'%s' run -q -j 1 -o '%s' '%s/../../examples/lab.fgp' '%s'", FG_TOOL,
-     at("out"), FG_SAMPLES_DIR, FG_SAMPLES_DIR);
-  sh("vipsheader '%s' | grep -q '400x600 uchar'",
-     at("out/portrait_exif6-flipped-half.png"));
-  sh("vipsheader '%s' | grep -q '184x184 ushort'",
-     at("out/astronaut16-flipped-half.png"));
-  sh("vipsheader '%s' | grep -q '451x300 uchar, 3 bands'",
-     at("out/chelsea_cmyk-flipped-half.png"));
+  tu_sh("'%s' run -q -j 1 -o '%s' '%s/../../examples/lab.fgp' '%s'", FG_TOOL,
+        at("out"), FG_SAMPLES_DIR, FG_SAMPLES_DIR);
+  tu_sh("vipsheader '%s' | grep -q '400x600 uchar'",
+        at("out/portrait_exif6-flipped-half.png"));
+  tu_sh("vipsheader '%s' | grep -q '184x184 ushort'",
+        at("out/astronaut16-flipped-half.png"));
+  tu_sh("vipsheader '%s' | grep -q '451x300 uchar, 3 bands'",
+        at("out/chelsea_cmyk-flipped-half.png"));
 }
 END_TEST
 
@@ -1209,9 +1185,5 @@ int main(void) {
   tcase_add_test(tc, test_vips_samples_come_out_right);
   tcase_add_test(tc, test_vips_main_job_over_samples);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return tu_run_suite(s);
 }

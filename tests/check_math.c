@@ -12,9 +12,6 @@
  * arguments with normal results.  On the
  * CPU these are the C dialect's own routines (emit/math_c.c), on OpenCL
  * the device's built-ins. */
-#ifndef FG_SAMPLES_DIR             /* testutil.h wants it; unused here */
-#define FG_SAMPLES_DIR "data/samples"
-#endif
 #include "testutil.h"
 
 #include <float.h>

@@ -17,24 +17,11 @@
 #include <string.h>
 
 static fg_rs_script *load(const char *file) {
-  char path[1024], err[1024];
-  snprintf(path, sizeof path, "%s/globals/%s", FG_RS_DIR, file);
-  fg_rs_script *s = NULL;
-  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
-  ck_assert_msg(st == FG_OK, "%s", err);
-  return s;
+  return tu_rs_load("globals", file);
 }
 
 /* A w x h RGBA image of varied pixels. */
-static uint8_t *pattern(int w, int h) {
-  uint8_t *p = malloc((size_t)w * h * 4);
-  uint32_t x = 2024;
-  for (int i = 0; i < w * h * 4; i++) {
-    x = x * 1103515245u + 12345u;
-    p[i] = (uint8_t)(x >> 16);
-  }
-  return p;
-}
+static uint8_t *pattern(int w, int h) { return tu_rgba_pattern(w, h, 2024); }
 
 /* What invokables send with rsSendToClient: the last message of each id
  * (up to 8 ids of 32 ints). */

@@ -16,12 +16,7 @@
 #include <time.h>
 
 static fg_rs_script *load(const char *file) {
-  char path[1024], err[1024];
-  snprintf(path, sizeof path, "%s/lang/%s", FG_RS_DIR, file);
-  fg_rs_script *s = NULL;
-  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
-  ck_assert_msg(st == FG_OK, "%s", err);
-  return s;
+  return tu_rs_load("lang", file);
 }
 
 /* OpenCL C's keywords and reserved type names (kernel, global, local,

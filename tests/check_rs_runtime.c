@@ -21,24 +21,11 @@
 #include <stdint.h>
 
 static fg_rs_script *load(const char *file) {
-  char path[1024], err[1024];
-  snprintf(path, sizeof path, "%s/%s", FG_RS_DIR, file);
-  fg_rs_script *s = NULL;
-  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
-  ck_assert_msg(st == FG_OK, "%s", err);
-  return s;
+  return tu_rs_load("", file);
 }
 
 /* A w x h RGBA image of varied pixels. */
-static uint8_t *pattern(int w, int h) {
-  uint8_t *p = malloc((size_t)w * h * 4);
-  uint32_t x = 12345;
-  for (int i = 0; i < w * h * 4; i++) {
-    x = x * 1103515245u + 12345u;
-    p[i] = (uint8_t)(x >> 16);
-  }
-  return p;
-}
+static uint8_t *pattern(int w, int h) { return tu_rgba_pattern(w, h, 12345); }
 
 /* Runs kernel `kernel` of s over an h x w RGBA image. */
 static void map_rgba(fg_rs_script *s, const char *kernel, int w, int h,

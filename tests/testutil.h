@@ -1,7 +1,9 @@
 /* tests/testutil.h - helpers the Check suites share: a context per test
  * (Check forks each test, so contexts are made inside it), compiling and
- * running a graph with assertions that print the library's message, and
- * finding the sample photos. */
+ * running a graph with assertions that print the library's message,
+ * finding the sample photos (where FG_SAMPLES_DIR is defined), temporary
+ * folders, files and shell commands with their output captured, and
+ * RenderScript scripts and images for the script suites. */
 #ifndef FG_TESTUTIL_H
 #define FG_TESTUTIL_H
 
@@ -9,9 +11,11 @@
 
 #include <check.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* A context on the backend named by $FG_TEST_BACKEND ("cpu" default). */
 static inline fg_context *tu_context(void) {
@@ -68,6 +72,7 @@ static inline void tu_run(fg_graph *g, int n_in, const void *const *in,
   tu_context_free(ctx);
 }
 
+#ifdef FG_SAMPLES_DIR
 /* Path of a bundled sample photo. */
 static inline const char *tu_sample(const char *name, char *buf,
                                     size_t size) {
@@ -75,6 +80,7 @@ static inline const char *tu_sample(const char *name, char *buf,
   snprintf(buf, size, "%s/%s", dir && *dir ? dir : FG_SAMPLES_DIR, name);
   return buf;
 }
+#endif
 
 /* Asserts that g failed with status st and that its message contains every
  * phrase of the NULL-terminated list. */
@@ -97,6 +103,110 @@ static inline void expect_ok(fg_graph *g) {
   ck_assert_msg(fg_graph_status(g) == FG_OK, "unexpected error: %s",
                 fg_graph_errmsg(g));
   ck_assert_str_eq(fg_graph_errmsg(g), "");
+}
+
+/* ---- folders, files and commands ---------------------------------------- */
+
+/* A fresh temporary folder, /tmp/fg-check-<tag>-XXXXXX; its path in buf. */
+static inline void tu_tmpdir(char *buf, size_t size, const char *tag) {
+  int n = snprintf(buf, size, "/tmp/fg-check-%s-XXXXXX", tag);
+  ck_assert_msg(n > 0 && (size_t)n < size, "no room for a folder name");
+  ck_assert_msg(mkdtemp(buf) != NULL, "mkdtemp %s failed", buf);
+}
+
+/* Removes folder dir and everything in it. */
+static inline void tu_rm_rf(const char *dir) {
+  char cmd[4200];
+  int n = snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_msg(n > 0 && (size_t)n < sizeof cmd, "folder name too long");
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The whole of file dir/name (at most 1 MiB), NUL-terminated (malloc'd). */
+static inline char *tu_slurp(const char *dir, const char *name) {
+  char path[4096];
+  int len = snprintf(path, sizeof path, "%s/%s", dir, name);
+  ck_assert_msg(len > 0 && (size_t)len < sizeof path, "path too long: %s/%s",
+                dir, name);
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  char *s = calloc(1, 1 << 20);
+  size_t n = fread(s, 1, (1 << 20) - 1, f);
+  s[n] = '\0';
+  fclose(f);
+  return s;
+}
+
+/* Writes text to the file at path (replacing it). */
+static inline void tu_write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Runs the shell command fmt, ... with its stdout and stderr to the files
+ * dir/stdout and dir/stderr; returns its exit status (asserts it ran). */
+static inline int tu_shell(const char *dir, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline int tu_shell(const char *dir, const char *fmt, ...) {
+  char cmd[16384];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  ck_assert_msg(n >= 0 && (size_t)n < sizeof cmd, "command too long: %s", cmd);
+  int m = snprintf(cmd + n, sizeof cmd - (size_t)n, " >%s/stdout 2>%s/stderr",
+                   dir, dir);
+  ck_assert_msg(m > 0 && (size_t)m < sizeof cmd - (size_t)n,
+                "command too long: %s", cmd);
+  int st = system(cmd);
+  ck_assert_msg(st != -1 && WIFEXITED(st), "could not run: %s", cmd);
+  return WEXITSTATUS(st);
+}
+
+/* Runs the shell command fmt, ... quietly, asserting that it succeeds. */
+static inline void tu_sh(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static inline void tu_sh(const char *fmt, ...) {
+  char cmd[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  ck_assert_msg(n >= 0 && (size_t)n < sizeof cmd, "command too long: %s", cmd);
+  char full[2200];
+  n = snprintf(full, sizeof full, "%s 2>/dev/null >/dev/null", cmd);
+  ck_assert_msg(n > 0 && (size_t)n < sizeof full, "command too long: %s", cmd);
+  ck_assert_msg(system(full) == 0, "failed: %s", cmd);
+}
+
+/* ---- RenderScript suites -------------------------------------------------- */
+
+#ifdef FG_RS_DIR
+/* The script FG_RS_DIR/folder/file ("" folder: FG_RS_DIR/file), asserting
+ * that it loads. */
+static inline fg_rs_script *tu_rs_load(const char *folder, const char *file) {
+  char path[1024], err[1024];
+  snprintf(path, sizeof path, "%s/%s%s%s", FG_RS_DIR, folder,
+           *folder ? "/" : "", file);
+  fg_rs_script *s = NULL;
+  fg_status st = fg_rs_script_new_file(path, &s, err, sizeof err);
+  ck_assert_msg(st == FG_OK, "%s", err);
+  return s;
+}
+#endif
+
+/* A w x h RGBA image of varied pixels, the same for the same seed
+ * (malloc'd). */
+static inline uint8_t *tu_rgba_pattern(int w, int h, uint32_t seed) {
+  uint8_t *p = malloc((size_t)w * h * 4);
+  uint32_t x = seed;
+  for (int i = 0; i < w * h * 4; i++) {
+    x = x * 1103515245u + 12345u;
+    p[i] = (uint8_t)(x >> 16);
+  }
+  return p;
 }
 
 /* Runs every test case of suite s; the exit status for main. */
