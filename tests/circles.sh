@@ -2,13 +2,15 @@
 # tests/circles.sh - the files of each folder of the library call one way:
 # no circle of files A -> B -> ... -> A where each uses a symbol (function
 # or variable) that the next defines, read with nm from the built objects.
-# Folders listed in $FG_CIRCLES_ALLOWED (default: rs, whose circle is
-# being untied) are reported but do not fail.  A circle names its files and the symbols of each edge.
+# Folders listed in $FG_CIRCLES_ALLOWED (default: rs, whose parser's
+# declarations and constant expressions recurse into each other: an array
+# size is a constant, a constant may hold sizeof(type) or a cast) are
+# reported but do not fail.  A circle names its files and the symbols of each edge.
 # Skipped (77) when no objects are found (nothing built yet).
 # automake runs tests from the top build directory (also in VPATH builds)
 nm=${NM:-nm}
-folders="backend-cpu backend-opencl dsl emit fuse graph io ir ops rs runtime
-toolchain util viz tools"
+folders="backend-cpu backend-opencl dsl emit fuse graph io ir ops rs rs-kernel
+rs-host rs-graph runtime toolchain util viz tools"
 allowed="${FG_CIRCLES_ALLOWED-rs}"
 status=0
 seen=0
