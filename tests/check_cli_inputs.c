@@ -435,7 +435,7 @@ END_TEST
  * and an output whose folders are real folders is written. */
 START_TEST(test_cli_link_inside_output_not_followed) {
   char dir[64], p[1024], out[512], away[512], args[4096];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   snprintf(out, sizeof out, "%s/out", dir);
   snprintf(away, sizeof away, "%s/away", dir);
   ck_assert_int_eq(mkdir(out, 0755), 0);
@@ -445,7 +445,7 @@ START_TEST(test_cli_link_inside_output_not_followed) {
   snprintf(p, sizeof p, "%s/b", out);
   ck_assert_int_eq(symlink("../away", p), 0); /* out/b -> ../away */
   snprintf(p, sizeof p, "%s/st.fgp", dir);
-  write_text(p, "x = input()\nsave(x, \"{stem}/sub/x.png\")\n");
+  tu_write_text(p, "x = input()\nsave(x, \"{stem}/sub/x.png\")\n");
   char a[512], b[512], c[512];
   fg_image want;
   snprintf(a, sizeof a, "%s/a.png", dir);
@@ -456,7 +456,7 @@ START_TEST(test_cli_link_inside_output_not_followed) {
   write_image(c, 6, &want);
   snprintf(args, sizeof args, "run %s -o %s -q %s %s %s", p, out, a, b, c);
   ck_assert_int_eq(tool(dir, args), 1);
-  char *e = slurp(dir, "stderr");
+  char *e = tu_slurp(dir, "stderr");
   ck_assert_msg(strstr(e, "a.png") && strstr(e, "b.png") &&
                 strstr(e, "symbolic link"), "%s", e);
   free(e);
@@ -464,7 +464,7 @@ START_TEST(test_cli_link_inside_output_not_followed) {
   snprintf(p, sizeof p, "%s/c/sub/x.png", out);
   expect_image(p, &want);
   fg_image_free(&want);
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
@@ -602,9 +602,9 @@ END_TEST
  * each input its own file (the collision check numbers the whole list). */
 START_TEST(test_cli_index_is_global_under_shards) {
   char dir[64], p[1024], out[512], args[8192];
-  tmpdir(dir, sizeof dir);
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
   snprintf(p, sizeof p, "%s/p.fgp", dir);
-  write_text(p, "x = input()\nsave(x, \"{index}.png\")\n");
+  tu_write_text(p, "x = input()\nsave(x, \"{index}.png\")\n");
   snprintf(out, sizeof out, "%s/out", dir);
   enum { N = 6 };
   fg_image want[N];
@@ -626,7 +626,7 @@ START_TEST(test_cli_index_is_global_under_shards) {
     expect_image(p, &want[i]);
     fg_image_free(&want[i]);
   }
-  rm_rf(dir);
+  tu_rm_rf(dir);
 }
 END_TEST
 
