@@ -482,7 +482,7 @@ START_TEST(test_vips_exif_all_orientations) {
   for (int o = 1; o <= 8; o++) {
     char name[32];
     snprintf(name, sizeof name, "o%d.jpg", o);
-    sh("vips copy '%s' '%s[Q=95]'", at("a.ppm"), at(name));
+    tu_sh("vips copy '%s' '%s[Q=95]'", at("a.ppm"), at(name));
     add_exif_orientation(at(name), o);
     fg_image raw, got;
     fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
@@ -517,11 +517,11 @@ START_TEST(test_vips_exif_all_orientations) {
     for (int k = 0; k < 3; k++) {
       char other[48];
       snprintf(other, sizeof other, "o%d.%s", o, lossless[k]);
-      sh("vips copy '%s' '%s'", at(name), at(other));
+      tu_sh("vips copy '%s' '%s'", at(name), at(other));
       char *bracket = strchr(other, '[');
       if (bracket)
         *bracket = '\0';
-      sh("vipsheader -f orientation '%s' | grep -qx %d", at(other), o);
+      tu_sh("vipsheader -f orientation '%s' | grep -qx %d", at(other), o);
       fg_image same = read_ok(at(other));
       expect_equal(&same, &got, other);
       fg_image_free(&same);
