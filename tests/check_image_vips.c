@@ -780,8 +780,8 @@ END_TEST
 /* The largest absolute difference of two files' samples, as vips computes
  * it (any format and band count). */
 static double file_max_diff(const char *a, const char *b) {
-  sh("vips subtract '%s' '%s' '%s'", a, b, at("d.v"));
-  sh("vips abs '%s' '%s'", at("d.v"), at("e.v"));
+  tu_sh("vips subtract '%s' '%s' '%s'", a, b, at("d.v"));
+  tu_sh("vips abs '%s' '%s'", at("d.v"), at("e.v"));
   char cmd[600];
   snprintf(cmd, sizeof cmd, "vips max '%s'", at("e.v"));
   FILE *p = popen(cmd, "r");
@@ -838,7 +838,7 @@ START_TEST(test_vips_profile_out_as_lcms) {
     const char *ext = strrchr(cases[i].out, '.');
     snprintf(ref, sizeof ref, "ref%zu%s%s", i, ext,
              !strcmp(ext, ".jpg") ? "[Q=100]" : "");
-    sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
+    tu_sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
        at(ref), cases[i].ref);
     snprintf(ref, sizeof ref, "ref%zu%s", i, ext);
     double d = file_max_diff(at(cases[i].out), at(ref));
@@ -849,10 +849,10 @@ START_TEST(test_vips_profile_out_as_lcms) {
     if (cases[i].same_bytes)
       ck_assert_msg(same_profile(at(cases[i].out), at(ref)), "%s", spec);
     else
-      sh("vipsheader -f icc-profile-data '%s' | base64 -d | "
+      tu_sh("vipsheader -f icc-profile-data '%s' | base64 -d | "
          "grep -a -q 'Adobe RGB (1998) compatible'", at(cases[i].out));
     if (!strcmp(cases[i].opt, "cmyk"))
-      sh("vipsheader '%s' | grep -q '4 bands.*cmyk'", at(cases[i].out));
+      tu_sh("vipsheader '%s' | grep -q '4 bands.*cmyk'", at(cases[i].out));
     /* back to sRGB through the embedded profile */
     fg_image back = read_ok(at(cases[i].out));
     ck_assert_int_eq(back.channels, 3);
@@ -879,9 +879,9 @@ START_TEST(test_vips_profile_out_depths_and_alpha) {
   fg_image s16 = pattern(40, 30, 3, FG_IMAGE_U16);
   write_pnm(at("c16.ppm"), &s16);
   save_spec_ok(at("o16.png[profile=p3]"), &s16);
-  sh("vips icc_transform '%s' '%s' p3 --input-profile srgb --depth 16",
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile srgb --depth 16",
      at("c16.ppm"), at("r16.png"));
-  sh("vipsheader '%s' | grep -q ushort", at("o16.png"));
+  tu_sh("vipsheader '%s' | grep -q ushort", at("o16.png"));
   double d = file_max_diff(at("o16.png"), at("r16.png"));
   ck_assert_msg(d <= 16, "16 bits: %g of 65535", d);
   /* float: the 16-bit reference, scaled (lcms' float transform is exact
@@ -892,7 +892,7 @@ START_TEST(test_vips_profile_out_depths_and_alpha) {
   for (size_t i = 0; i < 40 * 30 * 3; i++)
     ((float *)f.data)[i] = ((uint16_t *)s16.data)[i] / 65535.0f;
   save_spec_ok(at("of.tif[profile=p3]"), &f);
-  sh("vips linear '%s' '%s' %.10g 0", at("r16.png"), at("rf.v"),
+  tu_sh("vips linear '%s' '%s' %.10g 0", at("r16.png"), at("rf.v"),
      1 / 65535.0);
   d = file_max_diff(at("of.tif"), at("rf.v"));
   ck_assert_msg(d <= 1 / 1024.0, "float: %g", d);
@@ -904,8 +904,8 @@ START_TEST(test_vips_profile_out_depths_and_alpha) {
     memcpy(c.data + 3 * i, a.data + 4 * i, 3);
   save_spec_ok(at("a.png[profile=adobergb]"), &a);
   save_spec_ok(at("c.png[profile=adobergb]"), &c);
-  sh("vips extract_band '%s' '%s' 3", at("a.png"), at("alpha.v"));
-  sh("vips extract_band '%s' '%s' 0 --n 3", at("a.png"), at("colour.v"));
+  tu_sh("vips extract_band '%s' '%s' 3", at("a.png"), at("alpha.v"));
+  tu_sh("vips extract_band '%s' '%s' 0 --n 3", at("a.png"), at("colour.v"));
   ck_assert(file_max_diff(at("colour.v"), at("c.png")) == 0);
   fg_image back = read_ok(at("a.png"));
   ck_assert_int_eq(back.channels, 4);
@@ -925,7 +925,7 @@ END_TEST
 START_TEST(test_vips_profile_input_kept) {
   fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
   write_pnm(at("c.ppm"), &src);
-  sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
+  tu_sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
      at("adobe.tif"), ADOBE_ICC);
   fg_image in = read_ok(at("adobe.tif"));
   ck_assert_ptr_nonnull(in.meta);
@@ -937,7 +937,7 @@ START_TEST(test_vips_profile_input_kept) {
   ck_assert_msg(d <= 1, "%g", d);
   /* without the option: sRGB, as vips' srgb profile */
   save_spec_ok(at("plain.png"), &in);
-  sh("vips icc_transform '%s' '%s' srgb --input-profile srgb", at("c.ppm"),
+  tu_sh("vips icc_transform '%s' '%s' srgb --input-profile srgb", at("c.ppm"),
      at("srgb.png"));
   ck_assert(same_profile(at("plain.png"), at("srgb.png")));
   ck_assert(!same_profile(at("plain.png"), at("adobe.tif")));
@@ -947,12 +947,12 @@ START_TEST(test_vips_profile_input_kept) {
   ck_assert(same_profile(at("u.png"), at("srgb.png")));
   ck_assert(file_max_diff(at("u.png"), at("c.ppm")) == 0);
   /* CMYK: kept in a JPEG, refused for a PNG */
-  sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
+  tu_sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
      at("cmyk.jpg[Q=98]"));
   fg_image k = read_ok(at("cmyk.jpg"));
   ck_assert_int_eq(k.channels, 3);
   save_spec_ok(at("k2.jpg[profile=input,Q=98]"), &k);
-  sh("vipsheader '%s' | grep -q cmyk", at("k2.jpg"));
+  tu_sh("vipsheader '%s' | grep -q cmyk", at("k2.jpg"));
   ck_assert(same_profile(at("k2.jpg"), at("cmyk.jpg")));
   size_t n;
   fg_image_save_options o;
@@ -1044,9 +1044,9 @@ START_TEST(test_vips_run_profile) {
   ck_assert(f != NULL);
   fputs("rgb = input()\nsave(rgb, \"{stem}.png[profile=p3,strip]\")\n", f);
   fclose(f);
-  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
+  tu_sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
      at("in"));
-  sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("in/c.ppm"),
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("in/c.ppm"),
      at("ref.png"));
   double d = file_max_diff(at("out/c.png"), at("ref.png"));
   ck_assert_msg(d <= 1, "%g", d);
