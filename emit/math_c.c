@@ -16,6 +16,8 @@
  * both grades to their bounds over the whole float range. */
 #include "math_c.h"
 
+#include <string.h>
+
 static const char math_text[] =
   "/* Vectorizable float math: cbrt, exp, exp2, exp10, log, log2, log10, pow.\n"
   " * Branch-free and table-free, in float only, so clang's loop vectorizer\n"
@@ -70,12 +72,10 @@ static const char math_text[] =
   "  float sh = f * rc, pl, ph = fgk_m_mul2(sh, f, &pl);\n"
   "  float sl = (((f - 2.0f * sh) - ph) - pl) * rc;   /* f - 2sh is exact */\n"
   "  float z = sh * fgk_m_fmaf(2.0f, sl, sh);\n"
-  "  float p = 1.0f / 13;\n"
-  "  p = fgk_m_fmaf(p, z, 1.0f / 11);\n"
-  "  p = fgk_m_fmaf(p, z, 1.0f / 9);\n"
-  "  p = fgk_m_fmaf(p, z, 1.0f / 7);\n"
-  "  p = fgk_m_fmaf(p, z, 1.0f / 5);\n"
-  "  p = fgk_m_fmaf(p, z, 1.0f / 3);\n"
+  "  float z2 = z * z;           /* Estrin's scheme: short chains */\n"
+  "  float p = fgk_m_fmaf(z, 1.0f / 13, 1.0f / 11);\n"
+  "  p = fgk_m_fmaf(z2, p, fgk_m_fmaf(z, 1.0f / 9, 1.0f / 7));\n"
+  "  p = fgk_m_fmaf(z2, p, fgk_m_fmaf(z, 1.0f / 5, 1.0f / 3));\n"
   "  float lh = 2.0f * sh, ll = fgk_m_fmaf(lh, z * p, 2.0f * sl);\n"
   "  float lt = lh + ll;                   /* |ll| < |lh| / 64 */\n"
   "  ll -= lt - lh;\n"
@@ -100,16 +100,14 @@ static const char math_text[] =
   "  h = h > 192.0f ? 192.0f : h;\n"
   "  h = h < -192.0f ? -192.0f : h;\n"
   "  float n = __builtin_rintf(h), r = h - n;\n"
-  "  float q = 1.32154867e-6f;\n"
-  "  q = fgk_m_fmaf(q, r, 1.52527338e-5f);\n"
-  "  q = fgk_m_fmaf(q, r, 1.54035304e-4f);\n"
-  "  q = fgk_m_fmaf(q, r, 1.33335581e-3f);\n"
-  "  q = fgk_m_fmaf(q, r, 9.61812911e-3f);\n"
-  "  q = fgk_m_fmaf(q, r, 5.55041087e-2f);\n"
-  "  q = fgk_m_fmaf(q, r, 0.240226507f);\n"
+  "  float r2 = r * r, r4 = r2 * r2;\n"
+  "  float q = fgk_m_fmaf(\n"
+  "      r4, fgk_m_fmaf(r2, 1.32154867e-6f,\n"
+  "                     fgk_m_fmaf(r, 1.52527338e-5f, 1.54035304e-4f)),\n"
+  "      fgk_m_fmaf(r2, fgk_m_fmaf(r, 1.33335581e-3f, 9.61812911e-3f),\n"
+  "                 fgk_m_fmaf(r, 5.55041087e-2f, 0.240226507f)));\n"
   "  float ul, uh = fgk_m_mul2(r, 0.693147182f, &ul);\n"
   "  float ll = l * 0.693147182f;\n"
-  "  float r2 = r * r;\n"
   "  float lo = fgk_m_fmaf(r2, q, fgk_m_fmaf(r, -1.90465421e-9f, ul));\n"
   "  lo += fgk_m_fmaf(ll, fgk_m_fmaf(r2, q, uh), ll);      /* 2^r l ln2 */\n"
   "  float sh = 1.0f + uh;\n"
@@ -129,8 +127,8 @@ static const char math_text[] =
   "  int sub = a < 8.67361738e-19f;\n"
   "  a = sub ? a * 4.72236648e21f : a;\n"
   "  float r = fgk_m_bf(0x54a2fa8cu - fgk_m_fb(a) / 3);\n"
-  "  r = r * (4.0f - a * r * r * r) * (1.0f / 3);\n"
-  "  r = r * (4.0f - a * r * r * r) * (1.0f / 3);\n"
+  "  r = r * fgk_m_fmaf((a * r) * (r * r), -0.333333343f, 1.33333337f);\n"
+  "  r = r * fgk_m_fmaf((a * r) * (r * r), -0.333333343f, 1.33333337f);\n"
   "  float y = a * r * r;\n"
   "  float yl, yh = fgk_m_mul2(y, y, &yl);\n"
   "#ifdef FGK_M_HAVE_FMA\n"
@@ -226,14 +224,13 @@ static const char math_text[] =
   "/* 2^(n + r) for an integer n and |r| <= 1/2 (about 1 ulp); n outside\n"
   " * [-150, 129] saturates to 0 or inf. */\n"
   "static inline float fgk_mr_exp2(float n, float r) {\n"
-  "  float p = 1.5252733804e-5f;\n"
-  "  p = fgk_m_fmaf(p, r, 1.5403530393e-4f);\n"
-  "  p = fgk_m_fmaf(p, r, 1.3333558146e-3f);\n"
-  "  p = fgk_m_fmaf(p, r, 9.6181291076e-3f);\n"
-  "  p = fgk_m_fmaf(p, r, 5.5504108665e-2f);\n"
-  "  p = fgk_m_fmaf(p, r, 0.24022650696f);\n"
-  "  p = fgk_m_fmaf(p, r, 0.69314718056f);\n"
-  "  p = fgk_m_fmaf(p, r, 1.0f);\n"
+  "  float r2 = r * r, r4 = r2 * r2;   /* Estrin's scheme: short chains */\n"
+  "  float hi = fgk_m_fmaf(r, 1.5252733804e-5f, 1.5403530393e-4f);\n"
+  "  hi = fgk_m_fmaf(r2, hi,\n"
+  "                  fgk_m_fmaf(r, 1.3333558146e-3f, 9.6181291076e-3f));\n"
+  "  float p = fgk_m_fmaf(r, 5.5504108665e-2f, 0.24022650696f);\n"
+  "  p = fgk_m_fmaf(r2, p, fgk_m_fmaf(r, 0.69314718056f, 1.0f));\n"
+  "  p = fgk_m_fmaf(r4, hi, p);\n"
   "  n = n < -150.0f ? -150.0f : n > 129.0f ? 129.0f : n;\n"
   "  int i = (int)n, h = i >> 1;   /* exact half into p's exponent, then */\n"
   "  float q = fgk_m_bf(fgk_m_fb(p) + ((uint)h << 23));   /* one rounding */\n"
@@ -332,4 +329,16 @@ const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el) {
   if (t && fgk_first_use(e, "fgk_math"))
     fgu_buf_puts(&e->help, math_text);
   return t;
+}
+
+bool fge_math_c_used(const fgk_emitter *e) {
+  /* fgk_first_use records "fgk_math" in e->names, one name a line */
+  for (const char *s = e->names.s; s && *s;) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s) : strlen(s);
+    if (len == 8 && !memcmp(s, "fgk_math", 8))
+      return true;
+    s += len + (nl ? 1 : 0);
+  }
+  return false;
 }
