@@ -728,6 +728,11 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                  " fgk_c < fgk_c1;\n         fgk_c = fgk_c + 1 == fgk_lo ? "
                  "fgk_hi : fgk_c + 1) {\n");
   } else {
+    /* the math routines (emit/math_c.c) are long dependency chains: two
+     * iterations in flight hide their latency (W1 fused, 8 lanes: 20%
+     * less time), where clang's cost model would interleave none */
+    if (fge_math_c_used(e))
+      fgu_buf_puts(o, "    #pragma clang loop interleave_count(2)\n");
     fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
                  "{\n");
   }

@@ -15,5 +15,8 @@ const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el);
 /* The same spelling without adding anything to a kernel (what the fusion
  * cost rule asks: these routines vectorize). */
 const char *fge_math_c_spelling(fgk_builtin fn, fg_elem el);
+/* Whether the kernel e writes calls these routines (their helpers are
+ * among its helpers). */
+bool fge_math_c_used(const fgk_emitter *e);
 
 #endif

@@ -5,10 +5,12 @@
  * message is the first failing kernel's (in kernel order), naming it, and
  * nothing is left alive; a graph of every size-dependent operator of
  * the library builds the same kernels for two image sizes (one cache
- * entry each), so a pipeline compiles once for any size. */
+ * entry each), so a pipeline compiles once for any size; the CPU
+ * backend's kernels that call its math routines interleave their loop. */
 #include "testutil.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -335,6 +337,83 @@ START_TEST(test_build_falls_back_when_the_compiler_crashes) {
 }
 END_TEST
 
+/* Counts the kernel sources (.c) under dir that call needle's routine and
+ * those that do not, asserting that the first kind asks clang for two
+ * loop iterations in flight and the second does not. */
+static void count_interleaved(const char *dir, const char *needle,
+                              int *with, int *without) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t n = strlen(de->d_name);
+    if (n < 3 || strcmp(de->d_name + n - 2, ".c"))
+      continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    bool calls = strstr(text, needle) != NULL;
+    bool asks = strstr(text, "#pragma clang loop interleave_count(2)") != NULL;
+    ck_assert_msg(calls == asks, "%s: calls %s: %d, interleaves: %d", path,
+                  needle, calls, asks);
+    *(calls ? with : without) += 1;
+  }
+  closedir(d);
+}
+
+/* The CPU backend's kernels that call the C dialect's math routines (long
+ * dependency chains: pow, cbrt) ask clang to keep two iterations of their
+ * column loop in flight; a kernel without them leaves the choice to
+ * clang.  Read from the sources in the kernel cache. */
+START_TEST(test_build_math_kernels_interleave) {
+  char dir[] = "/tmp/fg-interleave-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  for (int math = 0; math < 2; math++) {
+    fg_graph *g = fg_graph_new(math ? "curve" : "twice");
+    fg_type t = fg_type_scalar(FG_F32, fg_shape2(16, 64));
+    fg_field *in = fg_input(g, "x", t);
+    fg_op *op = fg_op_begin(g, math ? "curve" : "twice", 1, &t);
+    fg_expr *x = fg_read_tensor(op, in);
+    fg_write_tensor(op, 0, math ? fg_pow(x, fg_float(op, 2.4f))
+                                : fg_mulf(x, 2.0f));
+    fg_output(g, "y", fg_op_end(op));
+    fg_program *p = tu_compile(ctx, g);
+    float xs[16 * 64], ys[16 * 64];
+    for (int i = 0; i < 16 * 64; i++)
+      xs[i] = (float)i / 1024;
+    fg_status st = fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys});
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    for (int i = 0; i < 16 * 64; i++) {
+      double want = math ? pow(xs[i], 2.4f) : 2.0 * xs[i];
+      ck_assert_msg(fabs(ys[i] - want) <= 2e-7 * fabs(want), "%s(%g) = %g, "
+                    "want %g", math ? "pow" : "twice", xs[i], ys[i], want);
+    }
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  int with = 0, without = 0;
+  count_interleaved(sub, "fgk_math_powf(", &with, &without);
+  ck_assert_int_eq(with, 1);
+  ck_assert_int_eq(without, 1);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("build");
   TCase *tc = tcase_create("build");
@@ -343,6 +422,7 @@ int main(void) {
   tcase_add_test(tc, test_build_first_failure_is_reported);
   tcase_add_test(tc, test_build_one_kernel_set_for_any_size);
   tcase_add_test(tc, test_build_falls_back_when_the_compiler_crashes);
+  tcase_add_test(tc, test_build_math_kernels_interleave);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

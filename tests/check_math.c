@@ -6,7 +6,9 @@
  * pattern (16.7M values, all exponents, both signs, subnormals; every
  * 514th for relaxed precision) plus the special values, and for pow a
  * grid of bases over every exponent times exponents from 2^-200 to 2^200,
- * integers of both parities, and the IEEE edge cases.  Full precision is
+ * integers of both parities, and the IEEE edge cases; cbrt, log2 and
+ * pow(x, 2.4) on every float of [1/16, 8); and the full sweep again with
+ * kernels built for a machine without FMA.  Full precision is
  * held to OpenCL C's ulp bounds and exact special values (C99 Annex F);
  * relaxed precision to OpenCL C's relaxed-math bounds on finite
  * arguments with normal results.  On the
@@ -149,6 +151,10 @@ static const float unary_specials[] = {
   88.72284f, -87.33654f, -103.97208f, -103.972084f, 128.0f, -149.0f,
   -150.0f, 127.99999f, 38.53184f, -44.85346f, 0x1.000002p0f,
   0x1.fffffep-1f,
+  /* where the float routines change path: cbrt scales below 2^-60, the
+   * exponent saturates beyond +-192, logs scale the subnormals */
+  0x1p-60f, 0x1.fffffep-61f, -0x1p-60f, -0x1.fffffep-61f, 192.0f, -192.0f,
+  191.99998f, -191.99998f, 0x1.fffffcp-127f, -0x1.fffffcp-127f, 0x1p-127f,
 };
 
 /* Runs the seven unary functions on a scalar float field over every
@@ -252,6 +258,9 @@ static const float pow_y_specials[] = {
   INFINITY, -INFINITY, NAN, 0x1p24f, -0x1p24f, 16777215.0f, -16777215.0f,
   1e10f, 1.5f, 0x1p-149f, 127.0f, -149.0f, 128.0f, 0.25f, 2.4f,
   1.0f / 3, 0x1p31f, -0x1.fffffep127f,
+  /* the float pow clamps y to +-2^32 for its product */
+  0x1p32f, -0x1p32f, 0x1.000002p32f, -0x1.000002p32f, 0x1p33f, 0x1p25f,
+  -0x1p25f, 0x1.fffffep31f,
 };
 enum { PX = 2048, PY = 512 };
 #define N_PX_SPEC (int)(sizeof pow_x_specials / sizeof *pow_x_specials)
@@ -365,6 +374,80 @@ END_TEST
 START_TEST(test_math_pow_relaxed) { check_pow(FG_PRECISION_RELAXED); }
 END_TEST
 
+/* ---- every float of a range --------------------------------------------- */
+
+enum { DENSE_SLICE = 1 << 23 };
+
+/* cbrt, log2 and W1's sRGB curve pow(x, 2.4) at full precision on every
+ * float of [1/16, 8): seven binades, so every mantissa meets each of the
+ * three exponent residues of cbrt's first guess and both halves of the
+ * logarithm's reduction; bounds as above, against the C library. */
+START_TEST(test_math_dense) {
+  const uint32_t lo = 0x3d800000u, hi = 0x41000000u;   /* 1/16, 8 */
+  fg_graph *g = fg_graph_new("math_dense");
+  fg_type ft = fg_type_scalar(FG_F32, fg_shape1(DENSE_SLICE));
+  fg_field *in = fg_input(g, "x", ft);
+  fg_op *op = fg_op_begin(g, "dense", 3, (fg_type[]){ft, ft, ft});
+  fg_expr *x = fg_read_tensor(op, in);
+  fg_write_tensor(op, 0, fg_cbrt(x));
+  fg_write_tensor(op, 1, fg_log2(x));
+  fg_write_tensor(op, 2, fg_pow(x, fg_float(op, 2.4f)));
+  fg_op_end(op);
+  fg_output(g, "cbrt", fg_op_output(op, 0));
+  fg_output(g, "log2", fg_op_output(op, 1));
+  fg_output(g, "pow", fg_op_output(op, 2));
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  float *xs = malloc(DENSE_SLICE * sizeof *xs);
+  float *ys[3];
+  for (int f = 0; f < 3; f++)
+    ys[f] = malloc(DENSE_SLICE * sizeof **ys);
+  static const char *const names[3] = {"cbrt", "log2", "pow(x, 2.4)"};
+  static const double bounds[3] = {2, 3, 16};
+  worst w[3] = {{.bound = INFINITY}, {.bound = INFINITY}, {.bound = INFINITY}};
+  int64_t checked = 0;
+  for (uint32_t b0 = lo; b0 < hi; b0 += DENSE_SLICE) {
+    for (uint32_t j = 0; j < DENSE_SLICE; j++)
+      xs[j] = from_bits(b0 + j);
+    fg_status st = fg_program_run(p, 1, (const void *[]){xs}, 3,
+                                  (void *[]){ys[0], ys[1], ys[2]});
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    for (uint32_t j = 0; j < DENSE_SLICE; j++) {
+      double xd = xs[j], ref[3] = {cbrt(xd), log2(xd), pow(xd, 2.4f)};
+      for (int f = 0; f < 3; f++)
+        note(&w[f], ulp_error(ys[f][j], ref[f]), bounds[f], xs[j], 0,
+             ys[f][j], ref[f]);
+      checked++;
+    }
+  }
+  for (int f = 0; f < 3; f++) {
+    printf("dense %s: max error %.3f ulp (bound %.0f) over %ld inputs\n",
+           names[f], w[f].err, bounds[f], (long)checked);
+    ck_assert_msg(w[f].err <= w[f].bound, "%s(%a) = %a, want %a: error %g "
+                  "> %g", names[f], w[f].x, w[f].got, w[f].want, w[f].err,
+                  w[f].bound);
+  }
+  ck_assert_int_eq(checked, hi - lo);
+  for (int f = 0; f < 3; f++)
+    free(ys[f]);
+  free(xs);
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* Full precision where the kernels are built for x86-64's baseline, a
+ * machine without FMA: the routines' exact products take Dekker's split
+ * there, which must meet the same bounds and special values. */
+START_TEST(test_math_no_fma) {
+  ck_assert_int_eq(setenv("FG_CPU_MARCH", "x86-64", 1), 0);
+  check_unary(FG_PRECISION_FULL, 3 * STRIDE);
+  check_pow(FG_PRECISION_FULL);
+  unsetenv("FG_CPU_MARCH");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("math");
   TCase *tc = tcase_create("core");
@@ -373,6 +456,13 @@ int main(void) {
   tcase_add_test(tc, test_math_unary_relaxed);
   tcase_add_test(tc, test_math_pow_full);
   tcase_add_test(tc, test_math_pow_relaxed);
+  tcase_add_test(tc, test_math_dense);
+#ifdef __x86_64__
+  /* the CPU backend builds for the host; FG_CPU_MARCH names an x86 one */
+  const char *backend = getenv("FG_TEST_BACKEND");
+  if (!backend || strcmp(backend, "opencl"))
+    tcase_add_test(tc, test_math_no_fma);
+#endif
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
