@@ -3,7 +3,8 @@
  * OpenCL): identifiers that OpenCL C reserves, enums, attributes on types,
  * arrays sized by their initializers, untyped rsGetElementAt, implicit
  * vector conversions, the time functions, no-op kernels and relaxed
- * precision without finite-math assumptions.  Each script in tests/rs/lang/
+ * precision without finite-math assumptions, and rs_math.rsh's whole
+ * family of functions.  Each script in tests/rs/lang/
  * runs unmodified and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -520,6 +521,105 @@ START_TEST(test_rs_lang_unions_and_pointer_types) {
 }
 END_TEST
 
+/* Asserts got is within rel of want (NaN matching NaN). */
+static void near(float got, double want, double rel, const char *what,
+                 int i) {
+  if (isnan(want)) {
+    ck_assert_msg(isnan(got), "%s at %d: %g, expected NaN", what, i, got);
+    return;
+  }
+  ck_assert_msg(fabs(got - want) <= rel * (1 + fabs(want)),
+                "%s at %d: %.9g, expected %.9g", what, i, got, want);
+}
+
+/* The clz of v in a field of bits bits. */
+static int clz_bits(uint32_t v, int bits) {
+  int n = 0;
+  for (int b = bits - 1; b >= 0 && !(v >> b & 1); b--)
+    n++;
+  return n;
+}
+
+/* rs_math.rsh's whole family beyond the common functions (mathfam.rs):
+ * frexp, modf, sincos, remquo and lgamma through pointers, scalar and
+ * vector; rootn, ldexp, ilogb, nan; clz of every integer width; the
+ * native_ variants of every function that has one.  Each was refused as
+ * a call the runtime does not provide, which lost Android's CTS math
+ * kernels. */
+START_TEST(test_rs_lang_math_family) {
+  enum { N = 53 };
+  fg_rs_script *s = load("mathfam.rs");
+  ck_assert_str_eq(fg_rs_script_warnings(s), "");
+  float v[N], v4[N][4], ptrs[N][4], vec[N][4], iexp[N][4], nat[N][4];
+  int32_t iv[N], clzs[N][4];
+  for (int i = 0; i < N; i++) {
+    v[i] = 0.03f + 0.9f * (float)i / N;
+    for (int c = 0; c < 4; c++)
+      v4[i][c] = 0.05f + 0.017f * (float)(i * 4 + c);
+    iv[i] = (i * 2654435761u) >> (i % 29);
+    if (i % 7 == 0)
+      iv[i] = -iv[i];
+  }
+  fg_graph *g = fg_graph_new("mathfam");
+  fg_field *fv = fg_input(g, "v", fg_type_scalar(FG_F32, fg_shape1(N)));
+  fg_field *f4 = fg_input(g, "v4", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  fg_field *fi = fg_input(g, "i", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "ptrs", fg_rs_map(g, s, "ptrs", 1, &fv, NULL));
+  fg_output(g, "vec", fg_rs_map(g, s, "vecptrs", 1, &f4, NULL));
+  fg_output(g, "iexp", fg_rs_map(g, s, "iexp", 1, &fv, NULL));
+  fg_output(g, "clz", fg_rs_map(g, s, "clzs", 1, &fi, NULL));
+  fg_output(g, "nat", fg_rs_map(g, s, "natives", 1, &fv, NULL));
+  tu_run(g, 3, (const void *[]){v, v4, iv}, 5,
+         (void *[]){ptrs, vec, iexp, clzs, nat});
+  fg_graph_free(g);
+  const double pi = 3.14159265358979323846;
+  for (int i = 0; i < N; i++) {
+    double x = v[i];
+    int e, q, sg;
+    double m = frexp(x * 37.0, &e), ip, f = modf(x * 9.5, &ip);
+    double r = remquo(x * 10.0, 0.75, &q);
+    double lg = lgamma(x + 0.5);
+    sg = tgamma(x + 0.5) < 0 ? -1 : 1;
+    near(ptrs[i][0], m + e, 1e-5, "frexp", i);
+    near(ptrs[i][1], f + ip * 100, 1e-5, "modf", i);
+    near(ptrs[i][2], sin(x) + cos(x) * 10 + sin(2 * x) + cos(2 * x), 1e-4,
+         "sincos", i);
+    /* remquo gives the quotient's low 3 bits at least (PoCL more) */
+    near(ptrs[i][3], r + (q & 7) * 100 + lg + sg * 1000, 1e-5,
+         "remquo+lgamma", i);
+    for (int c = 0; c < 4; c++) {
+      double y = v4[i][c];
+      double vm = frexp(y * 37.0, &e), vip, vf = modf(y * 9.5, &vip);
+      near(vec[i][c], vm + e + vf + vip * 100 + y * 4 + ldexp(y, c + 1),
+           1e-5, "vector frexp/modf/ldexp", i);
+    }
+    int n = i % 5 + 1;
+    double a = x * 50 - 20;
+    double root = a < 0 && (n & 1) ? -pow(-a, 1.0 / n) : pow(a, 1.0 / n);
+    near(iexp[i][0], root, 1e-4, "rootn", i);
+    near(iexp[i][1], ldexp(x, n), 1e-6, "ldexp", i);
+    near(iexp[i][2], ilogb(x * 1000) + 0.5, 0, "ilogb, nan", i);
+    near(iexp[i][3], cbrt(x), 1e-4, "native_rootn", i);
+    uint32_t u = (uint32_t)iv[i];
+    ck_assert_int_eq(clzs[i][0], clz_bits(u, 32));
+    ck_assert_int_eq(clzs[i][1], clz_bits(u & 0xff, 8) +
+                     100 * clz_bits((u >> 2) & 0xff, 8));
+    ck_assert_int_eq(clzs[i][2], clz_bits((u * 77) & 0xffff, 16) +
+                     100 * clz_bits((u * 3) & 0xffff, 16));
+    ck_assert_int_eq(clzs[i][3], clz_bits(u >> 3, 32));
+    near(nat[i][0], acos(x) + asin(x) + atan(x) + acosh(x + 1) + asinh(x) +
+         atanh(x * 0.5), 1e-4, "native_ inverse trigonometry", i);
+    near(nat[i][1], acos(x) / pi + asin(x) / pi + atan(x) / pi + cbrt(x) +
+         cosh(x) + cos(x * pi), 1e-4, "native_ pi and cbrt, cosh", i);
+    near(nat[i][2], expm1(x) + log1p(x) + sinh(x) + sin(x * pi) + tanh(x) +
+         tan(x * 0.2 * pi), 1e-4, "native_ expm1, log1p, hyperbolic", i);
+    near(nat[i][3], atan2(x, 0.5) + atan2(x, 0.25) / pi + hypot(x, 3) +
+         x / 3, 1e-4, "native_ two-argument", i);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -533,6 +633,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_void_kernels_and_bool);
   tcase_add_test(tc, test_rs_lang_relaxed_keeps_nan_and_inf);
   tcase_add_test(tc, test_rs_lang_unions_and_pointer_types);
+  tcase_add_test(tc, test_rs_lang_math_family);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
