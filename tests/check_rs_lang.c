@@ -3,8 +3,8 @@
  * OpenCL): identifiers that OpenCL C reserves, enums, attributes on types,
  * arrays sized by their initializers, untyped rsGetElementAt, implicit
  * vector conversions, the time functions, no-op kernels and relaxed
- * precision without finite-math assumptions, and rs_math.rsh's whole
- * family of functions.  Each script in tests/rs/lang/
+ * precision without finite-math assumptions, rs_math.rsh's whole
+ * family of functions, and C arithmetic in invokables run as graphs.  Each script in tests/rs/lang/
  * runs unmodified and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -620,6 +620,56 @@ START_TEST(test_rs_lang_math_family) {
 }
 END_TEST
 
+/* An invokable run as a graph (setup.rs) that computes float, double,
+ * integer and uchar statics from float, double and integer globals with
+ * C's arithmetic (float stays float, 1.0 / 3 is double, casts truncate
+ * and wrap), passes float expressions to a helper run on the host, and
+ * sets launch bounds from a global before rsForEach: each was refused as
+ * "not an integer constant" or "not supported in an integer expression". */
+START_TEST(test_rs_lang_invokable_arithmetic) {
+  enum { W = 6, H = 5 };
+  fg_rs_script *s = load("setup.rs");
+  float contrast = 0.3f;
+  int32_t shift = 11;
+  ck_assert_int_eq(fg_rs_set(s, "gContrast", &contrast, sizeof contrast),
+                   FG_OK);
+  ck_assert_int_eq(fg_rs_set(s, "gShift", &shift, sizeof shift), FG_OK);
+  fg_graph *g = fg_graph_new("setup");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", a), FG_OK);
+  fg_field *out = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "filter", 0, NULL, 1, &out) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "out", out);
+  float in[H * W], o[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = 0.37f * (float)i - 2.f;
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){o});
+  fg_graph_free(g);
+  /* the same in C, with the script's types */
+  double bias = 0.125;
+  uint32_t rows = 3;
+  float factor = (1.0f + contrast) * (1.0f + contrast);
+  float offset = (float)(contrast / 3 + shift - 0.1);
+  int steps = (int)(contrast * 100.0f) + shift % 4 - (int)2.9f;
+  double fine = 1.0 / 3 + bias * W;
+  uint8_t wrapped = (uint8_t)(shift * 50);
+  float scaled = (contrast * 2.0f + 0.25f) * (shift / 2);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      /* rows 1 .. gRows are launched; the rest keep the output's zeros */
+      float want = y >= 1 && y < (int)rows + 1
+                       ? in[i] * factor + offset + steps + (float)fine +
+                             wrapped + scaled
+                       : 0.f;
+      ck_assert_msg(o[i] == want, "(%d, %d): %.9g, want %.9g", x, y,
+                    (double)o[i], (double)want);
+    }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -634,6 +684,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_relaxed_keeps_nan_and_inf);
   tcase_add_test(tc, test_rs_lang_unions_and_pointer_types);
   tcase_add_test(tc, test_rs_lang_math_family);
+  tcase_add_test(tc, test_rs_lang_invokable_arithmetic);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -260,8 +260,10 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
  * rs_script_call) locals set the range (strategy and array members are
  * ignored).
  * Calls of the script's functions that run on the host (fg_rs_call's
- * rules; integer arguments) and integer assignments to numeric globals
- * run when this call builds the nodes, with rsAllocationGetDimX/Y/Z of an
+ * rules; arguments and assignments are C arithmetic of constants, integer
+ * locals, numeric scalar globals and casts, float kept float as C keeps
+ * it) and assignments to numeric globals run when this call builds the
+ * nodes, with rsAllocationGetDimX/Y/Z of an
  * rs_allocation global as that point of the body has it: the launches
  * after them see what they set (a lookup table, a width).  Each
  * launch is the node fg_rs_map builds, so launches fuse (a temporary
