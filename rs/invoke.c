@@ -43,13 +43,27 @@
 
 enum { MAX_VARS = 64, MAX_ARGS = FGK_MAX_INPUTS + 2 };
 
-typedef enum vkind { V_INT, V_ALLOC, V_OPTS, V_SCRIPT } vkind;
+/* A value of C arithmetic as an invokable's assignments compute it: an
+ * integer (held in 64 bits, as int_expr computes), a float or a double,
+ * with C's usual arithmetic conversions (double beats float beats the
+ * integers), so `f = (1.0f + gain) * (1.0f + gain)` rounds as the
+ * script's own code would. */
+typedef enum nkind { N_INT, N_FLOAT, N_DOUBLE } nkind;
+typedef struct num {
+  nkind k;
+  int64_t i;
+  double d;             /* N_FLOAT holds a float's value */
+} num;
+
+typedef enum vkind { V_INT, V_ALLOC, V_OPTS, V_SCRIPT, V_NUM } vkind;
 
 typedef struct var {
   const char *name;
   int len;
   vkind kind;
   int64_t value;                /* INT */
+  num nv;                       /* NUM: a numeric scalar parameter's value */
+  fg_elem ne;                   /* ... and its type */
   int64_t range[3][2];          /* OPTS: (x, y, z) [start, end) */
   /* ALLOC: its contents (NULL while none), and its type when known (a
    * created allocation, an argument, or the last launch's output) */
@@ -154,17 +168,6 @@ static var *use(inv *in, int t, vkind kind) {
 
 /* ---- integer expressions ------------------------------------------------ */
 
-/* A value of C arithmetic as an invokable's assignments compute it: an
- * integer (held in 64 bits, as int_expr computes), a float or a double,
- * with C's usual arithmetic conversions (double beats float beats the
- * integers), so `f = (1.0f + gain) * (1.0f + gain)` rounds as the
- * script's own code would. */
-typedef enum nkind { N_INT, N_FLOAT, N_DOUBLE } nkind;
-typedef struct num {
-  nkind k;
-  int64_t i;
-  double d;             /* N_FLOAT holds a float's value */
-} num;
 
 
 typedef struct cursor {
@@ -361,6 +364,21 @@ static bool cast_type(inv *in, int t, int close, nkind *k, size_t *size,
 
 static num nexpr(inv *in, cursor *c);
 
+/* The value of type e at p (little-endian, as the script lays it out). */
+static num load_num(const unsigned char *p, fg_elem e) {
+  switch (e) {
+  case FG_F32: { float f; memcpy(&f, p, 4); return n_real(N_FLOAT, f); }
+  case FG_F64: { double d; memcpy(&d, p, 8); return n_real(N_DOUBLE, d); }
+  case FG_BOOL: case FG_U8: return n_int(*p);
+  case FG_I8: return n_int((int8_t)*p);
+  case FG_U16: { uint16_t v; memcpy(&v, p, 2); return n_int(v); }
+  case FG_I16: { int16_t v; memcpy(&v, p, 2); return n_int(v); }
+  case FG_U32: { uint32_t v; memcpy(&v, p, 4); return n_int(v); }
+  case FG_I32: { int32_t v; memcpy(&v, p, 4); return n_int(v); }
+  default: { int64_t v; memcpy(&v, p, 8); return n_int(v); }
+  }
+}
+
 /* A numeric scalar global's script value (what kernels read), or its C
  * value when it is const. */
 static num global_value(inv *in, int t, int k) {
@@ -381,17 +399,7 @@ static num global_value(inv *in, int t, int k) {
              n_int(0);
   const unsigned char *p = (gl->buffered ? in->s->u->live.bytes
                                          : in->s->u->c_values) + gl->offset;
-  switch (ty->elem) {
-  case FG_F32: { float f; memcpy(&f, p, 4); return n_real(N_FLOAT, f); }
-  case FG_F64: { double d; memcpy(&d, p, 8); return n_real(N_DOUBLE, d); }
-  case FG_BOOL: case FG_U8: return n_int(*p);
-  case FG_I8: return n_int((int8_t)*p);
-  case FG_U16: { uint16_t v; memcpy(&v, p, 2); return n_int(v); }
-  case FG_I16: { int16_t v; memcpy(&v, p, 2); return n_int(v); }
-  case FG_U32: { uint32_t v; memcpy(&v, p, 4); return n_int(v); }
-  case FG_I32: { int32_t v; memcpy(&v, p, 4); return n_int(v); }
-  default: { int64_t v; memcpy(&v, p, 8); return n_int(v); }
-  }
+  return load_num(p, ty->elem);
 }
 
 static num nprimary(inv *in, cursor *c) {
@@ -453,7 +461,12 @@ static num nprimary(inv *in, cursor *c) {
              n_int(0);
     return n_real(f ? N_FLOAT : N_DOUBLE, d);
   }
-  if (ident(in, t) && !is(in, t + 1, "(") && !lookup(in, t)) {
+  var *lv = ident(in, t) && !is(in, t + 1, "(") ? lookup(in, t) : NULL;
+  if (lv && lv->kind == V_NUM) {
+    c->i++;
+    return lv->nv;
+  }
+  if (ident(in, t) && !is(in, t + 1, "(") && !lv) {
     int len;
     const char *p = fgr_tok_text(in->u, t, &len);
     char name[128];
@@ -1087,6 +1100,12 @@ static bool statement(inv *in, int t, int end, int *next) {
       v->value = n_to_int(num_expr(in, t + 2, semi), 8, true);
       return !in->failed;
     }
+    if (v && v->kind == V_NUM) {    /* C converts to the parameter's type */
+      unsigned char b[8] = {0};
+      store_num(b, v->ne, num_expr(in, t + 2, semi));
+      v->nv = load_num(b, v->ne);
+      return !in->failed;
+    }
     int len;
     const char *p = fgr_tok_text(in->u, t, &len);
     char name[128];
@@ -1179,6 +1198,14 @@ static const char *param_list(inv *in, const bool *which) {
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results) {
+  return fg_rs_invoke_args(g, s, function, NULL, n_args, args, n_results,
+                           results);
+}
+
+fg_status fg_rs_invoke_args(fg_graph *g, fg_rs_script *s,
+                            const char *function, const void *const *values,
+                            int n_args, fg_field *const *args, int n_results,
+                            fg_field **results) {
   for (int k = 0; results && k < n_results; k++)
     results[k] = NULL;
   if (!g)
@@ -1240,11 +1267,34 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
     const fgr_param *pa = &f->params[p];
     bool script = pa->type->kind == FGR_OPAQUE && !pa->ptr &&
                   !strcmp(pa->type->name, "rs_script");
+    bool scalar = pa->type->kind == FGR_NUM && pa->type->width == 1 &&
+                  !pa->ptr && pa->name;
+    if (scalar && values && values[p]) {
+      /* a numeric parameter: its value, as the invokable's code reads it
+       * (launch bounds, assignments to globals, arguments) */
+      var *v = &in.v[in.n++];
+      memset(v, 0, sizeof *v);
+      v->name = pa->name;
+      v->len = (int)strlen(v->name);
+      v->kind = V_NUM;
+      v->ne = pa->type->elem;
+      v->nv = load_num(values[p], pa->type->elem);
+      v->param = p;
+      v->global = -1;
+      continue;
+    }
+    if (scalar) {
+      fail_at(&in, FG_EINVAL, pa->tok, "parameter %s of '%s' is %s; pass "
+              "its value with fg_rs_invoke_args", pa->name, f->name,
+              pa->type->name);
+      return g->status;
+    }
     if ((pa->type->kind != FGR_ALLOC && !script) || pa->ptr || !pa->name) {
       fail_at(&in, FG_ENOTSUP, pa->tok, "parameter %s of '%s' is %s%s; an "
-              "invokable run as a graph takes named rs_allocation (and "
-              "rs_script) parameters only", pa->name ? pa->name : "?",
-              f->name, pa->type->name, pa->ptr ? " *" : "");
+              "invokable run as a graph takes named rs_allocation, "
+              "rs_script and numeric scalar parameters only",
+              pa->name ? pa->name : "?", f->name, pa->type->name,
+              pa->ptr ? " *" : "");
       return g->status;
     }
     if (script) {       /* the script itself: what old launches name */

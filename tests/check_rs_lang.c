@@ -4,7 +4,8 @@
  * arrays sized by their initializers, untyped rsGetElementAt, implicit
  * vector conversions, the time functions, no-op kernels and relaxed
  * precision without finite-math assumptions, rs_math.rsh's whole
- * family of functions, and C arithmetic in invokables run as graphs.  Each script in tests/rs/lang/
+ * family of functions, and C arithmetic and numeric parameters in
+ * invokables run as graphs.  Each script in tests/rs/lang/
  * runs unmodified and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -670,6 +671,51 @@ START_TEST(test_rs_lang_invokable_arithmetic) {
 }
 END_TEST
 
+/* An invokable with float, int and uint parameters that launches a kernel
+ * (params.rs), run with fg_rs_invoke_args: the parameters set globals,
+ * pass through a helper run on the host and bound the launch; fg_rs_invoke
+ * without values refuses it naming the parameter's line. */
+START_TEST(test_rs_lang_invokable_scalar_parameters) {
+  enum { W = 5, H = 6 };
+  fg_rs_script *s = load("params.rs");
+  fg_graph *g = fg_graph_new("params");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  fg_field *out = NULL;
+  ck_assert_int_eq(fg_rs_invoke(g, s, "apply", 1, &a, 1, &out), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "params.rs:19:55: fg_rs_invoke "
+                       "'params.apply': parameter g of 'apply' is float; "
+                       "pass its value with fg_rs_invoke_args") != NULL,
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("params");
+  a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  float gv = 0.3f;
+  int32_t lv = -4;
+  uint32_t rows = 4;
+  ck_assert_msg(fg_rs_invoke_args(g, s, "apply",
+                                  (const void *[]){NULL, NULL, &gv, &lv,
+                                                   &rows},
+                                  1, &a, 1, &out) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "out", out);
+  float in[H * W], o[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = 0.25f * (float)i - 1.5f;
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){o});
+  fg_graph_free(g);
+  float gain = gv * 2.0f, half = (gv + lv) / 2;
+  int lift = lv + 1;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      float want = y < (int)rows ? in[i] * gain + lift + half : 0.f;
+      ck_assert_msg(o[i] == want, "(%d, %d): %.9g, want %.9g", x, y,
+                    (double)o[i], (double)want);
+    }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -685,6 +731,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_unions_and_pointer_types);
   tcase_add_test(tc, test_rs_lang_math_family);
   tcase_add_test(tc, test_rs_lang_invokable_arithmetic);
+  tcase_add_test(tc, test_rs_lang_invokable_scalar_parameters);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
