@@ -775,7 +775,13 @@ static bool for_each(inv *in, int t, bool with_options) {
   var *out = use(in, otok, V_ALLOC);
   if (!out)
     return false;
-  if (n_in == 0) {
+  /* a legacy root() without an input pointer launched with one
+   * (rsForEach(script, in, out)): Android's runtime launches it over the
+   * input's cells and passes the root nothing of it */
+  if (kf->legacy && kf->legacy_in < 0 && n_in == 1) {
+    opt.shape = ins[0]->type.field;
+    n_in = 0;
+  } else if (n_in == 0) {
     if (!out->typed)
       return fail_at(in, FG_ENOTSUP, otok, "kernel %s takes no input, and "
                      "the dimensions of %s are not known here", kname,

@@ -716,6 +716,31 @@ START_TEST(test_rs_lang_invokable_scalar_parameters) {
 }
 END_TEST
 
+/* rsForEach(script, in, out) of a legacy root() that has no input pointer
+ * (noinput.rs): Android launches it over the input's cells; it was
+ * refused as a launch with one input too many. */
+START_TEST(test_rs_lang_legacy_root_launched_with_unused_input) {
+  enum { W = 7, H = 4 };
+  fg_rs_script *s = load("noinput.rs");
+  fg_graph *g = fg_graph_new("noinput");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", a), FG_OK);
+  fg_field *out = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "run", 0, NULL, 1, &out) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "out", out);
+  int32_t in[H * W], o[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = i * i - 40;
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){o});
+  fg_graph_free(g);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      ck_assert_int_eq(o[y * W + x], in[y * W + x] * 2 + x + 10 * y + 3);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -732,6 +757,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_math_family);
   tcase_add_test(tc, test_rs_lang_invokable_arithmetic);
   tcase_add_test(tc, test_rs_lang_invokable_scalar_parameters);
+  tcase_add_test(tc, test_rs_lang_legacy_root_launched_with_unused_input);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
