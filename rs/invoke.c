@@ -83,6 +83,7 @@ typedef struct inv {
   var v[MAX_VARS];
   int n;
   bool failed;
+  bool returned;                /* a `return;` ended the body */
 } inv;
 
 static const char supported[] = "an invokable run as a graph holds "
@@ -1009,6 +1010,10 @@ static bool statement(inv *in, int t, int end, int *next) {
                    "';' (%s)", text(in, t), supported);
   if (semi == t)
     return true;
+  if (is(in, t, "return") && semi == t + 1) {   /* the body ends here */
+    in->returned = true;
+    return true;
+  }
   if (is(in, t, "rsForEach") || is(in, t, "rsForEachWithOptions")) {
     if (!is(in, t + 1, "(") || in->u->match[t + 1] != semi - 1)
       return fail_at(in, FG_ENOTSUP, t, "expected %s(...);", text(in, t));
@@ -1400,7 +1405,7 @@ fg_status fg_rs_invoke_args(fg_graph *g, fg_rs_script *s,
     v->typed = true;
     v->type = x->type;
   }
-  for (int t = open + 1; t < close && !in.failed;) {
+  for (int t = open + 1; t < close && !in.failed && !in.returned;) {
     int next;
     if (!statement(&in, t, close, &next))
       break;

@@ -718,7 +718,8 @@ END_TEST
 
 /* rsForEach(script, in, out) of a legacy root() that has no input pointer
  * (noinput.rs): Android launches it over the input's cells; it was
- * refused as a launch with one input too many. */
+ * refused as a launch with one input too many.  The invokable's closing
+ * `return;` was refused too. */
 START_TEST(test_rs_lang_legacy_root_launched_with_unused_input) {
   enum { W = 7, H = 4 };
   fg_rs_script *s = load("noinput.rs");

@@ -1,6 +1,7 @@
 // A legacy root() without an input pointer, launched as old scripts do
 // with an input allocation (rsForEach(script, in, out)): it runs over the
-// input's cells and reads the input itself.
+// input's cells and reads the input itself; the invokable ends in a
+// return statement.
 #pragma version(1)
 #pragma rs java_package_name(com.example.noinput)
 
@@ -15,4 +16,5 @@ void root(int *out, uint32_t x, uint32_t y) {
 
 void run() {
     rsForEach(gScript, gIn, gOut);
+    return;
 }
