@@ -43,13 +43,27 @@
 
 enum { MAX_VARS = 64, MAX_ARGS = FGK_MAX_INPUTS + 2 };
 
-typedef enum vkind { V_INT, V_ALLOC, V_OPTS, V_SCRIPT } vkind;
+/* A value of C arithmetic as an invokable's assignments compute it: an
+ * integer (held in 64 bits, as int_expr computes), a float or a double,
+ * with C's usual arithmetic conversions (double beats float beats the
+ * integers), so `f = (1.0f + gain) * (1.0f + gain)` rounds as the
+ * script's own code would. */
+typedef enum nkind { N_INT, N_FLOAT, N_DOUBLE } nkind;
+typedef struct num {
+  nkind k;
+  int64_t i;
+  double d;             /* N_FLOAT holds a float's value */
+} num;
+
+typedef enum vkind { V_INT, V_ALLOC, V_OPTS, V_SCRIPT, V_NUM } vkind;
 
 typedef struct var {
   const char *name;
   int len;
   vkind kind;
   int64_t value;                /* INT */
+  num nv;                       /* NUM: a numeric scalar parameter's value */
+  fg_elem ne;                   /* ... and its type */
   int64_t range[3][2];          /* OPTS: (x, y, z) [start, end) */
   /* ALLOC: its contents (NULL while none), and its type when known (a
    * created allocation, an argument, or the last launch's output) */
@@ -69,13 +83,16 @@ typedef struct inv {
   var v[MAX_VARS];
   int n;
   bool failed;
+  bool returned;                /* a `return;` ended the body */
 } inv;
 
 static const char supported[] = "an invokable run as a graph holds "
   "straight-line code of integer locals, rsAllocationGetDimX/Y/Z, "
   "rsCreateAllocation_<type>, rs_script_call_t locals, rsForEach, "
   "rsForEachWithOptions, rsClearObject, rsDebug, calls of the script's "
-  "functions that run on the host and integer assignments to its globals";
+  "functions that run on the host and assignments of arithmetic "
+  "expressions (constants, integer locals, numeric globals, casts, "
+  "+ - * / %) to its numeric globals";
 
 /* Records the first error, at token t, on the graph; returns false. */
 static bool fail_at(inv *in, fg_status st, int t, const char *fmt, ...)
@@ -151,6 +168,8 @@ static var *use(inv *in, int t, vkind kind) {
 }
 
 /* ---- integer expressions ------------------------------------------------ */
+
+
 
 typedef struct cursor {
   int i, end;                   /* tokens [i, end) */
@@ -267,16 +286,286 @@ static int64_t expr(inv *in, cursor *c) {
   return r;
 }
 
-/* The integer expression in tokens [a, b). */
+static num num_expr(inv *in, int a, int b);
+static int64_t n_to_int(num a, size_t size, bool is_signed);
+
+/* The integer value of the expression in tokens [a, b) (num_expr's, as C
+ * converts it to an integer): dimensions, launch bounds, arguments. */
 static int64_t int_expr(inv *in, int a, int b) {
+  return n_to_int(num_expr(in, a, b), 8, true);
+}
+
+/* ---- arithmetic expressions ---------------------------------------------- */
+
+static num n_int(int64_t v) { return (num){N_INT, v, 0}; }
+static num n_real(nkind k, double v) {
+  return (num){k, 0, k == N_FLOAT ? (double)(float)v : v};
+}
+static double n_dbl(num a) { return a.k == N_INT ? (double)a.i : a.d; }
+
+/* C's conversion of a to an integer of the given size and signedness:
+ * the value truncated toward zero, then its low bytes. */
+static int64_t n_to_int(num a, size_t size, bool is_signed) {
+  int64_t v = a.k == N_INT ? a.i : (int64_t)a.d;
+  if (size >= 8)
+    return v;
+  uint64_t m = ((uint64_t)1 << (8 * size)) - 1, u = (uint64_t)v & m;
+  if (is_signed && (u >> (8 * size - 1)))
+    return (int64_t)(u | ~m);
+  return (int64_t)u;
+}
+
+/* The type a cast names at tokens [t, close): 1 with *k (and the
+ * integer's size and signedness) filled, 0 when it is no numeric type. */
+static bool cast_type(inv *in, int t, int close, nkind *k, size_t *size,
+                      bool *is_signed) {
+  static const struct { const char *name; size_t size; bool sgn; } ints[] = {
+    {"char", 1, true}, {"uchar", 1, false}, {"short", 2, true},
+    {"ushort", 2, false}, {"int", 4, true}, {"uint", 4, false},
+    {"long", 8, true}, {"ulong", 8, false}, {"int8_t", 1, true},
+    {"uint8_t", 1, false}, {"int16_t", 2, true}, {"uint16_t", 2, false},
+    {"int32_t", 4, true}, {"uint32_t", 4, false}, {"int64_t", 8, true},
+    {"uint64_t", 8, false}, {"size_t", 8, false}, {"unsigned", 4, false},
+    {"signed", 4, true}};
+  int a = t;
+  while (a < close && is(in, a, "const"))
+    a++;
+  if (a + 1 == close && is(in, a, "float")) {
+    *k = N_FLOAT;
+    return true;
+  }
+  if (a + 1 == close && is(in, a, "double")) {
+    *k = N_DOUBLE;
+    return true;
+  }
+  /* "unsigned int", "unsigned char", ...: the last word's size, the
+   * first word's signedness */
+  if (a >= close || close - a > 2)
+    return false;
+  bool sgn = true, first = true;
+  size_t sz = 0;
+  for (int w = a; w < close; w++) {
+    size_t j;
+    for (j = 0; j < sizeof ints / sizeof *ints; j++)
+      if (is(in, w, ints[j].name))
+        break;
+    if (j == sizeof ints / sizeof *ints)
+      return false;
+    if (first)
+      sgn = ints[j].sgn;
+    if (!first || close - a == 1 || strcmp(ints[j].name, "unsigned"))
+      sz = ints[j].size;
+    first = false;
+  }
+  *k = N_INT;
+  *size = sz ? sz : 4;
+  *is_signed = sgn;
+  return true;
+}
+
+static num nexpr(inv *in, cursor *c);
+
+/* The value of type e at p (little-endian, as the script lays it out). */
+static num load_num(const unsigned char *p, fg_elem e) {
+  switch (e) {
+  case FG_F32: { float f; memcpy(&f, p, 4); return n_real(N_FLOAT, f); }
+  case FG_F64: { double d; memcpy(&d, p, 8); return n_real(N_DOUBLE, d); }
+  case FG_BOOL: case FG_U8: return n_int(*p);
+  case FG_I8: return n_int((int8_t)*p);
+  case FG_U16: { uint16_t v; memcpy(&v, p, 2); return n_int(v); }
+  case FG_I16: { int16_t v; memcpy(&v, p, 2); return n_int(v); }
+  case FG_U32: { uint32_t v; memcpy(&v, p, 4); return n_int(v); }
+  case FG_I32: { int32_t v; memcpy(&v, p, 4); return n_int(v); }
+  default: { int64_t v; memcpy(&v, p, 8); return n_int(v); }
+  }
+}
+
+/* A numeric scalar global's script value (what kernels read), or its C
+ * value when it is const. */
+static num global_value(inv *in, int t, int k) {
+  const fgr_global *gl = &in->u->globals[k];
+  const fgr_type *ty = gl->type;
+  if (ty->kind != FGR_NUM || ty->width != 1 || gl->alloc_index >= 0 ||
+      (!gl->buffered && !gl->has_value))
+    return fail_at(in, FG_ENOTSUP, t, "global %s is %s; an invokable run as "
+                   "a graph reads numeric scalar globals only", text(in, t),
+                   ty->name), n_int(0);
+  /* after a launch that writes globals, the values are its copy's, which
+   * are not known while the graph is built */
+  for (int i = 0; gl->buffered && i < in->g->fields.n; i++)
+    if (((fg_field *)in->g->fields.item[i])->sink == &in->s->u->live)
+      return fail_at(in, FG_ENOTSUP, t, "reads global %s after a launch "
+                     "that writes the script's globals; fieldgraph knows "
+                     "its value only before those launches", text(in, t)),
+             n_int(0);
+  const unsigned char *p = (gl->buffered ? in->s->u->live.bytes
+                                         : in->s->u->c_values) + gl->offset;
+  return load_num(p, ty->elem);
+}
+
+static num nprimary(inv *in, cursor *c) {
+  if (in->failed || c->i >= c->end)
+    return fail_at(in, FG_ENOTSUP, c->i < c->end ? c->i : c->end - 1,
+                   "expected an expression"), n_int(0);
+  int t = c->i;
+  if (is(in, t, "(")) {
+    int close = in->u->match[t];
+    nkind k;
+    size_t size = 0;
+    bool sgn = true;
+    if (cast_type(in, t + 1, close, &k, &size, &sgn)) {
+      c->i = close + 1;
+      num v = nprimary(in, c);
+      if (k == N_INT)
+        return n_int(n_to_int(v, size, sgn));
+      return n_real(k, n_dbl(v));
+    }
+    cursor sub = {t + 1, close};
+    num r = nexpr(in, &sub);
+    if (!in->failed && sub.i != close)
+      fail_at(in, FG_ENOTSUP, sub.i, "unexpected %s", text(in, sub.i));
+    c->i = close + 1;
+    return r;
+  }
+  if (is(in, t, "-") || is(in, t, "+")) {
+    bool neg = false;
+    for (; c->i < c->end && (is(in, c->i, "-") || is(in, c->i, "+"));
+         c->i++)
+      neg ^= is(in, c->i, "-");
+    num r = nprimary(in, c);
+    if (!neg)
+      return r;
+    return r.k == N_INT ? n_int((int64_t)(0 - (uint64_t)r.i))
+                        : n_real(r.k, -r.d);
+  }
+  if (in->u->toks[t].kind == FGR_T_NUMBER) {
+    int len;
+    const char *p = fgr_tok_text(in->u, t, &len);
+    bool hex = len > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    bool real = false;
+    for (int j = 0; j < len; j++)
+      if (p[j] == '.' || (!hex && (p[j] == 'e' || p[j] == 'E')) ||
+          (hex && (p[j] == 'p' || p[j] == 'P')))
+        real = true;
+    if (!real)
+      return n_int(primary(in, c));
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*s", len, p);
+    char *e;
+    double d = strtod(buf, &e);
+    bool f = *e == 'f' || *e == 'F';
+    if (f || *e == 'l' || *e == 'L')
+      e++;
+    c->i++;
+    if (*e)
+      return fail_at(in, FG_ENOTSUP, t, "%s is not a number", text(in, t)),
+             n_int(0);
+    return n_real(f ? N_FLOAT : N_DOUBLE, d);
+  }
+  var *lv = ident(in, t) && !is(in, t + 1, "(") ? lookup(in, t) : NULL;
+  if (lv && lv->kind == V_NUM) {
+    c->i++;
+    return lv->nv;
+  }
+  if (ident(in, t) && !is(in, t + 1, "(") && !lv) {
+    int len;
+    const char *p = fgr_tok_text(in->u, t, &len);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", len, p);
+    int k = fgr_find_global(in->u, name);
+    if (k >= 0) {
+      c->i++;
+      return global_value(in, t, k);
+    }
+  }
+  return n_int(primary(in, c));
+}
+
+/* a op b with C's usual arithmetic conversions; op at token o. */
+static num arith(inv *in, int o, num a, num b) {
+  if (a.k != N_INT || b.k != N_INT) {
+    nkind k = a.k == N_DOUBLE || b.k == N_DOUBLE ? N_DOUBLE : N_FLOAT;
+    if (is(in, o, "%"))
+      return fail_at(in, FG_EINVAL, o, "%% of a floating-point value "
+                     "(invalid in C)"), n_int(0);
+    if (k == N_FLOAT) {
+      float x = (float)n_dbl(a), y = (float)n_dbl(b);
+      float r = is(in, o, "*") ? x * y : is(in, o, "/") ? x / y
+              : is(in, o, "+") ? x + y : x - y;
+      return n_real(N_FLOAT, r);
+    }
+    double x = n_dbl(a), y = n_dbl(b);
+    return n_real(N_DOUBLE, is(in, o, "*") ? x * y : is(in, o, "/") ? x / y
+                            : is(in, o, "+") ? x + y : x - y);
+  }
+  uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+  if (is(in, o, "+"))
+    return n_int((int64_t)(x + y));
+  if (is(in, o, "-"))
+    return n_int((int64_t)(x - y));
+  if (is(in, o, "*"))
+    return n_int((int64_t)(x * y));
+  if (b.i == 0)
+    return fail_at(in, FG_EINVAL, o, "division by zero"), n_int(0);
+  if (a.i == INT64_MIN && b.i == -1)
+    return fail_at(in, FG_EINVAL, o, "%lld %s -1 overflows long (undefined "
+                   "in C)", (long long)a.i, text(in, o)), n_int(0);
+  return n_int(is(in, o, "/") ? a.i / b.i : a.i % b.i);
+}
+
+static num nterm(inv *in, cursor *c) {
+  num r = nprimary(in, c);
+  while (!in->failed && c->i < c->end &&
+         (is(in, c->i, "*") || is(in, c->i, "/") || is(in, c->i, "%"))) {
+    int op = c->i++;
+    num b = nprimary(in, c);
+    if (!in->failed)
+      r = arith(in, op, r, b);
+  }
+  return r;
+}
+
+static num nexpr(inv *in, cursor *c) {
+  num r = nterm(in, c);
+  while (!in->failed && c->i < c->end &&
+         (is(in, c->i, "+") || is(in, c->i, "-"))) {
+    int op = c->i++;
+    num b = nterm(in, c);
+    if (!in->failed)
+      r = arith(in, op, r, b);
+  }
+  return r;
+}
+
+/* The arithmetic expression in tokens [a, b): integer and floating-point
+ * constants, integer locals, the script's numeric scalar globals, casts,
+ * + - * / %, parentheses, rsAllocationGetDimX/Y/Z. */
+static num num_expr(inv *in, int a, int b) {
   if (a >= b)
-    return fail_at(in, FG_ENOTSUP, a, "expected an integer expression"), 0;
+    return fail_at(in, FG_ENOTSUP, a, "expected an expression"), n_int(0);
   cursor c = {a, b};
-  int64_t r = expr(in, &c);
+  num r = nexpr(in, &c);
   if (!in->failed && c.i != b)
     fail_at(in, FG_ENOTSUP, c.i, "unexpected %s (%s)", text(in, c.i),
             supported);
   return r;
+}
+
+/* v stored as a value of element type e (size bytes at dst). */
+static void store_num(unsigned char *dst, fg_elem e, num v) {
+  if (e == FG_F32) {
+    float x = (float)n_dbl(v);
+    memcpy(dst, &x, 4);
+  } else if (e == FG_F64) {
+    double x = n_dbl(v);
+    memcpy(dst, &x, 8);
+  } else if (e == FG_BOOL) {
+    *dst = v.k == N_INT ? v.i != 0 : v.d != 0;
+  } else {
+    bool sgn = e == FG_I8 || e == FG_I16 || e == FG_I32 || e == FG_I64;
+    int64_t x = n_to_int(v, fg_elem_size(e), sgn);
+    memcpy(dst, &x, fg_elem_size(e));   /* the low bytes */
+  }
 }
 
 /* ---- statements --------------------------------------------------------- */
@@ -487,7 +776,13 @@ static bool for_each(inv *in, int t, bool with_options) {
   var *out = use(in, otok, V_ALLOC);
   if (!out)
     return false;
-  if (n_in == 0) {
+  /* a legacy root() without an input pointer launched with one
+   * (rsForEach(script, in, out)): Android's runtime launches it over the
+   * input's cells and passes the root nothing of it */
+  if (kf->legacy && kf->legacy_in < 0 && n_in == 1) {
+    opt.shape = ins[0]->type.field;
+    n_in = 0;
+  } else if (n_in == 0) {
     if (!out->typed)
       return fail_at(in, FG_ENOTSUP, otok, "kernel %s takes no input, and "
                      "the dimensions of %s are not known here", kname,
@@ -588,7 +883,7 @@ static long *alloc_dims(inv *in) {
 /* name(args); calling a function of the script that the host runs
  * (fgr_host_why): it runs now, while the graph is built, with the
  * script's globals, so what it sets is what the launches after it see;
- * its numeric arguments are integer expressions. */
+ * its numeric arguments are arithmetic expressions (num_expr). */
 static bool host_statement(inv *in, int t, int semi, const fgr_func *f) {
   int why_tok;
   const char *why = fgr_host_why(in->u, f, &why_tok);
@@ -613,19 +908,15 @@ static bool host_statement(inv *in, int t, int semi, const fgr_func *f) {
     const fgr_type *pt = f->params[k].type;
     if (pt->kind != FGR_NUM || pt->width != 1)
       return fail_at(in, FG_ENOTSUP, arg[k], "parameter %d of %s is %s; a "
-                     "call from an invokable run as a graph passes integer "
-                     "expressions", k + 1, text(in, t), pt->name);
-    int64_t v = int_expr(in, arg[k], argend[k]);
+                     "call from an invokable run as a graph passes "
+                     "arithmetic expressions", k + 1, text(in, t), pt->name);
+    num v = num_expr(in, arg[k], argend[k]);
     if (in->failed)
       return false;
-    /* the value as the parameter's type lays it out (little-endian) */
+    /* the value as the parameter's type lays it out (little-endian), as
+     * C converts an argument to its parameter's type */
     memset(&val[k], 0, sizeof val[k]);
-    if (pt->elem == FG_F32)
-      val[k].f = (float)v;
-    else if (pt->elem == FG_F64)
-      val[k].d = (double)v;
-    else
-      val[k].i = v;
+    store_num((unsigned char *)&val[k], pt->elem, v);
     ptr[k] = &val[k];
   }
   long *dims = alloc_dims(in);
@@ -678,9 +969,10 @@ static bool debug_statement(inv *in, int t, int semi) {
   return true;
 }
 
-/* global = integer expression; for a numeric scalar global of the
- * script: its script value (what kernels read) is set now, as an
- * invokable's write on Android is seen by the launches after it. */
+/* global = arithmetic expression (num_expr), for a numeric scalar global
+ * of the script: its script value (what kernels read) is set now, as an
+ * invokable's write on Android is seen by the launches after it; the
+ * value converted to the global's type as C converts it. */
 static bool global_statement(inv *in, int t, int semi, int k) {
   const fgr_global *gl = &in->u->globals[k];
   const fgr_type *ty = gl->type;
@@ -688,7 +980,7 @@ static bool global_statement(inv *in, int t, int semi, int k) {
     return fail_at(in, FG_ENOTSUP, t, "global %s is %s%s; an invokable run "
                    "as a graph assigns numeric scalar globals only",
                    text(in, t), gl->is_const ? "const " : "", ty->name);
-  int64_t v = int_expr(in, t + 2, semi);
+  num v = num_expr(in, t + 2, semi);
   if (in->failed)
     return false;
   if (!gl->buffered)
@@ -700,17 +992,7 @@ static bool global_statement(inv *in, int t, int semi, int k) {
       return fail_at(in, FG_ENOTSUP, t, "assigns global %s after a launch "
                      "that writes the script's globals; fieldgraph runs "
                      "such assignments before those launches", text(in, t));
-  unsigned char *dst = in->s->u->live.bytes + gl->offset;
-  size_t size = fg_elem_size(ty->elem);
-  if (ty->elem == FG_F32) {
-    float x = (float)v;
-    memcpy(dst, &x, 4);
-  } else if (ty->elem == FG_F64) {
-    double x = (double)v;
-    memcpy(dst, &x, 8);
-  } else {
-    memcpy(dst, &v, size);      /* the low bytes: C's conversion */
-  }
+  store_num(in->s->u->live.bytes + gl->offset, ty->elem, v);
   return true;
 }
 
@@ -728,6 +1010,10 @@ static bool statement(inv *in, int t, int end, int *next) {
                    "';' (%s)", text(in, t), supported);
   if (semi == t)
     return true;
+  if (is(in, t, "return") && semi == t + 1) {   /* the body ends here */
+    in->returned = true;
+    return true;
+  }
   if (is(in, t, "rsForEach") || is(in, t, "rsForEachWithOptions")) {
     if (!is(in, t + 1, "(") || in->u->match[t + 1] != semi - 1)
       return fail_at(in, FG_ENOTSUP, t, "expected %s(...);", text(in, t));
@@ -801,7 +1087,7 @@ static bool statement(inv *in, int t, int end, int *next) {
     var *v = declare(in, d, V_INT);
     if (!v)
       return false;
-    v->value = int_expr(in, d + 2, semi);
+    v->value = n_to_int(num_expr(in, d + 2, semi), 8, true);
     return !in->failed;
   }
   if (ident(in, t) && is(in, t + 1, ".") && is(in, t + 3, "=") &&
@@ -822,7 +1108,13 @@ static bool statement(inv *in, int t, int end, int *next) {
   if (ident(in, t) && is(in, t + 1, "=")) {
     var *v = lookup(in, t);
     if (v && v->kind == V_INT) {
-      v->value = int_expr(in, t + 2, semi);
+      v->value = n_to_int(num_expr(in, t + 2, semi), 8, true);
+      return !in->failed;
+    }
+    if (v && v->kind == V_NUM) {    /* C converts to the parameter's type */
+      unsigned char b[8] = {0};
+      store_num(b, v->ne, num_expr(in, t + 2, semi));
+      v->nv = load_num(b, v->ne);
       return !in->failed;
     }
     int len;
@@ -917,6 +1209,14 @@ static const char *param_list(inv *in, const bool *which) {
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results) {
+  return fg_rs_invoke_args(g, s, function, NULL, n_args, args, n_results,
+                           results);
+}
+
+fg_status fg_rs_invoke_args(fg_graph *g, fg_rs_script *s,
+                            const char *function, const void *const *values,
+                            int n_args, fg_field *const *args, int n_results,
+                            fg_field **results) {
   for (int k = 0; results && k < n_results; k++)
     results[k] = NULL;
   if (!g)
@@ -978,11 +1278,34 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
     const fgr_param *pa = &f->params[p];
     bool script = pa->type->kind == FGR_OPAQUE && !pa->ptr &&
                   !strcmp(pa->type->name, "rs_script");
+    bool scalar = pa->type->kind == FGR_NUM && pa->type->width == 1 &&
+                  !pa->ptr && pa->name;
+    if (scalar && values && values[p]) {
+      /* a numeric parameter: its value, as the invokable's code reads it
+       * (launch bounds, assignments to globals, arguments) */
+      var *v = &in.v[in.n++];
+      memset(v, 0, sizeof *v);
+      v->name = pa->name;
+      v->len = (int)strlen(v->name);
+      v->kind = V_NUM;
+      v->ne = pa->type->elem;
+      v->nv = load_num(values[p], pa->type->elem);
+      v->param = p;
+      v->global = -1;
+      continue;
+    }
+    if (scalar) {
+      fail_at(&in, FG_EINVAL, pa->tok, "parameter %s of '%s' is %s; pass "
+              "its value with fg_rs_invoke_args", pa->name, f->name,
+              pa->type->name);
+      return g->status;
+    }
     if ((pa->type->kind != FGR_ALLOC && !script) || pa->ptr || !pa->name) {
       fail_at(&in, FG_ENOTSUP, pa->tok, "parameter %s of '%s' is %s%s; an "
-              "invokable run as a graph takes named rs_allocation (and "
-              "rs_script) parameters only", pa->name ? pa->name : "?",
-              f->name, pa->type->name, pa->ptr ? " *" : "");
+              "invokable run as a graph takes named rs_allocation, "
+              "rs_script and numeric scalar parameters only",
+              pa->name ? pa->name : "?", f->name, pa->type->name,
+              pa->ptr ? " *" : "");
       return g->status;
     }
     if (script) {       /* the script itself: what old launches name */
@@ -1082,7 +1405,7 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
     v->typed = true;
     v->type = x->type;
   }
-  for (int t = open + 1; t < close && !in.failed;) {
+  for (int t = open + 1; t < close && !in.failed && !in.returned;) {
     int next;
     if (!statement(&in, t, close, &next))
       break;

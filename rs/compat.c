@@ -27,7 +27,16 @@ const char *const fgr_c_renames[] = {
   "mix", "step", "mad", "fma", "dot", "length", "distance", "normalize",
   "cross", "native_length", "native_distance", "native_normalize",
   "fast_length", "fast_distance", "fast_normalize", "acospi", "asinpi",
-  "atanpi", "cospi", "sinpi", "tanpi", "atan2pi", NULL};
+  "atanpi", "cospi", "sinpi", "tanpi", "atan2pi",
+  /* the rest of rs_math.rsh: results through pointers, integer exponents
+   * and the native_ variants of every function that has one */
+  "frexp", "ldexp", "modf", "remquo", "sincos", "ilogb", "nan", "rootn",
+  "clz", "native_acos", "native_acosh", "native_acospi", "native_asin",
+  "native_asinh", "native_asinpi", "native_atan", "native_atanh",
+  "native_atanpi", "native_atan2", "native_atan2pi", "native_cbrt",
+  "native_cosh", "native_cospi", "native_divide", "native_expm1",
+  "native_hypot", "native_log1p", "native_rootn", "native_sincos",
+  "native_sinh", "native_sinpi", "native_tanh", "native_tanpi", NULL};
 
 /* Functions OpenCL C has but renamed around a script's text, to give them
  * RenderScript's overload sets (two-argument math: float only). */
@@ -465,6 +474,93 @@ const char fgr_compat_c[] =
   "              a.x * b.y - a.y * b.x, 0.0f};\n  return r; }\n"
   "FGK_RS_F float fgk_rs_pown(float x, int n) { return powf(x, n); }\n"
   "FGK_RS_F double fgk_rs_pown(double x, int n) { return pow(x, n); }\n"
+  /* the rest of rs_math.rsh (float and its vectors; double where C
+   * has it): results through pointers (frexp, modf, remquo, sincos,
+   * lgamma), integer exponents (ldexp, rootn, ilogb), nan, clz, and
+   * native_ variants (RenderScript lets them be less precise: the full
+   * functions are within that) */
+  "#define FGK_RS_PV(F, T, N, P, E) FGK_RS_F T##N F(T##N a, P##N *q) {\\\n"
+  "  T##N r; P##N o; for (int i = 0; i < N; i++) { P t; r[i] = E(a[i], &t);"
+  " o[i] = t; }\\\n  *q = o; return r; }\n"
+  "#define FGK_RS_PT(F, T, P, E) FGK_RS_F T F(T a, P *q) "
+  "{ return E(a, q); }\\\n"
+  "  FGK_RS_PV(F, T, 2, P, E) FGK_RS_PV(F, T, 3, P, E) "
+  "FGK_RS_PV(F, T, 4, P, E)\n"
+  "FGK_RS_PT(fgk_rs_frexp, float, int, frexpf)\n"
+  "FGK_RS_PT(fgk_rs_frexp, double, int, frexp)\n"
+  "FGK_RS_PT(fgk_rs_modf, float, float, modff)\n"
+  "FGK_RS_PT(fgk_rs_modf, double, double, modf)\n"
+  "FGK_RS_S(fgk_rs_sincosf, float, 0)(float x, float *c) {\n"
+  "  *c = cosf(x); return sinf(x); }\n"
+  "FGK_RS_PT(fgk_rs_sincos, float, float, fgk_rs_sincosf)\n"
+  "#define fgk_rs_native_sincos fgk_rs_sincos\n"
+  "FGK_RS_PT(fgk_rs_lgamma, float, int, lgammaf_r)\n"
+  "FGK_RS_F float fgk_rs_remquo(float a, float b, int *q) "
+  "{ return remquof(a, b, q); }\n"
+  "#define FGK_RS_REMQUO(N) FGK_RS_F float##N fgk_rs_remquo(float##N a, "
+  "float##N b,\\\n    int##N *q) {\\\n"
+  "  float##N r; int##N o; for (int i = 0; i < N; i++) { int t;\\\n"
+  "    r[i] = remquof(a[i], b[i], &t); o[i] = t; }\\\n  *q = o; return r; }\n"
+  "FGK_RS_REMQUO(2) FGK_RS_REMQUO(3) FGK_RS_REMQUO(4)\n"
+  /* rootn: the real n-th root (odd n of a negative x is negative) */
+  "FGK_RS_S(fgk_rs_rootnf, float, 0)(float x, int n) {\n"
+  "  if (n == 0) return __builtin_nanf(\"\");\n"
+  "  if (x < 0 && (n & 1)) return -(float)pow(-(double)x, 1.0 / n);\n"
+  "  return (float)pow((double)x, 1.0 / n); }\n"
+  "#define FGK_RS_IEXP(F, E) FGK_RS_F float F(float a, int n) "
+  "{ return E(a, n); }\\\n"
+  "  FGK_RS_IEXPN(F, E, 2) FGK_RS_IEXPN(F, E, 3) FGK_RS_IEXPN(F, E, 4)\n"
+  "#define FGK_RS_IEXPN(F, E, N) FGK_RS_F float##N F(float##N a, "
+  "int##N n) {\\\n"
+  "  float##N r; for (int i = 0; i < N; i++) r[i] = E(a[i], n[i]); "
+  "return r; }\n"
+  "FGK_RS_IEXP(fgk_rs_rootn, fgk_rs_rootnf)\n"
+  "FGK_RS_IEXP(fgk_rs_native_rootn, fgk_rs_rootnf)\n"
+  "FGK_RS_IEXP(fgk_rs_ldexp, ldexpf)\n"
+  "#define FGK_RS_LDEXPS(N) FGK_RS_F float##N fgk_rs_ldexp(float##N a, "
+  "int n) {\\\n"
+  "  float##N r; for (int i = 0; i < N; i++) r[i] = ldexpf(a[i], n); "
+  "return r; }\n"
+  "FGK_RS_LDEXPS(2) FGK_RS_LDEXPS(3) FGK_RS_LDEXPS(4)\n"
+  "FGK_RS_F int fgk_rs_ilogb(float a) { return ilogbf(a); }\n"
+  "FGK_RS_F float fgk_rs_nan(uint a) { (void)a; "
+  "return __builtin_nanf(\"\"); }\n"
+  "#define FGK_RS_ILOGBN(N) FGK_RS_F int##N fgk_rs_ilogb(float##N a) {\\\n"
+  "  int##N r; for (int i = 0; i < N; i++) r[i] = ilogbf(a[i]); "
+  "return r; }\\\n"
+  "  FGK_RS_F float##N fgk_rs_nan(uint##N a) { (void)a; "
+  "return (float##N)__builtin_nanf(\"\"); }\n"
+  "FGK_RS_ILOGBN(2) FGK_RS_ILOGBN(3) FGK_RS_ILOGBN(4)\n"
+  /* clz: leading zero bits in the element's own width */
+  "#define FGK_RS_CLZ1(S, U) FGK_RS_F S fgk_rs_clz(S a) {\\\n"
+  "  return (S)((U)a == 0 ? (int)(8 * sizeof(U))\\\n"
+  "             : __builtin_clzll((U)a) - (int)(64 - 8 * sizeof(U))); }\n"
+  "#define FGK_RS_CLZN(S, N) FGK_RS_F S##N fgk_rs_clz(S##N a) {\\\n"
+  "  S##N r; for (int i = 0; i < N; i++) r[i] = fgk_rs_clz(a[i]); "
+  "return r; }\n"
+  "#define FGK_RS_CLZ(S, U) FGK_RS_CLZ1(S, U) FGK_RS_CLZN(S, 2) "
+  "FGK_RS_CLZN(S, 3)\\\n  FGK_RS_CLZN(S, 4)\n"
+  "FGK_RS_CLZ(schar, uchar) FGK_RS_CLZ(uchar, uchar) "
+  "FGK_RS_CLZ(short, ushort)\n"
+  "FGK_RS_CLZ(ushort, ushort) FGK_RS_CLZ(int, uint) FGK_RS_CLZ(uint, uint)\n"
+  /* a script's plain char stays char, a type of its own to overloads */
+  "FGK_RS_CLZ1(char, uchar)\n"
+  "#define FGK_RS_NAT1(F) FGK_RS_U(fgk_rs_native_##F, fgk_rs_##F, "
+  "fgk_rs_##F)\n"
+  "FGK_RS_NAT1(acos) FGK_RS_NAT1(acosh) FGK_RS_NAT1(acospi) "
+  "FGK_RS_NAT1(asin)\n"
+  "FGK_RS_NAT1(asinh) FGK_RS_NAT1(asinpi) FGK_RS_NAT1(atan) "
+  "FGK_RS_NAT1(atanh)\n"
+  "FGK_RS_NAT1(atanpi) FGK_RS_NAT1(cbrt) FGK_RS_NAT1(cosh) "
+  "FGK_RS_NAT1(cospi)\n"
+  "FGK_RS_NAT1(expm1) FGK_RS_NAT1(log1p) FGK_RS_NAT1(sinh) "
+  "FGK_RS_NAT1(sinpi)\n"
+  "FGK_RS_NAT1(tanh) FGK_RS_NAT1(tanpi)\n"
+  "FGK_RS_BT(fgk_rs_native_atan2, float, fgk_rs_atan2)\n"
+  "FGK_RS_BT(fgk_rs_native_atan2pi, float, fgk_rs_atan2pi)\n"
+  "FGK_RS_BT(fgk_rs_native_hypot, float, fgk_rs_hypot)\n"
+  "FGK_RS_S(fgk_rs_dividef, float, 0)(float a, float b) { return a / b; }\n"
+  "FGK_RS_BT(fgk_rs_native_divide, float, fgk_rs_dividef)\n"
   /* never-trapping division and modulo (emit_hooks.c rewrites the
    * script's / and % into these): the type of (a) / (b), then its
    * overload */
@@ -805,7 +901,28 @@ const char fgr_compat_cl[] =
   "  FGK_RS_F float4 fgk_rs_##F(float4 a, float4 b) { return F(a, b); }\n"
   "FGK_RS_M2V(atan2) FGK_RS_M2V(copysign) FGK_RS_M2V(fdim) FGK_RS_M2V(fmod)\n"
   "FGK_RS_M2V(hypot) FGK_RS_M2V(nextafter) FGK_RS_M2V(pow)\n"
-  "FGK_RS_M2V(remainder) FGK_RS_M2V(powr) FGK_RS_M2V(native_powr)\n";
+  "FGK_RS_M2V(remainder) FGK_RS_M2V(powr) FGK_RS_M2V(native_powr)\n"
+  /* RenderScript's native_ functions that OpenCL C has only in full
+   * precision (within the native ones' bounds), and lgamma with its
+   * sign (OpenCL C's lgamma_r) */
+  "#define native_acos acos\n#define native_acosh acosh\n"
+  "#define native_acospi acospi\n#define native_asin asin\n"
+  "#define native_asinh asinh\n#define native_asinpi asinpi\n"
+  "#define native_atan atan\n#define native_atanh atanh\n"
+  "#define native_atanpi atanpi\n#define native_atan2 atan2\n"
+  "#define native_atan2pi atan2pi\n#define native_cbrt cbrt\n"
+  "#define native_cosh cosh\n#define native_cospi cospi\n"
+  "#define native_expm1 expm1\n#define native_hypot hypot\n"
+  "#define native_log1p log1p\n#define native_rootn rootn\n"
+  "#define native_sincos sincos\n#define native_sinh sinh\n"
+  "#define native_sinpi sinpi\n#define native_tanh tanh\n"
+  "#define native_tanpi tanpi\n"
+  "#define FGK_RS_LGR(T) FGK_RS_F T lgamma(T v, int *s) "
+  "{ return lgamma_r(v, s); }\n"
+  "FGK_RS_LGR(float)\n"
+  "FGK_RS_F float2 lgamma(float2 v, int2 *s) { return lgamma_r(v, s); }\n"
+  "FGK_RS_F float3 lgamma(float3 v, int3 *s) { return lgamma_r(v, s); }\n"
+  "FGK_RS_F float4 lgamma(float4 v, int4 *s) { return lgamma_r(v, s); }\n";
 
 const char fgr_compat_cl_f64[] = "FGK_RS_GETS(double)\n"
   "FGK_RS_DIVFV(double)\n"

@@ -3,7 +3,9 @@
  * OpenCL): identifiers that OpenCL C reserves, enums, attributes on types,
  * arrays sized by their initializers, untyped rsGetElementAt, implicit
  * vector conversions, the time functions, no-op kernels and relaxed
- * precision without finite-math assumptions.  Each script in tests/rs/lang/
+ * precision without finite-math assumptions, rs_math.rsh's whole
+ * family of functions, and C arithmetic and numeric parameters in
+ * invokables run as graphs.  Each script in tests/rs/lang/
  * runs unmodified and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -515,6 +517,226 @@ START_TEST(test_rs_lang_unions_and_pointer_types) {
 }
 END_TEST
 
+/* Asserts got is within rel of want (NaN matching NaN). */
+static void near(float got, double want, double rel, const char *what,
+                 int i) {
+  if (isnan(want)) {
+    ck_assert_msg(isnan(got), "%s at %d: %g, expected NaN", what, i, got);
+    return;
+  }
+  ck_assert_msg(fabs(got - want) <= rel * (1 + fabs(want)),
+                "%s at %d: %.9g, expected %.9g", what, i, got, want);
+}
+
+/* The clz of v in a field of bits bits. */
+static int clz_bits(uint32_t v, int bits) {
+  int n = 0;
+  for (int b = bits - 1; b >= 0 && !(v >> b & 1); b--)
+    n++;
+  return n;
+}
+
+/* rs_math.rsh's whole family beyond the common functions (mathfam.rs):
+ * frexp, modf, sincos, remquo and lgamma through pointers, scalar and
+ * vector; rootn, ldexp, ilogb, nan; clz of every integer width; the
+ * native_ variants of every function that has one.  Each was refused as
+ * a call the runtime does not provide, which lost Android's CTS math
+ * kernels. */
+START_TEST(test_rs_lang_math_family) {
+  enum { N = 53 };
+  fg_rs_script *s = load("mathfam.rs");
+  ck_assert_str_eq(fg_rs_script_warnings(s), "");
+  float v[N], v4[N][4], ptrs[N][4], vec[N][4], iexp[N][4], nat[N][4];
+  int32_t iv[N], clzs[N][4];
+  for (int i = 0; i < N; i++) {
+    v[i] = 0.03f + 0.9f * (float)i / N;
+    for (int c = 0; c < 4; c++)
+      v4[i][c] = 0.05f + 0.017f * (float)(i * 4 + c);
+    iv[i] = (i * 2654435761u) >> (i % 29);
+    if (i % 7 == 0)
+      iv[i] = -iv[i];
+  }
+  fg_graph *g = fg_graph_new("mathfam");
+  fg_field *fv = fg_input(g, "v", fg_type_scalar(FG_F32, fg_shape1(N)));
+  fg_field *f4 = fg_input(g, "v4", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  fg_field *fi = fg_input(g, "i", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "ptrs", fg_rs_map(g, s, "ptrs", 1, &fv, NULL));
+  fg_output(g, "vec", fg_rs_map(g, s, "vecptrs", 1, &f4, NULL));
+  fg_output(g, "iexp", fg_rs_map(g, s, "iexp", 1, &fv, NULL));
+  fg_output(g, "clz", fg_rs_map(g, s, "clzs", 1, &fi, NULL));
+  fg_output(g, "nat", fg_rs_map(g, s, "natives", 1, &fv, NULL));
+  tu_run(g, 3, (const void *[]){v, v4, iv}, 5,
+         (void *[]){ptrs, vec, iexp, clzs, nat});
+  fg_graph_free(g);
+  const double pi = 3.14159265358979323846;
+  for (int i = 0; i < N; i++) {
+    double x = v[i];
+    int e, q, sg;
+    double m = frexp(x * 37.0, &e), ip, f = modf(x * 9.5, &ip);
+    double r = remquo(x * 10.0, 0.75, &q);
+    double lg = lgamma(x + 0.5);
+    sg = tgamma(x + 0.5) < 0 ? -1 : 1;
+    near(ptrs[i][0], m + e, 1e-5, "frexp", i);
+    near(ptrs[i][1], f + ip * 100, 1e-5, "modf", i);
+    near(ptrs[i][2], sin(x) + cos(x) * 10 + sin(2 * x) + cos(2 * x), 1e-4,
+         "sincos", i);
+    /* remquo gives the quotient's low 3 bits at least (PoCL more) */
+    near(ptrs[i][3], r + (q & 7) * 100 + lg + sg * 1000, 1e-5,
+         "remquo+lgamma", i);
+    for (int c = 0; c < 4; c++) {
+      double y = v4[i][c];
+      double vm = frexp(y * 37.0, &e), vip, vf = modf(y * 9.5, &vip);
+      near(vec[i][c], vm + e + vf + vip * 100 + y * 4 + ldexp(y, c + 1),
+           1e-5, "vector frexp/modf/ldexp", i);
+    }
+    int n = i % 5 + 1;
+    double a = x * 50 - 20;
+    double root = a < 0 && (n & 1) ? -pow(-a, 1.0 / n) : pow(a, 1.0 / n);
+    near(iexp[i][0], root, 1e-4, "rootn", i);
+    near(iexp[i][1], ldexp(x, n), 1e-6, "ldexp", i);
+    near(iexp[i][2], ilogb(x * 1000) + 0.5, 0, "ilogb, nan", i);
+    near(iexp[i][3], cbrt(x), 1e-4, "native_rootn", i);
+    uint32_t u = (uint32_t)iv[i];
+    ck_assert_int_eq(clzs[i][0], clz_bits(u, 32));
+    ck_assert_int_eq(clzs[i][1], clz_bits(u & 0xff, 8) +
+                     100 * clz_bits((u >> 2) & 0xff, 8));
+    ck_assert_int_eq(clzs[i][2], clz_bits((u * 77) & 0xffff, 16) +
+                     100 * clz_bits((u * 3) & 0xffff, 16));
+    ck_assert_int_eq(clzs[i][3], clz_bits(u >> 3, 32));
+    near(nat[i][0], acos(x) + asin(x) + atan(x) + acosh(x + 1) + asinh(x) +
+         atanh(x * 0.5), 1e-4, "native_ inverse trigonometry", i);
+    near(nat[i][1], acos(x) / pi + asin(x) / pi + atan(x) / pi + cbrt(x) +
+         cosh(x) + cos(x * pi), 1e-4, "native_ pi and cbrt, cosh", i);
+    near(nat[i][2], expm1(x) + log1p(x) + sinh(x) + sin(x * pi) + tanh(x) +
+         tan(x * 0.2 * pi), 1e-4, "native_ expm1, log1p, hyperbolic", i);
+    near(nat[i][3], atan2(x, 0.5) + atan2(x, 0.25) / pi + hypot(x, 3) +
+         x / 3, 1e-4, "native_ two-argument", i);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* An invokable run as a graph (setup.rs) that computes float, double,
+ * integer and uchar statics from float, double and integer globals with
+ * C's arithmetic (float stays float, 1.0 / 3 is double, casts truncate
+ * and wrap), passes float expressions to a helper run on the host, and
+ * sets launch bounds from a global before rsForEach: each was refused as
+ * "not an integer constant" or "not supported in an integer expression". */
+START_TEST(test_rs_lang_invokable_arithmetic) {
+  enum { W = 6, H = 5 };
+  fg_rs_script *s = load("setup.rs");
+  float contrast = 0.3f;
+  int32_t shift = 11;
+  ck_assert_int_eq(fg_rs_set(s, "gContrast", &contrast, sizeof contrast),
+                   FG_OK);
+  ck_assert_int_eq(fg_rs_set(s, "gShift", &shift, sizeof shift), FG_OK);
+  fg_graph *g = fg_graph_new("setup");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", a), FG_OK);
+  fg_field *out = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "filter", 0, NULL, 1, &out) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "out", out);
+  float in[H * W], o[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = 0.37f * (float)i - 2.f;
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){o});
+  fg_graph_free(g);
+  /* the same in C, with the script's types */
+  double bias = 0.125;
+  uint32_t rows = 3;
+  float factor = (1.0f + contrast) * (1.0f + contrast);
+  float offset = (float)(contrast / 3 + shift - 0.1);
+  int steps = (int)(contrast * 100.0f) + shift % 4 - (int)2.9f;
+  double fine = 1.0 / 3 + bias * W;
+  uint8_t wrapped = (uint8_t)(shift * 50);
+  float scaled = (contrast * 2.0f + 0.25f) * (shift / 2);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      /* rows 1 .. gRows are launched; the rest keep the output's zeros */
+      float want = y >= 1 && y < (int)rows + 1
+                       ? in[i] * factor + offset + steps + (float)fine +
+                             wrapped + scaled
+                       : 0.f;
+      ck_assert_msg(o[i] == want, "(%d, %d): %.9g, want %.9g", x, y,
+                    (double)o[i], (double)want);
+    }
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* An invokable with float, int and uint parameters that launches a kernel
+ * (params.rs), run with fg_rs_invoke_args: the parameters set globals,
+ * pass through a helper run on the host and bound the launch; fg_rs_invoke
+ * without values refuses it naming the parameter's line. */
+START_TEST(test_rs_lang_invokable_scalar_parameters) {
+  enum { W = 5, H = 6 };
+  fg_rs_script *s = load("params.rs");
+  fg_graph *g = fg_graph_new("params");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  fg_field *out = NULL;
+  ck_assert_int_eq(fg_rs_invoke(g, s, "apply", 1, &a, 1, &out), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "params.rs:19:55: fg_rs_invoke "
+                       "'params.apply': parameter g of 'apply' is float; "
+                       "pass its value with fg_rs_invoke_args") != NULL,
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("params");
+  a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  float gv = 0.3f;
+  int32_t lv = -4;
+  uint32_t rows = 4;
+  ck_assert_msg(fg_rs_invoke_args(g, s, "apply",
+                                  (const void *[]){NULL, NULL, &gv, &lv,
+                                                   &rows},
+                                  1, &a, 1, &out) == FG_OK,
+                "%s", fg_graph_errmsg(g));
+  fg_output(g, "out", out);
+  float in[H * W], o[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = 0.25f * (float)i - 1.5f;
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){o});
+  fg_graph_free(g);
+  float gain = gv * 2.0f, half = (gv + lv) / 2;
+  int lift = lv + 1;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      float want = y < (int)rows ? in[i] * gain + lift + half : 0.f;
+      ck_assert_msg(o[i] == want, "(%d, %d): %.9g, want %.9g", x, y,
+                    (double)o[i], (double)want);
+    }
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* rsForEach(script, in, out) of a legacy root() that has no input pointer
+ * (noinput.rs): Android launches it over the input's cells; it was
+ * refused as a launch with one input too many.  The invokable's closing
+ * `return;` was refused too. */
+START_TEST(test_rs_lang_legacy_root_launched_with_unused_input) {
+  enum { W = 7, H = 4 };
+  fg_rs_script *s = load("noinput.rs");
+  fg_graph *g = fg_graph_new("noinput");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIn", a), FG_OK);
+  fg_field *out = NULL;
+  ck_assert_msg(fg_rs_invoke(g, s, "run", 0, NULL, 1, &out) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "out", out);
+  int32_t in[H * W], o[H * W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = i * i - 40;
+  tu_run(g, 1, (const void *[]){in}, 1, (void *[]){o});
+  fg_graph_free(g);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      ck_assert_int_eq(o[y * W + x], in[y * W + x] * 2 + x + 10 * y + 3);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -528,6 +750,10 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_void_kernels_and_bool);
   tcase_add_test(tc, test_rs_lang_relaxed_keeps_nan_and_inf);
   tcase_add_test(tc, test_rs_lang_unions_and_pointer_types);
+  tcase_add_test(tc, test_rs_lang_math_family);
+  tcase_add_test(tc, test_rs_lang_invokable_arithmetic);
+  tcase_add_test(tc, test_rs_lang_invokable_scalar_parameters);
+  tcase_add_test(tc, test_rs_lang_legacy_root_launched_with_unused_input);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

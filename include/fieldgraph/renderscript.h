@@ -260,8 +260,10 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
  * rs_script_call) locals set the range (strategy and array members are
  * ignored).
  * Calls of the script's functions that run on the host (fg_rs_call's
- * rules; integer arguments) and integer assignments to numeric globals
- * run when this call builds the nodes, with rsAllocationGetDimX/Y/Z of an
+ * rules; arguments and assignments are C arithmetic of constants, integer
+ * locals, numeric scalar globals and casts, float kept float as C keeps
+ * it) and assignments to numeric globals run when this call builds the
+ * nodes, with rsAllocationGetDimX/Y/Z of an
  * rs_allocation global as that point of the body has it: the launches
  * after them see what they set (a lookup table, a width).  Each
  * launch is the node fg_rs_map builds, so launches fuse (a temporary
@@ -283,6 +285,18 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results);
+/* fg_rs_invoke of a function that also takes numeric scalar parameters
+ * (void filter(rs_allocation in, rs_allocation out, float radius)):
+ * values holds one pointer per parameter of the function, in order, to a
+ * value of its type for each numeric scalar parameter (as fg_rs_call_args
+ * takes them; NULL for rs_allocation and rs_script parameters).  Its body
+ * reads them as the constants they are for this graph: in assignments to
+ * globals, arguments, locals and launch bounds.  fg_rs_invoke refuses such
+ * a function, naming the parameter. */
+fg_status fg_rs_invoke_args(fg_graph *g, fg_rs_script *s,
+                            const char *function, const void *const *values,
+                            int n_args, fg_field *const *args, int n_results,
+                            fg_field **results);
 
 /* Invokable functions: a script's non-kernel functions, called from the
  * host as ScriptC.invoke_<name>() does on Android.  The function runs on
