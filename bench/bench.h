@@ -22,12 +22,15 @@ typedef struct bench_cfg {
   int threads;   /* threads of the C loops: $BENCH_THREADS, else one per
                     online core */
   double w0_copy;   /* W0 copy bandwidth in bytes/s, once measured */
+  int cpu_clock; /* $BENCH_CLOCK=cpu: times are the process's CPU time
+                    (steadier on a loaded machine; meant with
+                    BENCH_THREADS=1 and HL_NUM_THREADS=1) */
 } bench_cfg;
 extern bench_cfg bench;
 
 /* Reads the settings; call first. */
 void bench_init(void);
-/* Monotonic seconds. */
+/* Monotonic seconds (CPU seconds of the process with BENCH_CLOCK=cpu). */
 double bench_now(void);
 
 /* Median seconds of bench.reps calls of fn(ctx) after bench.warmup

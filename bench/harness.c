@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-bench_cfg bench = {5, 1, 1, 0};
+bench_cfg bench = {5, 1, 1, 0, 0};
 
 static int env_int(const char *name, int def, int lo) {
   const char *s = getenv(name);
@@ -29,11 +29,14 @@ void bench_init(void) {
   bench.threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
   bench.threads = env_int("BENCH_THREADS", bench.threads, 1);
   bench.threads = bench.threads > 64 ? 64 : bench.threads;
+  const char *clock = getenv("BENCH_CLOCK");
+  bench.cpu_clock = clock && !strcmp(clock, "cpu");
 }
 
 double bench_now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(bench.cpu_clock ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC,
+                &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

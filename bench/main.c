@@ -6,6 +6,10 @@
  *
  *   bench_cpu [W1 W2 W3 W4 W5 W6 W7]   BENCH_REPS=5 BENCH_WARMUP=1
  *
+ * BENCH_THREADS sets the threads of the C loops and of the library;
+ * BENCH_CLOCK=cpu times CPU seconds instead of wall seconds (with
+ * BENCH_THREADS=1 HL_NUM_THREADS=1: comparable on a loaded machine).
+ *
  * BENCH_BACKEND (1 CPU, 2 OpenCL) is set per program by Makefile.am.
  */
 #include "workloads.h"
@@ -31,7 +35,8 @@ static int wanted(int argc, char **argv, const char *w) {
 int main(int argc, char **argv) {
   bench_init();
   fg_backend_kind kind = BENCH_BACKEND;
-  fg_context_options o = {.backend = kind};
+  /* the library's workers: as many as the C loops' (BENCH_THREADS) */
+  fg_context_options o = {.backend = kind, .threads = bench.threads};
   fg_context *ctx;
   char err[1024];
   if (fg_context_new(&o, &ctx, err, sizeof err) != FG_OK) {
