@@ -175,6 +175,30 @@ static fg_image pnm_image(const char *path) {
   return img;
 }
 
+/* The largest absolute difference of two files' samples, as vips computes
+ * it (any format and band count). */
+static double file_max_diff(const char *a, const char *b) {
+  sh("vips subtract '%s' '%s' '%s'", a, b, at("d.v"));
+  sh("vips abs '%s' '%s'", at("d.v"), at("e.v"));
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "vips max '%s'", at("e.v"));
+  FILE *p = popen(cmd, "r");
+  ck_assert(p != NULL);
+  double m = -1;
+  ck_assert_int_eq(fscanf(p, "%lf", &m), 1);
+  ck_assert_int_eq(pclose(p), 0);
+  return m;
+}
+
+/* Whether two files embed the same ICC profile (as vipsheader prints its
+ * bytes, base64). */
+static int same_profile(const char *a, const char *b) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "test \"$(vipsheader -f icc-profile-data '%s')\" "
+           "= \"$(vipsheader -f icc-profile-data '%s')\"", a, b);
+  return system(cmd) == 0;
+}
+
 /* ---- formats made by vips, read here ------------------------------------ */
 
 static const struct {
@@ -633,6 +657,56 @@ START_TEST(test_vips_run_keeps_alpha) {
 }
 END_TEST
 
+/* overlay and rgba take an input's alpha: overlay composites through the
+ * top image's alpha ("over", against vips composite2), over an opaque base
+ * and over a base with alpha (the result keeps alpha); rgba(rgb) of an
+ * RGBA input is that input, its alpha included. */
+START_TEST(test_vips_run_overlay_and_rgba_use_alpha) {
+  enum { W = 16, H = 12 };
+  fg_image col = pattern(W, H, 3, FG_IMAGE_U8), al = pattern(W, H, 1,
+                                                           FG_IMAGE_U8);
+  for (int i = 0; i < W * H; i++)
+    al.data[i] = (uint8_t)(i % 3 == 0 ? 200 : i % 3 == 1 ? 255 : i % 251);
+  fg_image base = pattern(40, 30, 3, FG_IMAGE_U8);
+  for (size_t i = 0; i < 40 * 30 * 3; i++)
+    base.data[i] = (uint8_t)(255 - base.data[i]);
+  write_pnm(at("c.ppm"), &col);
+  write_pnm(at("a.pgm"), &al);
+  write_pnm(at("b.ppm"), &base);
+  sh("vips bandjoin '%s %s' '%s'", at("c.ppm"), at("a.pgm"), at("p.png"));
+  sh("vips copy '%s' '%s'", at("b.ppm"), at("p_base.png"));
+  FILE *f = fopen(at("o.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nbase = input(\"{stem}_base.png\")\n"
+        "save(overlay(base, rgb, 5, 4), \"{stem}-ov.png\")\n"
+        "save(overlay(rgb, flip(rgb)), \"{stem}-ov2.png\")\n"
+        "save(rgba(rgb), \"{stem}-rgba.png\")\n", f);
+  fclose(f);
+  sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("o.fgp"),
+     at("p.png"));
+  /* over an opaque base: RGB out, as vips composites (its alpha 255) */
+  sh("vips composite2 '%s' '%s' '%s' over --x 5 --y 4", at("p_base.png"),
+     at("p.png"), at("ref.png"));
+  sh("vips extract_band '%s' '%s' 0 --n 3", at("ref.png"), at("ref3.v"));
+  sh("vipsheader '%s' | grep -q '40x30 uchar, 3 bands'", at("out/p-ov.png"));
+  double d = file_max_diff(at("out/p-ov.png"), at("ref3.v"));
+  ck_assert_msg(d <= 1, "over an opaque base: %g", d);
+  /* over itself flipped: alphas combined, colours weighted by them */
+  sh("vips flip '%s' '%s' vertical", at("p.png"), at("pf.png"));
+  sh("vips composite2 '%s' '%s' '%s' over", at("p.png"), at("pf.png"),
+     at("ref2.png"));
+  sh("vipsheader '%s' | grep -q '16x12 uchar, 4 bands'", at("out/p-ov2.png"));
+  d = file_max_diff(at("out/p-ov2.png"), at("ref2.png"));
+  ck_assert_msg(d <= 1, "over a base with alpha: %g", d);
+  /* rgba(rgb): the input as it was, alpha and all */
+  d = file_max_diff(at("out/p-rgba.png"), at("p.png"));
+  ck_assert_msg(d == 0, "rgba: %g", d);
+  fg_image_free(&base);
+  fg_image_free(&al);
+  fg_image_free(&col);
+}
+END_TEST
+
 /* A blur over transparent red beside opaque blue: premultiplied, as vips
  * resamples, the red never bleeds into the blue; the alpha is blurred. */
 START_TEST(test_vips_run_resamples_premultiplied) {
@@ -738,30 +812,6 @@ END_TEST
 /* ---- output profiles ([profile=...]) ------------------------------------ */
 
 #define ADOBE_ICC "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
-
-/* The largest absolute difference of two files' samples, as vips computes
- * it (any format and band count). */
-static double file_max_diff(const char *a, const char *b) {
-  sh("vips subtract '%s' '%s' '%s'", a, b, at("d.v"));
-  sh("vips abs '%s' '%s'", at("d.v"), at("e.v"));
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "vips max '%s'", at("e.v"));
-  FILE *p = popen(cmd, "r");
-  ck_assert(p != NULL);
-  double m = -1;
-  ck_assert_int_eq(fscanf(p, "%lf", &m), 1);
-  ck_assert_int_eq(pclose(p), 0);
-  return m;
-}
-
-/* Whether two files embed the same ICC profile (as vipsheader prints its
- * bytes, base64). */
-static int same_profile(const char *a, const char *b) {
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "test \"$(vipsheader -f icc-profile-data '%s')\" "
-           "= \"$(vipsheader -f icc-profile-data '%s')\"", a, b);
-  return system(cmd) == 0;
-}
 
 static void save_spec_ok(const char *spec, const fg_image *img) {
   size_t n;
@@ -1134,6 +1184,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_metadata_copied_unless_strip);
   tcase_add_test(tc, test_vips_run_orientation_and_metadata);
   tcase_add_test(tc, test_vips_run_keeps_alpha);
+  tcase_add_test(tc, test_vips_run_overlay_and_rgba_use_alpha);
   tcase_add_test(tc, test_vips_run_resamples_premultiplied);
   tcase_add_test(tc, test_vips_icc_p3_to_srgb);
   tcase_add_test(tc, test_vips_icc_cmyk_jpeg);
