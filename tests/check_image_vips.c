@@ -809,6 +809,80 @@ START_TEST(test_vips_icc_cmyk_jpeg) {
 }
 END_TEST
 
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* ASCII PBM/PGM/PPM: good files read as written (comments anywhere, PBM
+ * packed without spaces, 1 black); malformed or truncated ones refused
+ * naming the file (libvips alone read "P3 [2 52525" as 1x52525 zeros,
+ * found by fuzz_image, and any truncated file with zeros at the end). */
+START_TEST(test_vips_ascii_pnm_checked) {
+  write_text(at("g.pgm"), "P2\n# c\n3 2\n# c\n200\n0 100 # c\n200 1 2 3\n");
+  fg_image g = read_ok(at("g.pgm"));
+  ck_assert_int_eq(g.channels, 1);
+  ck_assert_int_eq(g.width, 3);
+  ck_assert_int_eq(g.height, 2);
+  static const int gv[] = {0, 100, 200, 1, 2, 3};
+  for (int i = 0; i < 6; i++) /* scaled from maxval 200 to 255 */
+    ck_assert_int_le(abs(g.data[i] - (int)lround(gv[i] * 255 / 200.0)), 1);
+  write_text(at("c.ppm"), "P3 2 1 255 10 20 30 40 50 60\n");
+  fg_image c = read_ok(at("c.ppm"));
+  ck_assert_int_eq(c.channels, 3);
+  for (int i = 0; i < 6; i++)
+    ck_assert_int_eq(c.data[i], 10 * (i + 1));
+  write_text(at("b.pbm"), "P1\n4 2\n1010\n0 1 1 0\n");
+  fg_image b = read_ok(at("b.pbm"));
+  static const int bv[] = {1, 0, 1, 0, 0, 1, 1, 0};
+  for (int i = 0; i < 8; i++)
+    ck_assert_int_eq(b.data[i], (bv[i] ? 0 : 255));
+  /* binary ones through libvips, scaled too: maxval 200 (8 bits) and
+   * 1023 (10 bits, to 16) are white */
+  write_text(at("m.pgm"), "P5\n2 1\n200\n\144\310");
+  fg_image m = read_ok(at("m.pgm"));
+  ck_assert_int_eq(m.type, FG_IMAGE_U8);
+  ck_assert_int_eq(m.data[0], 128);
+  ck_assert_int_eq(m.data[1], 255);
+  write_text(at("t.pgm"), "P5\n2 1\n1023\n\003\377\001\001");
+  fg_image t = read_ok(at("t.pgm"));
+  ck_assert_int_eq(t.type, FG_IMAGE_U16);
+  ck_assert_int_eq(((uint16_t *)t.data)[0], 65535);
+  ck_assert_int_eq(((uint16_t *)t.data)[1], 16464); /* 257 * 65535 / 1023 */
+  fg_image_free(&t);
+  fg_image_free(&m);
+  static const struct {
+    const char *name, *text, *want;
+  } bad[] = {
+    {"w.ppm", "P3 [2\n52525\n", "bad ASCII P3 header"},
+    {"t.ppm", "P3\n2 2\n255\n1 2 3\n", "truncated ASCII P3 data"},
+    {"u.ppm", "P3\n2 2\n255\n10 20 30 40 50 60 70 80 90\n",
+     "truncated ASCII P3 data: 9 of 12"},
+    {"l.pgm", "P2\n2 2\n255\n1 2 x 4\n", "bad ASCII P2 sample 3"},
+    {"m.pgm", "P2\n2 1\n100\n1 101\n", "bad ASCII P2 sample 2"},
+    {"n.pgm", "P2\n2 1\n255\n1 -2\n", "bad ASCII P2 sample 2"},
+    {"t.pbm", "P1\n3 2\n1 0 1\n", "truncated ASCII P1 data: 3 of 6"},
+    {"z.pbm", "P1\n2 1\n12\n", "bad ASCII P1 sample 2"},
+    {"h.pgm", "P2\n0 1\n255\n", "bad ASCII P2 header"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    write_text(at(bad[i].name), bad[i].text);
+    fg_image img;
+    char err[512];
+    ck_assert_int_eq(fg_image_read(at(bad[i].name), &img, err, sizeof err),
+                     FG_EFORMAT);
+    ck_assert_msg(strstr(err, bad[i].want) && strstr(err, bad[i].name),
+                  "%s: %s", bad[i].name, err);
+    ck_assert_ptr_null(img.data);
+  }
+  fg_image_free(&b);
+  fg_image_free(&c);
+  fg_image_free(&g);
+}
+END_TEST
+
 /* ---- output profiles ([profile=...]) ------------------------------------ */
 
 #define ADOBE_ICC "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
@@ -1175,6 +1249,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_vips_reads_every_format);
+  tcase_add_test(tc, test_vips_ascii_pnm_checked);
   tcase_add_test(tc, test_vips_writes_every_format);
   tcase_add_test(tc, test_vips_alpha_roundtrip);
   tcase_add_test(tc, test_vips_sixteen_bits_kept);
