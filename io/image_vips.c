@@ -559,13 +559,11 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (ch >= 3 && (!o.strip || explicit)) {
     st = fgi_profile_resolve(o.profile, img->meta, f, &prof, path, err,
                              errlen);
+    size_t sn = 0;
+    const void *sp = srgb_profile ? vips_blob_get(srgb_profile, &sn) : NULL;
     if (st == FG_OK && prof.convert)
-    {
-      size_t sn = 0;
-      const void *sp = srgb_profile ? vips_blob_get(srgb_profile, &sn) : NULL;
       st = fgi_profile_convert(img, sp, sn, &prof, &conv, &ch, path, err,
                                errlen);
-    }
     if (st != FG_OK) {
       fgi_profile_free(&prof);
       return st;
