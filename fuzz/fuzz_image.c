@@ -2,7 +2,9 @@
  * library calls them: the input is written to a temporary file and read
  * with fg_image_load (every format the build reads, chosen by the
  * signature); a decoded image is checked for consistent dimensions, every
- * byte touched, and written back as PNG.  Images over 2^20 pixels are
+ * byte touched, and written back as PNG, then as TIFF in the file's own
+ * colour profile ([profile=input]: lcms reads the profile the fuzzer
+ * mutated, and converts the pixels to it).  Images over 2^20 pixels are
  * refused by the load options, as libjpeg-turbo's and libvips' own fuzzers
  * do: a 700-byte file may declare 16000 x 16000 pixels, and decoding (then
  * refusing) that many under ASan takes longer than the 30 s timeout
@@ -16,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static char in_path[256], out_path[256];
+static char in_path[256], out_path[256], tif_path[256];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!in_path[0]) {
@@ -24,6 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     snprintf(in_path, sizeof in_path, "%s/fg-fuzz-image-%d.in",
              dir && *dir ? dir : "/tmp", (int)getpid());
     snprintf(out_path, sizeof out_path, "%s/fg-fuzz-image-%d.png",
+             dir && *dir ? dir : "/tmp", (int)getpid());
+    snprintf(tif_path, sizeof tif_path, "%s/fg-fuzz-image-%d.tif",
              dir && *dir ? dir : "/tmp", (int)getpid());
   }
   FILE *f = fopen(in_path, "wb");
@@ -52,6 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)sum;
   if (n <= (1u << 20) &&
       fg_image_write(out_path, &img, 90, err, sizeof err) != FG_OK)
+    abort();
+  fg_image_save_options so = FG_IMAGE_SAVE_OPTIONS_INIT;
+  snprintf(so.profile, sizeof so.profile, "input");
+  if (n <= (1u << 20) && img.meta && img.meta->block[FG_IMAGE_META_ICC] &&
+      fg_image_save(tif_path, &img, &so, err, sizeof err) != FG_OK)
     abort();
   fg_image_free(&img);
   return 0;

@@ -223,6 +223,17 @@ fg_status fg_image_load(const char *path, fg_image *out,
                   path);
   } else if (got == 8 && !memcmp(sig, png_sig, 8)) {
     st = png_chunks_ok(fd, path, lim.max_chunk_bytes, err, errlen);
+  } else if (got >= 2 && sig[0] == 'P' && sig[1] >= '1' && sig[1] <= '3') {
+    /* ASCII PNM through io/pnm.c: libvips 8.14 reads a malformed or
+     * truncated one as zeros and packed PBM rows as numbers */
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+      close(fd);
+      return fgu_fail(err, errlen, FG_ENOMEM, "%s: cannot read", path);
+    }
+    st = fgi_read_ascii_pnm(fp, path, lim.max_pixels, out, err, errlen);
+    fclose(fp);
+    return st;
   }
   if (st == FG_OK)
     st = start(path, err, errlen);
@@ -257,6 +268,23 @@ fg_status fg_image_load(const char *path, fg_image *out,
     g_object_unref(im);
     return st;
   }
+  /* a PGM/PPM's samples are kept as stored (0..maxval): scaled here to
+   * the full 8 or 16 bits, as io/pnm.c does, so that maxval is white */
+  int pmax = 0, full = im->BandFmt == VIPS_FORMAT_UCHAR ? 255
+                       : im->BandFmt == VIPS_FORMAT_USHORT ? 65535 : 0;
+  if (full && vips_image_get_typeof(im, "ppm-max-value") &&
+      !vips_image_get_int(im, "ppm-max-value", &pmax) && pmax > 0 &&
+      pmax != full) {
+    VipsImage *s1, *s2;
+    if (vips_linear1(im, &s1, (double)full / pmax, 0.5, NULL))
+      goto vips_error_early;
+    int bad = vips_cast(s1, &s2, im->BandFmt, NULL);
+    g_object_unref(s1);
+    if (bad)
+      goto vips_error_early;
+    take(&im, s2);
+  }
+  vips_error_clear();
   /* the file's own profile, kept for [profile=input] */
   unsigned char *icc0 = NULL;
   size_t icc0_n = 0;
@@ -358,6 +386,7 @@ fg_status fg_image_load(const char *path, fg_image *out,
 
 vips_error:
   free(icc0);
+vips_error_early:
   g_object_unref(im);
   fg_image_free(out);
   return vips_fail(err, errlen, FG_EFORMAT, path,
@@ -530,13 +559,11 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (ch >= 3 && (!o.strip || explicit)) {
     st = fgi_profile_resolve(o.profile, img->meta, f, &prof, path, err,
                              errlen);
+    size_t sn = 0;
+    const void *sp = srgb_profile ? vips_blob_get(srgb_profile, &sn) : NULL;
     if (st == FG_OK && prof.convert)
-    {
-      size_t sn = 0;
-      const void *sp = srgb_profile ? vips_blob_get(srgb_profile, &sn) : NULL;
       st = fgi_profile_convert(img, sp, sn, &prof, &conv, &ch, path, err,
                                errlen);
-    }
     if (st != FG_OK) {
       fgi_profile_free(&prof);
       return st;

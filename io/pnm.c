@@ -1,6 +1,9 @@
 /* io/pnm.c - binary PGM (P5) and PPM (P6) reading and writing for
  * fg_image_read / fg_image_write (io/image.c chooses the format; the
- * atomic replacement of the file is done there).
+ * atomic replacement of the file is done there), and ASCII PBM/PGM/PPM
+ * (P1-P3) reading, which io/image_vips.c uses instead of libvips' (8.14
+ * reads a malformed or truncated file as zeros, packed PBM rows as
+ * numbers, and keeps samples unscaled).
  */
 #include "io/image_buf.h"
 #include "io/pnm.h"
@@ -92,6 +95,117 @@ fg_status fgi_read_pnm(FILE *fp, const char *path, uint64_t max_pixels,
   }
   if (wide)
     free(raw);
+  return FG_OK;
+}
+
+/* The next ASCII number of fp (whitespace and # comments skipped before
+ * it; whitespace, a comment or the end after it): 0 with *v set, 1 at the
+ * end of the file, -1 for anything else (a sign, a letter, over limit). */
+static int ascii_number(FILE *fp, unsigned long limit, unsigned long *v) {
+  int c = fgetc(fp);
+  for (;;) {
+    while (c != EOF && isspace(c))
+      c = fgetc(fp);
+    if (c != '#')
+      break;
+    while (c != EOF && c != '\n')
+      c = fgetc(fp);
+  }
+  if (c == EOF)
+    return 1;
+  if (!isdigit(c))
+    return -1;
+  *v = 0;
+  while (c != EOF && isdigit(c)) {
+    *v = *v * 10 + (unsigned long)(c - '0');
+    if (*v > limit)
+      return -1;
+    c = fgetc(fp);
+  }
+  if (c == '#')
+    ungetc(c, fp);
+  return c == EOF || isspace(c) || c == '#' ? 0 : -1;
+}
+
+/* The next P1 sample: a '0' or '1' with or without whitespace between
+ * (Netpbm ignores it), in *v; 0, 1 at the end, -1 for another byte. */
+static int bit_sample(FILE *fp, unsigned long *v) {
+  int c;
+  for (;;) {
+    c = fgetc(fp);
+    if (c == '#') {
+      while (c != EOF && c != '\n')
+        c = fgetc(fp);
+    }
+    if (c == EOF || !isspace(c))
+      break;
+  }
+  *v = c == '1';
+  return c == '0' || c == '1' ? 0 : c == EOF ? 1 : -1;
+}
+
+fg_status fgi_read_ascii_pnm(FILE *fp, const char *path, uint64_t max_pixels,
+                             fg_image *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  char magic[2];
+  if (fread(magic, 1, 2, fp) != 2 || magic[0] != 'P' || magic[1] < '1' ||
+      magic[1] > '3')
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: not an ASCII PBM/PGM/PPM "
+                    "(P1/P2/P3) image", path);
+  int kind = magic[1] - '0', channels = kind == 3 ? 3 : 1;
+  unsigned long w = 0, h = 0, maxval = 1;
+  if (ascii_number(fp, FG_IMAGE_MAX_DIM, &w) || ascii_number(fp,
+      FG_IMAGE_MAX_DIM, &h) || w < 1 || h < 1 ||
+      (kind != 1 && (ascii_number(fp, 65535, &maxval) || maxval < 1)))
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: bad ASCII P%d header: "
+                    "expected width and height 1..%d%s as decimal numbers",
+                    path, kind, FG_IMAGE_MAX_DIM,
+                    kind == 1 ? "" : " and maxval 1..65535");
+  if ((uint64_t)w * h > max_pixels)
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: %lux%lu pixels is over "
+                    "the limit of %llu pixels (fg_image_load_options."
+                    "max_pixels)", path, w, h,
+                    (unsigned long long)max_pixels);
+  /* every sample takes a byte at least (and a separator but in P1): a
+   * regular file too short is refused before the pixels are allocated */
+  uint64_t n = (uint64_t)w * h * (uint64_t)channels;
+  uint64_t need = kind == 1 ? n : 2 * n - 1;
+  struct stat sb;
+  long pos = ftell(fp);
+  if (pos >= 0 && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) &&
+      (uint64_t)(sb.st_size - pos) < need)
+    return fgu_fail(err, errlen, FG_EFORMAT, "%s: truncated ASCII P%d data "
+                    "(%lld bytes after the header, %llu samples needed)",
+                    path, kind, (long long)(sb.st_size - pos),
+                    (unsigned long long)n);
+  int wide = maxval > 255;
+  fg_status st = fg_image_alloc_type(out, (int)w, (int)h, channels,
+                                     wide ? FG_IMAGE_U16 : FG_IMAGE_U8);
+  if (st != FG_OK)
+    return fgu_fail(err, errlen, st, "%s: out of memory", path);
+  unsigned long full = wide ? 65535 : 255;
+  for (uint64_t i = 0; i < n; i++) {
+    unsigned long v = 0;
+    int r = kind == 1 ? bit_sample(fp, &v) : ascii_number(fp, maxval, &v);
+    if (r) {
+      fg_image_free(out);
+      if (r == 1)
+        return fgu_fail(err, errlen, FG_EFORMAT, "%s: truncated ASCII P%d "
+                        "data: %llu of %llu samples", path, kind,
+                        (unsigned long long)i, (unsigned long long)n);
+      return fgu_fail(err, errlen, FG_EFORMAT, "%s: bad ASCII P%d sample "
+                      "%llu: expected %s", path, kind,
+                      (unsigned long long)i + 1, kind == 1
+                      ? "0 or 1" : "a decimal number up to maxval");
+    }
+    /* PBM: 1 is black; others scaled so that maxval is white */
+    unsigned long x = kind == 1 ? (v ? 0 : 255)
+                      : (v * full + maxval / 2) / maxval;
+    if (wide)
+      ((uint16_t *)out->data)[i] = (uint16_t)x;
+    else
+      out->data[i] = (uint8_t)x;
+  }
   return FG_OK;
 }
 

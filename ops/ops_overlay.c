@@ -1,8 +1,9 @@
 /* ops/ops_overlay.c - fg_overlay: one image composited over another at an
  * offset, through the top image's alpha (straight, not premultiplied, as
- * image files hold it): colour = top a + base (1 - a), alpha (when the base
- * has one) = a + base_a (1 - a), Porter and Duff's "over".  Built on the
- * public builder API only. */
+ * image files hold it), Porter and Duff's "over" as vips_composite does
+ * it: alpha (when the base has one) = a + base_a (1 - a), colour = (top a
+ * + base base_a (1 - a)) / alpha (top a + base (1 - a) over an opaque
+ * base).  Built on the public builder API only. */
 #include "ops_impl.h"
 
 /* The largest value of an integer element type as a float (what alpha 1
@@ -74,12 +75,24 @@ fg_field *fg_overlay(fg_graph *g, fg_field *base, fg_field *top, int64_t x,
                                      fgo_flit(op, acc, one))
                             : fgo_flit(op, acc, 1));
     fg_assign(rest, fg_sub(fgo_flit(op, acc, 1), al));
-    for (int k = 0; k < cc; k++)
-      fg_assign(bv[k], fg_add(fg_mul(fgo_comp(tv, tn, k), al),
-                              fg_mul(bv[k], rest)));
-    if (base_alpha)
-      fg_assign(bv[bn - 1], fg_add(fg_mul(al, fgo_flit(op, acc, one)),
-                                   fg_mul(bv[bn - 1], rest)));
+    if (base_alpha) {
+      /* the base shows through by its own alpha too: the colours weighted
+       * by what each contributes, over the alpha they make together (a
+       * transparent base's colour counts for nothing) */
+      fg_expr *wb = fg_var(op, acc, 1), *oa = fg_var(op, acc, 1);
+      fg_assign(wb, fg_mul(fg_div(bv[bn - 1], fgo_flit(op, acc, one)),
+                           rest));
+      fg_assign(oa, fg_add(al, wb));
+      fg_expr *d = fg_fmax(oa, fgo_flit(op, acc, 1e-20));
+      for (int k = 0; k < cc; k++)
+        fg_assign(bv[k], fg_div(fg_add(fg_mul(fgo_comp(tv, tn, k), al),
+                                       fg_mul(bv[k], wb)), d));
+      fg_assign(bv[bn - 1], fg_mul(oa, fgo_flit(op, acc, one)));
+    } else {
+      for (int k = 0; k < cc; k++)
+        fg_assign(bv[k], fg_add(fg_mul(fgo_comp(tv, tn, k), al),
+                                fg_mul(bv[k], rest)));
+    }
   }
   fg_end(op);
   fg_write_tensor(op, 0, fgo_from_acc(fgo_vec(acc, bn, bv), bt.elem));

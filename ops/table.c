@@ -420,7 +420,8 @@ static const fg_op_info table[] = {
   /* colour */
   FIELD1("cielab", srgb_to_lab, "sRGB in [0, 1] to CIE L*a*b* (Cog's)"),
   FIELD1("grey", grey, "luma: RGB(A) as rgb_to_grey; grey(+alpha) as is"),
-  FIELD1("rgba", rgba, "1-4 channels to RGBA, alpha the maximum"),
+  FIELD1("rgba", rgba,
+         "1-4 channels to RGBA: the image's alpha, else the maximum"),
   FIELD1("rgb_to_grey", rgb_to_grey, "0.299 R + 0.587 G + 0.114 B"),
   OP("grey_to_rgb", "Fi", "image,channels=3", grey_to_rgb,
      "grey to RGB (3) or RGBA (4)"),

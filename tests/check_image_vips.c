@@ -151,6 +151,30 @@ static fg_image pnm_image(const char *path) {
   return img;
 }
 
+/* The largest absolute difference of two files' samples, as vips computes
+ * it (any format and band count). */
+static double file_max_diff(const char *a, const char *b) {
+  tu_sh("vips subtract '%s' '%s' '%s'", a, b, at("d.v"));
+  tu_sh("vips abs '%s' '%s'", at("d.v"), at("e.v"));
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "vips max '%s'", at("e.v"));
+  FILE *p = popen(cmd, "r");
+  ck_assert(p != NULL);
+  double m = -1;
+  ck_assert_int_eq(fscanf(p, "%lf", &m), 1);
+  ck_assert_int_eq(pclose(p), 0);
+  return m;
+}
+
+/* Whether two files embed the same ICC profile (as vipsheader prints its
+ * bytes, base64). */
+static int same_profile(const char *a, const char *b) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "test \"$(vipsheader -f icc-profile-data '%s')\" "
+           "= \"$(vipsheader -f icc-profile-data '%s')\"", a, b);
+  return system(cmd) == 0;
+}
+
 /* ---- formats made by vips, read here ------------------------------------ */
 
 static const struct {
@@ -671,6 +695,56 @@ START_TEST(test_vips_run_keeps_alpha) {
 }
 END_TEST
 
+/* overlay and rgba take an input's alpha: overlay composites through the
+ * top image's alpha ("over", against vips composite2), over an opaque base
+ * and over a base with alpha (the result keeps alpha); rgba(rgb) of an
+ * RGBA input is that input, its alpha included. */
+START_TEST(test_vips_run_overlay_and_rgba_use_alpha) {
+  enum { W = 16, H = 12 };
+  fg_image col = pattern(W, H, 3, FG_IMAGE_U8), al = pattern(W, H, 1,
+                                                           FG_IMAGE_U8);
+  for (int i = 0; i < W * H; i++)
+    al.data[i] = (uint8_t)(i % 3 == 0 ? 200 : i % 3 == 1 ? 255 : i % 251);
+  fg_image base = pattern(40, 30, 3, FG_IMAGE_U8);
+  for (size_t i = 0; i < 40 * 30 * 3; i++)
+    base.data[i] = (uint8_t)(255 - base.data[i]);
+  write_pnm(at("c.ppm"), &col);
+  write_pnm(at("a.pgm"), &al);
+  write_pnm(at("b.ppm"), &base);
+  tu_sh("vips bandjoin '%s %s' '%s'", at("c.ppm"), at("a.pgm"), at("p.png"));
+  tu_sh("vips copy '%s' '%s'", at("b.ppm"), at("p_base.png"));
+  FILE *f = fopen(at("o.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nbase = input(\"{stem}_base.png\")\n"
+        "save(overlay(base, rgb, 5, 4), \"{stem}-ov.png\")\n"
+        "save(overlay(rgb, flip(rgb)), \"{stem}-ov2.png\")\n"
+        "save(rgba(rgb), \"{stem}-rgba.png\")\n", f);
+  fclose(f);
+  tu_sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("o.fgp"),
+     at("p.png"));
+  /* over an opaque base: RGB out, as vips composites (its alpha 255) */
+  tu_sh("vips composite2 '%s' '%s' '%s' over --x 5 --y 4", at("p_base.png"),
+     at("p.png"), at("ref.png"));
+  tu_sh("vips extract_band '%s' '%s' 0 --n 3", at("ref.png"), at("ref3.v"));
+  tu_sh("vipsheader '%s' | grep -q '40x30 uchar, 3 bands'", at("out/p-ov.png"));
+  double d = file_max_diff(at("out/p-ov.png"), at("ref3.v"));
+  ck_assert_msg(d <= 1, "over an opaque base: %g", d);
+  /* over itself flipped: alphas combined, colours weighted by them */
+  tu_sh("vips flip '%s' '%s' vertical", at("p.png"), at("pf.png"));
+  tu_sh("vips composite2 '%s' '%s' '%s' over", at("p.png"), at("pf.png"),
+     at("ref2.png"));
+  tu_sh("vipsheader '%s' | grep -q '16x12 uchar, 4 bands'", at("out/p-ov2.png"));
+  d = file_max_diff(at("out/p-ov2.png"), at("ref2.png"));
+  ck_assert_msg(d <= 1, "over a base with alpha: %g", d);
+  /* rgba(rgb): the input as it was, alpha and all */
+  d = file_max_diff(at("out/p-rgba.png"), at("p.png"));
+  ck_assert_msg(d == 0, "rgba: %g", d);
+  fg_image_free(&base);
+  fg_image_free(&al);
+  fg_image_free(&col);
+}
+END_TEST
+
 /* A blur over transparent red beside opaque blue: premultiplied, as vips
  * resamples, the red never bleeds into the blue; the alpha is blurred. */
 START_TEST(test_vips_run_resamples_premultiplied) {
@@ -773,33 +847,76 @@ START_TEST(test_vips_icc_cmyk_jpeg) {
 }
 END_TEST
 
+/* ASCII PBM/PGM/PPM: good files read as written (comments anywhere, PBM
+ * packed without spaces, 1 black); malformed or truncated ones refused
+ * naming the file (libvips alone read "P3 [2 52525" as 1x52525 zeros,
+ * found by fuzz_image, and any truncated file with zeros at the end). */
+START_TEST(test_vips_ascii_pnm_checked) {
+  tu_write_text(at("g.pgm"), "P2\n# c\n3 2\n# c\n200\n0 100 # c\n200 1 2 3\n");
+  fg_image g = read_ok(at("g.pgm"));
+  ck_assert_int_eq(g.channels, 1);
+  ck_assert_int_eq(g.width, 3);
+  ck_assert_int_eq(g.height, 2);
+  static const int gv[] = {0, 100, 200, 1, 2, 3};
+  for (int i = 0; i < 6; i++) /* scaled from maxval 200 to 255 */
+    ck_assert_int_le(abs(g.data[i] - (int)lround(gv[i] * 255 / 200.0)), 1);
+  tu_write_text(at("c.ppm"), "P3 2 1 255 10 20 30 40 50 60\n");
+  fg_image c = read_ok(at("c.ppm"));
+  ck_assert_int_eq(c.channels, 3);
+  for (int i = 0; i < 6; i++)
+    ck_assert_int_eq(c.data[i], 10 * (i + 1));
+  tu_write_text(at("b.pbm"), "P1\n4 2\n1010\n0 1 1 0\n");
+  fg_image b = read_ok(at("b.pbm"));
+  static const int bv[] = {1, 0, 1, 0, 0, 1, 1, 0};
+  for (int i = 0; i < 8; i++)
+    ck_assert_int_eq(b.data[i], (bv[i] ? 0 : 255));
+  /* binary ones through libvips, scaled too: maxval 200 (8 bits) and
+   * 1023 (10 bits, to 16) are white */
+  tu_write_text(at("m.pgm"), "P5\n2 1\n200\n\144\310");
+  fg_image m = read_ok(at("m.pgm"));
+  ck_assert_int_eq(m.type, FG_IMAGE_U8);
+  ck_assert_int_eq(m.data[0], 128);
+  ck_assert_int_eq(m.data[1], 255);
+  tu_write_text(at("t.pgm"), "P5\n2 1\n1023\n\003\377\001\001");
+  fg_image t = read_ok(at("t.pgm"));
+  ck_assert_int_eq(t.type, FG_IMAGE_U16);
+  ck_assert_int_eq(((uint16_t *)t.data)[0], 65535);
+  ck_assert_int_eq(((uint16_t *)t.data)[1], 16464); /* 257 * 65535 / 1023 */
+  fg_image_free(&t);
+  fg_image_free(&m);
+  static const struct {
+    const char *name, *text, *want;
+  } bad[] = {
+    {"w.ppm", "P3 [2\n52525\n", "bad ASCII P3 header"},
+    {"t.ppm", "P3\n2 2\n255\n1 2 3\n", "truncated ASCII P3 data"},
+    {"u.ppm", "P3\n2 2\n255\n10 20 30 40 50 60 70 80 90\n",
+     "truncated ASCII P3 data: 9 of 12"},
+    {"l.pgm", "P2\n2 2\n255\n1 2 x 4\n", "bad ASCII P2 sample 3"},
+    {"m.pgm", "P2\n2 1\n100\n1 101\n", "bad ASCII P2 sample 2"},
+    {"n.pgm", "P2\n2 1\n255\n1 -2\n", "bad ASCII P2 sample 2"},
+    {"t.pbm", "P1\n3 2\n1 0 1\n", "truncated ASCII P1 data: 3 of 6"},
+    {"z.pbm", "P1\n2 1\n12\n", "bad ASCII P1 sample 2"},
+    {"h.pgm", "P2\n0 1\n255\n", "bad ASCII P2 header"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tu_write_text(at(bad[i].name), bad[i].text);
+    fg_image img;
+    char err[512];
+    ck_assert_int_eq(fg_image_read(at(bad[i].name), &img, err, sizeof err),
+                     FG_EFORMAT);
+    ck_assert_msg(strstr(err, bad[i].want) && strstr(err, bad[i].name),
+                  "%s: %s", bad[i].name, err);
+    ck_assert_ptr_null(img.data);
+  }
+  fg_image_free(&b);
+  fg_image_free(&c);
+  fg_image_free(&g);
+}
+END_TEST
+
 /* ---- output profiles ([profile=...]) ------------------------------------ */
 
 #define ADOBE_ICC "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
-
-/* The largest absolute difference of two files' samples, as vips computes
- * it (any format and band count). */
-static double file_max_diff(const char *a, const char *b) {
-  tu_sh("vips subtract '%s' '%s' '%s'", a, b, at("d.v"));
-  tu_sh("vips abs '%s' '%s'", at("d.v"), at("e.v"));
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "vips max '%s'", at("e.v"));
-  FILE *p = popen(cmd, "r");
-  ck_assert(p != NULL);
-  double m = -1;
-  ck_assert_int_eq(fscanf(p, "%lf", &m), 1);
-  ck_assert_int_eq(pclose(p), 0);
-  return m;
-}
-
-/* Whether two files embed the same ICC profile (as vipsheader prints its
- * bytes, base64). */
-static int same_profile(const char *a, const char *b) {
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "test \"$(vipsheader -f icc-profile-data '%s')\" "
-           "= \"$(vipsheader -f icc-profile-data '%s')\"", a, b);
-  return system(cmd) == 0;
-}
 
 static void save_spec_ok(const char *spec, const fg_image *img) {
   size_t n;
@@ -1163,6 +1280,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_vips_reads_every_format);
+  tcase_add_test(tc, test_vips_ascii_pnm_checked);
   tcase_add_test(tc, test_vips_writes_every_format);
   tcase_add_test(tc, test_vips_alpha_roundtrip);
   tcase_add_test(tc, test_vips_sixteen_bits_kept);
@@ -1173,6 +1291,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_metadata_copied_unless_strip);
   tcase_add_test(tc, test_vips_run_orientation_and_metadata);
   tcase_add_test(tc, test_vips_run_keeps_alpha);
+  tcase_add_test(tc, test_vips_run_overlay_and_rgba_use_alpha);
   tcase_add_test(tc, test_vips_run_resamples_premultiplied);
   tcase_add_test(tc, test_vips_icc_p3_to_srgb);
   tcase_add_test(tc, test_vips_icc_cmyk_jpeg);

@@ -362,8 +362,8 @@ START_TEST(test_call_tables) {
 END_TEST
 
 /* overlay through the table: f32 RGB under RGBA (alpha blends colour), u8
- * RGBA under RGBA (alpha composited "over"), the top partly outside the
- * base; against C. */
+ * RGBA under RGBA (Porter-Duff "over": a half-transparent base's colour
+ * counts by its alpha), the top partly outside the base; against C. */
 START_TEST(test_call_overlay) {
   enum { H = 6, W = 7, TH = 3, TW = 4, X = -1, Y = 4 };
   float base[H][W][3], top[TH][TW][4];
@@ -407,8 +407,13 @@ START_TEST(test_call_overlay) {
                          : base[r][c][k];
         ck_assert_msg(fabs(of[r][c][k] - want) < 1e-6, "f32 (%d, %d, %d): %g,"
                       " C %g", r, c, k, of[r][c][k], want);
-        double w8 = in ? t8[tr][tc][k] * al8 + b8[r][c][k] * (1 - al8)
-                       : b8[r][c][k];
+        /* "over" (vips_composite's): each colour weighted by the alpha
+         * it contributes, over the alpha they make together */
+        double ba = b8[r][c][3] / 255.0, oa = al8 + ba * (1 - al8);
+        double w8 = !in ? b8[r][c][k]
+                    : oa > 0 ? (t8[tr][tc][k] * al8 +
+                                b8[r][c][k] * ba * (1 - al8)) / oa
+                             : 0;
         ck_assert_msg(abs(ou[r][c][k] - (int)lround(w8)) <= 1, "u8 (%d, %d, "
                       "%d): %d, C %g", r, c, k, ou[r][c][k], w8);
       }

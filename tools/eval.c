@@ -147,6 +147,34 @@ static fg_expr *body_unpremultiply(fg_op *op, fg_expr **a, int n,
   return fg_div(a[0], fg_fmax(a[1], fg_float(op, 1e-6f)));
 }
 
+/* Rows that take alpha as a channel (overlay composites through the top
+ * image's alpha, "over"; rgba builds RGBA from it): an argument with alpha
+ * beside it is given with it as its last channel, and a result that
+ * carries alpha (overlay over a base with alpha) has it split off again. */
+static int alpha_channel_op(const char *name) {
+  return !strcmp(name, "overlay") || !strcmp(name, "rgba");
+}
+
+/* colour (1 or 3 channels) with alpha (in [0, 1]) as its last channel, in
+ * colour's element type; NULL after an error. */
+static fg_field *join_alpha(fg_graph *g, fg_field *colour, fg_field *alpha) {
+  fg_elem e = fg_field_type(colour).elem;
+  if (e != FG_F32)
+    alpha = fg_from_unit(g, alpha, e);
+  return row_call(g, "merge", colour, alpha, NULL);
+}
+
+/* f's last channel split off as alpha (in [0, 1], f32) beside the rest. */
+static fgt_value split_alpha(fg_graph *g, fg_field *f) {
+  int n = fg_type_tensor_elements(fg_field_type(f));
+  fgt_value v = field_value(row_call(g, "channels", f, NULL,
+                                     n == 4 ? "xyz" : "x"));
+  v.alpha = row_call(g, "channels", f, NULL, n == 4 ? "w" : "y");
+  if (v.alpha && fg_field_type(v.alpha).elem != FG_F32)
+    v.alpha = fg_to_unit(g, v.alpha);
+  return v;
+}
+
 /* Rows whose result is channels picked or built explicitly: no alpha. */
 static int channel_op(const char *name) {
   return !strcmp(name, "channel") || !strcmp(name, "channels") ||
@@ -591,10 +619,7 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   fg_field *f = img.field;
   /* the input's alpha back as the last channel */
   if (img.alpha && (ch == 1 || ch == 3)) {
-    fg_field *al = img.alpha;
-    if (t.elem != FG_F32)
-      al = fg_from_unit(ev->g, al, t.elem);
-    f = row_call(ev->g, "merge", f, al, NULL);
+    f = join_alpha(ev->g, f, img.alpha);
     if (graph_failed(ev, a[0]->pos))
       return none();
     ch++;
@@ -918,7 +943,7 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
     return failv(ev, FG_ENOMEM, c->pos, "%s: out of memory", row->name);
   fgt_value result = none();
   fg_field *img_alpha = NULL; /* of the first field argument with alpha */
-  int img_i = -1;
+  int img_i = -1, alpha_base = 0; /* alpha_channel_op's first with alpha */
   const char *p = row->params;
   for (int i = 0; i < np; i++, p += strcspn(p, ",") + (p[strcspn(p, ",")]
                                                       == ',')) {
@@ -967,6 +992,14 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
         goto out;
       }
       args.field[i] = v.field;
+      int vc = fg_type_tensor_elements(fg_field_type(v.field));
+      if (v.alpha && alpha_channel_op(row->name) && (vc == 1 || vc == 3)) {
+        args.field[i] = join_alpha(ev->g, v.field, v.alpha);
+        if (graph_failed(ev, a[i]->pos))
+          goto out;
+        alpha_base |= i == 0;
+        continue;
+      }
       if (!img_alpha && v.alpha) {
         img_alpha = v.alpha;
         img_i = i;
@@ -1010,7 +1043,11 @@ static fgt_value call_graph(eval *ev, const fgt_node *c,
   fg_field *f = fg_ops_call(ev->g, row, &args);
   if (!graph_failed(ev, c->pos)) {
     result = field_value(f);
-    if (img_alpha && !channel_op(row->name)) {
+    if (alpha_base && !channel_op(row->name)) {
+      result = split_alpha(ev->g, f);
+      if (graph_failed(ev, c->pos))
+        result = none();
+    } else if (img_alpha && !channel_op(row->name)) {
       if (spatial_op(row->name)) {
         /* the alpha moves with the pixels */
         args.field[img_i] = img_alpha;

@@ -106,8 +106,10 @@ fg_field *fg_warp_affine(fg_graph *g, fg_field *in, const double m[6],
 /* top composited over base with its top-left pixel at column x, row y
  * (either may be negative or reach past base: what lies outside base is
  * cut), through top's alpha when it has one (grey+alpha, RGBA; straight
- * alpha, 1 being the element type's largest value): colour = top a + base
- * (1 - a), base alpha = a + base alpha (1 - a).  One element type, as many
+ * alpha, 1 being the element type's largest value), Porter-Duff "over":
+ * alpha = a + base alpha (1 - a), colour = (top a + base base_alpha
+ * (1 - a)) / alpha (0 where alpha is), top a + base (1 - a) over a base
+ * without alpha.  One element type, as many
  * colour channels; the result is base's type.  Non-local in top. */
 fg_field *fg_overlay(fg_graph *g, fg_field *base, fg_field *top, int64_t x,
                      int64_t y);
