@@ -193,13 +193,14 @@ END_TEST
  * int4, int4 to float4, float4 to int4, int2 to short2...) in
  * initializers, assignments (compound too), arguments and returns: per element, as C converts
  * scalars (OpenCL C rejects them; the C dialect would reinterpret or
- * reject them). */
+ * reject them); explicit convert_* of compound literals. */
 START_TEST(test_rs_lang_implicit_vector_conversions) {
   enum { N = 33 };
   fg_rs_script *s = load("convert.rs");
   uint32_t in[N][4];
   int32_t out[N][4], in2[N][2];
   float nout[N][2];
+  uint8_t lit[N][4];
   uint32_t r = 7;
   for (int i = 0; i < N; i++) {
     for (int c = 0; c < 4; c++) {
@@ -214,7 +215,8 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
   fg_field *f2 = fg_input(g, "in2", fg_type_vector(FG_I32, fg_shape1(N), 2));
   fg_output(g, "o", fg_rs_map(g, s, "convert", 1, &fi, NULL));
   fg_output(g, "n", fg_rs_map(g, s, "narrow", 1, &f2, NULL));
-  tu_run(g, 2, (const void *[]){in, in2}, 2, (void *[]){out, nout});
+  fg_output(g, "l", fg_rs_map(g, s, "literal", 1, &f2, NULL));
+  tu_run(g, 2, (const void *[]){in, in2}, 3, (void *[]){out, nout, lit});
   fg_graph_free(g);
   for (int i = 0; i < N; i++) {
     int32_t a[4];
@@ -235,6 +237,12 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
     }
     for (int c = 0; c < 2; c++)
       ck_assert(nout[i][c] == (float)(int16_t)in2[i][c]);
+    /* convert_uchar4 of a compound literal (the C dialect's macro took
+     * its commas for more arguments), plus 2, wrapping */
+    ck_assert_int_eq(lit[i][0], (uint8_t)((in2[i][0] & 127) + 2));
+    ck_assert_int_eq(lit[i][1], (uint8_t)((in2[i][1] & 63) + 2));
+    ck_assert_int_eq(lit[i][2], 5);
+    ck_assert_int_eq(lit[i][3], 1);
   }
   fg_rs_script_free(s);
 }

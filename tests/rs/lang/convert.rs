@@ -24,3 +24,10 @@ float2 RS_KERNEL narrow(int2 in) {
   short2 s = in;                // int2 -> short2, wrapping
   return s;                     // short2 -> float2
 }
+
+// Explicit conversions of compound literals, whose commas are outside
+// parentheses.
+uchar4 RS_KERNEL literal(int2 in) {
+  return convert_uchar4((float4){in.x & 127, in.y & 63, 3.5f, 255}) +
+         convert_uchar((float2){1.f, 2.f}.y);
+}
