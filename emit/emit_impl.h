@@ -222,6 +222,9 @@ typedef struct fge_colref {
   bool hi_columns;  /* clamped: hi is _columns + hi_k, else hi_k */
   long hi_k;
 } fge_colref;
+/* Whether x is t + k or t - k for thread constant t (k a small constant,
+ * 0 when x is t itself); k. */
+bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
 /* Whether x is such a coordinate; fills r. */
 bool fge_column_offset(const fg_expr *x, fge_colref *r);
 /* Whether e's kernel reads at constant column offsets and the dialect

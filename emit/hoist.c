@@ -10,6 +10,7 @@
  * widens it (8 lanes; gathers of clamped columns).  The element read is
  * the one fgk_at locates, so results are unchanged. */
 #include "emit_impl.h"
+#include "abi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,36 @@ static bool hoisted(fgk_emitter *e, char *text, char *name, size_t size,
   return true;
 }
 
+/* Whether coordinate x of a read of input port along axis (FGE_DIM_*)
+ * is the thread's own index there, unclamped or clamped by the operator
+ * to [lo <= 0, _<axis>s - 1], and the input as long as the thread shape
+ * on that axis: then no clamp changes it, and the taps at that index are
+ * affine in the work-item (consecutive loads, not gathers).  The shapes
+ * are the compiled ones: a kernel built for an input as long as the
+ * threads says so in its text, so no other shape shares its build. */
+static bool own_index(const fgk_emitter *e, const fg_expr *x, int port,
+                      int axis) {
+  static const fg_thread_const at[3] = {FG_LAYER, FG_ROW, FG_COLUMN};
+  static const fg_thread_const ext[3] = {FG_LAYERS, FG_ROWS, FG_COLUMNS};
+  const fgk_kernel *k = e->k;
+  int64_t din[FGE_DIM_AXES], dth[FGE_DIM_AXES];
+  fge_abi_shape_dims(k->in_type[port].field, din);
+  fge_abi_shape_dims(k->threads, dth);
+  if (k->thread_elements || k->grouped || din[axis] != dth[axis])
+    return false;
+  long d;
+  if (x->kind == FGK_E_CALL && x->u.call.fn == FGK_FN_clamp &&
+      x->u.call.n == 3) {
+    const fg_expr *lo = x->u.call.arg[1];
+    if (lo->kind != FGK_E_CONST || !fgk_is_int(lo->type.elem) ||
+        (fgk_is_signed(lo->type.elem) ? lo->u.k.i > 0 : lo->u.k.i != 0) ||
+        !fge_thread_plus(x->u.call.arg[2], ext[axis], &d) || d != -1)
+      return false;
+    x = x->u.call.arg[0];
+  }
+  return fge_thread_plus(x, at[axis], &d) && d == 0;
+}
+
 /* The text of coordinate x clamped into [0, n) for extent n (an
  * argument's name): an operator's own clamp(a, 0, hi) of ints becomes
  * clamp(a, 0, max(min(hi, n - 1), 0)), in one clamp the value of
@@ -83,11 +114,15 @@ static bool hoisted(fgk_emitter *e, char *text, char *name, size_t size,
  * hi and then 0, as there); anything else fgk_ci(x, n).  One clamp per coordinate keeps the taps of a stencil
  * from looking alike enough for the SLP vectorizer to pack them into
  * short vectors, which stops PoCL's work-item loop vectorizer. */
-static char *clamped_text(fgk_emitter *e, const fg_expr *x, const char *n) {
+static char *clamped_text(fgk_emitter *e, const fg_expr *x, const char *n,
+                          int port, int axis) {
   fgk_type i32 = fgk_t(FG_I32, 1);
   fgu_buf saved = e->out;
   e->out = (fgu_buf){0};
-  if (x->kind == FGK_E_CALL && x->u.call.fn == FGK_FN_clamp &&
+  if (own_index(e, x, port, axis)) {
+    fgk_putf(e, "(long)%s", axis == FGE_DIM_LAYERS ? "_layer"
+                            : axis == FGE_DIM_ROWS ? "_row" : "_column");
+  } else if (x->kind == FGK_E_CALL && x->u.call.fn == FGK_FN_clamp &&
       x->u.call.n == 3 && x->type.elem == FG_I32 && x->type.width == 1 &&
       x->u.call.arg[0]->type.elem == FG_I32 &&
       x->u.call.arg[0]->type.width == 1 &&
@@ -129,9 +164,10 @@ bool fge_hoist_base(fgk_emitter *e, const char *buf, const fgk_access *a,
   snprintf(ln, sizeof ln, "%s_L", buf);
   snprintf(rn, sizeof rn, "%s_R", buf);
   snprintf(cn, sizeof cn, "%s_C", buf);
-  char *l = lc ? clamped_text(e, lc, ln) : NULL;
-  char *r = rc ? clamped_text(e, rc, rn) : NULL;
-  char *c = clamped_text(e, a->coord[a->ncoords - 1], cn);
+  char *l = lc ? clamped_text(e, lc, ln, a->port, FGE_DIM_LAYERS) : NULL;
+  char *r = rc ? clamped_text(e, rc, rn, a->port, FGE_DIM_ROWS) : NULL;
+  char *c = clamped_text(e, a->coord[a->ncoords - 1], cn, a->port,
+                         FGE_DIM_COLUMNS);
   fgu_buf row = {0};
   if ((!lc || l) && (!rc || r) && c) {
     /* the row's first element, (ci(l, L) * R + ci(r, R)) * C as fgk_at,
