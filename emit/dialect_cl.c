@@ -314,4 +314,11 @@ const fgk_dialect_i fgk_dialect_cl = {
   .locals_at_kernel_scope = true,
   .close_reduce = "  }\n}\n",
   .reduce_block_pragma = "",
+  /* small tensors stay vector types: PoCL's SLP vectorizer packs a
+   * scalarized float4's four components into short vectors, which stops
+   * its work-item loop vectorizer, and scalar pow/cbrt calls are never
+   * widened; W1 fused took 2.6x as long scalarized (its float4 pow and
+   * cbrt are PoCL's 4-lane routines) */
+  .scalarize = false,
+  .hoist_reads = true,
 };

@@ -11,6 +11,7 @@
  *   writer.c   the text writer given to foreign calls
  *   expr.c     expressions and the addressing of fields
  *   stencil.c  stencils' interior columns and border rules
+ *   hoist.c    read locations computed once per work-item
  *   out.c      output primitives
  * Expressions reach back to scalar.c and to the walker's choices only
  * through the emitter (its dialect d and its comp hook). */
@@ -78,6 +79,10 @@ typedef struct fgk_dialect_i {
    * the clamped border loop (emit/stencil.c); open_kernel then emits the
    * interior loop with e->interior_body. */
   bool split_stencils;
+  /* Whether clamped reads at coordinates that depend only on the thread
+   * take their row base and column from constants declared once before
+   * the body (emit/hoist.c). */
+  bool hoist_reads;
   /* A line before a reduction's loop over blocks of lanes (walk.c), or
    * "": clang's loop vectorizer would widen that loop across blocks (one
    * vector per lane, gathers); kept scalar, the lanes of one block become
@@ -114,6 +119,10 @@ struct fgk_emitter {
   void (*comp)(fgk_emitter *e, const fg_expr *x, int c);
   bool interior;       /* emitting the interior copy of a stencil's body */
   fgu_buf interior_body; /* that copy, when the kernel is a split stencil */
+  fgu_buf hoist;       /* declarations of hoisted read locations */
+  char **hoist_text;   /* n_hoist: their values, fgk_h<i> in order */
+  int n_hoist;
+  char hoist_col[32];  /* the next location, set by fge_hoist_base */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
@@ -213,6 +222,9 @@ typedef struct fge_colref {
   bool hi_columns;  /* clamped: hi is _columns + hi_k, else hi_k */
   long hi_k;
 } fge_colref;
+/* Whether x is t + k or t - k for thread constant t (k a small constant,
+ * 0 when x is t itself); k. */
+bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
 /* Whether x is such a coordinate; fills r. */
 bool fge_column_offset(const fg_expr *x, fge_colref *r);
 /* Whether e's kernel reads at constant column offsets and the dialect
@@ -222,6 +234,17 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
 /* The suffix of the flat-index functions of border rule b ("" for
  * CLAMP, "_m", "_r", "_w"); emits their helpers on first use. */
 const char *fge_border_suffix(fgk_emitter *e, fg_border b);
+
+/* Read locations (emit/hoist.c).  Writes into ptr the pointer a read a
+ * of input buffer buf (n elements per tensor; big: planes) indexes: buf
+ * itself, or, when the dialect hoists reads and a is clamped at
+ * thread-invariant coordinates, a constant declared in e->hoist pointing
+ * at its row; then sets e->hoist_col, which the read's fge_location
+ * emits (and clears) as its location within that row, and returns true. */
+bool fge_hoist_base(fgk_emitter *e, const char *buf, const fgk_access *a,
+                    int n, bool big, char *ptr, size_t size);
+/* Frees the hoisting state. */
+void fge_hoist_free(fgk_emitter *e);
 
 
 #endif

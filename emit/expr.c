@@ -109,6 +109,11 @@ const char *const fge_binop_text[FGK_BINOP_COUNT_] = {
  * leading coordinates are 0. */
 void fge_location(fgk_emitter *e, const char *fn, const char *buf,
                         const fgk_access *a) {
+  if (!strcmp(fn, "fgk_at") && e->hoist_col[0]) {
+    fgk_put(e, e->hoist_col);       /* within a hoisted row */
+    e->hoist_col[0] = 0;
+    return;
+  }
   /* a stencil's interior: the column is inside the field, unclamped */
   fge_colref cr = {0};
   bool inside = e->interior && !strcmp(fn, "fgk_at") && a->ncoords > 0 &&
@@ -399,15 +404,16 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     const fgk_access *a = &x->u.read;
     fg_type ft = k->in_type[a->port];
     int n = fg_type_tensor_elements(ft);
-    char buf[16];
+    char buf[16], ptr[32];
     snprintf(buf, sizeof buf, "in%d", a->port);
+    fge_hoist_base(e, buf, a, n, n > FG_MAX_SMALL_TENSOR, ptr, sizeof ptr);
     if (!a->element && n > 1) {
       e->d->load_open(e, x->type);
-      fgk_putf(e, "%s + (", buf);
+      fgk_putf(e, "%s + (", ptr);
       fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
       fgk_put(e, "))");
     } else {
-      fgk_putf(e, "%s[", buf);
+      fgk_putf(e, "%s[", ptr);
       fge_ex_index(e, buf, a, n, n > FG_MAX_SMALL_TENSOR,
                    ft.field.ndim == 0);
       fgk_put(e, "]");

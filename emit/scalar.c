@@ -420,9 +420,10 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
     int n = fg_type_tensor_elements(ft);
     if (a->element || n <= 1 || n > FG_MAX_SMALL_TENSOR)
       break;
-    char buf[16];
+    char buf[16], ptr[32];
     snprintf(buf, sizeof buf, "in%d", a->port);
-    fgk_putf(e, "%s[", buf);
+    fge_hoist_base(e, buf, a, n, false, ptr, sizeof ptr);
+    fgk_putf(e, "%s[", ptr);
     fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
     fgk_putf(e, " + %d]", c);
     return;

@@ -25,9 +25,7 @@ static bool small_const(const fg_expr *x, long *v) {
   return true;
 }
 
-/* Whether x is t + k or t - k for thread constant t (k a small constant,
- * 0 when x is t itself); k. */
-static bool thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
+bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
   if (x->kind == FGK_E_THREAD && x->u.thread == t) {
     *k = 0;
     return true;
@@ -50,11 +48,11 @@ static bool thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
 
 bool fge_column_offset(const fg_expr *x, fge_colref *r) {
   *r = (fge_colref){0};
-  if (thread_plus(x, FG_COLUMN, &r->dc))
+  if (fge_thread_plus(x, FG_COLUMN, &r->dc))
     return true;
   /* clamp(_column + dc, lo, hi): the explicit clamp a Cog stencil writes */
   if (x->kind != FGK_E_CALL || x->u.call.fn != FGK_FN_clamp ||
-      x->u.call.n != 3 || !thread_plus(x->u.call.arg[0], FG_COLUMN, &r->dc) ||
+      x->u.call.n != 3 || !fge_thread_plus(x->u.call.arg[0], FG_COLUMN, &r->dc) ||
       !small_const(x->u.call.arg[1], &r->lo))
     return false;
   r->clamped = true;
@@ -62,7 +60,7 @@ bool fge_column_offset(const fg_expr *x, fge_colref *r) {
   if (small_const(hi, &r->hi_k))
     return true;
   r->hi_columns = true;
-  return thread_plus(hi, FG_COLUMNS, &r->hi_k);
+  return fge_thread_plus(hi, FG_COLUMNS, &r->hi_k);
 }
 
 typedef struct taps {

@@ -495,6 +495,16 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     fgu_buf_free(&body);
   } else {
     block(&e, &k->body);
+    if (e.hoist.s) {
+      /* the read locations the body uses, computed once */
+      fgu_buf body = e.out;
+      e.out = e.hoist;
+      e.hoist = (fgu_buf){0};
+      if (body.s)
+        fgk_put(&e, body.s);
+      e.out.oom |= body.oom;
+      fgu_buf_free(&body);
+    }
   }
   if (fge_stencil_bounds(&e, NULL)) {
     /* the interior copy of the body, for open_kernel's interior loop */
@@ -546,7 +556,8 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   fgu_buf_puts(&src, fgk_is_reduction(k->reduce) ? e.d->close_reduce
                                                  : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
-             e.zero_locals.oom || e.interior_body.oom;
+             e.zero_locals.oom || e.interior_body.oom || e.hoist.oom;
+  fge_hoist_free(&e);
   fgu_buf_free(&e.interior_body);
   fgu_buf_free(&e.out);
   fgu_buf_free(&e.help);

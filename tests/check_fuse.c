@@ -505,6 +505,86 @@ START_TEST(test_fuse_stencil_explicit_clamps_match_c) {
 }
 END_TEST
 
+/* Taps of a field smaller than the thread shape: x (R - 2) x (C - 3) read
+ * at rows and columns the operator clamps to the thread's own extents
+ * (clamp(_row + dr, 0, _rows - 1)), so the read clamps them again into
+ * x; y (R x C) read at unclamped offsets.  OpenCL reads both through row
+ * pointers and columns computed once per work-item (emit/hoist.c), one
+ * clamp per coordinate, none at y's own row and column; compared with C
+ * that applies both clamps. */
+static fg_graph *small_taps_graph(int R, int C) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_type ts = fg_type_scalar(FG_F32, fg_shape2(R - 2, C - 3));
+  fg_graph *g = fg_graph_new("small_taps");
+  fg_field *x = fg_input(g, "x", ts), *y = fg_input(g, "y", t);
+  fg_op *op = fg_op_begin(g, "staps", 1, &t);
+  fg_expr *sum = NULL;
+  for (int dr = -1; dr <= 1; dr++)
+    for (int dc = -1; dc <= 1; dc++) {
+      fg_expr *r = fg_clamp(fg_addi(fg_row(op), dr), fg_int(op, 0),
+                            fg_subi(fg_rows(op), 1));
+      fg_expr *c = fg_clamp(fg_addi(fg_column(op), dc), fg_int(op, 0),
+                            fg_subi(fg_columns(op), 1));
+      float w = ldexpf(1.0f, 3 * dr + dc);
+      fg_expr *v = fg_add(fg_mulf(fg_read_tensor_at(op, x, 2, r, c), w),
+                          fg_read_tensor_at(op, y, 2,
+                                            fg_addi(fg_row(op), dr),
+                                            fg_addi(fg_column(op), dc)));
+      sum = sum ? fg_add(sum, v) : v;
+    }
+  fg_write_tensor(op, 0, sum);
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_smaller_input_match_c) {
+  static const int size[][2] = {{3, 4}, {4, 5}, {5, 9}, {40, 77}};
+  fg_context *ctx = tu_context();
+  rng rg = {0x5a11ba95ull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+    const int R = size[s][0], C = size[s][1], Rs = R - 2, Cs = C - 3;
+    fg_graph *g = small_taps_graph(R, C);
+    fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+    ck_assert_int_eq(fg_program_kernel_count(p), 1);
+    const char *src = fg_program_kernel_source(p, 0);
+    if (strstr(src, "__kernel")) {
+      /* OpenCL: no tap computes its clamped flat index by itself, and
+       * y's own column (y as wide as the threads) is not clamped */
+      ck_assert_msg(!strstr(src, "fgk_at(in") && strstr(src, "fgk_h") &&
+                    strstr(src, "= (long)_column;"),
+                    "taps not hoisted:\n%s", src);
+    }
+    float *x = malloc(sizeof(float) * Rs * Cs);
+    float *y = malloc(sizeof(float) * R * C), *o = malloc(sizeof(float) * R * C);
+    fill_floats(&rg, x, (size_t)(Rs * Cs));
+    fill_floats(&rg, y, (size_t)(R * C));
+    run_ok(ctx, p, 2, (const void *[]){x, y}, 1, (void *[]){o});
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++) {
+        float sum = 0;
+        for (int dr = -1; dr <= 1; dr++)
+          for (int dc = -1; dc <= 1; dc++) {
+            int rr = clampi(clampi(row + dr, R), Rs);
+            int cc = clampi(clampi(col + dc, C), Cs);
+            float v = x[rr * Cs + cc] * ldexpf(1.0f, 3 * dr + dc) +
+                      y[clampi(row + dr, R) * C + clampi(col + dc, C)];
+            sum = dr > -1 || dc > -1 ? sum + v : v;
+          }
+        int at = row * C + col;
+        ck_assert_msg(memcmp(&o[at], &sum, sizeof sum) == 0,
+                      "%dx%d at (%d, %d): got %a, want %a", R, C, row, col,
+                      (double)o[at], (double)sum);
+      }
+    free(x);
+    free(y);
+    free(o);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* Explicit reads under each border rule (fg_read_tensor_at_border) at
  * column offsets -3..+2 and row offsets -2..+1, on sizes where taps reach
  * past both edges, one period and more: compared with C remapping every
@@ -1527,6 +1607,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_blur_then_pointwise);
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
+  tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
   tcase_add_test(tc, test_fuse_stencil_border_rules_match_c);
   tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
   tcase_add_test(tc, test_fuse_field_used_by_pointwise_and_stencil);
