@@ -48,6 +48,9 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok) {
     return "is a kernel (launch it with fg_rs_map)";
   if (in_reduction(u, f))
     return "belongs to a reduction kernel";
+  if (f->overloadable)
+    return "is overloaded (__attribute__((overloadable))): an invokable has "
+           "one definition to call by name";
   for (int p = 0; p < f->n_params; p++) {
     const fgr_param *q = &f->params[p];
     if (fgr_host_param_ok(q))

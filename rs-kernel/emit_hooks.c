@@ -765,8 +765,10 @@ static void rewrite_conversions(rw *w, const fgr_func *f) {
                      && !fgr_tok_is(u, i - 1, ".") &&
                      !fgr_tok_is(u, i - 1, "->") && !w->local[i]
                  ? find_func_index(u, p0, len0) : -1;
-    if (callee >= 0 && u->match[i + 1] > i + 1) {
-      /* arguments of a script function's vector parameters */
+    if (callee >= 0 && u->match[i + 1] > i + 1 &&
+        !u->funcs[callee].overloadable) {
+      /* arguments of a script function's vector parameters (an overloaded
+       * name's: the compiler picks the overload by their own types) */
       const fgr_func *c = &u->funcs[callee];
       int rp = u->match[i + 1], a = i + 2, n = 0;
       for (int j = i + 2; j <= rp && rp > i + 2; j++) {
@@ -1308,11 +1310,14 @@ static void reachable(const fgr_unit *u, const fgr_func *const *roots,
           continue;
         int len;
         const char *p = fgr_tok_text(u, i, &len);
-        int f = find_func_index(u, p, len);
-        if (f >= 0 && u->funcs[f].has_body && !emit[f]) {
-          emit[f] = true;
-          changed = true;
-        }
+        /* every definition of the name: overloads share it */
+        for (int f = 0; f < u->n_funcs; f++)
+          if (u->funcs[f].has_body && !emit[f] &&
+              (int)strlen(u->funcs[f].name) == len &&
+              !memcmp(u->funcs[f].name, p, (size_t)len)) {
+            emit[f] = true;
+            changed = true;
+          }
       }
     }
   }
@@ -1542,7 +1547,7 @@ static void emit_functions(fgk_writer *tw, const fgr_unit *u,
   for (int k = 0; k < u->n_funcs; k++) {
     if (!w.emit_fn[k])
       continue;
-    snprintf(key, sizeof key, "%sfn_%s", u->mangle, u->funcs[k].name);
+    snprintf(key, sizeof key, "%sfn_%d_%s", u->mangle, k, u->funcs[k].name);
     w.emit_fn[k] = fgk_writer_first_use(tw, key);
     if (w.emit_fn[k]) {
       mark_locals(&w, &u->funcs[k]);

@@ -140,10 +140,10 @@ static bool attr_is(fgr_scan *s, int i, const char *name) {
   return is(s, i, name) || is(s, i, u);
 }
 
-/* Reads __attribute__((...)) at the cursor into *a: kernel, packed and
- * aligned / aligned(n) (n a constant expression; without one the target's
- * largest alignment, 16); the others (unused, overloadable...) change
- * nothing fieldgraph lays out. */
+/* Reads __attribute__((...)) at the cursor into *a: kernel, overloadable,
+ * packed and aligned / aligned(n) (n a constant expression; without one
+ * the target's largest alignment, 16); the others (unused, always_inline,
+ * ...) change nothing fieldgraph lays out. */
 static bool attribute(fgr_scan *s, fgr_attrs *a) {
   if (!is(s, s->i, "__attribute__") && !is(s, s->i, "__attribute"))
     return false;
@@ -154,6 +154,8 @@ static bool attribute(fgr_scan *s, fgr_attrs *a) {
   for (int k = open + 1; k < close; k++) {
     if (is(s, k, "kernel")) {
       a->kernel = true;
+    } else if (attr_is(s, k, "overloadable")) {
+      a->overloadable = true;
     } else if (attr_is(s, k, "packed")) {
       a->packed = true;
     } else if (attr_is(s, k, "aligned")) {
@@ -279,6 +281,7 @@ fgr_spec fgr_scan_specifiers(fgr_scan *s, bool allow_storage) {
     fgr_attrs at = {0};
     if (attribute(s, &at)) {
       sp.is_kernel |= at.kernel;
+      sp.is_overloadable |= at.overloadable;
       continue;
     }
     if (fgr_scan_tok(s, i)->kind != FGR_T_IDENT)

@@ -142,6 +142,9 @@ enum { FGR_SPECIAL_X, FGR_SPECIAL_Y, FGR_SPECIAL_Z, FGR_SPECIAL_CONTEXT,
 typedef struct fgr_func {
   const char *name;
   bool is_static, is_kernel, has_body;
+  bool overloadable;            /* clang's __attribute__((overloadable)):
+                                   several may share the name, the
+                                   compiler of the kernel picks by type */
   const fgr_type *ret;
   int ret_ptr;
   int n_params;

@@ -168,6 +168,8 @@ static void function(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
   fgr_attrs at = {0};
   fgr_scan_attributes(s, &at);
   f->is_kernel |= at.kernel;
+  f->overloadable = sp.is_overloadable || d.at.overloadable ||
+                    at.overloadable;
   if (is(s, s->i, ";")) {
     s->i++;
   } else if (is(s, s->i, "{")) {
@@ -1564,8 +1566,12 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
                     "function '%s' is declared but never defined", f->name);
     for (int j = 0; j < k; j++)
       if (u->funcs[j].has_body && f->has_body &&
-          !strcmp(u->funcs[j].name, f->name))
-        fgr_scan_fail(s, f->name_tok, "redefinition of function '%s'", f->name);
+          !strcmp(u->funcs[j].name, f->name) &&
+          !(u->funcs[j].overloadable && f->overloadable))
+        fgr_scan_fail(s, f->name_tok, "redefinition of function '%s'%s",
+                      f->name, u->funcs[j].overloadable || f->overloadable
+                      ? " (overloads are each __attribute__((overloadable)))"
+                      : "");
   }
   u->reduces = npr ? fgr_scan_zalloc(s, (size_t)npr * sizeof *u->reduces) : NULL;
   for (int k = 0; k < npr; k++) {

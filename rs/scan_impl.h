@@ -110,14 +110,16 @@ static inline void *fgr_scan_grow(fgr_scan *s, void *arr, int *cap, int n,
 typedef struct fgr_spec {
   const fgr_type *type;
   bool is_static, is_const, is_kernel, is_extern, is_typedef;
+  bool is_overloadable;         /* __attribute__((overloadable)) */
   bool defines;                 /* it defines a struct or an enum */
   int tok0, tok1;
 } fgr_spec;
 
-/* What attributes say about a declaration: the kernel attribute, and the
- * layout ones (packed; aligned(n), 0 when absent). */
+/* What attributes say about a declaration: the kernel attribute, clang's
+ * overloadable, and the layout ones (packed; aligned(n), 0 when
+ * absent). */
 typedef struct fgr_attrs {
-  bool kernel, packed;
+  bool kernel, packed, overloadable;
   int64_t aligned;
 } fgr_attrs;
 

@@ -4,8 +4,8 @@
  * arrays sized by their initializers, untyped rsGetElementAt, implicit
  * vector conversions, the time functions, no-op kernels and relaxed
  * precision without finite-math assumptions, rs_math.rsh's whole
- * family of functions, and C arithmetic and numeric parameters in
- * invokables run as graphs.  Each script in tests/rs/lang/
+ * family of functions, C arithmetic and numeric parameters in
+ * invokables run as graphs, and overloadable functions.  Each script in tests/rs/lang/
  * runs unmodified and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -745,6 +745,74 @@ START_TEST(test_rs_lang_legacy_root_launched_with_unused_input) {
 }
 END_TEST
 
+/* Functions overloaded with clang's overloadable attribute (several
+ * definitions of one name, one defined after its use through a
+ * prototype, some made by macros), in kernels of each type and in an
+ * invokable on the host, against C; one name defined twice without the
+ * attribute is refused naming the attribute. */
+START_TEST(test_rs_lang_overloadable_functions) {
+  enum { N = 29 };
+  fg_rs_script *s = load("overload.rs");
+  float fin[N], fout[N], f2in[N][2], f2out[N][2];
+  int32_t iin[N], iout[N];
+  uint32_t uin[N], uout[N];
+  for (int i = 0; i < N; i++) {
+    fin[i] = i == 4 ? 0.5f : (float)i * 0.75f - 3.0f;
+    f2in[i][0] = (float)i - 9.5f;
+    f2in[i][1] = i % 3 ? 1.0f : (float)i;
+    iin[i] = i == 2 ? 7 : i * 37 - 400;
+    uin[i] = 0x9E3779B9u * (uint32_t)i;
+  }
+  fg_graph *g = fg_graph_new("overload");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(N)));
+  fg_field *b = fg_input(g, "b", fg_type_vector(FG_F32, fg_shape1(N), 2));
+  fg_field *c = fg_input(g, "c", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *d = fg_input(g, "d", fg_type_scalar(FG_U32, fg_shape1(N)));
+  fg_output(g, "f1", fg_rs_map(g, s, "f1", 1, &a, NULL));
+  fg_output(g, "f2", fg_rs_map(g, s, "f2", 1, &b, NULL));
+  fg_output(g, "i1", fg_rs_map(g, s, "i1", 1, &c, NULL));
+  fg_output(g, "u1", fg_rs_map(g, s, "u1", 1, &d, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 4, (const void *[]){fin, f2in, iin, uin}, 4,
+         (void *[]){fout, f2out, iout, uout});
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++) {
+    ck_assert(fout[i] == 2.0f * fin[i] + 1.0f + (fin[i] == 0.5f));
+    ck_assert(f2out[i][0] == f2in[i][0] * 3.0f + (f2in[i][1] == 1.0f));
+    ck_assert(f2out[i][1] == f2in[i][1] * 3.0f);
+    ck_assert_int_eq(iout[i], iin[i] * 5 - 1 + (iin[i] == 7));
+    ck_assert_uint_eq(uout[i], uin[i] << 1);
+  }
+  int32_t v = 12;
+  float w = 2.25f;
+  ck_assert_msg(fg_rs_call_args(s, "compute", 2, (const void *[]){&v, &w}) ==
+                FG_OK, "%s", fg_rs_script_errmsg(s));
+  /* what the invokable left in the global, as a later kernel reads it */
+  g = fg_graph_new("after");
+  c = fg_input(g, "c", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_output(g, "r", fg_rs_map(g, s, "plus_result", 1, &c, NULL));
+  tu_run(g, 1, (const void *[]){iin}, 1, (void *[]){iout});
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(iout[i], iin[i] + 12 * 5 - 1 + (int)(2.0f * 2.25f + 1.0f));
+  fg_rs_script_free(s);
+  /* without the attribute a second definition is C's redefinition */
+  char err[512];
+  fg_rs_script *bad = NULL;
+  const char *text = "#pragma version(1)\n"
+                     "#pragma rs java_package_name(t)\n"
+                     "static int f(int v) { return v; }\n"
+                     "static float f(float v) { return v; }\n"
+                     "int RS_KERNEL k(int in) { return f(in); }\n";
+  ck_assert_int_ne(fg_rs_script_new_source("twice", "twice.rs", text,
+                                           strlen(text), &bad, err,
+                                           sizeof err), FG_OK);
+  ck_assert_ptr_null(bad);
+  ck_assert_msg(strstr(err, "twice.rs:4:") &&
+                strstr(err, "redefinition of function 'f'"), "%s", err);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_lang");
   TCase *tc = tcase_create("lang");
@@ -762,6 +830,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_lang_invokable_arithmetic);
   tcase_add_test(tc, test_rs_lang_invokable_scalar_parameters);
   tcase_add_test(tc, test_rs_lang_legacy_root_launched_with_unused_input);
+  tcase_add_test(tc, test_rs_lang_overloadable_functions);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
