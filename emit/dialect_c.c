@@ -720,8 +720,13 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
                "    (void)_layer; (void)_row;\n");
+  /* a loop over a reduced axis inside: 8 columns' chains side by side
+   * (emit/jam.c) */
+  const char *jam = fge_jam_columns(e) ? "    #pragma unroll_and_jam(8)\n"
+                                       : "";
   if (e->interior_body.s && fge_stencil_bounds(e, o)) {
     /* a stencil: the interior columns first, then the others */
+    fgu_buf_puts(o, jam);
     fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
                    "{\n%s%s    }\n", thread, e->interior_body.s);
     fgu_buf_puts(o, "    for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : fgk_c0;"
@@ -733,6 +738,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
      * less time), where clang's cost model would interleave none */
     if (fge_math_c_used(e))
       fgu_buf_puts(o, "    #pragma clang loop interleave_count(2)\n");
+    else
+      fgu_buf_puts(o, jam);
     fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
                  "{\n");
   }
