@@ -502,6 +502,65 @@ START_TEST(test_build_axis_reductions_jam_columns) {
 }
 END_TEST
 
+/* A kernel that gathers (a transpose: each thread reads at computed
+ * coordinates) gets a copy of its threads indexing in 32 bits, which
+ * small inputs run: every element lands where a C loop puts it, for
+ * 8-bit and 4-element tensors; a pointwise kernel gets no copy. */
+START_TEST(test_build_gathers_index_in_32_bits) {
+  char dir[] = "/tmp/fg-index32-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  enum { R = 13, C = 37 };
+  static uint8_t xs[R * C * 4], ys[R * C * 4];
+  for (int i = 0; i < R * C * 4; i++)
+    xs[i] = (uint8_t)(i * 7 + i / 5);
+  for (int n = 1; n <= 4; n += 3) {
+    fg_graph *g = fg_graph_new("transpose");
+    fg_field *in = fg_input(g, "x", fg_type_vector(FG_U8, fg_shape2(R, C),
+                                                   n));
+    fg_output(g, "y", fg_transpose(g, in));
+    fg_program *p = tu_compile(ctx, g);
+    fg_status st = fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys});
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    for (int r = 0; r < C; r++)
+      for (int c = 0; c < R; c++)
+        for (int k = 0; k < n; k++)
+          ck_assert_msg(ys[(r * R + c) * n + k] == xs[(c * C + r) * n + k],
+                        "width %d at (%d, %d, %d): %d, want %d", n, r, c, k,
+                        ys[(r * R + c) * n + k], xs[(c * C + r) * n + k]);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads32("), 2);
+  fg_graph *g = fg_graph_new("twice");
+  fg_type t = fg_type_scalar(FG_U8, fg_shape2(R, C));
+  fg_field *in = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "twice", 1, &t);
+  fg_expr *x = fg_read_tensor(op, in);
+  fg_write_tensor(op, 0, fg_convert(fg_add(x, x), FG_U8, 1));
+  fg_output(g, "y", fg_op_end(op));
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys}), FG_OK);
+  for (int i = 0; i < R * C; i++)
+    ck_assert_int_eq(ys[i], (uint8_t)(2 * xs[i]));
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads32("), 2);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads("), 3);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("build");
   TCase *tc = tcase_create("build");
@@ -512,6 +571,7 @@ int main(void) {
   tcase_add_test(tc, test_build_falls_back_when_the_compiler_crashes);
   tcase_add_test(tc, test_build_math_kernels_interleave);
   tcase_add_test(tc, test_build_axis_reductions_jam_columns);
+  tcase_add_test(tc, test_build_gathers_index_in_32_bits);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
