@@ -1,7 +1,7 @@
 /* emit/jam.c - reductions along an axis in the C dialect: a kernel whose
  * thread loops over a reduced axis (acc = acc + in[z, row, column], as
- * fg_reduce_axes and fg_mean_axes write it, or a filter's loop over its
- * taps) is one dependency chain per output point, and clang vectorizes
+ * fg_reduce_axes and fg_mean_axes write it, or any such loop of straight
+ * code) is one dependency chain per output point, and clang vectorizes
  * no loop that holds another loop.  Unrolling the column loop and jamming
  * its copies into the inner loop (clang's unroll-and-jam, asked for by a
  * pragma) gives each inner iteration the same step of 8 adjacent
