@@ -56,14 +56,15 @@ typedef struct cpu_backend {
  * RenderScript's rs_fp_relaxed keeps them (FGK_FAST_MATH selects the
  * relaxed math routines, emit/math_c.c, which __FAST_MATH__ no longer
  * does without -ffinite-math-only).  Signed integers wrap (-fwrapv), as
- * OpenCL devices do in practice. */
+ * OpenCL devices do in practice.  Unroll-and-jam runs only on the loops
+ * whose pragma asks for it (emit/jam.c). */
 static const char *const flags_full[] = {
   "-O3", "-fPIC", "-shared", "-std=gnu11", "-fno-math-errno", "-fwrapv",
-  "-ffp-contract=off", "-w", NULL};
+  "-ffp-contract=off", "-mllvm", "-enable-unroll-and-jam", "-w", NULL};
 static const char *const flags_relaxed[] = {
   "-O3", "-fPIC", "-shared", "-std=gnu11", "-ffast-math",
   "-fno-finite-math-only", "-DFGK_FAST_MATH=1", "-fwrapv",
-  "-fveclib=libmvec", "-w", NULL};
+  "-fveclib=libmvec", "-mllvm", "-enable-unroll-and-jam", "-w", NULL};
 
 /* ---- messages ----------------------------------------------------------- */
 

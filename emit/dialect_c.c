@@ -41,6 +41,16 @@ static const char *prelude =
   "                             long l, long r, long c) {\n"
   "  return (fgk_ci(l, L) * R + fgk_ci(r, R)) * C + fgk_ci(c, C);\n"
   "}\n"
+  "/* fgk_at in 32 bits, for a field of under 2^31 elements and int\n"
+  " * coordinates (emit/index32.c) */\n"
+  "static inline int fgk_ci32(int i, int n) {\n"
+  "  return i < 0 ? 0 : i >= n ? n - 1 : i;\n"
+  "}\n"
+  "static inline int fgk_at32(long L, long R, long C,\n"
+  "                           long l, long r, long c) {\n"
+  "  return (fgk_ci32((int)l, (int)L) * (int)R + fgk_ci32((int)r, (int)R)) *\n"
+  "         (int)C + fgk_ci32((int)c, (int)C);\n"
+  "}\n"
   "/* Flat index of (l, r, c), l and r clamped, c inside the field. */\n"
   "static inline long fgk_atx(long L, long R, long C,\n"
   "                           long l, long r, long c) {\n"
@@ -614,13 +624,34 @@ static void c_open_row_loop(fgu_buf *o, const fgk_kernel *k,
                  "    (void)_tensorElement;\n", per_layer, per_layer);
 }
 
+#define C_CLOSE_KERNEL "    }\n  }\n}\n"
+
+static void c_thread_loops(fgk_emitter *e, fgu_buf *o);
+
 static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                           const char *fn_name) {
   const fgk_kernel *k = e->k;
-  int nb = k->n_in + k->n_out;
   fgu_buf_puts(o, fgk_c_prelude);
   fgu_buf_puts(o, prelude);
   fgu_buf_puts(o, helpers);
+  /* gathers: a copy of the threads indexing in 32 bits, run when every
+   * input is small enough (emit/index32.c) */
+  bool i32 = fge_index32(e);
+  if (i32) {
+    fgu_buf_puts(o, "#define fgk_at fgk_at32\nstatic void fgk_threads32(");
+    for (int i = 0; i < k->n_in; i++)
+      c_buffer(o, 0, "in", i, i, k->in_type[i], true);
+    for (int i = 0; i < k->n_out; i++)
+      c_buffer(o, 0, "out", i, k->n_in + i, k->out_type[i], false);
+    fgu_buf_puts(o, "const long *restrict fgk_dim,\n    long fgk_t0, long "
+                 "fgk_t1, long fgk_c0, long fgk_c1,\n    "
+                 "const volatile int *fgk_stop) {\n");
+    c_thread_loops(e, o);
+    if (e->out.s)
+      fgu_buf_puts(o, e->out.s);
+    fgu_buf_puts(o, C_CLOSE_KERNEL);
+    fgu_buf_puts(o, "#undef fgk_at\n");
+  }
   /* the threads run in a function taking the buffers as restrict
    * parameters: clang draws no-alias facts from those (not from restrict
    * local variables), which the loop vectorizer needs; the entry point
@@ -632,9 +663,27 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
       fgu_buf_printf(o, "void %s(void *const *restrict fgk_buf, "
                      "const long *restrict fgk_dim,\n    long fgk_t0, long "
                      "fgk_t1, long fgk_c0, long fgk_c1,\n    "
-                     "const volatile int *fgk_stop) {\n  fgk_threads(",
-                     fn_name);
-    else
+                     "const volatile int *fgk_stop) {\n", fn_name);
+    if (pass == 1 && i32) {
+      /* every flat index of an input (point index times the tensor's
+       * elements, at most 16) fits an int */
+      fgu_buf_puts(o, "  if (1");
+      for (int i = 0; i < k->n_in; i++)
+        fgu_buf_printf(o, " && fgk_dim[%d] * fgk_dim[%d] * fgk_dim[%d] <= "
+                       "0x7fffffffL / 16", FGE_DIM_AXES * i + FGE_DIM_LAYERS,
+                       FGE_DIM_AXES * i + FGE_DIM_ROWS,
+                       FGE_DIM_AXES * i + FGE_DIM_COLUMNS);
+      fgu_buf_puts(o, ") {\n    fgk_threads32(");
+      for (int i = 0; i < k->n_in; i++)
+        c_buffer(o, 1, "in", i, i, k->in_type[i], true);
+      for (int i = 0; i < k->n_out; i++)
+        c_buffer(o, 1, "out", i, k->n_in + i, k->out_type[i], false);
+      fgu_buf_puts(o, "fgk_dim, fgk_t0, fgk_t1, fgk_c0, fgk_c1, fgk_stop);\n"
+                   "    return;\n  }\n");
+    }
+    if (pass == 1)
+      fgu_buf_puts(o, "  fgk_threads(");
+    else if (pass == 2)
       fgu_buf_puts(o, "static void fgk_threads(");
     for (int i = 0; i < k->n_in; i++)
       c_buffer(o, pass & 1, "in", i, i, k->in_type[i], true);
@@ -647,6 +696,15 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    "const volatile int *fgk_stop)");
     fgu_buf_puts(o, pass == 0 ? ";\n" : pass == 2 ? " {\n" : "");
   }
+  c_thread_loops(e, o);
+}
+
+/* The body of a threads function up to the thread's own code: the
+ * buffers' extents, the loops over rows and columns (or partials, or
+ * work-groups). */
+static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
+  const fgk_kernel *k = e->k;
+  int nb = k->n_in + k->n_out;
   for (int i = 0; i < k->n_in; i++)
     c_buffer(o, 2, "in", i, i, k->in_type[i], true);
   for (int i = 0; i < k->n_out; i++)
@@ -720,8 +778,13 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
                "    (void)_layer; (void)_row;\n");
+  /* a loop over a reduced axis inside: 8 columns' chains side by side
+   * (emit/jam.c) */
+  const char *jam = fge_jam_columns(e) ? "    #pragma unroll_and_jam(8)\n"
+                                       : "";
   if (e->interior_body.s && fge_stencil_bounds(e, o)) {
     /* a stencil: the interior columns first, then the others */
+    fgu_buf_puts(o, jam);
     fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
                    "{\n%s%s    }\n", thread, e->interior_body.s);
     fgu_buf_puts(o, "    for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : fgk_c0;"
@@ -733,6 +796,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
      * less time), where clang's cost model would interleave none */
     if (fge_math_c_used(e))
       fgu_buf_puts(o, "    #pragma clang loop interleave_count(2)\n");
+    else
+      fgu_buf_puts(o, jam);
     fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
                  "{\n");
   }
@@ -802,7 +867,7 @@ const fgk_dialect_i fgk_dialect_c = {
   .load_open = c_load_open,
   .store = c_store,
   .open_kernel = c_open_kernel,
-  .close_kernel = "    }\n  }\n}\n",
+  .close_kernel = C_CLOSE_KERNEL,
   .atomic = c_atomic,
   .split_phases = true,
   .phase_open =

@@ -231,6 +231,13 @@ bool fge_column_offset(const fg_expr *x, fge_colref *r);
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */
 bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
+/* Whether the C dialect asks clang to unroll-and-jam e's column loop: a
+ * thread that loops over a reduced axis or taps in straight code
+ * (emit/jam.c). */
+bool fge_jam_columns(const fgk_emitter *e);
+/* Whether the C dialect adds a copy of e's threads that index their
+ * gathers in 32 bits, for small enough inputs (emit/index32.c). */
+bool fge_index32(const fgk_emitter *e);
 /* The suffix of the flat-index functions of border rule b ("" for
  * CLAMP, "_m", "_r", "_w"); emits their helpers on first use. */
 const char *fge_border_suffix(fgk_emitter *e, fg_border b);

@@ -414,6 +414,153 @@ START_TEST(test_build_math_kernels_interleave) {
 }
 END_TEST
 
+/* Whether some kernel source (.c) under dir holds needle; how many do. */
+static int sources_with(const char *dir, const char *needle) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  struct dirent *de;
+  int with = 0;
+  while ((de = readdir(d))) {
+    size_t n = strlen(de->d_name);
+    if (n < 3 || strcmp(de->d_name + n - 2, ".c"))
+      continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    with += strstr(text, needle) != NULL;
+  }
+  closedir(d);
+  return with;
+}
+
+/* A reduction along a field axis that is not the columns (a thread loops
+ * over layers or rows) asks clang to unroll-and-jam its column loop, and
+ * still sums each point in index order: bit-identical to a C loop; a
+ * pointwise kernel does not ask.  Read from the kernel cache's sources. */
+START_TEST(test_build_axis_reductions_jam_columns) {
+  char dir[] = "/tmp/fg-jam-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  enum { L = 5, R = 7, C = 37 };
+  static float xs[L * R * C];
+  for (int i = 0; i < L * R * C; i++)
+    xs[i] = (float)((i * 7919) % 1013) / 97.0f - 3.0f;
+  for (int axis = 0; axis < 2; axis++) {
+    fg_graph *g = fg_graph_new("axis");
+    fg_field *in = fg_input(g, "x", fg_type_scalar(FG_F32,
+                                                   fg_shape3(L, R, C)));
+    fg_output(g, "y", fg_reduce_axes(g, "s", FG_REDUCE_SUM, in,
+                                     FG_AXIS(axis), false));
+    fg_program *p = tu_compile(ctx, g);
+    static float ys[R * C];
+    fg_status st = fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys});
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    int n0 = axis ? L : R, n1 = axis ? R : L;
+    for (int a = 0; a < n0; a++)
+      for (int c = 0; c < C; c++) {
+        float want = 0;
+        for (int z = 0; z < n1; z++)
+          want += axis ? xs[(a * R + z) * C + c] : xs[(z * R + a) * C + c];
+        ck_assert_msg(ys[a * C + c] == want, "axis %d at (%d, %d): %.9g, "
+                      "want %.9g", axis, a, c, ys[a * C + c], want);
+      }
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  ck_assert_int_eq(sources_with(sub, "#pragma unroll_and_jam"), 2);
+  fg_graph *g = fg_graph_new("twice");
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(16, 64));
+  fg_field *in = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "twice", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, in), 2.0f));
+  fg_output(g, "y", fg_op_end(op));
+  fg_program *p = tu_compile(ctx, g);
+  static float ys[16 * 64];
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys}), FG_OK);
+  for (int i = 0; i < 16 * 64; i++)
+    ck_assert(ys[i] == 2.0f * xs[i]);
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  ck_assert_int_eq(sources_with(sub, "#pragma unroll_and_jam"), 2);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads"), 3);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
+/* A kernel that gathers (a transpose: each thread reads at computed
+ * coordinates) gets a copy of its threads indexing in 32 bits, which
+ * small inputs run: every element lands where a C loop puts it, for
+ * 8-bit and 4-element tensors; a pointwise kernel gets no copy. */
+START_TEST(test_build_gathers_index_in_32_bits) {
+  char dir[] = "/tmp/fg-index32-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  enum { R = 13, C = 37 };
+  static uint8_t xs[R * C * 4], ys[R * C * 4];
+  for (int i = 0; i < R * C * 4; i++)
+    xs[i] = (uint8_t)(i * 7 + i / 5);
+  for (int n = 1; n <= 4; n += 3) {
+    fg_graph *g = fg_graph_new("transpose");
+    fg_field *in = fg_input(g, "x", fg_type_vector(FG_U8, fg_shape2(R, C),
+                                                   n));
+    fg_output(g, "y", fg_transpose(g, in));
+    fg_program *p = tu_compile(ctx, g);
+    fg_status st = fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys});
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    for (int r = 0; r < C; r++)
+      for (int c = 0; c < R; c++)
+        for (int k = 0; k < n; k++)
+          ck_assert_msg(ys[(r * R + c) * n + k] == xs[(c * C + r) * n + k],
+                        "width %d at (%d, %d, %d): %d, want %d", n, r, c, k,
+                        ys[(r * R + c) * n + k], xs[(c * C + r) * n + k]);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads32("), 2);
+  fg_graph *g = fg_graph_new("twice");
+  fg_type t = fg_type_scalar(FG_U8, fg_shape2(R, C));
+  fg_field *in = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "twice", 1, &t);
+  fg_expr *x = fg_read_tensor(op, in);
+  fg_write_tensor(op, 0, fg_convert(fg_add(x, x), FG_U8, 1));
+  fg_output(g, "y", fg_op_end(op));
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys}), FG_OK);
+  for (int i = 0; i < R * C; i++)
+    ck_assert_int_eq(ys[i], (uint8_t)(2 * xs[i]));
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads32("), 2);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads("), 3);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("build");
   TCase *tc = tcase_create("build");
@@ -423,6 +570,8 @@ int main(void) {
   tcase_add_test(tc, test_build_one_kernel_set_for_any_size);
   tcase_add_test(tc, test_build_falls_back_when_the_compiler_crashes);
   tcase_add_test(tc, test_build_math_kernels_interleave);
+  tcase_add_test(tc, test_build_axis_reductions_jam_columns);
+  tcase_add_test(tc, test_build_gathers_index_in_32_bits);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
