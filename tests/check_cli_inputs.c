@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -688,6 +689,70 @@ START_TEST(test_cli_empty_folder_and_missing_path) {
 }
 END_TEST
 
+/* Names under dir (not recursing) holding part, counted. */
+static int count_named(const char *dir, const char *part) {
+  DIR *d = opendir(dir);
+  ck_assert_msg(d != NULL, "cannot open %s", dir);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    n += strstr(e->d_name, part) != NULL;
+  closedir(d);
+  return n;
+}
+
+/* `fieldgraph run --json ... | head -c1`: the reader goes away after one
+ * byte.  The supervisor was killed by SIGPIPE at its next JSON line, its
+ * workers with it, and the input under way left its pending output
+ * (NAME.tmp-N.png) in the output folder.  Now it stops as on SIGTERM:
+ * kernels cancelled, pending outputs removed, exit status 128 + SIGPIPE;
+ * every output left is a whole image. */
+START_TEST(test_cli_reader_gone_leaves_no_pending_file) {
+  char dir[64], p[512], in[512], src[1024];
+  tu_tmpdir(dir, sizeof dir, "cli-sigpipe");
+  snprintf(in, sizeof in, "%s/in", dir);
+  ck_assert_int_eq(mkdir(in, 0755), 0);
+  for (int i = 0; i < 8; i++)
+    tu_sh("cp %s %s/i%d.png", tu_sample("astronaut.png", src, sizeof src),
+          in, i);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, "x = input()\n"
+                "s = gaussian_blur(x, sigma=3, border=mirror)\n"
+                "save(s, \"{stem}-s.png\")\n"
+                "save(clamp(x + (x - s) * 1.5, lo=0, hi=1), \"{stem}-t.png\")\n");
+  for (int round = 0; round < 3; round++) {
+    char out[600];
+    snprintf(out, sizeof out, "%s/out%d", dir, round);
+    int rc = tu_shell(dir, "(timeout 120 %s run %s -o %s -j 1 --json %s "
+                      "2>%s/err; echo $? >%s/rc) | head -c1", FG_TOOL, p, out,
+                      in, dir, dir);
+    ck_assert_int_eq(rc, 0);
+    char *r = tu_slurp(dir, "rc"), *e = tu_slurp(dir, "err");
+    ck_assert_msg(atoi(r) == 128 + SIGPIPE, "exit %s:\n%s", r, e);
+    ck_assert_msg(strstr(e, "SIGPIPE"), "%s", e);
+    ck_assert_msg(count_named(out, ".tmp-") == 0, "pending files left:\n%s",
+                  e);
+    DIR *d = opendir(out);
+    ck_assert(d != NULL);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+      if (!strstr(de->d_name, ".png"))
+        continue;
+      fg_image m;
+      char err[1024];
+      snprintf(src, sizeof src, "%s/%s", out, de->d_name);
+      ck_assert_msg(fg_image_read(src, &m, err, sizeof err) == FG_OK, "%s",
+                    err);
+      fg_image_free(&m);
+    }
+    closedir(d);
+    free(r);
+    free(e);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -712,6 +777,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_malformed_shard_variables);
   tcase_add_test(tc, test_cli_index_is_global_under_shards);
   tcase_add_test(tc, test_cli_empty_folder_and_missing_path);
+  tcase_add_test(tc, test_cli_reader_gone_leaves_no_pending_file);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
