@@ -753,6 +753,38 @@ START_TEST(test_cli_reader_gone_leaves_no_pending_file) {
 }
 END_TEST
 
+/* Standard output that cannot be written (a full disk, a closed
+ * descriptor): the command's listing or JSON lines are lost, and it said
+ * nothing and ended with status 0.  Now it names the error and ends 1. */
+START_TEST(test_cli_stdout_write_error_fails) {
+  char dir[64], p[512], args[4096], img[512];
+  tu_tmpdir(dir, sizeof dir, "cli-stdout");
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  snprintf(img, sizeof img, "%s/a.png", dir);
+  write_image(img, 1, NULL);
+  static const char *const cmds[] = {"ops", "explain %s", "run %s -o %s/o "
+                                     "--json %s"};
+  static const char *const sinks[] = {">/dev/full", ">&-"};
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
+    for (size_t k = 0; k < 2; k++) {
+      char cmd[2048];
+      snprintf(cmd, sizeof cmd, cmds[c], p, dir, img);
+      int rc = tu_shell(dir, "(%s %s %s 2>%s/err)", FG_TOOL, cmd, sinks[k],
+                        dir);
+      char *e = tu_slurp(dir, "err");
+      ck_assert_msg(rc == 1, "'%s %s': exit %d\n%s", cmd, sinks[k], rc, e);
+      ck_assert_msg(strstr(e, "cannot write standard output"), "'%s %s': %s",
+                    cmd, sinks[k], e);
+      free(e);
+    }
+  /* the images themselves were written whole */
+  snprintf(args, sizeof args, "%s/o/a.png", dir);
+  ck_assert(exists(args));
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -778,6 +810,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_index_is_global_under_shards);
   tcase_add_test(tc, test_cli_empty_folder_and_missing_path);
   tcase_add_test(tc, test_cli_reader_gone_leaves_no_pending_file);
+  tcase_add_test(tc, test_cli_stdout_write_error_fails);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
