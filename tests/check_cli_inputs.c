@@ -785,6 +785,42 @@ START_TEST(test_cli_stdout_write_error_fails) {
 }
 END_TEST
 
+/* @LIST that cannot be read (a folder) or holds a NUL byte in a line: the
+ * folder gave 0 inputs and exit status 0; "a.png\0junk" was cut at the
+ * NUL and ran a.png.  Both are refused, naming the list and the line. */
+START_TEST(test_inputs_list_unreadable_or_nul) {
+  char dir[64], p[512], at[520], err[1024];
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
+  fgt_inputs in = {0};
+  snprintf(at, sizeof at, "@%s", dir);
+  ck_assert_int_eq(fgt_inputs_add(&in, at, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, dir) && strstr(err, "cannot read the list") &&
+                strstr(err, "Is a directory"), "%s", err);
+  snprintf(p, sizeof p, "%s/list.txt", dir);
+  FILE *f = fopen(p, "wb");
+  ck_assert(f != NULL);
+  fwrite("b.png\na.png\0junk\n", 1, 17, f);
+  fclose(f);
+  snprintf(at, sizeof at, "@%s", p);
+  ck_assert_int_eq(fgt_inputs_add(&in, at, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, p) && strstr(err, "line 2") &&
+                strstr(err, "NUL byte"), "%s", err);
+  fgt_inputs_free(&in);
+  /* end to end: a usage error, nothing run */
+  char args[2048];
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  snprintf(args, sizeof args, "run %s -o %s/o -q @%s/list.txt", p, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  snprintf(args, sizeof args, "run %s -o %s/o -q - <&-", p, dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  char *e = tu_slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "standard input: cannot read the list"), "%s", e);
+  free(e);
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -797,6 +833,7 @@ int main(void) {
   tcase_add_test(u, test_inputs_missing_empty_and_long_lines);
   tcase_add_test(u, test_pipeline_inputs_of_a_wide_call);
   tcase_add_test(u, test_pipeline_limits_named);
+  tcase_add_test(u, test_inputs_list_unreadable_or_nul);
   suite_add_tcase(s, u);
   TCase *tc = tcase_create("cli");
   tcase_set_timeout(tc, 600);
