@@ -821,6 +821,35 @@ START_TEST(test_inputs_list_unreadable_or_nul) {
 }
 END_TEST
 
+/* A pipeline file that is a FIFO blocked `check` and `run` forever (in
+ * open, waiting for a writer); a folder or a device was refused as only
+ * "cannot read the pipeline file".  Each is refused now, naming what was
+ * found instead of a text file. */
+START_TEST(test_cli_pipeline_not_a_file) {
+  char dir[64], p[512], args[2048];
+  tu_tmpdir(dir, sizeof dir, "cli-pipeline");
+  snprintf(p, sizeof p, "%s/fifo.fgp", dir);
+  ck_assert_int_eq(mkfifo(p, 0600), 0);
+  static const struct { const char *path, *found; } cases[] = {
+    {"%s/fifo.fgp", "found a FIFO"}, {"%s", "found a folder"},
+    {"/dev/zero", "found a device"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    snprintf(p, sizeof p, cases[i].path, dir);
+    for (int run = 0; run < 2; run++) {
+      snprintf(args, sizeof args, run ? "timeout 20 %s run %s -o %s/o "
+               "/dev/null" : "timeout 20 %s check %s", FG_TOOL, p, dir);
+      int rc = tu_shell(dir, "%s", args);
+      char *e = tu_slurp(dir, "stderr");
+      ck_assert_msg(rc == 2, "%s: exit %d\n%s", args, rc, e);
+      ck_assert_msg(strstr(e, p) && strstr(e, cases[i].found), "%s: %s",
+                    args, e);
+      free(e);
+    }
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -848,6 +877,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_empty_folder_and_missing_path);
   tcase_add_test(tc, test_cli_reader_gone_leaves_no_pending_file);
   tcase_add_test(tc, test_cli_stdout_write_error_fails);
+  tcase_add_test(tc, test_cli_pipeline_not_a_file);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

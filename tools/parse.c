@@ -20,9 +20,12 @@
 #include "tools/fgt.h"
 #include "util/fs.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct parser {
   fgt_lexer lx;
@@ -505,7 +508,19 @@ fgt_pipeline *fgt_pipeline_load(const char *path, char *err, size_t errlen) {
   size_t n;
   char *text = fgu_read_file(path, (size_t)1 << 24, &n);
   if (!text) {
-    snprintf(err, errlen, "%s: cannot read the pipeline file", path);
+    /* why, for the message: fgu_read_file says only that it failed */
+    struct stat st;
+    int e = stat(path, &st) ? errno : 0;
+    const char *why = e ? strerror(e)
+      : S_ISDIR(st.st_mode) ? "found a folder"
+      : S_ISFIFO(st.st_mode) ? "found a FIFO"
+      : S_ISSOCK(st.st_mode) ? "found a socket"
+      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "found a device"
+      : !S_ISREG(st.st_mode) ? "found no regular file"
+      : st.st_size > (off_t)1 << 24 ? "found a file over 16 MiB"
+      : access(path, R_OK) ? strerror(EACCES) : "read error";
+    snprintf(err, errlen, "%s: cannot read the pipeline file (expected a "
+             "text file; %s)", path, why);
     return NULL;
   }
   if (strlen(text) != n) {

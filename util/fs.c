@@ -67,7 +67,10 @@ void *fgu_read_fd(int fd, size_t max, size_t *n) {
 
 void *fgu_read_file(const char *path, size_t max, size_t *n) {
   *n = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* non-blocking: opening a FIFO for reading waits for a writer, forever;
+   * fgu_read_fd's fstat refuses it (O_NONBLOCK is nothing to a regular
+   * file's reads) */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
     return NULL;
   void *data = fgu_read_fd(fd, max, n);
