@@ -850,6 +850,43 @@ START_TEST(test_cli_pipeline_not_a_file) {
 }
 END_TEST
 
+/* Input names that are not UTF-8 (Latin-1 "\xff\xfe.png"): --json copied
+ * the bytes raw, and the line was no JSON (RFC 8259 asks for UTF-8; a
+ * strict reader refused it).  Each such byte is \udcXX now, which
+ * Python's surrogateescape maps back to the file's name; valid UTF-8 and
+ * control characters keep their forms; a resumed run finds its journal
+ * entry by that name. */
+START_TEST(test_cli_json_names_not_utf8) {
+  char dir[64], p[640], in[512], args[2048];
+  tu_tmpdir(dir, sizeof dir, "cli-json");
+  snprintf(in, sizeof in, "%s/in", dir);
+  ck_assert_int_eq(mkdir(in, 0755), 0);
+  snprintf(p, sizeof p, "%s/\xff\xfe.png", in);
+  write_image(p, 1, NULL);
+  snprintf(p, sizeof p, "%s/\xc3\xa9\t\x7f.png", in);  /* é, tab, DEL */
+  write_image(p, 2, NULL);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  for (int again = 0; again < 2; again++) {
+    snprintf(args, sizeof args, "run %s -o %s/o --json --skip-existing %s",
+             p, dir, in);
+    ck_assert_int_eq(tool(dir, args), 0);
+    char *o = tu_slurp(dir, "stdout");
+    ck_assert_msg(strstr(o, "/\\udcff\\udcfe.png\""), "%s", o);
+    ck_assert_msg(strstr(o, "/\xc3\xa9\\u0009\\u007f.png\""), "%s", o);
+    ck_assert_msg(!strchr(o, '\xff') && !strchr(o, '\xfe'), "%s", o);
+    if (again) {                  /* both found in the journal */
+      const char *a = strstr(o, "\\udcff\\udcfe.png\",\"status\":\"skipped\"");
+      ck_assert_msg(a != NULL, "%s", o);
+      ck_assert_msg(strstr(o, "\\u007f.png\",\"status\":\"skipped\""), "%s",
+                    o);
+    }
+    free(o);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -878,6 +915,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_reader_gone_leaves_no_pending_file);
   tcase_add_test(tc, test_cli_stdout_write_error_fails);
   tcase_add_test(tc, test_cli_pipeline_not_a_file);
+  tcase_add_test(tc, test_cli_json_names_not_utf8);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

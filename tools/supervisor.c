@@ -19,6 +19,7 @@
  */
 #include "tools/batch.h"
 #include "tools/journal.h"
+#include "tools/json.h"
 #include "tools/outputs.h"
 
 #include <errno.h>
@@ -139,22 +140,6 @@ static void signal_worker(worker *w, int signum) {
 
 /* ---- reports (JSON lines, terminal, progress) --------------------------- */
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c == '\n')
-      fputs("\\n", f);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static void json_num(FILE *f, double v) {
   if (v != v || v - v != 0)
     fputs("null", f);          /* NaN and infinities are not JSON */
@@ -168,7 +153,7 @@ static void write_results(FILE *f, const fgt_result *r) {
   if (r->status == FG_OK && r->ran)
     for (int i = 0; i < r->n_reports; i++) {
       fprintf(f, "%s", i ? "," : "");
-      json_str(f, r->report_name[i]);
+      fgt_json_str(f, r->report_name[i]);
       fputc(':', f);
       if (r->report_n[i] == 1) {
         json_num(f, r->report[i][0]);
@@ -191,22 +176,22 @@ static void report_json(sup *s, const task *t, const fgt_result *r,
                         const char *status, const char *recorded) {
   FILE *f = stdout;
   fputs("{\"id\":", f);
-  json_str(f, s->ops->id(s->ops->user, t->index));
+  fgt_json_str(f, s->ops->id(s->ops->user, t->index));
   fprintf(f, ",\"status\":\"%s\"", status);
   if (r->status != FG_OK) {
     fputs(",\"error\":{\"class\":", f);
-    json_str(f, r->err_class);
+    fgt_json_str(f, r->err_class);
     fputs(",\"code\":", f);
-    json_str(f, fg_status_name((fg_status)r->status));
+    fgt_json_str(f, fg_status_name((fg_status)r->status));
     fputs(",\"message\":", f);
-    json_str(f, r->err);
+    fgt_json_str(f, r->err);
     fputc('}', f);
   }
   fputs(",\"outputs\":[", f);
   for (int i = 0; i < s->ops->n_saves && (r->status == FG_OK ||
                                           !strcmp(status, "skipped")); i++) {
     fprintf(f, "%s{\"path\":", i ? "," : "");
-    json_str(f, t->paths[i]);
+    fgt_json_str(f, t->paths[i]);
     if (r->hash[i][0])
       fprintf(f, ",\"sha256\":\"%s\"", r->hash[i]);
     fputc('}', f);
@@ -219,7 +204,7 @@ static void report_json(sup *s, const task *t, const fgt_result *r,
   if (!strcmp(status, "skipped")) {
     fputs(",\"results_from\":", f);
     if (recorded)
-      json_str(f, s->journal.path);
+      fgt_json_str(f, s->journal.path);
     else
       fputs("null", f);
   }
