@@ -887,6 +887,32 @@ START_TEST(test_cli_json_names_not_utf8) {
 }
 END_TEST
 
+/* A literal past the largest double (1e999, or 1e400 under a minus) was
+ * read by strtod as infinity and accepted: `x * 1e999` made every pixel
+ * inf or NaN with exit status 0.  Refused now, naming the literal. */
+START_TEST(test_pipeline_number_out_of_range) {
+  static const char *const texts[] = {
+    "x = input()\nsave(x * 1e999, \"a.png\")\n",
+    "x = input()\nsave(gaussian_blur(x, sigma=-1e400), \"a.png\")\n",
+    "x = input()\ny = x + 0x1p99999\nsave(y, \"a.png\")\n"};
+  static const char *const lits[] = {"number 1e999", "number 1e400",
+                                     "number 0x1p99999"};
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    char err[4096];
+    ck_assert(fgt_pipeline_parse("n.fgp", texts[i], err, sizeof err) == NULL);
+    ck_assert_msg(strstr(err, lits[i]) && strstr(err, "out of range") &&
+                  strstr(err, "finite"), "%s", err);
+  }
+  /* the largest finite literal stays a number */
+  char err[4096];
+  fgt_pipeline *p = fgt_pipeline_parse("n.fgp", "x = input()\n"
+                                       "save(x * 1.7e308, \"a.png\")\n", err,
+                                       sizeof err);
+  ck_assert_msg(p != NULL, "%s", err);
+  fgt_pipeline_free(p);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -900,6 +926,7 @@ int main(void) {
   tcase_add_test(u, test_pipeline_inputs_of_a_wide_call);
   tcase_add_test(u, test_pipeline_limits_named);
   tcase_add_test(u, test_inputs_list_unreadable_or_nul);
+  tcase_add_test(u, test_pipeline_number_out_of_range);
   suite_add_tcase(s, u);
   TCase *tc = tcase_create("cli");
   tcase_set_timeout(tc, 600);

@@ -21,6 +21,8 @@
 #include "util/fs.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,13 @@ static fgt_node *primary(parser *p) {
   fgt_node *n = NULL;
   switch (t.kind) {
   case FGT_T_NUMBER:
+    if (!isfinite(t.number)) {  /* strtod made 1e999 infinity */
+      p->failed = 1;
+      fgt_diag(p->err, p->errlen, p->src, t.pos, "number %.*s is out of "
+               "range (expected a finite number, at most %g)", t.len,
+               t.start, DBL_MAX);
+      return NULL;
+    }
     if ((n = node(p, FGT_N_NUMBER, t.pos))) {
       n->number = t.number;
       n->is_integer = t.is_integer;
