@@ -913,6 +913,24 @@ START_TEST(test_pipeline_number_out_of_range) {
 }
 END_TEST
 
+/* --timeout past its bound (1e300 seconds) was refused as "expected
+ * seconds above 0", which it was: the message names the bound now. */
+START_TEST(test_cli_timeout_bound_named) {
+  char dir[64], args[512];
+  tu_tmpdir(dir, sizeof dir, "cli-timeout");
+  static const char *const vals[] = {"1e300", "inf", "0", "nan"};
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+    snprintf(args, sizeof args, "run /dev/null --timeout %s x.png", vals[i]);
+    ck_assert_int_eq(tool(dir, args), 2);
+    char *e = tu_slurp(dir, "stderr");
+    ck_assert_msg(strstr(e, "--timeout") && strstr(e, "at most 1e7") &&
+                  strstr(e, vals[i]), "%s", e);
+    free(e);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -943,6 +961,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_stdout_write_error_fails);
   tcase_add_test(tc, test_cli_pipeline_not_a_file);
   tcase_add_test(tc, test_cli_json_names_not_utf8);
+  tcase_add_test(tc, test_cli_timeout_bound_named);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
