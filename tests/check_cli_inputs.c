@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -931,6 +932,47 @@ START_TEST(test_cli_timeout_bound_named) {
 }
 END_TEST
 
+/* An output name near NAME_MAX (a 248-byte stem, 252 bytes with ".png")
+ * failed as "NAME.png.tmp-0.png: cannot write: File name too long",
+ * naming a file nobody asked for.  It is refused naming the output, its
+ * length and the limit; the longest name allowed is written. */
+START_TEST(test_cli_output_name_near_name_max) {
+  char dir[64], p[512], args[2048], stem[300];
+  tu_tmpdir(dir, sizeof dir, "cli-namemax");
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  static const int lens[] = {248, NAME_MAX - FGT_TMP_ROOM - 4};
+  for (int i = 0; i < 2; i++) {
+    memset(stem, 'b', (size_t)lens[i]);
+    stem[lens[i]] = '\0';
+    char img[1024], src[600];
+    snprintf(src, sizeof src, "%s/short.png", dir);
+    write_image(src, i, NULL);  /* its own temporary name would not fit */
+    snprintf(img, sizeof img, "%s/%s.png", dir, stem);
+    ck_assert_int_eq(rename(src, img), 0);
+    snprintf(args, sizeof args, "run %s -o %s/o%d -q '%s'", p, dir, i, img);
+    int rc = tool(dir, args);
+    char *e = tu_slurp(dir, "stderr");
+    char out[1200];
+    snprintf(out, sizeof out, "%s/o%d/%s.png", dir, i, stem);
+    if (i == 0) {
+      ck_assert_msg(rc == 1, "exit %d: %s", rc, e);
+      ck_assert_msg(strstr(e, "a file name of 252 bytes") &&
+                    strstr(e, "at most 215") && !strstr(e, ".tmp-"), "%s",
+                    e);
+      ck_assert(!exists(out));
+      snprintf(out, sizeof out, "%s/o%d", dir, i);
+      ck_assert_int_eq(count_files(out), 0);
+    } else {
+      ck_assert_msg(rc == 0, "exit %d: %s", rc, e);
+      ck_assert(exists(out));
+    }
+    free(e);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -962,6 +1004,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_pipeline_not_a_file);
   tcase_add_test(tc, test_cli_json_names_not_utf8);
   tcase_add_test(tc, test_cli_timeout_bound_named);
+  tcase_add_test(tc, test_cli_output_name_near_name_max);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
