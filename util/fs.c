@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,6 +107,14 @@ int fgu_atomic_begin(fgu_atomic *a, const char *path, int mode) {
   static const char suffix[] = ".tmp-XXXXXX";
   *a = (fgu_atomic){0};
   size_t len = strlen(path);
+  /* the temporary's own name must fit NAME_MAX: a valid name of over
+   * NAME_MAX - 11 bytes made the write fail as "File name too long";
+   * its base name is cut short for the temporary then */
+  const char *slash = strrchr(path, '/');
+  size_t base = strlen(slash ? slash + 1 : path);
+  size_t room = NAME_MAX - (sizeof suffix - 1);
+  if (base > room)
+    len -= base - room;
   a->tmp = malloc(len + sizeof suffix);
   if (!a->tmp)
     return ENOMEM;
