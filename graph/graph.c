@@ -155,8 +155,13 @@ int fg__check_type(fg_graph *g, const char *what, fg_type t) {
                (long long)t.tensor.dim[i], i);
       return 0;
     }
-  double bytes = (double)fg_shape_points(t.field) *
-                 (double)fg_type_tensor_elements(t) *
+  /* in double, axis by axis: fg_shape_points' int64 product wraps for
+   * three extents of 2^21 (to a negative count) or 2^30 (to 0), and such
+   * a field passed this check with a "size" of nothing */
+  double points = 1;
+  for (int i = 0; i < t.field.ndim; i++)
+    points *= (double)t.field.dim[i];
+  double bytes = points * (double)fg_type_tensor_elements(t) *
                  (double)fg_elem_size(t.elem);
   if (bytes > (double)((size_t)1 << 46)) {
     char ts[FG_TYPE_STR_MAX];

@@ -72,8 +72,19 @@ const char *fg_elem_name(fg_elem e) {
 }
 
 size_t fg_type_bytes(fg_type t) {
-  return (size_t)fg_shape_points(t.field) *
-         (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
+  /* checked products: a type that fg_input refuses as too large must not
+   * come back as a small, wrapped size */
+  size_t n = fg_elem_size(t.elem), m;
+  int64_t tensor = fg_type_tensor_elements(t);
+  if (tensor < 0 || __builtin_mul_overflow(n, (size_t)tensor, &n))
+    return SIZE_MAX;
+  for (int i = 0; i < t.field.ndim && i < 3; i++) {
+    if (t.field.dim[i] < 0 ||
+        __builtin_mul_overflow(n, (size_t)t.field.dim[i], &m))
+      return SIZE_MAX;
+    n = m;
+  }
+  return n;
 }
 
 int fg_type_equal(fg_type a, fg_type b) {

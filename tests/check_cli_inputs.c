@@ -13,6 +13,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -688,6 +690,289 @@ START_TEST(test_cli_empty_folder_and_missing_path) {
 }
 END_TEST
 
+/* Names under dir (not recursing) holding part, counted. */
+static int count_named(const char *dir, const char *part) {
+  DIR *d = opendir(dir);
+  ck_assert_msg(d != NULL, "cannot open %s", dir);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    n += strstr(e->d_name, part) != NULL;
+  closedir(d);
+  return n;
+}
+
+/* `fieldgraph run --json ... | head -c1`: the reader goes away after one
+ * byte.  The supervisor was killed by SIGPIPE at its next JSON line, its
+ * workers with it, and the input under way left its pending output
+ * (NAME.tmp-N.png) in the output folder.  Now it stops as on SIGTERM:
+ * kernels cancelled, pending outputs removed, exit status 128 + SIGPIPE;
+ * every output left is a whole image. */
+START_TEST(test_cli_reader_gone_leaves_no_pending_file) {
+  char dir[64], p[512], in[512], src[1024];
+  tu_tmpdir(dir, sizeof dir, "cli-sigpipe");
+  snprintf(in, sizeof in, "%s/in", dir);
+  ck_assert_int_eq(mkdir(in, 0755), 0);
+  for (int i = 0; i < 8; i++)
+    tu_sh("cp %s %s/i%d.png", tu_sample("astronaut.png", src, sizeof src),
+          in, i);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, "x = input()\n"
+                "s = gaussian_blur(x, sigma=3, border=mirror)\n"
+                "save(s, \"{stem}-s.png\")\n"
+                "save(clamp(x + (x - s) * 1.5, lo=0, hi=1), \"{stem}-t.png\")\n");
+  for (int round = 0; round < 3; round++) {
+    char out[600];
+    snprintf(out, sizeof out, "%s/out%d", dir, round);
+    int rc = tu_shell(dir, "(timeout 120 %s run %s -o %s -j 1 --json %s "
+                      "2>%s/err; echo $? >%s/rc) | head -c1", FG_TOOL, p, out,
+                      in, dir, dir);
+    ck_assert_int_eq(rc, 0);
+    char *r = tu_slurp(dir, "rc"), *e = tu_slurp(dir, "err");
+    ck_assert_msg(atoi(r) == 128 + SIGPIPE, "exit %s:\n%s", r, e);
+    ck_assert_msg(strstr(e, "SIGPIPE"), "%s", e);
+    ck_assert_msg(count_named(out, ".tmp-") == 0, "pending files left:\n%s",
+                  e);
+    DIR *d = opendir(out);
+    ck_assert(d != NULL);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+      if (!strstr(de->d_name, ".png"))
+        continue;
+      fg_image m;
+      char err[1024];
+      snprintf(src, sizeof src, "%s/%s", out, de->d_name);
+      ck_assert_msg(fg_image_read(src, &m, err, sizeof err) == FG_OK, "%s",
+                    err);
+      fg_image_free(&m);
+    }
+    closedir(d);
+    free(r);
+    free(e);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
+/* Standard output that cannot be written (a full disk, a closed
+ * descriptor): the command's listing or JSON lines are lost, and it said
+ * nothing and ended with status 0.  Now it names the error and ends 1. */
+START_TEST(test_cli_stdout_write_error_fails) {
+  char dir[64], p[512], args[4096], img[512];
+  tu_tmpdir(dir, sizeof dir, "cli-stdout");
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  snprintf(img, sizeof img, "%s/a.png", dir);
+  write_image(img, 1, NULL);
+  static const char *const cmds[] = {"ops", "explain %s", "run %s -o %s/o "
+                                     "--json %s"};
+  static const char *const sinks[] = {">/dev/full", ">&-"};
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
+    for (size_t k = 0; k < 2; k++) {
+      char cmd[2048];
+      snprintf(cmd, sizeof cmd, cmds[c], p, dir, img);
+      int rc = tu_shell(dir, "(%s %s %s 2>%s/err)", FG_TOOL, cmd, sinks[k],
+                        dir);
+      char *e = tu_slurp(dir, "err");
+      ck_assert_msg(rc == 1, "'%s %s': exit %d\n%s", cmd, sinks[k], rc, e);
+      ck_assert_msg(strstr(e, "cannot write standard output"), "'%s %s': %s",
+                    cmd, sinks[k], e);
+      free(e);
+    }
+  /* the images themselves were written whole */
+  snprintf(args, sizeof args, "%s/o/a.png", dir);
+  ck_assert(exists(args));
+  tu_rm_rf(dir);
+}
+END_TEST
+
+/* @LIST that cannot be read (a folder) or holds a NUL byte in a line: the
+ * folder gave 0 inputs and exit status 0; "a.png\0junk" was cut at the
+ * NUL and ran a.png.  Both are refused, naming the list and the line. */
+START_TEST(test_inputs_list_unreadable_or_nul) {
+  char dir[64], p[512], at[520], err[1024];
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
+  fgt_inputs in = {0};
+  snprintf(at, sizeof at, "@%s", dir);
+  ck_assert_int_eq(fgt_inputs_add(&in, at, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, dir) && strstr(err, "cannot read the list") &&
+                strstr(err, "Is a directory"), "%s", err);
+  snprintf(p, sizeof p, "%s/list.txt", dir);
+  FILE *f = fopen(p, "wb");
+  ck_assert(f != NULL);
+  fwrite("b.png\na.png\0junk\n", 1, 17, f);
+  fclose(f);
+  snprintf(at, sizeof at, "@%s", p);
+  ck_assert_int_eq(fgt_inputs_add(&in, at, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, p) && strstr(err, "line 2") &&
+                strstr(err, "NUL byte"), "%s", err);
+  fgt_inputs_free(&in);
+  /* end to end: a usage error, nothing run */
+  char args[2048];
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  snprintf(args, sizeof args, "run %s -o %s/o -q @%s/list.txt", p, dir, dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  snprintf(args, sizeof args, "run %s -o %s/o -q - <&-", p, dir);
+  ck_assert_int_eq(tool(dir, args), 2);
+  char *e = tu_slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "standard input: cannot read the list"), "%s", e);
+  free(e);
+  tu_rm_rf(dir);
+}
+END_TEST
+
+/* A pipeline file that is a FIFO blocked `check` and `run` forever (in
+ * open, waiting for a writer); a folder or a device was refused as only
+ * "cannot read the pipeline file".  Each is refused now, naming what was
+ * found instead of a text file. */
+START_TEST(test_cli_pipeline_not_a_file) {
+  char dir[64], p[512], args[2048];
+  tu_tmpdir(dir, sizeof dir, "cli-pipeline");
+  snprintf(p, sizeof p, "%s/fifo.fgp", dir);
+  ck_assert_int_eq(mkfifo(p, 0600), 0);
+  static const struct { const char *path, *found; } cases[] = {
+    {"%s/fifo.fgp", "found a FIFO"}, {"%s", "found a folder"},
+    {"/dev/zero", "found a device"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    snprintf(p, sizeof p, cases[i].path, dir);
+    for (int run = 0; run < 2; run++) {
+      snprintf(args, sizeof args, run ? "timeout 20 %s run %s -o %s/o "
+               "/dev/null" : "timeout 20 %s check %s", FG_TOOL, p, dir);
+      int rc = tu_shell(dir, "%s", args);
+      char *e = tu_slurp(dir, "stderr");
+      ck_assert_msg(rc == 2, "%s: exit %d\n%s", args, rc, e);
+      ck_assert_msg(strstr(e, p) && strstr(e, cases[i].found), "%s: %s",
+                    args, e);
+      free(e);
+    }
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
+/* Input names that are not UTF-8 (Latin-1 "\xff\xfe.png"): --json copied
+ * the bytes raw, and the line was no JSON (RFC 8259 asks for UTF-8; a
+ * strict reader refused it).  Each such byte is \udcXX now, which
+ * Python's surrogateescape maps back to the file's name; valid UTF-8 and
+ * control characters keep their forms; a resumed run finds its journal
+ * entry by that name. */
+START_TEST(test_cli_json_names_not_utf8) {
+  char dir[64], p[640], in[512], args[2048];
+  tu_tmpdir(dir, sizeof dir, "cli-json");
+  snprintf(in, sizeof in, "%s/in", dir);
+  ck_assert_int_eq(mkdir(in, 0755), 0);
+  snprintf(p, sizeof p, "%s/\xff\xfe.png", in);
+  write_image(p, 1, NULL);
+  snprintf(p, sizeof p, "%s/\xc3\xa9\t\x7f.png", in);  /* é, tab, DEL */
+  write_image(p, 2, NULL);
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  for (int again = 0; again < 2; again++) {
+    snprintf(args, sizeof args, "run %s -o %s/o --json --skip-existing %s",
+             p, dir, in);
+    ck_assert_int_eq(tool(dir, args), 0);
+    char *o = tu_slurp(dir, "stdout");
+    ck_assert_msg(strstr(o, "/\\udcff\\udcfe.png\""), "%s", o);
+    ck_assert_msg(strstr(o, "/\xc3\xa9\\u0009\\u007f.png\""), "%s", o);
+    ck_assert_msg(!strchr(o, '\xff') && !strchr(o, '\xfe'), "%s", o);
+    if (again) {                  /* both found in the journal */
+      const char *a = strstr(o, "\\udcff\\udcfe.png\",\"status\":\"skipped\"");
+      ck_assert_msg(a != NULL, "%s", o);
+      ck_assert_msg(strstr(o, "\\u007f.png\",\"status\":\"skipped\""), "%s",
+                    o);
+    }
+    free(o);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
+/* A literal past the largest double (1e999, or 1e400 under a minus) was
+ * read by strtod as infinity and accepted: `x * 1e999` made every pixel
+ * inf or NaN with exit status 0.  Refused now, naming the literal. */
+START_TEST(test_pipeline_number_out_of_range) {
+  static const char *const texts[] = {
+    "x = input()\nsave(x * 1e999, \"a.png\")\n",
+    "x = input()\nsave(gaussian_blur(x, sigma=-1e400), \"a.png\")\n",
+    "x = input()\ny = x + 0x1p99999\nsave(y, \"a.png\")\n"};
+  static const char *const lits[] = {"number 1e999", "number 1e400",
+                                     "number 0x1p99999"};
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    char err[4096];
+    ck_assert(fgt_pipeline_parse("n.fgp", texts[i], err, sizeof err) == NULL);
+    ck_assert_msg(strstr(err, lits[i]) && strstr(err, "out of range") &&
+                  strstr(err, "finite"), "%s", err);
+  }
+  /* the largest finite literal stays a number */
+  char err[4096];
+  fgt_pipeline *p = fgt_pipeline_parse("n.fgp", "x = input()\n"
+                                       "save(x * 1.7e308, \"a.png\")\n", err,
+                                       sizeof err);
+  ck_assert_msg(p != NULL, "%s", err);
+  fgt_pipeline_free(p);
+}
+END_TEST
+
+/* --timeout past its bound (1e300 seconds) was refused as "expected
+ * seconds above 0", which it was: the message names the bound now. */
+START_TEST(test_cli_timeout_bound_named) {
+  char dir[64], args[512];
+  tu_tmpdir(dir, sizeof dir, "cli-timeout");
+  static const char *const vals[] = {"1e300", "inf", "0", "nan"};
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+    snprintf(args, sizeof args, "run /dev/null --timeout %s x.png", vals[i]);
+    ck_assert_int_eq(tool(dir, args), 2);
+    char *e = tu_slurp(dir, "stderr");
+    ck_assert_msg(strstr(e, "--timeout") && strstr(e, "at most 1e7") &&
+                  strstr(e, vals[i]), "%s", e);
+    free(e);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
+/* An output name near NAME_MAX (a 248-byte stem, 252 bytes with ".png")
+ * failed as "NAME.png.tmp-0.png: cannot write: File name too long",
+ * naming a file nobody asked for.  It is refused naming the output, its
+ * length and the limit; the longest name allowed is written. */
+START_TEST(test_cli_output_name_near_name_max) {
+  char dir[64], p[512], args[2048], stem[300];
+  tu_tmpdir(dir, sizeof dir, "cli-namemax");
+  snprintf(p, sizeof p, "%s/p.fgp", dir);
+  tu_write_text(p, identity);
+  static const int lens[] = {248, NAME_MAX - FGT_TMP_ROOM - 4};
+  for (int i = 0; i < 2; i++) {
+    memset(stem, 'b', (size_t)lens[i]);
+    stem[lens[i]] = '\0';
+    char img[1024], src[600];
+    snprintf(src, sizeof src, "%s/short.png", dir);
+    write_image(src, i, NULL);  /* its own temporary name would not fit */
+    snprintf(img, sizeof img, "%s/%s.png", dir, stem);
+    ck_assert_int_eq(rename(src, img), 0);
+    snprintf(args, sizeof args, "run %s -o %s/o%d -q '%s'", p, dir, i, img);
+    int rc = tool(dir, args);
+    char *e = tu_slurp(dir, "stderr");
+    char out[1200];
+    snprintf(out, sizeof out, "%s/o%d/%s.png", dir, i, stem);
+    if (i == 0) {
+      ck_assert_msg(rc == 1, "exit %d: %s", rc, e);
+      ck_assert_msg(strstr(e, "a file name of 252 bytes") &&
+                    strstr(e, "at most 215") && !strstr(e, ".tmp-"), "%s",
+                    e);
+      ck_assert(!exists(out));
+      snprintf(out, sizeof out, "%s/o%d", dir, i);
+      ck_assert_int_eq(count_files(out), 0);
+    } else {
+      ck_assert_msg(rc == 0, "exit %d: %s", rc, e);
+      ck_assert(exists(out));
+    }
+    free(e);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli_inputs");
   TCase *u = tcase_create("units");
@@ -700,6 +985,8 @@ int main(void) {
   tcase_add_test(u, test_inputs_missing_empty_and_long_lines);
   tcase_add_test(u, test_pipeline_inputs_of_a_wide_call);
   tcase_add_test(u, test_pipeline_limits_named);
+  tcase_add_test(u, test_inputs_list_unreadable_or_nul);
+  tcase_add_test(u, test_pipeline_number_out_of_range);
   suite_add_tcase(s, u);
   TCase *tc = tcase_create("cli");
   tcase_set_timeout(tc, 600);
@@ -712,6 +999,12 @@ int main(void) {
   tcase_add_test(tc, test_cli_malformed_shard_variables);
   tcase_add_test(tc, test_cli_index_is_global_under_shards);
   tcase_add_test(tc, test_cli_empty_folder_and_missing_path);
+  tcase_add_test(tc, test_cli_reader_gone_leaves_no_pending_file);
+  tcase_add_test(tc, test_cli_stdout_write_error_fails);
+  tcase_add_test(tc, test_cli_pipeline_not_a_file);
+  tcase_add_test(tc, test_cli_json_names_not_utf8);
+  tcase_add_test(tc, test_cli_timeout_bound_named);
+  tcase_add_test(tc, test_cli_output_name_near_name_max);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

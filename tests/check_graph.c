@@ -430,6 +430,32 @@ START_TEST(test_graph_input_too_many_bytes) {
 }
 END_TEST
 
+/* Three extents whose point count overflows int64: 2^21 each (2^63
+ * points, a negative count) and 2^30 each (2^90, wrapping to 0) passed
+ * the size check, and the run wrote 2^65 bytes through the caller's
+ * buffer.  Refused now, as is a constant of that type; fg_type_bytes
+ * says SIZE_MAX rather than a wrapped size. */
+START_TEST(test_graph_input_points_overflow) {
+  static const int64_t ext[] = {(int64_t)1 << 21, (int64_t)1 << 30,
+                                FG_MAX_DIM_EXTENT};
+  for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+    fg_graph *g = fg_graph_new("demo");
+    fg_type t = fg_type_scalar(FG_F32, fg_shape3(ext[i], ext[i], ext[i]));
+    ck_assert_uint_eq(fg_type_bytes(t), SIZE_MAX);
+    ck_assert_ptr_null(fg_input(g, "big", t));
+    expect_error(g, FG_ESHAPE, "input 'big'", "more than a field may hold",
+                 NULL);
+    fg_graph_free(g);
+  }
+  fg_type v = fg_type_vector(FG_F64, fg_shape3(1 << 20, 1 << 20, 1 << 20),
+                             4);
+  ck_assert_uint_eq(fg_type_bytes(v), SIZE_MAX);
+  /* the largest that fits is exact */
+  fg_type ok = fg_type_scalar(FG_F32, fg_shape3(1 << 10, 1 << 10, 1 << 10));
+  ck_assert_uint_eq(fg_type_bytes(ok), (size_t)4 << 30);
+}
+END_TEST
+
 START_TEST(test_graph_input_tensor_three_dims) {
   fg_graph *g = fg_graph_new("demo");
   fg_type t = fg_type_scalar(FG_F32, fg_shape2(4, 4));
@@ -759,6 +785,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_graph_input_negative_extent);
   tcase_add_test(tc, test_graph_input_extent_too_large);
   tcase_add_test(tc, test_graph_input_too_many_bytes);
+  tcase_add_test(tc, test_graph_input_points_overflow);
   tcase_add_test(tc, test_graph_input_tensor_three_dims);
   tcase_add_test(tc, test_graph_input_tensor_bad_extent);
   tcase_add_test(tc, test_graph_constant_null_data);

@@ -128,6 +128,18 @@ START_TEST(test_util_atomic_replace) {
   free(text);
   ck_assert_int_eq(stat(path, &st), 0);
   ck_assert_int_eq(st.st_mode & 0777, 0640);
+  /* a name of NAME_MAX bytes: its temporary's name is cut to fit (the
+   * write failed with ENAMETOOLONG) */
+  char longp[700];
+  int k = snprintf(longp, sizeof longp, "%s/", dir);
+  memset(longp + k, 'n', NAME_MAX);
+  longp[k + NAME_MAX] = '\0';
+  ck_assert_int_eq(fgu_write_file_atomic(longp, "long", 4, 0644), 0);
+  text = fgu_read_file(longp, 100, &n);
+  ck_assert_str_eq(text, "long");
+  free(text);
+  ck_assert_int_eq(unlink(longp), 0);
+  ck_assert_int_eq(count_entries(dir), 1);
   /* a directory that does not exist: an error and nothing created */
   char bad[400];
   snprintf(bad, sizeof bad, "%s/no/such/file", dir);

@@ -286,17 +286,39 @@ done:
   return rc;
 }
 
-static int add_list(fgt_inputs *in, FILE *fp) {
+/* Adds the paths of list fp (one a line; blank lines and '#' comments
+ * skipped), named name in messages.  0, or -1 with err: a read error (a
+ * folder given as @LIST, a closed stdin) or a line holding a NUL byte
+ * (no path can; the line was cut there and another file run). */
+static int add_list(fgt_inputs *in, FILE *fp, const char *name, char *err,
+                    size_t errlen) {
   char *line = NULL;
   size_t cap = 0;
   ssize_t len;
+  long no = 0;
   int rc = 0;
+  errno = 0;
   while (rc == 0 && (len = getline(&line, &cap, fp)) >= 0) {
+    no++;
+    if (memchr(line, '\0', (size_t)len)) {
+      snprintf(err, errlen, "%s line %ld: expected one path a line; found "
+               "a NUL byte in it", name, no);
+      rc = -1;
+      break;
+    }
     line[strcspn(line, "\r\n")] = '\0';
     if (!line[0] || line[0] == '#')
       continue;
     const char *slash = strrchr(line, '/');
     rc = push(in, line, slash ? slash + 1 : line);
+    if (rc)
+      snprintf(err, errlen, "%s: out of memory reading the list", name);
+  }
+  if (rc == 0 && ferror(fp)) {
+    int e = errno;
+    snprintf(err, errlen, "%s: cannot read the list: %s", name,
+             e ? strerror(e) : "read error");
+    rc = -1;
   }
   free(line);
   return rc;
@@ -305,7 +327,7 @@ static int add_list(fgt_inputs *in, FILE *fp) {
 int fgt_inputs_add(fgt_inputs *in, const char *arg, const char *glob,
                    char *err, size_t errlen) {
   if (strcmp(arg, "-") == 0)
-    return add_list(in, stdin);
+    return add_list(in, stdin, "standard input", err, errlen);
   if (arg[0] == '@') {
     FILE *fp = fopen(arg + 1, "r");
     if (!fp) {
@@ -314,7 +336,7 @@ int fgt_inputs_add(fgt_inputs *in, const char *arg, const char *glob,
                strerror(e));
       return -1;
     }
-    int rc = add_list(in, fp);
+    int rc = add_list(in, fp, arg + 1, err, errlen);
     fclose(fp);
     return rc;
   }

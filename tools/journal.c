@@ -1,6 +1,7 @@
 /* tools/journal.c - the results journal of an output folder (tools/
  * journal.h). */
 #include "tools/journal.h"
+#include "tools/json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,8 @@ static char *json_string(const char **p) {
       *o++ = '\n';
     else if (*s == 'u' && s[1] && s[2] && s[3] && s[4]) {
       char hex[5] = {s[1], s[2], s[3], s[4], 0};
+      /* \u00XX a control character, \udcXX a byte that was no UTF-8
+       * (tools/json.h): the low eight bits are the byte */
       *o++ = (char)strtol(hex, NULL, 16);
       s += 4;
     } else if (*s) {
@@ -132,18 +135,9 @@ void fgt_journal_add(fgt_journal *j, const char *id, const char *results) {
   FILE *m = open_memstream(&buf, &len);
   if (!m)
     return;
-  fputs("{\"id\":\"", m);
-  for (const unsigned char *s = (const unsigned char *)id; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(m, "\\%c", *s);
-    else if (*s == '\n')
-      fputs("\\n", m);
-    else if (*s < 0x20)
-      fprintf(m, "\\u%04x", *s);
-    else
-      fputc(*s, m);
-  }
-  fprintf(m, "\",\"results\":%s}\n", results);
+  fputs("{\"id\":", m);
+  fgt_json_str(m, id);
+  fprintf(m, ",\"results\":%s}\n", results);
   if (fclose(m) == 0 && buf) {
     ssize_t w = write(j->fd, buf, len);
     (void)w;      /* a journal that cannot grow only costs the resume */

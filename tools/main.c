@@ -6,11 +6,14 @@
 #include "tools/fgt.h"
 #include "tools/inputs.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <uv.h>
 
 static const char usage[] =
@@ -431,7 +434,7 @@ static int cmd_ops(int argc, char **argv) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
     return 2;
@@ -459,4 +462,39 @@ int main(int argc, char **argv) {
     return cmd_ops(argc - 1, argv + 1);
   fprintf(stderr, "fieldgraph: unknown command '%s'\n%s", cmd, usage);
   return 2;
+}
+
+/* Standard output flushed and checked at exit, as GNU tools do: a listing
+ * or JSON lines written to a full disk, a closed descriptor or a pipe
+ * whose reader is gone are lost, and the exit status says so (1, unless
+ * the command already failed).  Before, `fieldgraph ops >/dev/full` and
+ * `fieldgraph run --json ... >/dev/full` ended with status 0. */
+int main(int argc, char **argv) {
+  /* A standard descriptor closed by the caller (`>&-`) would be handed to
+   * the next file or libuv's own descriptors, and what is printed would
+   * land there (libuv aborted on closing it).  It is held by /dev/null
+   * opened the other way, so that writing stdout (reading stdin) fails
+   * with EBADF and is reported, as it would have been. */
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+      if (n >= 0 && n != fd) {
+        dup2(n, fd);
+        close(n);
+      }
+    }
+  int rc = dispatch(argc, argv);
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno;
+  if (fclose(stdout) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (bad) {
+    fprintf(stderr, "fieldgraph: cannot write standard output: %s\n",
+            e ? strerror(e) : "write error");
+    return rc ? rc : 1;
+  }
+  return rc;
 }

@@ -290,6 +290,20 @@ int fgt_output_dir_make(const char *outdir, const char *name, char *err,
     return -1;
   }
   const char *last = strrchr(name, '/');
+  /* An output is encoded under PATH.tmp-<index><ext>, itself written
+   * through PATH.tmp-<index><ext>.tmp-XXXXXX: up to FGT_TMP_ROOM bytes
+   * more than its own name.  A name that leaves no room failed as
+   * "PATH.tmp-0.png.tmp-XXXXXX: File name too long", a file nobody
+   * named, though the output's own name was valid. */
+  size_t file_len = strlen(last ? last + 1 : name);
+  if (file_len > NAME_MAX - FGT_TMP_ROOM) {
+    snprintf(err, errlen, "%s/%s: a file name of %zu bytes (at most %d: "
+             "it is written under a temporary name up to %d bytes longer "
+             "first)", outdir, name, file_len, NAME_MAX - FGT_TMP_ROOM,
+             FGT_TMP_ROOM);
+    close(dir);
+    return -1;
+  }
   for (const char *p = name; last && p < last;) {
     const char *e = strchr(p, '/');
     size_t len = (size_t)(e - p);

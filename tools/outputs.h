@@ -23,12 +23,17 @@ int fgt_output_name(char *out, size_t size, const char *tmpl,
                     const char *path, const char *rel, long index, char *err,
                     size_t errlen);
 
+/* Bytes an output's temporary names add to its own: ".tmp-<index>" and
+ * its extension, then fgu_atomic's ".tmp-XXXXXX". */
+enum { FGT_TMP_ROOM = 40 };
+
 /* Creates the folders of name (relative to the folder outdir, which
  * exists) one component at a time below outdir, never through a
  * symbolic link (O_NOFOLLOW): 0, or -1 with a message in err naming the
  * output, the component and why (a symbolic link or a file where a folder
  * belongs, or mkdir's error), so a link planted inside -o cannot lead an
- * output out of it. */
+ * output out of it.  A file name longer than NAME_MAX - FGT_TMP_ROOM is
+ * refused too: its temporary names would not fit. */
 int fgt_output_dir_make(const char *outdir, const char *name, char *err,
                         size_t errlen);
 

@@ -20,9 +20,14 @@
 #include "tools/fgt.h"
 #include "util/fs.h"
 
+#include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct parser {
   fgt_lexer lx;
@@ -163,6 +168,13 @@ static fgt_node *primary(parser *p) {
   fgt_node *n = NULL;
   switch (t.kind) {
   case FGT_T_NUMBER:
+    if (!isfinite(t.number)) {  /* strtod made 1e999 infinity */
+      p->failed = 1;
+      fgt_diag(p->err, p->errlen, p->src, t.pos, "number %.*s is out of "
+               "range (expected a finite number, at most %g)", t.len,
+               t.start, DBL_MAX);
+      return NULL;
+    }
     if ((n = node(p, FGT_N_NUMBER, t.pos))) {
       n->number = t.number;
       n->is_integer = t.is_integer;
@@ -505,7 +517,19 @@ fgt_pipeline *fgt_pipeline_load(const char *path, char *err, size_t errlen) {
   size_t n;
   char *text = fgu_read_file(path, (size_t)1 << 24, &n);
   if (!text) {
-    snprintf(err, errlen, "%s: cannot read the pipeline file", path);
+    /* why, for the message: fgu_read_file says only that it failed */
+    struct stat st;
+    int e = stat(path, &st) ? errno : 0;
+    const char *why = e ? strerror(e)
+      : S_ISDIR(st.st_mode) ? "found a folder"
+      : S_ISFIFO(st.st_mode) ? "found a FIFO"
+      : S_ISSOCK(st.st_mode) ? "found a socket"
+      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "found a device"
+      : !S_ISREG(st.st_mode) ? "found no regular file"
+      : st.st_size > (off_t)1 << 24 ? "found a file over 16 MiB"
+      : access(path, R_OK) ? strerror(EACCES) : "read error";
+    snprintf(err, errlen, "%s: cannot read the pipeline file (expected a "
+             "text file; %s)", path, why);
     return NULL;
   }
   if (strlen(text) != n) {

@@ -835,7 +835,7 @@ int fgt_cmd_run(int argc, char **argv) {
       o.timeout = strtod(optarg, &end);
       if (*end || end == optarg || !(o.timeout > 0 && o.timeout <= 1e7)) {
         fprintf(stderr, "fieldgraph run: --timeout: expected seconds above "
-                "0, found '%s'\n", optarg);
+                "0, at most 1e7 (116 days), found '%s'\n", optarg);
         free(b);
         return 2;
       }

@@ -6,9 +6,12 @@
  * with class crash; one that overruns --timeout is asked to cancel its
  * kernel (SIGTERM), killed a second later if it has not ended, and fails
  * its input with class timeout; each is replaced.  A killed input's
- * pending outputs are removed.  SIGINT/SIGTERM: nothing new starts, the
- * workers cancel their kernels and get 5 s to end before SIGKILL; a
- * second signal kills them at once.
+ * pending outputs are removed.  SIGINT/SIGTERM/SIGHUP, and SIGPIPE (the
+ * reader of the JSON lines went away, as `| head` does): nothing new
+ * starts, the workers cancel their kernels and get 5 s to end before
+ * SIGKILL, their pending outputs are removed; a second SIGINT, SIGTERM
+ * or SIGHUP kills them at once (SIGPIPE repeats with every write, so it
+ * does not count twice).
  *
  * The supervisor itself runs no kernel and has no threads or libuv loop,
  * so forking a new worker is safe at any time; it waits in poll(2), with
@@ -16,6 +19,7 @@
  */
 #include "tools/batch.h"
 #include "tools/journal.h"
+#include "tools/json.h"
 #include "tools/outputs.h"
 
 #include <errno.h>
@@ -74,7 +78,7 @@ typedef struct sup {
   int worker_errors;          /* workers that ended badly between inputs */
   double start, grace_at;
   int sigpipe[2];
-  struct sigaction old_int, old_term;
+  struct sigaction old_int, old_term, old_hup, old_pipe;
   char **failures;            /* "PATH (CLASS)" of each failed input */
   int n_failures;
   fgt_journal journal;        /* results by input, for resumed runs */
@@ -136,22 +140,6 @@ static void signal_worker(worker *w, int signum) {
 
 /* ---- reports (JSON lines, terminal, progress) --------------------------- */
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c == '\n')
-      fputs("\\n", f);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static void json_num(FILE *f, double v) {
   if (v != v || v - v != 0)
     fputs("null", f);          /* NaN and infinities are not JSON */
@@ -165,7 +153,7 @@ static void write_results(FILE *f, const fgt_result *r) {
   if (r->status == FG_OK && r->ran)
     for (int i = 0; i < r->n_reports; i++) {
       fprintf(f, "%s", i ? "," : "");
-      json_str(f, r->report_name[i]);
+      fgt_json_str(f, r->report_name[i]);
       fputc(':', f);
       if (r->report_n[i] == 1) {
         json_num(f, r->report[i][0]);
@@ -188,22 +176,22 @@ static void report_json(sup *s, const task *t, const fgt_result *r,
                         const char *status, const char *recorded) {
   FILE *f = stdout;
   fputs("{\"id\":", f);
-  json_str(f, s->ops->id(s->ops->user, t->index));
+  fgt_json_str(f, s->ops->id(s->ops->user, t->index));
   fprintf(f, ",\"status\":\"%s\"", status);
   if (r->status != FG_OK) {
     fputs(",\"error\":{\"class\":", f);
-    json_str(f, r->err_class);
+    fgt_json_str(f, r->err_class);
     fputs(",\"code\":", f);
-    json_str(f, fg_status_name((fg_status)r->status));
+    fgt_json_str(f, fg_status_name((fg_status)r->status));
     fputs(",\"message\":", f);
-    json_str(f, r->err);
+    fgt_json_str(f, r->err);
     fputc('}', f);
   }
   fputs(",\"outputs\":[", f);
   for (int i = 0; i < s->ops->n_saves && (r->status == FG_OK ||
                                           !strcmp(status, "skipped")); i++) {
     fprintf(f, "%s{\"path\":", i ? "," : "");
-    json_str(f, t->paths[i]);
+    fgt_json_str(f, t->paths[i]);
     if (r->hash[i][0])
       fprintf(f, ",\"sha256\":\"%s\"", r->hash[i]);
     fputc('}', f);
@@ -216,7 +204,7 @@ static void report_json(sup *s, const task *t, const fgt_result *r,
   if (!strcmp(status, "skipped")) {
     fputs(",\"results_from\":", f);
     if (recorded)
-      json_str(f, s->journal.path);
+      fgt_json_str(f, s->journal.path);
     else
       fputs("null", f);
   }
@@ -421,6 +409,8 @@ static int spawn(sup *s, worker *w) {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGPIPE);
   sigprocmask(SIG_BLOCK, &set, &old);
   fflush(stdout);
   fflush(stderr);
@@ -432,6 +422,13 @@ static int spawn(sup *s, worker *w) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
+    signal(SIGHUP, SIG_IGN);  /* a hangup reaches it from the supervisor,
+                               * as SIGTERM, so that its outputs are
+                               * cleaned */
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGPIPE);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
     close(s->sigpipe[0]);
     close(s->sigpipe[1]);
     for (int i = 0; i < s->n_w; i++)
@@ -667,12 +664,17 @@ static void interrupt(sup *s, int signum) {
       continue;
     }
     busy++;
-    signal_worker(w, signum);     /* a worker cancels its kernel and ends */
+    /* a worker cancels its kernel and ends on SIGINT or SIGTERM */
+    signal_worker(w, signum == SIGINT ? SIGINT : SIGTERM);
     w->kill_at = s->grace_at;
   }
   clear_progress(s);
-  fprintf(stderr, "fieldgraph: interrupted: stopping %d input(s) under way "
-          "(again to stop at once)\n", busy);
+  if (signum == SIGPIPE)
+    fprintf(stderr, "fieldgraph: standard output was closed by its reader "
+            "(SIGPIPE): stopping %d input(s) under way\n", busy);
+  else
+    fprintf(stderr, "fieldgraph: interrupted by %s: stopping %d input(s) "
+            "under way (again to stop at once)\n", signame(signum), busy);
 }
 
 /* Poll timeout (ms) until the next deadline, -1 if none. */
@@ -783,7 +785,7 @@ static int run_loop(sup *s, worker **wk) {
       while (read(s->sigpipe[0], &c, 1) == 1) {
         if (!s->interrupted) {
           interrupt(s, c);
-        } else {
+        } else if (c != SIGPIPE) {
           /* again: stop at once */
           for (int i = 0; i < s->n_w; i++)
             if (s->w[i].state != W_DEAD)
@@ -839,6 +841,8 @@ int fgt_supervise(const fgt_batch_ops *ops, const fgt_batch_opts *o,
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &s->old_int);
   sigaction(SIGTERM, &sa, &s->old_term);
+  sigaction(SIGHUP, &sa, &s->old_hup);
+  sigaction(SIGPIPE, &sa, &s->old_pipe);
   worker *wk = NULL;
   int rc;
   fgt_journal_open(&s->journal, o->outdir, o->skip_existing);
@@ -864,6 +868,9 @@ int fgt_supervise(const fgt_batch_ops *ops, const fgt_batch_opts *o,
   }
   sigaction(SIGINT, &s->old_int, NULL);
   sigaction(SIGTERM, &s->old_term, NULL);
+  sigaction(SIGHUP, &s->old_hup, NULL);
+  /* the summary below must not kill the process by SIGPIPE */
+  signal(SIGPIPE, SIG_IGN);
   close(s->sigpipe[0]);
   close(s->sigpipe[1]);
   sig_fd = -1;

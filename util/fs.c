@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,7 +68,10 @@ void *fgu_read_fd(int fd, size_t max, size_t *n) {
 
 void *fgu_read_file(const char *path, size_t max, size_t *n) {
   *n = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* non-blocking: opening a FIFO for reading waits for a writer, forever;
+   * fgu_read_fd's fstat refuses it (O_NONBLOCK is nothing to a regular
+   * file's reads) */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
     return NULL;
   void *data = fgu_read_fd(fd, max, n);
@@ -103,6 +107,14 @@ int fgu_atomic_begin(fgu_atomic *a, const char *path, int mode) {
   static const char suffix[] = ".tmp-XXXXXX";
   *a = (fgu_atomic){0};
   size_t len = strlen(path);
+  /* the temporary's own name must fit NAME_MAX: a valid name of over
+   * NAME_MAX - 11 bytes made the write fail as "File name too long";
+   * its base name is cut short for the temporary then */
+  const char *slash = strrchr(path, '/');
+  size_t base = strlen(slash ? slash + 1 : path);
+  size_t room = NAME_MAX - (sizeof suffix - 1);
+  if (base > room)
+    len -= base - room;
   a->tmp = malloc(len + sizeof suffix);
   if (!a->tmp)
     return ENOMEM;

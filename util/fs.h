@@ -39,7 +39,8 @@ enum { FGU_MODE_DEFAULT = -1 };
 /* An atomic replacement of a file under way: write through fp (or to the
  * file named tmp), then fgu_atomic_commit or fgu_atomic_abort. */
 typedef struct fgu_atomic {
-  char *tmp; /* PATH.tmp-XXXXXX, malloc'd */
+  char *tmp; /* PATH.tmp-XXXXXX, malloc'd (PATH's base name cut to fit
+              * NAME_MAX) */
   FILE *fp;  /* open for writing; NULL once closed */
 } fgu_atomic;
 

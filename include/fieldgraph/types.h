@@ -67,7 +67,8 @@ int fg_type_is_big(fg_type t);
 size_t fg_elem_size(fg_elem e);
 /* Short name of an element type ("f32", "u8", ...); "?" when invalid. */
 const char *fg_elem_name(fg_elem e);
-/* Bytes of a whole field of type t. */
+/* Bytes of a whole field of type t; SIZE_MAX when that does not fit a
+ * size_t (fg_input refuses such a type). */
 size_t fg_type_bytes(fg_type t);
 /* Nonzero when a and b are the same type. */
 int fg_type_equal(fg_type a, fg_type b);
