@@ -15,18 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The next header number of fp, skipping whitespace and # comments; -1 on
- * a malformed or missing number. */
-static long header_number(FILE *fp) {
+/* The first byte of fp after whitespace and # comments (or EOF). */
+static int skip_blanks(FILE *fp) {
   int c = fgetc(fp);
   for (;;) {
     while (c != EOF && isspace(c))
       c = fgetc(fp);
     if (c != '#')
-      break;
+      return c;
     while (c != EOF && c != '\n')
       c = fgetc(fp);
   }
+}
+
+/* The next header number of fp, skipping whitespace and # comments; -1 on
+ * a malformed or missing number. */
+static long header_number(FILE *fp) {
+  int c = skip_blanks(fp);
   if (c == EOF || !isdigit(c))
     return -1;
   long v = 0;
@@ -102,15 +107,7 @@ fg_status fgi_read_pnm(FILE *fp, const char *path, uint64_t max_pixels,
  * it; whitespace, a comment or the end after it): 0 with *v set, 1 at the
  * end of the file, -1 for anything else (a sign, a letter, over limit). */
 static int ascii_number(FILE *fp, unsigned long limit, unsigned long *v) {
-  int c = fgetc(fp);
-  for (;;) {
-    while (c != EOF && isspace(c))
-      c = fgetc(fp);
-    if (c != '#')
-      break;
-    while (c != EOF && c != '\n')
-      c = fgetc(fp);
-  }
+  int c = skip_blanks(fp);
   if (c == EOF)
     return 1;
   if (!isdigit(c))
