@@ -470,6 +470,24 @@ START_TEST(test_cli_link_inside_output_not_followed) {
 }
 END_TEST
 
+/* Two save()s with one template name one file for every input: check
+ * refuses the second at its column, before any input. */
+START_TEST(test_cli_same_template_twice_refused_by_check) {
+  char dir[64], p[1024], args[4096];
+  tu_tmpdir(dir, sizeof dir, "cli-inputs");
+  snprintf(p, sizeof p, "%s/dup.fgp", dir);
+  tu_write_text(p, "x = input()\nsave(x, \"{stem}.png\")\n"
+                   "save(x * 0.5, \"{stem}.png[compression=1]\")\n");
+  snprintf(args, sizeof args, "check %s", p);
+  ck_assert_int_eq(tool(dir, args), 2);
+  char *e = tu_slurp(dir, "stderr");
+  ck_assert_msg(strstr(e, "dup.fgp:3:15:") && strstr(e, "{stem}.png") &&
+                strstr(e, "save() number 1"), "%s", e);
+  free(e);
+  tu_rm_rf(dir);
+}
+END_TEST
+
 START_TEST(test_cli_collisions_before_any_input) {
   char dir[64], p[512], args[4096];
   tu_tmpdir(dir, sizeof dir, "cli-inputs");
@@ -998,6 +1016,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_many_names_bound);
   tcase_add_test(tc, test_cli_malformed_shard_variables);
   tcase_add_test(tc, test_cli_index_is_global_under_shards);
+  tcase_add_test(tc, test_cli_same_template_twice_refused_by_check);
   tcase_add_test(tc, test_cli_empty_folder_and_missing_path);
   tcase_add_test(tc, test_cli_reader_gone_leaves_no_pending_file);
   tcase_add_test(tc, test_cli_stdout_write_error_fails);

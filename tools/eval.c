@@ -562,6 +562,13 @@ static fgt_value call_save(eval *ev, const fgt_node *c) {
   char why[1024];
   if (fgt_tmpl_check(s->tmpl, why, sizeof why))
     return failv(ev, FG_EINVAL, a[1]->pos, "save: %s", why);
+  /* the same template twice names the same file for every input */
+  for (int k = 0; k < ev->b->n_saves; k++)
+    if (!strcmp(ev->b->saves[k].tmpl, s->tmpl))
+      return failv(ev, FG_EINVAL, a[1]->pos, "save: \"%s\" is already the "
+                   "template of save() number %d: both outputs of every "
+                   "input would be one file; expected another name", s->tmpl,
+                   k + 1);
   /* the named options as the brackets would give them: each must suit
    * the output's format (quality=85 on a PNG was silently ignored) */
   static const char *const opt_name[] = {"compression", "filter", "Q"};
