@@ -9,12 +9,13 @@
  *   scalar.c   small tensors as one scalar per component
  *   reduce.c   reduction kernels' lanes and folds
  *   writer.c   the text writer given to foreign calls
+ *   hoist.c    read locations computed once per work-item
  *   expr.c     expressions and the addressing of fields
  *   stencil.c  stencils' interior columns and border rules
- *   hoist.c    read locations computed once per work-item
  *   out.c      output primitives
- * Expressions reach back to scalar.c and to the walker's choices only
- * through the emitter (its dialect d and its comp hook). */
+ * Expressions reach back to scalar.c, hoist.c and the walker's choices
+ * only through the emitter (its dialect d, its comp and read_base
+ * hooks); tests/circles.sh holds the order. */
 #ifndef FG_EMIT_EMIT_IMPL_H
 #define FG_EMIT_EMIT_IMPL_H
 
@@ -117,6 +118,11 @@ struct fgk_emitter {
   /* Emits component c of x when variables split (emit/scalar.c sets it
    * with split; NULL otherwise). */
   void (*comp)(fgk_emitter *e, const fg_expr *x, int c);
+  /* Writes into ptr the pointer a read of buffer buf indexes (walk.c sets
+   * it to fge_hoist_base, which may hoist the read's row; NULL: buf
+   * itself), so expressions need not know the hoisting below them. */
+  bool (*read_base)(fgk_emitter *e, const char *buf, const fgk_access *a,
+                    int n, bool big, char *ptr, size_t size);
   bool interior;       /* emitting the interior copy of a stencil's body */
   fgu_buf interior_body; /* that copy, when the kernel is a split stencil */
   fgu_buf hoist;       /* declarations of hoisted read locations */

@@ -406,7 +406,9 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     int n = fg_type_tensor_elements(ft);
     char buf[16], ptr[32];
     snprintf(buf, sizeof buf, "in%d", a->port);
-    fge_hoist_base(e, buf, a, n, n > FG_MAX_SMALL_TENSOR, ptr, sizeof ptr);
+    if (!e->read_base ||
+        !e->read_base(e, buf, a, n, n > FG_MAX_SMALL_TENSOR, ptr, sizeof ptr))
+      snprintf(ptr, sizeof ptr, "%s", buf);
     if (!a->element && n > 1) {
       e->d->load_open(e, x->type);
       fgk_putf(e, "%s + (", ptr);

@@ -452,6 +452,7 @@ static void declare_vars(fgk_emitter *e, const fgk_block *b) {
 char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
   fgk_emitter e = {.w = {&fge_writer_i}, .k = k, .indent = 3};
   e.d = d == FGK_DIALECT_CL ? &fgk_dialect_cl : &fgk_dialect_c;
+  e.read_base = fge_hoist_base;
   for (int i = 0; i < k->n_in; i++)
     e.uses_fp64 |= k->in_type[i].elem == FG_F64;
   for (int i = 0; i < k->n_out; i++)
