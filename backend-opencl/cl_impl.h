@@ -49,6 +49,7 @@ typedef struct fgcl_device_info {
   size_t max_parameter_size;     /* CL_DEVICE_MAX_PARAMETER_SIZE */
   bool fp64;                     /* cl_khr_fp64 or a double fp config */
   bool int64_atomics;
+  bool fp32_rounded_div;         /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT */
 } fgcl_device_info;
 
 /* Enumerates every device of every platform (all device types) in a stable

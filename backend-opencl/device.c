@@ -155,6 +155,11 @@ static cl_int describe(cl_device_id d, fgcl_device_info *di) {
     fp64 = 0;
   di->fp64 = fp64 != 0 || has_word(ext, "cl_khr_fp64");
   di->int64_atomics = has_word(ext, "cl_khr_int64_base_atomics");
+  cl_device_fp_config fp32 = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp32, &fp32,
+                      NULL) != CL_SUCCESS)
+    fp32 = 0;
+  di->fp32_rounded_div = (fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   free(ext);
   return CL_SUCCESS;
 }

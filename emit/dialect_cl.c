@@ -104,6 +104,107 @@ static void cl_as(fgk_emitter *e, const fg_expr *x, fgk_type t) {
   fgk_put(e, ")");
 }
 
+/* A helper applying scalar helper sname to each component of type t's
+ * n arguments (a0..a2, of types at[]); the helper's name is written to
+ * name.  For the vectors of the built-ins below, whose scalar forms need
+ * a test per value. */
+static void cl_componentwise(fgk_emitter *e, const char *name,
+                             const char *sname, fgk_type t, int n,
+                             const fgk_type *at) {
+  if (!fgk_first_use(e, name))
+    return;
+  fgu_buf *h = &e->help;
+  fgu_buf_printf(h, "inline %s %s(", cl_type(t), name);
+  for (int i = 0; i < n; i++)
+    fgu_buf_printf(h, "%s%s a%d", i ? ", " : "", cl_type(at[i]), i);
+  fgu_buf_printf(h, ") {\n  %s r;\n", cl_type(t));
+  for (int c = 0; c < t.width; c++) {
+    fgu_buf_printf(h, "  r.s%d = %s(", c, sname);
+    for (int i = 0; i < n; i++)
+      fgu_buf_printf(h, "%sa%d.s%d", i ? ", " : "", i, c);
+    fgu_buf_puts(h, ");\n");
+  }
+  fgu_buf_puts(h, "  return r;\n}\n");
+}
+
+/* Built-ins some devices get wrong, as found on NVIDIA's OpenCL (driver
+ * 580, an H100, scripts/gpu-bundle): sign(-0.0) is +0.0, normalize(NaN)
+ * of a scalar is 1, rootn(FLT_MAX, 1) overflows to inf, and 64-bit
+ * mad_sat(LONG_MIN, 2, 0) is 0.  Each gets a helper of ours, on every
+ * device, with the specification's value (the C dialect's, dialect_c.c);
+ * NULL when fn of type t needs none, else its name (in name, size bytes). */
+static const char *cl_own_builtin(fgk_emitter *e, const fg_expr *x,
+                                  fgk_type t, char *name, size_t size) {
+  char sname[64];
+  const char *ty = cl_type(t), *sty = cl_type(fgk_t(t.elem, 1));
+  fgu_buf *h = &e->help;
+  switch (x->u.call.fn) {
+  case FGK_FN_sign:
+    if (!fgk_is_float(t.elem))
+      return NULL;
+    snprintf(name, size, "fgk_sign_%s", ty);
+    /* a vector's comparisons select per component */
+    if (fgk_first_use(e, name))
+      fgu_buf_printf(h, "inline %s %s(%s x) {\n  return x > (%s)(0) ? "
+                     "(%s)(1) : x < (%s)(0) ? (%s)(-1) : x == x ? x : "
+                     "(%s)(0);\n}\n", ty, name, ty, ty, ty, ty, ty, ty);
+    break;
+  case FGK_FN_normalize:
+    snprintf(name, size, "fgk_normalize_%s", ty);
+    if (fgk_first_use(e, name))
+      fgu_buf_printf(h, "inline %s %s(%s x) {\n  return %s ? (%s)(NAN) : "
+                     "normalize(x);\n}\n", ty, name, ty,
+                     t.width == 1 ? "isnan(x)" : "any(isnan(x))", ty);
+    break;
+  case FGK_FN_rootn: {
+    snprintf(sname, sizeof sname, "fgk_rootn_%s", sty);
+    if (fgk_first_use(e, sname))
+      fgu_buf_printf(h, "inline %s %s(%s x, int n) {\n  return n == 1 ? x "
+                     ": rootn(x, n);\n}\n", sty, sname, sty);
+    if (t.width == 1) {
+      snprintf(name, size, "%s", sname);
+      return name;
+    }
+    snprintf(name, size, "fgk_rootn_%s", ty);
+    fgk_type at[2] = {t, fgk_t(FG_I32, t.width)};
+    cl_componentwise(e, name, sname, t, 2, at);
+    break;
+  }
+  case FGK_FN_mad_sat: {
+    if (fg_elem_size(t.elem) != 8)
+      return NULL;
+    bool is_signed = t.elem == FG_I64;
+    snprintf(sname, sizeof sname, "fgk_mad_sat_%s", sty);
+    /* the 128-bit product, plus c, saturated */
+    if (fgk_first_use(e, sname)) {
+      if (is_signed)
+        fgu_buf_printf(h, "inline long %s(long a, long b, long c) {\n"
+                       "  long hi = mul_hi(a, b);\n"
+                       "  ulong lo = (ulong)a * (ulong)b, s = lo + (ulong)c;\n"
+                       "  hi += (c < 0 ? -1 : 0) + (s < lo ? 1 : 0);\n"
+                       "  return hi == ((long)s >> 63) ? (long)s : hi < 0 ? "
+                       "LONG_MIN : LONG_MAX;\n}\n", sname);
+      else
+        fgu_buf_printf(h, "inline ulong %s(ulong a, ulong b, ulong c) {\n"
+                       "  ulong lo = a * b, s = lo + c;\n"
+                       "  return mul_hi(a, b) != 0 || s < lo ? ULONG_MAX : s;"
+                       "\n}\n", sname);
+    }
+    if (t.width == 1) {
+      snprintf(name, size, "%s", sname);
+      return name;
+    }
+    snprintf(name, size, "fgk_mad_sat_%s", ty);
+    fgk_type at[3] = {t, t, t};
+    cl_componentwise(e, name, sname, t, 3, at);
+    break;
+  }
+  default:
+    return NULL;
+  }
+  return name;
+}
+
 static void cl_call(fgk_emitter *e, const fg_expr *x) {
   const fgk_builtin_info *b = &fgk_builtins[x->u.call.fn];
   fgk_type t = x->u.call.arg[0]->type;
@@ -124,7 +225,9 @@ static void cl_call(fgk_emitter *e, const fg_expr *x) {
     fgk_put(e, ")");
     return;
   }
-  fgk_putf(e, "%s(", b->cl_name);
+  char own_name[64];
+  const char *own = cl_own_builtin(e, x, t, own_name, sizeof own_name);
+  fgk_putf(e, "%s(", own ? own : b->cl_name);
   for (int i = 0; i < x->u.call.n; i++) {
     const fg_expr *a = x->u.call.arg[i];
     if (i)

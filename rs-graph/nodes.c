@@ -80,7 +80,14 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
             (const void *)opt->include_dirs);
     return FG_EINVAL;
   }
-  fgr_pp pp = {opt->clang, opt->include_dirs, opt->n_include_dirs, false,
+  /* the compiler a context's CPU backend uses ($FG_CLANG) unless the
+   * options name one: one variable moves every use of clang */
+  const char *clang = opt->clang;
+  if (!clang || !*clang)
+    clang = getenv("FG_CLANG");
+  if (clang && !*clang)
+    clang = NULL;
+  fgr_pp pp = {clang, opt->include_dirs, opt->n_include_dirs, false,
                opt->preprocess_timeout_ms, opt->preprocess_max_bytes};
   char err[1024] = "";
   fgr_unit *u = fgr_unit_new(name, file ? file : name, text, len, &pp, err,
@@ -102,7 +109,7 @@ fg_status fg_rs_script_new_source_opt(const char *name, const char *file,
   }
   s->u = u;
   s->dt_last = fgr_time_now_ns();
-  if ((opt->clang && !(s->clang = strdup(opt->clang))) ||
+  if ((clang && !(s->clang = strdup(clang))) ||
       (opt->cache_dir && !(s->cache_dir = strdup(opt->cache_dir)))) {
     fg_rs_script_free(s);
     put_err(errmsg, errlen, "script '%s': out of memory", name);

@@ -1033,6 +1033,34 @@ static void poll_loop(rw *w, int i) {
   }
 }
 
+/* Whether name (len bytes) is one of list's. */
+static bool listed(const char *const *list, const char *p, int len) {
+  for (int k = 0; list[k]; k++)
+    if ((int)strlen(list[k]) == len && !memcmp(list[k], p, (size_t)len))
+      return true;
+  return false;
+}
+
+/* A call of a runtime function that the dialect spells differently
+ * (compat.c): fgr_c_renames / fgr_cl_renames become fgk_rs_<name>, and a
+ * kernel's rsRand steps the point's own state.  Written here, token by
+ * token, rather than by function-like macros around the script: OpenCL C
+ * before 2.0 has no variadic macros (NVIDIA's compiler refuses them), and
+ * these functions take one to three arguments. */
+static bool renamed_call(rw *w, int i, const char *p, int len) {
+  if (!is_host(w->tw) && len == 6 && !memcmp(p, "rsRand", 6) &&
+      !w->rep[i + 1]) {
+    put(w, "fgk_rs_krand(fgk_env->fgk_rseed, ");
+    w->rep[i + 1] = "";
+    return true;
+  }
+  if (!listed(w->cl ? fgr_cl_renames : fgr_c_renames, p, len))
+    return false;
+  fgu_buf_printf(w->o, "fgk_rs_%.*s", len, p);
+  w->bol = false;
+  return true;
+}
+
 /* Emits token i, rewritten. */
 static void token(rw *w, int i, bool in_pp) {
   const fgr_unit *u = w->u;
@@ -1184,6 +1212,8 @@ static void token(rw *w, int i, bool in_pp) {
     w->bol = false;
     return;
   }
+  if (fgr_tok_is(u, i + 1, "(") && renamed_call(w, i, p, len))
+    return;
   put_ident(w->o, p, len);
   w->bol = false;
 }
@@ -1364,37 +1394,11 @@ static void typedef_of(fgk_writer *tw, const fgr_unit *u, const fgr_type *t,
                  s ? dims : "[1]");
 }
 
-/* Renames name to fgk_rs_<name> (define) or ends that.  The name's own
- * macro, if the compiler's headers define one (PoCL's clamp is a macro),
- * is pushed and restored: a plain #undef after the script would leave
- * the code after it (a fused operator calling clamp) without it. */
-static void rename1(fgu_buf *h, const char *name, bool define) {
-  if (define)
-    fgu_buf_printf(h, "#pragma push_macro(\"%s\")\n#undef %s\n"
-                   "#define %s(...) fgk_rs_%s(__VA_ARGS__)\n",
-                   name, name, name, name);
-  else
-    fgu_buf_printf(h, "#undef %s\n#pragma pop_macro(\"%s\")\n", name,
-                   name);
-}
-
-/* The names the C dialect renames around a script's text (compat.c),
- * defined before a part of it and restored after. */
+/* The C dialect's own spelling of _Bool, around a script's text. */
 static void renames(fgk_writer *tw, bool define) {
-  fgu_buf *h = fgk_writer_helpers(tw);
-  /* kernels' rsRand steps the point's own state (compat.c) */
-  if (!is_host(tw))
-    fgu_buf_puts(h, define ? "#define rsRand(...) fgk_rs_krand("
-                             "fgk_env->fgk_rseed, __VA_ARGS__)\n"
-                           : "#undef rsRand\n");
-  if (is_cl(tw)) {
-    for (int k = 0; fgr_cl_renames[k]; k++)
-      rename1(h, fgr_cl_renames[k], define);
-    return;
-  }
-  for (int k = 0; fgr_c_renames[k]; k++)
-    rename1(h, fgr_c_renames[k], define);
-  fgu_buf_puts(h, define ? "#define bool _Bool\n" : "#undef bool\n");
+  if (!is_cl(tw))
+    fgu_buf_puts(fgk_writer_helpers(tw), define ? "#define bool _Bool\n"
+                                                : "#undef bool\n");
 }
 
 static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {

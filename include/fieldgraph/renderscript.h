@@ -76,7 +76,8 @@ typedef struct fg_rs_options {
   const char *const *include_dirs;  /* n_include_dirs directories */
   int n_include_dirs;
   const char *clang;    /* the preprocessor, and the compiler of the
-                           invokables; NULL: the clang found by configure */
+                           invokables; NULL: $FG_CLANG, as for the
+                           CPU backend, else the clang found by configure */
   const char *cache_dir;  /* where compiled invokables are cached (in
                              CACHE/rs); NULL: the kernel cache's directory
                              (fg_context_options.cache_dir's default),
