@@ -151,10 +151,20 @@ static const char *cl_own_builtin(fgk_emitter *e, const fg_expr *x,
     break;
   case FGK_FN_normalize:
     snprintf(name, size, "fgk_normalize_%s", ty);
-    if (fgk_first_use(e, name))
-      fgu_buf_printf(h, "inline %s %s(%s x) {\n  return %s ? (%s)(NAN) : "
-                     "normalize(x);\n}\n", ty, name, ty,
-                     t.width == 1 ? "isnan(x)" : "any(isnan(x))", ty);
+    /* a NaN makes all NaN; infinities count as +-1 and the finite
+     * components then as 0 */
+    if (!fgk_first_use(e, name))
+      break;
+    if (t.width == 1)
+      fgu_buf_printf(h, "inline %s %s(%s x) {\n  return isnan(x) ? x : "
+                     "isinf(x) ? copysign((%s)(1), x) : normalize(x);\n}\n",
+                     ty, name, ty, ty);
+    else
+      fgu_buf_printf(h, "inline %s %s(%s x) {\n  if (any(isnan(x)))\n"
+                     "    return (%s)(NAN);\n  if (any(isinf(x)))\n"
+                     "    x = select((%s)(0), copysign((%s)(1), x), "
+                     "isinf(x));\n  return normalize(x);\n}\n", ty, name,
+                     ty, ty, ty, ty);
     break;
   case FGK_FN_rootn: {
     snprintf(sname, sizeof sname, "fgk_rootn_%s", sty);

@@ -726,7 +726,6 @@ const char fgr_compat_cl[] =
   "rs_allocation;\n"
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
-  "#define rsDebug(...) ((void)0)\n"
   "#define FGK_RS_F static inline __attribute__((overloadable))\n"
   "static inline rs_allocation fgk_rs_alloc(__global const void *p, long x,\n"
   "    long y, long z) {\n"

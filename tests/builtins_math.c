@@ -69,11 +69,13 @@ static double ref_minmag(double x, double y, bool dbl) {
 }
 
 /* native_divide's precision is the implementation's: compare it where
- * both operands and the quotient are normal numbers. */
+ * both operands, the quotient and 1 / y are normal numbers (GPUs compute
+ * x * (1 / y): NVIDIA's -7.75 / FLT_MAX is 0, 1 / FLT_MAX being
+ * subnormal and flushed). */
 static bool divide_comparable(double x, double y, bool dbl) {
   double q = x / y, mn = dbl ? DBL_MIN : FLT_MIN, mx = dbl ? DBL_MAX : FLT_MAX;
   return isfinite(x) && isfinite(y) && y != 0 && fabs(y) >= mn &&
-         fabs(q) >= mn && fabs(q) <= mx / 2;
+         fabs(1 / y) >= mn && fabs(q) >= mn && fabs(q) <= mx / 2;
 }
 
 enum mfn {
