@@ -236,6 +236,11 @@ fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
   if (rc != CL_SUCCESS) {
     char *log = build_log(prog, dev->device);
     clReleaseProgram(prog);
+    char *mapped = fgcl_map_log_lines(source, log);
+    if (mapped) {
+      free(log);
+      log = mapped;
+    }
     /* Whatever the code, a failed build is FG_EBUILD unless memory ran
      * out. */
     fg_status st = fgcl_status(rc) == FG_ENOMEM ? FG_ENOMEM : FG_EBUILD;

@@ -89,6 +89,11 @@ int fgcl_select(const fgcl_device_info *list, int n, const char *selector,
  * of the kept .cl source, and the build log (CL_PROGRAM_BUILD_LOG),
  * truncated to fit errlen; status FG_EBUILD.  *compiled is set to true when
  * the compiler ran from source (counted by the caller), false on a hit. */
+/* A copy of build log with each "<kernel>:L" position (NVIDIA's, which
+ * ignores #line) replaced by the file and line source's #line directives
+ * give it (log_lines.c); NULL when none is (the log stands as it is). */
+char *fgcl_map_log_lines(const char *source, const char *log);
+
 fg_status fgcl_build(cl_context ctx, const fgcl_device_info *dev,
                      fgtc_cache *cache, const char *source,
                      const char *options, const char *what,

@@ -167,6 +167,37 @@ static int run_child(const char *dir) {
   return WEXITSTATUS(st) - 1;
 }
 
+/* NVIDIA's compiler reports "<kernel>:L:C" in the source as given; the
+ * log is rewritten through the #line directives, as clang would name it:
+ * the line after `#line 10 "a.rs"` is a.rs:10, the next a.rs:11, a later
+ * directive without a file keeps the file, positions before any #line and
+ * past the end stay. */
+START_TEST(test_opencl_log_positions_follow_line_directives) {
+  const char *src = "kernel void k() {\n"          /* 1 */
+                    "#line 10 \"dir/a \\\"q\\\".rs\"\n" /* 2 */
+                    "  x;\n"                         /* 3: a.rs:10 */
+                    "  y;\n"                         /* 4: a.rs:11 */
+                    "#line 40\n"                      /* 5 */
+                    "  z;\n"                         /* 6: a.rs:40 */
+                    "}\n";
+  char *m = fgcl_map_log_lines(src, "<kernel>:3:3: error: x\n"
+                               "<kernel>:4:3: error: y\n<kernel>:6:1: e\n"
+                               "<kernel>:1:1: before\n<kernel>:99:1: past\n"
+                               "<kernel>:x: odd\n");
+  ck_assert_ptr_nonnull(m);
+  ck_assert_str_eq(m, "dir/a \\\"q\\\".rs:10:3: error: x\n"
+                      "dir/a \\\"q\\\".rs:11:3: error: y\n"
+                      "dir/a \\\"q\\\".rs:40:1: e\n"
+                      "<kernel>:1:1: before\n<kernel>:99:1: past\n"
+                      "<kernel>:x: odd\n");
+  free(m);
+  /* nothing to map: NULL, the log stands */
+  ck_assert_ptr_null(fgcl_map_log_lines(src, "input.cl:3:1: error\n"));
+  ck_assert_ptr_null(fgcl_map_log_lines("kernel void k() {}\n",
+                                        "<kernel>:1:1: error\n"));
+}
+END_TEST
+
 START_TEST(test_opencl_second_process_builds_nothing) {
   char dir[] = "/tmp/fg-clcache-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -352,6 +383,7 @@ int main(void) {
   tcase_add_test(tc, test_opencl_lists_devices);
   tcase_add_test(tc, test_opencl_selects_devices_and_explains_failures);
   tcase_add_test(tc, test_opencl_build_error_has_log_and_kernel_name);
+  tcase_add_test(tc, test_opencl_log_positions_follow_line_directives);
   tcase_add_test(tc, test_opencl_second_process_builds_nothing);
   tcase_add_test(tc, test_opencl_cache_refuses_untrusted_binaries);
   tcase_add_test(tc, test_opencl_agrees_with_cpu);
