@@ -89,6 +89,20 @@ int fgcl_select(const fgcl_device_info *list, int n, const char *selector,
  * of the kept .cl source, and the build log (CL_PROGRAM_BUILD_LOG),
  * truncated to fit errlen; status FG_EBUILD.  *compiled is set to true when
  * the compiler ran from source (counted by the caller), false on a hit. */
+/* Stop flags for devices that do not see host memory while a kernel
+ * runs (stop.c).  fgcl_stops_watch gives a device buffer of bytes holding
+ * *flag, listed until fgcl_stops_forget or, after fgcl_stops_until, the
+ * end of event ev; fgcl_stops_signal writes 1 into every listed buffer of
+ * flag through a queue of its own.  Thread safe. */
+typedef struct fgcl_stops fgcl_stops;
+fgcl_stops *fgcl_stops_new(cl_context ctx, cl_device_id device);
+cl_mem fgcl_stops_watch(fgcl_stops *s, const int *flag, size_t bytes,
+                        cl_int *rc);
+void fgcl_stops_until(fgcl_stops *s, cl_mem m, cl_event ev);
+void fgcl_stops_forget(fgcl_stops *s, cl_mem m);
+void fgcl_stops_signal(fgcl_stops *s, const int *flag);
+void fgcl_stops_free(fgcl_stops *s);
+
 /* A copy of build log with each "<kernel>:L" position (NVIDIA's, which
  * ignores #line) replaced by the file and line source's #line directives
  * give it (log_lines.c); NULL when none is (the log stands as it is). */

@@ -140,6 +140,9 @@ typedef struct fg__backend_i {
                               size_t bytes, const fg__async *a);
   /* Releases an event from launch / upload_async / download_async. */
   void (*event_release)(fg__backend *be, fg__event *ev);
+  /* Optional: stop flag was just set (a run cancelled); kernels polling
+   * it on a device that cannot read it in place must learn it. */
+  void (*stop)(fg__backend *be, const int *flag);
   void (*destroy)(fg__backend *be);
 } fg__backend_i;
 

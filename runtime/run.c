@@ -827,6 +827,8 @@ void fg_run_cancel(fg_run *r) {
   fg_context *ctx = r->ctx;
   r->canceled = true;
   __atomic_store_n(r->stop, 1, __ATOMIC_RELEASE);  /* kernels return */
+  if (ctx->be->i->stop)
+    ctx->be->i->stop(ctx->be, r->stop);
   if (!r->begun) {
     fg_run **pp = &ctx->pending_head, *prev = NULL;
     while (*pp && *pp != r) {
