@@ -285,6 +285,19 @@ const char *fg_rs_script_name(const fg_rs_script *s) {
   return s ? s->u->name : "";
 }
 
+fg_rs_kind fg_rs_function_kind(const fg_rs_script *s, const char *name) {
+  if (!s || !name)
+    return FG_RS_NONE;
+  if (fgr_find_reduce(s->u, name))
+    return FG_RS_REDUCTION;
+  const fgr_func *f = fgr_find_func(s->u, name);
+  if (!f || !f->has_body)
+    return FG_RS_NONE;
+  if (f->is_kernel || f->legacy)
+    return FG_RS_KERNEL;
+  return f->is_static ? FG_RS_NONE : FG_RS_INVOKABLE;
+}
+
 fg_rs_fp fg_rs_script_fp(const fg_rs_script *s) {
   return s ? s->u->fp : FG_RS_FP_FULL;
 }

@@ -1370,6 +1370,41 @@ START_TEST(test_cli_rotate) {
 }
 END_TEST
 
+/* A pipeline calls a script's function as the script declares it, macros
+ * expanded: a kernel that a macro defines is mapped, not invoked (the
+ * command used to guess from the source text). */
+START_TEST(test_cli_script_kernel_from_a_macro) {
+  char dir[64], file[128], args[1024], sp[512], err[512];
+  tu_tmpdir(dir, sizeof dir, "cli");
+  snprintf(file, sizeof file, "%s/m.rs", dir);
+  tu_write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+                "#define INVERT(name) uchar4 __attribute__((kernel)) \\\n"
+                "  name(uchar4 in) { uchar4 o = (uchar4)(255) - in; \\\n"
+                "  o.a = in.a; return o; }\n"
+                "INVERT(negative)\n");
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  tu_write_text(file, "s = script(\"m.rs\")\npx = u8(rgba(input()) * 255)\n"
+                "save(s.negative(px), \"{stem}-n.png\")\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  int rc = tool(dir, args);
+  char *e = tu_slurp(dir, "stderr");
+  ck_assert_msg(rc == 0, "exit status %d\n%s", rc, e);
+  free(e);
+  fg_image im, want;
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
+                          sizeof err) == FG_OK);
+  rgba_of(&im, &want);
+  for (int i = 0; i < im.width * im.height * 4; i++)
+    if (i % 4 != 3)
+      want.data[i] = (unsigned char)(255 - want.data[i]);
+  expect_out(dir, "chelsea-n.png", &want);
+  fg_image_free(&im);
+  fg_image_free(&want);
+  tu_rm_rf(dir);
+}
+END_TEST
+
 /* Script globals set from a pipeline take the global's type: 2 into a
  * float is 2.0f (not the bits of int 2), a fraction or 1e67 into an int is
  * an error at its line, never a wrapped or undefined conversion. */
@@ -1699,6 +1734,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_example_rs_blur);
   tcase_add_test(tc, test_cli_example_rs_invert);
   tcase_add_test(tc, test_cli_script_globals_take_their_type);
+  tcase_add_test(tc, test_cli_script_kernel_from_a_macro);
   suite_add_tcase(s, tc);
   TCase *tw = tcase_create("workers");
   tcase_set_timeout(tw, 600);

@@ -1602,6 +1602,37 @@ END_TEST
  * renames (clamp, pow, ...) were #undef'd after it, which on PoCL, whose
  * clamp is a macro, left a fused operator after the script calling an
  * undeclared clamp: the kernel did not build on OpenCL. */
+/* fg_rs_function_kind answers from the script as compiled: a kernel a
+ * macro defines, a legacy root, a reduction, an invokable; a static
+ * helper, a prototype without a body and an unknown name are none. */
+START_TEST(test_rs_function_kinds) {
+  fg_rs_script *s = NULL;
+  char err[512];
+  ck_assert_msg(fg_rs_script_new_source("kinds", NULL,
+      "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+      "#define K(n) float RS_KERNEL n(float v) { return v + 1; }\n"
+      "K(made)\n"
+      "void root(const float *in, float *out) { *out = *in; }\n"
+      "#pragma rs reduce(total) accumulator(acc)\n"
+      "static void acc(float *a, float v) { *a += v; }\n"
+      "static float helper(float v) { return v; }\n"
+      "void later(void);\n"
+      "float gain;\nvoid set_gain(float g) { gain = helper(g); }\n",
+      (size_t)-1, &s, err, sizeof err) == FG_OK, "%s", err);
+  ck_assert_int_eq(fg_rs_function_kind(s, "made"), FG_RS_KERNEL);
+  ck_assert_int_eq(fg_rs_function_kind(s, "root"), FG_RS_KERNEL);
+  ck_assert_int_eq(fg_rs_function_kind(s, "total"), FG_RS_REDUCTION);
+  ck_assert_int_eq(fg_rs_function_kind(s, "set_gain"), FG_RS_INVOKABLE);
+  ck_assert_int_eq(fg_rs_function_kind(s, "helper"), FG_RS_NONE);
+  ck_assert_int_eq(fg_rs_function_kind(s, "later"), FG_RS_NONE);
+  ck_assert_int_eq(fg_rs_function_kind(s, "K"), FG_RS_NONE);
+  ck_assert_int_eq(fg_rs_function_kind(s, "nothing"), FG_RS_NONE);
+  ck_assert_int_eq(fg_rs_function_kind(NULL, "made"), FG_RS_NONE);
+  ck_assert_int_eq(fg_rs_function_kind(s, NULL), FG_RS_NONE);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 START_TEST(test_rs_regression_renamed_builtin_after_script) {
   fg_rs_script *s = NULL;
   char err[512];
@@ -1748,6 +1779,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_reduction_dims_ranges_and_empty_range);
   tcase_add_test(tc, test_rs_reduction_fuses_its_producer_and_feeds_a_node);
   tcase_add_test(tc, test_rs_reduce_checks_inputs);
+  tcase_add_test(tc, test_rs_function_kinds);
   tcase_add_test(tc, test_rs_regression_renamed_builtin_after_script);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

@@ -736,67 +736,17 @@ static fgt_value call_script(eval *ev, const fgt_node *c) {
   fgt_scripts *ss = ev->scripts;
   for (int i = 0; i < ss->n; i++)
     if (strcmp(ss->path[i], path) == 0)
-      return (fgt_value){.kind = FGT_V_SCRIPT, .script = ss->s[i],
-                         .script_text = ss->text[i]};
+      return (fgt_value){.kind = FGT_V_SCRIPT, .script = ss->s[i]};
   if (ss->n >= 16)
     return failv(ev, FG_EINVAL, c->pos, "script: at most 16 scripts");
   char err[1024];
   fg_rs_script *s;
   if (fg_rs_script_new_file(path, &s, err, sizeof err) != FG_OK)
     return failv(ev, FG_EFORMAT, c->items[0]->pos, "%s", err);
-  size_t len;
-  FILE *fp = fopen(path, "rb");
-  char *text = NULL;
-  if (fp) {
-    fseek(fp, 0, SEEK_END);
-    long sz = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    text = calloc((size_t)(sz > 0 ? sz : 0) + 1, 1);
-    len = text ? fread(text, 1, (size_t)(sz > 0 ? sz : 0), fp) : 0;
-    (void)len;
-    fclose(fp);
-  }
   ss->path[ss->n] = strdup(path);
-  ss->text[ss->n] = text ? text : strdup("");
   ss->s[ss->n] = s;
   ss->n++;
-  return (fgt_value){.kind = FGT_V_SCRIPT, .script = s,
-                     .script_text = ss->text[ss->n - 1]};
-}
-
-/* What a script's function `name` is, from its source: 'r' a reduction
- * (#pragma rs reduce(name ...)), 'k' a mapping kernel (RS_KERNEL or
- * __attribute__((kernel)) in its declaration), 'i' an invokable. */
-static char script_kind(const char *text, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = strstr(text, "#pragma rs reduce"); p;
-       p = strstr(p + 1, "#pragma rs reduce")) {
-    const char *q = p + 17;
-    while (*q == ' ' || *q == '(')
-      q++;
-    if (strncmp(q, name, len) == 0 && !isalnum((unsigned char)q[len]) &&
-        q[len] != '_')
-      return 'r';
-  }
-  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-    if ((p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
-        isalnum((unsigned char)p[len]) || p[len] == '_')
-      continue;
-    const char *q = p + len;
-    while (*q == ' ')
-      q++;
-    if (*q != '(')
-      continue;
-    const char *d = p;     /* the declaration: back to ; } or # line */
-    while (d > text && d[-1] != ';' && d[-1] != '}' && d[-1] != '{' &&
-           !(d[-1] == '\n' && d[0] == '#'))
-      d--;
-    char decl[512];
-    snprintf(decl, sizeof decl, "%.*s", (int)(p - d), d);
-    if (strstr(decl, "RS_KERNEL") || strstr(decl, "kernel))"))
-      return 'k';
-  }
-  return 'i';
+  return (fgt_value){.kind = FGT_V_SCRIPT, .script = s};
 }
 
 static fgt_value call_method(eval *ev, const fgt_node *c, fgt_value m) {
@@ -812,9 +762,9 @@ static fgt_value call_method(eval *ev, const fgt_node *c, fgt_value m) {
                    "argument, found %s", m.str, kind_name(v.kind));
     in[i] = v.field;
   }
-  char kind = script_kind(m.script_text, m.str);
-  if (kind == 'k' || kind == 'r') {
-    fg_field *f = kind == 'k' ? fg_rs_map(ev->g, m.script, m.str, c->n, in,
+  fg_rs_kind kind = fg_rs_function_kind(m.script, m.str);
+  if (kind == FG_RS_KERNEL || kind == FG_RS_REDUCTION) {
+    fg_field *f = kind == FG_RS_KERNEL ? fg_rs_map(ev->g, m.script, m.str, c->n, in,
                                           NULL)
                               : fg_rs_reduce(ev->g, m.script, m.str, c->n,
                                              in, NULL);
@@ -1346,7 +1296,7 @@ static fgt_value eval_node_here(eval *ev, const fgt_node *n) {
       return none();
     if (v.kind == FGT_V_SCRIPT)
       return (fgt_value){.kind = FGT_V_METHOD, .script = v.script,
-                         .script_text = v.script_text, .str = n->text};
+                         .str = n->text};
     if (v.kind != FGT_V_FIELD)
       return failv(ev, FG_ETYPE, n->pos, "expected a field or a script "
                    "before '.%s', found %s", n->text, kind_name(v.kind));
@@ -1593,7 +1543,6 @@ void fgt_scripts_free(fgt_scripts *s) {
   for (int i = 0; i < s->n; i++) {
     fg_rs_script_free(s->s[i]);
     free(s->path[i]);
-    free(s->text[i]);
   }
   s->n = 0;
 }

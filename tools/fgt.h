@@ -134,7 +134,6 @@ typedef struct fgt_value {
   fg_field *alpha;      /* FIELD: the input's alpha kept beside its colour
                            (f32 in [0, 1]), NULL if none */
   fg_rs_script *script; /* SCRIPT, METHOD */
-  const char *script_text; /* METHOD: the script's source, for its kinds */
 } fgt_value;
 
 /* An output the pipeline saves: the graph output's index, the file name
@@ -184,7 +183,6 @@ typedef struct fgt_built {
 typedef struct fgt_scripts {
   int n;
   char *path[16];
-  char *text[16];
   fg_rs_script *s[16];
 } fgt_scripts;
 

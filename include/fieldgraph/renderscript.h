@@ -135,6 +135,16 @@ const char *fg_rs_script_errmsg(const fg_rs_script *s);
 const char *fg_rs_script_warnings(const fg_rs_script *s);
 /* The script's name, and its precision pragma. */
 const char *fg_rs_script_name(const fg_rs_script *s);
+
+/* What a script's function `name` is, as the script declares it (macros
+ * expanded): a mapping kernel (RS_KERNEL, __attribute__((kernel)), or a
+ * legacy root-shaped one) for fg_rs_map, a reduction (#pragma rs reduce)
+ * for fg_rs_reduce, an invokable for fg_rs_invoke / fg_rs_call, or none
+ * of these (unknown, static or without a body). */
+typedef enum fg_rs_kind {
+  FG_RS_NONE = 0, FG_RS_KERNEL, FG_RS_REDUCTION, FG_RS_INVOKABLE
+} fg_rs_kind;
+fg_rs_kind fg_rs_function_kind(const fg_rs_script *s, const char *name);
 fg_rs_fp fg_rs_script_fp(const fg_rs_script *s);
 
 /* Sets non-static, non-const global `global` (its C and script values)
