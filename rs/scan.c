@@ -403,7 +403,16 @@ static void pragma(fgr_scan *s, int end, pending_reduce **pr, int *npr) {
                     "mandatory)",
                     r->name);
   } else {
-    fgr_scan_fail(s, t, "unknown #pragma %s", fgr_scan_quote(s, t));
+    /* as clang (and so Android's compiler) ignores a pragma it does not
+     * know, with a warning: a misspelt `#pragma rs_fp_relaxes` sinks no
+     * script, and the warning says it was not applied */
+    bool ns = is(s, t, "rs") && t + 1 < end;   /* #pragma rs <name> */
+    int n = ns ? t + 1 : t;
+    fgu_buf_printf(&s->notes, "%s:%d:%d: unknown #pragma %s%s ignored\n",
+                   fgr_tok_file(s->u, n), s->u->toks[n].line,
+                   s->u->toks[n].col, ns ? "rs " : "", fgr_scan_quote(s, n));
+    s->i = end;
+    return;
   }
   if (s->i != end)
     fgr_scan_fail(s, s->i, "unexpected %s after the pragma",
@@ -1338,6 +1347,8 @@ static void note_unsupported(fgr_scan *s) {
     if (u->funcs[k].is_kernel && u->funcs[k].has_body && !u->funcs[k].bad_why)
       refuse_kernel_body(s, &u->funcs[k]);
   fgu_buf b = {0};
+  if (s->notes.s)
+    fgu_buf_puts(&b, s->notes.s);
   for (int k = 0; k < u->n_funcs + u->n_reduces; k++) {
     const fgr_func *roots[4] = {0};
     const char *what;
@@ -1459,6 +1470,7 @@ fgr_unit *fgr_unit_new(const char *name, const char *file, const char *text,
   free(pr);
   free(s->memo);
   fgu_buf_free(&s->members);
+  fgu_buf_free(&s->notes);
   free(s);
   if (!ok) {
     unit_destroy(&u->live);

@@ -22,6 +22,8 @@ typedef struct fgr_scan {
   fgr_type *builtin[FG_ELEM_COUNT_][5];
   fgr_type *t_void, *t_bool, *t_alloc, *t_context;
   fgu_buf members;
+  fgu_buf notes;                /* warnings found while reading (unknown
+                                   pragmas), before note_unsupported's */
   struct cexpr *evals;          /* the constant evaluations under way,
                                    innermost first: fgr_scan_fail frees
                                    their token arrays (const.c) */
