@@ -13,6 +13,18 @@
 #include <string.h>
 
 /* Functions the C dialect renames around a script's text. */
+#define FGR_OBJECT_HANDLES \
+  "typedef struct { long fgk_h; } rs_element;\n" \
+  "typedef struct { long fgk_h; } rs_type;\n" \
+  "typedef struct { long fgk_h; } rs_script;\n" \
+  "typedef struct { long fgk_h; } rs_mesh;\n" \
+  "typedef struct { long fgk_h; } rs_font;\n" \
+  "typedef struct { long fgk_h; } rs_path;\n" \
+  "typedef struct { long fgk_h; } rs_program_fragment;\n" \
+  "typedef struct { long fgk_h; } rs_program_vertex;\n" \
+  "typedef struct { long fgk_h; } rs_program_raster;\n" \
+  "typedef struct { long fgk_h; } rs_program_store;\n"
+
 const char *const fgr_c_renames[] = {
   "acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "cos",
   "cosh", "erf", "erfc", "exp", "exp2", "exp10", "expm1", "fabs", "floor",
@@ -200,6 +212,9 @@ const char fgr_compat_c[] =
   "typedef struct { const uchar *p; long x, y, z; } rs_allocation;\n"
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
+  /* the other object handles: a struct may hold one (it is then no
+   * value fieldgraph passes, decl.c), and its type must still compile */
+  FGR_OBJECT_HANDLES
   "#ifndef true\n#define true 1\n#define false 0\n#endif\n"
   /* kernels print nothing; invokables on the host log (rs/host.c) */
   "#ifndef FGK_RS_HOST\n#define rsDebug(...) ((void)0)\n#endif\n"
@@ -726,6 +741,9 @@ const char fgr_compat_cl[] =
   "rs_allocation;\n"
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
+  /* the other object handles: a struct may hold one (it is then no
+   * value fieldgraph passes, decl.c), and its type must still compile */
+  FGR_OBJECT_HANDLES
   "#define FGK_RS_F static inline __attribute__((overloadable))\n"
   "static inline rs_allocation fgk_rs_alloc(__global const void *p, long x,\n"
   "    long y, long z) {\n"

@@ -641,12 +641,12 @@ static const fgr_type *struct_body(fgr_scan *s, const char *tag,
        * struct is no value fieldgraph holds (no size), so a global or
        * kernel argument of it is refused where it is used; locals are
        * the compiler's */
-      bool sizeless = mt->kind == FGR_STRUCT && mt->size <= 0;
+      /* so does a member of another type without a size (an object
+       * handle: rs_element, rs_type, rs_script...): the script loads, and
+       * the kernels that take such a struct are refused at their line */
+      bool sizeless = mt->size <= 0 && mt->kind != FGR_ALLOC && !d.ptr;
       alloc_member |= mt->kind == FGR_ALLOC || d.ptr > 0 || sizeless;
       t->has_ptr |= d.ptr > 0 || (sizeless && mt->has_ptr);
-      if (mt->size <= 0 && mt->kind != FGR_ALLOC && !d.ptr && !sizeless)
-        fgr_scan_fail(s, d.name_tok, "member '%s' of type %s has no size",
-                      d.name, mt->name);
       if (t->n_members == cap) {
         int nc = cap ? cap * 2 : 8;
         fgr_member *m = fgr_scan_zalloc(s, (size_t)nc * sizeof *m);

@@ -1665,6 +1665,42 @@ START_TEST(test_rs_unknown_pragma_is_a_warning) {
 }
 END_TEST
 
+/* A struct holding an object handle (rs_element, rs_type...) has no
+ * size fieldgraph can hold: the script loads, its other kernels run, and
+ * the kernel taking the struct is refused at its line. */
+START_TEST(test_rs_struct_of_object_handles_sinks_no_script) {
+  fg_rs_script *s = NULL;
+  char err[512];
+  ck_assert_msg(fg_rs_script_new_source("objs", "objs.rs",
+      "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+      "typedef struct { rs_element e; rs_type t; } holder;\n"
+      "void is_obj(const holder *in, int *out) {\n"
+      "  *out = rsIsObject(in->e) ? 1 : 0;\n}\n"
+      "int RS_KERNEL plus(int v) { return v + 3; }\n",
+      (size_t)-1, &s, err, sizeof err) == FG_OK, "%s", err);
+  fg_graph *g = fg_graph_new("g");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "is_obj", 1, &in, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "objs.rs:4:"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("g");
+  in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  fg_output(g, "out", fg_rs_map(g, s, "plus", 1, &in, NULL));
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  int32_t x[4] = {1, -5, 0, 40}, y[4];
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){x}, 1,
+                                  (void *[]){y}), FG_OK);
+  for (int i = 0; i < 4; i++)
+    ck_assert_int_eq(y[i], x[i] + 3);
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 START_TEST(test_rs_regression_renamed_builtin_after_script) {
   fg_rs_script *s = NULL;
   char err[512];
@@ -1813,6 +1849,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_reduce_checks_inputs);
   tcase_add_test(tc, test_rs_function_kinds);
   tcase_add_test(tc, test_rs_unknown_pragma_is_a_warning);
+  tcase_add_test(tc, test_rs_struct_of_object_handles_sinks_no_script);
   tcase_add_test(tc, test_rs_regression_renamed_builtin_after_script);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
