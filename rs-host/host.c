@@ -215,6 +215,11 @@ static const char host_prelude[] =
   "FGK_RS_DBG(long, \"%lld\", long long)\n"
   "FGK_RS_DBG(ulong, \"%llu\", unsigned long long)\n"
   "FGK_RSH void rsDebug(const char *s, schar a) { fgk_rs_logf(\"%s %d\", s, a); }\n"
+  /* rs_debug.rsh's long long ones too: rsUptimeMillis() is an int64_t */
+  "FGK_RSH void rsDebug(const char *s, long long a) {\n"
+  "  fgk_rs_logf(\"%s %lld\", s, a);\n}\n"
+  "FGK_RSH void rsDebug(const char *s, unsigned long long a) {\n"
+  "  fgk_rs_logf(\"%s %llu\", s, a);\n}\n"
   "FGK_RSH void rsDebug(const char *s, _Bool a) { fgk_rs_logf(\"%s %d\", s, a); }\n"
   "FGK_RSH _Bool rsSendToClient(int cmd) {\n"
   "  if (fgk_rs_h->send) fgk_rs_h->send(fgk_rs_h->ctx, cmd, 0, 0);\n"

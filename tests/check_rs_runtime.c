@@ -176,10 +176,12 @@ START_TEST(test_rs_debug_messages_and_rand_in_invokables) {
   fg_rs_set_message_handler(s, on_message, &c);
   ck_assert_msg(fg_rs_call(s, "fill", 5, 1.5) == FG_OK, "%s",
                 fg_rs_script_errmsg(s));
-  ck_assert_int_eq(c.n_lines, 3);
+  ck_assert_int_eq(c.n_lines, 4);
   ck_assert_str_eq(c.lines[0], "fill n 5");
   ck_assert_str_eq(c.lines[1], "fill scale 1.500000");
   ck_assert_str_eq(c.lines[2], "fill vec {1.500000, 3.000000}");
+  /* an int64_t (rsUptimeMillis's type) takes rs_debug.rsh's long long */
+  ck_assert_str_eq(c.lines[3], "fill big 5000000000000");
   ck_assert_int_eq(c.n_msgs, 2);
   ck_assert_int_eq(c.ids[0], 7);
   ck_assert_int_eq((int)c.sizes[0], 8);
@@ -203,7 +205,7 @@ START_TEST(test_rs_debug_messages_and_rand_in_invokables) {
   fg_graph_free(g);
   for (int i = 0; i < N; i++)
     ck_assert_int_eq(out[i], in[i] + sum + 1000);
-  ck_assert_int_eq(c.n_lines, 3);
+  ck_assert_int_eq(c.n_lines, 4);
   /* two calls draw different numbers (a sequence, not a constant) */
   int sums[6];
   for (int k = 0; k < 6; k++) {

@@ -11,6 +11,8 @@ void fill(int n, float scale) {
     rsDebug("fill n", n);
     rsDebug("fill scale", scale);
     rsDebug("fill vec", (float2){scale, 2.f * scale});
+    int64_t big = (int64_t)n * 1000000000000;
+    rsDebug("fill big", big);
     int sum = 0;
     for (int i = 0; i < 8; i++) {
         table[i] = rsRand(n);
