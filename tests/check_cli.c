@@ -1370,11 +1370,28 @@ START_TEST(test_cli_rotate) {
 }
 END_TEST
 
+/* Runs pipeline `file` (in dir) on chelsea.png into dir/out, asserting
+ * that it succeeds; *im is the photo as read, *want its pixels as RGBA,
+ * for the test to change into the output it expects (expect_out). */
+static void run_on_chelsea(const char *dir, const char *file, fg_image *im,
+                           fg_image *want) {
+  char args[1024], sp[512], err[512];
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  int rc = tool(dir, args);
+  char *e = tu_slurp(dir, "stderr");
+  ck_assert_msg(rc == 0, "exit status %d\n%s", rc, e);
+  free(e);
+  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), im, err,
+                          sizeof err) == FG_OK);
+  rgba_of(im, want);
+}
+
 /* A pipeline calls a script's function as the script declares it, macros
  * expanded: a kernel that a macro defines is mapped, not invoked (the
  * command used to guess from the source text). */
 START_TEST(test_cli_script_kernel_from_a_macro) {
-  char dir[64], file[128], args[1024], sp[512], err[512];
+  char dir[64], file[128];
   tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/m.rs", dir);
   tu_write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
@@ -1385,16 +1402,8 @@ START_TEST(test_cli_script_kernel_from_a_macro) {
   snprintf(file, sizeof file, "%s/p.fgp", dir);
   tu_write_text(file, "s = script(\"m.rs\")\npx = u8(rgba(input()) * 255)\n"
                 "save(s.negative(px), \"{stem}-n.png\")\n");
-  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
-           tu_sample("chelsea.png", sp, sizeof sp));
-  int rc = tool(dir, args);
-  char *e = tu_slurp(dir, "stderr");
-  ck_assert_msg(rc == 0, "exit status %d\n%s", rc, e);
-  free(e);
   fg_image im, want;
-  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
-                          sizeof err) == FG_OK);
-  rgba_of(&im, &want);
+  run_on_chelsea(dir, file, &im, &want);
   for (int i = 0; i < im.width * im.height * 4; i++)
     if (i % 4 != 3)
       want.data[i] = (unsigned char)(255 - want.data[i]);
@@ -1409,7 +1418,7 @@ END_TEST
  * float is 2.0f (not the bits of int 2), a fraction or 1e67 into an int is
  * an error at its line, never a wrapped or undefined conversion. */
 START_TEST(test_cli_script_globals_take_their_type) {
-  char dir[64], file[128], args[1024], sp[512], err[512];
+  char dir[64], file[128], args[1024];
   tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/g.rs", dir);
   tu_write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
@@ -1421,16 +1430,8 @@ START_TEST(test_cli_script_globals_take_their_type) {
   tu_write_text(file, "s = script(\"g.rs\")\npx = u8(rgba(input()) * 255)\n"
                 "s.gain = 2\ns.offset = -3\n"
                 "save(s.scale(px), \"{stem}-g.png\")\n");
-  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
-           tu_sample("chelsea.png", sp, sizeof sp));
-  int rc = tool(dir, args);
-  char *e = tu_slurp(dir, "stderr");
-  ck_assert_msg(rc == 0, "exit status %d\n%s", rc, e);
-  free(e);
   fg_image im, want;
-  ck_assert(fg_image_read(tu_sample("chelsea.png", sp, sizeof sp), &im, err,
-                          sizeof err) == FG_OK);
-  rgba_of(&im, &want);
+  run_on_chelsea(dir, file, &im, &want);
   for (int i = 0; i < im.width * im.height * 4; i++) {
     int v = want.data[i] * 2 - 3;
     want.data[i] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
@@ -1452,7 +1453,7 @@ START_TEST(test_cli_script_globals_take_their_type) {
     tu_write_text(file, text);
     snprintf(args, sizeof args, "check %s", file);
     ck_assert_int_eq(tool(dir, args), 2);
-    e = tu_slurp(dir, "stderr");
+    char *e = tu_slurp(dir, "stderr");
     char head[200];
     snprintf(head, sizeof head, "%s:2:", file);
     ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, cases[k].want),

@@ -1651,15 +1651,10 @@ START_TEST(test_rs_unknown_pragma_is_a_warning) {
   fg_graph *g = fg_graph_new("g");
   fg_field *in = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(5)));
   fg_output(g, "out", fg_rs_map(g, s, "twice", 1, &in, NULL));
-  fg_context *ctx = tu_context();
-  fg_program *p = tu_compile(ctx, g);
   float x[5] = {1, -2, 3.5f, 0, 8}, y[5];
-  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){x}, 1,
-                                  (void *[]){y}), FG_OK);
+  tu_run(g, 1, (const void *[]){x}, 1, (void *[]){y});
   for (int i = 0; i < 5; i++)
     ck_assert(y[i] == x[i] * 2);
-  fg_program_free(p);
-  fg_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }
@@ -1687,15 +1682,10 @@ START_TEST(test_rs_struct_of_object_handles_sinks_no_script) {
   g = fg_graph_new("g");
   in = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
   fg_output(g, "out", fg_rs_map(g, s, "plus", 1, &in, NULL));
-  fg_context *ctx = tu_context();
-  fg_program *p = tu_compile(ctx, g);
   int32_t x[4] = {1, -5, 0, 40}, y[4];
-  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){x}, 1,
-                                  (void *[]){y}), FG_OK);
+  tu_run(g, 1, (const void *[]){x}, 1, (void *[]){y});
   for (int i = 0; i < 4; i++)
     ck_assert_int_eq(y[i], x[i] + 3);
-  fg_program_free(p);
-  fg_context_free(ctx);
   fg_graph_free(g);
   fg_rs_script_free(s);
 }
