@@ -935,10 +935,10 @@ START_TEST(test_fuse_report_text) {
 END_TEST
 
 /* Saturating float-to-u8 conversions of four lanes (scale_offset on u8x4),
- * whose lane 0 an integer comparison reads: clang 14's AVX-512 byte
- * instructions once packed such a select wrongly (backend-cpu/cpu.c), so
- * that lane 0 kept bytes of lanes 1-3 and the fused kernel took the other
- * branch.  Each column c holds c + 37k in channel k, so lane 0 goes below
+ * whose lane 0 an integer comparison reads: clang 14 with AVX-512 lowers
+ * the select the SLP vectorizer makes of them wrongly (backend-cpu/cpu.c),
+ * so that lane 0 kept bytes of lanes 1-3 and the fused kernel took the
+ * other branch.  Each column c holds c + 37k in channel k, so lane 0 goes below
  * zero while another lane is 0; fused, unfused and C must agree. */
 static const char sat_select_rs[] =
     "#pragma version(1)\n"
