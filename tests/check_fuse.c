@@ -934,6 +934,79 @@ START_TEST(test_fuse_report_text) {
 }
 END_TEST
 
+/* Saturating float-to-u8 conversions of four lanes (scale_offset on u8x4),
+ * whose lane 0 an integer comparison reads: clang 14 with AVX-512 lowers
+ * the select the SLP vectorizer makes of them wrongly (backend-cpu/cpu.c),
+ * so that lane 0 kept bytes of lanes 1-3 and the fused kernel took the
+ * other branch.  Each column c holds c + 37k in channel k, so lane 0 goes below
+ * zero while another lane is 0; fused, unfused and C must agree. */
+static const char sat_select_rs[] =
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(fuse.test)\n"
+    "uchar4 RS_KERNEL dbl(uchar4 in) {\n"
+    "  int4 a = convert_int4(in);\n"
+    "  int4 r;\n"
+    "  if (a.x > 0) r = (a & 0x7f) + a; else r = a & 0x7f;\n"
+    "  return convert_uchar4(r);\n"
+    "}\n"
+    "uchar4 RS_KERNEL pick(uchar4 in, uchar4 in2, uint32_t x) {\n"
+    "  int4 a = convert_int4(in);\n"
+    "  int4 b = convert_int4(in2);\n"
+    "  int4 r;\n"
+    "  if ((a + max(a, b)).x > a.x) r = 5; else r = b - 4;\n"
+    "  return convert_uchar4(r + (int)x);\n"
+    "}\n";
+
+START_TEST(test_fuse_sat_u8_select_avx512) {
+  enum { R = 3, C = 256, N = R * C * 4 };
+  char err[512];
+  fg_rs_script *s = NULL;
+  ck_assert_msg(fg_rs_script_new_source("satsel", NULL, sat_select_rs,
+                                        strlen(sat_select_rs), &s, err,
+                                        sizeof err) == FG_OK,
+                "%s", err);
+  fg_graph *g = fg_graph_new("satsel");
+  fg_field *x = fg_input(g, "x", fg_type_vector(FG_U8, fg_shape2(R, C), 4));
+  fg_field *d = fg_rs_map(g, s, "dbl", 1, &x, NULL);
+  fg_field *so = fg_scale_offset(g, d, -2, 2);
+  fg_field *p = fg_rs_map(g, s, "pick", 2, (fg_field *[]){so, d}, NULL);
+  fg_output(g, "y", p);
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  ck_assert_int_eq(fg_program_kernel_count(fused), 1);
+  ck_assert_int_eq(fg_program_kernel_count(unfused), 3);
+
+  uint8_t in[N], a[N], b[N];
+  for (int i = 0; i < R * C; i++)
+    for (int k = 0; k < 4; k++)
+      in[i * 4 + k] = (uint8_t)(i % C + 37 * k);
+  run_ok(ctx, fused, 1, (const void *[]){in}, 1, (void *[]){a});
+  run_ok(ctx, unfused, 1, (const void *[]){in}, 1, (void *[]){b});
+  for (int i = 0; i < R * C; i++) {
+    const uint8_t *v = in + i * 4;
+    int dbl[4], sat0, pick;
+    for (int k = 0; k < 4; k++)
+      dbl[k] = (v[0] > 0 ? (v[k] & 0x7f) + v[k] : v[k] & 0x7f) & 0xff;
+    /* scale_offset: 2 - 2 dbl, rounded and saturated to [0, 255] */
+    sat0 = dbl[0] == 0 ? 2 : 0;
+    pick = sat0 + (sat0 < dbl[0] ? dbl[0] : sat0) > sat0;
+    for (int k = 0; k < 4; k++) {
+      int want = ((pick ? 5 : dbl[k] - 4) + i % C) & 0xff;
+      ck_assert_msg(a[i * 4 + k] == want && b[i * 4 + k] == want,
+                    "point %d (x %d) lane %d, input %d %d %d %d: fused %d, "
+                    "unfused %d, expected %d", i, i % C, k, v[0], v[1], v[2],
+                    v[3], a[i * 4 + k], b[i * 4 + k], want);
+    }
+  }
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 START_TEST(test_fuse_stats_ignore_dead_outputs) {
   /* halfDouble with only output 0 used: the kernel keeps output 1 in a
    * register, fused or not, so an unfused run moves in + out0 and fusion
@@ -1615,6 +1688,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_random_dags_match_unfused);
   tcase_add_test(tc, test_fuse_report_text);
   tcase_add_test(tc, test_fuse_stats_ignore_dead_outputs);
+  tcase_add_test(tc, test_fuse_sat_u8_select_avx512);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
