@@ -298,6 +298,19 @@ fg_rs_kind fg_rs_function_kind(const fg_rs_script *s, const char *name) {
   return f->is_static ? FG_RS_NONE : FG_RS_INVOKABLE;
 }
 
+fg_status fg_rs_function_param(const fg_rs_script *s, const char *name,
+                               int i, fg_elem *elem) {
+  const fgr_func *f = s && name ? fgr_find_func(s->u, name) : NULL;
+  if (!f || !f->has_body || i < 0 || i >= f->n_params)
+    return FG_EINVAL;
+  const fgr_param *pa = &f->params[i];
+  if (pa->type->kind != FGR_NUM || pa->type->width != 1 || pa->ptr)
+    return FG_ETYPE;
+  if (elem)
+    *elem = pa->type->elem;
+  return FG_OK;
+}
+
 fg_rs_fp fg_rs_script_fp(const fg_rs_script *s) {
   return s ? s->u->fp : FG_RS_FP_FULL;
 }

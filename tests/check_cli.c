@@ -1414,6 +1414,64 @@ START_TEST(test_cli_script_kernel_from_a_macro) {
 }
 END_TEST
 
+/* Numbers in a call of an invokable go to its numeric parameters in
+ * order, each of the parameter's type (fg_rs_invoke_args): gain 0 and
+ * lift 1 make every pixel white, which neither alone does; a fraction for
+ * an int, a number too many, and a number for a kernel are errors at
+ * their column. */
+START_TEST(test_cli_script_invokable_takes_numbers) {
+  char dir[64], file[128], args[1024], sp[512], err[512];
+  tu_tmpdir(dir, sizeof dir, "cli");
+  snprintf(file, sizeof file, "%s/a.rs", dir);
+  tu_write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+                "static float gain;\nstatic int lift;\n"
+                "float RS_KERNEL scale(float v) { return v * gain + lift; }\n"
+                "void apply(rs_allocation in, rs_allocation out, float g,\n"
+                "           int l) {\n"
+                "  gain = g;\n  lift = l;\n  rsForEach(scale, in, out);\n}\n");
+  snprintf(file, sizeof file, "%s/p.fgp", dir);
+  tu_write_text(file, "s = script(\"a.rs\")\nx = input().x\n"
+                "y = s.apply(x, 0, 1)\nsave(y, \"{stem}-a.png\")\n");
+  snprintf(args, sizeof args, "run %s -o %s/out -q %s", file, dir,
+           tu_sample("chelsea.png", sp, sizeof sp));
+  int rc = tool(dir, args);
+  char *e = tu_slurp(dir, "stderr");
+  ck_assert_msg(rc == 0, "exit status %d\n%s", rc, e);
+  free(e);
+  char path[256];
+  snprintf(path, sizeof path, "%s/out/chelsea-a.png", dir);
+  fg_image got;
+  ck_assert_msg(fg_image_read(path, &got, err, sizeof err) == FG_OK, "%s",
+                err);
+  ck_assert_int_eq(got.channels, 1);
+  for (int i = 0; i < got.width * got.height; i++)
+    ck_assert_int_eq(got.data[i], 255);
+  fg_image_free(&got);
+  static const struct { const char *call, *want; int col; } wrong[] = {
+    {"s.apply(x, 0.5, 2.5)", "parameter 3 holds i32 numbers; expected one, "
+                             "found 2.5", 21},
+    {"s.apply(x, 0.5, 1, 7)", "number 7 has no numeric parameter to go to",
+     24},
+    {"s.scale(x, 2)", "expected a field argument, found a number", 16},
+  };
+  for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+    char text[256], head[200];
+    snprintf(text, sizeof text, "s = script(\"a.rs\")\nx = input().x\n"
+             "y = %s\n", wrong[k].call);
+    tu_write_text(file, text);
+    snprintf(args, sizeof args, "check %s", file);
+    ck_assert_int_eq(tool(dir, args), 2);
+    e = tu_slurp(dir, "stderr");
+    snprintf(head, sizeof head, "%s:3:%d:", file, wrong[k].col);
+    ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, wrong[k].want),
+                  "%s: expected '%s...%s', got:\n%s", wrong[k].call, head,
+                  wrong[k].want, e);
+    free(e);
+  }
+  tu_rm_rf(dir);
+}
+END_TEST
+
 /* Script globals set from a pipeline take the global's type: 2 into a
  * float is 2.0f (not the bits of int 2), a fraction or 1e67 into an int is
  * an error at its line, never a wrapped or undefined conversion. */
@@ -1736,6 +1794,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_example_rs_invert);
   tcase_add_test(tc, test_cli_script_globals_take_their_type);
   tcase_add_test(tc, test_cli_script_kernel_from_a_macro);
+  tcase_add_test(tc, test_cli_script_invokable_takes_numbers);
   suite_add_tcase(s, tc);
   TCase *tw = tcase_create("workers");
   tcase_set_timeout(tw, 600);

@@ -1626,6 +1626,16 @@ START_TEST(test_rs_function_kinds) {
   ck_assert_int_eq(fg_rs_function_kind(s, "nothing"), FG_RS_NONE);
   ck_assert_int_eq(fg_rs_function_kind(NULL, "made"), FG_RS_NONE);
   ck_assert_int_eq(fg_rs_function_kind(s, NULL), FG_RS_NONE);
+  /* parameters: a numeric scalar's type; others are no number */
+  fg_elem e = FG_U8;
+  ck_assert_int_eq(fg_rs_function_param(s, "set_gain", 0, &e), FG_OK);
+  ck_assert_int_eq(e, FG_F32);
+  ck_assert_int_eq(fg_rs_function_param(s, "root", 0, &e), FG_ETYPE);
+  ck_assert_int_eq(fg_rs_function_param(s, "set_gain", 1, &e), FG_EINVAL);
+  ck_assert_int_eq(fg_rs_function_param(s, "set_gain", -1, &e), FG_EINVAL);
+  ck_assert_int_eq(fg_rs_function_param(s, "nothing", 0, &e), FG_EINVAL);
+  ck_assert_int_eq(fg_rs_function_param(NULL, "set_gain", 0, &e),
+                   FG_EINVAL);
   fg_rs_script_free(s);
 }
 END_TEST

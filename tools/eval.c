@@ -749,32 +749,63 @@ static fgt_value call_script(eval *ev, const fgt_node *c) {
   return (fgt_value){.kind = FGT_V_SCRIPT, .script = s};
 }
 
+static int store_number(double d, fg_elem e, unsigned char *dst);
+
+/* s.f(args): a kernel or reduction over field arguments, or an invokable,
+ * whose number arguments go to its numeric parameters in order (the
+ * fields to its rs_allocation parameters, as fg_rs_invoke takes them). */
 static fgt_value call_method(eval *ev, const fgt_node *c, fgt_value m) {
   fg_field *in[8];
+  unsigned char num[8][8];
+  const void *values[64] = {0};
+  int n_in = 0, n_num = 0, next_param = 0;
   if (c->n > 8)
     return failv(ev, FG_EINVAL, c->pos, "%s: at most 8 arguments", m.str);
+  fg_rs_kind kind = fg_rs_function_kind(m.script, m.str);
   for (int i = 0; i < c->n; i++) {
     fgt_value v = eval_node(ev, c->items[i]);
     if (ev->st != FG_OK)
       return none();
+    if (v.kind == FGT_V_NUMBER && kind == FG_RS_INVOKABLE) {
+      fg_elem e = FG_F32;
+      fg_status pst = FG_ETYPE;
+      while (next_param < 64 &&
+             (pst = fg_rs_function_param(m.script, m.str, next_param,
+                                         &e)) == FG_ETYPE)
+        next_param++;
+      if (pst != FG_OK)
+        return failv(ev, FG_EINVAL, c->items[i]->pos, "%s: number %g has "
+                     "no numeric parameter to go to (%d of them)", m.str,
+                     v.v[0], n_num);
+      if (!store_number(v.v[0], e, num[i]))
+        return failv(ev, FG_ETYPE, c->items[i]->pos, "%s: parameter %d "
+                     "holds %s numbers; expected one, found %g", m.str,
+                     next_param, fg_elem_name(e), v.v[0]);
+      values[next_param++] = num[i];
+      n_num++;
+      continue;
+    }
     if (v.kind != FGT_V_FIELD)
       return failv(ev, FG_ETYPE, c->items[i]->pos, "%s: expected a field "
-                   "argument, found %s", m.str, kind_name(v.kind));
-    in[i] = v.field;
+                   "argument%s, found %s", m.str,
+                   kind == FG_RS_INVOKABLE ? " or a number" : "",
+                   kind_name(v.kind));
+    in[n_in++] = v.field;
   }
-  fg_rs_kind kind = fg_rs_function_kind(m.script, m.str);
   if (kind == FG_RS_KERNEL || kind == FG_RS_REDUCTION) {
-    fg_field *f = kind == FG_RS_KERNEL ? fg_rs_map(ev->g, m.script, m.str, c->n, in,
-                                          NULL)
-                              : fg_rs_reduce(ev->g, m.script, m.str, c->n,
-                                             in, NULL);
+    fg_field *f = kind == FG_RS_KERNEL
+                      ? fg_rs_map(ev->g, m.script, m.str, n_in, in, NULL)
+                      : fg_rs_reduce(ev->g, m.script, m.str, n_in, in, NULL);
     if (graph_failed(ev, c->pos))
       return none();
     return field_value(f);
   }
   int nr = ev->want_results;
   fg_field *res[FGT_MAX_IO] = {0};
-  fg_status st = fg_rs_invoke(ev->g, m.script, m.str, c->n, in, nr, res);
+  fg_status st = n_num ? fg_rs_invoke_args(ev->g, m.script, m.str, values,
+                                           n_in, in, nr, res)
+                       : fg_rs_invoke(ev->g, m.script, m.str, n_in, in, nr,
+                                      res);
   if (graph_failed(ev, c->pos))
     return none();
   if (st != FG_OK)

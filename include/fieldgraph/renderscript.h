@@ -145,6 +145,13 @@ typedef enum fg_rs_kind {
   FG_RS_NONE = 0, FG_RS_KERNEL, FG_RS_REDUCTION, FG_RS_INVOKABLE
 } fg_rs_kind;
 fg_rs_kind fg_rs_function_kind(const fg_rs_script *s, const char *name);
+/* The element type of parameter i (from 0) of function `name` in *elem
+ * when it is a numeric scalar (what fg_rs_invoke_args and fg_rs_call_args
+ * take a value for); FG_ETYPE when it is another kind of parameter (an
+ * rs_allocation, a vector, a pointer), FG_EINVAL when the function or
+ * the parameter does not exist. */
+fg_status fg_rs_function_param(const fg_rs_script *s, const char *name,
+                               int i, fg_elem *elem);
 fg_rs_fp fg_rs_script_fp(const fg_rs_script *s);
 
 /* Sets non-static, non-const global `global` (its C and script values)
