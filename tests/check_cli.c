@@ -1218,27 +1218,40 @@ END_TEST
 
 /* ---- parse and type errors ---------------------------------------------- */
 
-/* Runs `check` on text and asserts the message starts "FILE:LINE:COL:",
- * holds want, and shows the line with a caret under the column. */
-static void expect_parse_error(const char *text, int line, int col,
-                         const char *want) {
-  char dir[64], file[128], args[256], head[200];
-  tu_tmpdir(dir, sizeof dir, "cli");
+/* Writes text to dir/p.fgp, runs `check` on it and asserts the message
+ * starts "FILE:LINE:COL:" (col 0: any column), holds want, and shows the
+ * line with a caret under the column. */
+static void expect_check_error(const char *dir, const char *text, int line,
+                               int col, const char *want) {
+  char file[128], args[256], head[200];
   snprintf(file, sizeof file, "%s/p.fgp", dir);
   tu_write_text(file, text);
   snprintf(args, sizeof args, "check %s", file);
   ck_assert_int_eq(tool(dir, args), 2);
   char *err = tu_slurp(dir, "stderr");
-  snprintf(head, sizeof head, "%s:%d:%d: error: ", file, line, col);
+  if (col)
+    snprintf(head, sizeof head, "%s:%d:%d: error: ", file, line, col);
+  else
+    snprintf(head, sizeof head, "%s:%d:", file, line);
   ck_assert_msg(!strncmp(err, head, strlen(head)), "expected '%s...', got:\n"
                 "%s", head, err);
   ck_assert_msg(strstr(err, want), "expected '%s' in:\n%s", want, err);
-  /* the caret line: 4 spaces, col - 1 more, then ^ */
-  const char *caret = strrchr(err, '\n');
-  char *l2 = strchr(strchr(err, '\n') + 1, '\n') + 1;
-  ck_assert(caret && l2);
-  ck_assert_int_eq((int)(strchr(l2, '^') - l2), 4 + col - 1);
+  if (col) {
+    /* the caret line: 4 spaces, col - 1 more, then ^ */
+    const char *caret = strrchr(err, '\n');
+    char *l2 = strchr(strchr(err, '\n') + 1, '\n') + 1;
+    ck_assert(caret && l2);
+    ck_assert_int_eq((int)(strchr(l2, '^') - l2), 4 + col - 1);
+  }
   free(err);
+}
+
+/* expect_check_error on a pipeline file of its own. */
+static void expect_parse_error(const char *text, int line, int col,
+                               const char *want) {
+  char dir[64];
+  tu_tmpdir(dir, sizeof dir, "cli");
+  expect_check_error(dir, text, line, col, want);
   tu_rm_rf(dir);
 }
 
@@ -1455,18 +1468,10 @@ START_TEST(test_cli_script_invokable_takes_numbers) {
     {"s.scale(x, 2)", "expected a field argument, found a number", 16},
   };
   for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
-    char text[256], head[200];
+    char text[256];
     snprintf(text, sizeof text, "s = script(\"a.rs\")\nx = input().x\n"
              "y = %s\n", wrong[k].call);
-    tu_write_text(file, text);
-    snprintf(args, sizeof args, "check %s", file);
-    ck_assert_int_eq(tool(dir, args), 2);
-    e = tu_slurp(dir, "stderr");
-    snprintf(head, sizeof head, "%s:3:%d:", file, wrong[k].col);
-    ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, wrong[k].want),
-                  "%s: expected '%s...%s', got:\n%s", wrong[k].call, head,
-                  wrong[k].want, e);
-    free(e);
+    expect_check_error(dir, text, 3, wrong[k].col, wrong[k].want);
   }
   tu_rm_rf(dir);
 }
@@ -1476,7 +1481,7 @@ END_TEST
  * float is 2.0f (not the bits of int 2), a fraction or 1e67 into an int is
  * an error at its line, never a wrapped or undefined conversion. */
 START_TEST(test_cli_script_globals_take_their_type) {
-  char dir[64], file[128], args[1024];
+  char dir[64], file[128];
   tu_tmpdir(dir, sizeof dir, "cli");
   snprintf(file, sizeof file, "%s/g.rs", dir);
   tu_write_text(file, "#pragma version(1)\n#pragma rs java_package_name(t)\n"
@@ -1508,16 +1513,7 @@ START_TEST(test_cli_script_globals_take_their_type) {
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char text[256];
     snprintf(text, sizeof text, "s = script(\"g.rs\")\n%s\n", cases[k].set);
-    tu_write_text(file, text);
-    snprintf(args, sizeof args, "check %s", file);
-    ck_assert_int_eq(tool(dir, args), 2);
-    char *e = tu_slurp(dir, "stderr");
-    char head[200];
-    snprintf(head, sizeof head, "%s:2:", file);
-    ck_assert_msg(!strncmp(e, head, strlen(head)) && strstr(e, cases[k].want),
-                  "%s: expected '%s...%s', got:\n%s", cases[k].set, head,
-                  cases[k].want, e);
-    free(e);
+    expect_check_error(dir, text, 2, 0, cases[k].want);
   }
   tu_rm_rf(dir);
 }
