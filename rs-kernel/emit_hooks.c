@@ -824,9 +824,14 @@ static void emit_converters(rw *w) {
     int n = (int)strlen(name);
     fgu_buf_printf(w->o, "FGK_RS_CV(%s, %.*s, %c)\n", name, n - 1, name,
                    name[n - 1]);
-    if (w->cl && w->u->uses_double)
-      fgu_buf_printf(w->o, "FGK_RS_CV1(%s, %.*s, %c, double)\n", name,
-                     n - 1, name, name[n - 1]);
+    /* from double where the kernel has it: where the script names it,
+     * or where the device has fp64, which makes an unsuffixed literal
+     * double (0.5 * x assigned to a uchar4) */
+    if (w->cl)
+      fgu_buf_printf(w->o, "%sFGK_RS_CV1(%s, %.*s, %c, double)\n%s",
+                     w->u->uses_double ? "" : "#ifdef cl_khr_fp64\n", name,
+                     n - 1, name, name[n - 1],
+                     w->u->uses_double ? "" : "#endif\n");
     w->bol = true;
   }
 }

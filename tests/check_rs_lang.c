@@ -216,7 +216,10 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
   fg_output(g, "o", fg_rs_map(g, s, "convert", 1, &fi, NULL));
   fg_output(g, "n", fg_rs_map(g, s, "narrow", 1, &f2, NULL));
   fg_output(g, "l", fg_rs_map(g, s, "literal", 1, &f2, NULL));
-  tu_run(g, 2, (const void *[]){in, in2}, 3, (void *[]){out, nout, lit});
+  fg_output(g, "d", fg_rs_map(g, s, "splat_literal", 1, &f2, NULL));
+  uint8_t dsplat[N][4];
+  tu_run(g, 2, (const void *[]){in, in2}, 4,
+         (void *[]){out, nout, lit, dsplat});
   fg_graph_free(g);
   for (int i = 0; i < N; i++) {
     int32_t a[4];
@@ -243,6 +246,10 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
     ck_assert_int_eq(lit[i][1], (uint8_t)((in2[i][1] & 63) + 2));
     ck_assert_int_eq(lit[i][2], 5);
     ck_assert_int_eq(lit[i][3], 1);
+    /* a double splatted: each element (uchar)(0.25 * (x & 255) + 0.5) */
+    for (int c = 0; c < 4; c++)
+      ck_assert_int_eq(dsplat[i][c],
+                       (uint8_t)(0.25 * (in2[i][0] & 255) + 0.5));
   }
   fg_rs_script_free(s);
 }
@@ -573,8 +580,10 @@ START_TEST(test_rs_lang_math_family) {
   fg_output(g, "iexp", fg_rs_map(g, s, "iexp", 1, &fv, NULL));
   fg_output(g, "clz", fg_rs_map(g, s, "clzs", 1, &fi, NULL));
   fg_output(g, "nat", fg_rs_map(g, s, "natives", 1, &fv, NULL));
-  tu_run(g, 3, (const void *[]){v, v4, iv}, 5,
-         (void *[]){ptrs, vec, iexp, clzs, nat});
+  fg_output(g, "pown", fg_rs_map(g, s, "pownv", 1, &f4, NULL));
+  float pw[N][4];
+  tu_run(g, 3, (const void *[]){v, v4, iv}, 6,
+         (void *[]){ptrs, vec, iexp, clzs, nat, pw});
   fg_graph_free(g);
   const double pi = 3.14159265358979323846;
   for (int i = 0; i < N; i++) {
@@ -591,6 +600,17 @@ START_TEST(test_rs_lang_math_family) {
     /* remquo gives the quotient's low 3 bits at least (PoCL more) */
     near(ptrs[i][3], r + (q & 7) * 100 + lg + sg * 1000, 1e-5,
          "remquo+lgamma", i);
+    {
+      /* pown(float4, int4) + (pown(xy, {2, 3}), pown(xyz, {1, 2, -1}).zy) */
+      const double *w = (const double[]){v4[i][0], v4[i][1], v4[i][2]};
+      near(pw[i][0], w[0] + w[0] * w[0], 1e-5, "pown float4/float2", i);
+      near(pw[i][1], w[1] * w[1] + w[1] * w[1] * w[1], 1e-5,
+           "pown float4/float2", i);
+      near(pw[i][2], w[2] * w[2] * w[2] + 1 / w[2], 1e-4,
+           "pown float4/float3", i);
+      near(pw[i][3], 1 / ((double)v4[i][3] * v4[i][3]) + w[1] * w[1], 1e-3,
+           "pown float4/float3", i);
+    }
     for (int c = 0; c < 4; c++) {
       double y = v4[i][c];
       double vm = frexp(y * 37.0, &e), vip, vf = modf(y * 9.5, &vip);

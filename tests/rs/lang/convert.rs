@@ -31,3 +31,12 @@ uchar4 RS_KERNEL literal(int2 in) {
   return convert_uchar4((float4){in.x & 127, in.y & 63, 3.5f, 255}) +
          convert_uchar((float2){1.f, 2.f}.y);
 }
+
+// A scalar of C's default floating type (an unsuffixed literal makes it
+// so) assigned to a vector splats: OpenCL needs the converter from that
+// type too, though the script never names it.
+uchar4 RS_KERNEL splat_literal(int2 in) {
+  uchar4 c;
+  c = 0.25 * (in.x & 255) + 0.5;
+  return c;
+}

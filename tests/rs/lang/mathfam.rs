@@ -55,3 +55,11 @@ float4 RS_KERNEL natives(float v) {
         native_atan2(v, 0.5f) + native_atan2pi(v, 0.25f) +
             native_hypot(v, 3.f) + native_divide(v, 3.f)};
 }
+
+// pown of every vector width with an integer vector of exponents
+// (rs_math.rsh has float2-4 with int2-4; the C dialect had the scalar)
+float4 RS_KERNEL pownv(float4 v) {
+    float2 p2 = pown(v.xy, (int2){2, 3});
+    float3 p3 = pown(v.xyz, (int3){1, 2, -1});
+    return pown(v, (int4){1, 2, 3, -2}) + (float4){p2.x, p2.y, p3.z, p3.y};
+}
