@@ -742,6 +742,45 @@ static void wrap_conversion(rw *w, int a, int b, const char *to) {
   add_text(w, &w->convs, fgu_arena_printf(&w->scratch, "%s\n", to), false);
 }
 
+/* A vector initialized by braces with fewer elements than it has
+ * (float4 c = {r, g, b}; or (float4){r, g, b}): C sets the rest to zero,
+ * as for any aggregate, and OpenCL C refuses the initializer; so the
+ * OpenCL text gets the zeros written out.  The elements are scalars (C
+ * has no other way to initialize a vector's elements); lb is the "{",
+ * type the vector type's token. */
+static void pad_vector_braces(rw *w, int lb, int type) {
+  const fgr_unit *u = w->u;
+  int len;
+  const char *p = fgr_tok_text(u, type, &len);
+  int k = len;
+  while (k > 0 && p[k - 1] >= '0' && p[k - 1] <= '9')
+    k--;
+  int width = k < len ? atoi(fgu_arena_printf(&w->scratch, "%.*s",
+                                              len - k, p + k)) : 0;
+  int rb = u->match[lb], items = 0;
+  bool empty = true;
+  for (int j = lb + 1; j < rb; j++) {
+    if ((fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+         fgr_tok_is(u, j, "{")) && u->match[j] > j) {
+      j = u->match[j];
+      empty = false;
+      continue;
+    }
+    if (fgr_tok_is(u, j, ",")) {
+      items++;
+      empty = true;
+    } else {
+      empty = false;
+    }
+  }
+  if (!empty)
+    items++;        /* the last item, when no comma follows it */
+  if (items == 0 || width <= items || width > 16)
+    return;
+  for (int n = items; n < width; n++)
+    add_text(w, &w->close[rb], n == items && empty ? "0" : ", 0", false);
+}
+
 /* RenderScript converts a vector to another vector type of as many
  * elements implicitly, element by element as C converts scalars (int4 a
  * = u; with u a uint4, float4 f = a); OpenCL C rejects such conversions
@@ -788,6 +827,13 @@ static void rewrite_conversions(rw *w, const fgr_func *f) {
         a = j + 1;
       }
     }
+    if (w->cl && w->vtype[i] && fgr_tok_is(u, i + 1, "=") &&
+        fgr_tok_is(u, i + 2, "{") && u->match[i + 2] > i + 2)
+      pad_vector_braces(w, i + 2, w->vtype[i] - 1);
+    else if (w->cl && fgr_tok_is(u, i, "(") && builtin_vector(u, i + 1) &&
+             fgr_tok_is(u, i + 2, ")") && i + 3 < f->tok1 &&
+             fgr_tok_is(u, i + 3, "{") && u->match[i + 3] > i + 3)
+      pad_vector_braces(w, i + 3, i + 1);     /* (float4){r, g, b} */
     if (w->vtype[i] && is_assign && !fgr_tok_is(u, i + 2, "{")) {
       int end = fwd_assignment(u, i + 2, f->tok1);
       int t = w->vtype[i] - 1, len;

@@ -193,7 +193,8 @@ END_TEST
  * int4, int4 to float4, float4 to int4, int2 to short2...) in
  * initializers, assignments (compound too), arguments and returns: per element, as C converts
  * scalars (OpenCL C rejects them; the C dialect would reinterpret or
- * reject them); explicit convert_* of compound literals. */
+ * reject them); explicit convert_* of compound literals; a double
+ * splatted; braces with fewer elements than the vector. */
 START_TEST(test_rs_lang_implicit_vector_conversions) {
   enum { N = 33 };
   fg_rs_script *s = load("convert.rs");
@@ -217,9 +218,11 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
   fg_output(g, "n", fg_rs_map(g, s, "narrow", 1, &f2, NULL));
   fg_output(g, "l", fg_rs_map(g, s, "literal", 1, &f2, NULL));
   fg_output(g, "d", fg_rs_map(g, s, "splat_literal", 1, &f2, NULL));
+  fg_output(g, "b", fg_rs_map(g, s, "short_braces", 1, &f2, NULL));
   uint8_t dsplat[N][4];
-  tu_run(g, 2, (const void *[]){in, in2}, 4,
-         (void *[]){out, nout, lit, dsplat});
+  float braces[N][4];
+  tu_run(g, 2, (const void *[]){in, in2}, 5,
+         (void *[]){out, nout, lit, dsplat, braces});
   fg_graph_free(g);
   for (int i = 0; i < N; i++) {
     int32_t a[4];
@@ -250,6 +253,12 @@ START_TEST(test_rs_lang_implicit_vector_conversions) {
     for (int c = 0; c < 4; c++)
       ck_assert_int_eq(dsplat[i][c],
                        (uint8_t)(0.25 * (in2[i][0] & 255) + 0.5));
+    /* braces with fewer elements than the vector: zeros after them */
+    float bx = (float)in2[i][0], by = (float)in2[i][1];
+    ck_assert(braces[i][0] == bx + 1.5f + 0.25f);
+    ck_assert(braces[i][1] == by + bx);
+    ck_assert(braces[i][2] == 3.f);
+    ck_assert(braces[i][3] == 0.f);
   }
   fg_rs_script_free(s);
 }

@@ -40,3 +40,13 @@ uchar4 RS_KERNEL splat_literal(int2 in) {
   c = 0.25 * (in.x & 255) + 0.5;
   return c;
 }
+
+// Braces with fewer elements than the vector has: the rest are zero, as
+// C sets them (OpenCL C refuses such initializers).
+float4 RS_KERNEL short_braces(int2 in) {
+  float4 a = {in.x, in.y, 3.f};
+  float3 b = {1.5f,};
+  float4 c;
+  c = (float4){0.25f, in.x};
+  return a + (float4){b.x, b.y, b.z} + c;
+}
