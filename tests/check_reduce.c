@@ -568,6 +568,49 @@ START_TEST(test_reduce_siblings_of_mixed_types_and_widths) {
 }
 END_TEST
 
+START_TEST(test_reduce_siblings_over_a_shared_producer) {
+  /* y = x + 1 feeds sum(y) and, through y * y, max(y * y): the second
+   * reduction's group reads y from the first's, so joining them leaves y
+   * virtual: one kernel reading x once */
+  const int R = 129, C = 511;
+  const int64_t n = (int64_t)R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("shared");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "inc", 1, &t);
+  fg_write_tensor(op, 0, fg_add(fg_read_tensor(op, x), fg_float(op, 1.0f)));
+  fg_field *y = fg_op_end(op);
+  fg_output(g, "s", fg_reduce(g, "s", FG_REDUCE_SUM, y));
+  fg_output(g, "m", fg_reduce(g, "m", FG_REDUCE_MAX, mul_op(g, y, y)));
+  expect_ok(g);
+  float *xs = sibling_data(n), *ys = malloc(sizeof(float) * (size_t)n),
+        *yy = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    ys[i] = xs[i] + 1.0f;
+    yy[i] = ys[i] * ys[i];
+  }
+  float o[2];
+  int ku;
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_with(ctx, g, FG_FUSION_ON);
+  ck_assert_msg(!fg_program_field_reason(p, "inc.out0"), "%s",
+                fg_program_fusion_report(p));  /* virtual */
+  fg_program_free(p);
+  tu_context_free(ctx);
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 2,
+                                (void *[]){&o[0], &o[1]}, (size_t[]){4, 4},
+                                &ku);
+  ck_assert_int_eq(k, 1);
+  ck_assert_int_eq(ku, 4);
+  ck_assert_float_eq(o[0], (float)ref_reduce(FG_REDUCE_SUM, ys, n, 1));
+  ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_MAX, yy, n, 1));
+  free(xs);
+  free(ys);
+  free(yy);
+  fg_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_reduce_siblings_of_different_shapes_stay_apart) {
   /* sum(x) and the sum of x's transpose read the same input over
    * different threads: two kernels */
@@ -631,6 +674,43 @@ START_TEST(test_reduce_siblings_that_depend_stay_apart) {
 }
 END_TEST
 
+START_TEST(test_reduce_siblings_joined_through_a_third_kernel_stay_apart) {
+  /* max(x * (2 * sum(x))): the second reduction needs the first's result
+   * through a one-point operator in a kernel of its own; three kernels in
+   * dependency order, never a cycle */
+  const int R = 64, C = 300;
+  const int64_t n = (int64_t)R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("through");
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_field *c = fg_binary_scalar(g, FG_OP_MUL, s, 2.0);
+  fg_op *op = fg_op_begin(g, "scale", 1, &t);
+  fg_write_tensor(op, 0, fg_mul(fg_read_tensor(op, x), fg_read_tensor(op, c)));
+  fg_field *scaled = fg_op_end(op);
+  fg_output(g, "s", s);
+  fg_output(g, "m", fg_reduce(g, "m", FG_REDUCE_MAX, scaled));
+  expect_ok(g);
+  float *xs = sibling_data(n), *ys = malloc(sizeof(float) * (size_t)n);
+  float o[2];
+  int ku;
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 2,
+                                (void *[]){&o[0], &o[1]}, (size_t[]){4, 4},
+                                &ku);
+  ck_assert_int_eq(k, 3);
+  ck_assert_int_eq(ku, 4);
+  float want_s = (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1);
+  float want_c = want_s * 2.0f;
+  for (int64_t i = 0; i < n; i++)
+    ys[i] = xs[i] * want_c;
+  ck_assert_float_eq(o[0], want_s);
+  ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_MAX, ys, n, 1));
+  free(xs);
+  free(ys);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("reduce");
   TCase *tc = tcase_create("reduce");
@@ -645,8 +725,10 @@ int main(void) {
   tcase_add_test(tc, test_reduce_siblings_min_and_max_share_one_pass);
   tcase_add_test(tc, test_reduce_siblings_sum_and_sum_of_squares);
   tcase_add_test(tc, test_reduce_siblings_of_mixed_types_and_widths);
+  tcase_add_test(tc, test_reduce_siblings_over_a_shared_producer);
   tcase_add_test(tc, test_reduce_siblings_of_different_shapes_stay_apart);
   tcase_add_test(tc, test_reduce_siblings_that_depend_stay_apart);
+  tcase_add_test(tc, test_reduce_siblings_joined_through_a_third_kernel_stay_apart);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
