@@ -112,7 +112,8 @@ struct fgk_emitter {
   bool per_thread;     /* private variables are arrays indexed by fgk_lt */
   fgu_buf locals;      /* shared declarations at kernel scope */
   fgu_buf zero_locals; /* statements zeroing the shared variables */
-  bool acc_name;       /* variable id -1 is the reduction accumulator */
+  const char *acc_name; /* NULL, or what variable id -1 is called: a
+                          reduction's folded accumulator */
   const fg_expr *foreign_acc; /* a FOREIGN reduction's accumulating call */
   bool *split;         /* by variable id: held as one scalar per component */
   /* Emits component c of x when variables split (emit/scalar.c sets it
@@ -175,24 +176,32 @@ fgk_type fge_compare_type(const fg_expr *a, const fg_expr *b);
 extern const char *const fge_binop_text[FGK_BINOP_COUNT_];
 
 /* Reductions (emit/reduce.c). */
-/* Writes "T fgk_acc = <identity>;" for a reduction kernel into out. */
+/* Writes "T fgk_acc[lanes] = <identity>..." for a reduction kernel into
+ * out: one array per reduction, fgk_acc for the first, fgk_acc1, ... for
+ * its siblings. */
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out);
+/* Writes base (r == 0) or base followed by r into buf: the accumulator's
+ * name of reduction r ("fgk_acc", "fgk_acc1"). */
+void fge_acc_name(char *buf, size_t n, const char *base, int r);
+/* The index r of the reduction that accumulates output port, or -1. */
+int fge_reduce_of_port(const fgk_kernel *k, int port);
 /* The C (and OpenCL C) expression of a reduction kernel's chunk, the
  * points one partial folds, from fgk_N points and fgk_P partials: a
  * multiple of the lanes for built-in reductions (ir/reduce.h). */
 const char *fgk_reduce_chunk_text(const fgk_kernel *k);
-/* The reduction's type: its output's element type and tensor width. */
-fgk_type fge_reduce_type(const fgk_kernel *k);
-/* Lanes of a built-in reduction (FGK_REDUCE_LANES for floats, else 1). */
+/* Reduction r's type: its output's element type and tensor width. */
+fgk_type fge_reduce_type(const fgk_kernel *k, int r);
+/* Lanes of a built-in reduction kernel (FGK_REDUCE_LANES when any of its
+ * reductions is over floats, else 1). */
 int fge_reduce_lanes(const fgk_kernel *k);
-/* Writes "a = b op a" for the kernel's reduction into out, indented by
- * ind, for lane accumulators a and b (C expressions). */
-void fge_fold_text(fgk_emitter *e, fgu_buf *out, const char *ind,
+/* Writes "a = b op a" for reduction r into out, indented by ind, for
+ * lane accumulators a and b (C expressions). */
+void fge_fold_text(fgk_emitter *e, int r, fgu_buf *out, const char *ind,
                    const char *a, const char *b);
 /* The column loops of a built-in reduction's chunk around its thread
- * body, written into o. */
-void fge_lane_loops(fgu_buf *o, const char *body, const char *acc_type,
-                    const char *block_pragma, int lanes);
+ * body, written into o; acc_type: the n_acc accumulators' types. */
+void fge_lane_loops(fgu_buf *o, const char *body, const char *const *acc_type,
+                    int n_acc, const char *block_pragma, int lanes);
 /* Statement s, the reduction's write: the value joins the accumulator. */
 void fge_accumulate(fgk_emitter *e, const fgk_stmt *s);
 

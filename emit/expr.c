@@ -79,7 +79,7 @@ static const char *const thread_name[FG_THREAD_CONST_COUNT_] = {
  * group's threads. */
 void fge_var_name(fgk_emitter *e, const fgk_var *v) {
   if (v->id < 0 && e->acc_name) {
-    fgk_put(e, "fgk_acc[0]");
+    fgk_putf(e, "%s[0]", e->acc_name);
     return;
   }
   fgk_putf(e, "v%d", v->id);

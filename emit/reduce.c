@@ -9,17 +9,36 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The reduction's type: its output's element type and tensor width. */
-fgk_type fge_reduce_type(const fgk_kernel *k) {
-  fg_type t = k->out_type[k->reduce.port];
+/* Reduction r's type: its output's element type and tensor width. */
+fgk_type fge_reduce_type(const fgk_kernel *k, int r) {
+  fg_type t = k->out_type[fgk_reduce_at(k, r).port];
   return fgk_t(t.elem, fg_type_tensor_elements(t));
 }
 
-/* Lanes of a built-in reduction: FGK_REDUCE_LANES for floats (the
- * documented order, ir/reduce.h); one for integers, whose wrapping sums
- * and products, minima and maxima are the same bits in any order. */
+int fge_reduce_of_port(const fgk_kernel *k, int port) {
+  for (int r = 0; r < fgk_reduce_count(k); r++)
+    if (fgk_reduce_at(k, r).port == port)
+      return r;
+  return -1;
+}
+
+void fge_acc_name(char *buf, size_t n, const char *base, int r) {
+  if (r == 0)
+    snprintf(buf, n, "%s", base);
+  else
+    snprintf(buf, n, "%s%d", base, r);
+}
+
+/* Lanes of a built-in reduction kernel: FGK_REDUCE_LANES when any of its
+ * reductions is over floats (the documented order, ir/reduce.h); one when
+ * all are over integers, whose wrapping sums and products, minima and
+ * maxima are the same bits in any order (which is also why an integer
+ * reduction may share the lanes of a float sibling). */
 int fge_reduce_lanes(const fgk_kernel *k) {
-  return fgk_is_float(fge_reduce_type(k).elem) ? FGK_REDUCE_LANES : 1;
+  for (int r = 0; r < fgk_reduce_count(k); r++)
+    if (fgk_is_float(fge_reduce_type(k, r).elem))
+      return FGK_REDUCE_LANES;
+  return 1;
 }
 
 void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
@@ -36,30 +55,36 @@ void fgk_reduce_acc_decl(fgk_emitter *e, fgu_buf *out) {
     e->out = tmp;
     return;
   }
-  fgk_type t = fge_reduce_type(e->k);
   int lanes = fge_reduce_lanes(e->k);
-  const fgk_identity *id = fgk_reduce_identity(e->k->reduce.op, t.elem);
-  if (!id) {
-    out->oom = 1;      /* no such reduction: fails the emission */
-    return;
-  }
-  /* one accumulator per lane (ir/reduce.h), each from the identity */
-  fgu_buf_printf(out, "    %s fgk_acc[%d];\n"
-                 "    for (int fgk_l = 0; fgk_l < %d; ++fgk_l)\n"
-                 "      fgk_acc[fgk_l] = ", e->d->type_name(t), lanes, lanes);
-  if (t.width == 1) {
-    fgu_buf_printf(out, "(%s)%s;\n", e->d->type_name(fgk_t(t.elem, 1)),
-                   id->text);
-  } else {
-    /* a splat of the identity, spelled by the dialect */
-    fgu_buf tmp = e->out;
-    e->out = (fgu_buf){0};
-    fg_expr k = {.kind = FGK_E_CONST, .type = fgk_t(t.elem, 1)};
-    k.u.k = id->value;
-    e->d->splat(e, &k, t);
-    fgu_buf_printf(out, "%s;\n", e->out.s ? e->out.s : "0");
-    fgu_buf_free(&e->out);
-    e->out = tmp;
+  for (int r = 0; r < fgk_reduce_count(e->k); r++) {
+    fgk_type t = fge_reduce_type(e->k, r);
+    const fgk_identity *id =
+        fgk_reduce_identity(fgk_reduce_at(e->k, r).op, t.elem);
+    if (!id) {
+      out->oom = 1;      /* no such reduction: fails the emission */
+      return;
+    }
+    char acc[32];
+    fge_acc_name(acc, sizeof acc, "fgk_acc", r);
+    /* one accumulator per lane (ir/reduce.h), each from the identity */
+    fgu_buf_printf(out, "    %s %s[%d];\n"
+                   "    for (int fgk_l = 0; fgk_l < %d; ++fgk_l)\n"
+                   "      %s[fgk_l] = ", e->d->type_name(t), acc, lanes,
+                   lanes, acc);
+    if (t.width == 1) {
+      fgu_buf_printf(out, "(%s)%s;\n", e->d->type_name(fgk_t(t.elem, 1)),
+                     id->text);
+    } else {
+      /* a splat of the identity, spelled by the dialect */
+      fgu_buf tmp = e->out;
+      e->out = (fgu_buf){0};
+      fg_expr k = {.kind = FGK_E_CONST, .type = fgk_t(t.elem, 1)};
+      k.u.k = id->value;
+      e->d->splat(e, &k, t);
+      fgu_buf_printf(out, "%s;\n", e->out.s ? e->out.s : "0");
+      fgu_buf_free(&e->out);
+      e->out = tmp;
+    }
   }
 }
 
@@ -74,13 +99,13 @@ const char *fgk_reduce_chunk_text(const fgk_kernel *k) {
   return "(fgk_N + fgk_P - 1) / fgk_P";
 }
 
-/* Writes "a = b op a" for the reduction op over type t into out, for lane
- * accumulators a and b (C expressions): the order every fold of the
+/* Writes "a = b op a" for reduction r's op over its type into out, for
+ * lane accumulators a and b (C expressions): the order every fold of the
  * reduction uses, the value joining the accumulator on the left. */
-void fge_fold_text(fgk_emitter *e, fgu_buf *out, const char *ind,
-                      const char *a, const char *b) {
-  fgk_type t = fge_reduce_type(e->k);
-  fg_reduce_op op = e->k->reduce.op;
+void fge_fold_text(fgk_emitter *e, int r, fgu_buf *out, const char *ind,
+                   const char *a, const char *b) {
+  fgk_type t = fge_reduce_type(e->k, r);
+  fg_reduce_op op = fgk_reduce_at(e->k, r).op;
   if (op == FG_REDUCE_SUM || op == FG_REDUCE_PROD) {
     fgu_buf_printf(out, "%s%s = %s %c %s;\n", ind, a, a,
                    op == FG_REDUCE_SUM ? '+' : '*', b);
@@ -102,18 +127,19 @@ void fge_fold_text(fgk_emitter *e, fgu_buf *out, const char *ind,
  * lane loop of constant trip count that the compiler widens into vector
  * registers, then the rest one by one.  Every point goes to lane
  * i % LANES in increasing i (ir/reduce.h). */
-/* Appends s to o with every "fgk_acc[" written as "fgk_blk[". */
+/* Appends s to o with every accumulator "fgk_acc..." written as its
+ * block copy "fgk_blk...". */
 static void put_block_body(fgu_buf *o, const char *s) {
   const char *hit;
-  while ((hit = strstr(s, "fgk_acc["))) {
-    fgu_buf_printf(o, "%.*sfgk_blk[", (int)(hit - s), s);
-    s = hit + strlen("fgk_acc[");
+  while ((hit = strstr(s, "fgk_acc"))) {
+    fgu_buf_printf(o, "%.*sfgk_blk", (int)(hit - s), s);
+    s = hit + strlen("fgk_acc");
   }
   fgu_buf_puts(o, s);
 }
 
-void fge_lane_loops(fgu_buf *o, const char *body, const char *acc_type,
-                       const char *block_pragma, int lanes) {
+void fge_lane_loops(fgu_buf *o, const char *body, const char *const *acc_type,
+                    int n_acc, const char *block_pragma, int lanes) {
   if (lanes == 1) {
     /* integers: any order gives the same bits, so one accumulator, which
      * the compiler vectorizes as wide as it likes */
@@ -140,11 +166,17 @@ void fge_lane_loops(fgu_buf *o, const char *body, const char *acc_type,
   fgu_buf_puts(o, body);
   /* the blocks update a copy of the lanes that only constant-trip loops
    * index, so that it lives in (vector) registers */
-  fgu_buf_printf(o, "      }\n"
-                 "      %s fgk_blk[" LANES_STR(FGK_REDUCE_LANES) "];\n"
-                 "      for (int fgk_l = 0; fgk_l < " LANES_STR(FGK_REDUCE_LANES)
-                 "; ++fgk_l)\n"
-                 "        fgk_blk[fgk_l] = fgk_acc[fgk_l];\n", acc_type);
+  fgu_buf_puts(o, "      }\n");
+  for (int r = 0; r < n_acc; r++) {
+    char acc[32], blk[32];
+    fge_acc_name(acc, sizeof acc, "fgk_acc", r);
+    fge_acc_name(blk, sizeof blk, "fgk_blk", r);
+    fgu_buf_printf(o, "      %s %s[" LANES_STR(FGK_REDUCE_LANES) "];\n"
+                   "      for (int fgk_l = 0; fgk_l < "
+                   LANES_STR(FGK_REDUCE_LANES) "; ++fgk_l)\n"
+                   "        %s[fgk_l] = %s[fgk_l];\n", acc_type[r], blk, blk,
+                   acc);
+  }
   fgu_buf_puts(o, block_pragma);
   fgu_buf_puts(o, "      for (; fgk_c + " LANES_STR(FGK_REDUCE_LANES)
                " <= fgk_ce; fgk_c += " LANES_STR(FGK_REDUCE_LANES) ") {\n"
@@ -154,11 +186,16 @@ void fge_lane_loops(fgu_buf *o, const char *body, const char *acc_type,
                "        const long fgk_i = fgk_row0 + fgk_c + fgk_l;\n"
                "        (void)_column;\n");
   put_block_body(o, body);
-  fgu_buf_puts(o, "       }\n      }\n"
-               "      for (int fgk_l = 0; fgk_l < " LANES_STR(FGK_REDUCE_LANES)
-               "; ++fgk_l)\n"
-               "        fgk_acc[fgk_l] = fgk_blk[fgk_l];\n"
-               "      for (; fgk_c < fgk_ce; ++fgk_c) {\n");
+  fgu_buf_puts(o, "       }\n      }\n");
+  for (int r = 0; r < n_acc; r++) {
+    char acc[32], blk[32];
+    fge_acc_name(acc, sizeof acc, "fgk_acc", r);
+    fge_acc_name(blk, sizeof blk, "fgk_blk", r);
+    fgu_buf_printf(o, "      for (int fgk_l = 0; fgk_l < "
+                   LANES_STR(FGK_REDUCE_LANES) "; ++fgk_l)\n"
+                   "        %s[fgk_l] = %s[fgk_l];\n", acc, blk);
+  }
+  fgu_buf_puts(o, "      for (; fgk_c < fgk_ce; ++fgk_c) {\n");
   fgu_buf_puts(o, one);
   fgu_buf_puts(o, body);
   fgu_buf_puts(o, "      }\n    }\n");
@@ -176,7 +213,9 @@ void fge_accumulate(fgk_emitter *e, const fgk_stmt *s) {
     fgk_put(e, ";\n");
     return;
   }
-  fgk_type t = fge_reduce_type(e->k);
+  int r = fge_reduce_of_port(e->k, s->u.write.at.port);
+  assert(r >= 0);
+  fgk_type t = fge_reduce_type(e->k, r);
   fge_line(e);
   fgk_putf(e, "{\n");
   e->indent++;
@@ -187,7 +226,10 @@ void fge_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   char ind[64];
   snprintf(ind, sizeof ind, "%*s", e->indent * 2 < 60 ? e->indent * 2 : 60,
            "");
-  fge_fold_text(e, &e->out, ind, "fgk_acc[fgk_l]", "fgk_v");
+  char acc[48];
+  fge_acc_name(acc, sizeof acc - 8, "fgk_acc", r);
+  strcat(acc, "[fgk_l]");
+  fge_fold_text(e, r, &e->out, ind, acc, "fgk_v");
   e->indent--;
   fge_line(e);
   fgk_put(e, "}\n");

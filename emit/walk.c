@@ -9,6 +9,7 @@
 #include "ir/reduce.h"
 #include "ir/visit.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,7 @@ static void close_block(fgk_emitter *e) {
 
 static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
   const fgk_access *a = &s->u.write.at;
-  if (fgk_is_reduction(e->k->reduce) && a->port == e->k->reduce.port &&
-      a->ncoords == 0 &&
+  if (fge_reduce_of_port(e->k, a->port) >= 0 && a->ncoords == 0 &&
       !a->element) {
     fge_accumulate(e, s);
     return;
@@ -489,9 +489,13 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     block(&e, &k->body);
     fgu_buf body = e.out;
     e.out = (fgu_buf){0};
-    fge_lane_loops(&e.out, body.s ? body.s : "",
-               e.d->type_name(fge_reduce_type(k)), e.d->reduce_block_pragma,
-               fge_reduce_lanes(k));
+    const char *acc_type[FGK_MAX_REDUCTIONS];
+    int n_acc = fgk_reduce_count(k);
+    assert(n_acc <= FGK_MAX_REDUCTIONS);
+    for (int r = 0; r < n_acc; r++)
+      acc_type[r] = e.d->type_name(fge_reduce_type(k, r));
+    fge_lane_loops(&e.out, body.s ? body.s : "", acc_type, n_acc,
+                   e.d->reduce_block_pragma, fge_reduce_lanes(k));
     e.out.oom |= body.oom;
     fgu_buf_free(&body);
   } else {
@@ -524,28 +528,32 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     if (e.foreign_acc)
       fgk_foreign_store_partial(&e.w, e.foreign_acc, k->reduce.port);
   } else if (fgk_is_reduction(k->reduce)) {
-    /* end of the thread's chunk: fold the lanes by the fixed tree, store
-     * the partial */
-    fgk_type t = fge_reduce_type(k);
-    char ptr[64];
-    snprintf(ptr, sizeof ptr, "out%d + fgk_p * %d", k->reduce.port, t.width);
-    for (int w = fge_reduce_lanes(k) / 2; w >= 1; w /= 2) {
-      fgk_putf(&e, "    for (int fgk_l = 0; fgk_l < %d; ++fgk_l) {\n", w);
-      char b[64];
-      snprintf(b, sizeof b, "fgk_acc[fgk_l + %d]", w);
-      fge_fold_text(&e, &e.out, "      ", "fgk_acc[fgk_l]", b);
-      fgk_put(&e, "    }\n");
-    }
-    fgk_put(&e, "    ");
-    if (t.width == 1) {
-      fgk_putf(&e, "out%d[fgk_p] = fgk_acc[0];\n", k->reduce.port);
-    } else {
-      fg_expr acc = {.kind = FGK_E_VAR, .type = t};
-      fgk_var accv = {.id = -1, .type = t};
-      acc.u.var = &accv;
-      e.acc_name = true;
-      e.d->store(&e, t, ptr, &acc);
-      e.acc_name = false;
+    /* end of the thread's chunk: fold each reduction's lanes by the fixed
+     * tree, store its partial */
+    for (int r = 0; r < fgk_reduce_count(k); r++) {
+      fgk_type t = fge_reduce_type(k, r);
+      int port = fgk_reduce_at(k, r).port;
+      char acc[32], a[48], b[64], ptr[64];
+      fge_acc_name(acc, sizeof acc, "fgk_acc", r);
+      snprintf(a, sizeof a, "%s[fgk_l]", acc);
+      snprintf(ptr, sizeof ptr, "out%d + fgk_p * %d", port, t.width);
+      for (int w = fge_reduce_lanes(k) / 2; w >= 1; w /= 2) {
+        fgk_putf(&e, "    for (int fgk_l = 0; fgk_l < %d; ++fgk_l) {\n", w);
+        snprintf(b, sizeof b, "%s[fgk_l + %d]", acc, w);
+        fge_fold_text(&e, r, &e.out, "      ", a, b);
+        fgk_put(&e, "    }\n");
+      }
+      fgk_put(&e, "    ");
+      if (t.width == 1) {
+        fgk_putf(&e, "out%d[fgk_p] = %s[0];\n", port, acc);
+      } else {
+        fg_expr accx = {.kind = FGK_E_VAR, .type = t};
+        fgk_var accv = {.id = -1, .type = t};
+        accx.u.var = &accv;
+        e.acc_name = acc;
+        e.d->store(&e, t, ptr, &accx);
+        e.acc_name = NULL;
+      }
     }
   }
   fgu_buf src = {0};

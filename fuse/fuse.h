@@ -28,6 +28,13 @@
  * group like the built-in ones; their accumulating call stays in place as
  * the group's last write (merge.c), since it updates an accumulator of
  * the front end's type rather than producing a value.
+ *
+ * Sibling reductions: groups that each end in built-in reductions over
+ * the same threads and read a field in common join into one kernel (one
+ * pass over the inputs, k->reduce plus k->sibling, partition.c), unless
+ * one needs the other's result or a path through a third group joins
+ * them.  Each reduction keeps its own accumulators and folds in the
+ * documented order, so the results do not change.
  */
 #ifndef FG_FUSE_H
 #define FG_FUSE_H

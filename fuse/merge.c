@@ -259,12 +259,18 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
   k->local[0] = lead->kernel->local[0];
   k->local[1] = lead->kernel->local[1];
   k->grouped = lead->kernel->grouped;
-  const fg__node *reducer = NULL;
+  /* the reductions, in member order: one, or siblings over the same
+   * threads (partition.c) */
+  const fg__node *reducer[FGK_MAX_REDUCTIONS];
+  int n_reducer = 0;
   k->fp = lead->kernel->fp;
   for (int m = 0; m < kern->n_nodes; m++) {
     const fg__node *n = g->nodes.item[kern->nodes[m]];
-    if (fgk_is_reduction(n->kernel->reduce))
-      reducer = n;
+    if (fgk_is_reduction(n->kernel->reduce)) {
+      if (n_reducer == FGK_MAX_REDUCTIONS)
+        return false;        /* partition.c never groups more */
+      reducer[n_reducer++] = n;
+    }
     k->fp = fgk_fp_merge(k->fp, n->kernel->fp);
   }
   int n_in = 0, n_out = 0, var_base = 0;
@@ -356,11 +362,18 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
       }
     }
   }
-  if (reducer) {
-    /* the reduction's result accumulates over the threads */
-    k->reduce = reducer->kernel->reduce;
-    k->reduce.port = port_of(kern->out_field, &n_out,
-                             reducer->out[reducer->kernel->reduce.port]->id);
+  if (n_reducer > 1 &&
+      !(k->sibling = alloc(&c, (size_t)(n_reducer - 1) * sizeof *k->sibling)))
+    return false;
+  for (int r = 0; r < n_reducer; r++) {
+    /* each reduction's result accumulates over the threads */
+    fgk_reduction red = reducer[r]->kernel->reduce;
+    red.port = port_of(kern->out_field, &n_out,
+                       reducer[r]->out[red.port]->id);
+    if (r == 0)
+      k->reduce = red;
+    else
+      k->sibling[k->n_sibling++] = red;
   }
   k->n_in = n_in;
   k->n_out = n_out;

@@ -5,7 +5,8 @@
  * features), no other input of it comes from that group non-locally, the
  * group stays within the node and buffer caps, the join keeps scalar-only
  * and vectorizable operators apart (fuse.h's cost rule), and it forms no
- * cycle between groups (tracked with transitive dependency sets).  Then decides
+ * cycle between groups (tracked with transitive dependency sets).  Then
+ * joins sibling reductions (horizontal fusion: merge_siblings), decides
  * which fields are materialized, and why, and orders the groups. */
 #include "fuse.h"
 
@@ -18,6 +19,8 @@ typedef struct group {
   int *nodes;
   bool *deps;          /* transitive: groups this one depends on */
   bool has_reduce;     /* ends in a reduction: takes no more members */
+  int n_reduce;        /* its reductions (more than one: siblings) */
+  bool builtin_only;   /* each of them a built-in reduction */
 } group;
 
 typedef struct state {
@@ -162,6 +165,11 @@ static bool partition(state *s) {
     }
     group *gr = &s->groups[gid];
     gr->nodes[gr->n_nodes++] = i;
+    if (fgk_is_reduction(n->kernel->reduce)) {
+      gr->builtin_only = gr->n_reduce == 0 || gr->builtin_only;
+      gr->builtin_only &= n->kernel->reduce.kind == FGK_REDUCE_BUILTIN;
+      gr->n_reduce++;
+    }
     gr->has_reduce |= fgk_is_reduction(n->kernel->reduce);
     s->group_of[i] = gid;
     bool changed = false;
@@ -178,6 +186,150 @@ static bool partition(state *s) {
           for (int j = 0; j < s->n_groups; j++)
             s->groups[k].deps[j] |= gr->deps[j];
   }
+  return true;
+}
+
+/* ---- sibling reductions --------------------------------------------------
+ * Two groups that each end in built-in reductions over the same threads
+ * become one kernel that reads the inputs once and keeps an accumulator
+ * set per reduction (XLA's multi-output fusion): sum(x) beside
+ * sum(x * x), min(x) beside max(x).  Each reduction still folds its
+ * values in the documented order (ir/reduce.h), so the results are the
+ * same bits.  They join when they read a field in common (or one reads a
+ * pointwise field of the other, which then stays virtual), every edge
+ * between them is a local read of a non-reduction field, no third group
+ * lies on a path between them (the join would form a cycle), and the caps
+ * and the vectorization cost rule allow it. */
+
+/* Whether a member of group gb reads a field that group ga's members
+ * read or write; false, with *bad set, where such a read is non-local or
+ * of a reduction's result. */
+static bool reads_from(state *s, int ga, int gb, bool *bad) {
+  const group *a = &s->groups[ga], *b = &s->groups[gb];
+  bool shared = false;
+  for (int i = 0; i < b->n_nodes; i++) {
+    const fg__node *n = node(s, b->nodes[i]);
+    for (int p = 0; p < n->n_in; p++) {
+      const fg_field *f = n->in[p];
+      if (producer_group(s, f) == ga) {
+        shared = true;
+        if (!s->info[n->id].read_local[p] ||
+            fgk_is_reduction(f->producer->kernel->reduce))
+          *bad = true;
+        continue;
+      }
+      for (int j = 0; j < a->n_nodes && !shared; j++) {
+        const fg__node *x = node(s, a->nodes[j]);
+        for (int q = 0; q < x->n_in && !shared; q++)
+          shared = x->in[q] == f;
+      }
+    }
+  }
+  return shared;
+}
+
+/* Distinct buffers of groups ga and gb joined (an upper bound, as
+ * buffers_with counts). */
+static int buffers_joined(state *s, int ga, int gb) {
+  int count = 0;
+  const fg_field *seen[512];
+  int nseen = 0;
+  for (int k = 0; k < 2; k++) {
+    const group *gr = &s->groups[k ? gb : ga];
+    for (int m = 0; m < gr->n_nodes; m++) {
+      const fg__node *x = node(s, gr->nodes[m]);
+      count += x->n_out;
+      for (int p = 0; p < x->n_in; p++) {
+        const fg_field *f = x->in[p];
+        int pg = producer_group(s, f);
+        if (pg == ga || pg == gb)
+          continue;
+        bool dup = false;
+        for (int i = 0; i < nseen && !dup; i++)
+          dup = seen[i] == f;
+        if (!dup && nseen < 512)
+          seen[nseen++] = f;
+      }
+    }
+  }
+  return count + nseen;
+}
+
+/* Whether groups ga and gb may become one kernel (see above). */
+static bool siblings(state *s, int ga, int gb) {
+  const group *a = &s->groups[ga], *b = &s->groups[gb];
+  if (!a->n_nodes || !b->n_nodes || !a->n_reduce || !b->n_reduce ||
+      !a->builtin_only || !b->builtin_only ||
+      a->n_reduce + b->n_reduce > FGK_MAX_REDUCTIONS)
+    return false;
+  const fg__node *la = node(s, a->nodes[0]), *lb = node(s, b->nodes[0]);
+  if (!s->info[la->id].simple || !s->info[lb->id].simple ||
+      s->info[la->id].scalar_only != s->info[lb->id].scalar_only ||
+      !fg_shape_equal(la->kernel->threads, lb->kernel->threads))
+    return false;
+  int max_nodes = s->opt->max_nodes > 0 ? s->opt->max_nodes : FGF_MAX_NODES;
+  int max_bufs = s->opt->max_buffers > 0 ? s->opt->max_buffers
+                                         : FGF_MAX_BUFFERS;
+  if (a->n_nodes + b->n_nodes > max_nodes ||
+      buffers_joined(s, ga, gb) > max_bufs)
+    return false;
+  /* a path through a third group would become a cycle */
+  for (int c = 0; c < s->n_groups; c++)
+    if (c != ga && c != gb &&
+        ((a->deps[c] && s->groups[c].deps[gb]) ||
+         (b->deps[c] && s->groups[c].deps[ga])))
+      return false;
+  bool bad = false;
+  bool shared = reads_from(s, ga, gb, &bad);
+  shared |= reads_from(s, gb, ga, &bad);
+  return shared && !bad;
+}
+
+/* Moves group gb's members into group ga (gb stays, empty); false when
+ * out of memory. */
+static bool join_groups(state *s, int ga, int gb) {
+  group *a = &s->groups[ga], *b = &s->groups[gb];
+  /* members in node order, which is topological; the arrays hold every
+   * node */
+  int n = a->n_nodes + b->n_nodes, i = 0, j = 0;
+  int *merged = fgu_arena_alloc(&s->plan->arena,
+                                (size_t)s->g->nodes.n * sizeof *merged);
+  if (!merged)
+    return false;
+  for (int k = 0; k < n; k++)
+    merged[k] = j >= b->n_nodes || (i < a->n_nodes && a->nodes[i] < b->nodes[j])
+                    ? a->nodes[i++] : b->nodes[j++];
+  a->nodes = merged;
+  a->n_nodes = n;
+  for (int k = 0; k < b->n_nodes; k++)
+    s->group_of[b->nodes[k]] = ga;
+  b->n_nodes = 0;
+  a->n_reduce += b->n_reduce;
+  b->n_reduce = 0;
+  for (int c = 0; c < s->n_groups; c++)
+    a->deps[c] |= b->deps[c];
+  a->deps[ga] = a->deps[gb] = false;
+  /* whoever depended on either now depends on the join and all it needs */
+  for (int c = 0; c < s->n_groups; c++) {
+    group *x = &s->groups[c];
+    if (c == ga || c == gb || !(x->deps[ga] || x->deps[gb]))
+      continue;
+    x->deps[gb] = false;
+    x->deps[ga] = true;
+    for (int d = 0; d < s->n_groups; d++)
+      x->deps[d] |= a->deps[d];
+  }
+  memset(b->deps, 0, (size_t)s->n_groups * sizeof *b->deps);
+  return true;
+}
+
+/* Joins every pair of sibling groups, earlier groups taking later ones;
+ * false when out of memory. */
+static bool merge_siblings(state *s) {
+  for (int ga = 0; s->opt->fuse && ga < s->n_groups; ga++)
+    for (int gb = ga + 1; gb < s->n_groups; gb++)
+      if (siblings(s, ga, gb) && !join_groups(s, ga, gb))
+        return false;
   return true;
 }
 
@@ -238,12 +390,18 @@ static void materialize(state *s) {
   }
 }
 
-/* Orders groups so that each comes after every group it depends on. */
-static bool order_groups(state *s, int *order) {
+/* Orders the non-empty groups so that each comes after every group it
+ * depends on; *n: how many. */
+static bool order_groups(state *s, int *order, int *n) {
   bool *done = calloc((size_t)s->n_groups + 1, sizeof *done);
   if (!done)
     return false;
-  for (int k = 0; k < s->n_groups; k++) {
+  *n = 0;
+  for (int c = 0; c < s->n_groups; c++) {
+    done[c] = s->groups[c].n_nodes == 0;   /* joined into a sibling */
+    *n += !done[c];
+  }
+  for (int k = 0; k < *n; k++) {
     int pick = -1;
     for (int c = 0; c < s->n_groups && pick < 0; c++) {
       if (done[c])
@@ -311,15 +469,17 @@ fg_status fgf_plan_graph(fg_graph *g, const bool *live,
     }
   }
   ok = ok && partition(&s);
+  int n_ordered = 0;
+  ok = ok && merge_siblings(&s);
   if (ok) {
     materialize(&s);
-    ok = order_groups(&s, order);
+    ok = order_groups(&s, order, &n_ordered);
   }
-  pl->kernels = ok ? fgu_arena_alloc(a, (size_t)(s.n_groups + 1) *
+  pl->kernels = ok ? fgu_arena_alloc(a, (size_t)(n_ordered + 1) *
                                             sizeof *pl->kernels)
                    : NULL;
   ok = ok && pl->kernels;
-  for (int k = 0; ok && k < s.n_groups; k++) {
+  for (int k = 0; ok && k < n_ordered; k++) {
     int gid = order[k];
     fgf_kernel *kern = &pl->kernels[pl->n_kernels++];
     kern->n_nodes = s.groups[gid].n_nodes;

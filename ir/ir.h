@@ -148,6 +148,10 @@ static inline bool fgk_reduce_on_host(fgk_reduction r) {
 
 /* Most partials a reduction kernel is launched over (runtime/program.c). */
 #define FGK_MAX_PARTIALS 256
+/* Most built-in reductions one kernel carries: sibling reductions of the
+ * same threads (fuse/partition.c) share one pass over their inputs, each
+ * with its own accumulators, partials and host combine. */
+#define FGK_MAX_REDUCTIONS 8
 
 /* How a read or write addresses its field. */
 typedef struct fgk_access {
@@ -232,6 +236,12 @@ typedef struct fgk_kernel {
   int local[2];          /* work-group (rows, columns) of a grouped kernel */
   fgk_reduction reduce;  /* kind NONE, or how output reduce.port (0-D)
                             accumulates over all threads */
+  int n_sibling;         /* BUILTIN: further built-in reductions over the
+                            same threads, fused beside reduce (at most
+                            FGK_MAX_REDUCTIONS - 1); each accumulates its
+                            own 0-D output port in the documented order
+                            (ir/reduce.h), as if it ran alone */
+  fgk_reduction *sibling;
   bool grouped;          /* uses work-group features: local memory,
                             barriers, atomics, local/group constants; runs
                             with the local shape above and never fuses */
@@ -248,6 +258,15 @@ typedef struct fgk_kernel {
                             points of its choosing: RenderScript's
                             rsSetElementAt); such an output is not zeroed */
 } fgk_kernel;
+
+/* How many reductions kernel k carries (0, 1, or 1 + its siblings), and
+ * the i-th of them (0: k->reduce). */
+static inline int fgk_reduce_count(const fgk_kernel *k) {
+  return fgk_is_reduction(k->reduce) ? 1 + k->n_sibling : 0;
+}
+static inline fgk_reduction fgk_reduce_at(const fgk_kernel *k, int i) {
+  return i == 0 ? k->reduce : k->sibling[i - 1];
+}
 
 /* A kernel's floating-point precision: DEFAULT follows the compile
  * options; FULL and RELAXED are what its code asked for (RenderScript's

@@ -24,7 +24,10 @@
  * from the identity: r = r op partial[p].  Independent lanes are what lets
  * the loop vectorize without reassociating any floating-point operation.
  * Integer reductions give the same bits in every order, so their kernels
- * keep one accumulator and let the compiler pick the vector width. */
+ * keep one accumulator and let the compiler pick the vector width (or
+ * share the lanes of a float sibling in the same kernel).  Sibling
+ * reductions fused into one kernel (fgk_kernel.sibling) each follow this
+ * order on their own accumulators, over the same partials. */
 #define FGK_REDUCE_LANES 16
 /* Points a partial folds at most before the runtime adds partials, and
  * the most partials: P = min(ceil(n / CHUNK), MAX_PARTIALS); both are

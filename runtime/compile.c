@@ -136,6 +136,7 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
   pk->kind = k->grouped ? FG__LAUNCH_GROUPED : FG__LAUNCH_MAP;
   if (fgk_is_reduction(k->reduce))
     fg__reduce_plan(pk, k);
+  assert(fgk_reduce_count(k) <= FGK_MAX_REDUCTIONS);
   pk->grouped = k->grouped;
   pk->group[0] = k->local[0];
   pk->group[1] = k->local[1];
@@ -179,6 +180,7 @@ static fg_status add_task(fg__rtask *t, int *n, fg__rtask_kind kind, int index,
   fg__rtask *x = &t[(*n)++];
   x->kind = kind;
   x->index = index;
+  x->sub = 0;
   x->dep = calloc((size_t)n_deps + 1, sizeof *x->dep);
   if (!x->dep)
     return FG_ENOMEM;
@@ -194,7 +196,8 @@ static fg_status add_task(fg__rtask *t, int *n, fg__rtask_kind kind, int index,
 
 fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
-  int cap = 2 * p->n_fields + p->n_in + 4 * v->n_k + p->n_out + 1;
+  int cap = 2 * p->n_fields + p->n_in + (1 + 3 * FGK_MAX_REDUCTIONS) * v->n_k +
+            p->n_out + 1;
   int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
   int *deps = malloc(((size_t)p->n_fields + 257) * sizeof *deps);
   bool *used = calloc((size_t)p->n_fields + 1, sizeof *used);
@@ -241,16 +244,21 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
     st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
     for (int j = pk->n_in; j < pk->nbuf; j++)
       producer[pk->field[j]] = kt;
-    if (fg__reduce_on_host(pk) && st == FG_OK) {
+    /* each reduction's partials come back, fold and go up on their own */
+    for (int r = 0; fg__reduce_on_host(pk) && st == FG_OK && r < pk->n_red;
+         r++) {
       int d = kt;
       if ((st = add_task(v->task, &v->n_task, RT_PARTIALS, k, &d, 1)))
         break;
+      v->task[v->n_task - 1].sub = r;
       d = v->n_task - 1;
       if ((st = add_task(v->task, &v->n_task, RT_COMBINE, k, &d, 1)))
         break;
+      v->task[v->n_task - 1].sub = r;
       d = v->n_task - 1;
       st = add_task(v->task, &v->n_task, RT_RESULT, k, &d, 1);
-      producer[pk->field[pk->n_in + pk->reduce.port]] = v->n_task - 1;
+      v->task[v->n_task - 1].sub = r;
+      producer[pk->field[pk->n_in + pk->red[r].port]] = v->n_task - 1;
     }
   }
   for (int i = 0; st == FG_OK && i < p->n_out; i++)
@@ -340,6 +348,9 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
     st = emit_kernel(p, &plan->kernels[i], i, &v->k[i], opt, &jobs[i],
                      entry[i]);
     v->n_k = i + 1;
+    v->k[i].red_slot = v->n_slot;
+    if (st == FG_OK && fg__reduce_on_host(&v->k[i]))
+      v->n_slot += v->k[i].n_red;
   }
   if (st == FG_OK)
     st = fg__be_build_many(ctx->be, jobs, nk);

@@ -154,6 +154,10 @@ int fg__program_node_kernel(const fg_program *p, int node) {
   return node >= 0 && node < p->n_nodes ? p->main.kernel_of_node[node] : -1;
 }
 
+int fg__program_kernel_reductions(const fg_program *p, int k) {
+  return k >= 0 && k < p->main.n_k ? p->main.k[k].n_red : 0;
+}
+
 const char *fg__program_field_reason(const fg_program *p, int field) {
   if (field < 0 || field >= p->n_fields || !p->main.materialized[field])
     return NULL;

@@ -39,9 +39,13 @@ typedef struct fg__pkernel {
   bool grouped;
   int group[2];             /* work-group (rows, columns) when grouped */
   int64_t threads[3];       /* what the backend launches */
-  fgk_reduction reduce;     /* the kernel's; reduce.port is the output
-                               port of the reduction's partials */
-  int64_t partials;         /* how many */
+  int n_red;                /* reductions the kernel carries (0, 1, or
+                               more fused siblings) */
+  fgk_reduction red[FGK_MAX_REDUCTIONS]; /* each one's port: the output
+                               its partials go to */
+  int red_slot;             /* host-combined ones: the variant's slot of
+                               red[0] (red[r] has red_slot + r) */
+  int64_t partials;         /* how many (the same for every reduction) */
   fg__launch_kind kind;     /* what a launch of it is (backend.h) */
   int64_t work_per_item;    /* FG__LAUNCH_PARTIALS: points per partial */
   int n_in;                 /* inputs among the nbuf buffers */
@@ -57,7 +61,8 @@ typedef enum fg__rtask_kind {
   RT_UPLOAD,        /* graph input `index` into its device buffer */
   RT_GLOBALS,       /* the run's copy of live constant field `index` */
   RT_KERNEL,        /* kernel `index` */
-  RT_PARTIALS,      /* reduction kernel `index`'s partials to the host */
+  RT_PARTIALS,      /* reduction `sub` of kernel `index`: its partials to
+                       the host */
   RT_COMBINE,       /* ... combined in order on the host */
   RT_RESULT,        /* ... and the result into its field's buffer */
   RT_DOWNLOAD,      /* graph output `index` into the caller's memory */
@@ -68,6 +73,8 @@ typedef enum fg__rtask_kind {
 typedef struct fg__rtask {
   fg__rtask_kind kind;
   int index;
+  int sub;                  /* RT_PARTIALS, _COMBINE, _RESULT: which of the
+                               kernel's reductions */
   int n_dep;
   int *dep;                 /* tasks that must end first */
 } fg__rtask;
@@ -80,14 +87,16 @@ typedef struct fg__bufset {
   fg__buffer **buf;         /* per field: intermediates, live constants,
                                and inputs on a backend that cannot alias
                                host memory */
-  fg__buffer **partials;    /* per kernel: a reduction's partials */
-  unsigned char **host;     /* per kernel: partials and result on the host */
+  fg__buffer **partials;    /* per reduction slot: its partials */
+  unsigned char **host;     /* per reduction slot: partials and result on
+                               the host */
 } fg__bufset;
 
 /* One way of computing the outputs: fused, or (check mode) unfused. */
 typedef struct fg__variant {
   int n_k;
   fg__pkernel *k;
+  int n_slot;               /* host-combined reductions of all kernels */
   bool *materialized;       /* per field: an operator output with a buffer */
   char **reason;            /* per field, when materialized */
   fg_fusion_stats stats;
@@ -135,12 +144,13 @@ fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
 void fg__reduce_plan(fg__pkernel *pk, const fgk_kernel *k);
 /* Whether the host combines k's partials (the built-in reductions). */
 bool fg__reduce_on_host(const fg__pkernel *k);
-/* Combines host-combined reduction k's downloaded partials into out. */
-void fg__reduce_combine(const fg_program *p, const fg__pkernel *k,
+/* Combines the downloaded partials of host-combined kernel k's reduction
+ * r into out. */
+void fg__reduce_combine(const fg_program *p, const fg__pkernel *k, int r,
                         const void *partials, void *out);
-/* Bytes of a host-combined reduction kernel's partials and of its result
- * (reduce.c). */
-void fg__reduce_bytes(const fg_program *p, const fg__pkernel *k,
+/* Bytes of the partials and of the result of host-combined kernel k's
+ * reduction r (reduce.c). */
+void fg__reduce_bytes(const fg_program *p, const fg__pkernel *k, int r,
                       size_t *partials, size_t *result);
 /* Folds n partials of a reduction (width components each) in order into
  * out, as the kernels fold a chunk: acc = acc op partial. */

@@ -20,24 +20,29 @@ void fg__reduce_plan(fg__pkernel *pk, const fgk_kernel *k) {
   pk->partials = (n + REDUCE_CHUNK - 1) / REDUCE_CHUNK;
   if (pk->partials > FGK_MAX_PARTIALS)
     pk->partials = FGK_MAX_PARTIALS;
-  pk->reduce = k->reduce;
-    pk->kind = FG__LAUNCH_PARTIALS;
+  pk->n_red = fgk_reduce_count(k);
+  pk->kind = FG__LAUNCH_PARTIALS;
   pk->work_per_item = pk->partials ? (n + pk->partials - 1) / pk->partials
                                    : 0;
-  int64_t *d = fge_abi_buffer_dims(pk->dims, k->n_in + k->reduce.port);
-  d[FGE_DIM_LAYERS] = d[FGE_DIM_ROWS] = 1;
-  d[FGE_DIM_COLUMNS] = pk->partials;
+  /* every reduction of the kernel has the same threads, so the same
+   * partials over the same chunks (ir/reduce.h) */
+  for (int r = 0; r < pk->n_red; r++) {
+    pk->red[r] = fgk_reduce_at(k, r);
+    int64_t *d = fge_abi_buffer_dims(pk->dims, k->n_in + pk->red[r].port);
+    d[FGE_DIM_LAYERS] = d[FGE_DIM_ROWS] = 1;
+    d[FGE_DIM_COLUMNS] = pk->partials;
+  }
   pk->threads[0] = pk->threads[1] = 1;
   pk->threads[2] = pk->partials;
 }
 
 bool fg__reduce_on_host(const fg__pkernel *k) {
-  return fgk_reduce_on_host(k->reduce);
+  return k->n_red > 0 && fgk_reduce_on_host(k->red[0]);
 }
 
-void fg__reduce_bytes(const fg_program *p, const fg__pkernel *k,
+void fg__reduce_bytes(const fg_program *p, const fg__pkernel *k, int r,
                       size_t *partials, size_t *result) {
-  fg_type t = p->f[k->field[k->n_in + k->reduce.port]].type;
+  fg_type t = p->f[k->field[k->n_in + k->red[r].port]].type;
   *result = (size_t)fg_type_tensor_elements(t) * fg_elem_size(t.elem);
   *partials = (size_t)k->partials * *result;
 }
@@ -98,10 +103,10 @@ void fg__combine_partials(fg_reduce_op op, fg_elem elem, int width,
 #undef COMBINE
 
 
-void fg__reduce_combine(const fg_program *p, const fg__pkernel *k,
+void fg__reduce_combine(const fg_program *p, const fg__pkernel *k, int r,
                         const void *partials, void *out) {
-  fg_type ty = p->f[k->field[k->n_in + k->reduce.port]].type;
-  fg__combine_partials(k->reduce.op, ty.elem,
+  fg_type ty = p->f[k->field[k->n_in + k->red[r].port]].type;
+  fg__combine_partials(k->red[r].op, ty.elem,
                        fg_type_tensor_elements(ty), partials, k->partials,
                        out);
 }

@@ -147,10 +147,10 @@ static void bufset_free(fg__backend *be, fg_program *p, fg__variant *v,
   for (int i = 0; bs->buf && i < p->n_fields; i++)
     if (bs->buf[i])
       fg__be_buffer_free(be, bs->buf[i]);
-  for (int i = 0; bs->partials && i < v->n_k; i++)
+  for (int i = 0; bs->partials && i < v->n_slot; i++)
     if (bs->partials[i])
       fg__be_buffer_free(be, bs->partials[i]);
-  for (int i = 0; bs->host && i < v->n_k; i++)
+  for (int i = 0; bs->host && i < v->n_slot; i++)
     free(bs->host[i]);
   free(bs->buf);
   free(bs->partials);
@@ -164,8 +164,9 @@ static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
   fg__bufset *bs = calloc(1, sizeof *bs);
   fg_status st = FG_OK;
   if (!bs || !(bs->buf = calloc((size_t)p->n_fields + 1, sizeof *bs->buf)) ||
-      !(bs->partials = calloc((size_t)v->n_k + 1, sizeof *bs->partials)) ||
-      !(bs->host = calloc((size_t)v->n_k + 1, sizeof *bs->host))) {
+      !(bs->partials = calloc((size_t)v->n_slot + 1,
+                              sizeof *bs->partials)) ||
+      !(bs->host = calloc((size_t)v->n_slot + 1, sizeof *bs->host))) {
     st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
     goto fail;
   }
@@ -179,13 +180,16 @@ static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
       st = fg__be_alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
   }
   for (int k = 0; k < v->n_k && st == FG_OK; k++) {
-    if (!fg__reduce_on_host(&v->k[k]))
-      continue;
-    size_t pb, rb;
-    fg__reduce_bytes(p, &v->k[k], &pb, &rb);
-    st = fg__be_alloc(be, pb, &bs->partials[k]);
-    if (st == FG_OK && !(bs->host[k] = malloc(pb + rb)))
-      st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
+    const fg__pkernel *pk = &v->k[k];
+    for (int r = 0; fg__reduce_on_host(pk) && r < pk->n_red && st == FG_OK;
+         r++) {
+      size_t pb, rb;
+      int slot = pk->red_slot + r;
+      fg__reduce_bytes(p, pk, r, &pb, &rb);
+      st = fg__be_alloc(be, pb, &bs->partials[slot]);
+      if (st == FG_OK && !(bs->host[slot] = malloc(pb + rb)))
+        st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
+    }
   }
   if (st == FG_OK) {
     *out = bs;
@@ -289,8 +293,11 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                              t->kind == RT_GLOBALS || t->kind == RT_SINK
                          ? NULL : &vr->v->k[t->index];
   size_t pb = 0, rb = 0;
-  if (k && fg__reduce_on_host(k))
-    fg__reduce_bytes(p, k, &pb, &rb);
+  int slot = -1;          /* RT_PARTIALS, _COMBINE, _RESULT: the reduction */
+  if (k && fg__reduce_on_host(k) && t->kind != RT_KERNEL) {
+    slot = k->red_slot + t->sub;
+    fg__reduce_bytes(p, k, t->sub, &pb, &rb);
+  }
   switch (t->kind) {
   case RT_UPLOAD: {
     int f = p->in_field[t->index];
@@ -313,8 +320,8 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
     for (int j = 0; j < k->nbuf; j++)
       bufs[j] = vr->view[k->field[j]];
-    if (fg__reduce_on_host(k))
-      bufs[k->n_in + k->reduce.port] = vr->bs->partials[t->index];
+    for (int j = 0; fg__reduce_on_host(k) && j < k->n_red; j++)
+      bufs[k->n_in + k->red[j].port] = vr->bs->partials[k->red_slot + j];
     fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
                     .dims = k->dims, .partials = k->partials,
                     .work_per_item = k->work_per_item, .zero = k->zero,
@@ -326,12 +333,12 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     break;
   }
   case RT_PARTIALS:
-    st = fg__be_download_async(be, vr->bs->partials[t->index],
-                               vr->bs->host[t->index], pb, &a);
+    st = fg__be_download_async(be, vr->bs->partials[slot],
+                               vr->bs->host[slot], pb, &a);
     break;
   case RT_COMBINE: {
-    fg__reduce_combine(p, k, vr->bs->host[t->index],
-                       vr->bs->host[t->index] + pb);
+    fg__reduce_combine(p, k, t->sub, vr->bs->host[slot],
+                       vr->bs->host[slot] + pb);
     ts->node.starting = false;
     r->in_flight--;
     ts->state = TS_DONE;
@@ -339,8 +346,9 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     return;
   }
   case RT_RESULT:
-    st = fg__be_upload_async(be, vr->view[k->field[k->n_in + k->reduce.port]],
-                             vr->bs->host[t->index] + pb, rb, &a);
+    st = fg__be_upload_async(be,
+                             vr->view[k->field[k->n_in + k->red[t->sub].port]],
+                             vr->bs->host[slot] + pb, rb, &a);
     break;
   case RT_SINK: {
     int f = t->index;

@@ -4,7 +4,9 @@
  * checked against plain C; pointwise producers fused into the reduction
  * (one kernel reading only the original inputs, the product never
  * written), fused and unfused bit-identical; a reduction's result read by
- * a later operator. */
+ * a later operator; sibling reductions sharing one pass (min and max, sum
+ * and sum of squares, mixed types) and those that must stay apart
+ * (different threads, one reading the other's result). */
 #include "testutil.h"
 
 #include <math.h>
@@ -375,6 +377,340 @@ START_TEST(test_reduce_rejects_bad_arguments) {
 }
 END_TEST
 
+/* ---- sibling reductions ---------------------------------------------------
+ * Reductions over the same threads that read the same fields share one
+ * kernel (one pass, an accumulator set each); each result must be what it
+ * is alone: the documented order (ref_reduce), and the unfused program's
+ * bits. */
+
+/* Runs g fused and unfused (FG_FUSION_OFF) on in; the fused outputs go
+ * to out (sizes bytes each), the unfused ones are compared with them bit
+ * for bit.  Returns the fused kernel count; *unfused_kernels gets the
+ * other. */
+static int run_fused_and_unfused(fg_graph *g, int n_in, const void **in,
+                                 int n_out, void **out, const size_t *sizes,
+                                 int *unfused_kernels) {
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_with(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_with(ctx, g, FG_FUSION_OFF);
+  void *uo[8];
+  ck_assert_int_le(n_out, 8);
+  for (int i = 0; i < n_out; i++)
+    uo[i] = calloc(1, sizes[i]);
+  ck_assert_int_eq(fg_program_run(fused, n_in, in, n_out, out), FG_OK);
+  ck_assert_int_eq(fg_program_run(unfused, n_in, in, n_out, uo), FG_OK);
+  for (int i = 0; i < n_out; i++) {
+    ck_assert_msg(memcmp(out[i], uo[i], sizes[i]) == 0,
+                  "output %d: fused and unfused differ", i);
+    free(uo[i]);
+  }
+  int k = fg_program_kernel_count(fused);
+  *unfused_kernels = fg_program_kernel_count(unfused);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  tu_context_free(ctx);
+  return k;
+}
+
+/* n f32 values of no pattern a reduction could hide behind, some
+ * negative, the extremes in the middle of a partial. */
+static float *sibling_data(int64_t n) {
+  float *x = malloc(sizeof(float) * (size_t)n);
+  uint32_t h = 12345;
+  for (int64_t i = 0; i < n; i++) {
+    h = h * 1664525u + 1013904223u;
+    x[i] = (float)(h >> 8) / 16777216.0f * 2.0f - 0.75f;
+  }
+  x[n / 3] = -7.5f;
+  x[n / 2 + 5] = 9.25f;
+  return x;
+}
+
+START_TEST(test_reduce_siblings_min_and_max_share_one_pass) {
+  /* several partials and a ragged last chunk */
+  const int R = 517, C = 333;
+  const int64_t n = (int64_t)R * C;
+  fg_graph *g = fg_graph_new("minmax");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(R, C)));
+  fg_output(g, "lo", fg_reduce(g, "lo", FG_REDUCE_MIN, x));
+  fg_output(g, "hi", fg_reduce(g, "hi", FG_REDUCE_MAX, x));
+  float *xs = sibling_data(n);
+  float lo = 0, hi = 0;
+  int ku;
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 2,
+                                (void *[]){&lo, &hi},
+                                (size_t[]){sizeof lo, sizeof hi}, &ku);
+  ck_assert_int_eq(k, 1);
+  ck_assert_int_eq(ku, 2);
+  ck_assert_float_eq(lo, -7.5f);
+  ck_assert_float_eq(hi, 9.25f);
+  ck_assert_float_eq(lo, (float)ref_reduce(FG_REDUCE_MIN, xs, n, 1));
+  ck_assert_float_eq(hi, (float)ref_reduce(FG_REDUCE_MAX, xs, n, 1));
+  free(xs);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_siblings_sum_and_sum_of_squares) {
+  /* mean and variance as the W3 benchmark builds them: sum(x) and
+   * sum(x * x) in one pass over x, the product never written */
+  const int R = 1031, C = 257;
+  const int64_t n = (int64_t)R * C;
+  fg_graph *g = fg_graph_new("meanvar");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(R, C)));
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_type t = fg_field_type(x);
+  fg_op *op = fg_op_begin(g, "sq", 1, &t);
+  fg_write_tensor(op, 0, fg_mul(fg_read_tensor(op, x), fg_read_tensor(op, x)));
+  fg_field *q = fg_reduce(g, "q", FG_REDUCE_SUM, fg_op_end(op));
+  fg_field *mean = fg_binary_scalar(g, FG_OP_DIV, s, (double)n);
+  fg_field *var = fg_binary(g, FG_OP_SUB,
+                            fg_binary_scalar(g, FG_OP_DIV, q, (double)n),
+                            fg_binary(g, FG_OP_MUL, mean, mean));
+  fg_output(g, "s", s);
+  fg_output(g, "q", q);
+  fg_output(g, "mean", mean);
+  fg_output(g, "var", var);
+  expect_ok(g);
+  float *xs = sibling_data(n), *sq = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; i++)
+    sq[i] = xs[i] * xs[i];
+  float o[4];
+  int ku;
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_with(ctx, g, FG_FUSION_ON);
+  /* s, mul and q in one kernel; the one-point arithmetic after them */
+  int reducer = -1;
+  for (int i = 0; i < fg_program_kernel_count(p); i++)
+    if (strstr(fg_program_kernel_name(p, i), "s+sq+q"))
+      reducer = i;
+  ck_assert_msg(reducer >= 0, "%s", fg_program_fusion_report(p));
+  ck_assert_msg(!fg_program_field_reason(p, "sq.out0"), "%s",
+                fg_program_fusion_report(p));  /* virtual */
+  fg_program_free(p);
+  tu_context_free(ctx);
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 4,
+                                (void *[]){&o[0], &o[1], &o[2], &o[3]},
+                                (size_t[]){4, 4, 4, 4}, &ku);
+  /* unfused: s, sq, q and four one-point operators */
+  ck_assert_int_eq(ku, 7);
+  ck_assert_int_le(k, 3);
+  ck_assert_float_eq(o[0], (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1));
+  ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_SUM, sq, n, 1));
+  float m = o[0] / (float)n;
+  ck_assert_float_eq(o[2], m);
+  ck_assert_float_eq_tol(o[3], o[1] / (float)n - m * m, 1e-6f);
+  free(xs);
+  free(sq);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_siblings_of_mixed_types_and_widths) {
+  /* u8x4 sums (wrapping) and maxima beside f32x4 sums and f32 minima of
+   * pointwise fields computed from the same u8x4 input: integers and
+   * floats, vectors and scalars, share the float reductions' lanes */
+  const int R = 301, C = 257;
+  const int64_t n = (int64_t)R * C;
+  fg_type t = fg_type_vector(FG_U8, fg_shape2(R, C), 4);
+  fg_graph *g = fg_graph_new("mixed");
+  fg_field *a = fg_input(g, "a", t);
+  fg_type wt = fg_type_vector(FG_F32, fg_shape2(R, C), 4);
+  fg_op *op = fg_op_begin(g, "wide", 1, &wt);
+  fg_write_tensor(op, 0, fg_mul(fg_convert(fg_read_tensor(op, a), FG_F32, 4),
+                                fg_float(op, 0.5f)));
+  fg_field *wide = fg_op_end(op);
+  fg_type lt = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  op = fg_op_begin(g, "lum", 1, &lt);
+  fg_expr *v = fg_convert(fg_read_tensor(op, a), FG_F32, 4);
+  fg_write_tensor(op, 0, fg_add(fg_swizzle(v, "x"),
+                                fg_mul(fg_swizzle(v, "y"),
+                                       fg_float(op, 0.25f))));
+  fg_field *lum = fg_op_end(op);
+  fg_output(g, "sa", fg_reduce(g, "sa", FG_REDUCE_SUM, a));
+  fg_output(g, "ma", fg_reduce(g, "ma", FG_REDUCE_MAX, a));
+  fg_output(g, "sw", fg_reduce(g, "sw", FG_REDUCE_SUM, wide));
+  fg_output(g, "ml", fg_reduce(g, "ml", FG_REDUCE_MIN, lum));
+  expect_ok(g);
+  uint8_t *as = malloc((size_t)n * 4);
+  float *wc[4], *lc = malloc(sizeof(float) * (size_t)n);
+  for (int c = 0; c < 4; c++)
+    wc[c] = malloc(sizeof(float) * (size_t)n);
+  uint8_t want_sa[4] = {0}, want_ma[4] = {0};
+  for (int64_t i = 0; i < n; i++) {
+    for (int c = 0; c < 4; c++) {
+      as[i * 4 + c] = (uint8_t)((i * (7 + 2 * c) + c * 31 + i / 97) % 251);
+      want_sa[c] = (uint8_t)(want_sa[c] + as[i * 4 + c]);
+      if (as[i * 4 + c] > want_ma[c])
+        want_ma[c] = as[i * 4 + c];
+      wc[c][i] = (float)as[i * 4 + c] * 0.5f;
+    }
+    lc[i] = (float)as[i * 4] + (float)as[i * 4 + 1] * 0.25f;
+  }
+  uint8_t sa[4], ma[4];
+  float sw[4], ml;
+  int ku;
+  int k = run_fused_and_unfused(g, 1, (const void *[]){as}, 4,
+                                (void *[]){sa, ma, sw, &ml},
+                                (size_t[]){4, 4, 16, 4}, &ku);
+  ck_assert_int_eq(k, 1);
+  ck_assert_int_eq(ku, 6);
+  ck_assert_int_eq(memcmp(sa, want_sa, 4), 0);
+  ck_assert_int_eq(memcmp(ma, want_ma, 4), 0);
+  for (int c = 0; c < 4; c++)
+    ck_assert_float_eq(sw[c], (float)ref_reduce(FG_REDUCE_SUM, wc[c], n, 1));
+  ck_assert_float_eq(ml, (float)ref_reduce(FG_REDUCE_MIN, lc, n, 1));
+  for (int c = 0; c < 4; c++)
+    free(wc[c]);
+  free(lc);
+  free(as);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_siblings_over_a_shared_producer) {
+  /* y = x + 1 feeds sum(y) and, through y * y, max(y * y): the second
+   * reduction's group reads y from the first's, so joining them leaves y
+   * virtual: one kernel reading x once */
+  const int R = 129, C = 511;
+  const int64_t n = (int64_t)R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("shared");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "inc", 1, &t);
+  fg_write_tensor(op, 0, fg_add(fg_read_tensor(op, x), fg_float(op, 1.0f)));
+  fg_field *y = fg_op_end(op);
+  fg_output(g, "s", fg_reduce(g, "s", FG_REDUCE_SUM, y));
+  fg_output(g, "m", fg_reduce(g, "m", FG_REDUCE_MAX, mul_op(g, y, y)));
+  expect_ok(g);
+  float *xs = sibling_data(n), *ys = malloc(sizeof(float) * (size_t)n),
+        *yy = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    ys[i] = xs[i] + 1.0f;
+    yy[i] = ys[i] * ys[i];
+  }
+  float o[2];
+  int ku;
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_with(ctx, g, FG_FUSION_ON);
+  ck_assert_msg(!fg_program_field_reason(p, "inc.out0"), "%s",
+                fg_program_fusion_report(p));  /* virtual */
+  fg_program_free(p);
+  tu_context_free(ctx);
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 2,
+                                (void *[]){&o[0], &o[1]}, (size_t[]){4, 4},
+                                &ku);
+  ck_assert_int_eq(k, 1);
+  ck_assert_int_eq(ku, 4);
+  ck_assert_float_eq(o[0], (float)ref_reduce(FG_REDUCE_SUM, ys, n, 1));
+  ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_MAX, yy, n, 1));
+  free(xs);
+  free(ys);
+  free(yy);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_siblings_of_different_shapes_stay_apart) {
+  /* sum(x) and the sum of x's transpose read the same input over
+   * different threads: two kernels */
+  const int R = 40, C = 70;
+  fg_graph *g = fg_graph_new("shapes");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(R, C)));
+  fg_type tt = fg_type_scalar(FG_F32, fg_shape2(C, R));
+  fg_op *op = fg_op_begin(g, "tr", 1, &tt);
+  fg_write_tensor(op, 0, fg_read_tensor_at(op, x, 2, fg_column(op),
+                                           fg_row(op)));
+  fg_field *xt = fg_op_end(op);
+  fg_output(g, "s", fg_reduce(g, "s", FG_REDUCE_SUM, x));
+  fg_output(g, "st", fg_reduce(g, "st", FG_REDUCE_MAX, xt));
+  expect_ok(g);
+  float *xs = sibling_data(R * C);
+  float s = 0, st = 0;
+  int ku;
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 2,
+                                (void *[]){&s, &st}, (size_t[]){4, 4}, &ku);
+  ck_assert_int_eq(k, 2);
+  ck_assert_int_eq(ku, 3);
+  ck_assert_float_eq(s, (float)ref_reduce(FG_REDUCE_SUM, xs, R * C, 1));
+  ck_assert_float_eq(st, 9.25f);
+  free(xs);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_siblings_that_depend_stay_apart) {
+  /* sum(x - mean) reads the result of sum(x): joining them would need
+   * the first result before its own pass ends; two reduction kernels */
+  const int R = 33, C = 1000;
+  const int64_t n = (int64_t)R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("dependent");
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_op *op = fg_op_begin(g, "centre", 1, &t);
+  fg_write_tensor(op, 0, fg_sub(fg_read_tensor(op, x),
+                                fg_read_tensor(op, s)));
+  fg_field *cx = fg_op_end(op);
+  fg_output(g, "s", s);
+  fg_output(g, "d", fg_reduce(g, "d", FG_REDUCE_MAX, cx));
+  expect_ok(g);
+  float *xs = sibling_data(n), *cs = malloc(sizeof(float) * (size_t)n);
+  float o[2];
+  int ku;
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 2,
+                                (void *[]){&o[0], &o[1]}, (size_t[]){4, 4},
+                                &ku);
+  ck_assert_int_eq(k, 2);
+  ck_assert_int_eq(ku, 3);
+  float want_s = (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1);
+  for (int64_t i = 0; i < n; i++)
+    cs[i] = xs[i] - want_s;
+  ck_assert_float_eq(o[0], want_s);
+  ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_MAX, cs, n, 1));
+  free(xs);
+  free(cs);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_siblings_joined_through_a_third_kernel_stay_apart) {
+  /* max(x * (2 * sum(x))): the second reduction needs the first's result
+   * through a one-point operator in a kernel of its own; three kernels in
+   * dependency order, never a cycle */
+  const int R = 64, C = 300;
+  const int64_t n = (int64_t)R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("through");
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_field *c = fg_binary_scalar(g, FG_OP_MUL, s, 2.0);
+  fg_op *op = fg_op_begin(g, "scale", 1, &t);
+  fg_write_tensor(op, 0, fg_mul(fg_read_tensor(op, x), fg_read_tensor(op, c)));
+  fg_field *scaled = fg_op_end(op);
+  fg_output(g, "s", s);
+  fg_output(g, "m", fg_reduce(g, "m", FG_REDUCE_MAX, scaled));
+  expect_ok(g);
+  float *xs = sibling_data(n), *ys = malloc(sizeof(float) * (size_t)n);
+  float o[2];
+  int ku;
+  int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 2,
+                                (void *[]){&o[0], &o[1]}, (size_t[]){4, 4},
+                                &ku);
+  ck_assert_int_eq(k, 3);
+  ck_assert_int_eq(ku, 4);
+  float want_s = (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1);
+  float want_c = want_s * 2.0f;
+  for (int64_t i = 0; i < n; i++)
+    ys[i] = xs[i] * want_c;
+  ck_assert_float_eq(o[0], want_s);
+  ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_MAX, ys, n, 1));
+  free(xs);
+  free(ys);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("reduce");
   TCase *tc = tcase_create("reduce");
@@ -386,6 +722,13 @@ int main(void) {
   tcase_add_test(tc, test_reduce_result_read_by_a_later_operator);
   tcase_add_test(tc, test_reduce_float_order_is_documented_and_backend_free);
   tcase_add_test(tc, test_reduce_rejects_bad_arguments);
+  tcase_add_test(tc, test_reduce_siblings_min_and_max_share_one_pass);
+  tcase_add_test(tc, test_reduce_siblings_sum_and_sum_of_squares);
+  tcase_add_test(tc, test_reduce_siblings_of_mixed_types_and_widths);
+  tcase_add_test(tc, test_reduce_siblings_over_a_shared_producer);
+  tcase_add_test(tc, test_reduce_siblings_of_different_shapes_stay_apart);
+  tcase_add_test(tc, test_reduce_siblings_that_depend_stay_apart);
+  tcase_add_test(tc, test_reduce_siblings_joined_through_a_third_kernel_stay_apart);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -1,6 +1,7 @@
 /* tests/check_viz.c - Graphviz drawings: the unfused and fused views of a
  * blur pipeline written as DOT (clusters per kernel, dashed virtual
  * fields, the reason on an edge that was not fused) and rendered as SVG;
+ * sibling reductions in one cluster that says so;
  * bad paths and mismatched programs refused with nothing written. */
 #include "../examples/operators.h"
 #include "testutil.h"
@@ -74,6 +75,32 @@ START_TEST(test_viz_dot_before_and_after_fusion) {
 }
 END_TEST
 
+START_TEST(test_viz_sibling_reductions_drawn_in_one_kernel) {
+  /* min and max of one field: one cluster that says it carries both */
+  char dir[] = "/tmp/fg-viz-XXXXXX", path[128], err[512];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_graph *g = fg_graph_new("range");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(8, 8)));
+  fg_output(g, "lo", fg_reduce(g, "lo", FG_REDUCE_MIN, x));
+  fg_output(g, "hi", fg_reduce(g, "hi", FG_REDUCE_MAX, x));
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  snprintf(path, sizeof path, "%s/after.dot", dir);
+  ck_assert_msg(fg_graph_draw(g, p, path, err, sizeof err) == FG_OK, "%s",
+                err);
+  char *dot = slurp(path);
+  ck_assert_ptr_nonnull(strstr(dot, "cluster_k0"));
+  ck_assert_ptr_null(strstr(dot, "cluster_k1"));
+  ck_assert_msg(strstr(dot, "kernel 0: 2 reductions, one pass"), "%s", dot);
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_viz_refuses_bad_requests_and_writes_nothing) {
   char dir[] = "/tmp/fg-viz-XXXXXX", path[128], err[512];
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -112,6 +139,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_viz_dot_before_and_after_fusion);
   tcase_add_test(tc, test_viz_refuses_bad_requests_and_writes_nothing);
+  tcase_add_test(tc, test_viz_sibling_reductions_drawn_in_one_kernel);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -76,9 +76,15 @@ static Agraph_t *build(fg_graph *g, const fg_program *prog) {
     return NULL;
   }
   for (int k = 0; k <= max_k; k++) {
-    char name[32], label[64];
+    char name[32], label[96];
     snprintf(name, sizeof name, "cluster_k%d", k);
-    snprintf(label, sizeof label, "kernel %d", k);
+    /* sibling reductions fused into one kernel: say they share its pass */
+    int n_red = fg__program_kernel_reductions(prog, k);
+    if (n_red > 1)
+      snprintf(label, sizeof label, "kernel %d: %d reductions, one pass", k,
+               n_red);
+    else
+      snprintf(label, sizeof label, "kernel %d", k);
     clusters[k] = agsubg(root, name, 1);
     set(clusters[k], "label", label);
     set(clusters[k], "style", "filled");

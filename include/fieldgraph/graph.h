@@ -68,7 +68,9 @@ typedef enum fg_reduce_op {
  * never win.)  The 16 independent lanes let the loop use vector registers
  * without reassociating any float operation.  Pointwise producers of
  * field fuse into the reduction: sum(a * b) reads a and b once and never
- * writes a * b. */
+ * writes a * b.  Sibling reductions over the same threads that read a
+ * field in common share one pass (min and max of x; sum(x) and
+ * sum(x * x)), each result still in this order. */
 fg_field *fg_reduce(fg_graph *g, const char *name, fg_reduce_op op,
                     fg_field *field);
 
