@@ -429,7 +429,9 @@ static fg_status load(const char *path, fg_image *out,
   int lc_k = 0;
   VipsInterpretation in0 = vips_image_get_interpretation(im);
   int is_cmyk = in0 == VIPS_INTERPRETATION_CMYK && im->Bands >= 4;
-  if (icc0) {
+  int know_k = icc0 && (space || im->Bands <= 2 ||
+                        !fgi_profile_is_srgb(icc0, icc0_n));
+  if (know_k) {
     lc_k = fgi_profile_colorants(icc0, icc0_n);
     if ((lc_k == 1 && im->Bands <= 2) ||
         (space && ((lc_k == 3 && !is_cmyk && im->Bands >= 3) ||
@@ -444,8 +446,10 @@ static fg_status load(const char *path, fg_image *out,
     lc_from = vips_blob_get(cmyk_blob, &lc_n);
     lc_k = 4;
   }
-  /* a profile of other colorants than the image's is ignored */
-  int unfit = icc0 && !is_cmyk && (lc_k == 1) != (im->Bands <= 2);
+  /* a profile of other colorants than the image's is ignored (an sRGB
+   * one on a colour image is not looked into: it is what the pixels are
+   * taken to be anyway) */
+  int unfit = know_k && !is_cmyk && (lc_k == 1) != (im->Bands <= 2);
   if (to_srgb(&im, lc_from ? ICC_DECODE_ONLY : unfit ? ICC_IGNORE
                                                      : ICC_APPLY))
     goto vips_cmyk_error;

@@ -306,6 +306,10 @@ static cmsToneCurve *neutral_axis(cmsHPROFILE h, int *srgb, double *gamma) {
 }
 
 unsigned char *fgi_profile_grey(const void *rgb, size_t rgb_n, size_t *n) {
+  /* sRGB's grey without sampling its neutral axis: every grey output of
+   * the default working space asks for it */
+  if (fgi_profile_is_srgb(rgb, rgb_n))
+    return fgi_profile_sgrey(n);
   cmsHPROFILE h = cmsOpenProfileFromMemTHR(NULL, rgb,
                                            (cmsUInt32Number)rgb_n);
   if (!h || cmsGetColorSpace(h) != cmsSigRgbData) {
@@ -612,6 +616,16 @@ void fgi_profile_free(fgi_profile *p) {
 }
 
 int fgi_profile_colorants(const void *icc, size_t n) {
-  char why[700];
-  return icc_colorants_any(icc, n, "the profile", 1, why, sizeof why);
+  /* the header and tag table only (no transform is built: this runs on
+   * every tagged input); a profile lcms then cannot convert fails the
+   * conversion */
+  cmsHPROFILE h = cmsOpenProfileFromMemTHR(NULL, icc, (cmsUInt32Number)n);
+  if (!h)
+    return 0;
+  cmsProfileClassSignature cls = cmsGetDeviceClass(h);
+  int pt;
+  int k = cls == cmsSigLinkClass || cls == cmsSigAbstractClass ||
+      cls == cmsSigNamedColorClass ? 0 : space_of(h, &pt);
+  cmsCloseProfile(h);
+  return k;
 }
