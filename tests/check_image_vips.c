@@ -1316,6 +1316,21 @@ START_TEST(test_vips_working_space_as_lcms) {
   save_spec_ok(at("a.tif"), &ad);
   tu_sh("vipsheader -f icc-profile-data '%s' | base64 -d | grep -a -q "
         "'Adobe RGB (1998) compatible'", at("a.tif"));
+  /* 16 bits converted in 16 bits: as vips icc_transform --depth 16 (lcms
+   * through vips' 16-bit tables: within 16 of 65535) */
+  fg_image s16 = pattern(40, 30, 3, FG_IMAGE_U16);
+  write_pnm(at("c16.ppm"), &s16);
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile srgb --depth 16",
+        at("c16.ppm"), at("r16.png"));
+  fg_image r16 = stored_of(at("r16.png"), "r16.ppm");
+  fg_image g16 = load_in(at("c16.ppm"), "p3");
+  ck_assert_int_eq(g16.type, FG_IMAGE_U16);
+  for (size_t i = 0; i < 40 * 30 * 3; i++)
+    ck_assert_int_le(abs(((uint16_t *)g16.data)[i] -
+                         ((uint16_t *)r16.data)[i]), 16);
+  fg_image_free(&g16);
+  fg_image_free(&r16);
+  fg_image_free(&s16);
   /* a CMYK JPEG (vips' generic CMYK profile, embedded) straight to P3 */
   tu_sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
         at("k.jpg[Q=98]"));
