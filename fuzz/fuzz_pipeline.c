@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   const char *tmpls[FGT_MAX_IO];
   int n;
-  if (fgt_pipeline_inputs(p, &n, tmpls, err, sizeof err) == 0) {
+  if (fgt_pipeline_inputs(p, &n, tmpls, NULL, err, sizeof err) == 0) {
     fgt_scripts scripts = {0};
     build(p, &scripts, n, 3);
     int channels = size ? 1 + data[size - 1] % 4 : 3;

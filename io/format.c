@@ -246,3 +246,22 @@ fg_status fg_image_save_parse(const char *spec, size_t *name_len,
   *opt = o;
   return FG_OK;
 }
+
+fg_status fg_image_space_check(const char *value, char *err, size_t errlen) {
+  if (!value)
+    return fgu_fail(err, errlen, FG_EINVAL, "working space: NULL");
+  if (err && errlen)
+    err[0] = '\0';
+#ifdef FG_HAVE_VIPS
+  char why[700];
+  if (fgi_space_check(value, why, sizeof why))
+    return fgu_fail(err, errlen, FG_EINVAL, "working space '%s': %s", value,
+                    why);
+#else
+  if (strcmp(value, "srgb"))
+    return fgu_fail(err, errlen, FG_EINVAL, "working space '%s': expected "
+                    "srgb (other working spaces need a build with libvips)",
+                    value);
+#endif
+  return FG_OK;
+}

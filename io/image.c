@@ -580,6 +580,12 @@ fg_status fg_image_load(const char *path, fg_image *out,
     lim.max_pixels = opt->max_pixels;
   if (opt && opt->max_chunk_bytes)
     lim.max_chunk_bytes = opt->max_chunk_bytes;
+  if (opt && opt->profile[0] &&
+      fg_image_space_check(opt->profile, err, errlen) != FG_OK) {
+    if (out)
+      memset(out, 0, sizeof *out);
+    return FG_EINVAL;
+  }
   char ebuf[128];
   int fd;
   fg_status ost = fgi_open_input(path, out, &fd, err, errlen);

@@ -9,8 +9,11 @@
  * untrusted files); the declared size is checked against max_pixels before
  * any pixel is decoded.  The EXIF orientation is applied (vips_autorot), an
  * embedded ICC profile or CMYK is converted to sRGB (vips_icc_transform),
- * other colour spaces go to sRGB (vips_colourspace); 8-bit samples give
- * FG_IMAGE_U8, 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32.
+ * other colour spaces go to sRGB (vips_colourspace); a grey profile on a
+ * grey image, and any profile when a working space other than sRGB is
+ * asked for, are converted with lcms (io/profile.c) straight to the target
+ * (sGrey, the working space or its grey); 8-bit samples give FG_IMAGE_U8,
+ * 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32.
  *
  * Writing: the image is wrapped (no copy), converted to what the format
  * stores (8 or 16 bits, alpha dropped for JPEG and PNM), encoded to memory
@@ -41,6 +44,8 @@
 static pthread_once_t vips_once = PTHREAD_ONCE_INIT;
 static int vips_ok;
 static VipsBlob *srgb_profile; /* tagged on colour outputs */
+static unsigned char *sgrey_profile; /* on grey ones (sRGB's tone curve) */
+static size_t sgrey_n;
 
 static const char *const meta_names[3] = {VIPS_META_EXIF_NAME,
                                           VIPS_META_XMP_NAME,
@@ -59,7 +64,8 @@ static void vips_start(void) {
     vips_cache_set_max(0);
     if (vips_profile_load("srgb", &srgb_profile, NULL))
       vips_error_clear();
-    vips_ok = 1;
+    sgrey_profile = fgi_profile_sgrey(&sgrey_n);
+    vips_ok = srgb_profile && sgrey_profile;
   }
 }
 
@@ -129,14 +135,25 @@ static int allowed_loader(const char *name) {
   return 0;
 }
 
+/* Drops a profile blob (a VipsArea, not a GObject), NULL after. */
+static void blob_free(VipsBlob **b) {
+  if (*b)
+    vips_area_unref(VIPS_AREA(*b));
+  *b = NULL;
+}
+
 /* Replaces *im by t (the result of an operation on it). */
 static void take(VipsImage **im, VipsImage *t) {
   g_object_unref(*im);
   *im = t;
 }
 
-/* To sRGB (or grey) of 8 or 16 bits or float, at most 4 bands. */
-static int to_srgb(VipsImage **im) {
+/* To sRGB (or grey) of 8 or 16 bits or float, at most 4 bands.  icc:
+ * ICC_APPLY converts from an embedded profile, ICC_IGNORE leaves one that
+ * does not fit the image (a grey profile on RGB: libvips 8.14.2 ignores
+ * it too), ICC_DECODE_ONLY only decodes (the caller converts with lcms). */
+enum { ICC_APPLY, ICC_IGNORE, ICC_DECODE_ONLY };
+static int to_srgb(VipsImage **im, int icc_mode) {
   VipsImage *t;
   VipsInterpretation in = vips_image_get_interpretation(*im);
   int sixteen = (*im)->BandFmt == VIPS_FORMAT_USHORT;
@@ -146,9 +163,12 @@ static int to_srgb(VipsImage **im) {
       return -1;
     take(im, t);
   }
+  if (icc_mode == ICC_DECODE_ONLY)
+    return 0;
   const void *icc = NULL;
   size_t icc_n = 0;
-  if (vips_image_get_typeof(*im, VIPS_META_ICC_NAME) &&
+  if (icc_mode == ICC_APPLY &&
+      vips_image_get_typeof(*im, VIPS_META_ICC_NAME) &&
       vips_image_get_blob(*im, VIPS_META_ICC_NAME, &icc, &icc_n))
     return -1;
   if (cmyk || (icc && !fgi_profile_is_srgb(icc, icc_n))) {
@@ -196,9 +216,86 @@ fg_status fg_image_read(const char *path, fg_image *out, char *err,
   return fg_image_load(path, out, NULL, err, errlen);
 }
 
+/* pix (w x h of type t: colorants k of the profile from, alpha more)
+ * converted to the working space (space, NULL for sRGB), or to its grey
+ * for a grey image: *out a new buffer of *out_ch channels, or NULL when
+ * from is that profile already. */
+static fg_status convert_to_space(const void *pix, int w, int h,
+                                  fg_image_type t, int alpha,
+                                  const void *from, size_t from_n, int k,
+                                  const unsigned char *space, size_t space_n,
+                                  uint8_t **out, int *out_ch,
+                                  const char *path, char *err,
+                                  size_t errlen) {
+  *out = NULL;
+  unsigned char *grey = NULL;
+  const void *to;
+  size_t to_n = 0;
+  if (k == 1 && space) {
+    if (!(grey = fgi_profile_grey(space, space_n, &to_n)))
+      return fgu_fail(err, errlen, FG_EINVAL, "%s: lcms cannot make the "
+                      "grey of the working space", path);
+    to = grey;
+  } else if (k == 1) {
+    to = sgrey_profile;
+    to_n = sgrey_n;
+  } else if (space) {
+    to = space;
+    to_n = space_n;
+  } else {
+    to = vips_blob_get(srgb_profile, &to_n);
+  }
+  fg_status st = FG_OK;
+  if (!fgi_profile_same(from, from_n, to, to_n))
+    st = fgi_profile_transform(pix, w, h, t, alpha, from, from_n, to, to_n,
+                               out, out_ch, path, err, errlen);
+  free(grey);
+  return st;
+}
+
+static fg_status load(const char *path, fg_image *out,
+                      const fg_image_load_options *opt,
+                      const unsigned char *space, size_t space_n, char *err,
+                      size_t errlen);
+
 fg_status fg_image_load(const char *path, fg_image *out,
                         const fg_image_load_options *opt, char *err,
                         size_t errlen) {
+  unsigned char *space = NULL;
+  size_t space_n = 0;
+  if (opt && opt->profile[0] && strcmp(opt->profile, "srgb")) {
+    /* the working space, checked before the file is opened */
+    fg_status st = start(path, err, errlen);
+    if (st == FG_OK)
+      st = fgi_space_resolve(opt->profile, &space, &space_n, path, err,
+                             errlen);
+    if (st != FG_OK) {
+      if (out)
+        memset(out, 0, sizeof *out);
+      return st;
+    }
+  }
+  fg_status st = load(path, out, opt, space, space_n, err, errlen);
+  if (st == FG_OK && space) {
+    if (!out->meta && !(out->meta = calloc(1, sizeof *out->meta))) {
+      free(space);
+      fg_image_free(out);
+      return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+    }
+    out->meta->block[FG_IMAGE_META_SPACE] = space;
+    out->meta->size[FG_IMAGE_META_SPACE] = space_n;
+    space = NULL;
+  }
+  free(space);
+  return st;
+}
+
+/* fg_image_load's work, converting to the working space space (its ICC
+ * bytes; NULL: sRGB), which the caller owns. */
+static fg_status load(const char *path, fg_image *out,
+                      const fg_image_load_options *opt,
+                      const unsigned char *space, size_t space_n, char *err,
+                      size_t errlen) {
   fg_image_load_options lim = FG_IMAGE_LOAD_OPTIONS_INIT;
   if (opt && opt->max_pixels)
     lim.max_pixels = opt->max_pixels;
@@ -206,6 +303,7 @@ fg_status fg_image_load(const char *path, fg_image *out,
     lim.max_chunk_bytes = opt->max_chunk_bytes;
   if (opt)
     lim.no_autorotate = opt->no_autorotate;
+  VipsBlob *cmyk_blob = NULL;
   char ebuf[128];
   int fd;
   fg_status ost = fgi_open_input(path, out, &fd, err, errlen);
@@ -233,6 +331,24 @@ fg_status fg_image_load(const char *path, fg_image *out,
     }
     st = fgi_read_ascii_pnm(fp, path, lim.max_pixels, out, err, errlen);
     fclose(fp);
+    if (st == FG_OK && space) {
+      /* untagged: from sRGB (or sGrey) to the working space */
+      int grey = out->channels <= 2, ch = 0;
+      size_t n = 0;
+      const void *from = grey ? sgrey_profile
+                              : vips_blob_get(srgb_profile, &n);
+      uint8_t *conv = NULL;
+      st = convert_to_space(out->data, out->width, out->height, out->type,
+                            !(out->channels & 1), from, grey ? sgrey_n : n,
+                            grey ? 1 : 3, space, space_n, &conv, &ch, path,
+                            err, errlen);
+      if (st != FG_OK)
+        fg_image_free(out);
+      if (conv) {
+        free(out->data);
+        out->data = conv;
+      }
+    }
     return st;
   }
   if (st == FG_OK)
@@ -302,8 +418,48 @@ fg_status fg_image_load(const char *path, fg_image *out,
       goto vips_error;
     take(&im, t);
   }
-  if (to_srgb(&im))
-    goto vips_error;
+  /* Where lcms converts from the file's own profile: a grey one on a grey
+   * image (libvips 8.14 would make it RGB), and with a working space
+   * other than sRGB an RGB or CMYK one, or untagged CMYK (libvips'
+   * generic profile): straight to the working space, so that colours
+   * outside sRGB are kept.  Otherwise libvips goes to sRGB (or grey) and,
+   * with a working space, lcms from there. */
+  const unsigned char *lc_from = NULL;
+  size_t lc_n = 0;
+  int lc_k = 0;
+  VipsInterpretation in0 = vips_image_get_interpretation(im);
+  int is_cmyk = in0 == VIPS_INTERPRETATION_CMYK && im->Bands >= 4;
+  int know_k = icc0 && (space || im->Bands <= 2 ||
+                        !fgi_profile_is_srgb(icc0, icc0_n));
+  if (know_k) {
+    lc_k = fgi_profile_colorants(icc0, icc0_n);
+    if ((lc_k == 1 && im->Bands <= 2) ||
+        (space && ((lc_k == 3 && !is_cmyk && im->Bands >= 3) ||
+                   (lc_k == 4 && is_cmyk)))) {
+      lc_from = icc0;
+      lc_n = icc0_n;
+    }
+  }
+  if (!lc_from && space && is_cmyk) {
+    if (vips_profile_load("cmyk", &cmyk_blob, NULL))
+      goto vips_error;
+    lc_from = vips_blob_get(cmyk_blob, &lc_n);
+    lc_k = 4;
+  }
+  /* a profile of other colorants than the image's is ignored (an sRGB
+   * one on a colour image is not looked into: it is what the pixels are
+   * taken to be anyway) */
+  int unfit = know_k && !is_cmyk && (lc_k == 1) != (im->Bands <= 2);
+  if (to_srgb(&im, lc_from ? ICC_DECODE_ONLY : unfit ? ICC_IGNORE
+                                                     : ICC_APPLY))
+    goto vips_cmyk_error;
+  if (!lc_from && space) {
+    size_t n = 0;
+    lc_from = im->Bands >= 3 ? vips_blob_get(srgb_profile, &n)
+                             : sgrey_profile;
+    lc_n = im->Bands >= 3 ? n : sgrey_n;
+    lc_k = im->Bands >= 3 ? 3 : 1;
+  }
   fg_image_type type;
   switch (im->BandFmt) {
   case VIPS_FORMAT_UCHAR: type = FG_IMAGE_U8; break;
@@ -318,48 +474,70 @@ fg_status fg_image_load(const char *path, fg_image *out,
   default:
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: complex samples; expected "
                   "8 or 16 bits or floating point", path);
-    free(icc0);
-    g_object_unref(im);
-    return st;
+    goto fail;
   }
   VipsBandFormat want = type == FG_IMAGE_U8 ? VIPS_FORMAT_UCHAR
                         : type == FG_IMAGE_U16 ? VIPS_FORMAT_USHORT
                                                : VIPS_FORMAT_FLOAT;
   if (im->BandFmt != want) {
     if (vips_cast(im, &t, want, NULL))
-      goto vips_error;
+      goto vips_cmyk_error;
     take(&im, t);
   }
-  if (im->Bands > 4) {
+  /* the channels the caller gets: the target's colorants, one alpha */
+  int alpha = lc_from ? im->Bands - lc_k : 0;
+  int bands = lc_from ? (lc_k == 1 ? 1 : 3) + alpha : im->Bands;
+  if (bands > 4 || alpha < 0 || alpha > 1) {
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %d channels; expected 1 to "
                   "4 (grey, grey+alpha, RGB, RGBA)", path, im->Bands);
-    free(icc0);
-    g_object_unref(im);
-    return st;
+    goto fail;
   }
-  st = fg_image_alloc_type(out, im->Xsize, im->Ysize, im->Bands, type);
+  size_t size = 0;
+  void *pix = vips_image_write_to_memory(im, &size);
+  if (!pix)
+    goto vips_cmyk_error;
+  uint8_t *conv = NULL;
+  if (lc_from) {
+    int ch = 0;
+    st = convert_to_space(pix, im->Xsize, im->Ysize, type, alpha, lc_from,
+                          lc_n, lc_k, space, space_n, &conv, &ch, path, err,
+                          errlen);
+    if (st == FG_OK && conv && ch != bands)
+      st = fgu_fail(err, errlen, FG_EFORMAT, "%s: %d channels after "
+                    "colour conversion, expected %d", path, ch, bands);
+    if (st != FG_OK) {
+      g_free(pix);
+      free(conv);
+      goto fail;
+    }
+    if (conv)
+      size = (size_t)im->Xsize * (size_t)im->Ysize * (size_t)bands *
+             fg_image_type_size(type);
+  }
+  blob_free(&cmyk_blob);
+  st = fg_image_alloc_type(out, im->Xsize, im->Ysize, bands, type);
   if (st != FG_OK) {
+    g_free(pix);
+    free(conv);
     free(icc0);
     g_object_unref(im);
     return fgu_fail(err, errlen, st, "%s: out of memory for %d x %d pixels",
                     path, im->Xsize, im->Ysize);
   }
-  size_t size = 0;
-  void *pix = vips_image_write_to_memory(im, &size);
-  if (!pix)
-    goto vips_error;
   size_t want_bytes;
   fgi_image_bytes_type(out, &want_bytes);
   if (size != want_bytes) {
     g_free(pix);
+    free(conv);
     free(icc0);
     g_object_unref(im);
     fg_image_free(out);
     return fgu_fail(err, errlen, FG_EFORMAT, "%s: decoded %zu bytes, "
                     "expected %zu", path, size, want_bytes);
   }
-  memcpy(out->data, pix, size);
+  memcpy(out->data, conv ? conv : (uint8_t *)pix, size);
   g_free(pix);
+  free(conv);
   /* the file's metadata, for the outputs */
   for (int i = 0; i < 3; i++) {
     const void *b;
@@ -384,6 +562,15 @@ fg_status fg_image_load(const char *path, fg_image *out,
   g_object_unref(im);
   return FG_OK;
 
+fail: /* st and err set */
+  blob_free(&cmyk_blob);
+  free(icc0);
+  g_object_unref(im);
+  fg_image_free(out);
+  return st;
+
+vips_cmyk_error:
+  blob_free(&cmyk_blob);
 vips_error:
   free(icc0);
 vips_error_early:
@@ -544,26 +731,58 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (o.profile[0] && fgi_profile_check(o.profile, f, why, sizeof why))
     return fgu_fail(err, errlen, FG_EINVAL, "%s: option 'profile=%s': %s",
                     path, o.profile, why);
-  if (f == FGI_PNM && img->type == FG_IMAGE_U8)
+  /* the working space the pixels are in (NULL: sRGB) */
+  const unsigned char *space = img->meta ? img->meta->block[
+                                   FG_IMAGE_META_SPACE] : NULL;
+  size_t space_n = img->meta ? img->meta->size[FG_IMAGE_META_SPACE] : 0;
+  if (f == FGI_PNM && img->type == FG_IMAGE_U8 && !space)
     return save_pnm(path, img, err, errlen);
 
   fg_status st = start(path, err, errlen);
   if (st != FG_OK)
     return st;
-  /* the output's profile: sRGB tagged unless [strip], or the one asked
-   * for (written even with [strip]), the pixels converted to it */
+  /* the output's profile: the working space's (sRGB by default; for grey
+   * images its grey, sGrey for sRGB) tagged unless [strip], or the one
+   * asked for (written even with [strip], as is a working space other
+   * than sRGB), the pixels converted to it; GIF and PNM carry none: sRGB */
   fgi_profile prof = {0};
   const uint8_t *pix = img->data;
   uint8_t *conv = NULL;
-  int ch = img->channels, explicit = o.profile[0] != '\0';
-  if (ch >= 3 && (!o.strip || explicit)) {
-    st = fgi_profile_resolve(o.profile, img->meta, f, &prof, path, err,
+  /* WebP and HEIF/AVIF hold grey as RGB: there the grey goes to the RGB
+   * profile (lcms makes R = G = B) */
+  int ch = img->channels;
+  int grey = ch <= 2 && f != FGI_WEBP && f != FGI_HEIF && f != FGI_AVIF;
+  const char *value = o.profile;
+  if (!value[0] && space && (f == FGI_GIF || f == FGI_PNM))
+    value = "srgb";
+  if (!o.strip || value[0] || space) {
+    st = fgi_profile_resolve(value, img->meta, f, grey, &prof, path, err,
                              errlen);
-    size_t sn = 0;
-    const void *sp = srgb_profile ? vips_blob_get(srgb_profile, &sn) : NULL;
-    if (st == FG_OK && prof.convert)
-      st = fgi_profile_convert(img, sp, sn, &prof, &conv, &ch, path, err,
-                               errlen);
+    unsigned char *from_grey = NULL;
+    const void *from = NULL;
+    size_t from_n = 0;
+    if (st == FG_OK) {
+      if (ch <= 2 && space) {
+        from = from_grey = fgi_profile_grey(space, space_n, &from_n);
+        if (!from)
+          st = fgu_fail(err, errlen, FG_EINVAL, "%s: lcms cannot make the "
+                        "grey of the working space", path);
+      } else if (ch <= 2) {
+        from = sgrey_profile;
+        from_n = sgrey_n;
+      } else if (space) {
+        from = space;
+        from_n = space_n;
+      } else {
+        from = vips_blob_get(srgb_profile, &from_n);
+      }
+    }
+    if (st == FG_OK && !fgi_profile_same(from, from_n, prof.icc, prof.n))
+      st = fgi_profile_transform(img->data, img->width, img->height,
+                                 img->type, !(ch & 1), from, from_n,
+                                 prof.icc, prof.n, &conv, &ch, path, err,
+                                 errlen);
+    free(from_grey);
     if (st != FG_OK) {
       fgi_profile_free(&prof);
       return st;
@@ -572,13 +791,6 @@ fg_status fg_image_save(const char *path, const fg_image *img,
       pix = conv;
       bytes = bytes / (size_t)img->channels * (size_t)ch;
     }
-  } else if (ch < 3 && explicit && strcmp(o.profile, "srgb") &&
-             strcmp(o.profile, "input")) {
-    return fgu_fail(err, errlen, FG_EINVAL, "%s: option 'profile=%s': "
-                    "expected a colour image (3 or 4 channels), found a "
-                    "grey one (%d channel%s), which is written untagged "
-                    "(profile=srgb or input)", path, o.profile, ch,
-                    ch == 1 ? "" : "s");
   }
   int alpha = prof.cmyk ? ch == 5 : (ch == 2 || ch == 4);
   static const VipsBandFormat fmt[] = {VIPS_FORMAT_UCHAR, VIPS_FORMAT_USHORT,

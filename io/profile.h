@@ -17,32 +17,69 @@
 int fgi_profile_check(const char *value, fgi_format f, char *why,
                       size_t whylen);
 
-/* A resolved output profile: the ICC bytes to embed and whether the sRGB
- * pixels must be converted to it first. */
+/* What a working space (fg_image_load_options.profile) may be. */
+#define FGI_SPACE_VALUES "srgb, p3, adobergb or the path of an RGB ICC " \
+  "profile file (.icc, .icm, or a name with a '/')"
+
+/* Whether value names a working space: 0, or -1 with why ("expected ...,
+ * found ...").  A file is read and checked with lcms (an RGB profile);
+ * libvips is not needed. */
+int fgi_space_check(const char *value, char *why, size_t whylen);
+
+/* The ICC bytes (malloc'd, *icc) of the working space value; NULL for
+ * sRGB ("", "srgb", or a file describing sRGB).  libvips must be started.
+ * FG_EINVAL with err naming path and the value. */
+fg_status fgi_space_resolve(const char *value, unsigned char **icc,
+                            size_t *n, const char *path, char *err,
+                            size_t errlen);
+
+/* A resolved output profile: the ICC bytes to embed. */
 typedef struct fgi_profile {
   unsigned char *icc;  /* owned (malloc), NULL for none */
   size_t n;
   int cmyk;            /* a CMYK profile: 4 colour channels out */
-  int convert;         /* 0: the pixels are sRGB already */
 } fgi_profile;
 
 /* Resolves value for an output of format f whose input's metadata is meta
- * (may be NULL): "" and "srgb" give libvips' sRGB profile unconverted;
- * "input" the ICC block of meta (sRGB when absent, grey or itself sRGB:
- * then unconverted).  libvips must be started.  FG_EINVAL with err
- * naming path, the option and the reason; FG_ENOMEM. */
+ * (may be NULL), for a grey image (grey nonzero: the result is a grey
+ * profile, the grey of an RGB one) or a colour one: "" gives the working
+ * space the pixels are in (meta's FG_IMAGE_META_SPACE, else libvips'
+ * sRGB); "input" the ICC block of meta (sRGB when absent or unfit).
+ * libvips must be started.  FG_EINVAL with err naming path, the option and
+ * the reason; FG_ENOMEM. */
 fg_status fgi_profile_resolve(const char *value, const fg_image_meta *meta,
-                              fgi_format f, fgi_profile *out,
+                              fgi_format f, int grey, fgi_profile *out,
                               const char *path, char *err, size_t errlen);
 
-/* img's colour (3 channels, or 4 with alpha; sRGB, described by the ICC
- * bytes srgb) converted to p with lcms, relative colorimetric: *out a new
- * malloc'd buffer of img's type and size with *out_ch channels (3 or 4
- * colour, alpha copied).  FG_EFORMAT/FG_ENOMEM with err naming path. */
-fg_status fgi_profile_convert(const fg_image *img, const void *srgb,
-                              size_t srgb_n, const fgi_profile *p,
-                              uint8_t **out, int *out_ch, const char *path,
-                              char *err, size_t errlen);
+/* w x h pixels of type t (the profile from's colorants, plus one alpha
+ * when alpha) converted to the profile to with lcms, relative
+ * colorimetric as vips_icc_transform's default: *out a new malloc'd
+ * buffer with *out_ch channels (to's colorants, alpha copied).  Grey, RGB
+ * and CMYK profiles.  FG_EFORMAT/FG_ENOMEM with err naming path. */
+fg_status fgi_profile_transform(const uint8_t *pix, int w, int h,
+                                fg_image_type t, int alpha, const void *from,
+                                size_t from_n, const void *to, size_t to_n,
+                                uint8_t **out, int *out_ch, const char *path,
+                                char *err, size_t errlen);
+
+/* sGrey: a grey profile with sRGB's tone curve and white (libvips' sgrey
+ * fallback), as malloc'd ICC bytes; NULL without memory. */
+unsigned char *fgi_profile_sgrey(size_t *n);
+
+/* The grey of the RGB profile rgb: a grey profile whose tone curve is the
+ * relative luminance of rgb's neutral axis (R = G = B), so that a grey
+ * keeps its value between the two; sGrey when that is sRGB's curve, a
+ * power curve when it is one.  Malloc'd bytes; NULL when rgb is not an RGB
+ * profile lcms can use. */
+unsigned char *fgi_profile_grey(const void *rgb, size_t rgb_n, size_t *n);
+
+/* The colour channels of ICC bytes lcms can use for an image: 1 grey, 3
+ * RGB, 4 CMYK; 0 for anything else. */
+int fgi_profile_colorants(const void *icc, size_t n);
+
+/* Whether two ICC profiles are the same but for their header's date and
+ * ID. */
+int fgi_profile_same(const void *a, size_t an, const void *b, size_t bn);
 
 /* Whether ICC bytes describe sRGB (their description starts "sRGB"). */
 int fgi_profile_is_srgb(const unsigned char *p, size_t n);

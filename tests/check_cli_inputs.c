@@ -346,7 +346,7 @@ START_TEST(test_pipeline_inputs_of_a_wide_call) {
   ck_assert_msg(p != NULL, "%s", err);
   const char *tmpls[FGT_MAX_IO];
   int k = 0;
-  ck_assert_int_eq(fgt_pipeline_inputs(p, &k, tmpls, err, sizeof err), 0);
+  ck_assert_int_eq(fgt_pipeline_inputs(p, &k, tmpls, NULL, err, sizeof err), 0);
   ck_assert_int_eq(k, 2);
   ck_assert(tmpls[0] == NULL);
   ck_assert_str_eq(tmpls[1], "{stem}_m.png");

@@ -8,6 +8,7 @@
  * icc_transform`) and the output options.  Built only with libvips. */
 #include "testutil.h"
 
+#include <lcms2.h>
 #include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -1126,15 +1127,16 @@ START_TEST(test_vips_profile_refused) {
       ck_assert_msg(strstr(err, bad[i].want[k]), "%s: '%s' not in: %s", s,
                     bad[i].want[k], err);
   }
-  /* a grey output takes no colour profile; nothing written */
+  /* a grey output takes no CMYK profile; nothing written */
   fg_image g = pattern(8, 8, 1, FG_IMAGE_U8);
   fg_image_save_options o = FG_IMAGE_SAVE_OPTIONS_INIT;
-  snprintf(o.profile, sizeof o.profile, "p3");
+  snprintf(o.profile, sizeof o.profile, "cmyk");
   char err[768];
-  ck_assert_int_eq(fg_image_save(at("g.png"), &g, &o, err, sizeof err),
+  ck_assert_int_eq(fg_image_save(at("g.tif"), &g, &o, err, sizeof err),
                    FG_EINVAL);
-  ck_assert_msg(strstr(err, "profile=p3") && strstr(err, "grey"), "%s", err);
-  ck_assert_int_ne(access(at("g.png"), F_OK), 0);
+  ck_assert_msg(strstr(err, "profile=cmyk") && strstr(err, "grey"), "%s",
+                err);
+  ck_assert_int_ne(access(at("g.tif"), F_OK), 0);
   snprintf(o.profile, sizeof o.profile, "input");
   ck_assert_int_eq(fg_image_save(at("g.png"), &g, &o, err, sizeof err),
                    FG_OK);
@@ -1168,6 +1170,385 @@ START_TEST(test_vips_run_profile) {
   double d = file_max_diff(at("out/c.png"), at("ref.png"));
   ck_assert_msg(d <= 1, "%g", d);
   ck_assert(same_profile(at("out/c.png"), at("ref.png")));
+  fg_image_free(&src);
+}
+END_TEST
+
+/* ---- working spaces (input(profile=...)) and grey profiles ------------- */
+
+/* The ICC profile embedded in the image file img, written to icc. */
+static void embedded_icc(const char *img, const char *icc) {
+  tu_sh("{ vipsheader -f icc-profile-data '%s' | base64 -d > '%s'; }", img,
+        icc);
+}
+
+/* lcms's own transform of img's 8-bit samples (grey, RGB or CMYK)
+ * from the profile file from to the profile file to, relative
+ * colorimetric: a new image of to's channels. */
+static fg_image lcms_ref(const fg_image *img, const char *from,
+                         const char *to) {
+  cmsHPROFILE a = cmsOpenProfileFromFile(from, "r");
+  cmsHPROFILE b = cmsOpenProfileFromFile(to, "r");
+  ck_assert_msg(a && b, "%s, %s", from, to);
+  int out_ch = cmsGetColorSpace(b) == cmsSigGrayData ? 1 : 3;
+  cmsHTRANSFORM x = cmsCreateTransform(
+      a, img->channels == 1 ? TYPE_GRAY_8 : img->channels == 4 ? TYPE_CMYK_8
+                                                              : TYPE_RGB_8, b,
+      out_ch == 1 ? TYPE_GRAY_8 : TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC,
+      0);
+  ck_assert(x != NULL);
+  fg_image r;
+  ck_assert_int_eq(fg_image_alloc(&r, img->width, img->height, out_ch),
+                   FG_OK);
+  cmsDoTransform(x, img->data, r.data,
+                 (cmsUInt32Number)(img->width * img->height));
+  cmsDeleteTransform(x);
+  cmsCloseProfile(a);
+  cmsCloseProfile(b);
+  return r;
+}
+
+/* sRGB's tone curve (IEC 61966-2-1) or a pure power. */
+static cmsToneCurve *test_curve(double gamma) {
+  static const cmsFloat64Number p[5] = {2.4, 1 / 1.055, 0.055 / 1.055,
+                                        1 / 12.92, 0.04045};
+  return gamma > 0 ? cmsBuildGamma(NULL, gamma)
+                   : cmsBuildParametricToneCurve(NULL, 4, p);
+}
+
+/* A grey profile of that curve (D50 white), made here with lcms. */
+static void write_grey_icc(const char *path, double gamma) {
+  cmsToneCurve *c = test_curve(gamma);
+  cmsHPROFILE h = cmsCreateGrayProfile(cmsD50_xyY(), c);
+  ck_assert(h != NULL);
+  ck_assert(cmsSaveProfileToFile(h, path));
+  cmsCloseProfile(h);
+  cmsFreeToneCurve(c);
+}
+
+/* That the profile file icc is a grey one whose tone curve is the curve
+ * of gamma (0: sRGB's) within 1/1000 at every 1/64. */
+static void expect_grey_icc(const char *icc, double gamma) {
+  cmsHPROFILE h = cmsOpenProfileFromFile(icc, "r");
+  ck_assert_msg(h != NULL, "%s", icc);
+  ck_assert_int_eq(cmsGetColorSpace(h), cmsSigGrayData);
+  cmsToneCurve *t = cmsReadTag(h, cmsSigGrayTRCTag), *want =
+      test_curve(gamma);
+  ck_assert(t != NULL);
+  for (int i = 0; i <= 64; i++) {
+    float v = (float)i / 64;
+    ck_assert_msg(fabsf(cmsEvalToneCurveFloat(t, v) -
+                        cmsEvalToneCurveFloat(want, v)) < 1e-3f,
+                  "%s: curve at %g: %g, expected %g", icc, v,
+                  cmsEvalToneCurveFloat(t, v),
+                  cmsEvalToneCurveFloat(want, v));
+  }
+  cmsFreeToneCurve(want);
+  cmsCloseProfile(h);
+}
+
+static fg_image load_in(const char *path, const char *space) {
+  fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
+  snprintf(lo.profile, sizeof lo.profile, "%s", space);
+  fg_image img;
+  char err[512];
+  ck_assert_msg(fg_image_load(path, &img, &lo, err, sizeof err) == FG_OK,
+                "%s", err);
+  return img;
+}
+
+/* The stored samples of an image file, as vips copies them to PNM. */
+static fg_image stored_of(const char *path, const char *pnm) {
+  tu_sh("vips copy '%s' '%s'", path, at(pnm));
+  return pnm_image(at(pnm));
+}
+
+/* A working space: an Adobe RGB input (made by vips with icc-profiles-
+ * free's profile) converted to Display P3 as lcms's own transform of the
+ * same stored pixels gives (8-bit rounding: within 1), the output tagged
+ * P3 by default with those pixels, [profile=srgb] back to sRGB; an
+ * untagged input from sRGB; a P3 input to Adobe RGB; a CMYK one to P3;
+ * P3's own numbers kept when the space is P3 (no clipping to sRGB). */
+START_TEST(test_vips_working_space_as_lcms) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &src);
+  tu_sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
+        at("adobe.tif"), ADOBE_ICC);
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("c.ppm"),
+        at("p3.png"));
+  tu_sh("vips icc_transform '%s' '%s' srgb --input-profile srgb",
+        at("c.ppm"), at("srgb.png"));
+  embedded_icc(at("p3.png"), at("p3.icc"));
+  embedded_icc(at("srgb.png"), at("srgb.icc"));
+  fg_image stored = stored_of(at("adobe.tif"), "adobe.ppm");
+  fg_image got = load_in(at("adobe.tif"), "p3");
+  ck_assert_int_eq(got.channels, 3);
+  ck_assert_ptr_nonnull(got.meta);
+  ck_assert_ptr_nonnull(got.meta->block[FG_IMAGE_META_SPACE]);
+  fg_image ref = lcms_ref(&stored, ADOBE_ICC, at("p3.icc"));
+  ck_assert_int_le(max_diff(&got, &ref), 1);
+  ck_assert_int_gt(max_diff(&got, &src), 8); /* P3 numbers, not sRGB */
+  /* saved: tagged P3 (vips' own bytes), the pixels as they are */
+  save_spec_ok(at("o.png"), &got);
+  ck_assert(same_profile(at("o.png"), at("p3.png")));
+  fg_image o = stored_of(at("o.png"), "o.ppm");
+  ck_assert_int_eq(max_diff(&o, &got), 0);
+  /* even with [strip]: untagged, the P3 numbers would read as sRGB */
+  save_spec_ok(at("os.png[strip]"), &got);
+  ck_assert(same_profile(at("os.png"), at("p3.png")));
+  /* [profile=srgb]: to sRGB, as lcms takes the Adobe RGB pixels there
+   * (through 8-bit P3: two roundings, within 3) */
+  save_spec_ok(at("s.png[profile=srgb]"), &got);
+  ck_assert(same_profile(at("s.png"), at("srgb.png")));
+  fg_image s = stored_of(at("s.png"), "s.ppm");
+  fg_image ref_s = lcms_ref(&stored, ADOBE_ICC, at("srgb.icc"));
+  ck_assert_int_le(max_diff(&s, &ref_s), 3);
+  /* an untagged input: from sRGB */
+  fg_image un = load_in(at("c.ppm"), "p3");
+  fg_image ref_u = lcms_ref(&src, at("srgb.icc"), at("p3.icc"));
+  ck_assert_int_le(max_diff(&un, &ref_u), 1);
+  /* a P3 input to Adobe RGB: the library's own Adobe RGB compatible
+   * profile against icc-profiles-free's (within 1), embedded */
+  fg_image p3s = stored_of(at("p3.png"), "p3s.ppm");
+  fg_image ad = load_in(at("p3.png"), "adobergb");
+  fg_image ref_a = lcms_ref(&p3s, at("p3.icc"), ADOBE_ICC);
+  ck_assert_int_le(max_diff(&ad, &ref_a), 1);
+  save_spec_ok(at("a.tif"), &ad);
+  tu_sh("vipsheader -f icc-profile-data '%s' | base64 -d | grep -a -q "
+        "'Adobe RGB (1998) compatible'", at("a.tif"));
+  /* 16 bits converted in 16 bits: as vips icc_transform --depth 16 (lcms
+   * through vips' 16-bit tables: within 16 of 65535) */
+  fg_image s16 = pattern(40, 30, 3, FG_IMAGE_U16);
+  write_pnm(at("c16.ppm"), &s16);
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile srgb --depth 16",
+        at("c16.ppm"), at("r16.png"));
+  fg_image r16 = stored_of(at("r16.png"), "r16.ppm");
+  fg_image g16 = load_in(at("c16.ppm"), "p3");
+  ck_assert_int_eq(g16.type, FG_IMAGE_U16);
+  for (size_t i = 0; i < 40 * 30 * 3; i++)
+    ck_assert_int_le(abs(((uint16_t *)g16.data)[i] -
+                         ((uint16_t *)r16.data)[i]), 16);
+  fg_image_free(&g16);
+  fg_image_free(&r16);
+  fg_image_free(&s16);
+  /* a CMYK JPEG (vips' generic CMYK profile, embedded) straight to P3 */
+  tu_sh("vips icc_transform '%s' '%s' cmyk --input-profile srgb", at("c.ppm"),
+        at("k.jpg[Q=98]"));
+  embedded_icc(at("k.jpg"), at("k.icc"));
+  tu_sh("vips rawsave '%s' '%s'", at("k.jpg"), at("k.raw"));
+  fg_image ks;
+  ck_assert_int_eq(fg_image_alloc(&ks, 40, 30, 4), FG_OK);
+  FILE *kf = fopen(at("k.raw"), "rb");
+  ck_assert(kf != NULL);
+  ck_assert_int_eq(fread(ks.data, 1, 40 * 30 * 4, kf), 40 * 30 * 4);
+  fclose(kf);
+  fg_image kp = load_in(at("k.jpg"), "p3");
+  fg_image ref_k = lcms_ref(&ks, at("k.icc"), at("p3.icc"));
+  ck_assert_int_eq(kp.channels, 3);
+  ck_assert_int_le(max_diff(&kp, &ref_k), 1);
+  fg_image_free(&ref_k);
+  fg_image_free(&kp);
+  fg_image_free(&ks);
+  /* P3's most saturated green stays as it is in P3 (sRGB would clip it) */
+  fg_image green;
+  ck_assert_int_eq(fg_image_alloc(&green, 4, 4, 3), FG_OK);
+  for (int i = 0; i < 16; i++)
+    green.data[3 * i + 1] = 255;
+  write_pnm(at("g.ppm"), &green);
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile p3", at("g.ppm"),
+        at("g3.png"));
+  fg_image g3 = stored_of(at("g3.png"), "g3.ppm");
+  fg_image gk = load_in(at("g3.png"), "p3");
+  ck_assert_int_eq(max_diff(&gk, &g3), 0);
+  fg_image gs = read_ok(at("g3.png")), gb = lcms_ref(&gs, at("srgb.icc"),
+                                                     at("p3.icc"));
+  ck_assert_int_gt(max_diff(&gb, &g3), 8); /* through sRGB: clipped */
+  fg_image *all[] = {&gb, &gs, &gk, &g3, &green, &ref_a, &ad, &p3s, &ref_u, &un,
+                     &ref_s, &s, &o, &ref, &got, &stored, &src};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    fg_image_free(all[i]);
+}
+END_TEST
+
+/* Bad working spaces are refused naming the value and what is accepted,
+ * before the file is read. */
+START_TEST(test_vips_working_space_refused) {
+  static const struct {
+    const char *value, *want;
+  } bad[] = {
+    {"rec2020", "expected srgb, p3, adobergb or the path of an RGB ICC"},
+    {"cmyk", "found 'cmyk'"},
+    {"input", "found 'input'"},
+    {"/usr/share/color/icc/Gray.icc", "expected an RGB or CMYK profile"},
+    {"/no/such.icc", "expected a readable ICC profile file"},
+  };
+  fg_image src = pattern(8, 8, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &src);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char err[768];
+    ck_assert_int_eq(fg_image_space_check(bad[i].value, err, sizeof err),
+                     FG_EINVAL);
+    ck_assert_msg(strstr(err, bad[i].value) && strstr(err, bad[i].want),
+                  "%s: %s", bad[i].value, err);
+    fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
+    snprintf(lo.profile, sizeof lo.profile, "%s", bad[i].value);
+    fg_image img;
+    ck_assert_int_eq(fg_image_load(at("c.ppm"), &img, &lo, err, sizeof err),
+                     FG_EINVAL);
+    ck_assert_msg(strstr(err, bad[i].want), "%s: %s", bad[i].value, err);
+    ck_assert_ptr_null(img.data);
+  }
+  ck_assert_int_eq(fg_image_space_check(ADOBE_ICC, NULL, 0), FG_OK);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* Grey: a grey input tagged Gray Gamma 2.2 (a profile made here with
+ * lcms; vips converts the test's pattern to it) is read as grey, as
+ * lcms's own transform to sGrey (sRGB's tone curve) gives it; grey outputs
+ * are tagged with a grey profile of sRGB's curve (libvips' sgrey); in an
+ * Adobe RGB working space, with Adobe RGB's grey (gamma 563/256); WebP
+ * holds grey as RGB: tagged sRGB, R = G = B; a grey profile on an RGB file
+ * is ignored. */
+START_TEST(test_vips_grey_profiles) {
+  fg_image src = pattern(40, 30, 1, FG_IMAGE_U8);
+  write_pnm(at("g.pgm"), &src);
+  write_grey_icc(at("sgrey.icc"), 0);
+  write_grey_icc(at("g22.icc"), 2.2);
+  write_grey_icc(at("adobe-grey.icc"), 563.0 / 256);
+  tu_sh("vips icc_transform '%s' '%s' '%s' --input-profile '%s'", at("g.pgm"),
+        at("g22.png"), at("g22.icc"), at("sgrey.icc"));
+  tu_sh("vipsheader '%s' | grep -q '1 band'", at("g22.png"));
+  fg_image stored = stored_of(at("g22.png"), "s.pgm");
+  ck_assert_int_gt(max_diff(&stored, &src), 3); /* gamma 2.2 numbers */
+  fg_image got = read_ok(at("g22.png"));
+  ck_assert_int_eq(got.channels, 1);
+  fg_image ref = lcms_ref(&stored, at("g22.icc"), at("sgrey.icc"));
+  ck_assert_int_le(max_diff(&got, &ref), 1);
+  ck_assert_int_le(max_diff(&got, &src), 2); /* the round trip */
+  /* out: tagged with sRGB's grey, the pixels as they are */
+  save_spec_ok(at("o.png"), &got);
+  embedded_icc(at("o.png"), at("o.icc"));
+  expect_grey_icc(at("o.icc"), 0);
+  fg_image o = stored_of(at("o.png"), "o.pgm");
+  ck_assert_int_eq(max_diff(&o, &got), 0);
+  save_spec_ok(at("p.jpg[profile=p3,Q=100]"), &got); /* P3's grey: sRGB's */
+  embedded_icc(at("p.jpg"), at("p.icc"));
+  expect_grey_icc(at("p.icc"), 0);
+  save_spec_ok(at("n.png[strip]"), &got); /* sRGB: stripped as colour is */
+  tu_sh("! vipsheader -a '%s' | grep -q '^icc-profile'", at("n.png"));
+  /* in an Adobe RGB working space */
+  fg_image ad = load_in(at("g22.png"), "adobergb");
+  ck_assert_int_eq(ad.channels, 1);
+  fg_image ref_a = lcms_ref(&stored, at("g22.icc"), at("adobe-grey.icc"));
+  ck_assert_int_le(max_diff(&ad, &ref_a), 1);
+  save_spec_ok(at("a.tif"), &ad);
+  embedded_icc(at("a.tif"), at("a.icc"));
+  expect_grey_icc(at("a.icc"), 563.0 / 256);
+  fg_image a = stored_of(at("a.tif"), "a.pgm");
+  ck_assert_int_eq(max_diff(&a, &ad), 0);
+  /* [profile=srgb] from there: back to sRGB's grey as lcms does */
+  save_spec_ok(at("b.png[profile=srgb]"), &ad);
+  fg_image b = stored_of(at("b.png"), "b.pgm");
+  fg_image ref_b = lcms_ref(&stored, at("g22.icc"), at("sgrey.icc"));
+  ck_assert_int_le(max_diff(&b, &ref_b), 2);
+  /* WebP: RGB tagged sRGB, each channel the grey */
+  save_spec_ok(at("w.webp[lossless]"), &got);
+  tu_sh("vipsheader '%s' | grep -q '3 bands'", at("w.webp"));
+  fg_image rgb = pattern(8, 8, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &rgb);
+  fg_image_free(&rgb);
+  tu_sh("vips icc_transform '%s' '%s' srgb --input-profile srgb",
+        at("c.ppm"), at("srgb.png"));
+  ck_assert(same_profile(at("w.webp"), at("srgb.png")));
+  for (int c = 0; c < 3; c++) {
+    char name[32];
+    snprintf(name, sizeof name, "w%d.v", c);
+    tu_sh("vips extract_band '%s' '%s' %d", at("w.webp"), at(name), c);
+    ck_assert(file_max_diff(at(name), at("o.png")) <= 1);
+  }
+  /* an RGB file with the grey profile (vips colourspace keeps it): the
+   * profile ignored, as libvips 8.14.2 does (it read as 6 channels) */
+  const char *mixed[] = {"rg.tif", "rg.webp[lossless]"};
+  for (int i = 0; i < 2; i++) {
+    tu_sh("vips colourspace '%s' '%s' srgb", at("g22.png"), at(mixed[i]));
+    char name[32];
+    snprintf(name, sizeof name, "%.7s", mixed[i]);
+    tu_sh("vipsheader -a '%s' | grep -q '^icc-profile-data'", at(name));
+    fg_image m = read_ok(at(name));
+    ck_assert_int_eq(m.channels, 3);
+    for (int k = 0; k < 40 * 30 * 3; k++)
+      ck_assert_int_eq(m.data[k], stored.data[k / 3]);
+    fg_image_free(&m);
+  }
+  /* CMYK has no grey: refused, nothing written */
+  size_t n;
+  fg_image_save_options so;
+  char err[768];
+  ck_assert_int_eq(fg_image_save_parse(at("k.jpg[profile=cmyk]"), &n, &so,
+                                       err, sizeof err), FG_OK);
+  ck_assert_int_eq(fg_image_save(at("k.jpg"), &got, &so, err, sizeof err),
+                   FG_EINVAL);
+  ck_assert_msg(strstr(err, "profile=cmyk") && strstr(err, "grey"), "%s",
+                err);
+  ck_assert_int_ne(access(at("k.jpg"), F_OK), 0);
+  fg_image *all[] = {&ref_b, &b, &a, &ref_a, &ad, &o, &ref, &got, &stored,
+                     &src};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    fg_image_free(all[i]);
+}
+END_TEST
+
+/* fieldgraph run with input(profile="p3"): the outputs in P3 as lcms
+ * converts the Adobe RGB input, tagged P3; check refuses a bad value at
+ * its place, and profile= on a companion input. */
+START_TEST(test_vips_run_working_space) {
+  fg_image src = pattern(40, 30, 3, FG_IMAGE_U8);
+  write_pnm(at("c.ppm"), &src);
+  ck_assert_int_eq(mkdir(at("in"), 0755), 0);
+  tu_sh("vips icc_transform '%s' '%s' '%s' --input-profile srgb", at("c.ppm"),
+        at("in/a.tif"), ADOBE_ICC);
+  tu_sh("vips icc_transform '%s' '%s' p3 --input-profile srgb", at("c.ppm"),
+        at("p3.png"));
+  embedded_icc(at("p3.png"), at("p3.icc"));
+  tu_write_text(at("p.fgp"), "rgb = input(profile=\"p3\")\n"
+                "save(rgb, \"{stem}.png\")\n"
+                "save(rgb, \"{stem}-s.png[profile=srgb]\")\n");
+  tu_sh("'%s' run -q -o '%s' '%s' '%s'", FG_TOOL, at("out"), at("p.fgp"),
+        at("in"));
+  ck_assert(same_profile(at("out/a.png"), at("p3.png")));
+  fg_image stored = stored_of(at("in/a.tif"), "a.ppm");
+  fg_image ref = lcms_ref(&stored, ADOBE_ICC, at("p3.icc"));
+  fg_image out = stored_of(at("out/a.png"), "o.ppm");
+  ck_assert_int_le(max_diff(&out, &ref), 1);
+  tu_sh("vips icc_transform '%s' '%s' srgb --input-profile srgb",
+        at("c.ppm"), at("srgb.png"));
+  ck_assert(same_profile(at("out/a-s.png"), at("srgb.png")));
+  /* (the wants hold no single quote: they go to grep in one) */
+  static const struct {
+    const char *text, *want, *want2;
+  } bad[] = {
+    {"rgb = input(profile=\"rec2020\")\nsave(rgb, \"{stem}.png\")\n",
+     "p.fgp:1:21: error: input: profile=\"rec2020\": working space",
+     "expected srgb, p3, adobergb or the path of an RGB ICC profile file"},
+    {"rgb = input(profile=cmyk)\nsave(rgb, \"{stem}.png\")\n",
+     "p.fgp:1:21: error: input: profile=\"cmyk\"", "expected srgb, p3"},
+    {"rgb = input()\nm = input(\"{stem}_m.png\", profile=\"p3\")\n"
+     "save(rgb * m, \"{stem}.png\")\n",
+     "p.fgp:2:35: error: input: profile: the working space is the "
+     "pipeline", "given on the first input() only"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tu_write_text(at("p.fgp"), bad[i].text);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check p.fgp > msg.txt 2>&1; "
+             "test $? = 2 && grep -q -F '%s' msg.txt && grep -q -F '%s' "
+             "msg.txt", dir, FG_TOOL, bad[i].want, bad[i].want2);
+    ck_assert_msg(system(cmd) == 0, "%s", bad[i].want);
+  }
+  fg_image_free(&out);
+  fg_image_free(&ref);
+  fg_image_free(&stored);
   fg_image_free(&src);
 }
 END_TEST
@@ -1300,6 +1681,10 @@ int main(void) {
   tcase_add_test(tc, test_vips_profile_input_kept);
   tcase_add_test(tc, test_vips_profile_refused);
   tcase_add_test(tc, test_vips_run_profile);
+  tcase_add_test(tc, test_vips_working_space_as_lcms);
+  tcase_add_test(tc, test_vips_working_space_refused);
+  tcase_add_test(tc, test_vips_grey_profiles);
+  tcase_add_test(tc, test_vips_run_working_space);
   tcase_add_test(tc, test_vips_pixel_limit_every_format);
   tcase_add_test(tc, test_vips_samples_come_out_right);
   tcase_add_test(tc, test_vips_main_job_over_samples);

@@ -45,10 +45,26 @@ row() {   # name, command...
   awk -v name="$name" -v n="$n" -v w="$1" -v u="$2" -v s="$3" 'BEGIN {
     printf "%-34s %7.2f s  %6.1f img/s  cpu/wall %.2f\n", name, w, n / w,
            (u + s) / w }'
+  echo "$1 $(echo "$2 $3" | awk '{ print $1 + $2 }')" > "$work/t-$rowid"
 }
+# The batch's cost over decode+encode alone, in wall time and in CPU time
+# (user + system: on a machine shared with other work, the CPU time is the
+# steadier of the two).
+overhead() {
+  [ -f "$work/t-lab2" ] && [ -f "$work/t-copy2" ] || return 0
+  set -- $(cat "$work/t-lab2") $(cat "$work/t-copy2")
+  awk -v lw="$1" -v lc="$2" -v cw="$3" -v cc="$4" 'BEGIN {
+    printf "lab.fgp over decode+encode, --jobs 2: %+.1f%% wall, %+.1f%% CPU\n",
+           100 * (lw / cw - 1), 100 * (lc / cc - 1) }'
+}
+rowid=lab1
 row "lab.fgp --jobs 1" "$tool" run "$src/examples/lab.fgp" -o "$work/out" -q -j 1 "$work/in"
+rowid=lab2
 row "lab.fgp --jobs 2" "$tool" run "$src/examples/lab.fgp" -o "$work/out" -q -j 2 "$work/in"
+rowid=copy2
 row "decode+encode only --jobs 2" "$tool" run "$work/copy.fgp" -o "$work/out" -q -j 2 "$work/in"
+overhead
+rowid=vips
 if command -v vips >/dev/null && command -v parallel >/dev/null; then
   row "vips (Lab, PNG) parallel -j2" sh -c "ls $work/in/*.jpg | parallel --will-cite -j2 \
     'vips colourspace {} $work/out/{/.}.v lab && vips pngsave $work/out/{/.}.v $work/out/{/.}.png && rm $work/out/{/.}.v'"

@@ -446,16 +446,37 @@ static int order_args(eval *ev, const fgt_node *call, const char *fname,
 }
 
 /* The image input of a call to input(): graph input of the key's type,
- * converted to f32 in [0, 1]. */
+ * converted to f32 in [0, 1].  input(profile="p3") on the first input
+ * names the working space every input is converted to when it is read
+ * (run.c reads it with fgt_pipeline_inputs); its value is checked here,
+ * so that check refuses a bad one before any input runs. */
 static fgt_value call_input(eval *ev, const fgt_node *c) {
   fgt_built *b = ev->b;
   const char *tmpl = NULL;
-  if (c->n > 1 || (c->n == 1 && c->items[0]->kind != FGT_N_STRING))
-    return failv(ev, FG_EINVAL, c->pos, "input: expected no argument (the "
-                 "input file) or one string, a file name template such as "
-                 "\"{stem}_mask.png\"");
-  if (c->n == 1)
-    tmpl = c->items[0]->text;
+  const fgt_node *a[2];
+  int n = order_args(ev, c, "input", "file,profile", a, 2, 1);
+  if (n < 0)
+    return none();
+  if (a[0] && a[0]->kind != FGT_N_STRING)
+    return failv(ev, FG_EINVAL, a[0]->pos, "input: expected no argument "
+                 "(the input file) or one string, a file name template "
+                 "such as \"{stem}_mask.png\"");
+  if (a[0])
+    tmpl = a[0]->text;
+  if (a[1]) {
+    if (a[1]->kind != FGT_N_STRING && a[1]->kind != FGT_N_NAME)
+      return failv(ev, FG_EINVAL, a[1]->pos, "input: profile: expected a "
+                   "working space, \"srgb\", \"p3\", \"adobergb\" or an ICC "
+                   "profile file's path");
+    if (tmpl)
+      return failv(ev, FG_EINVAL, a[1]->pos, "input: profile: the working "
+                   "space is the pipeline's, given on the first input() "
+                   "only; every input is converted to it");
+    char why[1024];
+    if (fg_image_space_check(a[1]->text, why, sizeof why) != FG_OK)
+      return failv(ev, FG_EINVAL, a[1]->pos, "input: profile=\"%s\": %s",
+                   a[1]->text, why);
+  }
   if (b->n_inputs >= ev->key->n)
     return failv(ev, FG_EINVAL, c->pos, "input: more inputs than images "
                  "given (%d)", ev->key->n);
@@ -1515,7 +1536,9 @@ fg_status fgt_build(const fgt_pipeline *p, fgt_scripts *scripts,
 }
 
 int fgt_pipeline_inputs(const fgt_pipeline *p, int *n, const char **tmpls,
-                        char *err, size_t errlen) {
+                        const char **space, char *err, size_t errlen) {
+  if (space)
+    *space = NULL;
   /* walks the tree for calls of input() in statement order, with a stack
    * on the heap: a call of many arguments pushes them all */
   *n = 0;
@@ -1536,8 +1559,17 @@ int fgt_pipeline_inputs(const fgt_pipeline *p, int *n, const char **tmpls,
           rc = -1;
           break;
         }
-        tmpls[(*n)++] = x->n == 1 && x->items[0]->kind == FGT_N_STRING
-                            ? x->items[0]->text : NULL;
+        /* the template: the first argument, unnamed; the working space:
+         * profile= of the first input() */
+        tmpls[*n] = x->n >= 1 && !x->arg_names[0] &&
+                    x->items[0]->kind == FGT_N_STRING ? x->items[0]->text
+                                                      : NULL;
+        for (int k = 0; k < x->n && space && *n == 0; k++)
+          if (x->arg_names[k] && !strcmp(x->arg_names[k], "profile") &&
+              (x->items[k]->kind == FGT_N_STRING ||
+               x->items[k]->kind == FGT_N_NAME))
+            *space = x->items[k]->text;
+        (*n)++;
         continue;
       }
       if (sp + x->n + 2 > cap) {

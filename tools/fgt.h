@@ -188,9 +188,11 @@ typedef struct fgt_scripts {
 
 /* Lists the image inputs the pipeline declares, in order (templates of
  * the extra ones), without building anything: *n and tmpls[0..*n-1]
- * (NULL for the main input).  Returns 0, or -1 with a diagnostic. */
+ * (NULL for the main input), and (space non-NULL) the working space the
+ * first input() names with profile= in *space (NULL: none; checked by
+ * fgt_build).  Returns 0, or -1 with a diagnostic. */
 int fgt_pipeline_inputs(const fgt_pipeline *p, int *n, const char **tmpls,
-                        char *err, size_t errlen);
+                        const char **space, char *err, size_t errlen);
 
 /* Builds the graph of p for inputs of the given types into *out.
  * Returns FG_OK, or a status with a diagnostic pointing into the file

@@ -50,7 +50,7 @@ static int one_build(one *o, const char *path, const char *sample) {
   }
   const char *tmpls[FGT_MAX_IO];
   int n;
-  if (fgt_pipeline_inputs(o->p, &n, tmpls, err, sizeof err)) {
+  if (fgt_pipeline_inputs(o->p, &n, tmpls, NULL, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     return 2;
   }
@@ -176,7 +176,7 @@ static int check_inputs(const char *pipeline, int n, char **args,
   fgt_pipeline *p = fgt_pipeline_load(pipeline, err, sizeof err);
   const char *tmpls[FGT_MAX_IO];
   int nt, sizes = 0, failed = 0;
-  if (!p || fgt_pipeline_inputs(p, &nt, tmpls, err, sizeof err)) {
+  if (!p || fgt_pipeline_inputs(p, &nt, tmpls, NULL, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     fgt_pipeline_free(p);
     fgt_inputs_free(&in);

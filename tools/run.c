@@ -81,6 +81,7 @@ struct batch {
   int n_progs, cap_progs;
   int hash;
   int no_autorotate;             /* --no-autorotate */
+  const char *space;             /* the working space, input(profile=) */
   job *cur;                   /* the input under way in this worker */
   job *paths_job;             /* the supervisor's, for output paths */
   int interrupted;            /* SIGINT/SIGTERM: its kernel is cancelled */
@@ -161,6 +162,8 @@ static void decode_work(uv_work_t *w) {
       break;
     fg_image_load_options lo = FG_IMAGE_LOAD_OPTIONS_INIT;
     lo.no_autorotate = b->no_autorotate;
+    if (b->space)
+      snprintf(lo.profile, sizeof lo.profile, "%s", b->space);
     fg_status st = fg_image_load(path, &j->in[i], &lo, err, sizeof err);
     if (st != FG_OK) {
       /* the message starts with the path; the report names the input */
@@ -881,7 +884,8 @@ int fgt_cmd_run(int argc, char **argv) {
   }
   b->p = p;
   int rc = 2;
-  if (fgt_pipeline_inputs(p, &b->n_in_tmpls, b->in_tmpls, err, sizeof err)) {
+  if (fgt_pipeline_inputs(p, &b->n_in_tmpls, b->in_tmpls, &b->space,
+                          err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     goto out;
   }

@@ -46,15 +46,18 @@ typedef struct fg_image {
 } fg_image;
 
 /* Metadata blocks as libvips holds them (EXIF, the XMP packet, IPTC, and
- * the ICC profile the file had, before its pixels were converted to
- * sRGB); each NULL/0 when absent.  Saving writes EXIF, XMP and IPTC
- * unless [strip]; the ICC block only with [profile=input]. */
+ * the ICC profile the file had, before its pixels were converted), and
+ * the working space the pixels were converted to when not sRGB
+ * (fg_image_load_options.profile: an RGB ICC profile; a grey image is in
+ * that space's grey); each NULL/0 when absent.  Saving writes
+ * EXIF, XMP and IPTC unless [strip]; the ICC block with [profile=input];
+ * the working space by default. */
 typedef struct fg_image_meta {
-  unsigned char *block[4];  /* FG_IMAGE_META_EXIF, _XMP, _IPTC, _ICC */
-  size_t size[4];
+  unsigned char *block[5];  /* FG_IMAGE_META_EXIF, _XMP, _IPTC, _ICC, _SPACE */
+  size_t size[5];
 } fg_image_meta;
 enum { FG_IMAGE_META_EXIF, FG_IMAGE_META_XMP, FG_IMAGE_META_IPTC,
-       FG_IMAGE_META_ICC, FG_IMAGE_META_COUNT };
+       FG_IMAGE_META_ICC, FG_IMAGE_META_SPACE, FG_IMAGE_META_COUNT };
 
 /* Copies src's metadata into dst (replacing dst's), so that saving dst
  * writes it (unless [strip]); FG_ENOMEM leaves dst without any. */
@@ -84,8 +87,21 @@ typedef struct fg_image_load_options {
   size_t max_chunk_bytes;
   /* nonzero: keep the pixels as stored, ignoring the EXIF orientation */
   int no_autorotate;
+  /* The working space (libvips builds): "" or "srgb" converts colour to
+   * sRGB; "p3" (Display P3), "adobergb" (Adobe RGB (1998) compatible) or
+   * the path of an RGB ICC profile file converts from the file's profile
+   * (sRGB when untagged) to it with lcms, relative colorimetric, and
+   * records it in meta's FG_IMAGE_META_SPACE, so that fg_image_save tags
+   * outputs with it.  Grey images go to the space's grey (sGrey, sRGB's
+   * tone curve, for srgb and p3).  fg_image_space_check tells the values. */
+  char profile[256];
 } fg_image_load_options;
-#define FG_IMAGE_LOAD_OPTIONS_INIT {FG_IMAGE_MAX_PIXELS, (size_t)8 << 20, 0}
+#define FG_IMAGE_LOAD_OPTIONS_INIT {FG_IMAGE_MAX_PIXELS, (size_t)8 << 20, 0, ""}
+
+/* Whether value names a working space this build converts to
+ * (fg_image_load_options.profile): FG_OK, or FG_EINVAL with err naming the
+ * value and the accepted ones.  A profile file is read and checked. */
+fg_status fg_image_space_check(const char *value, char *err, size_t errlen);
 
 /* fg_image_read with limits (opt NULL: FG_IMAGE_LOAD_OPTIONS_INIT). */
 fg_status fg_image_load(const char *path, fg_image *out,
@@ -119,8 +135,11 @@ typedef struct fg_image_save_options {
    * only) or the path of an ICC profile file converts the sRGB pixels to
    * it (lcms, relative colorimetric, as vips_icc_transform) and embeds it;
    * "input" does so with the input's own profile (meta's ICC block; sRGB
-   * when it had none).  Grey outputs take no profile but "input"/"srgb"
-   * (they are written untagged).  Written even with [strip]. */
+   * when it had none).  The pixels are converted from the working space
+   * they are in (meta's FG_IMAGE_META_SPACE, else sRGB), which "" tags.
+   * Grey outputs take the profile's grey (sGrey, sRGB's tone curve, for
+   * srgb and p3: libvips' sgrey); "cmyk" is refused for them.  Written even
+   * with [strip], as is a working space other than sRGB. */
   char profile[256];
 } fg_image_save_options;
 #define FG_IMAGE_SAVE_OPTIONS_INIT {90, 6, FG_PNG_FILTER_NONE, 0, 0, 0, 0, ""}
