@@ -98,6 +98,9 @@ typedef struct fgk_dialect_i {
   void (*vcompare_close)(fgk_emitter *e, fgk_type t);
 } fgk_dialect_i;
 
+/* Column loops nested deeper than this clamp their reads as before. */
+#define FGE_IN_COLS_MAX 8
+
 struct fgk_emitter {
   fgk_writer w;        /* what foreign calls write through (emit/writer.c);
                           first, so that a writer is its emitter */
@@ -130,6 +133,10 @@ struct fgk_emitter {
   char **hoist_text;   /* n_hoist: their values, fgk_h<i> in order */
   int n_hoist;
   char hoist_col[32];  /* the next location, set by fge_hoist_base */
+  /* the loop variables that stay inside an input's columns while their
+   * loop's body is emitted (walk.c): reads at them clamp no column */
+  struct { const fgk_var *var; int port; } in_cols[FGE_IN_COLS_MAX];
+  int n_in_cols;
 };
 
 extern const fgk_dialect_i fgk_dialect_c;

@@ -103,6 +103,20 @@ const char *const fge_binop_text[FGK_BINOP_COUNT_] = {
   "&", "|", "^", "<<", ">>"};
 
 
+/* Whether access a's column is a variable that the loop being emitted
+ * keeps inside a's input's columns (walk.c's column loops). */
+static bool in_columns(const fgk_emitter *e, const fgk_access *a) {
+  if (a->ncoords < 1 || a->port < 0 || a->port >= e->k->n_in)
+    return false;
+  const fg_expr *c = a->coord[a->ncoords - 1];
+  if (!c || c->kind != FGK_E_VAR)
+    return false;
+  for (int i = 0; i < e->n_in_cols; i++)
+    if (e->in_cols[i].var == c->u.var && e->in_cols[i].port == a->port)
+      return true;
+  return false;
+}
+
 /* Emits fn(L, R, C, layer, row, column) for an explicit access to buffer
  * buf: the prelude's fgk_at (clamped, for reads; fgk_at_<rule> under
  * another border rule) or fgk_wat (-1 outside, for writes); missing
@@ -120,6 +134,10 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
                 fge_column_offset(a->coord[a->ncoords - 1], &cr);
   const char *rule = !strcmp(fn, "fgk_at") ? fge_border_suffix(e, a->border)
                                            : "";
+  /* a column loop's variable over this input's columns: unclamped too */
+  bool loop_col = !inside && !*rule && !strcmp(fn, "fgk_at") &&
+                  in_columns(e, a);
+  inside = inside || loop_col;
   fge_colref any = {0};
   bool stencil = a->ncoords > 0 &&
                  fge_column_offset(a->coord[a->ncoords - 1], &any);
@@ -158,7 +176,7 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
       fgk_put(e, ", ");
     if (ci < 0) {
       fgk_put(e, "0");
-    } else if (inside && i == 2) {
+    } else if (inside && !loop_col && i == 2) {
       fgk_putf(e, "fgk_c + %ldL", cr.dc);
     } else {
       fgk_put(e, "(long)(");

@@ -276,6 +276,29 @@ static bool counted(const fgk_stmt *s) {
   return mag == 1 && (op == FGK_LT || op == FGK_GT) && !uns;
 }
 
+/* The input whose columns a for loop's variable stays inside while the
+ * body runs, or -1: for (v = c; v < that input's column extent; v += 1)
+ * with v an int, c >= 0 and the body never assigning v (a step of 1 from
+ * c >= 0 below an int bound never wraps; the bound, the extent narrowed
+ * to int, is at most the extent itself). */
+static int column_loop(const fgk_stmt *s) {
+  const fgk_var *v = s->u.for_.var;
+  const fg_expr *init = s->u.for_.init, *cond = s->u.for_.cond,
+                *step = s->u.for_.step;
+  if (v->type.elem != FG_I32 || v->type.width != 1 || !init || !cond ||
+      !step || init->kind != FGK_E_CONST || init->type.elem != FG_I32 ||
+      init->type.width != 1 || init->u.k.i < 0 ||
+      step->kind != FGK_E_CONST || step->type.elem != FG_I32 ||
+      step->type.width != 1 || step->u.k.i != 1 ||
+      cond->kind != FGK_E_BINARY || cond->u.bin.op != FGK_LT ||
+      cond->u.bin.a->kind != FGK_E_VAR || cond->u.bin.a->u.var != v ||
+      cond->u.bin.b->kind != FGK_E_EXTENT ||
+      cond->u.bin.b->u.extent.axis != FG_COLUMNS ||
+      assigns(&s->u.for_.body, v))
+    return -1;
+  return cond->u.bin.b->u.extent.port;
+}
+
 static void stmt(fgk_emitter *e, const fgk_stmt *s) {
   switch (s->kind) {
   case FGK_S_DECL: {
@@ -327,6 +350,7 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
     break;
   case FGK_S_FOR: {
     const fgk_var *v = s->u.for_.var;
+    int cols = column_loop(s);
     fge_line(e);
     fgk_put(e, "for (");
     fge_var_name(e, v);
@@ -340,7 +364,14 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
     fgk_put(e, " += ");
     fgk_ex_as_type(e, s->u.for_.step, v->type);
     open_block(e);
+    bool pushed = cols >= 0 && e->n_in_cols < FGE_IN_COLS_MAX;
+    if (pushed) {
+      e->in_cols[e->n_in_cols].var = v;
+      e->in_cols[e->n_in_cols++].port = cols;
+    }
     block(e, &s->u.for_.body);
+    if (pushed)
+      e->n_in_cols--;
     close_block(e);
     break;
   }

@@ -585,6 +585,80 @@ START_TEST(test_fuse_stencil_smaller_input_match_c) {
 }
 END_TEST
 
+/* A thread per row sums, by loops over x: a's row for x < a's columns
+ * (out0: the read needs no clamp); b's row (narrower) for x < a's
+ * columns (out1: clamped at b's last column); a's row for x < a's
+ * columns + 2 (out2: clamped); a at x and x + 1 with x stepped by the
+ * body too (out3: clamped).  Only out0's read loses its clamp (fgk_atx),
+ * on both dialects; every sum matches C's clamping. */
+START_TEST(test_fuse_column_loop_reads) {
+  enum { R = 5, CA = 9, CB = 6 };
+  fg_graph *g = fg_graph_new("column_loops");
+  fg_field *a = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape2(R, CA)));
+  fg_field *b = fg_input(g, "b", fg_type_scalar(FG_F32, fg_shape2(R, CB)));
+  fg_type ot = fg_type_scalar(FG_F32, fg_shape1(R));
+  fg_op *op = fg_op_begin(g, "sums", 4, (fg_type[]){ot, ot, ot, ot});
+  fg_expr *row = fg_column(op), *accs[4];
+  for (int k = 0; k < 4; k++) {
+    fg_expr *acc = accs[k] = fg_var(op, FG_F32, 1);
+    fg_expr *x = fg_var(op, FG_I32, 1);
+    fg_expr *end = fg_field_extent(op, a, FG_COLUMNS);
+    fg_for(x, fg_int(op, 0), fg_lt(x, k == 2 ? fg_addi(end, 2) : end),
+           fg_int(op, 1));
+    fg_assign(acc, fg_add(acc, fg_read_tensor_at(op, k == 1 ? b : a, 2, row,
+                                                 x)));
+    if (k == 3) {
+      fg_assign(x, fg_addi(x, 1));
+      fg_assign(acc, fg_add(acc, fg_mulf(fg_read_tensor_at(op, a, 2, row, x),
+                                         0.5f)));
+    }
+    fg_end(op);
+  }
+  for (int k = 0; k < 4; k++)
+    fg_write_tensor(op, k, accs[k]);
+  fg_output(g, "s0", fg_op_end(op));
+  fg_output(g, "s1", fg_op_output(op, 1));
+  fg_output(g, "s2", fg_op_output(op, 2));
+  fg_output(g, "s3", fg_op_output(op, 3));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+  ck_assert_int_eq(fg_program_kernel_count(p), 1);
+  const char *src = fg_program_kernel_source(p, 0);
+  const char *atx = strstr(src, "fgk_atx(in0_L");
+  ck_assert_msg(atx && !strstr(atx + 1, "fgk_atx(") &&
+                    strstr(src, "fgk_at(in1_L") && strstr(src, "fgk_at(in0_L"),
+                "one unclamped column expected:\n%s", src);
+  float av[R * CA], bv[R * CB], o[4][R];
+  for (int i = 0; i < R * CA; i++)
+    av[i] = (float)(i * 7 % 13);
+  for (int i = 0; i < R * CB; i++)
+    bv[i] = (float)(i * 5 % 11);
+  run_ok(ctx, p, 2, (const void *[]){av, bv}, 4,
+         (void *[]){o[0], o[1], o[2], o[3]});
+  for (int r = 0; r < R; r++) {
+    float want[4] = {0, 0, 0, 0};
+    for (int x = 0; x < CA; x++) {
+      want[0] += av[r * CA + x];
+      want[1] += bv[r * CB + clampi(x, CB)];
+    }
+    for (int x = 0; x < CA + 2; x++)
+      want[2] += av[r * CA + clampi(x, CA)];
+    for (int x = 0; x < CA; x++) {
+      want[3] += av[r * CA + x];
+      x++;
+      want[3] += av[r * CA + clampi(x, CA)] * 0.5f;
+    }
+    for (int k = 0; k < 4; k++)
+      ck_assert_msg(o[k][r] == want[k], "out%d row %d: %g, expected %g", k, r,
+                    (double)o[k][r], (double)want[k]);
+  }
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* Explicit reads under each border rule (fg_read_tensor_at_border) at
  * column offsets -3..+2 and row offsets -2..+1, on sizes where taps reach
  * past both edges, one period and more: compared with C remapping every
@@ -1688,6 +1762,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
+  tcase_add_test(tc, test_fuse_column_loop_reads);
   tcase_add_test(tc, test_fuse_stencil_border_rules_match_c);
   tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
   tcase_add_test(tc, test_fuse_field_used_by_pointwise_and_stencil);

@@ -674,6 +674,133 @@ START_TEST(test_ops_histogram) {
 }
 END_TEST
 
+/* Runs g (one input) at precision p; returns its outputs. */
+static void run_graph_at(fg_graph *g, const void *in, int n_out, void **out,
+                         fg_precision p) {
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "graph: %s", fg_graph_errmsg(g));
+  fg_context *ctx = tu_context();
+  fg_compile_options o = {.precision = p, .fusion = FG_FUSION_ON};
+  fg_program *prog = NULL;
+  ck_assert_msg(fg_compile(ctx, g, &o, &prog) == FG_OK, "compile: %s",
+                fg_context_errmsg(ctx));
+  for (int i = 0; i < n_out; i++)
+    out[i] = calloc(1, fg_type_bytes(fg_program_output_type(prog, i)) + 8);
+  fg_status st = fg_program_run(prog, 1, &in, n_out, out);
+  ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+  fg_program_free(prog);
+  tu_context_free(ctx);
+}
+
+/* Histograms of u8, i8, u16 and f32 fields against a count in C: ranges
+ * where the kernel skips the validity test, floor and the clamps (u8 over
+ * [0, 256), f32 over [0, 1), i8 over [-128, 128)) and where it may not
+ * (an offset large for the bins' width, 1e6 + [0, 3]), bins not dividing
+ * the range, 256 bins (two histograms a thread) and 5000 (one), values
+ * at, just inside and just beyond each range's edges, the types'
+ * extremes, infinities and NaN; rows more than the threads
+ * (several rows a thread, the last thread's partial).  Relaxed math, which
+ * may reorder (v - lo) * scale, counts the same values in range. */
+START_TEST(test_ops_histogram_types) {
+  static const fg_elem elems[] = {FG_U8, FG_I8, FG_U16, FG_F32};
+  static const struct {
+    double lo, hi;
+    int bins;
+  } rg[] = {{0, 256, 256},   {0, 256, 7},     {0, 255, 256},
+            {10.5, 200, 13}, {-128, 128, 256}, {-3, 5, 7},
+            {0, 1, 256},     {100, 40000, 9}, {0, 65536, 256},
+            {1e6, 1e6 + 3, 256}, {-1e-3, 1e-3, 5},
+            {-100, 100, 5000}}; /* one histogram a thread, not two */
+  enum { NR = sizeof rg / sizeof rg[0] };
+  fg_shape shapes[2] = {fg_shape2(301, 50), fg_shape3(3, 5, 7)};
+  for (int e = 0; e < 4; e++)
+    for (int sh = 0; sh < 2; sh++)
+      for (int prec = 0; prec < 2; prec++) {
+        fg_elem el = elems[e];
+        size_t n = (size_t)fg_shape_points(shapes[sh]);
+        float *v = malloc(n * sizeof *v); /* the values, for the count */
+        void *d = malloc(n * fg_elem_size(el));
+        uint64_t st = 77 + (uint64_t)e;
+        for (size_t i = 0; i < n; i++) {
+          uint32_t r = rnd(&st);
+          /* the edges: lo and hi of each range and their neighbours */
+          double edge = rg[i / 6 % NR].lo, f;
+          if (i % 6 >= 3)
+            edge = rg[i / 6 % NR].hi;
+          switch (el) {
+          case FG_U8:
+            ((uint8_t *)d)[i] = (uint8_t)(i < 256 ? i : r);
+            v[i] = ((uint8_t *)d)[i];
+            break;
+          case FG_I8:
+            ((int8_t *)d)[i] = (int8_t)(uint8_t)(i < 256 ? i : r);
+            v[i] = ((int8_t *)d)[i];
+            break;
+          case FG_U16:
+            f = i < 6 * NR ? edge + (int)(i % 3) - 1 : (double)(uint16_t)r;
+            f = f < 0 ? 0 : f > 65535 ? 65535 : floor(f);
+            ((uint16_t *)d)[i] = i == 6 * NR ? 65535 : (uint16_t)f;
+            v[i] = ((uint16_t *)d)[i];
+            break;
+          default:
+            if (i < 6 * NR) {
+              float fe = (float)edge;
+              v[i] = i % 3 == 0   ? nextafterf(fe, -INFINITY)
+                     : i % 3 == 1 ? fe
+                                  : nextafterf(fe, INFINITY);
+            } else if (i % 97 == 0) {
+              v[i] = (float)(r % 4000) / 1000.0f - 2.0f; /* near [0, 1] */
+            } else if (i % 89 == 0) { /* in 1e6 + [0, 3], 1/16 apart */
+              v[i] = 1e6f + (float)(r % 50) * 0.0625f;
+            } else {
+              v[i] = (float)((r % 2000000) / 10000.0 - 100);
+            }
+            if (i == 6 * NR)
+              v[i] = NAN;
+            if (i == 6 * NR + 1)
+              v[i] = INFINITY;
+            if (i == 6 * NR + 2)
+              v[i] = -INFINITY;
+            if (i == 6 * NR + 3)
+              v[i] = -0.0f;
+            ((float *)d)[i] = v[i];
+          }
+        }
+        fg_graph *g = fg_graph_new("hist_types");
+        fg_field *in = fg_input(g, "in", fg_type_scalar(el, shapes[sh]));
+        for (int k = 0; k < NR; k++)
+          out_n(g, fg_histogram(g, in, rg[k].bins, rg[k].lo, rg[k].hi));
+        void *out[NR];
+        run_graph_at(g, d, NR, out,
+                     prec ? FG_PRECISION_RELAXED : FG_PRECISION_FULL);
+        for (int k = 0; k < NR; k++) {
+          uint32_t want[5000];
+          const uint32_t *got = out[k];
+          hist_ref(v, n, rg[k].bins, rg[k].lo, rg[k].hi, want);
+          uint64_t tg = 0, tw = 0;
+          for (int b = 0; b < rg[k].bins; b++) {
+            tg += got[b];
+            tw += want[b];
+            ck_assert_msg(prec || got[b] == want[b],
+                          "%s %s, %d bins over [%g, %g]: bin %d counts "
+                          "%u, expected %u",
+                          fg_elem_name(el), sh ? "3-D" : "2-D", rg[k].bins,
+                          rg[k].lo, rg[k].hi, b, got[b], want[b]);
+          }
+          ck_assert_msg(tg == tw,
+                        "%s, %d bins over [%g, %g], relaxed %d: %llu counted, "
+                        "expected %llu",
+                        fg_elem_name(el), rg[k].bins, rg[k].lo, rg[k].hi,
+                        prec, (unsigned long long)tg,
+                        (unsigned long long)tw);
+          free(out[k]);
+        }
+        fg_graph_free(g);
+        free(d);
+        free(v);
+      }
+}
+END_TEST
+
 START_TEST(test_ops_whole_reductions) {
   fg_type t = fg_type_vector(FG_I32, fg_shape2(31, 17), 3);
   size_t n = 31 * 17;
@@ -958,6 +1085,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_resize);
   tcase_add_test(tc, test_ops_half_and_double);
   tcase_add_test(tc, test_ops_histogram);
+  tcase_add_test(tc, test_ops_histogram_types);
   tcase_add_test(tc, test_ops_whole_reductions);
   tcase_add_test(tc, test_ops_reduce_axes_fused_and_unfused);
   tcase_add_test(tc, test_ops_reduce_axes_fusion);
