@@ -747,8 +747,9 @@ static void wrap_conversion(rw *w, int a, int b, const char *to) {
  * as for any aggregate, and OpenCL C refuses the initializer; so the
  * OpenCL text gets the zeros written out.  The elements are scalars (C
  * has no other way to initialize a vector's elements); lb is the "{",
- * type the vector type's token. */
-static void pad_vector_braces(rw *w, int lb, int type) {
+ * type the vector type's token.  A vector literal of one value splats
+ * (the writer makes it (float4)(v)), so literals need min_items 2. */
+static void pad_vector_braces(rw *w, int lb, int type, int min_items) {
   const fgr_unit *u = w->u;
   int len;
   const char *p = fgr_tok_text(u, type, &len);
@@ -775,7 +776,7 @@ static void pad_vector_braces(rw *w, int lb, int type) {
   }
   if (!empty)
     items++;        /* the last item, when no comma follows it */
-  if (items == 0 || width <= items || width > 16)
+  if (items < min_items || width <= items || width > 16)
     return;
   for (int n = items; n < width; n++)
     add_text(w, &w->close[rb], n == items && empty ? "0" : ", 0", false);
@@ -829,11 +830,11 @@ static void rewrite_conversions(rw *w, const fgr_func *f) {
     }
     if (w->cl && w->vtype[i] && fgr_tok_is(u, i + 1, "=") &&
         fgr_tok_is(u, i + 2, "{") && u->match[i + 2] > i + 2)
-      pad_vector_braces(w, i + 2, w->vtype[i] - 1);
+      pad_vector_braces(w, i + 2, w->vtype[i] - 1, 1);
     else if (w->cl && fgr_tok_is(u, i, "(") && builtin_vector(u, i + 1) &&
              fgr_tok_is(u, i + 2, ")") && i + 3 < f->tok1 &&
              fgr_tok_is(u, i + 3, "{") && u->match[i + 3] > i + 3)
-      pad_vector_braces(w, i + 3, i + 1);     /* (float4){r, g, b} */
+      pad_vector_braces(w, i + 3, i + 1, 2);  /* (float4){r, g, b} */
     if (w->vtype[i] && is_assign && !fgr_tok_is(u, i + 2, "{")) {
       int end = fwd_assignment(u, i + 2, f->tok1);
       int t = w->vtype[i] - 1, len;
