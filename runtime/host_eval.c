@@ -22,6 +22,8 @@ typedef union hv {
 
 /* Variables of a host kernel at most (its values live on the stack). */
 #define HOST_MAX_VARS 256
+/* Nodes of a host kernel at most; a larger one runs on the device. */
+#define HOST_MAX_NODES 4096
 
 enum { H_CONST, H_VAR, H_READ, H_UNARY, H_BINARY, H_CONVERT, H_SELECT };
 
@@ -183,6 +185,9 @@ typedef struct tr {
 } tr;
 
 static int add_node(tr *s, hnode n) {
+  /* shared subexpressions are copied: bound the copies */
+  if (s->ok && s->hp->n_node >= HOST_MAX_NODES)
+    s->ok = false;
   if (!s->ok)
     return -1;
   if (s->hp->n_node == s->cap_node) {
