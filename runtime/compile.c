@@ -266,7 +266,8 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
     if (v->k[k].nbuf > 256)
       st = fg__ctx_fail(p->ctx, FG_ENOTSUP, "kernel '%s' takes %d buffers "
                         "(at most 256)", v->k[k].name, v->k[k].nbuf);
-    for (int j = 0; st == FG_OK && j < v->k[k].n_in; j++)
+    /* the host reads a host kernel's inputs where they are */
+    for (int j = 0; st == FG_OK && !v->k[k].host && j < v->k[k].n_in; j++)
       used[v->k[k].field[j]] = true;
   }
   for (int i = 0; i < p->n_out; i++)
