@@ -499,7 +499,8 @@ fg_status fg__cpu_backend_new(const fg__config *cfg, fg__backend **out,
   /* grouped kernels run a group's threads in a loop: any group size */
   cb->base.caps = (fg__caps){.fp64 = true, .int64_atomics = true,
                              .max_group_size = (size_t)1 << 20,
-                             .max_buffers = FG_MAX_KERNEL_BUFFERS, .local_mem = LOCAL_MEM};
+                             .max_buffers = FG_MAX_KERNEL_BUFFERS, .local_mem = LOCAL_MEM,
+                             .f32_div_rounded = true};
   *out = &cb->base;
   return FG_OK;
 }

@@ -602,6 +602,7 @@ fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
     .max_buffers = room / per > FG_MAX_KERNEL_BUFFERS
                        ? FG_MAX_KERNEL_BUFFERS : (int)(room / per),
     .local_mem = cb->dev.local_mem_size,
+    .f32_div_rounded = cb->dev.fp32_rounded_div,
   };
   *out = &cb->base;
   return FG_OK;

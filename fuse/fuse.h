@@ -29,6 +29,12 @@
  * the group's last write (merge.c), since it updates an accumulator of
  * the front end's type rather than producing a value.
  *
+ * A consumer reading fields of several groups locally joins one of them
+ * and takes the others with it where the rules allow (a = f(x), b = g(y),
+ * a + b is one kernel), and one-point groups (arithmetic on reductions'
+ * 0-D results) share one kernel even without a common consumer: each
+ * such kernel is a launch that does one point's work (partition.c).
+ *
  * Sibling reductions: groups that each end in built-in reductions over
  * the same threads and read a field in common join into one kernel (one
  * pass over the inputs, k->reduce plus k->sibling, partition.c), unless

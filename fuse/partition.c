@@ -5,9 +5,11 @@
  * features), no other input of it comes from that group non-locally, the
  * group stays within the node and buffer caps, the join keeps scalar-only
  * and vectorizable operators apart (fuse.h's cost rule), and it forms no
- * cycle between groups (tracked with transitive dependency sets).  Then
- * joins sibling reductions (horizontal fusion: merge_siblings), decides
- * which fields are materialized, and why, and orders the groups. */
+ * cycle between groups (tracked with transitive dependency sets); the
+ * other groups it reads locally then join that group where the same rules
+ * allow (absorbable).  Then joins sibling reductions and one-point groups
+ * (horizontal fusion: merge_siblings), decides which fields are
+ * materialized, and why, and orders the groups. */
 #include "fuse.h"
 
 #include <stdio.h>
@@ -147,6 +149,50 @@ static bool add_dep(state *s, int gid, int dep) {
   return changed;
 }
 
+static bool join_groups(state *s, int ga, int gb);
+static int buffers_joined(state *s, int ga, int gb);
+
+/* Whether group gb, which produces fields the newest member of group gid
+ * reads, may join gid too: a consumer reading two groups joins only one
+ * of them in choose_group, and the other's fields would be written and
+ * read again (a = f(x), b = g(y), a + b; mean * mean beside q / n in
+ * var = q / n - mean * mean).  The rules are choose_group's for the whole
+ * group: gb's members fuse (its lead is simple, ends in no reduction),
+ * over the same threads, on the same side of the cost rule, every edge
+ * between the two groups a local read, no third group on a path between
+ * them (the join would form a cycle), within the caps. */
+static bool absorbable(state *s, int gid, int gb) {
+  const group *a = &s->groups[gid], *b = &s->groups[gb];
+  if (!b->n_nodes || b->has_reduce)
+    return false;
+  const fg__node *la = node(s, a->nodes[0]), *lb = node(s, b->nodes[0]);
+  if (!s->info[lb->id].simple ||
+      s->info[la->id].scalar_only != s->info[lb->id].scalar_only ||
+      !fg_shape_equal(la->kernel->threads, lb->kernel->threads))
+    return false;
+  for (int k = 0; k < 2; k++) {
+    const group *gr = k ? b : a;
+    int other = k ? gid : gb;
+    for (int m = 0; m < gr->n_nodes; m++) {
+      const fg__node *x = node(s, gr->nodes[m]);
+      for (int p = 0; p < x->n_in; p++)
+        if (producer_group(s, x->in[p]) == other &&
+            !s->info[x->id].read_local[p])
+          return false;
+    }
+  }
+  for (int c = 0; c < s->n_groups; c++)
+    if (c != gid && c != gb &&
+        ((a->deps[c] && s->groups[c].deps[gb]) ||
+         (b->deps[c] && s->groups[c].deps[gid])))
+      return false;
+  int max_nodes = s->opt->max_nodes > 0 ? s->opt->max_nodes : FGF_MAX_NODES;
+  int max_bufs = s->opt->max_buffers > 0 ? s->opt->max_buffers
+                                         : FGF_MAX_BUFFERS;
+  return a->n_nodes + b->n_nodes <= max_nodes &&
+         buffers_joined(s, gid, gb) <= max_bufs;
+}
+
 static bool partition(state *s) {
   fgu_arena *a = &s->plan->arena;
   int N = s->g->nodes.n;
@@ -185,6 +231,13 @@ static bool partition(state *s) {
         if (k != gid && s->groups[k].deps[gid])
           for (int j = 0; j < s->n_groups; j++)
             s->groups[k].deps[j] |= gr->deps[j];
+    /* the other groups it reads locally join it where they may */
+    for (int p = 0; s->opt->fuse && gr->n_nodes > 1 && p < n->n_in; p++) {
+      int pg = producer_group(s, n->in[p]);
+      if (pg >= 0 && pg != gid && s->info[i].read_local[p] &&
+          absorbable(s, gid, pg) && !join_groups(s, gid, pg))
+        return false;
+    }
   }
   return true;
 }
@@ -323,12 +376,26 @@ static bool join_groups(state *s, int ga, int gb) {
   return true;
 }
 
-/* Joins every pair of sibling groups, earlier groups taking later ones;
- * false when out of memory. */
+/* Whether groups ga and gb each compute one point, without reductions,
+ * and may share a kernel (absorbable's rules): independent one-point
+ * arithmetic after reductions (s / n and q / n as two outputs) then costs
+ * one launch, not one each.  Larger groups join only when they share
+ * work (a consumer, siblings' inputs): beside each other alone they would
+ * save no memory traffic. */
+static bool one_point_pair(state *s, int ga, int gb) {
+  const group *a = &s->groups[ga];
+  return a->n_nodes && !a->has_reduce &&
+         fg_shape_points(node(s, a->nodes[0])->kernel->threads) == 1 &&
+         absorbable(s, ga, gb);
+}
+
+/* Joins every pair of sibling groups, and of one-point groups, earlier
+ * groups taking later ones; false when out of memory. */
 static bool merge_siblings(state *s) {
   for (int ga = 0; s->opt->fuse && ga < s->n_groups; ga++)
     for (int gb = ga + 1; gb < s->n_groups; gb++)
-      if (siblings(s, ga, gb) && !join_groups(s, ga, gb))
+      if ((siblings(s, ga, gb) || one_point_pair(s, ga, gb)) &&
+          !join_groups(s, ga, gb))
         return false;
   return true;
 }

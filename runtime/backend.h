@@ -78,6 +78,10 @@ typedef struct fg__caps {
   size_t max_group_size;     /* threads in one work-group */
   int max_buffers;           /* buffers one kernel may take */
   uint64_t local_mem;        /* bytes of work-group (local) memory */
+  bool f32_div_rounded;      /* float x / y correctly rounded, as the host
+                                divides (host_eval.h) */
+  bool host_eval;            /* one-point kernels of plain arithmetic may
+                                run on the host (not FG_CAP_HOST_EVAL) */
 } fg__caps;
 
 /* Settings a backend is made with: fg_context_options resolved against

@@ -154,6 +154,45 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
   return FG_OK;
 }
 
+/* Whether the host holds field f's value before kernel `before` of v
+ * runs: a graph input, a constant (not a script's globals), or a result
+ * of an earlier kernel the host evaluates or whose reduction the host
+ * combines. */
+static bool held_on_host(const fg_program *p, const fg__variant *v, int f,
+                         int before) {
+  const fg__pfield *pf = &p->f[f];
+  if (pf->role == PF_INPUT)
+    return true;
+  if (pf->role == PF_CONST)
+    return pf->host_data != NULL;
+  for (int q = 0; q < before; q++) {
+    const fg__pkernel *pk = &v->k[q];
+    for (int o = pk->n_in; pk->host && o < pk->nbuf; o++)
+      if (pk->field[o] == f)
+        return true;
+    for (int r = 0; fg__reduce_on_host(pk) && r < pk->n_red; r++)
+      if (pk->field[pk->n_in + pk->red[r].port] == f)
+        return true;
+  }
+  return false;
+}
+
+/* Makes kernel i of v (built from k) one the host evaluates, where it
+ * computes one point of plain arithmetic at full precision on values the
+ * host holds (host_eval.h); else it stays on the device. */
+static void plan_host(fg_program *p, fg__variant *v, int i,
+                      const fgk_kernel *k) {
+  const fg__backend *be = p->ctx->be;
+  fg__pkernel *pk = &v->k[i];
+  if (!be->caps.host_eval || pk->precision != FG_PRECISION_FULL)
+    return;
+  for (int j = 0; j < pk->n_in; j++)
+    if (!held_on_host(p, v, pk->field[j], i))
+      return;
+  fg__host_target t = {.f32_div_rounded = be->caps.f32_div_rounded};
+  pk->host = fg__host_compile(k, &t);
+}
+
 /* The readable fusion report of a variant. */
 static char *make_report(fg_program *p, const fg__variant *v) {
   fgu_buf b = {0};
@@ -161,7 +200,8 @@ static char *make_report(fg_program *p, const fg__variant *v) {
   fgu_buf_printf(&b, "kernels: %d (unfused: %d)\n", s->kernels,
                  s->kernels_unfused);
   for (int i = 0; i < v->n_k; i++)
-    fgu_buf_printf(&b, "  kernel %d: %s\n", i, v->k[i].name);
+    fgu_buf_printf(&b, "  kernel %d: %s%s\n", i, v->k[i].name,
+                   v->k[i].host ? " (on the host)" : "");
   fgu_buf_printf(&b, "fields: %d materialized, %d virtual\n",
                  s->fields_materialized, s->fields_virtual);
   for (int i = 0; i < p->n_fields; i++)
@@ -196,22 +236,38 @@ static fg_status add_task(fg__rtask *t, int *n, fg__rtask_kind kind, int index,
 
 fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
-  int cap = 2 * p->n_fields + p->n_in + (1 + 3 * FGK_MAX_REDUCTIONS) * v->n_k +
+  int cap = 3 * p->n_fields + p->n_in + (1 + 3 * FGK_MAX_REDUCTIONS) * v->n_k +
             p->n_out + 1;
   int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
+  /* per field: the task after which the host holds its value */
+  int *hready = malloc(((size_t)p->n_fields + 1) * sizeof *hready);
+  /* per field: a kernel on the device reads it */
+  bool *dev_read = calloc((size_t)p->n_fields + 1, sizeof *dev_read);
+  v->on_host = calloc((size_t)p->n_fields + 1, sizeof *v->on_host);
   int *deps = malloc(((size_t)p->n_fields + 257) * sizeof *deps);
   bool *used = calloc((size_t)p->n_fields + 1, sizeof *used);
   v->task = calloc((size_t)cap, sizeof *v->task);
   v->direct = calloc((size_t)p->n_out + 1, sizeof *v->direct);
-  fg_status st = producer && deps && used && v->task && v->direct
+  fg_status st = producer && deps && used && v->task && v->direct &&
+                         hready && dev_read && v->on_host
                      ? FG_OK : FG_ENOMEM;
   for (int i = 0; st == FG_OK && i < p->n_fields; i++)
-    producer[i] = -1;
+    producer[i] = hready[i] = -1;
+  for (int k = 0; st == FG_OK && k < v->n_k; k++) {
+    const fg__pkernel *pk = &v->k[k];
+    for (int j = 0; !pk->host && j < pk->n_in; j++)
+      dev_read[pk->field[j]] = true;
+    for (int j = pk->n_in; pk->host && j < pk->nbuf; j++)
+      v->on_host[pk->field[j]] = true;
+    for (int r = 0; fg__reduce_on_host(pk) && r < pk->n_red; r++)
+      v->on_host[pk->field[pk->n_in + pk->red[r].port]] = true;
+  }
   for (int k = 0; st == FG_OK && k < v->n_k; k++) {
     if (v->k[k].nbuf > 256)
       st = fg__ctx_fail(p->ctx, FG_ENOTSUP, "kernel '%s' takes %d buffers "
                         "(at most 256)", v->k[k].name, v->k[k].nbuf);
-    for (int j = 0; st == FG_OK && j < v->k[k].n_in; j++)
+    /* the host reads a host kernel's inputs where they are */
+    for (int j = 0; st == FG_OK && !v->k[k].host && j < v->k[k].n_in; j++)
       used[v->k[k].field[j]] = true;
   }
   for (int i = 0; i < p->n_out; i++)
@@ -222,7 +278,8 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   for (int i = 0; st == FG_OK && i < p->n_out; i++) {
     int f = p->out_field[i];
     v->direct[i] = fg__be_can_wrap(be) && p->f[f].role == PF_OP &&
-                   v->materialized[f] && !fg__direct_field(p, v, f);
+                   v->materialized[f] && !v->on_host[f] &&
+                   !fg__direct_field(p, v, f);
   }
   /* each run uploads its own copy of a script's globals */
   for (int f = 0; st == FG_OK && f < p->n_fields; f++)
@@ -238,6 +295,23 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
       }
   for (int k = 0; st == FG_OK && k < v->n_k; k++) {
     const fg__pkernel *pk = &v->k[k];
+    if (pk->host) {
+      /* after what made its inputs on the host; its results go up only
+       * for a device kernel or a sink that reads them */
+      for (int j = 0; j < pk->n_in; j++)
+        deps[j] = hready[pk->field[j]];
+      int kt = v->n_task;
+      st = add_task(v->task, &v->n_task, RT_HOST, k, deps, pk->n_in);
+      for (int j = pk->n_in; st == FG_OK && j < pk->nbuf; j++) {
+        int f = pk->field[j];
+        hready[f] = producer[f] = kt;
+        if (dev_read[f] || p->f[f].sink) {
+          st = add_task(v->task, &v->n_task, RT_HOST_UP, f, &kt, 1);
+          producer[f] = v->n_task - 1;
+        }
+      }
+      continue;
+    }
     for (int j = 0; j < pk->n_in; j++)
       deps[j] = producer[pk->field[j]];
     int kt = v->n_task;
@@ -256,13 +330,17 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
         break;
       v->task[v->n_task - 1].sub = r;
       d = v->n_task - 1;
+      int f = pk->field[pk->n_in + pk->red[r].port];
+      hready[f] = producer[f] = d;
+      if (!dev_read[f] && !p->f[f].sink)
+        continue;     /* graph outputs are copied from the host */
       st = add_task(v->task, &v->n_task, RT_RESULT, k, &d, 1);
       v->task[v->n_task - 1].sub = r;
-      producer[pk->field[pk->n_in + pk->red[r].port]] = v->n_task - 1;
+      producer[f] = v->n_task - 1;
     }
   }
   for (int i = 0; st == FG_OK && i < p->n_out; i++)
-    if (!v->direct[i]) {
+    if (!v->direct[i] && !v->on_host[p->out_field[i]]) {
       int d = producer[p->out_field[i]];
       st = add_task(v->task, &v->n_task, RT_DOWNLOAD, i, &d, 1);
     }
@@ -273,6 +351,8 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
       st = add_task(v->task, &v->n_task, RT_SINK, f, &d, 1);
     }
   free(producer);
+  free(hready);
+  free(dev_read);
   free(deps);
   free(used);
   if (st == FG_ENOMEM)
@@ -348,6 +428,8 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
     st = emit_kernel(p, &plan->kernels[i], i, &v->k[i], opt, &jobs[i],
                      entry[i]);
     v->n_k = i + 1;
+    if (st == FG_OK)
+      plan_host(p, v, i, plan->kernels[i].k);
     v->k[i].red_slot = v->n_slot;
     if (st == FG_OK && fg__reduce_on_host(&v->k[i]))
       v->n_slot += v->k[i].n_red;
@@ -512,6 +594,8 @@ fg_status fg_compile(fg_context *ctx, fg_graph *g,
       st = fg__be_alloc(ctx->be, bytes, &pf->const_buf);
       if (st == FG_OK)
         st = fg__be_upload(ctx->be, pf->const_buf, n->data, bytes);
+      if (st == FG_OK && !n->live && (pf->host_data = malloc(bytes + 1)))
+        memcpy(pf->host_data, n->data, bytes);
       if (n->live) {         /* a script's globals: each run's own copy */
         pf->live = n->live;
         fg__live_ref(n->live);

@@ -13,6 +13,7 @@ static void variant_free(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
   for (int i = 0; v->k && i < v->n_k; i++) {
     fg__be_kernel_free(be, v->k[i].bin);
+    fg__host_free(v->k[i].host);
     free(v->k[i].name);
     free(v->k[i].source);
     free(v->k[i].field);
@@ -40,6 +41,7 @@ void fg_program_free(fg_program *p) {
   variant_free(p, &p->check);
   for (int i = 0; p->f && i < p->n_fields; i++) {
     fg__be_buffer_free(be, p->f[i].const_buf);
+    free(p->f[i].host_data);
     fg__live_unref(p->f[i].live);
     fg__live_unref(p->f[i].sink);
     free(p->f[i].name);

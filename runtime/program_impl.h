@@ -8,6 +8,7 @@
 
 #include "context_impl.h"
 #include "graph/graph_impl.h"
+#include "host_eval.h"
 
 typedef enum fg__pfield_role { PF_DEAD, PF_INPUT, PF_CONST, PF_OP } fg__pfield_role;
 
@@ -18,6 +19,8 @@ typedef struct fg__pfield {
   fg__pfield_role role;
   int input;                /* PF_INPUT: graph input index */
   fg__buffer *const_buf;    /* PF_CONST */
+  void *host_data;          /* PF_CONST without live: its value, for
+                               kernels the host evaluates */
   fg__live *live;           /* PF_CONST whose value is taken when each run
                                starts (a script's globals) */
   fg__live *sink;           /* a field whose value each successful run
@@ -28,6 +31,8 @@ typedef struct fg__pkernel {
   char *name;
   char *source;
   fg__kbin *bin;
+  fg__hprog *host;          /* NULL, or the host evaluates it (its inputs
+                               are values the host holds; run.c) */
   int nbuf;
   int *field;               /* nbuf field ids: inputs, then outputs */
   bool *zero;               /* NULL, or nbuf flags: outputs the kernel may
@@ -66,8 +71,13 @@ typedef enum fg__rtask_kind {
   RT_COMBINE,       /* ... combined in order on the host */
   RT_RESULT,        /* ... and the result into its field's buffer */
   RT_DOWNLOAD,      /* graph output `index` into the caller's memory */
-  RT_SINK           /* sink field `index` into the run's copy, which the
+  RT_SINK,          /* sink field `index` into the run's copy, which the
                        run's end leaves in the field's sink */
+  RT_HOST,          /* kernel `index` evaluated on the host, on the loop
+                       thread; graph outputs among its results copied to
+                       the caller */
+  RT_HOST_UP        /* field `index`'s host value into its device buffer,
+                       for a device kernel or a sink that reads it */
 } fg__rtask_kind;
 
 typedef struct fg__rtask {
@@ -90,6 +100,11 @@ typedef struct fg__bufset {
   fg__buffer **partials;    /* per reduction slot: its partials */
   unsigned char **host;     /* per reduction slot: partials and result on
                                the host */
+  unsigned char **hval;     /* per field: its value on the host, for a
+                               host-combined reduction's result (inside
+                               host[slot]) or a host kernel's output
+                               (owned: hown) */
+  unsigned char **hown;
 } fg__bufset;
 
 /* One way of computing the outputs: fused, or (check mode) unfused. */
@@ -104,6 +119,10 @@ typedef struct fg__variant {
   int *kernel_of_node;      /* per graph node: its kernel, or -1 */
   bool *direct;             /* per output: kernels write the caller's
                                memory (backends that alias host memory) */
+  bool *on_host;            /* per field: its value is made on the host
+                               (reduction results, host kernels' outputs):
+                               graph outputs among them are copied
+                               straight to the caller */
   int n_task;
   fg__rtask *task;              /* in an order where deps come first */
   fg__bufset *free_sets;        /* buffers of ended runs */

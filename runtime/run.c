@@ -122,7 +122,7 @@ static void apply_done(fg_context *ctx, fg__done_node *n) {
   vr->t[n->task].state = TS_DONE;
   vr->n_done++;
   const fg__rtask *t = &vr->v->task[n->task];
-  if (t->kind == RT_KERNEL) {
+  if (t->kind == RT_KERNEL || t->kind == RT_HOST) {
     vr->v->k[t->index].prof_seconds += n->t_end - n->t_start;
     vr->v->k[t->index].prof_launches++;
   }
@@ -152,6 +152,10 @@ static void bufset_free(fg__backend *be, fg_program *p, fg__variant *v,
       fg__be_buffer_free(be, bs->partials[i]);
   for (int i = 0; bs->host && i < v->n_slot; i++)
     free(bs->host[i]);
+  for (int i = 0; bs->hown && i < p->n_fields; i++)
+    free(bs->hown[i]);
+  free(bs->hval);
+  free(bs->hown);
   free(bs->buf);
   free(bs->partials);
   free(bs->host);
@@ -166,7 +170,9 @@ static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
   if (!bs || !(bs->buf = calloc((size_t)p->n_fields + 1, sizeof *bs->buf)) ||
       !(bs->partials = calloc((size_t)v->n_slot + 1,
                               sizeof *bs->partials)) ||
-      !(bs->host = calloc((size_t)v->n_slot + 1, sizeof *bs->host))) {
+      !(bs->host = calloc((size_t)v->n_slot + 1, sizeof *bs->host)) ||
+      !(bs->hval = calloc((size_t)p->n_fields + 1, sizeof *bs->hval)) ||
+      !(bs->hown = calloc((size_t)p->n_fields + 1, sizeof *bs->hown))) {
     st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
     goto fail;
   }
@@ -188,6 +194,14 @@ static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
       fg__reduce_bytes(p, pk, r, &pb, &rb);
       st = fg__be_alloc(be, pb, &bs->partials[slot]);
       if (st == FG_OK && !(bs->host[slot] = malloc(pb + rb)))
+        st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
+      if (st == FG_OK)
+        bs->hval[pk->field[pk->n_in + pk->red[r].port]] = bs->host[slot] + pb;
+    }
+    for (int j = pk->n_in; pk->host && j < pk->nbuf && st == FG_OK; j++) {
+      int f = pk->field[j];
+      if (!(bs->hval[f] = bs->hown[f] =
+                calloc(1, fg_type_bytes(p->f[f].type) + 1)))
         st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
     }
   }
@@ -260,13 +274,24 @@ static void vrun_release(fg_run *r, vrun *vr) {
 /* ---- starting tasks ------------------------------------------------------- */
 
 static bool ready(const fg_run *r, const vrun *vr, const fg__rtask *t) {
-  bool chains = r->ctx->be->chains && t->kind != RT_COMBINE;
+  /* host work needs its inputs there, not merely queued */
+  bool chains = r->ctx->be->chains && t->kind != RT_COMBINE &&
+                t->kind != RT_HOST;
   for (int d = 0; d < t->n_dep; d++) {
     const tstate *s = &vr->t[t->dep[d]];
     if (s->state != TS_DONE && !(chains && s->state == TS_STARTED && s->ev))
       return false;
   }
   return true;
+}
+
+/* Copies field f's host value into every graph output that is f (the
+ * variant's outputs: the caller's memory, or check mode's). */
+static void copy_outputs(fg_run *r, vrun *vr, int f) {
+  const fg_program *p = r->prog;
+  for (int i = 0; i < p->n_out; i++)
+    if (p->out_field[i] == f)
+      memcpy(vr->out[i], vr->bs->hval[f], fg_type_bytes(p->f[f].type));
 }
 
 static void start_task(fg_run *r, vrun *vr, int ti) {
@@ -290,7 +315,8 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   ts->node.inline_done = false;
   fg_status st = FG_OK;
   const fg__pkernel *k = t->kind == RT_UPLOAD || t->kind == RT_DOWNLOAD ||
-                             t->kind == RT_GLOBALS || t->kind == RT_SINK
+                             t->kind == RT_GLOBALS || t->kind == RT_SINK ||
+                             t->kind == RT_HOST_UP
                          ? NULL : &vr->v->k[t->index];
   size_t pb = 0, rb = 0;
   int slot = -1;          /* RT_PARTIALS, _COMBINE, _RESULT: the reduction */
@@ -339,11 +365,40 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   case RT_COMBINE: {
     fg__reduce_combine(p, k, t->sub, vr->bs->host[slot],
                        vr->bs->host[slot] + pb);
+    copy_outputs(r, vr, k->field[k->n_in + k->red[t->sub].port]);
     ts->node.starting = false;
     r->in_flight--;
     ts->state = TS_DONE;
     vr->n_done++;
     return;
+  }
+  case RT_HOST: {
+    if (r->fail_kernel == t->index && vr == &r->vr[0]) {
+      task_done(&ts->node, FG_EBACKEND, ctx->inject_msg);
+      break;
+    }
+    const void *in[FG_MAX_KERNEL_BUFFERS + 1];
+    void *out[FG_MAX_KERNEL_BUFFERS + 1];
+    assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
+    for (int j = 0; j < k->n_in; j++) {
+      const fg__pfield *pf = &p->f[k->field[j]];
+      in[j] = pf->role == PF_INPUT ? r->in[pf->input]
+              : pf->role == PF_CONST ? pf->host_data
+                                     : vr->bs->hval[k->field[j]];
+    }
+    for (int j = k->n_in; j < k->nbuf; j++)
+      out[j - k->n_in] = vr->bs->hval[k->field[j]];
+    fg__host_run(k->host, in, out);
+    for (int j = k->n_in; j < k->nbuf; j++)
+      copy_outputs(r, vr, k->field[j]);
+    task_done(&ts->node, FG_OK, NULL);
+    break;
+  }
+  case RT_HOST_UP: {
+    int f = t->index;
+    st = fg__be_upload_async(be, vr->view[f], vr->bs->hval[f],
+                             fg_type_bytes(p->f[f].type), &a);
+    break;
   }
   case RT_RESULT:
     st = fg__be_upload_async(be,
@@ -972,7 +1027,9 @@ void fg__variant_free_runtime(fg_program *p, fg__variant *v) {
     free(v->task[i].dep);
   free(v->task);
   free(v->direct);
+  free(v->on_host);
   v->task = NULL;
   v->direct = NULL;
+  v->on_host = NULL;
 }
 

@@ -255,6 +255,114 @@ START_TEST(test_fuse_diamond_is_one_kernel) {
 }
 END_TEST
 
+/* An operator reading one field of each of its inputs with a body of two
+ * reads. */
+static fg_field *binary_op(fg_graph *g, const char *name, fg_field *a,
+                           fg_field *b, fg_binop which) {
+  fg_type t = fg_field_type(a);
+  fg_op *op = fg_op_begin(g, name, 1, &t);
+  fg_expr *x = fg_read_tensor(op, a), *y = fg_read_tensor(op, b);
+  fg_write_tensor(op, 0, which == FG_OP_SUB ? fg_sub(x, y) : fg_add(x, y));
+  return fg_op_end(op);
+}
+
+/* rows reversed: a non-local read of in */
+static fg_field *flip_rows(fg_graph *g, const char *name, fg_field *in) {
+  fg_type t = fg_field_type(in);
+  fg_op *op = fg_op_begin(g, name, 1, &t);
+  fg_write_tensor(op, 0, fg_read_tensor_at(
+      op, in, 2, fg_subi(fg_sub(fg_rows(op), fg_row(op)), 1), fg_column(op)));
+  return fg_op_end(op);
+}
+
+START_TEST(test_fuse_consumer_joins_both_producers) {
+  /* a = 1.5 x and b = y + 0.25 start kernels of their own (neither reads
+   * the other); c = a - b reads both locally: one kernel, neither a nor b
+   * written */
+  const int R = 23, C = 41, N = R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("fan_in");
+  fg_field *x = fg_input(g, "x", t), *y = fg_input(g, "y", t);
+  fg_field *a = pointwise(g, "a", x, body_mul);
+  fg_field *b = pointwise(g, "b", y, body_add);
+  fg_output(g, "c", binary_op(g, "c", a, b, FG_OP_SUB));
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  ck_assert_msg(fg_program_kernel_count(fused) == 1, "%s",
+                fg_program_fusion_report(fused));
+  ck_assert_str_eq(fg_program_kernel_name(fused, 0), "a+b+c");
+  ck_assert_int_eq(fg_program_kernel_count(unfused), 3);
+  ck_assert_ptr_null(fg_program_field_reason(fused, "a.out0"));
+  ck_assert_ptr_null(fg_program_field_reason(fused, "b.out0"));
+  float *xs = malloc(sizeof(float) * N), *ys = malloc(sizeof(float) * N);
+  float *o1 = malloc(sizeof(float) * N), *o2 = malloc(sizeof(float) * N);
+  rng r = {0x5eed1234abcdull};
+  fill_floats(&r, xs, (size_t)N);
+  fill_floats(&r, ys, (size_t)N);
+  run_ok(ctx, fused, 2, (const void *[]){xs, ys}, 1, (void *[]){o1});
+  run_ok(ctx, unfused, 2, (const void *[]){xs, ys}, 1, (void *[]){o2});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "fused and unfused differ");
+  for (int i = 0; i < N; i++) {
+    float want = rounded(xs[i] * 1.5f) - rounded(ys[i] + 0.25f);
+    ck_assert_msg(memcmp(&o1[i], &want, sizeof want) == 0,
+                  "c at %d: %a, want %a", i, (double)o1[i], (double)want);
+  }
+  free(xs);
+  free(ys);
+  free(o1);
+  free(o2);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_fuse_consumer_keeps_a_path_through_a_third_kernel_apart) {
+  /* a = 1.5 x; t = a with rows reversed, u = t with rows reversed (each
+   * reads non-locally: kernels of their own); c = u + a joins u's kernel
+   * and reads a locally, but a's kernel cannot join it: t's kernel lies
+   * between them.  Three kernels in order, a written once */
+  const int R = 19, C = 37, N = R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("through");
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *a = pointwise(g, "a", x, body_mul);
+  fg_field *u = flip_rows(g, "u", flip_rows(g, "t", a));
+  fg_output(g, "c", binary_op(g, "c", u, a, FG_OP_ADD));
+  fg_context *ctx = tu_context();
+  fg_program *fused = compile_mode(ctx, g, FG_FUSION_ON);
+  fg_program *unfused = compile_mode(ctx, g, FG_FUSION_OFF);
+  ck_assert_msg(fg_program_kernel_count(fused) == 3, "%s",
+                fg_program_fusion_report(fused));
+  ck_assert_str_eq(fg_program_kernel_name(fused, 0), "a");
+  ck_assert_str_eq(fg_program_kernel_name(fused, 1), "t");
+  ck_assert_str_eq(fg_program_kernel_name(fused, 2), "u+c");
+  float *xs = malloc(sizeof(float) * N);
+  float *o1 = malloc(sizeof(float) * N), *o2 = malloc(sizeof(float) * N);
+  rng r = {0x0ddba11ull};
+  fill_floats(&r, xs, (size_t)N);
+  run_ok(ctx, fused, 1, (const void *[]){xs}, 1, (void *[]){o1});
+  run_ok(ctx, unfused, 1, (const void *[]){xs}, 1, (void *[]){o2});
+  ck_assert_msg(memcmp(o1, o2, sizeof(float) * N) == 0,
+                "fused and unfused differ");
+  for (int i = 0; i < N; i++) {
+    float av = rounded(xs[i] * 1.5f), want = av + av;
+    ck_assert_msg(memcmp(&o1[i], &want, sizeof want) == 0,
+                  "c at %d: %a, want %a", i, (double)o1[i], (double)want);
+  }
+  free(xs);
+  free(o1);
+  free(o2);
+  fg_program_free(fused);
+  fg_program_free(unfused);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
 /* x -> pre -> blur (3x3 box of pre, explicit reads) -> p1 -> p2 */
 static fg_graph *blur_graph(int R, int C) {
   fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
@@ -1758,6 +1866,8 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_fuse_pointwise_chain_is_one_kernel);
   tcase_add_test(tc, test_fuse_diamond_is_one_kernel);
+  tcase_add_test(tc, test_fuse_consumer_joins_both_producers);
+  tcase_add_test(tc, test_fuse_consumer_keeps_a_path_through_a_third_kernel_apart);
   tcase_add_test(tc, test_fuse_blur_then_pointwise);
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);

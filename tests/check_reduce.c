@@ -487,19 +487,25 @@ START_TEST(test_reduce_siblings_sum_and_sum_of_squares) {
   ck_assert_msg(reducer >= 0, "%s", fg_program_fusion_report(p));
   ck_assert_msg(!fg_program_field_reason(p, "sq.out0"), "%s",
                 fg_program_fusion_report(p));  /* virtual */
+  ck_assert_msg(!fg_program_field_reason(p, "mul.out0"), "%s",
+                fg_program_fusion_report(p));  /* mean * mean: virtual */
   fg_program_free(p);
   tu_context_free(ctx);
   int k = run_fused_and_unfused(g, 1, (const void *[]){xs}, 4,
                                 (void *[]){&o[0], &o[1], &o[2], &o[3]},
                                 (size_t[]){4, 4, 4, 4}, &ku);
-  /* unfused: s, sq, q and four one-point operators */
+  /* unfused: s, sq, q and four one-point operators; fused: the sums,
+   * then the one-point arithmetic in one kernel (mean * mean and q / n
+   * both read by the subtraction: neither is written) */
   ck_assert_int_eq(ku, 7);
-  ck_assert_int_le(k, 3);
+  ck_assert_int_eq(k, 2);
   ck_assert_float_eq(o[0], (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1));
   ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_SUM, sq, n, 1));
-  float m = o[0] / (float)n;
-  ck_assert_float_eq(o[2], m);
-  ck_assert_float_eq_tol(o[3], o[1] / (float)n - m * m, 1e-6f);
+  /* each operation rounded to float on its own, as the kernels round */
+  volatile float m = o[0] / (float)n, qn = o[1] / (float)n, mm = m * m;
+  volatile float want_var = qn - mm;
+  ck_assert_int_eq(memcmp(&o[2], (const void *)&m, 4), 0);
+  ck_assert_int_eq(memcmp(&o[3], (const void *)&want_var, 4), 0);
   free(xs);
   free(sq);
   fg_graph_free(g);
@@ -711,6 +717,243 @@ START_TEST(test_reduce_siblings_joined_through_a_third_kernel_stay_apart) {
 }
 END_TEST
 
+START_TEST(test_reduce_one_point_results_share_a_kernel) {
+  /* s / n and max * 2 - 1 as outputs of their own (no consumer joins
+   * them), and an i32 sum's quotient by an integer zero: the one-point
+   * operators after the reductions (sibling sums over x) share one
+   * kernel (one launch), and give what C gives */
+  const int R = 77, C = 301;
+  const int64_t n = (int64_t)R * C;
+  fg_graph *g = fg_graph_new("points");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(R, C)));
+  fg_field *k = fg_cast(g, fg_binary_scalar(g, FG_OP_MUL, x, 1000.0),
+                        FG_I32);
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_field *m = fg_reduce(g, "m", FG_REDUCE_MAX, x);
+  fg_field *ks = fg_reduce(g, "ks", FG_REDUCE_SUM, k);
+  fg_output(g, "mean", fg_binary_scalar(g, FG_OP_DIV, s, (double)n));
+  fg_output(g, "m2", fg_binary_scalar(g, FG_OP_SUB,
+                                      fg_binary_scalar(g, FG_OP_MUL, m, 2.0),
+                                      1.0));
+  fg_output(g, "kq", fg_binary(g, FG_OP_DIV, ks,
+                               fg_scalar_constant(g, FG_I32, 0.0)));
+  fg_output(g, "kr", fg_binary_scalar(g, FG_OP_DIV, ks, 7.0));
+  expect_ok(g);
+  float *xs = sibling_data(n);
+  uint32_t want_ks = 0;
+  for (int64_t i = 0; i < n; i++) {
+    volatile float v = xs[i] * 1000.0f;
+    want_ks += (uint32_t)(int32_t)v;
+  }
+  float mean = 0, m2 = 0;
+  int32_t kq = 5, kr = 0;
+  int ku;
+  int kf = run_fused_and_unfused(g, 1, (const void *[]){xs}, 4,
+                                 (void *[]){&mean, &m2, &kq, &kr},
+                                 (size_t[]){4, 4, 4, 4}, &ku);
+  /* unfused: mul, cast, three sums and five one-point operators (the
+   * constant zero is no kernel); fused: the sums (the product and the
+   * cast fused in), then all the arithmetic */
+  ck_assert_int_eq(ku, 10);
+  ck_assert_int_eq(kf, 2);
+  volatile float ws = (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1);
+  volatile float want_mean = ws / (float)n, twice = 9.25f * 2.0f;
+  volatile float want_m2 = twice - 1.0f;
+  ck_assert_int_eq(memcmp(&mean, (const void *)&want_mean, 4), 0);
+  ck_assert_int_eq(memcmp(&m2, (const void *)&want_m2, 4), 0);
+  ck_assert_int_eq(kq, 0);
+  ck_assert_int_eq(kr, (int32_t)want_ks / 7);
+  free(xs);
+  fg_graph_free(g);
+}
+END_TEST
+
+/* ---- one-point kernels on the host -----------------------------------------
+ * A one-point kernel of plain arithmetic on values the host holds runs on
+ * the host (FG_CAP_HOST_EVAL); its bits must be the device's. */
+
+/* A context on $FG_TEST_BACKEND with the given capabilities disabled. */
+static fg_context *context_without(unsigned disable) {
+  fg_context_options opt = {.disable = disable};
+  const char *b = getenv("FG_TEST_BACKEND");
+  opt.backend = b && !strcmp(b, "opencl") ? FG_BACKEND_OPENCL : FG_BACKEND_CPU;
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  return ctx;
+}
+
+/* Runs g with host evaluation and without (every kernel on the device),
+ * each fused; the outputs (sizes bytes each) must match bit for bit and
+ * go to out.  Returns how many kernels the host evaluated (from the
+ * fusion report); the device context must have none. */
+static int run_host_and_device(fg_graph *g, int n_in, const void **in,
+                               int n_out, void **out, const size_t *sizes,
+                               int *kernels) {
+  void *dev[16];
+  ck_assert_int_le(n_out, 16);
+  int on_host[2] = {0, 0};
+  for (int m = 0; m < 2; m++) {
+    fg_context *ctx = context_without(m ? FG_CAP_HOST_EVAL : 0);
+    fg_program *p = compile_with(ctx, g, FG_FUSION_ON);
+    for (const char *r = fg_program_fusion_report(p);
+         (r = strstr(r, "(on the host)")); r++)
+      on_host[m]++;
+    if (m == 0)
+      *kernels = fg_program_kernel_count(p);
+    else
+      ck_assert_int_eq(fg_program_kernel_count(p), *kernels);
+    for (int i = 0; m && i < n_out; i++) {
+      dev[i] = malloc(sizes[i]);
+      memset(dev[i], 0x5a, sizes[i]);
+    }
+    for (int rep = 0; rep < 2; rep++)      /* pooled buffers the second time */
+      ck_assert_msg(fg_program_run(p, n_in, in, n_out, m ? dev : out) ==
+                        FG_OK, "%s", fg_context_errmsg(ctx));
+    fg_program_free(p);
+    tu_context_free(ctx);
+  }
+  ck_assert_int_eq(on_host[1], 0);
+  for (int i = 0; i < n_out; i++) {
+    ck_assert_msg(memcmp(out[i], dev[i], sizes[i]) == 0, "output %d: host "
+                  "and device differ", i);
+    free(dev[i]);
+  }
+  return on_host[0];
+}
+
+START_TEST(test_reduce_one_point_arithmetic_on_the_host) {
+  /* after sibling sums of x (f32) and of x * 1000 as i32: division by a
+   * zero, INT_MIN / -1, NaN in comparisons, mixed types (i32 with f32,
+   * f64, i64), select, negation, a 0-D graph input; all in one kernel
+   * the host evaluates, equal to the device's and to C */
+  const int R = 97, C = 211;
+  const int64_t n = (int64_t)R * C;
+  fg_graph *g = fg_graph_new("host");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(R, C)));
+  fg_field *w = fg_input(g, "w", fg_type_scalar(FG_F32, fg_shape0()));
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_field *ks = fg_reduce(g, "ks", FG_REDUCE_SUM,
+                           fg_cast(g, fg_binary_scalar(g, FG_OP_MUL, x, 1000.0),
+                                   FG_I32));
+  fg_field *zero = fg_scalar_constant(g, FG_I32, 0.0);
+  fg_field *imin = fg_scalar_constant(g, FG_I32, -2147483648.0);
+  fg_field *nan = fg_binary(g, FG_OP_DIV, fg_binary_scalar(g, FG_OP_MUL, s, 0.0),
+                            fg_binary_scalar(g, FG_OP_MUL, s, 0.0));
+  fg_output(g, "kdiv0", fg_binary(g, FG_OP_DIV, ks, zero));
+  fg_output(g, "kmod0", fg_binary(g, FG_OP_MOD, ks, zero));
+  fg_output(g, "minneg", fg_binary_scalar(g, FG_OP_DIV, imin, -1.0));
+  fg_output(g, "kdiv7", fg_binary_scalar(g, FG_OP_DIV, ks, -7.0));
+  fg_output(g, "nanlt", fg_binary_scalar(g, FG_OP_LT, nan, 1.0));
+  fg_output(g, "nanne", fg_binary(g, FG_OP_NE, nan, nan));
+  fg_output(g, "mixed", fg_binary(g, FG_OP_SUB, ks, s));         /* f32 */
+  fg_output(g, "wide", fg_binary_scalar(g, FG_OP_MUL, fg_cast(g, s, FG_F64),
+                                        1.0 / 3.0));
+  fg_output(g, "long", fg_binary_scalar(g, FG_OP_MUL, fg_cast(g, ks, FG_I64),
+                                        4294967296.0));
+  fg_output(g, "pick", fg_where(g, fg_binary_scalar(g, FG_OP_GT, s, 0.0),
+                                fg_unary(g, FG_OP_NEG, s), w));
+  fg_output(g, "perw", fg_binary(g, FG_OP_DIV, s, w));
+  expect_ok(g);
+  float *xs = sibling_data(n), wv = 3.0f;
+  int32_t kdiv0 = 1, kmod0 = 1, minneg = 0, kdiv7 = 0;
+  uint8_t nanlt = 9, nanne = 9;
+  float mixed = 0, pick = 0, perw = 0;
+  double wide = 0;
+  int64_t lng = 0;
+  void *out[] = {&kdiv0, &kmod0, &minneg, &kdiv7, &nanlt, &nanne, &mixed,
+                 &wide, &lng, &pick, &perw};
+  size_t sizes[] = {4, 4, 4, 4, 1, 1, 4, 8, 8, 4, 4};
+  int k;
+  int host = run_host_and_device(g, 2, (const void *[]){xs, &wv}, 11, out,
+                                 sizes, &k);
+  ck_assert_int_eq(k, 2);          /* the sums, then the arithmetic */
+  ck_assert_int_eq(host, 1);
+  /* $FG_DISABLE=host_eval keeps it on the device too */
+  setenv("FG_DISABLE", "host_eval", 1);
+  fg_context *ctx = context_without(0);
+  unsetenv("FG_DISABLE");
+  fg_program *p = compile_with(ctx, g, FG_FUSION_ON);
+  ck_assert_ptr_null(strstr(fg_program_fusion_report(p), "on the host"));
+  fg_program_free(p);
+  tu_context_free(ctx);
+  /* and what C gives */
+  volatile float ws = (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1);
+  uint32_t uks = 0;
+  for (int64_t i = 0; i < n; i++) {
+    volatile float v = xs[i] * 1000.0f;
+    uks += (uint32_t)(int32_t)v;
+  }
+  int32_t wks = (int32_t)uks;
+  ck_assert_int_eq(kdiv0, 0);
+  ck_assert_int_eq(kmod0, 0);
+  ck_assert_int_eq(minneg, INT32_MIN);
+  ck_assert_int_eq(kdiv7, wks / -7);
+  ck_assert_int_eq(nanlt, 0);
+  ck_assert_int_eq(nanne, 1);
+  volatile float want_mixed = (float)wks - ws;
+  ck_assert_int_eq(memcmp(&mixed, (const void *)&want_mixed, 4), 0);
+  volatile double want_wide = (double)ws * (1.0 / 3.0);
+  ck_assert_int_eq(memcmp(&wide, (const void *)&want_wide, 8), 0);
+  ck_assert(lng == (int64_t)((uint64_t)(int64_t)wks << 32));
+  volatile float want_pick = ws > 0 ? -ws : wv, want_perw = ws / wv;
+  ck_assert_int_eq(memcmp(&pick, (const void *)&want_pick, 4), 0);
+  ck_assert_int_eq(memcmp(&perw, (const void *)&want_perw, 4), 0);
+  free(xs);
+  fg_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_reduce_one_point_calls_stay_on_the_device) {
+  /* sqrt of a sum: a call the host does not evaluate (the device's
+   * rounding of it is its own), so the kernel stays on the device, and
+   * a device kernel reading a host result (x * (2 * sum(x))) gets it
+   * uploaded */
+  const int R = 50, C = 300;
+  const int64_t n = (int64_t)R * C;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("calls");
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_output(g, "root", fg_unary(g, FG_OP_SQRT, fg_unary(g, FG_OP_ABS, s)));
+  expect_ok(g);
+  float *xs = sibling_data(n), root = 0;
+  int k;
+  int host = run_host_and_device(g, 1, (const void *[]){xs}, 1,
+                                 (void *[]){&root}, (size_t[]){4}, &k);
+  ck_assert_int_eq(host, 0);
+  ck_assert_int_eq(k, 2);
+  ck_assert_float_eq_tol(root, sqrtf(fabsf((float)ref_reduce(FG_REDUCE_SUM,
+                                                             xs, n, 1))),
+                         1e-3f);
+  fg_graph_free(g);
+
+  g = fg_graph_new("upload");
+  x = fg_input(g, "x", t);
+  s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_field *c = fg_binary_scalar(g, FG_OP_MUL, s, 2.0);
+  fg_field *m = fg_reduce(g, "m", FG_REDUCE_MAX, fg_binary(g, FG_OP_MUL, x, c));
+  fg_output(g, "c", c);
+  fg_output(g, "m", m);
+  expect_ok(g);
+  float o[2];
+  host = run_host_and_device(g, 1, (const void *[]){xs}, 2,
+                             (void *[]){&o[0], &o[1]}, (size_t[]){4, 4}, &k);
+  ck_assert_int_eq(host, 1);
+  ck_assert_int_eq(k, 3);
+  float want_c = (float)ref_reduce(FG_REDUCE_SUM, xs, n, 1) * 2.0f;
+  float *ys = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; i++)
+    ys[i] = xs[i] * want_c;
+  ck_assert_float_eq(o[0], want_c);
+  ck_assert_float_eq(o[1], (float)ref_reduce(FG_REDUCE_MAX, ys, n, 1));
+  free(ys);
+  free(xs);
+  fg_graph_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("reduce");
   TCase *tc = tcase_create("reduce");
@@ -729,6 +972,9 @@ int main(void) {
   tcase_add_test(tc, test_reduce_siblings_of_different_shapes_stay_apart);
   tcase_add_test(tc, test_reduce_siblings_that_depend_stay_apart);
   tcase_add_test(tc, test_reduce_siblings_joined_through_a_third_kernel_stay_apart);
+  tcase_add_test(tc, test_reduce_one_point_results_share_a_kernel);
+  tcase_add_test(tc, test_reduce_one_point_arithmetic_on_the_host);
+  tcase_add_test(tc, test_reduce_one_point_calls_stay_on_the_device);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

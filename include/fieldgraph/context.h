@@ -86,7 +86,8 @@ typedef struct fg_context_options {
   unsigned disable;        /* FG_CAP_* bits the device is treated as
                               lacking (testing what fg_compile refuses on
                               a smaller device); $FG_DISABLE ("fp64",
-                              "int64_atomics", comma-separated) adds more */
+                              "int64_atomics", "host_eval",
+                              comma-separated) adds more */
   unsigned run_timeout_ms; /* every run's deadline, from its start: a run
                               not ended by then fails with FG_ETIMEDOUT,
                               as fg_run_set_timeout.  0: none */
@@ -98,7 +99,12 @@ typedef struct fg_context_options {
 enum {
   FG_CAP_FP64 = 1u << 0,           /* double precision (f64) */
   FG_CAP_INT64_ATOMICS = 1u << 1,  /* atomics on 64-bit integers */
-  FG_CAP_ALL_ = (1u << 2) - 1
+  /* Not the device's: evaluating one-point kernels of plain arithmetic
+   * (on reductions' results, constants, 0-D inputs) on the host, which
+   * gives the device's bits without a launch.  Disabled, every kernel
+   * runs on the device (to compare the two). */
+  FG_CAP_HOST_EVAL = 1u << 2,
+  FG_CAP_ALL_ = (1u << 3) - 1
 };
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
@@ -286,7 +292,9 @@ fg_type fg_program_output_type(const fg_program *prog, int i);
 /* Index of the input / output with that name, -1 if none. */
 int fg_program_input_index(const fg_program *prog, const char *name);
 int fg_program_output_index(const fg_program *prog, const char *name);
-/* Number of kernels the program launches per run. */
+/* Number of kernels the program runs per run, those the host evaluates
+ * included (one-point arithmetic after reductions, FG_CAP_HOST_EVAL): the
+ * fusion report marks them "(on the host)". */
 int fg_program_kernel_count(const fg_program *prog);
 /* Generated source of kernel i (dialect of the context's backend); owned by
  * the program; NULL when out of range. */
@@ -301,7 +309,8 @@ fg_precision fg_program_kernel_precision(const fg_program *prog, int i);
 /* Time kernel i has taken over every run of prog so far: *seconds, from
  * each launch to its completion as the context's loop saw it (on a device
  * that queues launches, the wait behind earlier work included), and
- * *launches (either may be NULL).  FG_EINVAL when out of range. */
+ * *launches (either may be NULL; a kernel the host evaluates counts its
+ * evaluations).  FG_EINVAL when out of range. */
 fg_status fg_program_kernel_time(const fg_program *prog, int i,
                                  double *seconds, long long *launches);
 
