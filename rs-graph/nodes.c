@@ -781,12 +781,12 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
       bool atomic = u->toks[i].kind == FGR_T_IDENT && len > 8 &&
                     !memcmp(p, "rsAtomic", 8) && fgr_tok_is(u, i + 1, "(");
       /* p[e] = v through a pointer global bound like an allocation */
-      int pw = -1, pclose;
+      int pw = -1;
       for (int k = 0; k < u->n_globals && pw < 0 &&
                       u->toks[i].kind == FGR_T_IDENT; k++)
         if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
             !shadows(&u->funcs[f], u->globals[k].name) &&
-            fgr_ptr_write(u, i, &pclose))
+            fgr_ptr_writes(u, &u->funcs[f], i))
           pw = k;
       if (pw < 0 && (u->toks[i].kind != FGR_T_IDENT ||
                      (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))) ||
@@ -902,14 +902,14 @@ static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
     return false;
   }
   fgr_reach(u, fns, n, seen);
-  int pt = -1, pg = -1, pc;
+  int pt = -1, pg = -1;
   for (int f = 0; f < u->n_funcs && pt < 0; f++)
     for (int i = u->funcs[f].rparen + 1; seen[f] && i < u->funcs[f].tok1 &&
                                          pt < 0; i++)
       for (int k = 0; k < u->n_globals && pt < 0; k++)
         if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
             !shadows(&u->funcs[f], u->globals[k].name) &&
-            fgr_ptr_write(u, i, &pc)) {
+            fgr_ptr_writes(u, &u->funcs[f], i)) {
           pt = i;
           pg = k;
         }
@@ -953,15 +953,11 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
                u->toks[b].line, u->toks[b].col, l->what, fns[k]->bad_why);
       return false;
     }
-  const fgr_global *pg = NULL;
-  int t = fgr_bad_ptr_use(u, fns, n, &pg);
+  char why[600];
+  int t = fgr_bad_ptr_use(u, fns, n, why, sizeof why);
   if (t >= 0) {
-    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: pointer global '%s' is used "
-             "as fieldgraph does not: it reads p[i], *(p + i) and "
-             "(p + i)->m of the field bound to it, and writes p[i] = v, "
-             "+=, -=, *=, ++ and --",
-             fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
-             pg->name);
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %s", fgr_tok_file(u, t),
+             u->toks[t].line, u->toks[t].col, l->what, why);
     return false;
   }
   const fgr_bad_global *bad = NULL;

@@ -879,6 +879,65 @@ static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
   w->rep[close] = offset ? "))" : ")";
 }
 
+/* A pointer (a pointer global or a view parameter, pointee t) at token
+ * i given to a view parameter, f(p) or f(p + e): a pointer global as
+ * fgk_rs_view_T(p, 0 + e), a view parameter moved as
+ * fgk_rs_vadd_T(v, 0 + e) (ptrview.c, compat.c).  Whether it was. */
+static bool pointer_view(rw *w, const fgr_func *f, int i, const fgr_type *t) {
+  const fgr_unit *u = w->u;
+  int k, end;
+  const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
+  if (!callee || k >= callee->n_params || !callee->params[k].view)
+    return false;
+  bool global = true;
+  for (int p = 0; p < f->n_params; p++)
+    global &= !f->params[p].name || !fgr_tok_is(u, i, f->params[p].name);
+  if (!global && end == i + 1)
+    return true;                /* the view as it is */
+  add_text(w, &w->open[i], elem_fn(w, global ? "view" : "vadd", t), false);
+  if (end == i + 1) {
+    add_text(w, &w->close[end], ", 0)", true);
+  } else {
+    add_text(w, &w->close[i + 1], ", 0", true);
+    add_text(w, &w->close[end], ")", false);
+  }
+  return true;
+}
+
+/* *p and p->m read through a pointer (pointee t) at token i as
+ * fgk_rs_ptr_T(p, 0), *p = v as fgk_rs_pst_T(p, 0, v), *p += v as
+ * fgk_rs_padd_T(p, 0, v, 0) (-= v: -(v); *=: pmul).  Whether it was. */
+static bool pointer_deref(rw *w, const fgr_func *f, int i,
+                          const fgr_type *t) {
+  const fgr_unit *u = w->u;
+  int deref;
+  bool write;
+  if (!fgr_ptr_deref(u, i, &deref, &write))
+    return false;
+  if (!write) {
+    add_text(w, &w->open[i], elem_fn(w, "ptr", t), false);
+    if (deref > i) {            /* p->m */
+      w->rep[deref] = ".";
+      add_text(w, &w->close[deref], ", 0)", true);
+    } else {
+      w->rep[deref] = "";
+      add_text(w, &w->close[i + 1], ", 0)", true);
+    }
+    return true;
+  }
+  int end = fwd_assignment(u, i + 2, f->tok1);
+  if (end <= i + 2)
+    return false;
+  bool set = fgr_tok_is(u, i + 1, "="), neg = fgr_tok_is(u, i + 1, "-=");
+  const char *what = set ? "pst" : fgr_tok_is(u, i + 1, "*=") ? "pmul"
+                                                                : "padd";
+  w->rep[deref] = "";
+  add_text(w, &w->open[i], elem_fn(w, what, t), false);
+  w->rep[i + 1] = neg ? ", 0, -(" : ", 0, ";
+  add_text(w, &w->close[end], set ? ")" : neg ? "), 0)" : ", 0)", false);
+  return true;
+}
+
 /* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
  * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
  * allocation in the environment), and of a legacy kernel's input pointer
@@ -887,13 +946,16 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   const char *in = f->legacy_in_indexed ? f->params[f->legacy_in].name : NULL;
   for (int i = f->rparen + 1; i < f->tok1; i++) {
-    int g = global_at(w, i);
-    const fgr_type *t = g >= 0 ? u->globals[g].pointee : NULL;
+    const fgr_type *t = fgr_ptr_at(u, f, i);
     int open, close, plus, deref;
     bool input = in && fgr_tok_is(u, i, in) && !fgr_tok_is(u, i - 1, ".") &&
                  !fgr_tok_is(u, i - 1, "->");
     if (input)
       t = f->params[f->legacy_in].type;
+    if (!input && t && t->elem != FG_BOOL && pointer_view(w, f, i, t))
+      continue;
+    if (!input && t && t->elem != FG_BOOL && pointer_deref(w, f, i, t))
+      continue;
     if (!input && t && t->elem != FG_BOOL && fgr_ptr_write(u, i, &close)) {
       /* the launch's copy of the field bound to p (nodes.c):
        * p[e] = v as fgk_rs_pst_T(p, e, v), p[e] += v as
@@ -1301,9 +1363,18 @@ static const char *param_space(const rw *w, const fgr_func *f, int p) {
 
 static void mark_params(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
+  /* a view parameter (ptrview.c): fgk_rs_view name */
+  for (int p = 0; p < f->n_params; p++) {
+    const fgr_param *q = &f->params[p];
+    if (!q->view)
+      continue;
+    w->rep[q->spec0] = "fgk_rs_view";
+    for (int i = q->spec0 + 1; i < q->tok && i < f->rparen; i++)
+      w->rep[i] = "";
+  }
   for (int p = 0; p < f->n_params && w->cl && !f->is_kernel; p++) {
     const fgr_param *q = &f->params[p];
-    const char *sp = q->ptr == 1 ? param_space(w, f, p) : NULL;
+    const char *sp = q->ptr == 1 && !q->view ? param_space(w, f, p) : NULL;
     if (sp && (!w->pre[q->spec0] || !strcmp(w->pre[q->spec0], sp)))
       w->pre[q->spec0] = sp;
   }

@@ -204,12 +204,64 @@ const char *const fgr_runtime_names[] = {
   "(a.z > 0 ? a.z : 1);\\\n" \
   "    fgk_rs_st_##T(a, i < n ? i : -1, v);\\\n" \
   "    return v; }\\\n" \
-  FGR_PTR_OP(padd, +) FGR_PTR_OP(pmul, *) "\n"
+  FGR_PTR_OP(padd, +) FGR_PTR_OP(pmul, *)
+
+/* A pointer global passed to a helper's pointer parameter (emit_hooks.c
+ * rewrites the parameter's type as fgk_rs_view): fgk_rs_view_T(p, e) is
+ * p + e, the field bound to p as bytes and e elements of T into them;
+ * fgk_rs_vadd_T(v, e) is v + e for a view read as T.  Reads, writes and
+ * updates through a view (fgk_rs_ptr_T, fgk_rs_pst_T, fgk_rs_padd_T,
+ * fgk_rs_pmul_T, the pointer globals' calls) take element e of T at the
+ * view's byte offset, so a helper may read the memory as another type
+ * than the global's, as C does; a read outside the field is clamped to
+ * it, a write outside skipped, as through the pointer global itself.  ES:
+ * the bytes of a T in the field.  Ends a FGK_RS_GET* macro. */
+#define FGR_VIEW_OP(NAME, OP, ES) \
+  "  FGK_RS_F T fgk_rs_" #NAME "_##T(fgk_rs_view v, long i, T x, " \
+  "int post) {\\\n" \
+  "    long p = fgk_rs_vwr(v, i, " ES ");\\\n" \
+  "    if (p < 0) return x;\\\n" \
+  "    rs_allocation a = fgk_rs_alloc(v.p + p, 1, 1, 1);\\\n" \
+  "    T o = fgk_rs_ld_##T(a, 0), r = o " #OP " x;\\\n" \
+  "    fgk_rs_st_##T(a, 0, r);\\\n" \
+  "    return post ? o : r; }\\\n"
+#define FGR_VIEW(ES) \
+  "  FGK_RS_F fgk_rs_view fgk_rs_view_##T(rs_allocation a, long e) {\\\n" \
+  "    fgk_rs_view v;\\\n    v.p = a.p;\\\n" \
+  "    v.n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
+  "(a.z > 0 ? a.z : 1) * " ES ";\\\n" \
+  "    v.o = e * " ES ";\\\n    return v; }\\\n" \
+  "  FGK_RS_F fgk_rs_view fgk_rs_vadd_##T(fgk_rs_view v, long e) {\\\n" \
+  "    v.o += e * " ES ";\\\n    return v; }\\\n" \
+  "  FGK_RS_F T fgk_rs_ptr_##T(fgk_rs_view v, long i) {\\\n" \
+  "    long p = fgk_rs_vrd(v, i, " ES ");\\\n" \
+  "    if (p < 0) return (T)0;\\\n" \
+  "    return fgk_rs_ld_##T(fgk_rs_alloc(v.p + p, 1, 1, 1), 0); }\\\n" \
+  "  FGK_RS_F T fgk_rs_pst_##T(fgk_rs_view v, long i, T x) {\\\n" \
+  "    long p = fgk_rs_vwr(v, i, " ES ");\\\n" \
+  "    if (p >= 0) fgk_rs_st_##T(fgk_rs_alloc(v.p + p, 1, 1, 1), 0, x);\\\n" \
+  "    return x; }\\\n" \
+  FGR_VIEW_OP(padd, +, ES) FGR_VIEW_OP(pmul, *, ES) "\n"
+
+/* The byte offset of element i of a view read as elements of es bytes:
+ * clamped into the view's field for a read (-1: the field is smaller
+ * than one), -1 outside it for a write. */
+#define FGR_VIEW_POS \
+  "static inline __attribute__((unused)) long fgk_rs_vrd(fgk_rs_view v, " \
+  "long i, long es) {\n" \
+  "  long p = v.o + i * es, m = v.n - es;\n" \
+  "  return m < 0 ? -1 : p < 0 ? 0 : p > m ? m : p; }\n" \
+  "static inline __attribute__((unused)) long fgk_rs_vwr(fgk_rs_view v, " \
+  "long i, long es) {\n" \
+  "  long p = v.o + i * es;\n" \
+  "  return p < 0 || p > v.n - es ? -1 : p; }\n"
 
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"
   "#define FGK_RS_F static inline __attribute__((overloadable, unused))\n"
   "typedef struct { const uchar *p; long x, y, z; } rs_allocation;\n"
+  "typedef struct { const uchar *p; long n, o; } fgk_rs_view;\n"
+  FGR_VIEW_POS
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
   /* the other object handles: a struct may hold one (it is then no
@@ -678,6 +730,7 @@ const char fgr_compat_c[] =
   "N * sizeof(S)); }\\\n"
   FGR_SET
   FGR_PTR_READ
+  FGR_VIEW("(long)(N * sizeof(S))")
   "#define FGK_RS_GETS(T, S) FGK_RS_GET(T, S, 1) FGK_RS_GET(T##2, S, 2)\\\n"
   "  FGK_RS_GET(T##3, S, 3) FGK_RS_GET(T##4, S, 4)\n"
   "typedef schar fgk_rs_char;\n"
@@ -689,6 +742,8 @@ const char fgr_compat_c[] =
   "#define fgk_rs_pst_char fgk_rs_pst_schar\n"
   "#define fgk_rs_padd_char fgk_rs_padd_schar\n"
   "#define fgk_rs_pmul_char fgk_rs_pmul_schar\n"
+  "#define fgk_rs_view_char fgk_rs_view_schar\n"
+  "#define fgk_rs_vadd_char fgk_rs_vadd_schar\n"
   "FGK_RS_GETS(uchar, uchar) FGK_RS_GETS(short, short)\n"
   "FGK_RS_GETS(ushort, ushort) FGK_RS_GETS(int, int)\n"
   "FGK_RS_GETS(uint, uint) FGK_RS_GETS(long, long)\n"
@@ -739,6 +794,8 @@ const char fgr_compat_cl[] =
   "typedef long int64_t;\ntypedef ulong uint64_t;\n"
   "typedef struct { __global const uchar *p; long x, y, z; } "
   "rs_allocation;\n"
+  "typedef struct { __global const uchar *p; long n, o; } fgk_rs_view;\n"
+  FGR_VIEW_POS
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
   /* the other object handles: a struct may hold one (it is then no
@@ -829,7 +886,7 @@ const char fgr_compat_cl[] =
   "#define FGK_RS_LDN(T, S, N) vload##N(i, (__global const S *)a.p)\n"
   "#define FGK_RS_ST1(T, S) ((__global S *)a.p)[i] = v\n"
   "#define FGK_RS_STN(T, S, N) vstore##N(v, i, (__global S *)a.p)\n"
-  "#define FGK_RS_GETX(T, LD, ST) \\\n"
+  "#define FGK_RS_GETX(T, LD, ST, ES) \\\n"
   "  static inline void fgk_rs_st_##T(rs_allocation a, long i, T v) "
   "{ if (i >= 0) ST; }\\\n"
   FGR_SET
@@ -843,11 +900,15 @@ const char fgr_compat_cl[] =
   "uint z) {\\\n"
   "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\\\n"
   FGR_PTR_READ
+  FGR_VIEW("ES")
   "#define FGK_RS_GETS(T) FGK_RS_GETX(T, FGK_RS_LD1(T, T), "
-  "FGK_RS_ST1(T, T))\\\n"
-  "  FGK_RS_GETX(T##2, FGK_RS_LDN(T##2, T, 2), FGK_RS_STN(T##2, T, 2))\\\n"
-  "  FGK_RS_GETX(T##3, FGK_RS_LDN(T##3, T, 3), FGK_RS_STN(T##3, T, 3))\\\n"
-  "  FGK_RS_GETX(T##4, FGK_RS_LDN(T##4, T, 4), FGK_RS_STN(T##4, T, 4))\n"
+  "FGK_RS_ST1(T, T), (long)sizeof(T))\\\n"
+  "  FGK_RS_GETX(T##2, FGK_RS_LDN(T##2, T, 2), FGK_RS_STN(T##2, T, 2), "
+  "(long)sizeof(T##2))\\\n"
+  "  FGK_RS_GETX(T##3, FGK_RS_LDN(T##3, T, 3), FGK_RS_STN(T##3, T, 3), "
+  "3 * (long)sizeof(T))\\\n"
+  "  FGK_RS_GETX(T##4, FGK_RS_LDN(T##4, T, 4), FGK_RS_STN(T##4, T, 4), "
+  "(long)sizeof(T##4))\n"
   "FGK_RS_GETS(char) FGK_RS_GETS(uchar) FGK_RS_GETS(short)\n"
   "FGK_RS_GETS(ushort) FGK_RS_GETS(int) FGK_RS_GETS(uint)\n"
   "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"

@@ -134,6 +134,10 @@ typedef struct fgr_param {
   bool is_const;
   int tok;                      /* the name's token (or the type's) */
   int spec0;                    /* first token of its specifiers */
+  bool view;                    /* a pointer to a number that calls give a
+                                   pointer global p or p + e: a view of
+                                   the field bound to it (ptrview.c) */
+  bool view_written;            /* a view the function writes through */
 } fgr_param;
 
 enum { FGR_SPECIAL_X, FGR_SPECIAL_Y, FGR_SPECIAL_Z, FGR_SPECIAL_CONTEXT,
@@ -417,12 +421,36 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
  * p[e]--, ++p[e] or --p[e] (an element of the field bound to it, in
  * memory order).  *close: the ']'. */
 bool fgr_ptr_write(const fgr_unit *u, int i, int *close);
-/* The first mention of a pointer global by roots (n_roots, NULL entries
- * skipped) or what they call that fgr_ptr_read and fgr_ptr_write do not
- * take: its token,
- * the global in *g; -1 when none. */
+/* Pointer globals beyond p[e] and views of their fields (ptrview.c). */
+/* Whether token i, naming a pointer, is *p or p->m (*deref: the '*' or
+ * the '->'), read, or *p = v, +=, -=, *= (*write). */
+bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write);
+/* The pointee type of the pointer token i names in function f: a pointer
+ * global's (no parameter of f hiding it) or a view parameter's; else
+ * NULL. */
+const fgr_type *fgr_ptr_at(const fgr_unit *u, const fgr_func *f, int i);
+/* Whether token i starts an argument of a call of a script function: the
+ * function name's token (-1 if not), the argument's index in *k, the
+ * token after the argument (the ',' or ')') in *end. */
+int fgr_call_arg(const fgr_unit *u, int i, int *k, int *end);
+/* Whether token i (a pointer in function f) starts argument k of a call
+ * of a script function as p, p + e or p - e: the function (the first of
+ * that name), with *k and *end as fgr_call_arg's; else NULL. */
+const fgr_func *fgr_view_arg(const fgr_unit *u, const fgr_func *f, int i,
+                             int *k, int *end);
+/* Whether token i, a pointer in function f, writes the field there: p[e]
+ * = v and the updates, *p = v, or passing it to a view parameter that
+ * the callee writes through. */
+bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i);
+/* Marks the view parameters (fgr_param.view, .view_written) of every
+ * function; the scanner calls it once the functions are read. */
+void fgr_mark_views(fgr_unit *u);
+/* The first use by roots (n_roots, NULL entries skipped) or what they
+ * call of a pointer global or view parameter that the forms above do not
+ * take, or of a view parameter given other memory: its token, and why
+ * (a message naming it) in why; -1 when none. */
 int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
-                    int n_roots, const fgr_global **g);
+                    int n_roots, char *why, size_t n_why);
 /* The first mention of a global fieldgraph cannot hold by functions
  * roots (n_roots, NULL entries skipped) or what they call: its token, and
  * the global in *bad; -1 when none. */

@@ -139,7 +139,7 @@ static void params(fgr_scan *s, fgr_func *f) {
     }
     f->params[f->n_params++] = (fgr_param){d.name, d.type, d.ptr, sp.is_const,
                                            d.name ? d.name_tok : spec0,
-                                           spec0};
+                                           spec0, false, false};
     if (is(s, s->i, ","))
       s->i++;
     else if (s->i != close)
@@ -946,44 +946,6 @@ bool fgr_ptr_write(const fgr_unit *u, int i, int *close) {
   return true;
 }
 
-int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
-                    int n_roots, const fgr_global **g) {
-  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
-  if (!seen)
-    return -1;
-  fgr_reach(u, roots, n_roots, seen);
-  int found = -1;
-  for (int f = 0; f < u->n_funcs && found < 0; f++) {
-    if (!seen[f])
-      continue;
-    for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1 && found < 0;
-         i++) {
-      if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
-          fgr_tok_is(u, i - 1, "->"))
-        continue;
-      for (int k = 0; k < u->n_globals; k++) {
-        int o, c, pl, d;
-        if (!u->globals[k].pointee || !fgr_tok_is(u, i, u->globals[k].name))
-          continue;
-        bool param = false;     /* a parameter of that name hides it */
-        for (int p = 0; p < u->funcs[f].n_params && !param; p++)
-          param = u->funcs[f].params[p].name &&
-                  !strcmp(u->funcs[f].params[p].name, u->globals[k].name);
-        if (param)
-          break;
-        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d) &&
-            !fgr_ptr_write(u, i, &c)) {
-          found = i;
-          *g = &u->globals[k];
-        }
-        break;
-      }
-    }
-  }
-  free(seen);
-  return found;
-}
-
 int fgr_bad_global_use(const fgr_unit *u, const fgr_func *const *roots,
                        int n_roots, const fgr_bad_global **bad) {
   for (int r = 0; r < n_roots; r++) {
@@ -1371,17 +1333,14 @@ static void note_unsupported(fgr_scan *s) {
                      u->toks[t].line, u->toks[t].col, u->funcs[k].bad_why);
       continue;
     }
-    const fgr_global *pg = NULL;
-    int pt = fgr_bad_ptr_use(u, roots, 4, &pg);
+    char why[600];
+    int pt = fgr_bad_ptr_use(u, roots, 4, why, sizeof why);
     if (pt >= 0) {
-      fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses pointer global '%s' as "
-                     "fieldgraph does not (it reads p[i], *(p + i) and "
-                     "(p + i)->m, and writes p[i] = v, +=, -=, *=, ++ and "
-                     "--)\n", fgr_tok_file(u, pt), u->toks[pt].line,
-                     u->toks[pt].col, what,
+      fgu_buf_printf(&b, "%s:%d:%d: %s '%s': %s\n", fgr_tok_file(u, pt),
+                     u->toks[pt].line, u->toks[pt].col, what,
                      k < u->n_funcs ? u->funcs[k].name
                                     : u->reduces[k - u->n_funcs].name,
-                     pg->name);
+                     why);
       continue;
     }
     const fgr_bad_global *bad = NULL;
@@ -1561,6 +1520,7 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
   }
   u->member_names = fgu_arena_strdup(&u->arena, s->members.s ? s->members.s
                                                               : "");
+  fgr_mark_views(u);
   /* kernels, then reductions, by the reference's rules */
   pending_reduce *pr = *prp;
   int npr = *nprp;

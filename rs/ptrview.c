@@ -1,0 +1,308 @@
+/* rs/ptrview.c - pointer globals beyond p[e]: *p and p->m, and views of
+ * the field bound to a pointer global passed to a script function's
+ * pointer parameter, f(p) or f(p + e) (the parameter is then a "view
+ * parameter", fgr_param.view, read and written as the pointer global
+ * itself and passed on the same way).  The scanner marks the view
+ * parameters once per script (fgr_mark_views); the kernel emitter
+ * rewrites them (emit_hooks.c), and launches ask here which uses they
+ * cannot run (fgr_bad_ptr_use) and which write the field. */
+#include "rs_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether token t ends an operand (so a '*' after it is a product). */
+static bool operand_end(const fgr_unit *u, int t) {
+  if (t < 0)
+    return false;
+  fgr_tok_kind k = u->toks[t].kind;
+  return k == FGR_T_IDENT || k == FGR_T_NUMBER || k == FGR_T_CHAR ||
+         k == FGR_T_STRING || fgr_tok_is(u, t, ")") ||
+         fgr_tok_is(u, t, "]");
+}
+
+static bool assign_op(const fgr_unit *u, int t) {
+  static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=",
+                                    "|=", "^=", "<<=", ">>=", "++", "--",
+                                    NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, t, ops[k]))
+      return true;
+  return false;
+}
+
+/* Whether the ')' at t closes a statement's condition (if, while, for,
+ * switch) or a cast to a named type (a '*' after it dereferences). */
+static bool closes_prefix(const fgr_unit *u, int t) {
+  int o = fgr_tok_is(u, t, ")") ? u->match[t] : -1;
+  if (o < 1)
+    return false;
+  static const char *const kw[] = {"if", "while", "for", "switch", NULL};
+  for (int k = 0; kw[k]; k++)
+    if (fgr_tok_is(u, o - 1, kw[k]))
+      return true;
+  if (o + 1 == t)
+    return false;
+  static const char *const words[] = {
+    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+    "float", "double", "half", "bool", "unsigned", "signed", "const",
+    "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+    "uint16_t", "uint32_t", "uint64_t", NULL};
+  for (int j = o + 1; j < t; j++) {
+    bool type = false;
+    for (int k = 0; words[k] && !type; k++)
+      type = fgr_tok_is(u, j, words[k]);
+    for (int k = 0; k < u->n_named && !type; k++)
+      type = !u->named[k].tag && fgr_tok_is(u, j, u->named[k].name);
+    int len;
+    const char *p = fgr_tok_text(u, j, &len);
+    /* a vector type: float4, uchar2... */
+    if (!type && len > 1 && p[len - 1] >= '2' && p[len - 1] <= '4')
+      for (int k = 0; words[k] && k < 10 && !type; k++)
+        type = (int)strlen(words[k]) == len - 1 &&
+               !memcmp(words[k], p, (size_t)len - 1);
+    if (!type)
+      return false;
+  }
+  return true;
+}
+
+bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
+  if (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+    return false;
+  if (fgr_tok_is(u, i + 1, "->") && !fgr_tok_is(u, i - 1, "&") &&
+      !fgr_tok_is(u, i - 1, "++") && !fgr_tok_is(u, i - 1, "--") &&
+      u->toks[i + 2].kind == FGR_T_IDENT && !assign_op(u, i + 3)) {
+    *deref = i + 1;                             /* p->m, read */
+    *write = false;
+    return true;
+  }
+  if (!fgr_tok_is(u, i - 1, "*") ||
+      (operand_end(u, i - 2) && !closes_prefix(u, i - 2)) ||
+      fgr_tok_is(u, i - 2, "++") || fgr_tok_is(u, i - 2, "--") ||
+      fgr_tok_is(u, i - 2, "&") || fgr_tok_is(u, i + 1, "[") ||
+      fgr_tok_is(u, i + 1, "->") || fgr_tok_is(u, i + 1, "++") ||
+      fgr_tok_is(u, i + 1, "--"))
+    return false;
+  /* (*p) assigned or incremented: not taken */
+  if (fgr_tok_is(u, i - 2, "(") && u->match[i - 2] == i + 1 &&
+      assign_op(u, i + 2))
+    return false;
+  *deref = i - 1;
+  *write = false;
+  if (!assign_op(u, i + 1))
+    return true;                                /* *p, read */
+  static const char *const ops[] = {"=", "+=", "-=", "*=", NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, i + 1, ops[k]))
+      *write = true;                            /* *p = v, += ... */
+  return *write;
+}
+
+const fgr_type *fgr_ptr_at(const fgr_unit *u, const fgr_func *f, int i) {
+  if (i < 0 || i >= u->n_toks || u->toks[i].kind != FGR_T_IDENT ||
+      fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+    return NULL;
+  for (int p = 0; f && p < f->n_params; p++)
+    if (f->params[p].name && fgr_tok_is(u, i, f->params[p].name))
+      return f->params[p].view ? f->params[p].type : NULL;
+  for (int k = 0; k < u->n_globals; k++)
+    if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name))
+      return u->globals[k].pointee;
+  return NULL;
+}
+
+/* Whether param is a pointer to a number, which a view may be given to. */
+static bool viewable(const fgr_param *p) {
+  return p->ptr == 1 && p->type->kind == FGR_NUM && p->type->elem != FG_BOOL;
+}
+
+int fgr_call_arg(const fgr_unit *u, int i, int *k, int *end) {
+  if (!fgr_tok_is(u, i - 1, "(") && !fgr_tok_is(u, i - 1, ","))
+    return -1;
+  int n = 0, j = i - 1;
+  while (j >= 0 && !fgr_tok_is(u, j, "(")) {
+    if (fgr_tok_is(u, j, ")") || fgr_tok_is(u, j, "]") ||
+        fgr_tok_is(u, j, "}")) {
+      if (u->match[j] < 0 || u->match[j] >= j)
+        return -1;
+      j = u->match[j] - 1;
+      continue;
+    }
+    if (fgr_tok_is(u, j, "{") || fgr_tok_is(u, j, "[") ||
+        fgr_tok_is(u, j, ";"))
+      return -1;
+    n += fgr_tok_is(u, j, ",");
+    j--;
+  }
+  if (j < 1 || u->match[j] < 0 || u->toks[j - 1].kind != FGR_T_IDENT ||
+      fgr_tok_is(u, j - 2, ".") || fgr_tok_is(u, j - 2, "->"))
+    return -1;
+  int len;
+  const char *p = fgr_tok_text(u, j - 1, &len);
+  char name[128];
+  if (len >= (int)sizeof name)
+    return -1;
+  memcpy(name, p, (size_t)len);
+  name[len] = 0;
+  if (!fgr_find_func(u, name))
+    return -1;
+  int rp = u->match[j], e = i;
+  while (e < rp && !fgr_tok_is(u, e, ",")) {
+    if ((fgr_tok_is(u, e, "(") || fgr_tok_is(u, e, "[") ||
+         fgr_tok_is(u, e, "{")) && u->match[e] > e)
+      e = u->match[e];
+    e++;
+  }
+  *k = n;
+  *end = e;
+  return j - 1;
+}
+
+/* Whether argument [i, end) is p, or p + e or p - e with no operator
+ * binding looser than + and - outside brackets (its value then is p
+ * moved by the rest). */
+static bool view_shape(const fgr_unit *u, int i, int end) {
+  if (end == i + 1)
+    return true;
+  if (!fgr_tok_is(u, i + 1, "+") && !fgr_tok_is(u, i + 1, "-"))
+    return false;
+  static const char *const loose[] = {"<<", ">>", "<", ">", "<=", ">=",
+                                      "==", "!=", "&", "^", "|", "&&", "||",
+                                      "?", ":", NULL};
+  for (int j = i + 2; j < end; j++) {
+    if ((fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+         fgr_tok_is(u, j, "{")) && u->match[j] > j) {
+      j = u->match[j];
+      continue;
+    }
+    if (assign_op(u, j))
+      return false;
+    for (int k = 0; loose[k]; k++)
+      if (fgr_tok_is(u, j, loose[k]))
+        return false;
+  }
+  return true;
+}
+
+const fgr_func *fgr_view_arg(const fgr_unit *u, const fgr_func *f, int i,
+                             int *k, int *end) {
+  if (!fgr_ptr_at(u, f, i))
+    return NULL;
+  int name = fgr_call_arg(u, i, k, end);
+  if (name < 0 || !view_shape(u, i, *end))
+    return NULL;
+  char buf[128];
+  int len;
+  const char *p = fgr_tok_text(u, name, &len);
+  memcpy(buf, p, (size_t)len);
+  buf[len] = 0;
+  return fgr_find_func(u, buf);
+}
+
+/* Sets what (view, or view_written) on parameter k of every function
+ * called name; whether any changed. */
+static bool mark(fgr_unit *u, const char *name, int k, bool written) {
+  bool changed = false;
+  for (int f = 0; f < u->n_funcs; f++) {
+    fgr_func *c = &u->funcs[f];
+    if (strcmp(c->name, name) || k >= c->n_params || !viewable(&c->params[k]))
+      continue;
+    bool *b = written ? &c->params[k].view_written : &c->params[k].view;
+    changed |= !*b;
+    *b = true;
+  }
+  return changed;
+}
+
+bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i) {
+  int c, d, k, end;
+  bool w;
+  if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w))
+    return true;
+  const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
+  return callee && k < callee->n_params && callee->params[k].view_written;
+}
+
+void fgr_mark_views(fgr_unit *u) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int f = 0; f < u->n_funcs; f++) {
+      fgr_func *fn = &u->funcs[f];
+      if (!fn->has_body)
+        continue;
+      for (int i = fn->rparen + 1; i < fn->tok1; i++) {
+        int k, end;
+        const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
+        if (callee)
+          changed |= mark(u, callee->name, k, false);
+        /* a view parameter written here is written by the callers */
+        for (int p = 0; p < fn->n_params; p++)
+          if (fn->params[p].view && !fn->params[p].view_written &&
+              fn->params[p].name && fgr_tok_is(u, i, fn->params[p].name) &&
+              fgr_ptr_at(u, fn, i) && fgr_ptr_writes(u, fn, i))
+            changed |= mark(u, fn->name, p, true);
+      }
+    }
+  }
+}
+
+int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
+                    int n_roots, char *why, size_t n_why) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen)
+    return -1;
+  fgr_reach(u, roots, n_roots, seen);
+  int found = -1;
+  for (int f = 0; f < u->n_funcs && found < 0; f++) {
+    const fgr_func *fn = &u->funcs[f];
+    if (!seen[f])
+      continue;
+    for (int i = fn->rparen + 1; i < fn->tok1 && found < 0; i++) {
+      int o, c, pl, d, k, end;
+      bool w;
+      const fgr_type *t = fgr_ptr_at(u, fn, i);
+      int len;
+      const char *name = fgr_tok_text(u, i, &len);
+      if (t) {
+        const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
+        if (fgr_ptr_read(u, i, &o, &c, &pl, &d) || fgr_ptr_write(u, i, &c) ||
+            fgr_ptr_deref(u, i, &d, &w) ||
+            (callee && k < callee->n_params && callee->params[k].view))
+          continue;
+        found = i;
+        bool global = true;
+        for (int p = 0; p < fn->n_params; p++)
+          global &= !fn->params[p].name ||
+                    !fgr_tok_is(u, i, fn->params[p].name);
+        snprintf(why, n_why, "%s '%.*s' is used as fieldgraph does not: "
+                 "it reads p[i], *p, *(p + i), p->m and (p + i)->m of the "
+                 "field bound to it, writes p[i] = v, *p = v, +=, -=, *=, "
+                 "++ and --, and passes p or p + i to a script function's "
+                 "parameter of type pointer to a number",
+                 global ? "pointer global" : "pointer parameter", len, name);
+        break;
+      }
+      /* a view parameter given something else than a view */
+      int ct = fgr_call_arg(u, i, &k, &end);
+      if (ct < 0)
+        continue;
+      int cl;
+      const char *cp = fgr_tok_text(u, ct, &cl);
+      char cn[128];
+      snprintf(cn, sizeof cn, "%.*s", cl, cp);
+      const fgr_func *callee = fgr_find_func(u, cn);
+      if (!callee || k >= callee->n_params || !callee->params[k].view)
+        continue;
+      found = i;
+      snprintf(why, n_why, "parameter '%s' of '%s' is given a pointer "
+               "global elsewhere and other memory here; fieldgraph passes "
+               "pointer globals only to pointer parameters that are given "
+               "nothing else", callee->params[k].name
+               ? callee->params[k].name : "?", cn);
+    }
+  }
+  free(seen);
+  return found;
+}

@@ -1,0 +1,98 @@
+// Pointer globals used beyond p[e], as published scripts use them: *p
+// read and written, p->m and (*p).m of a vector pointee, a pointer global
+// passed (p, or p + an offset) to helpers that take a pointer and index
+// it, read or write through it, or pass it on moved, and helpers that
+// read and write the memory as another type than the global's (a double
+// pointer global written and read as floats, as C does).  Uses fieldgraph
+// cannot run are refused at their lines: a helper that keeps the pointer
+// in a local, one given a pointer global and a local array, and a
+// reduction that writes through a helper.
+#pragma version(1)
+#pragma rs java_package_name(com.example.ptrview)
+
+float *stack;
+int *offsets;
+float4 *tint;
+double *angles;
+int len;
+
+static float sum3(const float *a) {
+    return a[0] + a[1] + *(a + 2);
+}
+
+static float taps(const float *a, int n) {
+    float s = 0.f;
+    for (int i = 0; i < n; i++)
+        s += a[i] * (float)(i + 1);
+    return s + sum3(a + 1);
+}
+
+float RS_KERNEL filter(float in, uint32_t x) {
+    return in * *stack + taps(stack + offsets[x], 3);
+}
+
+float RS_KERNEL shade(float in) {
+    return in * tint->y + (*tint).w;
+}
+
+static void put2(int x, int y, float *array, int n, float v) {
+    array[n * x + y] = v;
+}
+
+static float get2(int x, int y, float *array, int n) {
+    return array[n * x + y];
+}
+
+void RS_KERNEL fill(float in, uint32_t x) {
+    for (int y = 0; y < len; y++)
+        put2(x, y, angles, len, in * (float)y);
+}
+
+float RS_KERNEL total(float in, uint32_t x) {
+    float s = 0.f;
+    for (int y = 0; y < len; y++)
+        s += get2(x, y, angles, len);
+    return s + in;
+}
+
+static void bump(float *a, float v) {
+    *a += v;
+    a[1] *= 2.f;
+}
+
+static void bumpAt(float *a, int i, float v) {
+    bump(a + i, v);
+}
+
+void RS_KERNEL scale(float in, uint32_t x) {
+    bumpAt(stack, 2 * x, in);
+}
+
+void RS_KERNEL head(float in, uint32_t x) {
+    if (x == 0)
+        *stack = in;
+}
+
+static float keep(float *a) {
+    float *q = a;
+    return q[0];
+}
+
+float RS_KERNEL alias(float in) {
+    return keep(stack) + in;
+}
+
+static float first(const float *a) {
+    return a[0];
+}
+
+float RS_KERNEL mixed(float in) {
+    float local[2] = {in, in};
+    return first(stack) + first(local);
+}
+
+#pragma rs reduce(spill) accumulator(spillAcc)
+static void spillAcc(float *a, float v) {
+    *a += v;
+    bump(stack, v);
+}
