@@ -439,8 +439,10 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                        "'%s' has no dimensions (an Allocation has 1 to 3)",
                        global, field->name);
   const fgr_type *pt = s->u->globals[k].pointee;
-  if (field && pt && (field->type.elem != pt->elem ||
-                      fg_type_tensor_elements(field->type) != pt->width)) {
+  bool pbool = pt && pt->kind == FGR_BOOL;     /* bytes 0 and 1 */
+  if (field && pt && (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
+                      fg_type_tensor_elements(field->type) !=
+                          (pbool ? 1 : pt->width))) {
     char ts[128];
     return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
                        "'%s' is %s; the pointer global reads %s", global,

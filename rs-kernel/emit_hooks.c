@@ -854,6 +854,8 @@ static const char *elem_fn(rw *w, const char *what, const fgr_type *t) {
     [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
     [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
     [FG_F64] = "double"};
+  if (t->kind == FGR_BOOL)      /* a pointer global's bool: a byte */
+    return fgu_arena_printf(&w->scratch, "fgk_rs_%s_uchar(", what);
   return t->width > 1
       ? fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s%d(", what,
                          cname[t->elem], t->width)
@@ -931,10 +933,12 @@ static bool pointer_deref(rw *w, const fgr_func *f, int i,
   bool set = fgr_tok_is(u, i + 1, "="), neg = fgr_tok_is(u, i + 1, "-=");
   const char *what = set ? "pst" : fgr_tok_is(u, i + 1, "*=") ? "pmul"
                                                                 : "padd";
+  bool b = set && t->kind == FGR_BOOL;           /* C's bool: 0 or 1 */
   w->rep[deref] = "";
   add_text(w, &w->open[i], elem_fn(w, what, t), false);
-  w->rep[i + 1] = neg ? ", 0, -(" : ", 0, ";
-  add_text(w, &w->close[end], set ? ")" : neg ? "), 0)" : ", 0)", false);
+  w->rep[i + 1] = neg ? ", 0, -(" : b ? ", 0, (uchar)(0 != (" : ", 0, ";
+  add_text(w, &w->close[end], b ? ")))" : set ? ")" : neg ? "), 0)"
+                                                           : ", 0)", false);
   return true;
 }
 
@@ -952,11 +956,11 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
                  !fgr_tok_is(u, i - 1, "->");
     if (input)
       t = f->params[f->legacy_in].type;
-    if (!input && t && t->elem != FG_BOOL && pointer_view(w, f, i, t))
+    if (!input && t && pointer_view(w, f, i, t))
       continue;
-    if (!input && t && t->elem != FG_BOOL && pointer_deref(w, f, i, t))
+    if (!input && t && pointer_deref(w, f, i, t))
       continue;
-    if (!input && t && t->elem != FG_BOOL && fgr_ptr_write(u, i, &close)) {
+    if (!input && t && fgr_ptr_write(u, i, &close)) {
       /* the launch's copy of the field bound to p (nodes.c):
        * p[e] = v as fgk_rs_pst_T(p, e, v), p[e] += v as
        * fgk_rs_padd_T(p, e, v, 0) (-= v: -(v); *=: pmul), p[e]++ as
@@ -981,14 +985,15 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
                                                            : ", -1, 1)";
       } else {
         bool neg = fgr_tok_is(u, close + 1, "-=");
+        bool b = t->kind == FGR_BOOL && what[1] == 's';   /* C's bool */
         w->rep[close] = "";
-        w->rep[close + 1] = neg ? ", -(" : ", ";
-        add_text(w, &w->close[end],
-                 what[1] == 's' ? ")" : neg ? "), 0)" : ", 0)", false);
+        w->rep[close + 1] = neg ? ", -(" : b ? ", (uchar)(0 != (" : ", ";
+        add_text(w, &w->close[end], b ? ")))" : what[1] == 's' ? ")"
+                                    : neg ? "), 0)" : ", 0)", false);
       }
       continue;
     }
-    if (!t || t->elem == FG_BOOL ||
+    if (!t || (input && t->kind == FGR_BOOL) ||
         !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
       continue;
     if (input)

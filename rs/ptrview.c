@@ -12,10 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether token t ends an operand (so a '*' after it is a product). */
-static bool operand_end(const fgr_unit *u, int t) {
+bool fgr_operand_end(const fgr_unit *u, int t) {
   if (t < 0)
     return false;
+  static const char *const kw[] = {"return", "case", "else", "do", "goto",
+                                   NULL};
+  for (int k = 0; kw[k]; k++)
+    if (fgr_tok_is(u, t, kw[k]))
+      return false;
   fgr_tok_kind k = u->toks[t].kind;
   return k == FGR_T_IDENT || k == FGR_T_NUMBER || k == FGR_T_CHAR ||
          k == FGR_T_STRING || fgr_tok_is(u, t, ")") ||
@@ -79,7 +83,7 @@ bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
     return true;
   }
   if (!fgr_tok_is(u, i - 1, "*") ||
-      (operand_end(u, i - 2) && !closes_prefix(u, i - 2)) ||
+      (fgr_operand_end(u, i - 2) && !closes_prefix(u, i - 2)) ||
       fgr_tok_is(u, i - 2, "++") || fgr_tok_is(u, i - 2, "--") ||
       fgr_tok_is(u, i - 2, "&") || fgr_tok_is(u, i + 1, "[") ||
       fgr_tok_is(u, i + 1, "->") || fgr_tok_is(u, i + 1, "++") ||
@@ -267,15 +271,28 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
       const char *name = fgr_tok_text(u, i, &len);
       if (t) {
         const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
-        if (fgr_ptr_read(u, i, &o, &c, &pl, &d) || fgr_ptr_write(u, i, &c) ||
-            fgr_ptr_deref(u, i, &d, &w) ||
-            (callee && k < callee->n_params && callee->params[k].view))
+        /* a bool is set (to 0 or 1), not updated */
+        bool upd = t->kind == FGR_BOOL &&
+                   ((fgr_ptr_write(u, i, &c) && !fgr_tok_is(u, c + 1, "=")) ||
+                    (fgr_ptr_deref(u, i, &d, &w) && w &&
+                     !fgr_tok_is(u, i + 1, "=")));
+        if (!upd && (fgr_ptr_read(u, i, &o, &c, &pl, &d) ||
+                     fgr_ptr_write(u, i, &c) ||
+                     fgr_ptr_deref(u, i, &d, &w) ||
+                     (callee && k < callee->n_params &&
+                      callee->params[k].view)))
           continue;
         found = i;
         bool global = true;
         for (int p = 0; p < fn->n_params; p++)
           global &= !fn->params[p].name ||
                     !fgr_tok_is(u, i, fn->params[p].name);
+        if (upd) {
+          snprintf(why, n_why, "pointer global '%.*s' of bool is updated; "
+                   "fieldgraph sets a bool through a pointer global (p[i] = "
+                   "v, *p = v) and does not update one", len, name);
+          break;
+        }
         snprintf(why, n_why, "%s '%.*s' is used as fieldgraph does not: "
                  "it reads p[i], *p, *(p + i), p->m and (p + i)->m of the "
                  "field bound to it, writes p[i] = v, *p = v, +=, -=, *=, "

@@ -185,6 +185,8 @@ typedef struct fgr_global {
   const fgr_type *pointee;      /* a pointer global `const T *p`, bound
                                    like an rs_allocation and read as p[i]
                                    (fgr_ptr_read): T; else NULL */
+  const char *host_why;         /* a pointer global: why invokables on the
+                                   host cannot use it (rs-host/host.c) */
   int tok;                      /* the name's token */
   int init0, init1;             /* initializer tokens, init0 < 0: none */
   int decl0, decl1;             /* declarator tokens (no initializer) */
@@ -422,6 +424,10 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
  * memory order).  *close: the ']'. */
 bool fgr_ptr_write(const fgr_unit *u, int i, int *close);
 /* Pointer globals beyond p[e] and views of their fields (ptrview.c). */
+/* Whether token t ends an operand (a '*' after it is then a product): an
+ * identifier that is no statement keyword (return...), a literal, ')' or
+ * ']'. */
+bool fgr_operand_end(const fgr_unit *u, int t);
 /* Whether token i, naming a pointer, is *p or p->m (*deref: the '*' or
  * the '->'), read, or *p = v, +=, -=, *= (*write). */
 bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write);

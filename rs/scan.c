@@ -232,8 +232,10 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
         fgr_find_global(s->u, d.name) >= 0)
       fgr_scan_fail(s, d.name_tok, "redefinition of '%s'", d.name);
     fgr_global *g = NULL;
-    /* `const T *p;` bound like an allocation (T a number or vector) */
-    bool ptr_alloc = d.ptr == 1 && d.type->kind == FGR_NUM &&
+    /* `const T *p;` bound like an allocation (T a number or vector, or
+     * bool: a field of bytes, as Android's BOOLEAN Element) */
+    bool ptr_alloc = d.ptr == 1 && (d.type->kind == FGR_NUM ||
+                                    d.type->kind == FGR_BOOL) &&
                      !is(s, s->i, "=");
     if (!ptr_alloc && bad_global_why(&d, why, sizeof why)) {
       fgr_bad_global *b = FGR_SCAN_PUSH(s, s->u->bad_globals, n_bad_globals,
@@ -263,6 +265,12 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
       if (ptr_alloc) {
         g->type = s->t_alloc;
         g->pointee = d.type;
+        g->host_why = fgu_arena_printf(&s->u->arena, "reads or writes "
+            "through pointer global '%s', whose elements are those of the "
+            "field bound to it, which invokables cannot do on the host "
+            "(fg_rs_invoke runs such invokables in a graph)", d.name);
+        if (!g->host_why)
+          fgr_scan_fail(s, d.name_tok, "out of memory");
         n_ptr++;
       }
       if (g->type->kind == FGR_ALLOC)
@@ -911,9 +919,7 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
   if (fgr_tok_is(u, i - 2, "*") && !fgr_tok_is(u, c + 1, "->") &&
       !assigned_after(u, c + 1)) {
     /* a dereference, not a product: no operand before the '*' */
-    const fgr_tok *b = i >= 3 ? &u->toks[i - 3] : NULL;
-    if (b && (b->kind == FGR_T_IDENT || b->kind == FGR_T_NUMBER ||
-              fgr_tok_is(u, i - 3, ")") || fgr_tok_is(u, i - 3, "]")))
+    if (fgr_operand_end(u, i - 3))
       return false;
     *deref = i - 2;
   } else if (fgr_tok_is(u, c + 1, "->") && !assigned_after(u, c + 3)) {

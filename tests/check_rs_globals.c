@@ -508,9 +508,9 @@ START_TEST(test_rs_globals_pointer_views) {
   static const struct {
     const char *kernel, *msg;
   } bad[] = {
-    {"alias", "ptrview.rs:77:16: fg_rs_map 'ptrview.alias': pointer "
+    {"alias", "ptrview.rs:78:16: fg_rs_map 'ptrview.alias': pointer "
               "parameter 'a' is used as fieldgraph does not"},
-    {"mixed", "ptrview.rs:91:33: fg_rs_map 'ptrview.mixed': parameter 'a' "
+    {"mixed", "ptrview.rs:92:33: fg_rs_map 'ptrview.mixed': parameter 'a' "
               "of 'first' is given a pointer global elsewhere and other "
               "memory here"},
   };
@@ -525,11 +525,40 @@ START_TEST(test_rs_globals_pointer_views) {
   g = fg_graph_new("bad2");
   fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
   ck_assert_ptr_null(fg_rs_reduce(g, s, "spill", 1, &fin, NULL));
-  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:97:10: fg_rs_reduce "
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:98:10: fg_rs_reduce "
                        "'ptrview.spill': writes through pointer global "
                        "'stack' from a reduction"), "%s",
                 fg_graph_errmsg(g));
   fg_graph_free(g);
+  /* a bool pointer global: bytes set to 0 or 1 */
+  int32_t bi[4] = {-3, 5, 300, 7}, bseen[4];
+  uint8_t b0[2] = {0, 7}, bgot[2];
+  g = fg_graph_new("bools");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  fg_field *fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(2)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "failed", fb), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "check", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "seen", fg_rs_map(g, s, "seen", 1, &fin, NULL));
+  fg_output(g, "failed", fg_rs_allocation_field(s, "failed"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 2, (const void *[]){bi, b0}, 2, (void *[]){bseen, bgot});
+  fg_graph_free(g);
+  ck_assert(bgot[0] == 1 && bgot[1] == 1);
+  for (int x = 0; x < 4; x++)
+    ck_assert_int_eq(bseen[x], bi[x]);
+  g = fg_graph_new("bad3");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "toggle", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:123:5: fg_rs_map "
+                       "'ptrview.toggle': pointer global 'failed' of bool "
+                       "is updated"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  ck_assert_int_eq(fg_rs_call(s, "peek"), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "ptrview.rs:103:21: "
+                       "fg_rs_call 'ptrview.peek': reads or writes through "
+                       "pointer global 'stack'"), "%s",
+                fg_rs_script_errmsg(s));
   fg_rs_script_free(s);
 }
 END_TEST

@@ -5,8 +5,9 @@
 // read and write the memory as another type than the global's (a double
 // pointer global written and read as floats, as C does).  Uses fieldgraph
 // cannot run are refused at their lines: a helper that keeps the pointer
-// in a local, one given a pointer global and a local array, and a
-// reduction that writes through a helper.
+// in a local, one given a pointer global and a local array, a reduction
+// that writes through a helper, and an invokable run on the host that
+// reads through one.
 #pragma version(1)
 #pragma rs java_package_name(com.example.ptrview)
 
@@ -95,4 +96,29 @@ float RS_KERNEL mixed(float in) {
 static void spillAcc(float *a, float v) {
     *a += v;
     bump(stack, v);
+}
+
+// an invokable on the host cannot reach the bound field: refused
+void peek(void) {
+    float v = first(stack);
+    rsSendToClient(1, &v, sizeof v);
+}
+
+// a bool pointer global (a field of bytes): set as C sets a bool, to 0
+// or 1; updating one is refused
+bool *failed;
+
+void RS_KERNEL check(int in, uint32_t x) {
+    if (in < 0)
+        *failed = in;
+    if (in > 250)
+        failed[1] = in & 256;
+}
+
+int RS_KERNEL seen(int in) {
+    return *failed ? in : -in;
+}
+
+void RS_KERNEL toggle(int in) {
+    failed[0] += in;
 }
