@@ -881,21 +881,15 @@ static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
   w->rep[close] = offset ? "))" : ")";
 }
 
-/* A pointer (a pointer global or a view parameter, pointee t) at token
- * i given to a view parameter, f(p) or f(p + e): a pointer global as
- * fgk_rs_view_T(p, 0 + e), a view parameter moved as
- * fgk_rs_vadd_T(v, 0 + e) (ptrview.c, compat.c).  Whether it was. */
-static bool pointer_view(rw *w, const fgr_func *f, int i, const fgr_type *t) {
-  const fgr_unit *u = w->u;
-  int k, end;
-  const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
-  if (!callee || k >= callee->n_params || !callee->params[k].view)
-    return false;
-  bool global = true;
-  for (int p = 0; p < f->n_params; p++)
-    global &= !f->params[p].name || !fgr_tok_is(u, i, f->params[p].name);
+/* The view that pointer tokens [i, end) give, p or p + e with p a
+ * pointer of pointee t at token i: a pointer global as
+ * fgk_rs_view_T(p, 0 + e), a view (parameter or local) moved as
+ * fgk_rs_vadd_T(v, 0 + e) (ptrview.c, compat.c). */
+static void wrap_view(rw *w, const fgr_func *f, int i, int end,
+                      const fgr_type *t) {
+  bool global = !fgr_ptr_is_view(w->u, f, i);
   if (!global && end == i + 1)
-    return true;                /* the view as it is */
+    return;                     /* the view as it is */
   add_text(w, &w->open[i], elem_fn(w, global ? "view" : "vadd", t), false);
   if (end == i + 1) {
     add_text(w, &w->close[end], ", 0)", true);
@@ -903,6 +897,30 @@ static bool pointer_view(rw *w, const fgr_func *f, int i, const fgr_type *t) {
     add_text(w, &w->close[i + 1], ", 0", true);
     add_text(w, &w->close[end], ")", false);
   }
+}
+
+/* A pointer at token i (pointee t) given to a view parameter, f(p) or
+ * f(p + e), or to a view local, T *q = p + e; (whose type becomes
+ * fgk_rs_view).  Whether it was. */
+static bool pointer_view(rw *w, const fgr_func *f, int i, const fgr_type *t) {
+  const fgr_unit *u = w->u;
+  const fgr_vlocal *v = fgr_vlocal_init(u, i);
+  if (v) {
+    w->pre[v->decl] = NULL;     /* no address space: a value */
+    w->rep[v->decl] = "fgk_rs_view";
+    for (int k = v->decl + 1; k < v->name_tok; k++)
+      w->rep[k] = "";
+    wrap_view(w, f, i, v->init_end, t);
+    return true;
+  }
+  if (u->vlocal_of && u->vlocal_of[i] >= 0 &&
+      u->vlocals[u->vlocal_of[i]].name_tok == i)
+    return true;                /* q in its declaration */
+  int k, end;
+  const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
+  if (!callee || k >= callee->n_params || !callee->params[k].view)
+    return false;
+  wrap_view(w, f, i, end, t);
   return true;
 }
 

@@ -2,11 +2,12 @@
  * the field bound to a pointer global passed to a script function's
  * pointer parameter, f(p) or f(p + e) (the parameter is then a "view
  * parameter", fgr_param.view, read and written as the pointer global
- * itself and passed on the same way).  The scanner marks the view
- * parameters once per script (fgr_mark_views); the kernel emitter
- * rewrites them (emit_hooks.c), and launches ask here which uses they
- * cannot run (fgr_bad_ptr_use) and which write the field. */
-#include "rs_impl.h"
+ * itself and passed on the same way), or given to a pointer local,
+ * T *q = p + e; (a "view local", fgr_vlocal).  The scanner marks them
+ * once per script (fgr_mark_views); the kernel emitter rewrites them
+ * (emit_hooks.c), and launches ask here which uses they cannot run
+ * (fgr_bad_ptr_use) and which write the field. */
+#include "scan_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,12 +109,32 @@ const fgr_type *fgr_ptr_at(const fgr_unit *u, const fgr_func *f, int i) {
   if (i < 0 || i >= u->n_toks || u->toks[i].kind != FGR_T_IDENT ||
       fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
     return NULL;
+  if (u->vlocal_of && u->vlocal_of[i] >= 0)
+    return u->vlocals[u->vlocal_of[i]].type;
   for (int p = 0; f && p < f->n_params; p++)
     if (f->params[p].name && fgr_tok_is(u, i, f->params[p].name))
       return f->params[p].view ? f->params[p].type : NULL;
   for (int k = 0; k < u->n_globals; k++)
     if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name))
       return u->globals[k].pointee;
+  return NULL;
+}
+
+bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i) {
+  if (!fgr_ptr_at(u, f, i))
+    return false;
+  if (u->vlocal_of && u->vlocal_of[i] >= 0)
+    return true;
+  for (int p = 0; f && p < f->n_params; p++)
+    if (f->params[p].name && fgr_tok_is(u, i, f->params[p].name))
+      return true;
+  return false;
+}
+
+const fgr_vlocal *fgr_vlocal_init(const fgr_unit *u, int i) {
+  for (int k = 0; k < u->n_vlocals; k++)
+    if (u->vlocals[k].init == i)
+      return &u->vlocals[k];
   return NULL;
 }
 
@@ -225,27 +246,129 @@ bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i) {
   bool w;
   if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w))
     return true;
+  const fgr_vlocal *v = fgr_vlocal_init(u, i);
+  if (v)
+    return v->written;
   const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
   return callee && k < callee->n_params && callee->params[k].view_written;
 }
 
-void fgr_mark_views(fgr_unit *u) {
+/* Whether [a, b) is `[const] T [const] * q = ` with T a number type: q's
+ * token, T into *t; else -1. */
+static int view_decl(fgr_scan *s, int a, int b, const fgr_type **t) {
+  fgr_unit *u = s->u;
+  int i = a;
+  while (i < b && fgr_tok_is(u, i, "const"))
+    i++;
+  if (i >= b || u->toks[i].kind != FGR_T_IDENT)
+    return -1;
+  static const struct { const char *n; fg_elem e; } c[] = {
+    {"char", FG_I8}, {"short", FG_I16}, {"int", FG_I32}, {"long", FG_I64},
+    {"float", FG_F32}, {"double", FG_F64}};
+  const fgr_type *ty = NULL;
+  bool uns = fgr_tok_is(u, i, "unsigned") && i + 1 < b;
+  for (size_t k = 0; k < sizeof c / sizeof *c && !ty; k++)
+    if (fgr_tok_is(u, i + uns, c[k].n))
+      ty = fgr_scan_num_type(s, uns && c[k].e < FG_F32
+                                    ? (fg_elem)(c[k].e + 1) : c[k].e, 1);
+  i += uns;
+  if (!ty)
+    ty = fgr_scan_builtin(s, i);
+  if (!ty) {
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    char name[128];
+    if (len >= (int)sizeof name)
+      return -1;
+    memcpy(name, p, (size_t)len);
+    name[len] = 0;
+    const fgr_named *n = fgr_scan_find_named(u, name, false);
+    ty = n ? n->type : NULL;
+  }
+  if (!ty || ty->kind != FGR_NUM || ty->elem == FG_BOOL)
+    return -1;
+  i++;
+  while (i < b && fgr_tok_is(u, i, "const"))
+    i++;
+  if (i + 2 >= b || !fgr_tok_is(u, i, "*") ||
+      u->toks[i + 1].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 2, "="))
+    return -1;
+  *t = ty;
+  return i + 1;
+}
+
+/* Records the view locals of fn that are not yet: declarations at a
+ * statement's start, T *q = p + e; with p a pointer; whether any was. */
+static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
+  fgr_unit *u = s->u;
+  bool found = false;
+  for (int i = fn->rparen + 2; i < fn->tok1; i++) {
+    if (!fgr_tok_is(u, i - 1, "{") && !fgr_tok_is(u, i - 1, ";") &&
+        !fgr_tok_is(u, i - 1, "}"))
+      continue;
+    int semi = i;
+    while (semi < fn->tok1 && !fgr_tok_is(u, semi, ";") &&
+           !fgr_tok_is(u, semi, "{") && !fgr_tok_is(u, semi, "}") &&
+           !fgr_tok_is(u, semi, ","))
+      semi = (fgr_tok_is(u, semi, "(") || fgr_tok_is(u, semi, "[")) &&
+             u->match[semi] > semi ? u->match[semi] + 1 : semi + 1;
+    const fgr_type *t;
+    int q = fgr_tok_is(u, semi, ";") ? view_decl(s, i, semi, &t) : -1;
+    if (q < 0 || (u->vlocal_of && u->vlocal_of[q] >= 0) ||
+        !fgr_ptr_at(u, fn, q + 2) || !view_shape(u, q + 2, semi))
+      continue;
+    /* its scope: to the end of the block that holds it */
+    int end = fn->tok1 - 1;
+    for (int j = i - 1; j > fn->rparen; j--)
+      if (fgr_tok_is(u, j, "{") && u->match[j] > q) {
+        end = u->match[j];
+        break;
+      }
+    if (!u->vlocal_of) {
+      u->vlocal_of = fgr_scan_zalloc(s, (size_t)u->n_toks * sizeof(int));
+      for (int j = 0; j < u->n_toks; j++)
+        u->vlocal_of[j] = -1;
+    }
+    u->vlocals = fgr_scan_grow(s, u->vlocals, cap, u->n_vlocals,
+                               sizeof *u->vlocals);
+    int v = u->n_vlocals++;
+    u->vlocals[v] = (fgr_vlocal){q, i, q + 2, semi, t, false};
+    const char *name = fgr_scan_tok_str(s, q);
+    for (int j = q; j < end; j++)
+      if (fgr_tok_is(u, j, name) && !fgr_tok_is(u, j - 1, ".") &&
+          !fgr_tok_is(u, j - 1, "->"))
+        u->vlocal_of[j] = v;
+    found = true;
+  }
+  return found;
+}
+
+void fgr_mark_views(fgr_scan *s) {
+  fgr_unit *u = s->u;
+  int cap = 0;
   for (bool changed = true; changed;) {
     changed = false;
     for (int f = 0; f < u->n_funcs; f++) {
       fgr_func *fn = &u->funcs[f];
       if (!fn->has_body)
         continue;
+      changed |= find_vlocals(s, fn, &cap);
       for (int i = fn->rparen + 1; i < fn->tok1; i++) {
         int k, end;
         const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
         if (callee)
           changed |= mark(u, callee->name, k, false);
-        /* a view parameter written here is written by the callers */
-        for (int p = 0; p < fn->n_params; p++)
+        if (!fgr_ptr_at(u, fn, i) || !fgr_ptr_writes(u, fn, i))
+          continue;
+        /* a view written here is written by what gave it */
+        int v = u->vlocal_of ? u->vlocal_of[i] : -1;
+        if (v >= 0 && i != u->vlocals[v].name_tok && !u->vlocals[v].written) {
+          u->vlocals[v].written = true;
+          changed = true;
+        }
+        for (int p = 0; p < fn->n_params && v < 0; p++)
           if (fn->params[p].view && !fn->params[p].view_written &&
-              fn->params[p].name && fgr_tok_is(u, i, fn->params[p].name) &&
-              fgr_ptr_at(u, fn, i) && fgr_ptr_writes(u, fn, i))
+              fn->params[p].name && fgr_tok_is(u, i, fn->params[p].name))
             changed |= mark(u, fn->name, p, true);
       }
     }
@@ -269,6 +392,10 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
       const fgr_type *t = fgr_ptr_at(u, fn, i);
       int len;
       const char *name = fgr_tok_text(u, i, &len);
+      if (t && ((u->vlocal_of && u->vlocal_of[i] >= 0 &&
+                 u->vlocals[u->vlocal_of[i]].name_tok == i) ||
+                fgr_vlocal_init(u, i)))
+        continue;               /* T *q = p + e; */
       if (t) {
         const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
         /* a bool is set (to 0 or 1), not updated */
@@ -283,10 +410,7 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                       callee->params[k].view)))
           continue;
         found = i;
-        bool global = true;
-        for (int p = 0; p < fn->n_params; p++)
-          global &= !fn->params[p].name ||
-                    !fgr_tok_is(u, i, fn->params[p].name);
+        bool global = !fgr_ptr_is_view(u, fn, i);
         if (upd) {
           snprintf(why, n_why, "pointer global '%.*s' of bool is updated; "
                    "fieldgraph sets a bool through a pointer global (p[i] = "
@@ -298,7 +422,7 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                  "field bound to it, writes p[i] = v, *p = v, +=, -=, *=, "
                  "++ and --, and passes p or p + i to a script function's "
                  "parameter of type pointer to a number",
-                 global ? "pointer global" : "pointer parameter", len, name);
+                 global ? "pointer global" : "pointer", len, name);
         break;
       }
       /* a view parameter given something else than a view */

@@ -252,6 +252,16 @@ typedef struct fgr_bad_global {
                                    rsForEach(script, in, out, ...) */
 } fgr_bad_global;
 
+/* A pointer local given a pointer global, `T *q = p + e;`: a view of
+ * the bound field as q's pointee T (ptrview.c). */
+typedef struct fgr_vlocal {
+  int name_tok;                 /* q in its declaration */
+  int decl;                     /* the declaration's first token */
+  int init, init_end;           /* p, and the ';' */
+  const fgr_type *type;         /* T */
+  bool written;                 /* the function writes through it */
+} fgr_vlocal;
+
 /* A parsed script.  `live` must stay the first member: graphs and
  * programs hold the unit through it. */
 typedef struct fgr_unit {
@@ -279,6 +289,10 @@ typedef struct fgr_unit {
   int n_allocs;                 /* rs_allocation globals */
   fgr_bad_global *bad_globals;
   int n_bad_globals;
+  fgr_vlocal *vlocals;          /* view locals (ptrview.c) */
+  int n_vlocals;
+  int *vlocal_of;               /* per token: the view local it names, or
+                                   -1; NULL when there are none */
   int64_t block_size;           /* the globals block (>= 8) */
   unsigned char *c_values;      /* what fg_rs_get reads: the C side (the
                                    block, then const globals) */
@@ -448,9 +462,11 @@ const fgr_func *fgr_view_arg(const fgr_unit *u, const fgr_func *f, int i,
  * = v and the updates, *p = v, or passing it to a view parameter that
  * the callee writes through. */
 bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i);
-/* Marks the view parameters (fgr_param.view, .view_written) of every
- * function; the scanner calls it once the functions are read. */
-void fgr_mark_views(fgr_unit *u);
+/* Whether token i names a view parameter or a view local (a value of
+ * type fgk_rs_view in the kernel) rather than a pointer global. */
+bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i);
+/* The view local whose initializer starts at token i, or NULL. */
+const fgr_vlocal *fgr_vlocal_init(const fgr_unit *u, int i);
 /* The first use by roots (n_roots, NULL entries skipped) or what they
  * call of a pointer global or view parameter that the forms above do not
  * take, or of a view parameter given other memory: its token, and why

@@ -1526,7 +1526,7 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
   }
   u->member_names = fgu_arena_strdup(&u->arena, s->members.s ? s->members.s
                                                               : "");
-  fgr_mark_views(u);
+  fgr_mark_views(s);
   /* kernels, then reductions, by the reference's rules */
   pending_reduce *pr = *prp;
   int npr = *nprp;

@@ -508,8 +508,8 @@ START_TEST(test_rs_globals_pointer_views) {
   static const struct {
     const char *kernel, *msg;
   } bad[] = {
-    {"alias", "ptrview.rs:78:16: fg_rs_map 'ptrview.alias': pointer "
-              "parameter 'a' is used as fieldgraph does not"},
+    {"alias", "ptrview.rs:78:19: fg_rs_map 'ptrview.alias': pointer 'a' "
+              "is used as fieldgraph does not"},
     {"mixed", "ptrview.rs:92:33: fg_rs_map 'ptrview.mixed': parameter 'a' "
               "of 'first' is given a pointer global elsewhere and other "
               "memory here"},
@@ -553,6 +553,37 @@ START_TEST(test_rs_globals_pointer_views) {
   ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:123:5: fg_rs_map "
                        "'ptrview.toggle': pointer global 'failed' of bool "
                        "is updated"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* view locals: T *q = p + e; written through a helper, read */
+  enum { WB = 5 };
+  int32_t pin[WB] = {3, 10, 250, 0, 77}, unp[WB];
+  uint8_t by0[4 * WB], by[4 * WB];
+  for (int i = 0; i < 4 * WB; i++)
+    by0[i] = (uint8_t)(i * 37 + 5);
+  g = fg_graph_new("locals");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(WB)));
+  fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(4 * WB)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "pack", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_rs_launch lw = {.shape = fg_shape1(WB)};
+  fg_output(g, "unpack", fg_rs_map(g, s, "unpack", 0, NULL, &lw));
+  fg_output(g, "bytes", fg_rs_allocation_field(s, "bytes"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 2, (const void *[]){pin, by0}, 2, (void *[]){unp, by});
+  fg_graph_free(g);
+  for (int x = 0; x < WB; x++) {
+    uint8_t want[4] = {(uint8_t)pin[x], (uint8_t)(pin[x] + 1),
+                       (uint8_t)(pin[x] + 2), (uint8_t)(by0[4 * x + 3] + 1)};
+    ck_assert_msg(!memcmp(by + 4 * x, want, 4), "bytes of %d differ", x);
+    ck_assert_int_eq(unp[x], want[0] + want[3]);
+  }
+  g = fg_graph_new("bad4");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "slide", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:150:5: fg_rs_map "
+                       "'ptrview.slide': pointer 'out' is used as "
+                       "fieldgraph does not"), "%s", fg_graph_errmsg(g));
   fg_graph_free(g);
   ck_assert_int_eq(fg_rs_call(s, "peek"), FG_ENOTSUP);
   ck_assert_msg(strstr(fg_rs_script_errmsg(s), "ptrview.rs:103:21: "

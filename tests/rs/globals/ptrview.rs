@@ -1,13 +1,13 @@
 // Pointer globals used beyond p[e], as published scripts use them: *p
-// read and written, p->m and (*p).m of a vector pointee, a pointer global
-// passed (p, or p + an offset) to helpers that take a pointer and index
-// it, read or write through it, or pass it on moved, and helpers that
-// read and write the memory as another type than the global's (a double
-// pointer global written and read as floats, as C does).  Uses fieldgraph
-// cannot run are refused at their lines: a helper that keeps the pointer
-// in a local, one given a pointer global and a local array, a reduction
-// that writes through a helper, and an invokable run on the host that
-// reads through one.
+// read and written, p->m and (*p).m of a vector pointee, p or p + e given
+// to helpers that index it, read or write through it or pass it on moved,
+// helpers reading the memory as another type than the global's (a double
+// pointer global written and read as floats, as C does), bool pointer
+// globals, and pointer locals given p + e.  Uses fieldgraph cannot run
+// are refused at their lines: a pointer assigned to a local, a helper
+// given a pointer global and a local array, a reduction that writes
+// through a helper, and an invokable run on the host that reads through
+// one.
 #pragma version(1)
 #pragma rs java_package_name(com.example.ptrview)
 
@@ -75,7 +75,7 @@ void RS_KERNEL head(float in, uint32_t x) {
 }
 
 static float keep(float *a) {
-    float *q = a;
+    float *q; q = a;
     return q[0];
 }
 
@@ -121,4 +121,32 @@ int RS_KERNEL seen(int in) {
 
 void RS_KERNEL toggle(int in) {
     failed[0] += in;
+}
+
+// pointer locals given a pointer global and an offset (views of its
+// field), written through a helper and read; reassigning one is refused
+uchar *bytes;
+
+static void put3(uchar *o, int v) {
+    o[0] = v;
+    o[1] = v + 1;
+    o[2] = v + 2;
+}
+
+void RS_KERNEL pack(int in, uint32_t x) {
+    uchar *out = bytes + x * 4;
+    put3(out, in);
+    const uchar *last = out + 3;
+    out[3] = *last + 1;
+}
+
+int RS_KERNEL unpack(uint32_t x) {
+    const uchar *p = bytes + 4 * x;
+    return p[0] + p[3];
+}
+
+void RS_KERNEL slide(int in, uint32_t x) {
+    uchar *out = bytes;
+    out = out + x;
+    *out = in;
 }
