@@ -1213,8 +1213,9 @@ static bool env_fields(launch *l, const fgr_func *const *fns, int n_fns,
       return false;
     }
     if (used && !b) {
-      fg__fail(l->g, FG_EINVAL, "%s: the kernel reads rs_allocation '%s', "
+      fg__fail(l->g, FG_EINVAL, "%s: the kernel reads %s '%s', "
                "which is not bound (fg_rs_bind_allocation)", l->what,
+               u->globals[k].pointee ? "pointer global" : "rs_allocation",
                u->globals[k].name);
       return false;
     }
@@ -1410,8 +1411,10 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   fg_field *written = wa >= 0 ? env[1 + wa] : gt >= 0 ? env[0] : NULL;
   if (wa >= 0 && !written)
     return fg__fail(g, FG_EINVAL, "%s: the kernel sets elements of "
-                    "rs_allocation '%s', which is not bound "
-                    "(fg_rs_bind_allocation)", l.what, u->globals[wg].name);
+                    "%s '%s', which is not bound (fg_rs_bind_allocation)",
+                    l.what, u->globals[wg].pointee ? "pointer global"
+                                                   : "rs_allocation",
+                    u->globals[wg].name);
   if (gt >= 0 && !written)
     return NULL;
   if (wa >= 0)
@@ -1568,8 +1571,9 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
     return g->status;
   }
   if (wa >= 0 && !written) {
-    fg__fail(g, FG_EINVAL, "%s: '%s' sets elements of rs_allocation '%s', "
-             "which is not bound (fg_rs_bind_allocation)", what, f->name,
+    fg__fail(g, FG_EINVAL, "%s: '%s' sets elements of %s '%s', which is "
+             "not bound (fg_rs_bind_allocation)", what, f->name,
+             u->globals[wg].pointee ? "pointer global" : "rs_allocation",
              u->globals[wg].name);
     return g->status;
   }

@@ -585,6 +585,16 @@ START_TEST(test_rs_globals_pointer_views) {
                        "'ptrview.slide': pointer 'out' is used as "
                        "fieldgraph does not"), "%s", fg_graph_errmsg(g));
   fg_graph_free(g);
+  /* a pointer global not bound, named as one */
+  fg_rs_script *s2 = load("ptrview.rs");
+  g = fg_graph_new("unbound");
+  fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s2, "shade", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "the kernel reads pointer global "
+                       "'tint', which is not bound"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s2);
   ck_assert_int_eq(fg_rs_call(s, "peek"), FG_ENOTSUP);
   ck_assert_msg(strstr(fg_rs_script_errmsg(s), "ptrview.rs:103:21: "
                        "fg_rs_call 'ptrview.peek': reads or writes through "
