@@ -904,7 +904,31 @@ static void wrap_view(rw *w, const fgr_func *f, int i, int end,
  * fgk_rs_view).  Whether it was. */
 static bool pointer_view(rw *w, const fgr_func *f, int i, const fgr_type *t) {
   const fgr_unit *u = w->u;
-  const fgr_vlocal *v = fgr_vlocal_init(u, i);
+  const fgr_vlocal *v = fgr_vlocal_source(u, f, i);
+  int mend;
+  if (v && v->init != i && fgr_vlocal_move(u, f, i - 2, &mend) >= 0) {
+    wrap_view(w, f, i, mend, t);        /* q = p + e */
+    return true;
+  }
+  if (fgr_vlocal_move(u, f, i, &mend) >= 0) {
+    /* q += e, q -= e, q++... as fgk_rs_vmove_T(&q, e) */
+    const char *fn = fgu_arena_printf(&w->scratch, "%s&",
+                                      elem_fn(w, "vmove", t));
+    bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+    if (pre) {
+      w->rep[i - 1] = fn;
+      add_text(w, &w->close[i + 1],
+               fgr_tok_is(u, i - 1, "++") ? ", 1)" : ", -1)", true);
+    } else if (fgr_tok_is(u, i + 1, "++") || fgr_tok_is(u, i + 1, "--")) {
+      add_text(w, &w->open[i], fn, false);
+      w->rep[i + 1] = fgr_tok_is(u, i + 1, "++") ? ", 1)" : ", -1)";
+    } else if (!fgr_tok_is(u, i + 1, "=")) {
+      add_text(w, &w->open[i], fn, false);
+      w->rep[i + 1] = fgr_tok_is(u, i + 1, "+=") ? ", (" : ", -(";
+      add_text(w, &w->close[mend], "))", false);
+    }
+    return true;
+  }
   if (v) {
     w->pre[v->decl] = NULL;     /* no address space: a value */
     w->rep[v->decl] = "fgk_rs_view";
@@ -974,6 +998,13 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
                  !fgr_tok_is(u, i - 1, "->");
     if (input)
       t = f->params[f->legacy_in].type;
+    int ak, aend;
+    const fgr_func *callee = fgr_arg_callee(u, i, &ak, &aend);
+    if (callee && callee->params[ak].view && fgr_private_arg(u, f, i, aend)) {
+      /* the function's own memory given to a view parameter */
+      add_text(w, &w->open[i], "fgk_rs_pview(", true);
+      add_text(w, &w->close[aend], ")", false);
+    }
     if (!input && t && pointer_view(w, f, i, t))
       continue;
     if (!input && t && pointer_deref(w, f, i, t))

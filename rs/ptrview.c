@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool view_shape(const fgr_unit *u, int i, int end);
+
 bool fgr_operand_end(const fgr_unit *u, int t) {
   if (t < 0)
     return false;
@@ -138,16 +140,74 @@ const fgr_vlocal *fgr_vlocal_init(const fgr_unit *u, int i) {
   return NULL;
 }
 
+/* The end of the expression statement or for-clause from token i: its
+ * ';', ',' or unmatched ')'. */
+static int clause_end(const fgr_unit *u, int i) {
+  while (i < u->n_toks && !fgr_tok_is(u, i, ";") && !fgr_tok_is(u, i, ",") &&
+         !fgr_tok_is(u, i, ")") && !fgr_tok_is(u, i, "}")) {
+    if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "[")) && u->match[i] > i)
+      i = u->match[i];
+    i++;
+  }
+  return i;
+}
+
+/* Whether token t starts a statement or a for-clause. */
+static bool clause_start(const fgr_unit *u, int t) {
+  return fgr_tok_is(u, t - 1, ";") || fgr_tok_is(u, t - 1, "{") ||
+         fgr_tok_is(u, t - 1, "}") || fgr_tok_is(u, t - 1, ")") ||
+         fgr_tok_is(u, t - 1, ",") || fgr_tok_is(u, t - 1, "else") ||
+         fgr_tok_is(u, t - 1, "(");
+}
+
+int fgr_vlocal_move(const fgr_unit *u, const fgr_func *f, int i, int *end) {
+  int v = u->vlocal_of && i >= 0 && i < u->n_toks ? u->vlocal_of[i] : -1;
+  if (v < 0 || i == u->vlocals[v].name_tok)
+    return -1;
+  bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+  *end = clause_end(u, i + 1);
+  if (pre)
+    return clause_start(u, i - 1) && *end == i + 1 ? v : -1;
+  if (!clause_start(u, i))
+    return -1;
+  if (fgr_tok_is(u, i + 1, "++") || fgr_tok_is(u, i + 1, "--"))
+    return *end == i + 2 ? v : -1;
+  if (fgr_tok_is(u, i + 1, "+=") || fgr_tok_is(u, i + 1, "-="))
+    return *end > i + 2 ? v : -1;
+  if (fgr_tok_is(u, i + 1, "=") && fgr_ptr_at(u, f, i + 2) &&
+      view_shape(u, i + 2, *end))
+    return v;
+  return -1;
+}
+
+const fgr_vlocal *fgr_vlocal_source(const fgr_unit *u, const fgr_func *f,
+                                    int i) {
+  const fgr_vlocal *v = fgr_vlocal_init(u, i);
+  int end;
+  if (!v && fgr_tok_is(u, i - 1, "=")) {
+    int k = fgr_vlocal_move(u, f, i - 2, &end);
+    v = k >= 0 ? &u->vlocals[k] : NULL;
+  }
+  return v;
+}
+
 /* Whether param is a pointer to a number, which a view may be given to. */
 static bool viewable(const fgr_param *p) {
   return p->ptr == 1 && p->type->kind == FGR_NUM && p->type->elem != FG_BOOL;
 }
 
+/* Arguments before the one asked about that fgr_call_arg walks back
+ * over: a bound on what a hostile script makes each token cost (a call
+ * with more is taken for no call: its pointer arguments are refused). */
+enum { MAX_ARG_WALK = 4096 };
+
 int fgr_call_arg(const fgr_unit *u, int i, int *k, int *end) {
   if (!fgr_tok_is(u, i - 1, "(") && !fgr_tok_is(u, i - 1, ","))
     return -1;
-  int n = 0, j = i - 1;
+  int n = 0, j = i - 1, steps = 0;
   while (j >= 0 && !fgr_tok_is(u, j, "(")) {
+    if (++steps > MAX_ARG_WALK)
+      return -1;
     if (fgr_tok_is(u, j, ")") || fgr_tok_is(u, j, "]") ||
         fgr_tok_is(u, j, "}")) {
       if (u->match[j] < 0 || u->match[j] >= j)
@@ -175,6 +235,8 @@ int fgr_call_arg(const fgr_unit *u, int i, int *k, int *end) {
     return -1;
   int rp = u->match[j], e = i;
   while (e < rp && !fgr_tok_is(u, e, ",")) {
+    if (++steps > 2 * MAX_ARG_WALK)
+      return -1;
     if ((fgr_tok_is(u, e, "(") || fgr_tok_is(u, e, "[") ||
          fgr_tok_is(u, e, "{")) && u->match[e] > e)
       e = u->match[e];
@@ -246,7 +308,7 @@ bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i) {
   bool w;
   if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w))
     return true;
-  const fgr_vlocal *v = fgr_vlocal_init(u, i);
+  const fgr_vlocal *v = fgr_vlocal_source(u, f, i);
   if (v)
     return v->written;
   const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
@@ -297,6 +359,11 @@ static int view_decl(fgr_scan *s, int a, int b, const fgr_type **t) {
   return i + 1;
 }
 
+/* View locals a script may have: a bound on what a hostile script makes
+ * the scan cost (more are plain locals: refused where given a pointer
+ * global). */
+enum { MAX_VLOCALS = 256 };
+
 /* Records the view locals of fn that are not yet: declarations at a
  * statement's start, T *q = p + e; with p a pointer; whether any was. */
 static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
@@ -315,6 +382,7 @@ static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
     const fgr_type *t;
     int q = fgr_tok_is(u, semi, ";") ? view_decl(s, i, semi, &t) : -1;
     if (q < 0 || (u->vlocal_of && u->vlocal_of[q] >= 0) ||
+        u->n_vlocals >= MAX_VLOCALS ||
         !fgr_ptr_at(u, fn, q + 2) || !view_shape(u, q + 2, semi))
       continue;
     /* its scope: to the end of the block that holds it */
@@ -375,6 +443,38 @@ void fgr_mark_views(fgr_scan *s) {
   }
 }
 
+const fgr_func *fgr_arg_callee(const fgr_unit *u, int i, int *k, int *end) {
+  int ct = fgr_call_arg(u, i, k, end);
+  if (ct < 0)
+    return NULL;
+  int cl;
+  const char *cp = fgr_tok_text(u, ct, &cl);
+  char cn[128];
+  snprintf(cn, sizeof cn, "%.*s", cl, cp);
+  const fgr_func *callee = fgr_find_func(u, cn);
+  return callee && *k < callee->n_params ? callee : NULL;
+}
+
+bool fgr_private_arg(const fgr_unit *u, const fgr_func *f, int i, int end) {
+  if (end <= i || fgr_ptr_at(u, f, i))
+    return false;
+  for (int j = i; j < end; j++) {
+    if (u->toks[j].kind != FGR_T_IDENT || fgr_tok_is(u, j - 1, ".") ||
+        fgr_tok_is(u, j - 1, "->"))
+      continue;
+    bool param = false;
+    for (int p = 0; p < f->n_params && !param; p++)
+      param = f->params[p].name && fgr_tok_is(u, j, f->params[p].name);
+    int len;
+    const char *t = fgr_tok_text(u, j, &len);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", len, t);
+    if (!param && fgr_find_global(u, name) >= 0)
+      return false;
+  }
+  return true;
+}
+
 int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                     int n_roots, char *why, size_t n_why) {
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
@@ -394,8 +494,9 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
       const char *name = fgr_tok_text(u, i, &len);
       if (t && ((u->vlocal_of && u->vlocal_of[i] >= 0 &&
                  u->vlocals[u->vlocal_of[i]].name_tok == i) ||
-                fgr_vlocal_init(u, i)))
-        continue;               /* T *q = p + e; */
+                fgr_vlocal_source(u, fn, i) ||
+                fgr_vlocal_move(u, fn, i, &end) >= 0))
+        continue;               /* T *q = p + e; q = p + e; q += e... */
       if (t) {
         const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
         /* a bool is set (to 0 or 1), not updated */
@@ -425,23 +526,17 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                  global ? "pointer global" : "pointer", len, name);
         break;
       }
-      /* a view parameter given something else than a view */
-      int ct = fgr_call_arg(u, i, &k, &end);
-      if (ct < 0)
-        continue;
-      int cl;
-      const char *cp = fgr_tok_text(u, ct, &cl);
-      char cn[128];
-      snprintf(cn, sizeof cn, "%.*s", cl, cp);
-      const fgr_func *callee = fgr_find_func(u, cn);
-      if (!callee || k >= callee->n_params || !callee->params[k].view)
+      /* a view parameter given the script's own memory (a local
+       * array) is given a view of it; a script global's is refused */
+      const fgr_func *callee = fgr_arg_callee(u, i, &k, &end);
+      if (!callee || !callee->params[k].view || fgr_private_arg(u, fn, i, end))
         continue;
       found = i;
       snprintf(why, n_why, "parameter '%s' of '%s' is given a pointer "
-               "global elsewhere and other memory here; fieldgraph passes "
-               "pointer globals only to pointer parameters that are given "
-               "nothing else", callee->params[k].name
-               ? callee->params[k].name : "?", cn);
+               "global elsewhere and a script global's memory here; "
+               "fieldgraph passes a view parameter pointer globals, views "
+               "and the function's own arrays", callee->params[k].name
+               ? callee->params[k].name : "?", callee->name);
     }
   }
   free(seen);

@@ -458,6 +458,13 @@ int fgr_call_arg(const fgr_unit *u, int i, int *k, int *end);
  * that name), with *k and *end as fgr_call_arg's; else NULL. */
 const fgr_func *fgr_view_arg(const fgr_unit *u, const fgr_func *f, int i,
                              int *k, int *end);
+/* The script function whose argument token i starts (with *k and *end
+ * as fgr_call_arg's, *k one of its parameters), or NULL. */
+const fgr_func *fgr_arg_callee(const fgr_unit *u, int i, int *k, int *end);
+/* Whether argument [i, end) in function f is the function's own memory
+ * (no pointer, no script global: a local array, &local), which a view
+ * parameter is given as fgk_rs_pview(arg). */
+bool fgr_private_arg(const fgr_unit *u, const fgr_func *f, int i, int end);
 /* Whether token i, a pointer in function f, writes the field there: p[e]
  * = v and the updates, *p = v, or passing it to a view parameter that
  * the callee writes through. */
@@ -467,6 +474,14 @@ bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i);
 bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i);
 /* The view local whose initializer starts at token i, or NULL. */
 const fgr_vlocal *fgr_vlocal_init(const fgr_unit *u, int i);
+/* Whether token i (in function f) moves a view local as a statement or
+ * for-clause: q = p + e, q += e, q -= e, q++, q--, ++q, --q; its index,
+ * the clause's end (';', ',' or ')') in *end; else -1. */
+int fgr_vlocal_move(const fgr_unit *u, const fgr_func *f, int i, int *end);
+/* The view local that token i gives a value: its initializer's or an
+ * assignment q = p + e's first token; else NULL. */
+const fgr_vlocal *fgr_vlocal_source(const fgr_unit *u, const fgr_func *f,
+                                    int i);
 /* The first use by roots (n_roots, NULL entries skipped) or what they
  * call of a pointer global or view parameter that the forms above do not
  * take, or of a view parameter given other memory: its token, and why

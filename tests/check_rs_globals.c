@@ -446,6 +446,7 @@ START_TEST(test_rs_globals_pointer_views) {
   ck_assert_msg(fl, "%s", fg_graph_errmsg(g));
   fg_output(g, "filter", fl);
   fg_output(g, "shade", fg_rs_map(g, s, "shade", 1, &fin, NULL));
+  fg_output(g, "mixed", fg_rs_map(g, s, "mixed", 1, &fin, NULL));
   fg_field *fin4 = fg_input(g, "in4", fg_type_scalar(FG_F32, fg_shape1(WF)));
   ck_assert_msg(fg_rs_map(g, s, "fill", 1, &fin4, NULL), "%s",
                 fg_graph_errmsg(g));
@@ -463,10 +464,10 @@ START_TEST(test_rs_globals_pointer_views) {
     in4[x] = 0.5f + (float)x;
   for (int x = 0; x < WS; x++)
     in8[x] = 2.f - (float)x * 0.5f;
-  float got_f[W], got_s[W], got_t[WF], got_st[NS];
+  float got_f[W], got_s[W], got_m[W], got_t[WF], got_st[NS];
   double got_a[D];
   tu_run(g, 7, (const void *[]){in, stack, off, tint, ang0, in4, in8},
-         5, (void *[]){got_f, got_s, got_t, got_a, got_st});
+         6, (void *[]){got_f, got_s, got_m, got_t, got_a, got_st});
   fg_graph_free(g);
   for (int x = 0; x < W; x++) {
     const float *a = stack + off[x];
@@ -479,6 +480,7 @@ START_TEST(test_rs_globals_pointer_views) {
     ck_assert_msg(got_f[x] == want, "filter[%d] = %g, want %g", x,
                   (double)got_f[x], (double)want);
     ck_assert(got_s[x] == in[x] * tint[1] + tint[3]);
+    ck_assert(got_m[x] == stack[0] + in[x]);
   }
   float af[2 * D];
   memcpy(af, ang0, sizeof ang0);
@@ -510,9 +512,9 @@ START_TEST(test_rs_globals_pointer_views) {
   } bad[] = {
     {"alias", "ptrview.rs:78:19: fg_rs_map 'ptrview.alias': pointer 'a' "
               "is used as fieldgraph does not"},
-    {"mixed", "ptrview.rs:92:33: fg_rs_map 'ptrview.mixed': parameter 'a' "
-              "of 'first' is given a pointer global elsewhere and other "
-              "memory here"},
+    {"fromTable", "ptrview.rs:165:18: fg_rs_map 'ptrview.fromTable': "
+                  "parameter 'a' of 'first' is given a pointer global "
+                  "elsewhere and a script global's memory here"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     g = fg_graph_new("bad");
@@ -578,13 +580,46 @@ START_TEST(test_rs_globals_pointer_views) {
     ck_assert_msg(!memcmp(by + 4 * x, want, 4), "bytes of %d differ", x);
     ck_assert_int_eq(unp[x], want[0] + want[3]);
   }
+  /* moved: slide (out = out + x; *out = in), then walk */
+  g = fg_graph_new("moves");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(WB)));
+  fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(4 * WB)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "slide", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "slid", fg_rs_allocation_field(s, "bytes"));
+  ck_assert_msg(fg_rs_map(g, s, "walk", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "walked", fg_rs_allocation_field(s, "bytes"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  uint8_t slid[4 * WB], walked[4 * WB];
+  tu_run(g, 2, (const void *[]){pin, by0}, 2, (void *[]){slid, walked});
+  fg_graph_free(g);
+  for (int i = 0; i < 4 * WB; i++)
+    ck_assert_int_eq(slid[i], i < WB ? (uint8_t)pin[i] : by0[i]);
+  for (int x = 0; x < WB; x++)
+    for (int i = 0; i < 4; i++)
+      ck_assert_int_eq(walked[4 * x + i],
+                       (uint8_t)(i == 1 ? (uint8_t)(pin[x] + 1) * 2
+                                        : pin[x] + i));
   g = fg_graph_new("bad4");
   fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
-  ck_assert_ptr_null(fg_rs_map(g, s, "slide", 1, &fin, NULL));
-  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:150:5: fg_rs_map "
-                       "'ptrview.slide': pointer 'out' is used as "
+  ck_assert_ptr_null(fg_rs_map(g, s, "lose", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:183:5: fg_rs_map "
+                       "'ptrview.lose': pointer 'q' is used as "
                        "fieldgraph does not"), "%s", fg_graph_errmsg(g));
   fg_graph_free(g);
+  /* the kernel's own array given to put3, which writes views elsewhere */
+  int32_t l3[WB];
+  g = fg_graph_new("local3");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(WB)));
+  fg_output(g, "l3", fg_rs_map(g, s, "local3", 1, &fin, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 1, (const void *[]){pin}, 1, (void *[]){l3});
+  fg_graph_free(g);
+  for (int x = 0; x < WB; x++)
+    ck_assert_int_eq(l3[x], (uint8_t)pin[x] + (uint8_t)(pin[x] + 1) +
+                                (uint8_t)(pin[x] + 2));
   /* a pointer global not bound, named as one */
   fg_rs_script *s2 = load("ptrview.rs");
   g = fg_graph_new("unbound");

@@ -1,13 +1,13 @@
 // Pointer globals used beyond p[e], as published scripts use them: *p
 // read and written, p->m and (*p).m of a vector pointee, p or p + e given
-// to helpers that index it, read or write through it or pass it on moved,
-// helpers reading the memory as another type than the global's (a double
-// pointer global written and read as floats, as C does), bool pointer
-// globals, and pointer locals given p + e.  Uses fieldgraph cannot run
-// are refused at their lines: a pointer assigned to a local, a helper
-// given a pointer global and a local array, a reduction that writes
-// through a helper, and an invokable run on the host that reads through
-// one.
+// to helpers that index it, write through it or pass it on moved, helpers
+// reading the memory as another type than the global's (a double pointer
+// global written and read as floats, as C does), helpers also given the
+// kernel's own arrays, bool pointer globals, pointer locals given p + e
+// and moved.  Uses fieldgraph cannot run are refused at their lines: a
+// pointer assigned to a plain local, a helper given a pointer global and
+// a script global's array, a reduction that writes through a helper, and
+// an invokable run on the host that reads through one.
 #pragma version(1)
 #pragma rs java_package_name(com.example.ptrview)
 
@@ -149,4 +149,36 @@ void RS_KERNEL slide(int in, uint32_t x) {
     uchar *out = bytes;
     out = out + x;
     *out = in;
+}
+
+// a helper given pointer globals elsewhere, given the kernel's own array
+// here (a view of it); a script global's array is refused
+int RS_KERNEL local3(int in) {
+    uchar tmp[3];
+    put3(tmp, in);
+    return tmp[0] + tmp[1] + tmp[2];
+}
+
+float table[4] = {1.f, 2.f, 3.f, 4.f};
+
+float RS_KERNEL fromTable(float in) {
+    return first(table) + in;
+}
+
+// a pointer local moved: q = p + e, q++ in a for, q -= e, q += e, ++q,
+// --q; given anything else than a pointer global plus an offset, refused
+void RS_KERNEL walk(int in, uint32_t x) {
+    uchar *q = bytes + 4 * x;
+    for (int i = 0; i < 4; i++, q++)
+        *q = in + i;
+    q -= 4;
+    q += 1;
+    ++q;
+    --q;
+    q[0] = q[0] * 2;
+}
+
+void RS_KERNEL lose(int in) {
+    uchar *q = bytes;
+    q = 0;
 }
