@@ -899,6 +899,25 @@ static void wrap_view(rw *w, const fgr_func *f, int i, int end,
   }
 }
 
+/* The same after a cast to q's pointee qt, (T *)p + e: p's view moved by
+ * e elements of qt. */
+static void wrap_cast_view(rw *w, const fgr_func *f, int i, int end,
+                           const fgr_type *t, const fgr_type *qt) {
+  bool global = !fgr_ptr_is_view(w->u, f, i);
+  if (end == i + 1) {
+    wrap_view(w, f, i, end, t);
+    return;
+  }
+  add_text(w, &w->open[i], elem_fn(w, "vadd", qt), false);
+  if (global) {
+    add_text(w, &w->open[i], elem_fn(w, "view", t), false);
+    add_text(w, &w->close[i + 1], ", 0), 0", true);
+  } else {
+    add_text(w, &w->close[i + 1], ", 0", true);
+  }
+  add_text(w, &w->close[end], ")", false);
+}
+
 /* A pointer at token i (pointee t) given to a view parameter, f(p) or
  * f(p + e), or to a view local, T *q = p + e; (whose type becomes
  * fgk_rs_view).  Whether it was. */
@@ -934,7 +953,12 @@ static bool pointer_view(rw *w, const fgr_func *f, int i, const fgr_type *t) {
     w->rep[v->decl] = "fgk_rs_view";
     for (int k = v->decl + 1; k < v->name_tok; k++)
       w->rep[k] = "";
-    wrap_view(w, f, i, v->init_end, t);
+    for (int k = v->name_tok + 2; k < v->init; k++)
+      w->rep[k] = "";           /* a cast (T *): the view is bytes */
+    if (v->init > v->name_tok + 2)
+      wrap_cast_view(w, f, i, v->init_end, t, v->type);
+    else
+      wrap_view(w, f, i, v->init_end, t);
     return true;
   }
   if (u->vlocal_of && u->vlocal_of[i] >= 0 &&

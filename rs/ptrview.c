@@ -315,9 +315,10 @@ bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i) {
   return callee && k < callee->n_params && callee->params[k].view_written;
 }
 
-/* Whether [a, b) is `[const] T [const] * q = ` with T a number type: q's
- * token, T into *t; else -1. */
-static int view_decl(fgr_scan *s, int a, int b, const fgr_type **t) {
+/* The number type that tokens from a (before b) name, [const] T [const]
+ * (T a C scalar, unsigned one, a RenderScript type or a typedef): the
+ * token after it, T into *t; else -1. */
+static int num_type(fgr_scan *s, int a, int b, const fgr_type **t) {
   fgr_unit *u = s->u;
   int i = a;
   while (i < b && fgr_tok_is(u, i, "const"))
@@ -352,11 +353,29 @@ static int view_decl(fgr_scan *s, int a, int b, const fgr_type **t) {
   i++;
   while (i < b && fgr_tok_is(u, i, "const"))
     i++;
-  if (i + 2 >= b || !fgr_tok_is(u, i, "*") ||
+  *t = ty;
+  return i;
+}
+
+/* Whether [a, b) is `[const] T [const] * q = ` with T a number type: q's
+ * token, T into *t; else -1. */
+static int view_decl(fgr_scan *s, int a, int b, const fgr_type **t) {
+  fgr_unit *u = s->u;
+  int i = num_type(s, a, b, t);
+  if (i < 0 || i + 2 >= b || !fgr_tok_is(u, i, "*") ||
       u->toks[i + 1].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 2, "="))
     return -1;
-  *t = ty;
   return i + 1;
+}
+
+/* The token after a pointer cast ([const] T *) at token i (the memory
+ * read as q's type, as C reads it), or i when there is none. */
+static int after_cast(fgr_scan *s, int i) {
+  fgr_unit *u = s->u;
+  const fgr_type *t;
+  int m = fgr_tok_is(u, i, "(") ? u->match[i] : -1;
+  int j = m > i ? num_type(s, i + 1, m, &t) : -1;
+  return j >= 0 && j + 1 == m && fgr_tok_is(u, j, "*") ? m + 1 : i;
 }
 
 /* View locals a script may have: a bound on what a hostile script makes
@@ -365,7 +384,8 @@ static int view_decl(fgr_scan *s, int a, int b, const fgr_type **t) {
 enum { MAX_VLOCALS = 256 };
 
 /* Records the view locals of fn that are not yet: declarations at a
- * statement's start, T *q = p + e; with p a pointer; whether any was. */
+ * statement's start, T *q = p + e; with p a pointer (or (T *)p + e, the
+ * memory read as T); whether any was. */
 static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
   fgr_unit *u = s->u;
   bool found = false;
@@ -381,9 +401,10 @@ static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
              u->match[semi] > semi ? u->match[semi] + 1 : semi + 1;
     const fgr_type *t;
     int q = fgr_tok_is(u, semi, ";") ? view_decl(s, i, semi, &t) : -1;
+    int init = q >= 0 ? after_cast(s, q + 2) : -1;
     if (q < 0 || (u->vlocal_of && u->vlocal_of[q] >= 0) ||
-        u->n_vlocals >= MAX_VLOCALS ||
-        !fgr_ptr_at(u, fn, q + 2) || !view_shape(u, q + 2, semi))
+        u->n_vlocals >= MAX_VLOCALS || init >= semi ||
+        !fgr_ptr_at(u, fn, init) || !view_shape(u, init, semi))
       continue;
     /* its scope: to the end of the block that holds it */
     int end = fn->tok1 - 1;
@@ -400,7 +421,7 @@ static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
     u->vlocals = fgr_scan_grow(s, u->vlocals, cap, u->n_vlocals,
                                sizeof *u->vlocals);
     int v = u->n_vlocals++;
-    u->vlocals[v] = (fgr_vlocal){q, i, q + 2, semi, t, false};
+    u->vlocals[v] = (fgr_vlocal){q, i, init, semi, t, false};
     const char *name = fgr_scan_tok_str(s, q);
     for (int j = q; j < end; j++)
       if (fgr_tok_is(u, j, name) && !fgr_tok_is(u, j - 1, ".") &&

@@ -257,7 +257,8 @@ typedef struct fgr_bad_global {
 typedef struct fgr_vlocal {
   int name_tok;                 /* q in its declaration */
   int decl;                     /* the declaration's first token */
-  int init, init_end;           /* p, and the ';' */
+  int init, init_end;           /* p (after a cast (T *), if any), and
+                                   the ';' */
   const fgr_type *type;         /* T */
   bool written;                 /* the function writes through it */
 } fgr_vlocal;

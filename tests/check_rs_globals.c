@@ -602,6 +602,17 @@ START_TEST(test_rs_globals_pointer_views) {
       ck_assert_int_eq(walked[4 * x + i],
                        (uint8_t)(i == 1 ? (uint8_t)(pin[x] + 1) * 2
                                         : pin[x] + i));
+  /* through a cast: (const uchar4 *)bytes + x */
+  int32_t words[WB];
+  g = fg_graph_new("cast");
+  fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(4 * WB)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  fg_output(g, "words", fg_rs_map(g, s, "asWords", 0, NULL, &lw));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 1, (const void *[]){by0}, 1, (void *[]){words});
+  fg_graph_free(g);
+  for (int x = 0; x < WB; x++)
+    ck_assert_int_eq(words[x], by0[4 * x] + by0[4 * x + 3] * 256);
   g = fg_graph_new("bad4");
   fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
   ck_assert_ptr_null(fg_rs_map(g, s, "lose", 1, &fin, NULL));

@@ -182,3 +182,11 @@ void RS_KERNEL lose(int in) {
     uchar *q = bytes;
     q = 0;
 }
+
+// a pointer local given a cast pointer global, (const uchar4 *)bytes + x:
+// the bytes read as uchar4, moved by uchar4s
+int RS_KERNEL asWords(uint32_t x) {
+    const uchar4 *w = (const uchar4 *)bytes + x;
+    uchar4 v = *w;
+    return v.x + v.w * 256;
+}
