@@ -80,7 +80,8 @@ bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
     return false;
   if (fgr_tok_is(u, i + 1, "->") && !fgr_tok_is(u, i - 1, "&") &&
       !fgr_tok_is(u, i - 1, "++") && !fgr_tok_is(u, i - 1, "--") &&
-      u->toks[i + 2].kind == FGR_T_IDENT && !assign_op(u, i + 3)) {
+      i + 2 < u->n_toks && u->toks[i + 2].kind == FGR_T_IDENT &&
+      !assign_op(u, i + 3)) {
     *deref = i + 1;                             /* p->m, read */
     *write = false;
     return true;
@@ -140,6 +141,10 @@ const fgr_vlocal *fgr_vlocal_init(const fgr_unit *u, int i) {
   return NULL;
 }
 
+/* Tokens a walk back to a for's parentheses passes at most (a bound on
+ * what a hostile script makes each token cost). */
+enum { MAX_WALK = 4096 };
+
 /* The end of the expression statement or for-clause from token i: its
  * ';', ',' or unmatched ')'. */
 static int clause_end(const fgr_unit *u, int i) {
@@ -152,12 +157,30 @@ static int clause_end(const fgr_unit *u, int i) {
   return i;
 }
 
-/* Whether token t starts a statement or a for-clause. */
-static bool clause_start(const fgr_unit *u, int t) {
+/* Whether token t is inside the parentheses of a for. */
+static bool in_for_header(const fgr_unit *u, int t) {
+  for (int j = t - 1, steps = 0; j > 0 && steps < MAX_WALK; j--, steps++) {
+    if ((fgr_tok_is(u, j, ")") || fgr_tok_is(u, j, "]")) && u->match[j] >= 0
+        && u->match[j] < j) {
+      j = u->match[j];
+      continue;
+    }
+    if (fgr_tok_is(u, j, "("))
+      return fgr_tok_is(u, j - 1, "for");
+    if (fgr_tok_is(u, j, "{") || fgr_tok_is(u, j, "}"))
+      return false;
+  }
+  return false;
+}
+
+/* Whether tokens [t, end) are a statement or a for-clause. */
+static bool clause(const fgr_unit *u, int t, int end) {
+  if (fgr_tok_is(u, t - 1, ",") || fgr_tok_is(u, t - 1, "(") ||
+      !fgr_tok_is(u, end, ";"))
+    return in_for_header(u, t);
   return fgr_tok_is(u, t - 1, ";") || fgr_tok_is(u, t - 1, "{") ||
          fgr_tok_is(u, t - 1, "}") || fgr_tok_is(u, t - 1, ")") ||
-         fgr_tok_is(u, t - 1, ",") || fgr_tok_is(u, t - 1, "else") ||
-         fgr_tok_is(u, t - 1, "(");
+         fgr_tok_is(u, t - 1, "else");
 }
 
 int fgr_vlocal_move(const fgr_unit *u, const fgr_func *f, int i, int *end) {
@@ -165,10 +188,14 @@ int fgr_vlocal_move(const fgr_unit *u, const fgr_func *f, int i, int *end) {
   if (v < 0 || i == u->vlocals[v].name_tok)
     return -1;
   bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+  if (!pre && !fgr_tok_is(u, i + 1, "=") && !fgr_tok_is(u, i + 1, "+=") &&
+      !fgr_tok_is(u, i + 1, "-=") && !fgr_tok_is(u, i + 1, "++") &&
+      !fgr_tok_is(u, i + 1, "--"))
+    return -1;                  /* no move: no walk to the clause's end */
   *end = clause_end(u, i + 1);
   if (pre)
-    return clause_start(u, i - 1) && *end == i + 1 ? v : -1;
-  if (!clause_start(u, i))
+    return clause(u, i - 1, *end) && *end == i + 1 ? v : -1;
+  if (!clause(u, i, *end))
     return -1;
   if (fgr_tok_is(u, i + 1, "++") || fgr_tok_is(u, i + 1, "--"))
     return *end == i + 2 ? v : -1;

@@ -620,6 +620,13 @@ START_TEST(test_rs_globals_pointer_views) {
                        "'ptrview.lose': pointer 'q' is used as "
                        "fieldgraph does not"), "%s", fg_graph_errmsg(g));
   fg_graph_free(g);
+  g = fg_graph_new("bad5");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "argMove", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:197:10: fg_rs_map "
+                       "'ptrview.argMove': pointer 'q' is used as "
+                       "fieldgraph does not"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
   /* the kernel's own array given to put3, which writes views elsewhere */
   int32_t l3[WB];
   g = fg_graph_new("local3");

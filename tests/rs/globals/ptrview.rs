@@ -190,3 +190,9 @@ int RS_KERNEL asWords(uint32_t x) {
     uchar4 v = *w;
     return v.x + v.w * 256;
 }
+
+// moved inside an argument (no statement of its own): refused
+void RS_KERNEL argMove(int in) {
+    uchar *q = bytes;
+    put3(q++, in);
+}
