@@ -56,6 +56,8 @@ typedef struct rw {
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
   bool *local;             /* per token: names a local variable in scope */
+  const char **space;      /* per token: the address space a pointer
+                              local's pointee has (OpenCL), or NULL */
   int *vtype;              /* per token: a local of a vector type, 1 + the
                               type's token (0: none) */
   const char *convs;       /* the converters used, "int4\n..." */
@@ -296,8 +298,9 @@ static bool builtin_vector(const fgr_unit *u, int i) {
 }
 
 /* A pointer local declared at token decl whose initializer [a, b) names
- * a global: on OpenCL its pointee gets the global's address space. */
-static void pointer_space(rw *w, int decl, int a, int b) {
+ * a global: on OpenCL its pointee gets the global's address space, which
+ * this returns (NULL: none). */
+static const char *pointer_space(rw *w, int decl, int a, int b) {
   const fgr_unit *u = w->u;
   for (int i = a; i < b; i++) {
     int g = global_at(w, i);
@@ -305,8 +308,9 @@ static void pointer_space(rw *w, int decl, int a, int b) {
       continue;
     w->pre[decl] = u->globals[g].buffered ? "__global const "
                                           : "__constant ";
-    return;
+    return w->pre[decl];
   }
+  return NULL;
 }
 
 /* The declaration that may start at token i (a statement start, or just
@@ -346,6 +350,7 @@ static int declaration(rw *w, int i, int end, int limit) {
         fgr_tok_is(u, j + 1, "("))
       return j;
     mark_scope(w, j, end, ptr || fgr_tok_is(u, j + 1, "[") ? -1 : vt);
+    int name = j;
     n_decl++;
     j++;
     while (fgr_tok_is(u, j, "[") && u->match[j] > j)
@@ -360,8 +365,17 @@ static int declaration(rw *w, int i, int end, int limit) {
       }
       /* OpenCL C: a pointer local into a global array points into the
        * globals block (__global) or a constant (__constant) */
-      if (w->cl && ptr && n_decl == 1 && !fgr_tok_is(u, j, ","))
-        pointer_space(w, i, init, j);
+      if (w->cl && ptr && n_decl == 1 && !fgr_tok_is(u, j, ",")) {
+        /* its uses carry the space to the parameters given it */
+        const char *sp = pointer_space(w, i, init, j);
+        int nl, kl;
+        const char *np = fgr_tok_text(u, name, &nl);
+        for (int k = name; k < end && sp && w->space; k++) {
+          const char *kp = fgr_tok_text(u, k, &kl);
+          if (w->local[k] && kl == nl && !memcmp(kp, np, (size_t)nl))
+            w->space[k] = sp;
+        }
+      }
     }
     if (!fgr_tok_is(u, j, ","))
       return j;
@@ -1422,11 +1436,15 @@ static const char *param_space(const rw *w, const fgr_func *f, int p) {
           bool hidden = false;
           for (int q = 0; q < c->n_params && !hidden; q++)
             hidden = c->params[q].name && fgr_tok_is(u, a, c->params[q].name);
-          if (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
-              u->globals[g].type->kind != FGR_ARRAY)
+          /* a pointer local into a global array (pointer_space) */
+          const char *lsp = j == a + 1 ? w->space[a] : NULL;
+          if (!lsp && (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
+                       u->globals[g].type->kind != FGR_ARRAY))
             return NULL;
-          const char *sp = u->globals[g].buffered ? "__global "
-                                                  : "__constant ";
+          const char *sp = lsp ? (strstr(lsp, "__global") ? "__global "
+                                                          : "__constant ")
+                           : u->globals[g].buffered ? "__global "
+                                                    : "__constant ";
           if (space && strcmp(space, sp))
             return NULL;
           space = sp;
@@ -1564,6 +1582,7 @@ static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
   w->emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w->emit_fn);
   w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
   w->vtype = calloc((size_t)u->n_toks + 1, sizeof *w->vtype);
+  w->space = calloc((size_t)u->n_toks + 1, sizeof *w->space);
   w->open = calloc((size_t)u->n_toks + 1, sizeof *w->open);
   w->close = calloc((size_t)u->n_toks + 1, sizeof *w->close);
   if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->vtype ||
@@ -1582,6 +1601,7 @@ static void rw_free(rw *w) {
   free(w->emit_fn);
   free(w->local);
   free(w->vtype);
+  free(w->space);
   free(w->open);
   free(w->close);
   fgu_arena_free(&w->scratch);

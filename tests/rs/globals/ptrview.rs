@@ -196,3 +196,17 @@ void RS_KERNEL argMove(int in) {
     uchar *q = bytes;
     put3(q++, in);
 }
+
+// a pointer local into a constant table, moved and given to a helper:
+// on OpenCL the helper's parameter takes the table's address space
+static const int steps[4] = {1, 2, 3, 4};
+
+static int sum2(const int *a) {
+    return a[0] + a[1];
+}
+
+int RS_KERNEL tableWalk(uint32_t x) {
+    const int *t = steps;
+    t += x % 3;
+    return sum2(t);
+}
