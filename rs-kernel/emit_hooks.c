@@ -56,6 +56,10 @@ typedef struct rw {
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
   bool *local;             /* per token: names a local variable in scope */
+  const char **pspace;     /* per parameter (pfirst[f] + p): what
+                              param_space_at found, "-" none, NULL not
+                              yet asked */
+  int *pfirst;             /* per function: its first parameter's slot */
   const char **space;      /* per token: the address space a pointer
                               local's pointee has (OpenCL), or NULL */
   int *vtype;              /* per token: a local of a vector type, 1 + the
@@ -1402,18 +1406,37 @@ static void start_item(rw *w, int tok) {
  * take `const float3 t` and set t.r), which Android's compiler let pass,
  * and a by-value parameter's qualifier changes nothing for the caller. */
 /* On OpenCL, the address space a pointer parameter p of f takes: that of
- * the globals every call of f in the script passes it ("__global " for
- * the globals block, "__constant " for const globals), NULL when a call
- * passes something else (a private array: the default space) or none
- * does.  A script passing its LUT global to `float3 lut(const float *t)`
- * compiles as C does. */
-static const char *param_space(const rw *w, const fgr_func *f, int p) {
+ * the globals every call of f in the kernel passes it ("__global " for
+ * the globals block, "__constant " for const globals), directly, through
+ * a pointer local into one (rw.space) or through a parameter of the
+ * caller that takes one (depth: such parameters followed so far), NULL
+ * when a call passes something else (a private array: the default
+ * space) or none does.  A script passing its LUT global to
+ * `float3 lut(const float *t)` compiles as C does. */
+static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
+                                    int depth);
+static const char *param_space_at(const rw *w, const fgr_func *f, int p,
+                                  int depth) {
+  const char **m = w->pspace && w->pfirst
+                       ? &w->pspace[w->pfirst[f - w->u->funcs] + p] : NULL;
+  if (m && *m)
+    return **m == '-' ? NULL : *m;
+  if (m)
+    *m = "-";                   /* asked again while under way: none */
+  const char *sp = param_space_scan(w, f, p, depth);
+  if (m)
+    *m = sp ? sp : "-";
+  return sp;
+}
+
+static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
+                                    int depth) {
   const fgr_unit *u = w->u;
   const char *space = NULL;
   for (int k = 0; k < u->n_funcs; k++) {
     const fgr_func *c = &u->funcs[k];
-    if (!c->has_body)
-      continue;
+    if (!c->has_body || !w->emit_fn[k])
+      continue;                 /* only the kernel's own calls count */
     for (int i = c->rparen + 1; i + 1 < c->tok1; i++) {
       if (!fgr_tok_is(u, i, f->name) || !fgr_tok_is(u, i + 1, "(") ||
           fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
@@ -1436,8 +1459,14 @@ static const char *param_space(const rw *w, const fgr_func *f, int p) {
           bool hidden = false;
           for (int q = 0; q < c->n_params && !hidden; q++)
             hidden = c->params[q].name && fgr_tok_is(u, a, c->params[q].name);
-          /* a pointer local into a global array (pointer_space) */
+          /* a pointer local into a global array (pointer_space), or a
+           * parameter of the caller that takes one */
           const char *lsp = j == a + 1 ? w->space[a] : NULL;
+          for (int q = 0; q < c->n_params && j == a + 1 && !lsp &&
+                          depth < 8; q++)
+            if (c->params[q].name && c->params[q].ptr == 1 &&
+                !c->params[q].view && fgr_tok_is(u, a, c->params[q].name))
+              lsp = param_space_at(w, c, q, depth + 1);
           if (!lsp && (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
                        u->globals[g].type->kind != FGR_ARRAY))
             return NULL;
@@ -1470,7 +1499,8 @@ static void mark_params(rw *w, const fgr_func *f) {
   }
   for (int p = 0; p < f->n_params && w->cl && !f->is_kernel; p++) {
     const fgr_param *q = &f->params[p];
-    const char *sp = q->ptr == 1 && !q->view ? param_space(w, f, p) : NULL;
+    const char *sp = q->ptr == 1 && !q->view ? param_space_at(w, f, p, 0)
+                                             : NULL;
     if (sp && (!w->pre[q->spec0] || !strcmp(w->pre[q->spec0], sp)))
       w->pre[q->spec0] = sp;
   }
@@ -1583,6 +1613,13 @@ static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
   w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
   w->vtype = calloc((size_t)u->n_toks + 1, sizeof *w->vtype);
   w->space = calloc((size_t)u->n_toks + 1, sizeof *w->space);
+  w->pfirst = calloc((size_t)u->n_funcs + 1, sizeof *w->pfirst);
+  int n_params = 0;
+  for (int k = 0; w->pfirst && k < u->n_funcs; k++) {
+    w->pfirst[k] = n_params;
+    n_params += u->funcs[k].n_params;
+  }
+  w->pspace = calloc((size_t)n_params + 1, sizeof *w->pspace);
   w->open = calloc((size_t)u->n_toks + 1, sizeof *w->open);
   w->close = calloc((size_t)u->n_toks + 1, sizeof *w->close);
   if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->vtype ||
@@ -1602,6 +1639,8 @@ static void rw_free(rw *w) {
   free(w->local);
   free(w->vtype);
   free(w->space);
+  free(w->pfirst);
+  free(w->pspace);
   free(w->open);
   free(w->close);
   fgu_arena_free(&w->scratch);

@@ -614,14 +614,17 @@ START_TEST(test_rs_globals_pointer_views) {
   for (int x = 0; x < WB; x++)
     ck_assert_int_eq(words[x], by0[4 * x] + by0[4 * x + 3] * 256);
   /* a pointer local into a constant table given to a helper */
-  int32_t tw[WB];
+  int32_t tw[WB], tt[WB];
   g = fg_graph_new("table");
   fg_output(g, "tw", fg_rs_map(g, s, "tableWalk", 0, NULL, &lw));
+  fg_output(g, "tt", fg_rs_map(g, s, "tableTwice", 0, NULL, &lw));
   ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
-  tu_run(g, 0, NULL, 1, (void *[]){tw});
+  tu_run(g, 0, NULL, 2, (void *[]){tw, tt});
   fg_graph_free(g);
-  for (int x = 0; x < WB; x++)
+  for (int x = 0; x < WB; x++) {
     ck_assert_int_eq(tw[x], 2 * (x % 3) + 3);
+    ck_assert_int_eq(tt[x], 2 * (2 * (x % 3) + 3));
+  }
   g = fg_graph_new("bad4");
   fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
   ck_assert_ptr_null(fg_rs_map(g, s, "lose", 1, &fin, NULL));

@@ -210,3 +210,14 @@ int RS_KERNEL tableWalk(uint32_t x) {
     t += x % 3;
     return sum2(t);
 }
+
+// ... and through a helper's parameter to another helper
+static int twice(const int *a) {
+    return sum2(a) * 2;
+}
+
+int RS_KERNEL tableTwice(uint32_t x) {
+    const int *t = steps;
+    t += x % 3;
+    return twice(t);
+}
