@@ -193,10 +193,18 @@ static void function(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
 /* Why a global declared as d cannot be held (a pointer: scripts bind
  * rs_allocation instead; a type without a size: rs_script and the other
  * object handles), in buf; NULL when it can. */
-static const char *bad_global_why(const fgr_declarator *d, char *buf, size_t n) {
-  if (d->ptr)
-    snprintf(buf, n, "pointer global '%s' is not supported (bind an "
-             "rs_allocation instead)", d->name);
+static const char *bad_global_why(const fgr_declarator *d, bool init,
+                                  char *buf, size_t n) {
+  bool num = d->type->kind == FGR_NUM || d->type->kind == FGR_BOOL;
+  if (d->ptr == 1 && num && init)
+    snprintf(buf, n, "pointer global '%s' has an initializer; fieldgraph "
+             "binds pointer globals declared without one "
+             "(fg_rs_bind_allocation)", d->name);
+  else if (d->ptr)
+    snprintf(buf, n, "pointer global '%s' of type %s%s is not supported: "
+             "fieldgraph binds pointer globals to numbers, vectors and bool "
+             "(bind an rs_allocation instead)", d->name, d->type->name,
+             d->ptr > 1 ? " **" : " *");
   else if (d->type->kind == FGR_STRUCT && d->type->has_ptr)
     snprintf(buf, n, "global '%s' of type %s holds a pointer member, "
              "which a value passed between the host and kernels cannot "
@@ -237,7 +245,8 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
     bool ptr_alloc = d.ptr == 1 && (d.type->kind == FGR_NUM ||
                                     d.type->kind == FGR_BOOL) &&
                      !is(s, s->i, "=");
-    if (!ptr_alloc && bad_global_why(&d, why, sizeof why)) {
+    if (!ptr_alloc && bad_global_why(&d, is(s, s->i, "="), why,
+                                     sizeof why)) {
       fgr_bad_global *b = FGR_SCAN_PUSH(s, s->u->bad_globals, n_bad_globals,
                                cap_bad_globals);
       b->name = d.name;

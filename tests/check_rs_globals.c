@@ -632,6 +632,28 @@ START_TEST(test_rs_globals_pointer_views) {
                        "'ptrview.lose': pointer 'q' is used as "
                        "fieldgraph does not"), "%s", fg_graph_errmsg(g));
   fg_graph_free(g);
+  static const struct {
+    const char *kernel, *msg;
+  } unbound[] = {
+    {"pairA", "ptrview.rs:232:12: fg_rs_map 'ptrview.pairA': uses global "
+              "'pairs', which fieldgraph cannot hold (/"},
+    {"pairA", "ptrview.rs:228:7: "
+              "pointer global 'pairs' of type Pair * is not supported: "
+              "fieldgraph binds pointer globals to numbers, vectors and "
+              "bool"},
+    {"presetX", "ptrview.rs:236:12: fg_rs_map 'ptrview.presetX': uses "
+                "global 'preset', which fieldgraph cannot hold (/"},
+    {"presetX", "ptrview.rs:229:9: pointer global 'preset' has an "
+                "initializer; fieldgraph binds pointer globals declared "
+                "without one"},
+  };
+  for (size_t k = 0; k < sizeof unbound / sizeof *unbound; k++) {
+    g = fg_graph_new("bad6");
+    ck_assert_ptr_null(fg_rs_map(g, s, unbound[k].kernel, 0, NULL, &lw));
+    ck_assert_msg(strstr(fg_graph_errmsg(g), unbound[k].msg), "%s",
+                  fg_graph_errmsg(g));
+    fg_graph_free(g);
+  }
   g = fg_graph_new("bad5");
   fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
   ck_assert_ptr_null(fg_rs_map(g, s, "argMove", 1, &fin, NULL));

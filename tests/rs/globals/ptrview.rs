@@ -221,3 +221,17 @@ int RS_KERNEL tableTwice(uint32_t x) {
     t += x % 3;
     return twice(t);
 }
+
+// pointer globals fieldgraph does not bind: to a struct, and with an
+// initializer; the kernels using them are refused, naming why
+typedef struct { float a, b; } Pair;
+Pair *pairs;
+float4 *preset = 0;
+
+float RS_KERNEL pairA(uint32_t x) {
+    return pairs[x].a;
+}
+
+float RS_KERNEL presetX(uint32_t x) {
+    return preset[x].x;
+}
