@@ -439,8 +439,10 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                        "'%s' has no dimensions (an Allocation has 1 to 3)",
                        global, field->name);
   const fgr_type *pt = s->u->globals[k].pointee;
-  if (field && pt && (field->type.elem != pt->elem ||
-                      fg_type_tensor_elements(field->type) != pt->width)) {
+  bool pbool = pt && pt->kind == FGR_BOOL;     /* bytes 0 and 1 */
+  if (field && pt && (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
+                      fg_type_tensor_elements(field->type) !=
+                          (pbool ? 1 : pt->width))) {
     char ts[128];
     return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
                        "'%s' is %s; the pointer global reads %s", global,
@@ -781,12 +783,12 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
       bool atomic = u->toks[i].kind == FGR_T_IDENT && len > 8 &&
                     !memcmp(p, "rsAtomic", 8) && fgr_tok_is(u, i + 1, "(");
       /* p[e] = v through a pointer global bound like an allocation */
-      int pw = -1, pclose;
+      int pw = -1;
       for (int k = 0; k < u->n_globals && pw < 0 &&
                       u->toks[i].kind == FGR_T_IDENT; k++)
         if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
             !shadows(&u->funcs[f], u->globals[k].name) &&
-            fgr_ptr_write(u, i, &pclose))
+            fgr_ptr_writes(u, &u->funcs[f], i))
           pw = k;
       if (pw < 0 && (u->toks[i].kind != FGR_T_IDENT ||
                      (!atomic && (len < pl || memcmp(p, pre, (size_t)pl))) ||
@@ -902,14 +904,14 @@ static bool no_set_element(launch *l, const fgr_func *const *fns, int n) {
     return false;
   }
   fgr_reach(u, fns, n, seen);
-  int pt = -1, pg = -1, pc;
+  int pt = -1, pg = -1;
   for (int f = 0; f < u->n_funcs && pt < 0; f++)
     for (int i = u->funcs[f].rparen + 1; seen[f] && i < u->funcs[f].tok1 &&
                                          pt < 0; i++)
       for (int k = 0; k < u->n_globals && pt < 0; k++)
         if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name) &&
             !shadows(&u->funcs[f], u->globals[k].name) &&
-            fgr_ptr_write(u, i, &pc)) {
+            fgr_ptr_writes(u, &u->funcs[f], i)) {
           pt = i;
           pg = k;
         }
@@ -953,15 +955,11 @@ static bool no_unsupported(launch *l, const fgr_func *const *fns, int n) {
                u->toks[b].line, u->toks[b].col, l->what, fns[k]->bad_why);
       return false;
     }
-  const fgr_global *pg = NULL;
-  int t = fgr_bad_ptr_use(u, fns, n, &pg);
+  char why[600];
+  int t = fgr_bad_ptr_use(u, fns, n, why, sizeof why);
   if (t >= 0) {
-    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: pointer global '%s' is used "
-             "as fieldgraph does not: it reads p[i], *(p + i) and "
-             "(p + i)->m of the field bound to it, and writes p[i] = v, "
-             "+=, -=, *=, ++ and --",
-             fgr_tok_file(u, t), u->toks[t].line, u->toks[t].col, l->what,
-             pg->name);
+    fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %s", fgr_tok_file(u, t),
+             u->toks[t].line, u->toks[t].col, l->what, why);
     return false;
   }
   const fgr_bad_global *bad = NULL;
@@ -1215,8 +1213,9 @@ static bool env_fields(launch *l, const fgr_func *const *fns, int n_fns,
       return false;
     }
     if (used && !b) {
-      fg__fail(l->g, FG_EINVAL, "%s: the kernel reads rs_allocation '%s', "
+      fg__fail(l->g, FG_EINVAL, "%s: the kernel reads %s '%s', "
                "which is not bound (fg_rs_bind_allocation)", l->what,
+               u->globals[k].pointee ? "pointer global" : "rs_allocation",
                u->globals[k].name);
       return false;
     }
@@ -1412,8 +1411,10 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   fg_field *written = wa >= 0 ? env[1 + wa] : gt >= 0 ? env[0] : NULL;
   if (wa >= 0 && !written)
     return fg__fail(g, FG_EINVAL, "%s: the kernel sets elements of "
-                    "rs_allocation '%s', which is not bound "
-                    "(fg_rs_bind_allocation)", l.what, u->globals[wg].name);
+                    "%s '%s', which is not bound (fg_rs_bind_allocation)",
+                    l.what, u->globals[wg].pointee ? "pointer global"
+                                                   : "rs_allocation",
+                    u->globals[wg].name);
   if (gt >= 0 && !written)
     return NULL;
   if (wa >= 0)
@@ -1570,8 +1571,9 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
     return g->status;
   }
   if (wa >= 0 && !written) {
-    fg__fail(g, FG_EINVAL, "%s: '%s' sets elements of rs_allocation '%s', "
-             "which is not bound (fg_rs_bind_allocation)", what, f->name,
+    fg__fail(g, FG_EINVAL, "%s: '%s' sets elements of %s '%s', which is "
+             "not bound (fg_rs_bind_allocation)", what, f->name,
+             u->globals[wg].pointee ? "pointer global" : "rs_allocation",
              u->globals[wg].name);
     return g->status;
   }

@@ -97,6 +97,16 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok) {
              "cannot do on the host";
     }
   }
+  /* a pointer global's elements are those of the field bound to it */
+  for (int k = 0; k < u->n_globals; k++) {
+    if (!u->globals[k].pointee)
+      continue;
+    t = fgr_func_mention(u, f, u->globals[k].name, false);
+    if (t >= 0) {
+      *tok = t;
+      return u->globals[k].host_why;
+    }
+  }
   return NULL;
 }
 

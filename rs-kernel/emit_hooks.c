@@ -56,6 +56,12 @@ typedef struct rw {
   int raw_tok;             /* a token emitted as it is (a member name) */
   bool *emit_fn;           /* per function: carried into the kernel */
   bool *local;             /* per token: names a local variable in scope */
+  const char **pspace;     /* per parameter (pfirst[f] + p): what
+                              param_space_at found, "-" none, NULL not
+                              yet asked */
+  int *pfirst;             /* per function: its first parameter's slot */
+  const char **space;      /* per token: the address space a pointer
+                              local's pointee has (OpenCL), or NULL */
   int *vtype;              /* per token: a local of a vector type, 1 + the
                               type's token (0: none) */
   const char *convs;       /* the converters used, "int4\n..." */
@@ -296,8 +302,9 @@ static bool builtin_vector(const fgr_unit *u, int i) {
 }
 
 /* A pointer local declared at token decl whose initializer [a, b) names
- * a global: on OpenCL its pointee gets the global's address space. */
-static void pointer_space(rw *w, int decl, int a, int b) {
+ * a global: on OpenCL its pointee gets the global's address space, which
+ * this returns (NULL: none). */
+static const char *pointer_space(rw *w, int decl, int a, int b) {
   const fgr_unit *u = w->u;
   for (int i = a; i < b; i++) {
     int g = global_at(w, i);
@@ -305,8 +312,9 @@ static void pointer_space(rw *w, int decl, int a, int b) {
       continue;
     w->pre[decl] = u->globals[g].buffered ? "__global const "
                                           : "__constant ";
-    return;
+    return w->pre[decl];
   }
+  return NULL;
 }
 
 /* The declaration that may start at token i (a statement start, or just
@@ -346,6 +354,7 @@ static int declaration(rw *w, int i, int end, int limit) {
         fgr_tok_is(u, j + 1, "("))
       return j;
     mark_scope(w, j, end, ptr || fgr_tok_is(u, j + 1, "[") ? -1 : vt);
+    int name = j;
     n_decl++;
     j++;
     while (fgr_tok_is(u, j, "[") && u->match[j] > j)
@@ -360,8 +369,17 @@ static int declaration(rw *w, int i, int end, int limit) {
       }
       /* OpenCL C: a pointer local into a global array points into the
        * globals block (__global) or a constant (__constant) */
-      if (w->cl && ptr && n_decl == 1 && !fgr_tok_is(u, j, ","))
-        pointer_space(w, i, init, j);
+      if (w->cl && ptr && n_decl == 1 && !fgr_tok_is(u, j, ",")) {
+        /* its uses carry the space to the parameters given it */
+        const char *sp = pointer_space(w, i, init, j);
+        int nl, kl;
+        const char *np = fgr_tok_text(u, name, &nl);
+        for (int k = name; k < end && sp && w->space; k++) {
+          const char *kp = fgr_tok_text(u, k, &kl);
+          if (w->local[k] && kl == nl && !memcmp(kp, np, (size_t)nl))
+            w->space[k] = sp;
+        }
+      }
     }
     if (!fgr_tok_is(u, j, ","))
       return j;
@@ -906,6 +924,8 @@ static const char *elem_fn(rw *w, const char *what, const fgr_type *t) {
     [FG_U16] = "ushort", [FG_I32] = "int", [FG_U32] = "uint",
     [FG_I64] = "long", [FG_U64] = "ulong", [FG_F32] = "float",
     [FG_F64] = "double"};
+  if (t->kind == FGR_BOOL)      /* a pointer global's bool: a byte */
+    return fgu_arena_printf(&w->scratch, "fgk_rs_%s_uchar(", what);
   return t->width > 1
       ? fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s%d(", what,
                          cname[t->elem], t->width)
@@ -931,6 +951,133 @@ static void ptr_call(rw *w, const fgr_type *t, int i, int open, int close,
   w->rep[close] = offset ? "))" : ")";
 }
 
+/* The view that pointer tokens [i, end) give, p or p + e with p a
+ * pointer of pointee t at token i: a pointer global as
+ * fgk_rs_view_T(p, 0 + e), a view (parameter or local) moved as
+ * fgk_rs_vadd_T(v, 0 + e) (ptrview.c, compat.c). */
+static void wrap_view(rw *w, const fgr_func *f, int i, int end,
+                      const fgr_type *t) {
+  bool global = !fgr_ptr_is_view(w->u, f, i);
+  if (!global && end == i + 1)
+    return;                     /* the view as it is */
+  add_text(w, &w->open[i], elem_fn(w, global ? "view" : "vadd", t), false);
+  if (end == i + 1) {
+    add_text(w, &w->close[end], ", 0)", true);
+  } else {
+    add_text(w, &w->close[i + 1], ", 0", true);
+    add_text(w, &w->close[end], ")", false);
+  }
+}
+
+/* The same after a cast to q's pointee qt, (T *)p + e: p's view moved by
+ * e elements of qt. */
+static void wrap_cast_view(rw *w, const fgr_func *f, int i, int end,
+                           const fgr_type *t, const fgr_type *qt) {
+  bool global = !fgr_ptr_is_view(w->u, f, i);
+  if (end == i + 1) {
+    wrap_view(w, f, i, end, t);
+    return;
+  }
+  add_text(w, &w->open[i], elem_fn(w, "vadd", qt), false);
+  if (global) {
+    add_text(w, &w->open[i], elem_fn(w, "view", t), false);
+    add_text(w, &w->close[i + 1], ", 0), 0", true);
+  } else {
+    add_text(w, &w->close[i + 1], ", 0", true);
+  }
+  add_text(w, &w->close[end], ")", false);
+}
+
+/* A pointer at token i (pointee t) given to a view parameter, f(p) or
+ * f(p + e), or to a view local, T *q = p + e; (whose type becomes
+ * fgk_rs_view).  Whether it was. */
+static bool pointer_view(rw *w, const fgr_func *f, int i, const fgr_type *t) {
+  const fgr_unit *u = w->u;
+  const fgr_vlocal *v = fgr_vlocal_source(u, f, i);
+  int mend;
+  if (v && v->init != i && fgr_vlocal_move(u, f, i - 2, &mend) >= 0) {
+    wrap_view(w, f, i, mend, t);        /* q = p + e */
+    return true;
+  }
+  if (fgr_vlocal_move(u, f, i, &mend) >= 0) {
+    /* q += e, q -= e, q++... as fgk_rs_vmove_T(&q, e) */
+    const char *fn = fgu_arena_printf(&w->scratch, "%s&",
+                                      elem_fn(w, "vmove", t));
+    bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+    if (pre) {
+      w->rep[i - 1] = fn;
+      add_text(w, &w->close[i + 1],
+               fgr_tok_is(u, i - 1, "++") ? ", 1)" : ", -1)", true);
+    } else if (fgr_tok_is(u, i + 1, "++") || fgr_tok_is(u, i + 1, "--")) {
+      add_text(w, &w->open[i], fn, false);
+      w->rep[i + 1] = fgr_tok_is(u, i + 1, "++") ? ", 1)" : ", -1)";
+    } else if (!fgr_tok_is(u, i + 1, "=")) {
+      add_text(w, &w->open[i], fn, false);
+      w->rep[i + 1] = fgr_tok_is(u, i + 1, "+=") ? ", (" : ", -(";
+      add_text(w, &w->close[mend], "))", false);
+    }
+    return true;
+  }
+  if (v) {
+    w->pre[v->decl] = NULL;     /* no address space: a value */
+    w->rep[v->decl] = "fgk_rs_view";
+    for (int k = v->decl + 1; k < v->name_tok; k++)
+      w->rep[k] = "";
+    for (int k = v->name_tok + 2; k < v->init; k++)
+      w->rep[k] = "";           /* a cast (T *): the view is bytes */
+    if (v->init > v->name_tok + 2)
+      wrap_cast_view(w, f, i, v->init_end, t, v->type);
+    else
+      wrap_view(w, f, i, v->init_end, t);
+    return true;
+  }
+  if (u->vlocal_of && u->vlocal_of[i] >= 0 &&
+      u->vlocals[u->vlocal_of[i]].name_tok == i)
+    return true;                /* q in its declaration */
+  int k, end;
+  const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
+  if (!callee || k >= callee->n_params || !callee->params[k].view)
+    return false;
+  wrap_view(w, f, i, end, t);
+  return true;
+}
+
+/* *p and p->m read through a pointer (pointee t) at token i as
+ * fgk_rs_ptr_T(p, 0), *p = v as fgk_rs_pst_T(p, 0, v), *p += v as
+ * fgk_rs_padd_T(p, 0, v, 0) (-= v: -(v); *=: pmul).  Whether it was. */
+static bool pointer_deref(rw *w, const fgr_func *f, int i,
+                          const fgr_type *t) {
+  const fgr_unit *u = w->u;
+  int deref;
+  bool write;
+  if (!fgr_ptr_deref(u, i, &deref, &write))
+    return false;
+  if (!write) {
+    add_text(w, &w->open[i], elem_fn(w, "ptr", t), false);
+    if (deref > i) {            /* p->m */
+      w->rep[deref] = ".";
+      add_text(w, &w->close[deref], ", 0)", true);
+    } else {
+      w->rep[deref] = "";
+      add_text(w, &w->close[i + 1], ", 0)", true);
+    }
+    return true;
+  }
+  int end = fwd_assignment(u, i + 2, f->tok1);
+  if (end <= i + 2)
+    return false;
+  bool set = fgr_tok_is(u, i + 1, "="), neg = fgr_tok_is(u, i + 1, "-=");
+  const char *what = set ? "pst" : fgr_tok_is(u, i + 1, "*=") ? "pmul"
+                                                                : "padd";
+  bool b = set && t->kind == FGR_BOOL;           /* C's bool: 0 or 1 */
+  w->rep[deref] = "";
+  add_text(w, &w->open[i], elem_fn(w, what, t), false);
+  w->rep[i + 1] = neg ? ", 0, -(" : b ? ", 0, (uchar)(0 != (" : ", 0, ";
+  add_text(w, &w->close[end], b ? ")))" : set ? ")" : neg ? "), 0)"
+                                                           : ", 0)", false);
+  return true;
+}
+
 /* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
  * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
  * allocation in the environment), and of a legacy kernel's input pointer
@@ -939,14 +1086,24 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   const char *in = f->legacy_in_indexed ? f->params[f->legacy_in].name : NULL;
   for (int i = f->rparen + 1; i < f->tok1; i++) {
-    int g = global_at(w, i);
-    const fgr_type *t = g >= 0 ? u->globals[g].pointee : NULL;
+    const fgr_type *t = fgr_ptr_at(u, f, i);
     int open, close, plus, deref;
     bool input = in && fgr_tok_is(u, i, in) && !fgr_tok_is(u, i - 1, ".") &&
                  !fgr_tok_is(u, i - 1, "->");
     if (input)
       t = f->params[f->legacy_in].type;
-    if (!input && t && t->elem != FG_BOOL && fgr_ptr_write(u, i, &close)) {
+    int ak, aend;
+    const fgr_func *callee = fgr_arg_callee(u, i, &ak, &aend);
+    if (callee && callee->params[ak].view && fgr_private_arg(u, f, i, aend)) {
+      /* the function's own memory given to a view parameter */
+      add_text(w, &w->open[i], "fgk_rs_pview(", true);
+      add_text(w, &w->close[aend], ")", false);
+    }
+    if (!input && t && pointer_view(w, f, i, t))
+      continue;
+    if (!input && t && pointer_deref(w, f, i, t))
+      continue;
+    if (!input && t && fgr_ptr_write(u, i, &close)) {
       /* the launch's copy of the field bound to p (nodes.c):
        * p[e] = v as fgk_rs_pst_T(p, e, v), p[e] += v as
        * fgk_rs_padd_T(p, e, v, 0) (-= v: -(v); *=: pmul), p[e]++ as
@@ -971,14 +1128,15 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
                                                            : ", -1, 1)";
       } else {
         bool neg = fgr_tok_is(u, close + 1, "-=");
+        bool b = t->kind == FGR_BOOL && what[1] == 's';   /* C's bool */
         w->rep[close] = "";
-        w->rep[close + 1] = neg ? ", -(" : ", ";
-        add_text(w, &w->close[end],
-                 what[1] == 's' ? ")" : neg ? "), 0)" : ", 0)", false);
+        w->rep[close + 1] = neg ? ", -(" : b ? ", (uchar)(0 != (" : ", ";
+        add_text(w, &w->close[end], b ? ")))" : what[1] == 's' ? ")"
+                                    : neg ? "), 0)" : ", 0)", false);
       }
       continue;
     }
-    if (!t || t->elem == FG_BOOL ||
+    if (!t || (input && t->kind == FGR_BOOL) ||
         !fgr_ptr_read(u, i, &open, &close, &plus, &deref))
       continue;
     if (input)
@@ -1300,18 +1458,37 @@ static void start_item(rw *w, int tok) {
  * take `const float3 t` and set t.r), which Android's compiler let pass,
  * and a by-value parameter's qualifier changes nothing for the caller. */
 /* On OpenCL, the address space a pointer parameter p of f takes: that of
- * the globals every call of f in the script passes it ("__global " for
- * the globals block, "__constant " for const globals), NULL when a call
- * passes something else (a private array: the default space) or none
- * does.  A script passing its LUT global to `float3 lut(const float *t)`
- * compiles as C does. */
-static const char *param_space(const rw *w, const fgr_func *f, int p) {
+ * the globals every call of f in the kernel passes it ("__global " for
+ * the globals block, "__constant " for const globals), directly, through
+ * a pointer local into one (rw.space) or through a parameter of the
+ * caller that takes one (depth: such parameters followed so far), NULL
+ * when a call passes something else (a private array: the default
+ * space) or none does.  A script passing its LUT global to
+ * `float3 lut(const float *t)` compiles as C does. */
+static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
+                                    int depth);
+static const char *param_space_at(const rw *w, const fgr_func *f, int p,
+                                  int depth) {
+  const char **m = w->pspace && w->pfirst
+                       ? &w->pspace[w->pfirst[f - w->u->funcs] + p] : NULL;
+  if (m && *m)
+    return **m == '-' ? NULL : *m;
+  if (m)
+    *m = "-";                   /* asked again while under way: none */
+  const char *sp = param_space_scan(w, f, p, depth);
+  if (m)
+    *m = sp ? sp : "-";
+  return sp;
+}
+
+static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
+                                    int depth) {
   const fgr_unit *u = w->u;
   const char *space = NULL;
   for (int k = 0; k < u->n_funcs; k++) {
     const fgr_func *c = &u->funcs[k];
-    if (!c->has_body)
-      continue;
+    if (!c->has_body || !w->emit_fn[k])
+      continue;                 /* only the kernel's own calls count */
     for (int i = c->rparen + 1; i + 1 < c->tok1; i++) {
       if (!fgr_tok_is(u, i, f->name) || !fgr_tok_is(u, i + 1, "(") ||
           fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
@@ -1334,11 +1511,21 @@ static const char *param_space(const rw *w, const fgr_func *f, int p) {
           bool hidden = false;
           for (int q = 0; q < c->n_params && !hidden; q++)
             hidden = c->params[q].name && fgr_tok_is(u, a, c->params[q].name);
-          if (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
-              u->globals[g].type->kind != FGR_ARRAY)
+          /* a pointer local into a global array (pointer_space), or a
+           * parameter of the caller that takes one */
+          const char *lsp = j == a + 1 ? w->space[a] : NULL;
+          for (int q = 0; q < c->n_params && j == a + 1 && !lsp &&
+                          depth < 8; q++)
+            if (c->params[q].name && c->params[q].ptr == 1 &&
+                !c->params[q].view && fgr_tok_is(u, a, c->params[q].name))
+              lsp = param_space_at(w, c, q, depth + 1);
+          if (!lsp && (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
+                       u->globals[g].type->kind != FGR_ARRAY))
             return NULL;
-          const char *sp = u->globals[g].buffered ? "__global "
-                                                  : "__constant ";
+          const char *sp = lsp ? (strstr(lsp, "__global") ? "__global "
+                                                          : "__constant ")
+                           : u->globals[g].buffered ? "__global "
+                                                    : "__constant ";
           if (space && strcmp(space, sp))
             return NULL;
           space = sp;
@@ -1353,9 +1540,19 @@ static const char *param_space(const rw *w, const fgr_func *f, int p) {
 
 static void mark_params(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
+  /* a view parameter (ptrview.c): fgk_rs_view name */
+  for (int p = 0; p < f->n_params; p++) {
+    const fgr_param *q = &f->params[p];
+    if (!q->view)
+      continue;
+    w->rep[q->spec0] = "fgk_rs_view";
+    for (int i = q->spec0 + 1; i < q->tok && i < f->rparen; i++)
+      w->rep[i] = "";
+  }
   for (int p = 0; p < f->n_params && w->cl && !f->is_kernel; p++) {
     const fgr_param *q = &f->params[p];
-    const char *sp = q->ptr == 1 ? param_space(w, f, p) : NULL;
+    const char *sp = q->ptr == 1 && !q->view ? param_space_at(w, f, p, 0)
+                                             : NULL;
     if (sp && (!w->pre[q->spec0] || !strcmp(w->pre[q->spec0], sp)))
       w->pre[q->spec0] = sp;
   }
@@ -1467,6 +1664,14 @@ static bool rw_init(rw *w, fgk_writer *tw, const fgr_unit *u) {
   w->emit_fn = calloc((size_t)u->n_funcs + 1, sizeof *w->emit_fn);
   w->local = calloc((size_t)u->n_toks + 1, sizeof *w->local);
   w->vtype = calloc((size_t)u->n_toks + 1, sizeof *w->vtype);
+  w->space = calloc((size_t)u->n_toks + 1, sizeof *w->space);
+  w->pfirst = calloc((size_t)u->n_funcs + 1, sizeof *w->pfirst);
+  int n_params = 0;
+  for (int k = 0; w->pfirst && k < u->n_funcs; k++) {
+    w->pfirst[k] = n_params;
+    n_params += u->funcs[k].n_params;
+  }
+  w->pspace = calloc((size_t)n_params + 1, sizeof *w->pspace);
   w->open = calloc((size_t)u->n_toks + 1, sizeof *w->open);
   w->close = calloc((size_t)u->n_toks + 1, sizeof *w->close);
   if (!w->pre || !w->rep || !w->emit_fn || !w->local || !w->vtype ||
@@ -1485,6 +1690,9 @@ static void rw_free(rw *w) {
   free(w->emit_fn);
   free(w->local);
   free(w->vtype);
+  free(w->space);
+  free(w->pfirst);
+  free(w->pspace);
   free(w->open);
   free(w->close);
   fgu_arena_free(&w->scratch);

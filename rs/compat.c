@@ -204,12 +204,83 @@ const char *const fgr_runtime_names[] = {
   "(a.z > 0 ? a.z : 1);\\\n" \
   "    fgk_rs_st_##T(a, i < n ? i : -1, v);\\\n" \
   "    return v; }\\\n" \
-  FGR_PTR_OP(padd, +) FGR_PTR_OP(pmul, *) "\n"
+  FGR_PTR_OP(padd, +) FGR_PTR_OP(pmul, *)
+
+/* A pointer global passed to a helper's pointer parameter (emit_hooks.c
+ * rewrites the parameter's type as fgk_rs_view): fgk_rs_view_T(p, e) is
+ * p + e, the field bound to p as bytes and e elements of T into them;
+ * fgk_rs_vadd_T(v, e) is v + e for a view read as T, fgk_rs_vmove_T(&v,
+ * e) moves v by e.  Reads, writes and
+ * updates through a view (fgk_rs_ptr_T, fgk_rs_pst_T, fgk_rs_padd_T,
+ * fgk_rs_pmul_T, the pointer globals' calls) take element e of T at the
+ * view's byte offset, so a helper may read the memory as another type
+ * than the global's, as C does; a read outside the field is clamped to
+ * it, a write outside skipped, as through the pointer global itself.  ES:
+ * the bytes of a T in the field.  Ends a FGK_RS_GET* macro. */
+#define FGR_VIEW_OP(NAME, OP, ES) \
+  "  FGK_RS_F T fgk_rs_" #NAME "_##T(fgk_rs_view v, long i, T x, " \
+  "int post) {\\\n" \
+  "    long p = fgk_rs_vwr(v, i, " ES ");\\\n" \
+  "    if (p < 0) return x;\\\n" \
+  "    T o = fgk_rs_vld_##T(v, p), r = o " #OP " x;\\\n" \
+  "    fgk_rs_vst_##T(v, p, r);\\\n" \
+  "    return post ? o : r; }\\\n"
+#define FGR_VIEW(ES) \
+  "  FGK_RS_F fgk_rs_view fgk_rs_view_##T(rs_allocation a, long e) {\\\n" \
+  "    fgk_rs_view v;\\\n    v.p = a.p;\\\n    v.q = 0;\\\n" \
+  "    v.n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
+  "(a.z > 0 ? a.z : 1) * " ES ";\\\n" \
+  "    v.o = e * " ES ";\\\n    return v; }\\\n" \
+  "  FGK_RS_F fgk_rs_view fgk_rs_vadd_##T(fgk_rs_view v, long e) {\\\n" \
+  "    v.o += e * " ES ";\\\n    return v; }\\\n" \
+  "  FGK_RS_F void fgk_rs_vmove_##T(fgk_rs_view *v, long e) {\\\n" \
+  "    v->o += e * " ES "; }\\\n" \
+  "  FGK_RS_F T fgk_rs_ptr_##T(fgk_rs_view v, long i) {\\\n" \
+  "    long p = fgk_rs_vrd(v, i, " ES ");\\\n" \
+  "    if (p < 0) return (T)0;\\\n" \
+  "    return fgk_rs_vld_##T(v, p); }\\\n" \
+  "  FGK_RS_F T fgk_rs_pst_##T(fgk_rs_view v, long i, T x) {\\\n" \
+  "    long p = fgk_rs_vwr(v, i, " ES ");\\\n" \
+  "    if (p >= 0) fgk_rs_vst_##T(v, p, x);\\\n" \
+  "    return x; }\\\n" \
+  FGR_VIEW_OP(padd, +, ES) FGR_VIEW_OP(pmul, *, ES) "\n"
+/* The element of T at byte p of a view's memory (the bound field's, or a
+ * script's own array, q), and storing one: the C dialect's. */
+#define FGR_VIEW_LDST_C \
+  "  static inline __attribute__((unused)) T fgk_rs_vld_##T(fgk_rs_view v, " \
+  "long p) {\\\n" \
+  "    return fgk_rs_ld_##T(fgk_rs_alloc((v.q ? (const uchar *)v.q : v.p) " \
+  "+ p, 1, 1, 1), 0); }\\\n" \
+  "  static inline __attribute__((unused)) void fgk_rs_vst_##T(" \
+  "fgk_rs_view v, long p, T x) {\\\n" \
+  "    fgk_rs_st_##T(fgk_rs_alloc((v.q ? (const uchar *)v.q : v.p) + p, 1, " \
+  "1, 1), 0, x); }\\\n"
+
+/* The byte offset of element i of a view read as elements of es bytes:
+ * clamped into the view's field for a read (-1: the field is smaller
+ * than one), -1 outside it for a write.  fgk_rs_pview(q): a view of the
+ * script's own memory (a local array given to a parameter that is given
+ * pointer globals elsewhere), read and written as C would. */
+#define FGR_VIEW_POS \
+  "static inline __attribute__((unused)) fgk_rs_view fgk_rs_pview(" \
+  "const void *q) {\n" \
+  "  fgk_rs_view v;\n  v.p = 0;\n  v.q = (uchar *)q;\n" \
+  "  v.n = (long)1 << 60;\n  v.o = 0;\n  return v; }\n" \
+  "static inline __attribute__((unused)) long fgk_rs_vrd(fgk_rs_view v, " \
+  "long i, long es) {\n" \
+  "  long p = v.o + i * es, m = v.n - es;\n" \
+  "  return m < 0 ? -1 : p < 0 ? 0 : p > m ? m : p; }\n" \
+  "static inline __attribute__((unused)) long fgk_rs_vwr(fgk_rs_view v, " \
+  "long i, long es) {\n" \
+  "  long p = v.o + i * es;\n" \
+  "  return p < 0 || p > v.n - es ? -1 : p; }\n"
 
 const char fgr_compat_c[] =
   "/* RenderScript runtime, C dialect */\n"
   "#define FGK_RS_F static inline __attribute__((overloadable, unused))\n"
   "typedef struct { const uchar *p; long x, y, z; } rs_allocation;\n"
+  "typedef struct { const uchar *p; uchar *q; long n, o; } fgk_rs_view;\n"
+  FGR_VIEW_POS
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
   /* the other object handles: a struct may hold one (it is then no
@@ -681,6 +752,8 @@ const char fgr_compat_c[] =
   "N * sizeof(S)); }\\\n"
   FGR_SET
   FGR_PTR_READ
+  FGR_VIEW_LDST_C
+  FGR_VIEW("(long)(N * sizeof(S))")
   "#define FGK_RS_GETS(T, S) FGK_RS_GET(T, S, 1) FGK_RS_GET(T##2, S, 2)\\\n"
   "  FGK_RS_GET(T##3, S, 3) FGK_RS_GET(T##4, S, 4)\n"
   "typedef schar fgk_rs_char;\n"
@@ -692,6 +765,9 @@ const char fgr_compat_c[] =
   "#define fgk_rs_pst_char fgk_rs_pst_schar\n"
   "#define fgk_rs_padd_char fgk_rs_padd_schar\n"
   "#define fgk_rs_pmul_char fgk_rs_pmul_schar\n"
+  "#define fgk_rs_view_char fgk_rs_view_schar\n"
+  "#define fgk_rs_vadd_char fgk_rs_vadd_schar\n"
+  "#define fgk_rs_vmove_char fgk_rs_vmove_schar\n"
   "FGK_RS_GETS(uchar, uchar) FGK_RS_GETS(short, short)\n"
   "FGK_RS_GETS(ushort, ushort) FGK_RS_GETS(int, int)\n"
   "FGK_RS_GETS(uint, uint) FGK_RS_GETS(long, long)\n"
@@ -742,6 +818,9 @@ const char fgr_compat_cl[] =
   "typedef long int64_t;\ntypedef ulong uint64_t;\n"
   "typedef struct { __global const uchar *p; long x, y, z; } "
   "rs_allocation;\n"
+  "typedef struct { __global const uchar *p; uchar *q; long n, o; } "
+  "fgk_rs_view;\n"
+  FGR_VIEW_POS
   "typedef struct { uint x, y, z; } rs_kernel_context;\n"
   "typedef struct { long fgk_unused; } rs_script_call_t;\n"
   /* the other object handles: a struct may hold one (it is then no
@@ -832,7 +911,11 @@ const char fgr_compat_cl[] =
   "#define FGK_RS_LDN(T, S, N) vload##N(i, (__global const S *)a.p)\n"
   "#define FGK_RS_ST1(T, S) ((__global S *)a.p)[i] = v\n"
   "#define FGK_RS_STN(T, S, N) vstore##N(v, i, (__global S *)a.p)\n"
-  "#define FGK_RS_GETX(T, LD, ST) \\\n"
+  "#define FGK_RS_PLD1(T, S) ((const S *)q)[0]\n"
+  "#define FGK_RS_PLDN(T, S, N) vload##N(0, (const S *)q)\n"
+  "#define FGK_RS_PST1(T, S) ((S *)q)[0] = x\n"
+  "#define FGK_RS_PSTN(T, S, N) vstore##N(x, 0, (S *)q)\n"
+  "#define FGK_RS_GETX(T, LD, ST, ES, PLD, PST) \\\n"
   "  static inline void fgk_rs_st_##T(rs_allocation a, long i, T v) "
   "{ if (i >= 0) ST; }\\\n"
   FGR_SET
@@ -846,11 +929,25 @@ const char fgr_compat_cl[] =
   "uint z) {\\\n"
   "    return fgk_rs_ld_##T(a, fgk_rs_idx(a, x, y, z)); }\\\n"
   FGR_PTR_READ
+  "  static inline T fgk_rs_vld_##T(fgk_rs_view v, long p) {\\\n"
+  "    if (v.q) { uchar *q = v.q + p; return PLD; }\\\n"
+  "    return fgk_rs_ld_##T(fgk_rs_alloc(v.p + p, 1, 1, 1), 0); }\\\n"
+  "  static inline void fgk_rs_vst_##T(fgk_rs_view v, long p, T x) {\\\n"
+  "    if (v.q) { uchar *q = v.q + p; PST; return; }\\\n"
+  "    fgk_rs_st_##T(fgk_rs_alloc(v.p + p, 1, 1, 1), 0, x); }\\\n"
+  FGR_VIEW("ES")
   "#define FGK_RS_GETS(T) FGK_RS_GETX(T, FGK_RS_LD1(T, T), "
-  "FGK_RS_ST1(T, T))\\\n"
-  "  FGK_RS_GETX(T##2, FGK_RS_LDN(T##2, T, 2), FGK_RS_STN(T##2, T, 2))\\\n"
-  "  FGK_RS_GETX(T##3, FGK_RS_LDN(T##3, T, 3), FGK_RS_STN(T##3, T, 3))\\\n"
-  "  FGK_RS_GETX(T##4, FGK_RS_LDN(T##4, T, 4), FGK_RS_STN(T##4, T, 4))\n"
+  "FGK_RS_ST1(T, T), (long)sizeof(T), FGK_RS_PLD1(T, T), "
+  "FGK_RS_PST1(T, T))\\\n"
+  "  FGK_RS_GETX(T##2, FGK_RS_LDN(T##2, T, 2), FGK_RS_STN(T##2, T, 2), "
+  "(long)sizeof(T##2), FGK_RS_PLDN(T##2, T, 2), "
+  "FGK_RS_PSTN(T##2, T, 2))\\\n"
+  "  FGK_RS_GETX(T##3, FGK_RS_LDN(T##3, T, 3), FGK_RS_STN(T##3, T, 3), "
+  "3 * (long)sizeof(T), FGK_RS_PLDN(T##3, T, 3), "
+  "FGK_RS_PSTN(T##3, T, 3))\\\n"
+  "  FGK_RS_GETX(T##4, FGK_RS_LDN(T##4, T, 4), FGK_RS_STN(T##4, T, 4), "
+  "(long)sizeof(T##4), FGK_RS_PLDN(T##4, T, 4), "
+  "FGK_RS_PSTN(T##4, T, 4))\n"
   "FGK_RS_GETS(char) FGK_RS_GETS(uchar) FGK_RS_GETS(short)\n"
   "FGK_RS_GETS(ushort) FGK_RS_GETS(int) FGK_RS_GETS(uint)\n"
   "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"

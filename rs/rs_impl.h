@@ -134,6 +134,10 @@ typedef struct fgr_param {
   bool is_const;
   int tok;                      /* the name's token (or the type's) */
   int spec0;                    /* first token of its specifiers */
+  bool view;                    /* a pointer to a number that calls give a
+                                   pointer global p or p + e: a view of
+                                   the field bound to it (ptrview.c) */
+  bool view_written;            /* a view the function writes through */
 } fgr_param;
 
 enum { FGR_SPECIAL_X, FGR_SPECIAL_Y, FGR_SPECIAL_Z, FGR_SPECIAL_CONTEXT,
@@ -181,6 +185,8 @@ typedef struct fgr_global {
   const fgr_type *pointee;      /* a pointer global `const T *p`, bound
                                    like an rs_allocation and read as p[i]
                                    (fgr_ptr_read): T; else NULL */
+  const char *host_why;         /* a pointer global: why invokables on the
+                                   host cannot use it (rs-host/host.c) */
   int tok;                      /* the name's token */
   int init0, init1;             /* initializer tokens, init0 < 0: none */
   int decl0, decl1;             /* declarator tokens (no initializer) */
@@ -246,6 +252,17 @@ typedef struct fgr_bad_global {
                                    rsForEach(script, in, out, ...) */
 } fgr_bad_global;
 
+/* A pointer local given a pointer global, `T *q = p + e;`: a view of
+ * the bound field as q's pointee T (ptrview.c). */
+typedef struct fgr_vlocal {
+  int name_tok;                 /* q in its declaration */
+  int decl;                     /* the declaration's first token */
+  int init, init_end;           /* p (after a cast (T *), if any), and
+                                   the ';' */
+  const fgr_type *type;         /* T */
+  bool written;                 /* the function writes through it */
+} fgr_vlocal;
+
 /* A parsed script.  `live` must stay the first member: graphs and
  * programs hold the unit through it. */
 typedef struct fgr_unit {
@@ -273,6 +290,10 @@ typedef struct fgr_unit {
   int n_allocs;                 /* rs_allocation globals */
   fgr_bad_global *bad_globals;
   int n_bad_globals;
+  fgr_vlocal *vlocals;          /* view locals (ptrview.c) */
+  int n_vlocals;
+  int *vlocal_of;               /* per token: the view local it names, or
+                                   -1; NULL when there are none */
   int64_t block_size;           /* the globals block (>= 8) */
   unsigned char *c_values;      /* what fg_rs_get reads: the C side (the
                                    block, then const globals) */
@@ -417,12 +438,57 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
  * p[e]--, ++p[e] or --p[e] (an element of the field bound to it, in
  * memory order).  *close: the ']'. */
 bool fgr_ptr_write(const fgr_unit *u, int i, int *close);
-/* The first mention of a pointer global by roots (n_roots, NULL entries
- * skipped) or what they call that fgr_ptr_read and fgr_ptr_write do not
- * take: its token,
- * the global in *g; -1 when none. */
+/* Pointer globals beyond p[e] and views of their fields (ptrview.c). */
+/* Whether token t ends an operand (a '*' after it is then a product): an
+ * identifier that is no statement keyword (return...), a literal, ')' or
+ * ']'. */
+bool fgr_operand_end(const fgr_unit *u, int t);
+/* Whether token i, naming a pointer, is *p or p->m (*deref: the '*' or
+ * the '->'), read, or *p = v, +=, -=, *= (*write). */
+bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write);
+/* The pointee type of the pointer token i names in function f: a pointer
+ * global's (no parameter of f hiding it) or a view parameter's; else
+ * NULL. */
+const fgr_type *fgr_ptr_at(const fgr_unit *u, const fgr_func *f, int i);
+/* Whether token i starts an argument of a call of a script function: the
+ * function name's token (-1 if not), the argument's index in *k, the
+ * token after the argument (the ',' or ')') in *end. */
+int fgr_call_arg(const fgr_unit *u, int i, int *k, int *end);
+/* Whether token i (a pointer in function f) starts argument k of a call
+ * of a script function as p, p + e or p - e: the function (the first of
+ * that name), with *k and *end as fgr_call_arg's; else NULL. */
+const fgr_func *fgr_view_arg(const fgr_unit *u, const fgr_func *f, int i,
+                             int *k, int *end);
+/* The script function whose argument token i starts (with *k and *end
+ * as fgr_call_arg's, *k one of its parameters), or NULL. */
+const fgr_func *fgr_arg_callee(const fgr_unit *u, int i, int *k, int *end);
+/* Whether argument [i, end) in function f is the function's own memory
+ * (no pointer, no script global: a local array, &local), which a view
+ * parameter is given as fgk_rs_pview(arg). */
+bool fgr_private_arg(const fgr_unit *u, const fgr_func *f, int i, int end);
+/* Whether token i, a pointer in function f, writes the field there: p[e]
+ * = v and the updates, *p = v, or passing it to a view parameter that
+ * the callee writes through. */
+bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i);
+/* Whether token i names a view parameter or a view local (a value of
+ * type fgk_rs_view in the kernel) rather than a pointer global. */
+bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i);
+/* The view local whose initializer starts at token i, or NULL. */
+const fgr_vlocal *fgr_vlocal_init(const fgr_unit *u, int i);
+/* Whether token i (in function f) moves a view local as a statement or
+ * for-clause: q = p + e, q += e, q -= e, q++, q--, ++q, --q; its index,
+ * the clause's end (';', ',' or ')') in *end; else -1. */
+int fgr_vlocal_move(const fgr_unit *u, const fgr_func *f, int i, int *end);
+/* The view local that token i gives a value: its initializer's or an
+ * assignment q = p + e's first token; else NULL. */
+const fgr_vlocal *fgr_vlocal_source(const fgr_unit *u, const fgr_func *f,
+                                    int i);
+/* The first use by roots (n_roots, NULL entries skipped) or what they
+ * call of a pointer global or view parameter that the forms above do not
+ * take, or of a view parameter given other memory: its token, and why
+ * (a message naming it) in why; -1 when none. */
 int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
-                    int n_roots, const fgr_global **g);
+                    int n_roots, char *why, size_t n_why);
 /* The first mention of a global fieldgraph cannot hold by functions
  * roots (n_roots, NULL entries skipped) or what they call: its token, and
  * the global in *bad; -1 when none. */

@@ -139,7 +139,7 @@ static void params(fgr_scan *s, fgr_func *f) {
     }
     f->params[f->n_params++] = (fgr_param){d.name, d.type, d.ptr, sp.is_const,
                                            d.name ? d.name_tok : spec0,
-                                           spec0};
+                                           spec0, false, false};
     if (is(s, s->i, ","))
       s->i++;
     else if (s->i != close)
@@ -193,10 +193,18 @@ static void function(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
 /* Why a global declared as d cannot be held (a pointer: scripts bind
  * rs_allocation instead; a type without a size: rs_script and the other
  * object handles), in buf; NULL when it can. */
-static const char *bad_global_why(const fgr_declarator *d, char *buf, size_t n) {
-  if (d->ptr)
-    snprintf(buf, n, "pointer global '%s' is not supported (bind an "
-             "rs_allocation instead)", d->name);
+static const char *bad_global_why(const fgr_declarator *d, bool init,
+                                  char *buf, size_t n) {
+  bool num = d->type->kind == FGR_NUM || d->type->kind == FGR_BOOL;
+  if (d->ptr == 1 && num && init)
+    snprintf(buf, n, "pointer global '%s' has an initializer; fieldgraph "
+             "binds pointer globals declared without one "
+             "(fg_rs_bind_allocation)", d->name);
+  else if (d->ptr)
+    snprintf(buf, n, "pointer global '%s' of type %s%s is not supported: "
+             "fieldgraph binds pointer globals to numbers, vectors and bool "
+             "(bind an rs_allocation instead)", d->name, d->type->name,
+             d->ptr > 1 ? " **" : " *");
   else if (d->type->kind == FGR_STRUCT && d->type->has_ptr)
     snprintf(buf, n, "global '%s' of type %s holds a pointer member, "
              "which a value passed between the host and kernels cannot "
@@ -232,10 +240,13 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
         fgr_find_global(s->u, d.name) >= 0)
       fgr_scan_fail(s, d.name_tok, "redefinition of '%s'", d.name);
     fgr_global *g = NULL;
-    /* `const T *p;` bound like an allocation (T a number or vector) */
-    bool ptr_alloc = d.ptr == 1 && d.type->kind == FGR_NUM &&
+    /* `const T *p;` bound like an allocation (T a number or vector, or
+     * bool: a field of bytes, as Android's BOOLEAN Element) */
+    bool ptr_alloc = d.ptr == 1 && (d.type->kind == FGR_NUM ||
+                                    d.type->kind == FGR_BOOL) &&
                      !is(s, s->i, "=");
-    if (!ptr_alloc && bad_global_why(&d, why, sizeof why)) {
+    if (!ptr_alloc && bad_global_why(&d, is(s, s->i, "="), why,
+                                     sizeof why)) {
       fgr_bad_global *b = FGR_SCAN_PUSH(s, s->u->bad_globals, n_bad_globals,
                                cap_bad_globals);
       b->name = d.name;
@@ -263,6 +274,12 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
       if (ptr_alloc) {
         g->type = s->t_alloc;
         g->pointee = d.type;
+        g->host_why = fgu_arena_printf(&s->u->arena, "reads or writes "
+            "through pointer global '%s', whose elements are those of the "
+            "field bound to it, which invokables cannot do on the host "
+            "(fg_rs_invoke runs such invokables in a graph)", d.name);
+        if (!g->host_why)
+          fgr_scan_fail(s, d.name_tok, "out of memory");
         n_ptr++;
       }
       if (g->type->kind == FGR_ALLOC)
@@ -911,9 +928,7 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
   if (fgr_tok_is(u, i - 2, "*") && !fgr_tok_is(u, c + 1, "->") &&
       !assigned_after(u, c + 1)) {
     /* a dereference, not a product: no operand before the '*' */
-    const fgr_tok *b = i >= 3 ? &u->toks[i - 3] : NULL;
-    if (b && (b->kind == FGR_T_IDENT || b->kind == FGR_T_NUMBER ||
-              fgr_tok_is(u, i - 3, ")") || fgr_tok_is(u, i - 3, "]")))
+    if (fgr_operand_end(u, i - 3))
       return false;
     *deref = i - 2;
   } else if (fgr_tok_is(u, c + 1, "->") && !assigned_after(u, c + 3)) {
@@ -944,44 +959,6 @@ bool fgr_ptr_write(const fgr_unit *u, int i, int *close) {
     return false;
   *close = c;
   return true;
-}
-
-int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
-                    int n_roots, const fgr_global **g) {
-  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
-  if (!seen)
-    return -1;
-  fgr_reach(u, roots, n_roots, seen);
-  int found = -1;
-  for (int f = 0; f < u->n_funcs && found < 0; f++) {
-    if (!seen[f])
-      continue;
-    for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1 && found < 0;
-         i++) {
-      if (u->toks[i].kind != FGR_T_IDENT || fgr_tok_is(u, i - 1, ".") ||
-          fgr_tok_is(u, i - 1, "->"))
-        continue;
-      for (int k = 0; k < u->n_globals; k++) {
-        int o, c, pl, d;
-        if (!u->globals[k].pointee || !fgr_tok_is(u, i, u->globals[k].name))
-          continue;
-        bool param = false;     /* a parameter of that name hides it */
-        for (int p = 0; p < u->funcs[f].n_params && !param; p++)
-          param = u->funcs[f].params[p].name &&
-                  !strcmp(u->funcs[f].params[p].name, u->globals[k].name);
-        if (param)
-          break;
-        if (!fgr_ptr_read(u, i, &o, &c, &pl, &d) &&
-            !fgr_ptr_write(u, i, &c)) {
-          found = i;
-          *g = &u->globals[k];
-        }
-        break;
-      }
-    }
-  }
-  free(seen);
-  return found;
 }
 
 int fgr_bad_global_use(const fgr_unit *u, const fgr_func *const *roots,
@@ -1371,17 +1348,14 @@ static void note_unsupported(fgr_scan *s) {
                      u->toks[t].line, u->toks[t].col, u->funcs[k].bad_why);
       continue;
     }
-    const fgr_global *pg = NULL;
-    int pt = fgr_bad_ptr_use(u, roots, 4, &pg);
+    char why[600];
+    int pt = fgr_bad_ptr_use(u, roots, 4, why, sizeof why);
     if (pt >= 0) {
-      fgu_buf_printf(&b, "%s:%d:%d: %s '%s' uses pointer global '%s' as "
-                     "fieldgraph does not (it reads p[i], *(p + i) and "
-                     "(p + i)->m, and writes p[i] = v, +=, -=, *=, ++ and "
-                     "--)\n", fgr_tok_file(u, pt), u->toks[pt].line,
-                     u->toks[pt].col, what,
+      fgu_buf_printf(&b, "%s:%d:%d: %s '%s': %s\n", fgr_tok_file(u, pt),
+                     u->toks[pt].line, u->toks[pt].col, what,
                      k < u->n_funcs ? u->funcs[k].name
                                     : u->reduces[k - u->n_funcs].name,
-                     pg->name);
+                     why);
       continue;
     }
     const fgr_bad_global *bad = NULL;
@@ -1561,6 +1535,7 @@ static bool parse(fgr_scan *s, pending_reduce **prp, int *nprp) {
   }
   u->member_names = fgu_arena_strdup(&u->arena, s->members.s ? s->members.s
                                                               : "");
+  fgr_mark_views(s);
   /* kernels, then reductions, by the reference's rules */
   pending_reduce *pr = *prp;
   int npr = *nprp;

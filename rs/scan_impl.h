@@ -166,4 +166,9 @@ fgr_cval fgr_cval_to_int(fgr_cval v);
 void fgr_init_global(fgr_scan *s, const fgr_global *g, unsigned char *p);
 void fgr_try_init_global(fgr_scan *s, fgr_global *g, unsigned char *p);
 
+/* Marks the view parameters (fgr_param.view, .view_written) and view
+ * locals (fgr_unit.vlocals) of every function, ptrview.c; the scanner
+ * calls it once the functions are read. */
+void fgr_mark_views(fgr_scan *s);
+
 #endif

@@ -376,8 +376,9 @@ START_TEST(test_rs_globals_pointer_globals_written) {
   }
   /* what fieldgraph does not run: refused at the line, named at load */
   const char *w = fg_rs_script_warnings(s);
-  ck_assert_msg(strstr(w, "scatter.rs:39:5: kernel 'bump' uses pointer "
-                       "global 'output'") && !strstr(w, "'transpose'"),
+  ck_assert_msg(strstr(w, "scatter.rs:39:5: kernel 'bump': pointer "
+                       "global 'output' is used as") &&
+                !strstr(w, "'transpose'"),
                 "%s", w);
   g = fg_graph_new("bad");
   fi = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(N)));
@@ -406,6 +407,290 @@ START_TEST(test_rs_globals_pointer_globals_written) {
 }
 END_TEST
 
+/* The element of a that a[i] reads through a pointer global bound to a
+ * field of n elements: i clamped to the field, as fieldgraph clamps. */
+static float clamped(const float *a, int n, int i) {
+  return a[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+/* ptrview.rs: pointer globals used beyond p[e]: *p and p->m, p + e
+ * passed to helpers that index it (a read past the field clamped to
+ * it), pass it on moved and write through it (the launch's copy of the
+ * bound field), a double pointer global written and read as floats by
+ * helpers taking float *; and the uses refused at their lines. */
+START_TEST(test_rs_globals_pointer_views) {
+  enum { NS = 16, W = 6, WF = 4, L = 5, D = 10, WS = 8 };
+  fg_rs_script *s = load("ptrview.rs");
+  int32_t len = L;
+  ck_assert_int_eq(fg_rs_set(s, "len", &len, sizeof len), FG_OK);
+  float stack[NS], in[W], tint[4] = {0.5f, -2.f, 3.f, 0.25f};
+  int32_t off[W] = {0, 3, 7, 12, 13, 2};
+  for (int i = 0; i < NS; i++)
+    stack[i] = 1.5f * (float)i - 4.f + (float)(i % 3) * 0.25f;
+  for (int x = 0; x < W; x++)
+    in[x] = (float)x * 0.75f - 1.f;
+  double ang0[D];
+  for (int i = 0; i < D; i++)
+    ang0[i] = -1.0 - i;
+  fg_graph *g = fg_graph_new("views");
+  fg_field *fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
+  fg_field *fst = fg_input(g, "stack", fg_type_scalar(FG_F32, fg_shape1(NS)));
+  fg_field *fof = fg_input(g, "off", fg_type_scalar(FG_I32, fg_shape1(W)));
+  fg_field *fti = fg_input(g, "tint", fg_type_vector(FG_F32, fg_shape1(1), 4));
+  fg_field *fan = fg_input(g, "ang", fg_type_scalar(FG_F64, fg_shape1(D)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "stack", fst), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "offsets", fof), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "tint", fti), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "angles", fan), FG_OK);
+  fg_field *fl = fg_rs_map(g, s, "filter", 1, &fin, NULL);
+  ck_assert_msg(fl, "%s", fg_graph_errmsg(g));
+  fg_output(g, "filter", fl);
+  fg_output(g, "shade", fg_rs_map(g, s, "shade", 1, &fin, NULL));
+  fg_output(g, "mixed", fg_rs_map(g, s, "mixed", 1, &fin, NULL));
+  fg_field *fin4 = fg_input(g, "in4", fg_type_scalar(FG_F32, fg_shape1(WF)));
+  ck_assert_msg(fg_rs_map(g, s, "fill", 1, &fin4, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "total", fg_rs_map(g, s, "total", 1, &fin4, NULL));
+  fg_output(g, "angles_out", fg_rs_allocation_field(s, "angles"));
+  fg_field *fin8 = fg_input(g, "in8", fg_type_scalar(FG_F32, fg_shape1(WS)));
+  ck_assert_msg(fg_rs_map(g, s, "scale", 1, &fin8, NULL), "%s",
+                fg_graph_errmsg(g));
+  ck_assert_msg(fg_rs_map(g, s, "head", 1, &fin8, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "stack_out", fg_rs_allocation_field(s, "stack"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  float in4[WF], in8[WS];
+  for (int x = 0; x < WF; x++)
+    in4[x] = 0.5f + (float)x;
+  for (int x = 0; x < WS; x++)
+    in8[x] = 2.f - (float)x * 0.5f;
+  float got_f[W], got_s[W], got_m[W], got_t[WF], got_st[NS];
+  double got_a[D];
+  tu_run(g, 7, (const void *[]){in, stack, off, tint, ang0, in4, in8},
+         6, (void *[]){got_f, got_s, got_m, got_t, got_a, got_st});
+  fg_graph_free(g);
+  for (int x = 0; x < W; x++) {
+    const float *a = stack + off[x];
+    int n = NS - off[x];
+    float t = 0.f;
+    for (int i = 0; i < 3; i++)
+      t += clamped(a, n, i) * (float)(i + 1);
+    t += clamped(a, n, 1) + clamped(a, n, 2) + clamped(a, n, 3);
+    float want = in[x] * stack[0] + t;
+    ck_assert_msg(got_f[x] == want, "filter[%d] = %g, want %g", x,
+                  (double)got_f[x], (double)want);
+    ck_assert(got_s[x] == in[x] * tint[1] + tint[3]);
+    ck_assert(got_m[x] == stack[0] + in[x]);
+  }
+  float af[2 * D];
+  memcpy(af, ang0, sizeof ang0);
+  for (int x = 0; x < WF; x++)
+    for (int y = 0; y < L; y++)
+      af[L * x + y] = in4[x] * (float)y;
+  ck_assert_msg(!memcmp(got_a, af, sizeof af), "angles differ");
+  for (int x = 0; x < WF; x++) {
+    float want = 0.f;
+    for (int y = 0; y < L; y++)
+      want += af[L * x + y];
+    want += in4[x];
+    ck_assert_msg(got_t[x] == want, "total[%d] = %g, want %g", x,
+                  (double)got_t[x], (double)want);
+  }
+  float st[NS];
+  memcpy(st, stack, sizeof st);
+  for (int x = 0; x < WS; x++) {
+    st[2 * x] += in8[x];
+    st[2 * x + 1] *= 2.f;
+  }
+  st[0] = in8[0];
+  for (int i = 0; i < NS; i++)
+    ck_assert_msg(got_st[i] == st[i], "stack[%d] = %g, want %g", i,
+                  (double)got_st[i], (double)st[i]);
+  /* refused at their lines */
+  static const struct {
+    const char *kernel, *msg;
+  } bad[] = {
+    {"alias", "ptrview.rs:78:19: fg_rs_map 'ptrview.alias': pointer 'a' "
+              "is used as fieldgraph does not"},
+    {"fromTable", "ptrview.rs:165:18: fg_rs_map 'ptrview.fromTable': "
+                  "parameter 'a' of 'first' is given a pointer global "
+                  "elsewhere and a script global's memory here"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    g = fg_graph_new("bad");
+    fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
+    ck_assert_ptr_null(fg_rs_map(g, s, bad[k].kernel, 1, &fin, NULL));
+    ck_assert_msg(strstr(fg_graph_errmsg(g), bad[k].msg), "%s",
+                  fg_graph_errmsg(g));
+    fg_graph_free(g);
+  }
+  g = fg_graph_new("bad2");
+  fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
+  ck_assert_ptr_null(fg_rs_reduce(g, s, "spill", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:98:10: fg_rs_reduce "
+                       "'ptrview.spill': writes through pointer global "
+                       "'stack' from a reduction"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* a bool pointer global: bytes set to 0 or 1 */
+  int32_t bi[4] = {-3, 5, 300, 7}, bseen[4];
+  uint8_t b0[2] = {0, 7}, bgot[2];
+  g = fg_graph_new("bools");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  fg_field *fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(2)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "failed", fb), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "check", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "seen", fg_rs_map(g, s, "seen", 1, &fin, NULL));
+  fg_output(g, "failed", fg_rs_allocation_field(s, "failed"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 2, (const void *[]){bi, b0}, 2, (void *[]){bseen, bgot});
+  fg_graph_free(g);
+  ck_assert(bgot[0] == 1 && bgot[1] == 1);
+  for (int x = 0; x < 4; x++)
+    ck_assert_int_eq(bseen[x], bi[x]);
+  g = fg_graph_new("bad3");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "toggle", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:123:5: fg_rs_map "
+                       "'ptrview.toggle': pointer global 'failed' of bool "
+                       "is updated"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* view locals: T *q = p + e; written through a helper, read */
+  enum { WB = 5 };
+  int32_t pin[WB] = {3, 10, 250, 0, 77}, unp[WB];
+  uint8_t by0[4 * WB], by[4 * WB];
+  for (int i = 0; i < 4 * WB; i++)
+    by0[i] = (uint8_t)(i * 37 + 5);
+  g = fg_graph_new("locals");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(WB)));
+  fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(4 * WB)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "pack", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_rs_launch lw = {.shape = fg_shape1(WB)};
+  fg_output(g, "unpack", fg_rs_map(g, s, "unpack", 0, NULL, &lw));
+  fg_output(g, "bytes", fg_rs_allocation_field(s, "bytes"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 2, (const void *[]){pin, by0}, 2, (void *[]){unp, by});
+  fg_graph_free(g);
+  for (int x = 0; x < WB; x++) {
+    uint8_t want[4] = {(uint8_t)pin[x], (uint8_t)(pin[x] + 1),
+                       (uint8_t)(pin[x] + 2), (uint8_t)(by0[4 * x + 3] + 1)};
+    ck_assert_msg(!memcmp(by + 4 * x, want, 4), "bytes of %d differ", x);
+    ck_assert_int_eq(unp[x], want[0] + want[3]);
+  }
+  /* moved: slide (out = out + x; *out = in), then walk */
+  g = fg_graph_new("moves");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(WB)));
+  fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(4 * WB)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "slide", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "slid", fg_rs_allocation_field(s, "bytes"));
+  ck_assert_msg(fg_rs_map(g, s, "walk", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "walked", fg_rs_allocation_field(s, "bytes"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  uint8_t slid[4 * WB], walked[4 * WB];
+  tu_run(g, 2, (const void *[]){pin, by0}, 2, (void *[]){slid, walked});
+  fg_graph_free(g);
+  for (int i = 0; i < 4 * WB; i++)
+    ck_assert_int_eq(slid[i], i < WB ? (uint8_t)pin[i] : by0[i]);
+  for (int x = 0; x < WB; x++)
+    for (int i = 0; i < 4; i++)
+      ck_assert_int_eq(walked[4 * x + i],
+                       (uint8_t)(i == 1 ? (uint8_t)(pin[x] + 1) * 2
+                                        : pin[x] + i));
+  /* through a cast: (const uchar4 *)bytes + x */
+  int32_t words[WB];
+  g = fg_graph_new("cast");
+  fb = fg_input(g, "b", fg_type_scalar(FG_U8, fg_shape1(4 * WB)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "bytes", fb), FG_OK);
+  fg_output(g, "words", fg_rs_map(g, s, "asWords", 0, NULL, &lw));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 1, (const void *[]){by0}, 1, (void *[]){words});
+  fg_graph_free(g);
+  for (int x = 0; x < WB; x++)
+    ck_assert_int_eq(words[x], by0[4 * x] + by0[4 * x + 3] * 256);
+  /* a pointer local into a constant table given to a helper */
+  int32_t tw[WB], tt[WB];
+  g = fg_graph_new("table");
+  fg_output(g, "tw", fg_rs_map(g, s, "tableWalk", 0, NULL, &lw));
+  fg_output(g, "tt", fg_rs_map(g, s, "tableTwice", 0, NULL, &lw));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 0, NULL, 2, (void *[]){tw, tt});
+  fg_graph_free(g);
+  for (int x = 0; x < WB; x++) {
+    ck_assert_int_eq(tw[x], 2 * (x % 3) + 3);
+    ck_assert_int_eq(tt[x], 2 * (2 * (x % 3) + 3));
+  }
+  g = fg_graph_new("bad4");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "lose", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:183:5: fg_rs_map "
+                       "'ptrview.lose': pointer 'q' is used as "
+                       "fieldgraph does not"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  static const struct {
+    const char *kernel, *msg;
+  } unbound[] = {
+    {"pairA", "ptrview.rs:232:12: fg_rs_map 'ptrview.pairA': uses global "
+              "'pairs', which fieldgraph cannot hold (/"},
+    {"pairA", "ptrview.rs:228:7: "
+              "pointer global 'pairs' of type Pair * is not supported: "
+              "fieldgraph binds pointer globals to numbers, vectors and "
+              "bool"},
+    {"presetX", "ptrview.rs:236:12: fg_rs_map 'ptrview.presetX': uses "
+                "global 'preset', which fieldgraph cannot hold (/"},
+    {"presetX", "ptrview.rs:229:9: pointer global 'preset' has an "
+                "initializer; fieldgraph binds pointer globals declared "
+                "without one"},
+  };
+  for (size_t k = 0; k < sizeof unbound / sizeof *unbound; k++) {
+    g = fg_graph_new("bad6");
+    ck_assert_ptr_null(fg_rs_map(g, s, unbound[k].kernel, 0, NULL, &lw));
+    ck_assert_msg(strstr(fg_graph_errmsg(g), unbound[k].msg), "%s",
+                  fg_graph_errmsg(g));
+    fg_graph_free(g);
+  }
+  g = fg_graph_new("bad5");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "argMove", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "ptrview.rs:197:10: fg_rs_map "
+                       "'ptrview.argMove': pointer 'q' is used as "
+                       "fieldgraph does not"), "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* the kernel's own array given to put3, which writes views elsewhere */
+  int32_t l3[WB];
+  g = fg_graph_new("local3");
+  fin = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(WB)));
+  fg_output(g, "l3", fg_rs_map(g, s, "local3", 1, &fin, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 1, (const void *[]){pin}, 1, (void *[]){l3});
+  fg_graph_free(g);
+  for (int x = 0; x < WB; x++)
+    ck_assert_int_eq(l3[x], (uint8_t)pin[x] + (uint8_t)(pin[x] + 1) +
+                                (uint8_t)(pin[x] + 2));
+  /* a pointer global not bound, named as one */
+  fg_rs_script *s2 = load("ptrview.rs");
+  g = fg_graph_new("unbound");
+  fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(4)));
+  ck_assert_ptr_null(fg_rs_map(g, s2, "shade", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "the kernel reads pointer global "
+                       "'tint', which is not bound"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s2);
+  ck_assert_int_eq(fg_rs_call(s, "peek"), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "ptrview.rs:103:21: "
+                       "fg_rs_call 'ptrview.peek': reads or writes through "
+                       "pointer global 'stack'"), "%s",
+                fg_rs_script_errmsg(s));
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_globals");
   TCase *tc = tcase_create("globals");
@@ -413,6 +698,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_globals_atomic_histogram);
   tcase_add_test(tc, test_rs_globals_kernels_write_globals);
   tcase_add_test(tc, test_rs_globals_pointer_globals_written);
+  tcase_add_test(tc, test_rs_globals_pointer_views);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -185,8 +185,11 @@ fg_field *fg_rs_allocation_field(fg_rs_script *s, const char *global);
  * launched afterwards read it with rsGetElementAt_<type> and
  * rsAllocationGetDimX/Y/Z.  A pointer global (const uchar4 *p, as scripts
  * before API 18 bind Allocations) binds the same way to a field of its
- * element type; kernels read p[i], *(p + i) and (p + i)->m, element i of
- * the field in memory order (i clamped to it), and may not write it.  The field must be in the graph of the
+ * element type (bool *p: an FG_U8 field); kernels read p[i], *p,
+ * *(p + i), p->m and (p + i)->m, element i of the field in memory order
+ * (i clamped to it), write it as fg_rs_map says, and pass p or p + i to
+ * helpers' pointer parameters or to pointer locals, which read and write
+ * the field as the parameter's type (a float * given a double *).  The field must be in the graph of the
  * launches that read it (kernels that do not read it are unaffected).
  * The binding lapses when the field's graph is freed: a later launch
  * reading it fails with FG_ESTATE naming the field (bind again, e.g. once

@@ -1,0 +1,592 @@
+/* rs/ptrview.c - pointer globals beyond p[e]: *p and p->m, and views of
+ * the field bound to a pointer global passed to a script function's
+ * pointer parameter, f(p) or f(p + e) (the parameter is then a "view
+ * parameter", fgr_param.view, read and written as the pointer global
+ * itself and passed on the same way), or given to a pointer local,
+ * T *q = p + e; (a "view local", fgr_vlocal).  The scanner marks them
+ * once per script (fgr_mark_views); the kernel emitter rewrites them
+ * (emit_hooks.c), and launches ask here which uses they cannot run
+ * (fgr_bad_ptr_use) and which write the field. */
+#include "scan_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool view_shape(const fgr_unit *u, int i, int end);
+
+bool fgr_operand_end(const fgr_unit *u, int t) {
+  if (t < 0)
+    return false;
+  static const char *const kw[] = {"return", "case", "else", "do", "goto",
+                                   NULL};
+  for (int k = 0; kw[k]; k++)
+    if (fgr_tok_is(u, t, kw[k]))
+      return false;
+  fgr_tok_kind k = u->toks[t].kind;
+  return k == FGR_T_IDENT || k == FGR_T_NUMBER || k == FGR_T_CHAR ||
+         k == FGR_T_STRING || fgr_tok_is(u, t, ")") ||
+         fgr_tok_is(u, t, "]");
+}
+
+static bool assign_op(const fgr_unit *u, int t) {
+  static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=",
+                                    "|=", "^=", "<<=", ">>=", "++", "--",
+                                    NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, t, ops[k]))
+      return true;
+  return false;
+}
+
+/* Whether the ')' at t closes a statement's condition (if, while, for,
+ * switch) or a cast to a named type (a '*' after it dereferences). */
+static bool closes_prefix(const fgr_unit *u, int t) {
+  int o = fgr_tok_is(u, t, ")") ? u->match[t] : -1;
+  if (o < 1)
+    return false;
+  static const char *const kw[] = {"if", "while", "for", "switch", NULL};
+  for (int k = 0; kw[k]; k++)
+    if (fgr_tok_is(u, o - 1, kw[k]))
+      return true;
+  if (o + 1 == t)
+    return false;
+  static const char *const words[] = {
+    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+    "float", "double", "half", "bool", "unsigned", "signed", "const",
+    "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+    "uint16_t", "uint32_t", "uint64_t", NULL};
+  for (int j = o + 1; j < t; j++) {
+    bool type = false;
+    for (int k = 0; words[k] && !type; k++)
+      type = fgr_tok_is(u, j, words[k]);
+    for (int k = 0; k < u->n_named && !type; k++)
+      type = !u->named[k].tag && fgr_tok_is(u, j, u->named[k].name);
+    int len;
+    const char *p = fgr_tok_text(u, j, &len);
+    /* a vector type: float4, uchar2... */
+    if (!type && len > 1 && p[len - 1] >= '2' && p[len - 1] <= '4')
+      for (int k = 0; words[k] && k < 10 && !type; k++)
+        type = (int)strlen(words[k]) == len - 1 &&
+               !memcmp(words[k], p, (size_t)len - 1);
+    if (!type)
+      return false;
+  }
+  return true;
+}
+
+bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
+  if (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+    return false;
+  if (fgr_tok_is(u, i + 1, "->") && !fgr_tok_is(u, i - 1, "&") &&
+      !fgr_tok_is(u, i - 1, "++") && !fgr_tok_is(u, i - 1, "--") &&
+      i + 2 < u->n_toks && u->toks[i + 2].kind == FGR_T_IDENT &&
+      !assign_op(u, i + 3)) {
+    *deref = i + 1;                             /* p->m, read */
+    *write = false;
+    return true;
+  }
+  if (!fgr_tok_is(u, i - 1, "*") ||
+      (fgr_operand_end(u, i - 2) && !closes_prefix(u, i - 2)) ||
+      fgr_tok_is(u, i - 2, "++") || fgr_tok_is(u, i - 2, "--") ||
+      fgr_tok_is(u, i - 2, "&") || fgr_tok_is(u, i + 1, "[") ||
+      fgr_tok_is(u, i + 1, "->") || fgr_tok_is(u, i + 1, "++") ||
+      fgr_tok_is(u, i + 1, "--"))
+    return false;
+  /* (*p) assigned or incremented: not taken */
+  if (fgr_tok_is(u, i - 2, "(") && u->match[i - 2] == i + 1 &&
+      assign_op(u, i + 2))
+    return false;
+  *deref = i - 1;
+  *write = false;
+  if (!assign_op(u, i + 1))
+    return true;                                /* *p, read */
+  static const char *const ops[] = {"=", "+=", "-=", "*=", NULL};
+  for (int k = 0; ops[k]; k++)
+    if (fgr_tok_is(u, i + 1, ops[k]))
+      *write = true;                            /* *p = v, += ... */
+  return *write;
+}
+
+const fgr_type *fgr_ptr_at(const fgr_unit *u, const fgr_func *f, int i) {
+  if (i < 0 || i >= u->n_toks || u->toks[i].kind != FGR_T_IDENT ||
+      fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+    return NULL;
+  if (u->vlocal_of && u->vlocal_of[i] >= 0)
+    return u->vlocals[u->vlocal_of[i]].type;
+  for (int p = 0; f && p < f->n_params; p++)
+    if (f->params[p].name && fgr_tok_is(u, i, f->params[p].name))
+      return f->params[p].view ? f->params[p].type : NULL;
+  for (int k = 0; k < u->n_globals; k++)
+    if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name))
+      return u->globals[k].pointee;
+  return NULL;
+}
+
+bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i) {
+  if (!fgr_ptr_at(u, f, i))
+    return false;
+  if (u->vlocal_of && u->vlocal_of[i] >= 0)
+    return true;
+  for (int p = 0; f && p < f->n_params; p++)
+    if (f->params[p].name && fgr_tok_is(u, i, f->params[p].name))
+      return true;
+  return false;
+}
+
+const fgr_vlocal *fgr_vlocal_init(const fgr_unit *u, int i) {
+  for (int k = 0; k < u->n_vlocals; k++)
+    if (u->vlocals[k].init == i)
+      return &u->vlocals[k];
+  return NULL;
+}
+
+/* Tokens a walk back to a for's parentheses passes at most (a bound on
+ * what a hostile script makes each token cost). */
+enum { MAX_WALK = 4096 };
+
+/* The end of the expression statement or for-clause from token i: its
+ * ';', ',' or unmatched ')'. */
+static int clause_end(const fgr_unit *u, int i) {
+  while (i < u->n_toks && !fgr_tok_is(u, i, ";") && !fgr_tok_is(u, i, ",") &&
+         !fgr_tok_is(u, i, ")") && !fgr_tok_is(u, i, "}")) {
+    if ((fgr_tok_is(u, i, "(") || fgr_tok_is(u, i, "[")) && u->match[i] > i)
+      i = u->match[i];
+    i++;
+  }
+  return i;
+}
+
+/* Whether token t is inside the parentheses of a for. */
+static bool in_for_header(const fgr_unit *u, int t) {
+  for (int j = t - 1, steps = 0; j > 0 && steps < MAX_WALK; j--, steps++) {
+    if ((fgr_tok_is(u, j, ")") || fgr_tok_is(u, j, "]")) && u->match[j] >= 0
+        && u->match[j] < j) {
+      j = u->match[j];
+      continue;
+    }
+    if (fgr_tok_is(u, j, "("))
+      return fgr_tok_is(u, j - 1, "for");
+    if (fgr_tok_is(u, j, "{") || fgr_tok_is(u, j, "}"))
+      return false;
+  }
+  return false;
+}
+
+/* Whether tokens [t, end) are a statement or a for-clause. */
+static bool clause(const fgr_unit *u, int t, int end) {
+  if (fgr_tok_is(u, t - 1, ",") || fgr_tok_is(u, t - 1, "(") ||
+      !fgr_tok_is(u, end, ";"))
+    return in_for_header(u, t);
+  return fgr_tok_is(u, t - 1, ";") || fgr_tok_is(u, t - 1, "{") ||
+         fgr_tok_is(u, t - 1, "}") || fgr_tok_is(u, t - 1, ")") ||
+         fgr_tok_is(u, t - 1, "else");
+}
+
+int fgr_vlocal_move(const fgr_unit *u, const fgr_func *f, int i, int *end) {
+  int v = u->vlocal_of && i >= 0 && i < u->n_toks ? u->vlocal_of[i] : -1;
+  if (v < 0 || i == u->vlocals[v].name_tok)
+    return -1;
+  bool pre = fgr_tok_is(u, i - 1, "++") || fgr_tok_is(u, i - 1, "--");
+  if (!pre && !fgr_tok_is(u, i + 1, "=") && !fgr_tok_is(u, i + 1, "+=") &&
+      !fgr_tok_is(u, i + 1, "-=") && !fgr_tok_is(u, i + 1, "++") &&
+      !fgr_tok_is(u, i + 1, "--"))
+    return -1;                  /* no move: no walk to the clause's end */
+  *end = clause_end(u, i + 1);
+  if (pre)
+    return clause(u, i - 1, *end) && *end == i + 1 ? v : -1;
+  if (!clause(u, i, *end))
+    return -1;
+  if (fgr_tok_is(u, i + 1, "++") || fgr_tok_is(u, i + 1, "--"))
+    return *end == i + 2 ? v : -1;
+  if (fgr_tok_is(u, i + 1, "+=") || fgr_tok_is(u, i + 1, "-="))
+    return *end > i + 2 ? v : -1;
+  if (fgr_tok_is(u, i + 1, "=") && fgr_ptr_at(u, f, i + 2) &&
+      view_shape(u, i + 2, *end))
+    return v;
+  return -1;
+}
+
+const fgr_vlocal *fgr_vlocal_source(const fgr_unit *u, const fgr_func *f,
+                                    int i) {
+  const fgr_vlocal *v = fgr_vlocal_init(u, i);
+  int end;
+  if (!v && fgr_tok_is(u, i - 1, "=")) {
+    int k = fgr_vlocal_move(u, f, i - 2, &end);
+    v = k >= 0 ? &u->vlocals[k] : NULL;
+  }
+  return v;
+}
+
+/* Whether param is a pointer to a number, which a view may be given to. */
+static bool viewable(const fgr_param *p) {
+  return p->ptr == 1 && p->type->kind == FGR_NUM && p->type->elem != FG_BOOL;
+}
+
+/* Arguments before the one asked about that fgr_call_arg walks back
+ * over: a bound on what a hostile script makes each token cost (a call
+ * with more is taken for no call: its pointer arguments are refused). */
+enum { MAX_ARG_WALK = 4096 };
+
+int fgr_call_arg(const fgr_unit *u, int i, int *k, int *end) {
+  if (!fgr_tok_is(u, i - 1, "(") && !fgr_tok_is(u, i - 1, ","))
+    return -1;
+  int n = 0, j = i - 1, steps = 0;
+  while (j >= 0 && !fgr_tok_is(u, j, "(")) {
+    if (++steps > MAX_ARG_WALK)
+      return -1;
+    if (fgr_tok_is(u, j, ")") || fgr_tok_is(u, j, "]") ||
+        fgr_tok_is(u, j, "}")) {
+      if (u->match[j] < 0 || u->match[j] >= j)
+        return -1;
+      j = u->match[j] - 1;
+      continue;
+    }
+    if (fgr_tok_is(u, j, "{") || fgr_tok_is(u, j, "[") ||
+        fgr_tok_is(u, j, ";"))
+      return -1;
+    n += fgr_tok_is(u, j, ",");
+    j--;
+  }
+  if (j < 1 || u->match[j] < 0 || u->toks[j - 1].kind != FGR_T_IDENT ||
+      fgr_tok_is(u, j - 2, ".") || fgr_tok_is(u, j - 2, "->"))
+    return -1;
+  int len;
+  const char *p = fgr_tok_text(u, j - 1, &len);
+  char name[128];
+  if (len >= (int)sizeof name)
+    return -1;
+  memcpy(name, p, (size_t)len);
+  name[len] = 0;
+  if (!fgr_find_func(u, name))
+    return -1;
+  int rp = u->match[j], e = i;
+  while (e < rp && !fgr_tok_is(u, e, ",")) {
+    if (++steps > 2 * MAX_ARG_WALK)
+      return -1;
+    if ((fgr_tok_is(u, e, "(") || fgr_tok_is(u, e, "[") ||
+         fgr_tok_is(u, e, "{")) && u->match[e] > e)
+      e = u->match[e];
+    e++;
+  }
+  *k = n;
+  *end = e;
+  return j - 1;
+}
+
+/* Whether argument [i, end) is p, or p + e or p - e with no operator
+ * binding looser than + and - outside brackets (its value then is p
+ * moved by the rest). */
+static bool view_shape(const fgr_unit *u, int i, int end) {
+  if (end == i + 1)
+    return true;
+  if (!fgr_tok_is(u, i + 1, "+") && !fgr_tok_is(u, i + 1, "-"))
+    return false;
+  static const char *const loose[] = {"<<", ">>", "<", ">", "<=", ">=",
+                                      "==", "!=", "&", "^", "|", "&&", "||",
+                                      "?", ":", NULL};
+  for (int j = i + 2; j < end; j++) {
+    if ((fgr_tok_is(u, j, "(") || fgr_tok_is(u, j, "[") ||
+         fgr_tok_is(u, j, "{")) && u->match[j] > j) {
+      j = u->match[j];
+      continue;
+    }
+    if (assign_op(u, j))
+      return false;
+    for (int k = 0; loose[k]; k++)
+      if (fgr_tok_is(u, j, loose[k]))
+        return false;
+  }
+  return true;
+}
+
+const fgr_func *fgr_view_arg(const fgr_unit *u, const fgr_func *f, int i,
+                             int *k, int *end) {
+  if (!fgr_ptr_at(u, f, i))
+    return NULL;
+  int name = fgr_call_arg(u, i, k, end);
+  if (name < 0 || !view_shape(u, i, *end))
+    return NULL;
+  char buf[128];
+  int len;
+  const char *p = fgr_tok_text(u, name, &len);
+  memcpy(buf, p, (size_t)len);
+  buf[len] = 0;
+  return fgr_find_func(u, buf);
+}
+
+/* Sets what (view, or view_written) on parameter k of every function
+ * called name; whether any changed. */
+static bool mark(fgr_unit *u, const char *name, int k, bool written) {
+  bool changed = false;
+  for (int f = 0; f < u->n_funcs; f++) {
+    fgr_func *c = &u->funcs[f];
+    if (strcmp(c->name, name) || k >= c->n_params || !viewable(&c->params[k]))
+      continue;
+    bool *b = written ? &c->params[k].view_written : &c->params[k].view;
+    changed |= !*b;
+    *b = true;
+  }
+  return changed;
+}
+
+bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i) {
+  int c, d, k, end;
+  bool w;
+  if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w))
+    return true;
+  const fgr_vlocal *v = fgr_vlocal_source(u, f, i);
+  if (v)
+    return v->written;
+  const fgr_func *callee = fgr_view_arg(u, f, i, &k, &end);
+  return callee && k < callee->n_params && callee->params[k].view_written;
+}
+
+/* The number type that tokens from a (before b) name, [const] T [const]
+ * (T a C scalar, unsigned one, a RenderScript type or a typedef): the
+ * token after it, T into *t; else -1. */
+static int num_type(fgr_scan *s, int a, int b, const fgr_type **t) {
+  fgr_unit *u = s->u;
+  int i = a;
+  while (i < b && fgr_tok_is(u, i, "const"))
+    i++;
+  if (i >= b || u->toks[i].kind != FGR_T_IDENT)
+    return -1;
+  static const struct { const char *n; fg_elem e; } c[] = {
+    {"char", FG_I8}, {"short", FG_I16}, {"int", FG_I32}, {"long", FG_I64},
+    {"float", FG_F32}, {"double", FG_F64}};
+  const fgr_type *ty = NULL;
+  bool uns = fgr_tok_is(u, i, "unsigned") && i + 1 < b;
+  for (size_t k = 0; k < sizeof c / sizeof *c && !ty; k++)
+    if (fgr_tok_is(u, i + uns, c[k].n))
+      ty = fgr_scan_num_type(s, uns && c[k].e < FG_F32
+                                    ? (fg_elem)(c[k].e + 1) : c[k].e, 1);
+  i += uns;
+  if (!ty)
+    ty = fgr_scan_builtin(s, i);
+  if (!ty) {
+    int len;
+    const char *p = fgr_tok_text(u, i, &len);
+    char name[128];
+    if (len >= (int)sizeof name)
+      return -1;
+    memcpy(name, p, (size_t)len);
+    name[len] = 0;
+    const fgr_named *n = fgr_scan_find_named(u, name, false);
+    ty = n ? n->type : NULL;
+  }
+  if (!ty || ty->kind != FGR_NUM || ty->elem == FG_BOOL)
+    return -1;
+  i++;
+  while (i < b && fgr_tok_is(u, i, "const"))
+    i++;
+  *t = ty;
+  return i;
+}
+
+/* Whether [a, b) is `[const] T [const] * q = ` with T a number type: q's
+ * token, T into *t; else -1. */
+static int view_decl(fgr_scan *s, int a, int b, const fgr_type **t) {
+  fgr_unit *u = s->u;
+  int i = num_type(s, a, b, t);
+  if (i < 0 || i + 2 >= b || !fgr_tok_is(u, i, "*") ||
+      u->toks[i + 1].kind != FGR_T_IDENT || !fgr_tok_is(u, i + 2, "="))
+    return -1;
+  return i + 1;
+}
+
+/* The token after a pointer cast ([const] T *) at token i (the memory
+ * read as q's type, as C reads it), or i when there is none. */
+static int after_cast(fgr_scan *s, int i) {
+  fgr_unit *u = s->u;
+  const fgr_type *t;
+  int m = fgr_tok_is(u, i, "(") ? u->match[i] : -1;
+  int j = m > i ? num_type(s, i + 1, m, &t) : -1;
+  return j >= 0 && j + 1 == m && fgr_tok_is(u, j, "*") ? m + 1 : i;
+}
+
+/* View locals a script may have: a bound on what a hostile script makes
+ * the scan cost (more are plain locals: refused where given a pointer
+ * global). */
+enum { MAX_VLOCALS = 256 };
+
+/* Records the view locals of fn that are not yet: declarations at a
+ * statement's start, T *q = p + e; with p a pointer (or (T *)p + e, the
+ * memory read as T); whether any was. */
+static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
+  fgr_unit *u = s->u;
+  bool found = false;
+  for (int i = fn->rparen + 2; i < fn->tok1; i++) {
+    if (!fgr_tok_is(u, i - 1, "{") && !fgr_tok_is(u, i - 1, ";") &&
+        !fgr_tok_is(u, i - 1, "}"))
+      continue;
+    int semi = i;
+    while (semi < fn->tok1 && !fgr_tok_is(u, semi, ";") &&
+           !fgr_tok_is(u, semi, "{") && !fgr_tok_is(u, semi, "}") &&
+           !fgr_tok_is(u, semi, ","))
+      semi = (fgr_tok_is(u, semi, "(") || fgr_tok_is(u, semi, "[")) &&
+             u->match[semi] > semi ? u->match[semi] + 1 : semi + 1;
+    const fgr_type *t;
+    int q = fgr_tok_is(u, semi, ";") ? view_decl(s, i, semi, &t) : -1;
+    int init = q >= 0 ? after_cast(s, q + 2) : -1;
+    if (q < 0 || (u->vlocal_of && u->vlocal_of[q] >= 0) ||
+        u->n_vlocals >= MAX_VLOCALS || init >= semi ||
+        !fgr_ptr_at(u, fn, init) || !view_shape(u, init, semi))
+      continue;
+    /* its scope: to the end of the block that holds it */
+    int end = fn->tok1 - 1;
+    for (int j = i - 1; j > fn->rparen; j--)
+      if (fgr_tok_is(u, j, "{") && u->match[j] > q) {
+        end = u->match[j];
+        break;
+      }
+    if (!u->vlocal_of) {
+      u->vlocal_of = fgr_scan_zalloc(s, (size_t)u->n_toks * sizeof(int));
+      for (int j = 0; j < u->n_toks; j++)
+        u->vlocal_of[j] = -1;
+    }
+    u->vlocals = fgr_scan_grow(s, u->vlocals, cap, u->n_vlocals,
+                               sizeof *u->vlocals);
+    int v = u->n_vlocals++;
+    u->vlocals[v] = (fgr_vlocal){q, i, init, semi, t, false};
+    const char *name = fgr_scan_tok_str(s, q);
+    for (int j = q; j < end; j++)
+      if (fgr_tok_is(u, j, name) && !fgr_tok_is(u, j - 1, ".") &&
+          !fgr_tok_is(u, j - 1, "->"))
+        u->vlocal_of[j] = v;
+    found = true;
+  }
+  return found;
+}
+
+void fgr_mark_views(fgr_scan *s) {
+  fgr_unit *u = s->u;
+  int cap = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int f = 0; f < u->n_funcs; f++) {
+      fgr_func *fn = &u->funcs[f];
+      if (!fn->has_body)
+        continue;
+      changed |= find_vlocals(s, fn, &cap);
+      for (int i = fn->rparen + 1; i < fn->tok1; i++) {
+        int k, end;
+        const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
+        if (callee)
+          changed |= mark(u, callee->name, k, false);
+        if (!fgr_ptr_at(u, fn, i) || !fgr_ptr_writes(u, fn, i))
+          continue;
+        /* a view written here is written by what gave it */
+        int v = u->vlocal_of ? u->vlocal_of[i] : -1;
+        if (v >= 0 && i != u->vlocals[v].name_tok && !u->vlocals[v].written) {
+          u->vlocals[v].written = true;
+          changed = true;
+        }
+        for (int p = 0; p < fn->n_params && v < 0; p++)
+          if (fn->params[p].view && !fn->params[p].view_written &&
+              fn->params[p].name && fgr_tok_is(u, i, fn->params[p].name))
+            changed |= mark(u, fn->name, p, true);
+      }
+    }
+  }
+}
+
+const fgr_func *fgr_arg_callee(const fgr_unit *u, int i, int *k, int *end) {
+  int ct = fgr_call_arg(u, i, k, end);
+  if (ct < 0)
+    return NULL;
+  int cl;
+  const char *cp = fgr_tok_text(u, ct, &cl);
+  char cn[128];
+  snprintf(cn, sizeof cn, "%.*s", cl, cp);
+  const fgr_func *callee = fgr_find_func(u, cn);
+  return callee && *k < callee->n_params ? callee : NULL;
+}
+
+bool fgr_private_arg(const fgr_unit *u, const fgr_func *f, int i, int end) {
+  if (end <= i || fgr_ptr_at(u, f, i))
+    return false;
+  for (int j = i; j < end; j++) {
+    if (u->toks[j].kind != FGR_T_IDENT || fgr_tok_is(u, j - 1, ".") ||
+        fgr_tok_is(u, j - 1, "->"))
+      continue;
+    bool param = false;
+    for (int p = 0; p < f->n_params && !param; p++)
+      param = f->params[p].name && fgr_tok_is(u, j, f->params[p].name);
+    int len;
+    const char *t = fgr_tok_text(u, j, &len);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", len, t);
+    if (!param && fgr_find_global(u, name) >= 0)
+      return false;
+  }
+  return true;
+}
+
+int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
+                    int n_roots, char *why, size_t n_why) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen)
+    return -1;
+  fgr_reach(u, roots, n_roots, seen);
+  int found = -1;
+  for (int f = 0; f < u->n_funcs && found < 0; f++) {
+    const fgr_func *fn = &u->funcs[f];
+    if (!seen[f])
+      continue;
+    for (int i = fn->rparen + 1; i < fn->tok1 && found < 0; i++) {
+      int o, c, pl, d, k, end;
+      bool w;
+      const fgr_type *t = fgr_ptr_at(u, fn, i);
+      int len;
+      const char *name = fgr_tok_text(u, i, &len);
+      if (t && ((u->vlocal_of && u->vlocal_of[i] >= 0 &&
+                 u->vlocals[u->vlocal_of[i]].name_tok == i) ||
+                fgr_vlocal_source(u, fn, i) ||
+                fgr_vlocal_move(u, fn, i, &end) >= 0))
+        continue;               /* T *q = p + e; q = p + e; q += e... */
+      if (t) {
+        const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
+        /* a bool is set (to 0 or 1), not updated */
+        bool upd = t->kind == FGR_BOOL &&
+                   ((fgr_ptr_write(u, i, &c) && !fgr_tok_is(u, c + 1, "=")) ||
+                    (fgr_ptr_deref(u, i, &d, &w) && w &&
+                     !fgr_tok_is(u, i + 1, "=")));
+        if (!upd && (fgr_ptr_read(u, i, &o, &c, &pl, &d) ||
+                     fgr_ptr_write(u, i, &c) ||
+                     fgr_ptr_deref(u, i, &d, &w) ||
+                     (callee && k < callee->n_params &&
+                      callee->params[k].view)))
+          continue;
+        found = i;
+        bool global = !fgr_ptr_is_view(u, fn, i);
+        if (upd) {
+          snprintf(why, n_why, "pointer global '%.*s' of bool is updated; "
+                   "fieldgraph sets a bool through a pointer global (p[i] = "
+                   "v, *p = v) and does not update one", len, name);
+          break;
+        }
+        snprintf(why, n_why, "%s '%.*s' is used as fieldgraph does not: "
+                 "it reads p[i], *p, *(p + i), p->m and (p + i)->m of the "
+                 "field bound to it, writes p[i] = v, *p = v, +=, -=, *=, "
+                 "++ and --, and passes p or p + i to a script function's "
+                 "parameter of type pointer to a number",
+                 global ? "pointer global" : "pointer", len, name);
+        break;
+      }
+      /* a view parameter given the script's own memory (a local
+       * array) is given a view of it; a script global's is refused */
+      const fgr_func *callee = fgr_arg_callee(u, i, &k, &end);
+      if (!callee || !callee->params[k].view || fgr_private_arg(u, fn, i, end))
+        continue;
+      found = i;
+      snprintf(why, n_why, "parameter '%s' of '%s' is given a pointer "
+               "global elsewhere and a script global's memory here; "
+               "fieldgraph passes a view parameter pointer globals, views "
+               "and the function's own arrays", callee->params[k].name
+               ? callee->params[k].name : "?", callee->name);
+    }
+  }
+  free(seen);
+  return found;
+}
