@@ -16,9 +16,9 @@
  * 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32.
  *
  * Writing: the image is wrapped (no copy), converted to what the format
- * stores (8 or 16 bits, alpha dropped for JPEG and PNM), encoded to memory
- * and written with util/fs.h's atomic replacement (a temporary file renamed
- * into place), so a failure never leaves a partial file.
+ * stores (8 or 16 bits, alpha flattened against black for JPEG and PNM,
+ * as libvips saves them), encoded to memory and written with util/fs.h's
+ * atomic replacement (a temporary file renamed into place), so a failure never leaves a partial file.
  *
  * libvips is initialised on the first call (pthread_once): in `fieldgraph
  * run` that is inside a worker process, after the fork, never before. */
@@ -735,6 +735,17 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   const unsigned char *space = img->meta ? img->meta->block[
                                    FG_IMAGE_META_SPACE] : NULL;
   size_t space_n = img->meta ? img->meta->size[FG_IMAGE_META_SPACE] : 0;
+  if ((f == FGI_JPEG || f == FGI_PNM) && (img->channels == 2 ||
+                                           img->channels == 4)) {
+    /* no alpha in these formats: flattened against black, as libvips
+     * saves them (a transparent pixel's hidden colour is not shown) */
+    fg_image flat;
+    if (fgi_image_flatten(img, &flat) != FG_OK)
+      return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+    fg_status st = fg_image_save(path, &flat, &o, err, errlen);
+    free(flat.data);
+    return st;
+  }
   if (f == FGI_PNM && img->type == FG_IMAGE_U8 && !space)
     return save_pnm(path, img, err, errlen);
 

@@ -292,6 +292,56 @@ START_TEST(test_vips_alpha_roundtrip) {
 }
 END_TEST
 
+/* JPEG and PNM have no alpha: RGBA and grey+alpha are flattened against
+ * black as libvips saves them (colour x alpha / 255), so a transparent
+ * pixel's hidden colour never shows; before, the alpha was dropped.  The
+ * expected pixels are computed here; vips converts the outputs back. */
+START_TEST(test_vips_no_alpha_formats_flatten) {
+  static const struct { const char *spec; double min_psnr; } outs[] = {
+      {"f.ppm", INFINITY}, {"f.jpg[Q=100]", 40}};
+  for (int ch = 2; ch <= 4; ch += 2) {
+    fg_image src = pattern(37, 23, ch, FG_IMAGE_U8);
+    fg_image want;
+    ck_assert_int_eq(fg_image_alloc(&want, 37, 23, ch - 1), FG_OK);
+    for (int k = 0; k < 37 * 23; k++) {
+      /* alpha: fully transparent, half and opaque columns */
+      uint8_t a = (uint8_t)(k % 37 < 12 ? 0 : k % 37 < 24 ? 128 : 255);
+      src.data[k * ch + ch - 1] = a;
+      for (int c = 0; c < ch - 1; c++)
+        want.data[k * (ch - 1) + c] =
+            (uint8_t)((src.data[k * ch + c] * a + 127) / 255);
+    }
+    for (size_t i = 0; i < 2; i++) {
+      fg_image_save_options o;
+      size_t n;
+      char err[512], name[64];
+      ck_assert(fg_image_save_parse(outs[i].spec, &n, &o, err, sizeof err) ==
+                FG_OK);
+      snprintf(name, sizeof name, "%.*s", (int)n, outs[i].spec);
+      if (ch == 2)
+        name[n - 2] = name[n - 3] == 'p' ? 'g' : name[n - 2]; /* f.pgm */
+      ck_assert_msg(fg_image_save(at(name), &src, &o, err, sizeof err) ==
+                    FG_OK, "%s", err);
+      tu_sh("vips copy '%s' '%s'", at(name),
+            at(ch == 2 ? "back.pgm" : "back.ppm"));
+      fg_image got = pnm_image(at(ch == 2 ? "back.pgm" : "back.ppm"));
+      ck_assert_int_eq(got.channels, ch - 1);
+      if (isinf(outs[i].min_psnr)) {
+        expect_equal(&got, &want, name);
+      } else {
+        double p = psnr(&got, &want, 255);
+        ck_assert_msg(p > outs[i].min_psnr, "%s (%d channels): PSNR %.1f dB "
+                      "against the flattened pixels, expected more than "
+                      "%.0f", name, ch, p, outs[i].min_psnr);
+      }
+      fg_image_free(&got);
+    }
+    fg_image_free(&want);
+    fg_image_free(&src);
+  }
+}
+END_TEST
+
 /* ---- 16 bits and float -------------------------------------------------- */
 
 START_TEST(test_vips_sixteen_bits_kept) {
@@ -1664,6 +1714,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_ascii_pnm_checked);
   tcase_add_test(tc, test_vips_writes_every_format);
   tcase_add_test(tc, test_vips_alpha_roundtrip);
+  tcase_add_test(tc, test_vips_no_alpha_formats_flatten);
   tcase_add_test(tc, test_vips_sixteen_bits_kept);
   tcase_add_test(tc, test_vips_float_tiff);
   tcase_add_test(tc, test_vips_save_parse);
