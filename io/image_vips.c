@@ -364,7 +364,18 @@ static fg_status load(const char *path, fg_image *out,
   const char *loader = vips_foreign_find_load_source(src);
   if (!loader || !allowed_loader(loader)) {
     vips_error_clear();
+    /* a known signature that no loader opens: a broken file of that
+     * format (a TIFF cut short fails libtiff's header read, say) */
+    unsigned char *head = NULL;
+    gint64 avail = vips_source_sniff_at_most(src, &head, 12);
+    const char *known =
+        avail > 0 && head ? fgi_format_sniff(head, (size_t)avail) : NULL;
+    vips_error_clear();
     VIPS_UNREF(src);
+    if (known)
+      return fgu_fail(err, errlen, FG_EFORMAT, "%s: invalid image data "
+                      "(truncated or corrupt): it starts as a %s file, but "
+                      "no decoder can open it", path, known);
     return fgu_fail(err, errlen, FG_EFORMAT, "%s: not an image in a format "
                     "this build reads (PNG, JPEG, PNM, TIFF, WebP, GIF, "
                     "HEIF/AVIF, JPEG XL; unrecognised signature)", path);

@@ -965,6 +965,58 @@ START_TEST(test_vips_ascii_pnm_checked) {
 }
 END_TEST
 
+/* Writes the first keep bytes of from (-keep per cent when negative) to
+ * to. */
+static void cut_file(const char *from, const char *to, int keep) {
+  FILE *f = fopen(from, "rb");
+  ck_assert(f != NULL);
+  static unsigned char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  ck_assert(n > 0 && n < sizeof buf);
+  size_t k = keep < 0 ? n * (size_t)-keep / 100 : (size_t)keep;
+  ck_assert(k < n);
+  f = fopen(to, "wb");
+  ck_assert(f != NULL);
+  ck_assert_int_eq(fwrite(buf, 1, k, f), k);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A file that starts with a known format's signature but that no loader
+ * opens (a TIFF cut short fails libtiff's header read before any loader is
+ * chosen) is named as a broken file of that format, not as a file of an
+ * unknown format; a text file is still "not an image".  The files are cut
+ * from ones the vips command writes. */
+START_TEST(test_vips_truncated_named_by_signature) {
+  fg_image src = pattern(64, 48, 3, FG_IMAGE_U8);
+  write_pnm(at("t.ppm"), &src);
+  fg_image_free(&src);
+  tu_sh("vips copy '%s' '%s'", at("t.ppm"), at("t.tif[tile,compression=lzw]"));
+  tu_sh("vips copy '%s' '%s'", at("t.ppm"), at("t.gif"));
+  /* keep: bytes kept, or per cent of the file when negative */
+  static const struct { const char *from, *name, *want; int keep; } cut[] = {
+      {"t.tif", "half.tif", "starts as a TIFF file", -50},
+      {"t.tif", "eight.tif", "starts as a TIFF file", 8},
+      {"t.gif", "six.gif", "invalid image", 6}, /* the GIF loader says */
+      {"t.ppm", "two.ppm", "truncated or corrupt", 3},
+      {NULL, "notes.txt", "not an image in a format", 0},
+  };
+  for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+    if (cut[i].from)
+      cut_file(at(cut[i].from), at(cut[i].name), cut[i].keep);
+    else
+      tu_write_text(at(cut[i].name), "Pictures to sort\n");
+    fg_image img;
+    char err[512];
+    ck_assert_int_eq(fg_image_read(at(cut[i].name), &img, err, sizeof err),
+                     FG_EFORMAT);
+    ck_assert_msg(strstr(err, cut[i].want) && strstr(err, cut[i].name),
+                  "%s: %s", cut[i].name, err);
+    ck_assert_ptr_null(img.data);
+  }
+}
+END_TEST
+
 /* ---- output profiles ([profile=...]) ------------------------------------ */
 
 #define ADOBE_ICC "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
@@ -1712,6 +1764,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_vips_reads_every_format);
   tcase_add_test(tc, test_vips_ascii_pnm_checked);
+  tcase_add_test(tc, test_vips_truncated_named_by_signature);
   tcase_add_test(tc, test_vips_writes_every_format);
   tcase_add_test(tc, test_vips_alpha_roundtrip);
   tcase_add_test(tc, test_vips_no_alpha_formats_flatten);
