@@ -478,10 +478,19 @@ static fg_status load(const char *path, fg_image *out,
   case VIPS_FORMAT_CHAR: case VIPS_FORMAT_SHORT:
     type = im->BandFmt == VIPS_FORMAT_CHAR ? FG_IMAGE_U8 : FG_IMAGE_U16;
     break;
-  case VIPS_FORMAT_FLOAT: case VIPS_FORMAT_DOUBLE: case VIPS_FORMAT_INT:
-  case VIPS_FORMAT_UINT:
+  case VIPS_FORMAT_FLOAT: case VIPS_FORMAT_DOUBLE:
     type = FG_IMAGE_F32;
     break;
+  case VIPS_FORMAT_INT: case VIPS_FORMAT_UINT:
+    /* no scale to read them in: taken as floats in [0, 1] they saturate
+     * (212 came out white), taken as stored they depend on the output's
+     * depth (as in libvips); refused rather than guessed */
+    st = fgu_fail(err, errlen, FG_EFORMAT, "%s: 32-bit %s integer samples; "
+                  "expected 8 or 16 bits or floating point (convert it, "
+                  "e.g. vips cast IN OUT.tif float, after scaling to "
+                  "[0, 1])", path,
+                  im->BandFmt == VIPS_FORMAT_INT ? "signed" : "unsigned");
+    goto fail;
   default:
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: complex samples; expected "
                   "8 or 16 bits or floating point", path);

@@ -1017,6 +1017,33 @@ START_TEST(test_vips_truncated_named_by_signature) {
 }
 END_TEST
 
+/* 32-bit integer samples (a TIFF of int or uint, which vips writes) have
+ * no scale to read them in: refused by name, not taken as floats in
+ * [0, 1] (before, a grey 212 came out saturated white). */
+START_TEST(test_vips_int32_samples_refused) {
+  fg_image src = pattern(40, 30, 1, FG_IMAGE_U8);
+  write_pnm(at("g.pgm"), &src);
+  fg_image_free(&src);
+  static const char *const kind[][2] = {{"int", "signed"},
+                                        {"uint", "unsigned"}};
+  for (int i = 0; i < 2; i++) {
+    char name[32], err[512];
+    snprintf(name, sizeof name, "%s.tif", kind[i][0]);
+    tu_sh("vips cast '%s' '%s' %s", at("g.pgm"), at(name), kind[i][0]);
+    tu_sh("vipsheader -f format '%s' | grep -q %s", at(name),
+          i ? "UINT" : "_INT");
+    fg_image img;
+    ck_assert_int_eq(fg_image_read(at(name), &img, err, sizeof err),
+                     FG_EFORMAT);
+    ck_assert_msg(strstr(err, name) && strstr(err, kind[i][1]) &&
+                  strstr(err, "32-bit") &&
+                  strstr(err, "expected 8 or 16 bits or floating point"),
+                  "%s: %s", name, err);
+    ck_assert_ptr_null(img.data);
+  }
+}
+END_TEST
+
 /* ---- output profiles ([profile=...]) ------------------------------------ */
 
 #define ADOBE_ICC "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
@@ -1765,6 +1792,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_reads_every_format);
   tcase_add_test(tc, test_vips_ascii_pnm_checked);
   tcase_add_test(tc, test_vips_truncated_named_by_signature);
+  tcase_add_test(tc, test_vips_int32_samples_refused);
   tcase_add_test(tc, test_vips_writes_every_format);
   tcase_add_test(tc, test_vips_alpha_roundtrip);
   tcase_add_test(tc, test_vips_no_alpha_formats_flatten);
