@@ -96,6 +96,12 @@ static const char *format_name(fgi_format f) {
   return names[f];
 }
 
+int fgi_format_max_side(fgi_format f, const char **name) {
+  *name = format_name(f);
+  /* libwebp's WEBP_MAX_DIMENSION, libjpeg's JPEG_MAX_DIMENSION */
+  return f == FGI_WEBP ? 16383 : f == FGI_JPEG ? 65500 : 0;
+}
+
 /* An integer from lo to hi in s (whole string); 0 on success. */
 static int int_in(const char *s, long lo, long hi, int *out) {
   char *end;

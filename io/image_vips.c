@@ -740,6 +740,13 @@ fg_status fg_image_save(const char *path, const fg_image *img,
                     "compression %d: fg_tiff_compression)", path, o.quality,
                     o.png_compression, (int)o.png_filter, o.bitdepth,
                     o.tiff_compression);
+  const char *fname;
+  int side = fgi_format_max_side(f, &fname);
+  if (side && (img->width > side || img->height > side))
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: %d x %d pixels; %s holds "
+                    "at most %d per side (save it as PNG or TIFF, or "
+                    "resize it)", path, img->width, img->height, fname,
+                    side);
   /* what the format stores: 16 bits only in PNG and TIFF (asked for, or
    * the image's own), float only in TIFF */
   int bits = 8;

@@ -1044,6 +1044,40 @@ START_TEST(test_vips_int32_samples_refused) {
 }
 END_TEST
 
+/* WebP and JPEG hold at most 16383 and 65500 pixels per side: a wider
+ * image is refused by name with the limit and nothing written (before,
+ * the encoder's own "webpsave: image too large"); at the limit it is
+ * written, and vips reads it back at that size. */
+START_TEST(test_vips_format_side_limits) {
+  static const struct { const char *name; int side; } lim[] = {
+      {"wide.webp", 16383}, {"wide.jpg", 65500}};
+  for (size_t i = 0; i < 2; i++)
+    for (int over = 0; over <= 1; over++) {
+      fg_image img;
+      int w = lim[i].side + over;
+      ck_assert_int_eq(fg_image_alloc(&img, w, 2, 3), FG_OK);
+      memset(img.data, 90, (size_t)w * 2 * 3);
+      char err[512];
+      fg_status st = fg_image_save(at(lim[i].name), &img, NULL, err,
+                                   sizeof err);
+      fg_image_free(&img);
+      struct stat sb;
+      if (over) {
+        char want[64];
+        snprintf(want, sizeof want, "%d x 2 pixels", w);
+        ck_assert_int_eq(st, FG_EINVAL);
+        ck_assert_msg(strstr(err, lim[i].name) && strstr(err, want) &&
+                      strstr(err, "per side"), "%s", err);
+        ck_assert_int_ne(stat(at(lim[i].name), &sb), 0);
+      } else {
+        ck_assert_msg(st == FG_OK, "%s", err);
+        tu_sh("vipsheader -f width '%s' | grep -qx %d", at(lim[i].name), w);
+        ck_assert_int_eq(unlink(at(lim[i].name)), 0);
+      }
+    }
+}
+END_TEST
+
 /* ---- output profiles ([profile=...]) ------------------------------------ */
 
 #define ADOBE_ICC "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
@@ -1793,6 +1827,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_ascii_pnm_checked);
   tcase_add_test(tc, test_vips_truncated_named_by_signature);
   tcase_add_test(tc, test_vips_int32_samples_refused);
+  tcase_add_test(tc, test_vips_format_side_limits);
   tcase_add_test(tc, test_vips_writes_every_format);
   tcase_add_test(tc, test_vips_alpha_roundtrip);
   tcase_add_test(tc, test_vips_no_alpha_formats_flatten);
