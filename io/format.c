@@ -96,6 +96,12 @@ static const char *format_name(fgi_format f) {
   return names[f];
 }
 
+int fgi_format_max_side(fgi_format f, const char **name) {
+  *name = format_name(f);
+  /* libwebp's WEBP_MAX_DIMENSION, libjpeg's JPEG_MAX_DIMENSION */
+  return f == FGI_WEBP ? 16383 : f == FGI_JPEG ? 65500 : 0;
+}
+
 /* An integer from lo to hi in s (whole string); 0 on success. */
 static int int_in(const char *s, long lo, long hi, int *out) {
   char *end;
@@ -264,4 +270,28 @@ fg_status fg_image_space_check(const char *value, char *err, size_t errlen) {
                     value);
 #endif
   return FG_OK;
+}
+
+const char *fgi_format_sniff(const void *p, size_t n) {
+  static const struct {
+    const char *name;
+    size_t at, len;
+    const char *sig;
+  } sigs[] = {
+      {"PNG", 0, 8, "\x89PNG\r\n\x1a\n"}, {"JPEG", 0, 3, "\xff\xd8\xff"},
+      {"TIFF", 0, 4, "II*\0"},              {"TIFF", 0, 4, "MM\0*"},
+      {"BigTIFF", 0, 4, "II+\0"},           {"BigTIFF", 0, 4, "MM\0+"},
+      {"GIF", 0, 4, "GIF8"},                 {"WebP", 8, 4, "WEBP"},
+      {"HEIF/AVIF", 4, 4, "ftyp"},           {"JPEG XL", 0, 2, "\xff\x0a"},
+      {"JPEG XL", 4, 8, "JXL \r\n\x87\n"},
+  };
+  const unsigned char *b = p;
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    if (n >= sigs[i].at + sigs[i].len &&
+        !memcmp(b + sigs[i].at, sigs[i].sig, sigs[i].len))
+      return sigs[i].name;
+  if (n >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7' &&
+      (b[2] == ' ' || b[2] == '\t' || b[2] == '\n' || b[2] == '\r'))
+    return "PNM";
+  return NULL;
 }

@@ -686,6 +686,15 @@ static fg_status write_image(const char *path, const fg_image *img,
                     "channels, data %s; sizes must be 1..%d, channels 1..4)",
                     path, img->width, img->height, img->channels,
                     img->data ? "set" : "NULL", FG_IMAGE_MAX_DIM);
+  if (fmt != FORMAT_PNG && (img->channels == 2 || img->channels == 4)) {
+    /* no alpha in JPEG and PNM: flattened against black, as libvips does */
+    fg_image flat;
+    if (fgi_image_flatten(img, &flat) != FG_OK)
+      return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+    fg_status st = write_image(path, &flat, quality, png, err, errlen);
+    free(flat.data);
+    return st;
+  }
   if (fmt == FORMAT_JPEG) {
     if (quality == 0)
       quality = 90;

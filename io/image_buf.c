@@ -142,3 +142,37 @@ fg_status fgi_open_input(const char *path, fg_image *out, int *fd,
   *fd = f;
   return FG_OK;
 }
+
+fg_status fgi_image_flatten(const fg_image *img, fg_image *out) {
+  memset(out, 0, sizeof *out);
+  int ch = img->channels;
+  if (ch != 2 && ch != 4)
+    return FG_OK;
+  size_t bytes;
+  fg_image flat = *img;
+  flat.channels = ch - 1;
+  if (fgi_image_bytes_type(&flat, &bytes) != FG_OK)
+    return FG_EINVAL;
+  flat.data = malloc(bytes);
+  if (!flat.data)
+    return FG_ENOMEM;
+  size_t n = (size_t)img->width * (size_t)img->height;
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < ch - 1; c++) {
+      size_t s = i * (size_t)ch + (size_t)c, a = i * (size_t)ch + ch - 1,
+             d = i * (size_t)(ch - 1) + (size_t)c;
+      if (img->type == FG_IMAGE_U16) {
+        const uint16_t *p = (const uint16_t *)img->data;
+        ((uint16_t *)flat.data)[d] =
+            (uint16_t)((p[s] * (uint32_t)p[a] + 32767) / 65535);
+      } else if (img->type == FG_IMAGE_F32) {
+        const float *p = (const float *)img->data;
+        ((float *)flat.data)[d] = p[s] * p[a];
+      } else {
+        flat.data[d] =
+            (uint8_t)((img->data[s] * (unsigned)img->data[a] + 127) / 255);
+      }
+    }
+  *out = flat;
+  return FG_OK;
+}

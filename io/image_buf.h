@@ -22,4 +22,12 @@ fg_status fgi_image_bytes_type(const fg_image *img, size_t *bytes);
 fg_status fgi_open_input(const char *path, fg_image *out, int *fd,
                          char *err, size_t errlen);
 
+/* For a format without alpha (JPEG, PNM): img (grey+alpha or RGBA, any
+ * type) flattened against black into *out, as libvips saves it (colour x
+ * alpha / max; pixels that were transparent come out black, not their
+ * hidden colour); out->meta is img's.  *out zeroed and FG_OK with nothing
+ * allocated when img has no alpha; FG_ENOMEM.  Free out->data with
+ * free() (the metadata stays img's). */
+fg_status fgi_image_flatten(const fg_image *img, fg_image *out);
+
 #endif

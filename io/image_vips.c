@@ -16,9 +16,9 @@
  * 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32.
  *
  * Writing: the image is wrapped (no copy), converted to what the format
- * stores (8 or 16 bits, alpha dropped for JPEG and PNM), encoded to memory
- * and written with util/fs.h's atomic replacement (a temporary file renamed
- * into place), so a failure never leaves a partial file.
+ * stores (8 or 16 bits, alpha flattened against black for JPEG and PNM,
+ * as libvips saves them), encoded to memory and written with util/fs.h's
+ * atomic replacement (a temporary file renamed into place), so a failure never leaves a partial file.
  *
  * libvips is initialised on the first call (pthread_once): in `fieldgraph
  * run` that is inside a worker process, after the fork, never before. */
@@ -364,7 +364,18 @@ static fg_status load(const char *path, fg_image *out,
   const char *loader = vips_foreign_find_load_source(src);
   if (!loader || !allowed_loader(loader)) {
     vips_error_clear();
+    /* a known signature that no loader opens: a broken file of that
+     * format (a TIFF cut short fails libtiff's header read, say) */
+    unsigned char *head = NULL;
+    gint64 avail = vips_source_sniff_at_most(src, &head, 12);
+    const char *known =
+        avail > 0 && head ? fgi_format_sniff(head, (size_t)avail) : NULL;
+    vips_error_clear();
     VIPS_UNREF(src);
+    if (known)
+      return fgu_fail(err, errlen, FG_EFORMAT, "%s: invalid image data "
+                      "(truncated or corrupt): it starts as a %s file, but "
+                      "no decoder can open it", path, known);
     return fgu_fail(err, errlen, FG_EFORMAT, "%s: not an image in a format "
                     "this build reads (PNG, JPEG, PNM, TIFF, WebP, GIF, "
                     "HEIF/AVIF, JPEG XL; unrecognised signature)", path);
@@ -467,10 +478,19 @@ static fg_status load(const char *path, fg_image *out,
   case VIPS_FORMAT_CHAR: case VIPS_FORMAT_SHORT:
     type = im->BandFmt == VIPS_FORMAT_CHAR ? FG_IMAGE_U8 : FG_IMAGE_U16;
     break;
-  case VIPS_FORMAT_FLOAT: case VIPS_FORMAT_DOUBLE: case VIPS_FORMAT_INT:
-  case VIPS_FORMAT_UINT:
+  case VIPS_FORMAT_FLOAT: case VIPS_FORMAT_DOUBLE:
     type = FG_IMAGE_F32;
     break;
+  case VIPS_FORMAT_INT: case VIPS_FORMAT_UINT:
+    /* no scale to read them in: taken as floats in [0, 1] they saturate
+     * (212 came out white), taken as stored they depend on the output's
+     * depth (as in libvips); refused rather than guessed */
+    st = fgu_fail(err, errlen, FG_EFORMAT, "%s: 32-bit %s integer samples; "
+                  "expected 8 or 16 bits or floating point (convert it, "
+                  "e.g. vips cast IN OUT.tif float, after scaling to "
+                  "[0, 1])", path,
+                  im->BandFmt == VIPS_FORMAT_INT ? "signed" : "unsigned");
+    goto fail;
   default:
     st = fgu_fail(err, errlen, FG_EFORMAT, "%s: complex samples; expected "
                   "8 or 16 bits or floating point", path);
@@ -720,6 +740,13 @@ fg_status fg_image_save(const char *path, const fg_image *img,
                     "compression %d: fg_tiff_compression)", path, o.quality,
                     o.png_compression, (int)o.png_filter, o.bitdepth,
                     o.tiff_compression);
+  const char *fname;
+  int side = fgi_format_max_side(f, &fname);
+  if (side && (img->width > side || img->height > side))
+    return fgu_fail(err, errlen, FG_EINVAL, "%s: %d x %d pixels; %s holds "
+                    "at most %d per side (save it as PNG or TIFF, or "
+                    "resize it)", path, img->width, img->height, fname,
+                    side);
   /* what the format stores: 16 bits only in PNG and TIFF (asked for, or
    * the image's own), float only in TIFF */
   int bits = 8;
@@ -735,6 +762,17 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   const unsigned char *space = img->meta ? img->meta->block[
                                    FG_IMAGE_META_SPACE] : NULL;
   size_t space_n = img->meta ? img->meta->size[FG_IMAGE_META_SPACE] : 0;
+  if ((f == FGI_JPEG || f == FGI_PNM) && (img->channels == 2 ||
+                                           img->channels == 4)) {
+    /* no alpha in these formats: flattened against black, as libvips
+     * saves them (a transparent pixel's hidden colour is not shown) */
+    fg_image flat;
+    if (fgi_image_flatten(img, &flat) != FG_OK)
+      return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+    fg_status st = fg_image_save(path, &flat, &o, err, errlen);
+    free(flat.data);
+    return st;
+  }
   if (f == FGI_PNM && img->type == FG_IMAGE_U8 && !space)
     return save_pnm(path, img, err, errlen);
 

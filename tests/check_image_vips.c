@@ -292,6 +292,56 @@ START_TEST(test_vips_alpha_roundtrip) {
 }
 END_TEST
 
+/* JPEG and PNM have no alpha: RGBA and grey+alpha are flattened against
+ * black as libvips saves them (colour x alpha / 255), so a transparent
+ * pixel's hidden colour never shows; before, the alpha was dropped.  The
+ * expected pixels are computed here; vips converts the outputs back. */
+START_TEST(test_vips_no_alpha_formats_flatten) {
+  static const struct { const char *spec; double min_psnr; } outs[] = {
+      {"f.ppm", INFINITY}, {"f.jpg[Q=100]", 40}};
+  for (int ch = 2; ch <= 4; ch += 2) {
+    fg_image src = pattern(37, 23, ch, FG_IMAGE_U8);
+    fg_image want;
+    ck_assert_int_eq(fg_image_alloc(&want, 37, 23, ch - 1), FG_OK);
+    for (int k = 0; k < 37 * 23; k++) {
+      /* alpha: fully transparent, half and opaque columns */
+      uint8_t a = (uint8_t)(k % 37 < 12 ? 0 : k % 37 < 24 ? 128 : 255);
+      src.data[k * ch + ch - 1] = a;
+      for (int c = 0; c < ch - 1; c++)
+        want.data[k * (ch - 1) + c] =
+            (uint8_t)((src.data[k * ch + c] * a + 127) / 255);
+    }
+    for (size_t i = 0; i < 2; i++) {
+      fg_image_save_options o;
+      size_t n;
+      char err[512], name[64];
+      ck_assert(fg_image_save_parse(outs[i].spec, &n, &o, err, sizeof err) ==
+                FG_OK);
+      snprintf(name, sizeof name, "%.*s", (int)n, outs[i].spec);
+      if (ch == 2)
+        name[n - 2] = name[n - 3] == 'p' ? 'g' : name[n - 2]; /* f.pgm */
+      ck_assert_msg(fg_image_save(at(name), &src, &o, err, sizeof err) ==
+                    FG_OK, "%s", err);
+      tu_sh("vips copy '%s' '%s'", at(name),
+            at(ch == 2 ? "back.pgm" : "back.ppm"));
+      fg_image got = pnm_image(at(ch == 2 ? "back.pgm" : "back.ppm"));
+      ck_assert_int_eq(got.channels, ch - 1);
+      if (isinf(outs[i].min_psnr)) {
+        expect_equal(&got, &want, name);
+      } else {
+        double p = psnr(&got, &want, 255);
+        ck_assert_msg(p > outs[i].min_psnr, "%s (%d channels): PSNR %.1f dB "
+                      "against the flattened pixels, expected more than "
+                      "%.0f", name, ch, p, outs[i].min_psnr);
+      }
+      fg_image_free(&got);
+    }
+    fg_image_free(&want);
+    fg_image_free(&src);
+  }
+}
+END_TEST
+
 /* ---- 16 bits and float -------------------------------------------------- */
 
 START_TEST(test_vips_sixteen_bits_kept) {
@@ -912,6 +962,119 @@ START_TEST(test_vips_ascii_pnm_checked) {
   fg_image_free(&b);
   fg_image_free(&c);
   fg_image_free(&g);
+}
+END_TEST
+
+/* Writes the first keep bytes of from (-keep per cent when negative) to
+ * to. */
+static void cut_file(const char *from, const char *to, int keep) {
+  FILE *f = fopen(from, "rb");
+  ck_assert(f != NULL);
+  static unsigned char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  ck_assert(n > 0 && n < sizeof buf);
+  size_t k = keep < 0 ? n * (size_t)-keep / 100 : (size_t)keep;
+  ck_assert(k < n);
+  f = fopen(to, "wb");
+  ck_assert(f != NULL);
+  ck_assert_int_eq(fwrite(buf, 1, k, f), k);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A file that starts with a known format's signature but that no loader
+ * opens (a TIFF cut short fails libtiff's header read before any loader is
+ * chosen) is named as a broken file of that format, not as a file of an
+ * unknown format; a text file is still "not an image".  The files are cut
+ * from ones the vips command writes. */
+START_TEST(test_vips_truncated_named_by_signature) {
+  fg_image src = pattern(64, 48, 3, FG_IMAGE_U8);
+  write_pnm(at("t.ppm"), &src);
+  fg_image_free(&src);
+  tu_sh("vips copy '%s' '%s'", at("t.ppm"), at("t.tif[tile,compression=lzw]"));
+  tu_sh("vips copy '%s' '%s'", at("t.ppm"), at("t.gif"));
+  /* keep: bytes kept, or per cent of the file when negative */
+  static const struct { const char *from, *name, *want; int keep; } cut[] = {
+      {"t.tif", "half.tif", "starts as a TIFF file", -50},
+      {"t.tif", "eight.tif", "starts as a TIFF file", 8},
+      {"t.gif", "six.gif", "invalid image", 6}, /* the GIF loader says */
+      {"t.ppm", "two.ppm", "truncated or corrupt", 3},
+      {NULL, "notes.txt", "not an image in a format", 0},
+  };
+  for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+    if (cut[i].from)
+      cut_file(at(cut[i].from), at(cut[i].name), cut[i].keep);
+    else
+      tu_write_text(at(cut[i].name), "Pictures to sort\n");
+    fg_image img;
+    char err[512];
+    ck_assert_int_eq(fg_image_read(at(cut[i].name), &img, err, sizeof err),
+                     FG_EFORMAT);
+    ck_assert_msg(strstr(err, cut[i].want) && strstr(err, cut[i].name),
+                  "%s: %s", cut[i].name, err);
+    ck_assert_ptr_null(img.data);
+  }
+}
+END_TEST
+
+/* 32-bit integer samples (a TIFF of int or uint, which vips writes) have
+ * no scale to read them in: refused by name, not taken as floats in
+ * [0, 1] (before, a grey 212 came out saturated white). */
+START_TEST(test_vips_int32_samples_refused) {
+  fg_image src = pattern(40, 30, 1, FG_IMAGE_U8);
+  write_pnm(at("g.pgm"), &src);
+  fg_image_free(&src);
+  static const char *const kind[][2] = {{"int", "signed"},
+                                        {"uint", "unsigned"}};
+  for (int i = 0; i < 2; i++) {
+    char name[32], err[512];
+    snprintf(name, sizeof name, "%s.tif", kind[i][0]);
+    tu_sh("vips cast '%s' '%s' %s", at("g.pgm"), at(name), kind[i][0]);
+    tu_sh("vipsheader -f format '%s' | grep -q %s", at(name),
+          i ? "UINT" : "_INT");
+    fg_image img;
+    ck_assert_int_eq(fg_image_read(at(name), &img, err, sizeof err),
+                     FG_EFORMAT);
+    ck_assert_msg(strstr(err, name) && strstr(err, kind[i][1]) &&
+                  strstr(err, "32-bit") &&
+                  strstr(err, "expected 8 or 16 bits or floating point"),
+                  "%s: %s", name, err);
+    ck_assert_ptr_null(img.data);
+  }
+}
+END_TEST
+
+/* WebP and JPEG hold at most 16383 and 65500 pixels per side: a wider
+ * image is refused by name with the limit and nothing written (before,
+ * the encoder's own "webpsave: image too large"); at the limit it is
+ * written, and vips reads it back at that size. */
+START_TEST(test_vips_format_side_limits) {
+  static const struct { const char *name; int side; } lim[] = {
+      {"wide.webp", 16383}, {"wide.jpg", 65500}};
+  for (size_t i = 0; i < 2; i++)
+    for (int over = 0; over <= 1; over++) {
+      fg_image img;
+      int w = lim[i].side + over;
+      ck_assert_int_eq(fg_image_alloc(&img, w, 2, 3), FG_OK);
+      memset(img.data, 90, (size_t)w * 2 * 3);
+      char err[512];
+      fg_status st = fg_image_save(at(lim[i].name), &img, NULL, err,
+                                   sizeof err);
+      fg_image_free(&img);
+      struct stat sb;
+      if (over) {
+        char want[64];
+        snprintf(want, sizeof want, "%d x 2 pixels", w);
+        ck_assert_int_eq(st, FG_EINVAL);
+        ck_assert_msg(strstr(err, lim[i].name) && strstr(err, want) &&
+                      strstr(err, "per side"), "%s", err);
+        ck_assert_int_ne(stat(at(lim[i].name), &sb), 0);
+      } else {
+        ck_assert_msg(st == FG_OK, "%s", err);
+        tu_sh("vipsheader -f width '%s' | grep -qx %d", at(lim[i].name), w);
+        ck_assert_int_eq(unlink(at(lim[i].name)), 0);
+      }
+    }
 }
 END_TEST
 
@@ -1662,8 +1825,12 @@ int main(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_vips_reads_every_format);
   tcase_add_test(tc, test_vips_ascii_pnm_checked);
+  tcase_add_test(tc, test_vips_truncated_named_by_signature);
+  tcase_add_test(tc, test_vips_int32_samples_refused);
+  tcase_add_test(tc, test_vips_format_side_limits);
   tcase_add_test(tc, test_vips_writes_every_format);
   tcase_add_test(tc, test_vips_alpha_roundtrip);
+  tcase_add_test(tc, test_vips_no_alpha_formats_flatten);
   tcase_add_test(tc, test_vips_sixteen_bits_kept);
   tcase_add_test(tc, test_vips_float_tiff);
   tcase_add_test(tc, test_vips_save_parse);
