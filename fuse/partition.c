@@ -54,25 +54,31 @@ static int producer_group(state *s, const fg_field *f) {
   return f->producer->kind == FG_NODE_OP ? s->group_of[f->producer->id] : -1;
 }
 
-/* Distinct buffers a group would touch with node n added (an upper bound:
- * every input from outside, every output of every member). */
-static int buffers_with(state *s, int gid, const fg__node *n) {
-  group *gr = &s->groups[gid];
+/* Distinct buffers groups ga and gb (-1 for none) would touch joined,
+ * with node n (or NULL) added: an upper bound, every input from outside
+ * them and every output of every member. */
+static int buffers_of(state *s, int ga, int gb, const fg__node *n) {
   int count = 0;
   const fg_field *seen[512];
   int nseen = 0;
-  for (int m = 0; m <= gr->n_nodes; m++) {
-    const fg__node *x = m < gr->n_nodes ? node(s, gr->nodes[m]) : n;
-    count += x->n_out;
-    for (int p = 0; p < x->n_in; p++) {
-      const fg_field *f = x->in[p];
-      if (producer_group(s, f) == gid)
-        continue;
-      bool dup = false;
-      for (int i = 0; i < nseen && !dup; i++)
-        dup = seen[i] == f;
-      if (!dup && nseen < 512)
-        seen[nseen++] = f;
+  for (int k = 0; k < 3; k++) {
+    const group *gr = k < 2 && (k ? gb : ga) >= 0 ? &s->groups[k ? gb : ga]
+                                                  : NULL;
+    int members = gr ? gr->n_nodes : k == 2 && n ? 1 : 0;
+    for (int m = 0; m < members; m++) {
+      const fg__node *x = gr ? node(s, gr->nodes[m]) : n;
+      count += x->n_out;
+      for (int p = 0; p < x->n_in; p++) {
+        const fg_field *f = x->in[p];
+        int pg = producer_group(s, f);
+        if (pg >= 0 && (pg == ga || pg == gb))
+          continue;
+        bool dup = false;
+        for (int i = 0; i < nseen && !dup; i++)
+          dup = seen[i] == f;
+        if (!dup && nseen < 512)
+          seen[nseen++] = f;
+      }
     }
   }
   return count + nseen;
@@ -128,7 +134,7 @@ static int choose_group(state *s, const fg__node *n) {
       s->join_note[n->id] = "kernel size cap (operators per kernel)";
       continue;
     }
-    if (buffers_with(s, gid, n) > max_bufs) {
+    if (buffers_of(s, gid, -1, n) > max_bufs) {
       s->join_note[n->id] = "kernel size cap (device buffer limit)";
       continue;
     }
@@ -150,7 +156,6 @@ static bool add_dep(state *s, int gid, int dep) {
 }
 
 static bool join_groups(state *s, int ga, int gb);
-static int buffers_joined(state *s, int ga, int gb);
 
 /* Whether group gb, which produces fields the newest member of group gid
  * reads, may join gid too: a consumer reading two groups joins only one
@@ -190,7 +195,7 @@ static bool absorbable(state *s, int gid, int gb) {
   int max_bufs = s->opt->max_buffers > 0 ? s->opt->max_buffers
                                          : FGF_MAX_BUFFERS;
   return a->n_nodes + b->n_nodes <= max_nodes &&
-         buffers_joined(s, gid, gb) <= max_bufs;
+         buffers_of(s, gid, gb, NULL) <= max_bufs;
 }
 
 static bool partition(state *s) {
@@ -281,33 +286,6 @@ static bool reads_from(state *s, int ga, int gb, bool *bad) {
   return shared;
 }
 
-/* Distinct buffers of groups ga and gb joined (an upper bound, as
- * buffers_with counts). */
-static int buffers_joined(state *s, int ga, int gb) {
-  int count = 0;
-  const fg_field *seen[512];
-  int nseen = 0;
-  for (int k = 0; k < 2; k++) {
-    const group *gr = &s->groups[k ? gb : ga];
-    for (int m = 0; m < gr->n_nodes; m++) {
-      const fg__node *x = node(s, gr->nodes[m]);
-      count += x->n_out;
-      for (int p = 0; p < x->n_in; p++) {
-        const fg_field *f = x->in[p];
-        int pg = producer_group(s, f);
-        if (pg == ga || pg == gb)
-          continue;
-        bool dup = false;
-        for (int i = 0; i < nseen && !dup; i++)
-          dup = seen[i] == f;
-        if (!dup && nseen < 512)
-          seen[nseen++] = f;
-      }
-    }
-  }
-  return count + nseen;
-}
-
 /* Whether groups ga and gb may become one kernel (see above). */
 static bool siblings(state *s, int ga, int gb) {
   const group *a = &s->groups[ga], *b = &s->groups[gb];
@@ -324,7 +302,7 @@ static bool siblings(state *s, int ga, int gb) {
   int max_bufs = s->opt->max_buffers > 0 ? s->opt->max_buffers
                                          : FGF_MAX_BUFFERS;
   if (a->n_nodes + b->n_nodes > max_nodes ||
-      buffers_joined(s, ga, gb) > max_bufs)
+      buffers_of(s, ga, gb, NULL) > max_bufs)
     return false;
   /* a path through a third group would become a cycle */
   for (int c = 0; c < s->n_groups; c++)

@@ -139,6 +139,24 @@ static int icc_colorants(const void *b, size_t n, const char *what,
   return icc_colorants_any(b, n, what, 0, why, whylen);
 }
 
+/* The colour channels of the ICC profile in file value (3 RGB, 4 CMYK,
+ * 1 grey), or 0 with why set: unreadable, too big, not a profile. */
+static int file_colorants(const char *value, char *why, size_t whylen) {
+  size_t n;
+  void *b = fgu_read_file(value, MAX_ICC_BYTES, &n);
+  if (!b) {
+    snprintf(why, whylen, "expected a readable ICC profile file, found "
+             "'%s', which is missing, not a regular file, unreadable or "
+             "over %zu MiB", value, MAX_ICC_BYTES >> 20);
+    return 0;
+  }
+  char what[300];
+  snprintf(what, sizeof what, "'%s'", value);
+  int k = icc_colorants(b, n, what, why, whylen);
+  free(b);
+  return k;
+}
+
 int fgi_profile_check(const char *value, fgi_format f, char *why,
                       size_t whylen) {
   if (!strcmp(value, "srgb"))
@@ -163,18 +181,7 @@ int fgi_profile_check(const char *value, fgi_format f, char *why,
              value);
     return -1;
   }
-  size_t n;
-  void *b = fgu_read_file(value, MAX_ICC_BYTES, &n);
-  if (!b) {
-    snprintf(why, whylen, "expected a readable ICC profile file, found "
-             "'%s', which is missing, not a regular file, unreadable or "
-             "over %zu MiB", value, MAX_ICC_BYTES >> 20);
-    return -1;
-  }
-  char what[300];
-  snprintf(what, sizeof what, "'%s'", value);
-  int k = icc_colorants(b, n, what, why, whylen);
-  free(b);
+  int k = file_colorants(value, why, whylen);
   if (!k)
     return -1;
   if (k == 4 && !holds_cmyk(f)) {
@@ -410,18 +417,7 @@ int fgi_space_check(const char *value, char *why, size_t whylen) {
              value);
     return -1;
   }
-  size_t n;
-  void *b = fgu_read_file(value, MAX_ICC_BYTES, &n);
-  if (!b) {
-    snprintf(why, whylen, "expected a readable ICC profile file, found "
-             "'%s', which is missing, not a regular file, unreadable or "
-             "over %zu MiB", value, MAX_ICC_BYTES >> 20);
-    return -1;
-  }
-  char what[300];
-  snprintf(what, sizeof what, "'%s'", value);
-  int k = icc_colorants(b, n, what, why, whylen);
-  free(b);
+  int k = file_colorants(value, why, whylen);
   if (k == 4)
     snprintf(why, whylen, "expected an RGB profile (the pipeline computes "
              "on RGB), found '%s', a CMYK profile", value);
