@@ -13,7 +13,9 @@
  * grey image, and any profile when a working space other than sRGB is
  * asked for, are converted with lcms (io/profile.c) straight to the target
  * (sGrey, the working space or its grey); 8-bit samples give FG_IMAGE_U8,
- * 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32.
+ * 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32; a float RGB TIFF
+ * is linear light to libvips (scRGB): sRGB-encoded on load, linear again
+ * when written as float (io/image_buf.h's curves, unclipped).
  *
  * Writing: the image is wrapped (no copy), converted to what the format
  * stores (8 or 16 bits, alpha flattened against black for JPEG and PNM,
@@ -194,7 +196,8 @@ static int to_srgb(VipsImage **im, int icc_mode) {
   case VIPS_INTERPRETATION_MULTIBAND:
     break;
   case VIPS_INTERPRETATION_scRGB:
-    /* float RGB (a float TIFF): the samples as stored */
+    /* float RGB (a float TIFF): linear light, to sRGB by the caller in
+     * float (fgi_linear_to_srgb), unclipped */
     if (vips_band_format_isfloat((*im)->BandFmt))
       break;
     /* fall through */
@@ -464,6 +467,13 @@ static fg_status load(const char *path, fg_image *out,
   if (to_srgb(&im, lc_from ? ICC_DECODE_ONLY : unfit ? ICC_IGNORE
                                                      : ICC_APPLY))
     goto vips_cmyk_error;
+  /* a float RGB TIFF is linear light (scRGB) to libvips: sRGB-encoded
+   * here, as vips_colourspace to sRGB does but in float (an embedded
+   * profile lcms converts from describes the samples as they are) */
+  int linear = !lc_from && im->Bands >= 3 &&
+               vips_band_format_isfloat(im->BandFmt) &&
+               vips_image_get_interpretation(im) ==
+                   VIPS_INTERPRETATION_scRGB;
   if (!lc_from && space) {
     size_t n = 0;
     lc_from = im->Bands >= 3 ? vips_blob_get(srgb_profile, &n)
@@ -516,6 +526,10 @@ static fg_status load(const char *path, fg_image *out,
   void *pix = vips_image_write_to_memory(im, &size);
   if (!pix)
     goto vips_cmyk_error;
+  if (linear && size == (size_t)im->Xsize * (size_t)im->Ysize *
+                            (size_t)im->Bands * sizeof(float))
+    fgi_linear_to_srgb(pix, (size_t)im->Xsize * (size_t)im->Ysize,
+                       im->Bands);
   uint8_t *conv = NULL;
   if (lc_from) {
     int ch = 0;
@@ -831,6 +845,23 @@ fg_status fg_image_save(const char *path, const fg_image *img,
     }
   }
   int alpha = prof.cmyk ? ch == 5 : (ch == 2 || ch == 4);
+  /* a float RGB TIFF in sRGB holds linear light (scRGB), as libvips
+   * writes and reads one: the sRGB curve undone on a copy, unclipped */
+  int linear = bits == 32 && ch >= 3 && !prof.cmyk &&
+               (!prof.icc || fgi_profile_is_srgb(prof.icc, prof.n));
+  if (linear) {
+    if (!conv) {
+      conv = malloc(bytes);
+      if (!conv) {
+        fgi_profile_free(&prof);
+        return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+      }
+      memcpy(conv, img->data, bytes);
+      pix = conv;
+    }
+    fgi_srgb_to_linear((float *)conv, (size_t)img->width *
+                       (size_t)img->height, ch);
+  }
   static const VipsBandFormat fmt[] = {VIPS_FORMAT_UCHAR, VIPS_FORMAT_USHORT,
                                        VIPS_FORMAT_FLOAT};
   VipsImage *m = vips_image_new_from_memory(pix, bytes, img->width,
@@ -853,6 +884,7 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (bits != 32 && to_depth(&m, img->type, bits))
     goto fail;
   VipsInterpretation in = prof.cmyk ? VIPS_INTERPRETATION_CMYK
+      : linear ? VIPS_INTERPRETATION_scRGB
       : keep >= 3
       ? (bits == 16 ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB)
       : (bits == 16 ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_B_W);
