@@ -43,6 +43,10 @@
 
 #include <vips/vips.h>
 
+/* The largest XMP packet libvips 8.14 writes into a JPEG (APP1 holds
+ * 65533 bytes with its namespace header; vips stops at 60000). */
+enum { FGI_JPEG_MAX_XMP = 60000 };
+
 static pthread_once_t vips_once = PTHREAD_ONCE_INIT;
 static int vips_ok;
 static VipsBlob *srgb_profile; /* tagged on colour outputs */
@@ -891,10 +895,16 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (vips_copy(m, &t, "interpretation", in, NULL))
     goto fail;
   take(&m, t);
+  size_t xmp_dropped = 0;
   if (!o.strip) {
-    /* the input's metadata (orientation 1: the pixels are as meant) */
+    /* the input's metadata (orientation 1: the pixels are as meant); a
+     * JPEG holds at most FGI_JPEG_MAX_XMP bytes of XMP (libvips drops a
+     * larger one with a warning): left out, the caller warned */
     for (int i = 0; img->meta && i < FG_IMAGE_META_ICC; i++)
-      if (img->meta->block[i])
+      if (i == FG_IMAGE_META_XMP && f == FGI_JPEG && img->meta->block[i] &&
+          img->meta->size[i] > FGI_JPEG_MAX_XMP)
+        xmp_dropped = img->meta->size[i];
+      else if (img->meta->block[i])
         vips_image_set_blob_copy(m, meta_names[i], img->meta->block[i],
                                  img->meta->size[i]);
     vips_image_set_int(m, VIPS_META_ORIENTATION, 1);
@@ -931,6 +941,10 @@ fg_status fg_image_save(const char *path, const fg_image *img,
     return fgu_fail(err, errlen, e == ENOMEM ? FG_ENOMEM : FG_EIO,
                     "%s: cannot write: %s", path,
                     fgu_strerror(e, ebuf, sizeof ebuf));
+  if (xmp_dropped && err && errlen)
+    snprintf(err, errlen, "%s: large XMP not saved (%zu bytes; JPEG holds "
+             "at most %d, as libvips writes it: save as PNG, TIFF or WebP "
+             "to keep it)", path, xmp_dropped, FGI_JPEG_MAX_XMP);
   return FG_OK;
 
 fail:

@@ -749,6 +749,71 @@ START_TEST(test_vips_metadata_copied_unless_strip) {
 }
 END_TEST
 
+/* A JPEG of src whose XMP packet (as libvips counts it, after the
+ * namespace header) is n bytes: the creator's packet padded with spaces. */
+static void jpeg_with_xmp(const char *path, size_t n) {
+  static const char ns[] = "http://ns.adobe.com/xap/1.0/";
+  const char *packet = xmp + sizeof ns;
+  size_t pn = strlen(packet), tail = strlen("</x:xmpmeta>");
+  ck_assert(n > pn);
+  char *p = malloc(sizeof ns + n);
+  memcpy(p, ns, sizeof ns);
+  memcpy(p + sizeof ns, packet, pn - tail);
+  memset(p + sizeof ns + pn - tail, ' ', n - pn);
+  memcpy(p + sizeof ns + n - tail, "</x:xmpmeta>", tail);
+  insert_app1(path, p, sizeof ns + n);
+  free(p);
+}
+
+/* A JPEG output whose XMP is over 60000 bytes: left out as libvips does,
+ * with its warning ("large XMP not saved") in err on FG_OK, and from
+ * fieldgraph run on stderr naming the output; 60000 bytes are kept, and
+ * PNG keeps the larger one, without a warning. */
+START_TEST(test_vips_jpeg_large_xmp_warns) {
+  fg_image src = pattern(24, 16, 3, FG_IMAGE_U8);
+  write_pnm(at("x.ppm"), &src);
+  ck_assert_int_eq(mkdir(at("xin"), 0755), 0);
+  tu_sh("vips copy '%s' '%s'", at("x.ppm"), at("xin/big.jpg[strip]"));
+  tu_sh("vips copy '%s' '%s'", at("x.ppm"), at("edge.jpg[strip]"));
+  jpeg_with_xmp(at("xin/big.jpg"), 60001);
+  jpeg_with_xmp(at("edge.jpg"), 60000);
+  fg_image big = read_ok(at("xin/big.jpg"));
+  ck_assert_uint_eq(big.meta->size[FG_IMAGE_META_XMP], 60001);
+  char err[512];
+  ck_assert(fg_image_save(at("big-out.jpg"), &big, NULL, err, sizeof err) ==
+            FG_OK);
+  ck_assert_msg(strstr(err, "large XMP not saved") &&
+                strstr(err, "60001 bytes") && strstr(err, "big-out.jpg"),
+                "%s", err);
+  tu_sh("! vipsheader -a '%s' | grep -q '^xmp-data'", at("big-out.jpg"));
+  ck_assert(fg_image_save(at("big-out.png"), &big, NULL, err, sizeof err) ==
+            FG_OK);
+  ck_assert_str_eq(err, "");
+  tu_sh("vipsheader -a '%s' | grep -q '^xmp-data: 60001 bytes'",
+        at("big-out.png"));
+  fg_image edge = read_ok(at("edge.jpg"));
+  ck_assert(fg_image_save(at("edge-out.jpg"), &edge, NULL, err, sizeof err) ==
+            FG_OK);
+  ck_assert_str_eq(err, "");
+  tu_sh("vipsheader -a '%s' | grep -q '^xmp-data: 60000 bytes'",
+        at("edge-out.jpg"));
+  /* fieldgraph run: the output written, the warning on stderr */
+  FILE *f = fopen(at("x.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(rgb, \"{stem}.jpg\")\n", f);
+  fclose(f);
+  /* (in a subshell: tu_sh sends the command's own stderr to /dev/null) */
+  tu_sh("('%s' run -q -o '%s' '%s' '%s' 2>'%s')", FG_TOOL, at("xout"),
+        at("x.fgp"), at("xin"), at("x.err"));
+  tu_sh("grep -q 'warning: .*xout/big.jpg: large XMP not saved (60001 "
+        "bytes' '%s'", at("x.err"));
+  tu_sh("vipsheader '%s' | grep -q '24x16'", at("xout/big.jpg"));
+  fg_image_free(&edge);
+  fg_image_free(&big);
+  fg_image_free(&src);
+}
+END_TEST
+
 /* fieldgraph run: turned by default, as stored with --no-autorotate; the
  * input's metadata on the outputs, none with [strip] */
 START_TEST(test_vips_run_orientation_and_metadata) {
@@ -1931,6 +1996,7 @@ int main(void) {
   tcase_add_test(tc, test_vips_no_alpha_formats_flatten);
   tcase_add_test(tc, test_vips_sixteen_bits_kept);
   tcase_add_test(tc, test_vips_float_tiff);
+  tcase_add_test(tc, test_vips_jpeg_large_xmp_warns);
   tcase_add_test(tc, test_vips_float_tiff_scrgb_in);
   tcase_add_test(tc, test_vips_float_tiff_out_matches_png);
   tcase_add_test(tc, test_vips_save_parse);
