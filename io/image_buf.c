@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 fg_status fgi_image_bytes(unsigned long width, unsigned long height,
@@ -175,4 +176,25 @@ fg_status fgi_image_flatten(const fg_image *img, fg_image *out) {
     }
   *out = flat;
   return FG_OK;
+}
+
+static float encode1(float v) {
+  return v <= 0.0031308f ? v * 12.92f
+                         : 1.055f * powf(v, 1.0f / 2.4f) - 0.055f;
+}
+
+static float decode1(float v) {
+  return v <= 0.04045f ? v / 12.92f : powf((v + 0.055f) / 1.055f, 2.4f);
+}
+
+void fgi_linear_to_srgb(float *px, size_t npix, int ch) {
+  for (size_t i = 0; ch >= 3 && i < npix; i++)
+    for (int c = 0; c < 3; c++)
+      px[i * (size_t)ch + c] = encode1(px[i * (size_t)ch + c]);
+}
+
+void fgi_srgb_to_linear(float *px, size_t npix, int ch) {
+  for (size_t i = 0; ch >= 3 && i < npix; i++)
+    for (int c = 0; c < 3; c++)
+      px[i * (size_t)ch + c] = decode1(px[i * (size_t)ch + c]);
 }

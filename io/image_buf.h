@@ -30,4 +30,12 @@ fg_status fgi_open_input(const char *path, fg_image *out, int *fd,
  * free() (the metadata stays img's). */
 fg_status fgi_image_flatten(const fg_image *img, fg_image *out);
 
+/* The sRGB transfer function on the colour channels (the first three; px
+ * holds npix pixels of ch >= 3 floats, alpha untouched): linear light
+ * (scRGB, as libvips takes a float RGB TIFF) to sRGB-encoded, and back.
+ * Not clipped: values outside [0, 1] follow the same curves (the linear
+ * segment below 0, the power above 1), so each undoes the other. */
+void fgi_linear_to_srgb(float *px, size_t npix, int ch);
+void fgi_srgb_to_linear(float *px, size_t npix, int ch);
+
 #endif

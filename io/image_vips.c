@@ -13,7 +13,9 @@
  * grey image, and any profile when a working space other than sRGB is
  * asked for, are converted with lcms (io/profile.c) straight to the target
  * (sGrey, the working space or its grey); 8-bit samples give FG_IMAGE_U8,
- * 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32.
+ * 16-bit FG_IMAGE_U16 and floating-point FG_IMAGE_F32; a float RGB TIFF
+ * is linear light to libvips (scRGB): sRGB-encoded on load, linear again
+ * when written as float (io/image_buf.h's curves, unclipped).
  *
  * Writing: the image is wrapped (no copy), converted to what the format
  * stores (8 or 16 bits, alpha flattened against black for JPEG and PNM,
@@ -40,6 +42,10 @@
 #include <unistd.h>
 
 #include <vips/vips.h>
+
+/* The largest XMP packet libvips 8.14 writes into a JPEG (APP1 holds
+ * 65533 bytes with its namespace header; vips stops at 60000). */
+enum { FGI_JPEG_MAX_XMP = 60000 };
 
 static pthread_once_t vips_once = PTHREAD_ONCE_INIT;
 static int vips_ok;
@@ -194,7 +200,8 @@ static int to_srgb(VipsImage **im, int icc_mode) {
   case VIPS_INTERPRETATION_MULTIBAND:
     break;
   case VIPS_INTERPRETATION_scRGB:
-    /* float RGB (a float TIFF): the samples as stored */
+    /* float RGB (a float TIFF): linear light, to sRGB by the caller in
+     * float (fgi_linear_to_srgb), unclipped */
     if (vips_band_format_isfloat((*im)->BandFmt))
       break;
     /* fall through */
@@ -464,6 +471,13 @@ static fg_status load(const char *path, fg_image *out,
   if (to_srgb(&im, lc_from ? ICC_DECODE_ONLY : unfit ? ICC_IGNORE
                                                      : ICC_APPLY))
     goto vips_cmyk_error;
+  /* a float RGB TIFF is linear light (scRGB) to libvips: sRGB-encoded
+   * here, as vips_colourspace to sRGB does but in float (an embedded
+   * profile lcms converts from describes the samples as they are) */
+  int linear = !lc_from && im->Bands >= 3 &&
+               vips_band_format_isfloat(im->BandFmt) &&
+               vips_image_get_interpretation(im) ==
+                   VIPS_INTERPRETATION_scRGB;
   if (!lc_from && space) {
     size_t n = 0;
     lc_from = im->Bands >= 3 ? vips_blob_get(srgb_profile, &n)
@@ -516,6 +530,10 @@ static fg_status load(const char *path, fg_image *out,
   void *pix = vips_image_write_to_memory(im, &size);
   if (!pix)
     goto vips_cmyk_error;
+  if (linear && size == (size_t)im->Xsize * (size_t)im->Ysize *
+                            (size_t)im->Bands * sizeof(float))
+    fgi_linear_to_srgb(pix, (size_t)im->Xsize * (size_t)im->Ysize,
+                       im->Bands);
   uint8_t *conv = NULL;
   if (lc_from) {
     int ch = 0;
@@ -831,6 +849,23 @@ fg_status fg_image_save(const char *path, const fg_image *img,
     }
   }
   int alpha = prof.cmyk ? ch == 5 : (ch == 2 || ch == 4);
+  /* a float RGB TIFF in sRGB holds linear light (scRGB), as libvips
+   * writes and reads one: the sRGB curve undone on a copy, unclipped */
+  int linear = bits == 32 && ch >= 3 && !prof.cmyk &&
+               (!prof.icc || fgi_profile_is_srgb(prof.icc, prof.n));
+  if (linear) {
+    if (!conv) {
+      conv = malloc(bytes);
+      if (!conv) {
+        fgi_profile_free(&prof);
+        return fgu_fail(err, errlen, FG_ENOMEM, "%s: out of memory", path);
+      }
+      memcpy(conv, img->data, bytes);
+      pix = conv;
+    }
+    fgi_srgb_to_linear((float *)conv, (size_t)img->width *
+                       (size_t)img->height, ch);
+  }
   static const VipsBandFormat fmt[] = {VIPS_FORMAT_UCHAR, VIPS_FORMAT_USHORT,
                                        VIPS_FORMAT_FLOAT};
   VipsImage *m = vips_image_new_from_memory(pix, bytes, img->width,
@@ -853,16 +888,23 @@ fg_status fg_image_save(const char *path, const fg_image *img,
   if (bits != 32 && to_depth(&m, img->type, bits))
     goto fail;
   VipsInterpretation in = prof.cmyk ? VIPS_INTERPRETATION_CMYK
+      : linear ? VIPS_INTERPRETATION_scRGB
       : keep >= 3
       ? (bits == 16 ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB)
       : (bits == 16 ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_B_W);
   if (vips_copy(m, &t, "interpretation", in, NULL))
     goto fail;
   take(&m, t);
+  size_t xmp_dropped = 0;
   if (!o.strip) {
-    /* the input's metadata (orientation 1: the pixels are as meant) */
+    /* the input's metadata (orientation 1: the pixels are as meant); a
+     * JPEG holds at most FGI_JPEG_MAX_XMP bytes of XMP (libvips drops a
+     * larger one with a warning): left out, the caller warned */
     for (int i = 0; img->meta && i < FG_IMAGE_META_ICC; i++)
-      if (img->meta->block[i])
+      if (i == FG_IMAGE_META_XMP && f == FGI_JPEG && img->meta->block[i] &&
+          img->meta->size[i] > FGI_JPEG_MAX_XMP)
+        xmp_dropped = img->meta->size[i];
+      else if (img->meta->block[i])
         vips_image_set_blob_copy(m, meta_names[i], img->meta->block[i],
                                  img->meta->size[i]);
     vips_image_set_int(m, VIPS_META_ORIENTATION, 1);
@@ -899,6 +941,10 @@ fg_status fg_image_save(const char *path, const fg_image *img,
     return fgu_fail(err, errlen, e == ENOMEM ? FG_ENOMEM : FG_EIO,
                     "%s: cannot write: %s", path,
                     fgu_strerror(e, ebuf, sizeof ebuf));
+  if (xmp_dropped && err && errlen)
+    snprintf(err, errlen, "%s: large XMP not saved (%zu bytes; JPEG holds "
+             "at most %d, as libvips writes it: save as PNG, TIFF or WebP "
+             "to keep it)", path, xmp_dropped, FGI_JPEG_MAX_XMP);
   return FG_OK;
 
 fail:

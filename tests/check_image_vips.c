@@ -396,6 +396,98 @@ START_TEST(test_vips_sixteen_bits_kept) {
 }
 END_TEST
 
+static const char *sample_path(const char *name);
+static void save_spec_ok(const char *spec, const fg_image *img);
+
+/* The largest |a x scale - b| over two files' samples (vips computes). */
+static double file_max_diff_scaled(const char *a, double scale,
+                                   const char *b) {
+  char bb[512];
+  snprintf(bb, sizeof bb, "%s", b); /* at() reuses its buffers */
+  tu_sh("vips linear '%s' '%s' %.17g 0", a, at("scaled.v"), scale);
+  return file_max_diff(at("scaled.v"), bb);
+}
+
+/* A float TIFF made by vips (scRGB, linear light, with a float alpha
+ * beside it) reads as vips' own colourspace to sRGB gives it: within 0.51
+ * of an 8-bit step (vips rounds to 8 bits), the alpha as stored. */
+START_TEST(test_vips_float_tiff_scrgb_in) {
+  tu_sh("vips crop '%s' '%s' 200 150 48 40", sample_path("astronaut.png"),
+        at("c.v"));
+  tu_sh("vips cast '%s' '%s' float", at("c.v"), at("cf.v"));
+  tu_sh("vips colourspace '%s' '%s' scrgb", at("cf.v"), at("lin.v"));
+  tu_sh("vips bandjoin_const '%s' '%s' 0.75", at("lin.v"), at("lin.tif"));
+  tu_sh("vipsheader '%s' | grep -q 'float, 4 bands, scrgb'", at("lin.tif"));
+  tu_sh("vips colourspace '%s' '%s' srgb", at("lin.tif"), at("ref.v"));
+  fg_image got = read_ok(at("lin.tif"));
+  ck_assert_int_eq(got.type, FG_IMAGE_F32);
+  ck_assert_int_eq(got.channels, 4);
+  /* the colour against vips' 8 bits, the alpha exactly */
+  fg_image rgb;
+  ck_assert_int_eq(fg_image_alloc_type(&rgb, 48, 40, 3, FG_IMAGE_F32),
+                   FG_OK);
+  for (size_t i = 0; i < (size_t)48 * 40; i++) {
+    memcpy((float *)rgb.data + 3 * i, (float *)got.data + 4 * i,
+           3 * sizeof(float));
+    ck_assert_float_eq(((float *)got.data)[4 * i + 3], 0.75f);
+  }
+  tu_sh("vips extract_band '%s' '%s' 0 --n 3", at("ref.v"), at("ref3.v"));
+  save_spec_ok(at("got.png[bitdepth=16]"), &rgb);
+  double d = file_max_diff_scaled(at("got.png"), 255 / 65535.0, at("ref3.v"));
+  ck_assert_msg(d <= 0.51, "scRGB TIFF read: %g of 255 from vips' sRGB", d);
+  /* and not the samples as stored (the old reading): far off */
+  tu_sh("vips linear '%s' '%s' 255 0", at("lin.v"), at("raw.v"));
+  ck_assert(file_max_diff(at("raw.v"), at("ref3.v")) > 20);
+  fg_image_free(&rgb);
+  fg_image_free(&got);
+}
+END_TEST
+
+/* fieldgraph's float TIFF, which vips reads as scRGB, converted by vips
+ * to sRGB shows what fieldgraph's 8-bit PNG shows (within one 8-bit step:
+ * vips rounds its scRGB to sRGB through 8 bits; vips copy to PNG would
+ * only cast the linear floats, in vips 8.14 as for vips' own scRGB);
+ * values outside [0, 1] go through the curve unclipped and come back. */
+START_TEST(test_vips_float_tiff_out_matches_png) {
+  fg_image a = read_ok(sample_path("chelsea.png"));
+  fg_image f;
+  ck_assert_int_eq(fg_image_alloc_type(&f, a.width, a.height, a.channels,
+                                       FG_IMAGE_F32), FG_OK);
+  size_t n = (size_t)a.width * a.height * a.channels;
+  for (size_t i = 0; i < n; i++)
+    ((float *)f.data)[i] = a.data[i] / 255.0f;
+  save_spec_ok(at("fo.tif"), &f);
+  save_spec_ok(at("fo.png"), &f);
+  tu_sh("vipsheader '%s' | grep -q 'float, 3 bands, scrgb'", at("fo.tif"));
+  tu_sh("vips colourspace '%s' '%s' srgb", at("fo.tif"), at("fo_vips.png"));
+  double d = file_max_diff(at("fo_vips.png"), at("fo.png"));
+  ck_assert_msg(d <= 1, "vips copy of the float TIFF: %g from the PNG", d);
+  /* HDR: 1.5 and -0.25 sRGB-encoded, stored linear, read back */
+  float *p = (float *)f.data;
+  p[0] = 1.5f;
+  p[1] = -0.25f;
+  p[2] = 0.5f;
+  save_spec_ok(at("hdr.tif"), &f);
+  fg_image b = read_ok(at("hdr.tif"));
+  for (size_t i = 0; i < n; i++)
+    ck_assert_double_eq_tol(((float *)b.data)[i], p[i], 2e-6);
+  /* what the file holds, by the formulas in double */
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "vips getpoint '%s' 0 0", at("hdr.tif"));
+  FILE *pp = popen(cmd, "r");
+  ck_assert(pp != NULL);
+  double v[3];
+  ck_assert_int_eq(fscanf(pp, "%lf %lf %lf", &v[0], &v[1], &v[2]), 3);
+  ck_assert_int_eq(pclose(pp), 0);
+  ck_assert_double_eq_tol(v[0], pow((1.5 + 0.055) / 1.055, 2.4), 1e-5);
+  ck_assert_double_eq_tol(v[1], -0.25 / 12.92, 1e-6);
+  ck_assert_double_eq_tol(v[2], pow((0.5 + 0.055) / 1.055, 2.4), 1e-6);
+  fg_image_free(&b);
+  fg_image_free(&f);
+  fg_image_free(&a);
+}
+END_TEST
+
 START_TEST(test_vips_float_tiff) {
   fg_image src = pattern(19, 11, 3, FG_IMAGE_U8);
   write_pnm(at("f.ppm"), &src);
@@ -403,14 +495,20 @@ START_TEST(test_vips_float_tiff) {
   tu_sh("vips linear '%s' '%s' 0.001953125 0.125", at("f.ppm"), at("f.tif"));
   fg_image got = read_ok(at("f.tif"));
   ck_assert_int_eq(got.type, FG_IMAGE_F32);
-  for (size_t i = 0; i < (size_t)19 * 11 * 3; i++)
-    ck_assert_float_eq(((float *)got.data)[i],
-                       (float)(src.data[i] * 0.001953125 + 0.125));
+  /* a float RGB TIFF is linear light (libvips' scRGB): sRGB-encoded on
+   * load by the sRGB curve, computed here in double */
+  for (size_t i = 0; i < (size_t)19 * 11 * 3; i++) {
+    double v = src.data[i] * 0.001953125 + 0.125;
+    double e = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055;
+    ck_assert_double_eq_tol(((float *)got.data)[i], e, 1e-6);
+  }
   /* written back as float: vips reads the same values */
   char err[512];
   ck_assert_msg(fg_image_save(at("g.tif"), &got, NULL, err, sizeof err) ==
                 FG_OK, "%s", err);
-  tu_sh("vips linear --uchar -- '%s' '%s' 512 -64", at("g.tif"), at("g.ppm"));
+  /* (rounded: the two curves in float come back within 1e-7) */
+  tu_sh("vips linear --uchar -- '%s' '%s' 512 -63.5", at("g.tif"),
+        at("g.ppm"));
   fg_image back = pnm_image(at("g.ppm"));
   expect_equal(&back, &src, "float TIFF written");
   fg_image_free(&back);
@@ -647,6 +745,71 @@ START_TEST(test_vips_metadata_copied_unless_strip) {
         at("s.jpg"));
   fg_image_free(&other);
   fg_image_free(&img);
+  fg_image_free(&src);
+}
+END_TEST
+
+/* A JPEG of src whose XMP packet (as libvips counts it, after the
+ * namespace header) is n bytes: the creator's packet padded with spaces. */
+static void jpeg_with_xmp(const char *path, size_t n) {
+  static const char ns[] = "http://ns.adobe.com/xap/1.0/";
+  const char *packet = xmp + sizeof ns;
+  size_t pn = strlen(packet), tail = strlen("</x:xmpmeta>");
+  ck_assert(n > pn);
+  char *p = malloc(sizeof ns + n);
+  memcpy(p, ns, sizeof ns);
+  memcpy(p + sizeof ns, packet, pn - tail);
+  memset(p + sizeof ns + pn - tail, ' ', n - pn);
+  memcpy(p + sizeof ns + n - tail, "</x:xmpmeta>", tail);
+  insert_app1(path, p, sizeof ns + n);
+  free(p);
+}
+
+/* A JPEG output whose XMP is over 60000 bytes: left out as libvips does,
+ * with its warning ("large XMP not saved") in err on FG_OK, and from
+ * fieldgraph run on stderr naming the output; 60000 bytes are kept, and
+ * PNG keeps the larger one, without a warning. */
+START_TEST(test_vips_jpeg_large_xmp_warns) {
+  fg_image src = pattern(24, 16, 3, FG_IMAGE_U8);
+  write_pnm(at("x.ppm"), &src);
+  ck_assert_int_eq(mkdir(at("xin"), 0755), 0);
+  tu_sh("vips copy '%s' '%s'", at("x.ppm"), at("xin/big.jpg[strip]"));
+  tu_sh("vips copy '%s' '%s'", at("x.ppm"), at("edge.jpg[strip]"));
+  jpeg_with_xmp(at("xin/big.jpg"), 60001);
+  jpeg_with_xmp(at("edge.jpg"), 60000);
+  fg_image big = read_ok(at("xin/big.jpg"));
+  ck_assert_uint_eq(big.meta->size[FG_IMAGE_META_XMP], 60001);
+  char err[512];
+  ck_assert(fg_image_save(at("big-out.jpg"), &big, NULL, err, sizeof err) ==
+            FG_OK);
+  ck_assert_msg(strstr(err, "large XMP not saved") &&
+                strstr(err, "60001 bytes") && strstr(err, "big-out.jpg"),
+                "%s", err);
+  tu_sh("! vipsheader -a '%s' | grep -q '^xmp-data'", at("big-out.jpg"));
+  ck_assert(fg_image_save(at("big-out.png"), &big, NULL, err, sizeof err) ==
+            FG_OK);
+  ck_assert_str_eq(err, "");
+  tu_sh("vipsheader -a '%s' | grep -q '^xmp-data: 60001 bytes'",
+        at("big-out.png"));
+  fg_image edge = read_ok(at("edge.jpg"));
+  ck_assert(fg_image_save(at("edge-out.jpg"), &edge, NULL, err, sizeof err) ==
+            FG_OK);
+  ck_assert_str_eq(err, "");
+  tu_sh("vipsheader -a '%s' | grep -q '^xmp-data: 60000 bytes'",
+        at("edge-out.jpg"));
+  /* fieldgraph run: the output written, the warning on stderr */
+  FILE *f = fopen(at("x.fgp"), "w");
+  ck_assert(f != NULL);
+  fputs("rgb = input()\nsave(rgb, \"{stem}.jpg\")\n", f);
+  fclose(f);
+  /* (in a subshell: tu_sh sends the command's own stderr to /dev/null) */
+  tu_sh("('%s' run -q -o '%s' '%s' '%s' 2>'%s')", FG_TOOL, at("xout"),
+        at("x.fgp"), at("xin"), at("x.err"));
+  tu_sh("grep -q 'warning: .*xout/big.jpg: large XMP not saved (60001 "
+        "bytes' '%s'", at("x.err"));
+  tu_sh("vipsheader '%s' | grep -q '24x16'", at("xout/big.jpg"));
+  fg_image_free(&edge);
+  fg_image_free(&big);
   fg_image_free(&src);
 }
 END_TEST
@@ -1833,6 +1996,9 @@ int main(void) {
   tcase_add_test(tc, test_vips_no_alpha_formats_flatten);
   tcase_add_test(tc, test_vips_sixteen_bits_kept);
   tcase_add_test(tc, test_vips_float_tiff);
+  tcase_add_test(tc, test_vips_jpeg_large_xmp_warns);
+  tcase_add_test(tc, test_vips_float_tiff_scrgb_in);
+  tcase_add_test(tc, test_vips_float_tiff_out_matches_png);
   tcase_add_test(tc, test_vips_save_parse);
   tcase_add_test(tc, test_vips_exif_orientation);
   tcase_add_test(tc, test_vips_exif_all_orientations);

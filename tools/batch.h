@@ -22,6 +22,8 @@ typedef struct fgt_result {
   int status;                 /* fg_status */
   char err_class[16];         /* read, compile, run, write, interrupted... */
   char err[1024];
+  char warn[1024];            /* with FG_OK: what an output could not keep
+                               * (fg_image_save's warning), or "" */
   int width, height;          /* of the first input, once read */
   int ran;                    /* the graph ran: the reports hold values */
   int n_reports;

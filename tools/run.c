@@ -62,6 +62,7 @@ typedef struct job {
   fg_status st;
   const char *err_class;
   char err[1024];
+  char warn[1024];               /* the first save's warning, or "" */
   double t_decode, t_compute, t_encode;
 } job;
 
@@ -441,6 +442,13 @@ static void encode_work(uv_work_t *w) {
       break;
     }
     written = i + 1;
+    if (err[0] && !j->warn[0]) {
+      /* named by the output, not its temporary name */
+      size_t pl = strlen(pending[i]);
+      int named = !strncmp(err, pending[i], pl);
+      snprintf(j->warn, sizeof j->warn, "%.500s%s%.500s", path,
+               named ? "" : ": ", named ? err + pl : err);
+    }
   }
   for (int i = 0; i < written; i++) {
     const char *path = j->out_path[i];
@@ -588,6 +596,8 @@ static void op_job(void *user, long index, char (*paths)[FGT_PATH_MAX],
     }
   b->cur = NULL;
   res->status = j->st;
+  if (j->st == FG_OK)
+    snprintf(res->warn, sizeof res->warn, "%s", j->warn);
   if (j->st != FG_OK) {
     snprintf(res->err_class, sizeof res->err_class, "%s", j->err_class);
     snprintf(res->err, sizeof res->err, "%s", j->err);

@@ -263,7 +263,11 @@ static void finish(sup *s, task *t, const fgt_result *r) {
         s->failures = v;
       free(line);
     }
-  } else if (s->o->verbose) {
+  } else if (r->warn[0]) {
+    clear_progress(s);
+    fprintf(stderr, "fieldgraph: %s: warning: %s\n", id, r->warn);
+  }
+  if (r->status == FG_OK && s->o->verbose) {
     clear_progress(s);
     fprintf(stderr, "%s (%dx%d) %.0f ms\n", id, r->width, r->height,
             (now() - t->t0) * 1e3);

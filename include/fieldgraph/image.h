@@ -170,7 +170,10 @@ fg_status fg_image_save_parse(const char *spec, size_t *name_len,
                               size_t errlen);
 
 /* fg_image_write with encoder options (opt NULL: the INIT values); the same
- * atomic replacement and errors, FG_EINVAL for options out of range. */
+ * atomic replacement and errors, FG_EINVAL for options out of range.  On
+ * FG_OK err holds a warning when some of img's metadata could not be kept
+ * (a JPEG's XMP over 60000 bytes: "large XMP not saved", as libvips),
+ * else is empty. */
 fg_status fg_image_save(const char *path, const fg_image *img,
                         const fg_image_save_options *opt, char *err,
                         size_t errlen);
