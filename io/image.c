@@ -540,6 +540,11 @@ static fg_status write_jpeg(jenc *e, FILE *fp, const char *path,
   ci->in_color_space = out_channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
   jpeg_set_defaults(ci);
   jpeg_set_quality(ci, quality, TRUE);
+  if (quality >= 90 && out_channels == 3) {
+    /* no chroma subsampling at high quality, as libvips saves JPEG */
+    for (int c = 0; c < ci->num_components; c++)
+      ci->comp_info[c].h_samp_factor = ci->comp_info[c].v_samp_factor = 1;
+  }
   ci->optimize_coding = TRUE;
   jpeg_start_compress(ci, TRUE);
   while (ci->next_scanline < ci->image_height) {
