@@ -25,7 +25,7 @@ static const char *cty(fgk_type t) {
 
 static const char *cscalar(fg_elem e) { return cty(fgk_t(e, 1)); }
 
-static const char *prelude =
+const char fge_c_helpers[] =
   "#define FGK_PI 3.14159265358979323846\n"
   "#define FGK_1_PI 0.31830988618379067154\n"
   "#define FGK_180_PI 57.295779513082320876\n"
@@ -632,7 +632,7 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                           const char *fn_name) {
   const fgk_kernel *k = e->k;
   fgu_buf_puts(o, fgk_c_prelude);
-  fgu_buf_puts(o, prelude);
+  fgu_buf_puts(o, fge_c_helpers);
   fgu_buf_puts(o, helpers);
   /* gathers: a copy of the threads indexing in 32 bits, run when every
    * input is small enough (emit/index32.c) */

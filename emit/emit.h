@@ -25,4 +25,9 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name);
 bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, bool relaxed,
                     const char **why);
 
+/* The C dialect's helper functions (OpenCL's sign, maxmag, powr..., the
+ * clamped indexing), written after fgk_c_prelude: the C text of
+ * RenderScript's runtime calls them, in kernels and on the host. */
+extern const char fge_c_helpers[];
+
 #endif

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "rs-host/host.h"
+#include "emit/emit.h"
 #include "runtime/env.h"
 #include "toolchain/toolchain.h"
 #include "util/fs.h"
@@ -327,6 +328,7 @@ static char *host_source(const fg_rs_script *s) {
       fns[n++] = &u->funcs[k];
   fgu_buf b = {0};
   fgu_buf_puts(&b, fgk_c_prelude);
+  fgu_buf_puts(&b, fge_c_helpers);   /* what the runtime's C text calls */
   fgu_buf_puts(&b, host_prelude);
   fgu_buf_puts(&b, fgr_time_host);
   host_writer h = {.w = {&host_writer_i}, .b = &b};

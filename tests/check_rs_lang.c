@@ -687,7 +687,7 @@ START_TEST(test_rs_lang_invokable_arithmetic) {
   int steps = (int)(contrast * 100.0f) + shift % 4 - (int)2.9f;
   double fine = 1.0 / 3 + bias * W;
   uint8_t wrapped = (uint8_t)(shift * 50);
-  float scaled = (contrast * 2.0f + 0.25f) * (shift / 2);
+  float scaled = -((contrast * 2.0f + 0.25f) * (shift / 2)) + 2.f;
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++) {
       int i = y * W + x;

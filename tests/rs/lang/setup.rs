@@ -20,8 +20,10 @@ static double fine;
 static uchar wrapped;
 static float scaled;
 
+// sign and powr are helpers of the C dialect, which the host's code
+// must have too
 static void setScale(float s, int n) {
-    scaled = s * n;
+    scaled = s * n * sign(s - 10.f) + powr(4.f, 0.5f);
 }
 
 void filter() {
