@@ -29,16 +29,6 @@ bool fgr_operand_end(const fgr_unit *u, int t) {
          fgr_tok_is(u, t, "]");
 }
 
-static bool assign_op(const fgr_unit *u, int t) {
-  static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=",
-                                    "|=", "^=", "<<=", ">>=", "++", "--",
-                                    NULL};
-  for (int k = 0; ops[k]; k++)
-    if (fgr_tok_is(u, t, ops[k]))
-      return true;
-  return false;
-}
-
 /* Whether the ')' at t closes a statement's condition (if, while, for,
  * switch) or a cast to a named type (a '*' after it dereferences). */
 static bool closes_prefix(const fgr_unit *u, int t) {
@@ -81,7 +71,7 @@ bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
   if (fgr_tok_is(u, i + 1, "->") && !fgr_tok_is(u, i - 1, "&") &&
       !fgr_tok_is(u, i - 1, "++") && !fgr_tok_is(u, i - 1, "--") &&
       i + 2 < u->n_toks && u->toks[i + 2].kind == FGR_T_IDENT &&
-      !assign_op(u, i + 3)) {
+      !fgr_assign_op(u, i + 3)) {
     *deref = i + 1;                             /* p->m, read */
     *write = false;
     return true;
@@ -95,11 +85,11 @@ bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
     return false;
   /* (*p) assigned or incremented: not taken */
   if (fgr_tok_is(u, i - 2, "(") && u->match[i - 2] == i + 1 &&
-      assign_op(u, i + 2))
+      fgr_assign_op(u, i + 2))
     return false;
   *deref = i - 1;
   *write = false;
-  if (!assign_op(u, i + 1))
+  if (!fgr_assign_op(u, i + 1))
     return true;                                /* *p, read */
   static const char *const ops[] = {"=", "+=", "-=", "*=", NULL};
   for (int k = 0; ops[k]; k++)
@@ -291,7 +281,7 @@ static bool view_shape(const fgr_unit *u, int i, int end) {
       j = u->match[j];
       continue;
     }
-    if (assign_op(u, j))
+    if (fgr_assign_op(u, j))
       return false;
     for (int k = 0; loose[k]; k++)
       if (fgr_tok_is(u, j, loose[k]))

@@ -438,6 +438,8 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
  * p[e]--, ++p[e] or --p[e] (an element of the field bound to it, in
  * memory order).  *close: the ']'. */
 bool fgr_ptr_write(const fgr_unit *u, int i, int *close);
+/* Whether token t is an assignment operator (=, +=, ..., ++, --). */
+bool fgr_assign_op(const fgr_unit *u, int t);
 /* Pointer globals beyond p[e] and views of their fields (ptrview.c). */
 /* Whether token t ends an operand (a '*' after it is then a product): an
  * identifier that is no statement keyword (return...), a literal, ')' or

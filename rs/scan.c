@@ -895,7 +895,7 @@ bool fgr_func_mentions(const fgr_unit *u, const fgr_func *f,
   return fgr_func_mention(u, f, name, false) >= 0;
 }
 
-static bool assigned_after(const fgr_unit *u, int t) {
+bool fgr_assign_op(const fgr_unit *u, int t) {
   static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=",
                                     "|=", "^=", "<<=", ">>=", "++", "--",
                                     NULL};
@@ -912,7 +912,7 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
     return false;
   if (fgr_tok_is(u, i + 1, "[")) {           /* p[e] */
     int c = u->match[i + 1];
-    if (c < 0 || assigned_after(u, c + 1))
+    if (c < 0 || fgr_assign_op(u, c + 1))
       return false;
     *open = i + 1;
     *close = c;
@@ -926,12 +926,12 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
   if (c < 0)
     return false;
   if (fgr_tok_is(u, i - 2, "*") && !fgr_tok_is(u, c + 1, "->") &&
-      !assigned_after(u, c + 1)) {
+      !fgr_assign_op(u, c + 1)) {
     /* a dereference, not a product: no operand before the '*' */
     if (fgr_operand_end(u, i - 3))
       return false;
     *deref = i - 2;
-  } else if (fgr_tok_is(u, c + 1, "->") && !assigned_after(u, c + 3)) {
+  } else if (fgr_tok_is(u, c + 1, "->") && !fgr_assign_op(u, c + 3)) {
     *deref = c + 1;
   } else {
     return false;
@@ -1264,7 +1264,7 @@ static int global_write(const fgr_unit *u, const fgr_func *f, int g) {
       else
         j += 2;                 /* . member */
     }
-    if (j < f->tok1 && assigned_after(u, j))
+    if (j < f->tok1 && fgr_assign_op(u, j))
       return i;
   }
   return -1;
