@@ -890,4 +890,5 @@ const fgk_dialect_i fgk_dialect_c = {
   .split_stencils = true,
   .reduce_block_pragma =
     "      #pragma clang loop vectorize(disable) interleave(disable)\n",
+  .reduce_vector_fold = true,
 };

@@ -89,6 +89,11 @@ typedef struct fgk_dialect_i {
    * vector per lane, gathers); kept scalar, the lanes of one block become
    * one vector. */
   const char *reduce_block_pragma;
+  /* Whether the block loop folds a block's values as one vector of the
+   * lanes (clang's ext_vector_type; fge_lane_loops): the lane loop only
+   * computes the values, which the loop vectorizer widens, so the lanes
+   * stay in vector registers without the SLP vectorizer. */
+  bool reduce_vector_fold;
   /* Optional: a vector comparison whose result (the IR's type t, a vector
    * of signed integers) the dialect types otherwise is emitted between
    * vcompare_open and vcompare_close, which convert it to t (clang's C
@@ -207,8 +212,13 @@ void fge_fold_text(fgk_emitter *e, int r, fgu_buf *out, const char *ind,
                    const char *a, const char *b);
 /* The column loops of a built-in reduction's chunk around its thread
  * body, written into o; acc_type: the n_acc accumulators' types. */
-void fge_lane_loops(fgu_buf *o, const char *body, const char *const *acc_type,
-                    int n_acc, const char *block_pragma, int lanes);
+void fge_lane_loops(fgk_emitter *e, fgu_buf *o, const char *body,
+                    const char *const *acc_type, int n_acc,
+                    const char *block_pragma, int lanes);
+/* Whether e's kernel folds its blocks of lanes as vectors: the dialect
+ * does (reduce_vector_fold), the lanes are FGK_REDUCE_LANES and every
+ * reduction is written once, by a statement at the top of the body. */
+bool fge_reduce_vector_fold(const fgk_emitter *e);
 /* Statement s, the reduction's write: the value joins the accumulator. */
 void fge_accumulate(fgk_emitter *e, const fgk_stmt *s);
 

@@ -4,9 +4,11 @@
  * values fold (ir/reduce.h). */
 #include "emit_impl.h"
 #include "ir/reduce.h"
+#include "ir/visit.h"
 
 #include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Reduction r's type: its output's element type and tensor width. */
@@ -121,25 +123,121 @@ void fge_fold_text(fgk_emitter *e, int r, fgu_buf *out, const char *ind,
   }
 }
 
+/* The markers around a fold in the body's text (fge_accumulate), when
+ * the block loop folds vectors: the block's copy of the body stores the
+ * value into the lane array instead (put_block_body). */
+#define FOLD_OPEN "/*fgk_fold*/\n"
+#define FOLD_CLOSE "/*fgk_fold_end*/\n"
+
+typedef struct write_count {
+  const fgk_kernel *k;
+  int n[FGK_MAX_REDUCTIONS];
+} write_count;
+
+static void count_write(const fgk_stmt *s, void *arg) {
+  write_count *c = arg;
+  int r = s->kind == FGK_S_WRITE
+              ? fge_reduce_of_port(c->k, s->u.write.at.port) : -1;
+  if (r >= 0)
+    c->n[r]++;
+}
+
+bool fge_reduce_vector_fold(const fgk_emitter *e) {
+  const fgk_kernel *k = e->k;
+  if (!e->d->reduce_vector_fold || k->reduce.kind != FGK_REDUCE_BUILTIN ||
+      fge_reduce_lanes(k) != FGK_REDUCE_LANES)
+    return false;
+  int n = fgk_reduce_count(k);
+  write_count all = {.k = k};
+  fgk_visit_block(&k->body, &(fgk_visitor){NULL, count_write, &all});
+  write_count top = {.k = k};
+  for (const fgk_stmt *s = k->body.first; s; s = s->next)
+    count_write(s, &top);
+  for (int r = 0; r < n; r++) {
+    fgk_type t = fge_reduce_type(k, r);
+    /* one value a point, whatever the branches: a lane the block's loop
+     * left unset would join the fold */
+    if (all.n[r] != 1 || top.n[r] != 1 || t.width > 4)
+      return false;
+  }
+  for (const fgk_stmt *s = k->body.first; s; s = s->next)
+    if (s->kind == FGK_S_WRITE &&
+        fge_reduce_of_port(k, s->u.write.at.port) >= 0 &&
+        (s->u.write.at.ncoords != 0 || s->u.write.at.element))
+      return false;      /* not the accumulating write (emit_write) */
+  return true;
+}
+
 /* The column loops of a built-in reduction's chunk around its thread body
  * (emitted once, written three times): points before a lane-aligned
- * index one by one, then whole blocks of FGK_REDUCE_LANES points, the
- * lane loop of constant trip count that the compiler widens into vector
- * registers, then the rest one by one.  Every point goes to lane
- * i % LANES in increasing i (ir/reduce.h). */
+ * index one by one, then whole blocks of FGK_REDUCE_LANES points, then
+ * the rest one by one.  Every point goes to lane i % LANES in increasing
+ * i (ir/reduce.h).  In a block, the lanes are a copy that only
+ * constant-trip loops index, so that it lives in (vector) registers; with
+ * a vector fold (fge_reduce_vector_fold) the lane loop stores each
+ * point's value into an array, which the loop vectorizer widens, and the
+ * block folds that array into the lanes as one vector, op by op as a lane
+ * would: the same bits, in vector registers. */
 /* Appends s to o with every accumulator "fgk_acc..." written as its
- * block copy "fgk_blk...". */
-static void put_block_body(fgu_buf *o, const char *s) {
-  const char *hit;
-  while ((hit = strstr(s, "fgk_acc"))) {
-    fgu_buf_printf(o, "%.*sfgk_blk", (int)(hit - s), s);
-    s = hit + strlen("fgk_acc");
+ * block copy "fgk_blk..."; with vfold, every marked fold of reduction
+ * r's value as a store of it into the block's array fgk_t<r>. */
+static void put_block_body(fgu_buf *o, const char *s, bool vfold) {
+  for (;;) {
+    const char *acc = strstr(s, "fgk_acc");
+    const char *fold = vfold ? strstr(s, FOLD_OPEN) : NULL;
+    if (fold && (!acc || fold < acc)) {
+      const char *end = strstr(fold, FOLD_CLOSE);
+      assert(end);
+      /* the fold's first line names the lane accumulator: fgk_acc<r>[ */
+      const char *a = strstr(fold, "fgk_acc");
+      int r = 0;
+      if (a && a < end && a[7] >= '0' && a[7] <= '9')
+        r = (int)strtol(a + 7, NULL, 10);
+      char t[32];
+      fge_acc_name(t, sizeof t, "fgk_t", r);
+      const char *ind = fold + strlen(FOLD_OPEN);
+      int n_ind = (int)strspn(ind, " ");
+      fgu_buf_printf(o, "%.*s%.*s%s[fgk_l] = fgk_v;\n", (int)(fold - s), s,
+                     n_ind, ind, t);
+      s = end + strlen(FOLD_CLOSE);
+      continue;
+    }
+    if (!acc)
+      break;
+    fgu_buf_printf(o, "%.*sfgk_blk", (int)(acc - s), s);
+    s = acc + strlen("fgk_acc");
   }
   fgu_buf_puts(o, s);
 }
 
-void fge_lane_loops(fgu_buf *o, const char *body, const char *const *acc_type,
-                    int n_acc, const char *block_pragma, int lanes) {
+/* The vector fold of a block: the lanes of reduction r, fgk_bv<r>, join
+ * its block's values fgk_t<r> as fge_fold_text joins one lane's. */
+static void vector_fold(fgk_emitter *e, fgu_buf *o, int r) {
+  char bv[32], t[32];
+  fge_acc_name(bv, sizeof bv, "fgk_bv", r);
+  fge_acc_name(t, sizeof t, "fgk_t", r);
+  fgu_buf_printf(o, "       {\n        fgk_rv%d fgk_tv;\n"
+                 "        __builtin_memcpy(&fgk_tv, %s, sizeof fgk_tv);\n",
+                 r, t);
+  switch (fgk_reduce_at(e->k, r).op) {
+  case FG_REDUCE_SUM:
+    fgu_buf_printf(o, "        %s = %s + fgk_tv;\n", bv, bv);
+    break;
+  case FG_REDUCE_PROD:
+    fgu_buf_printf(o, "        %s = %s * fgk_tv;\n", bv, bv);
+    break;
+  default:
+    fgu_buf_printf(o, "        %s = fgk_tv %c %s ? fgk_tv : %s;\n", bv,
+                   fgk_reduce_at(e->k, r).op == FG_REDUCE_MIN ? '<' : '>',
+                   bv, bv);
+    break;
+  }
+  fgu_buf_puts(o, "       }\n");
+}
+
+void fge_lane_loops(fgk_emitter *e, fgu_buf *o, const char *body,
+                    const char *const *acc_type, int n_acc,
+                    const char *block_pragma, int lanes) {
   if (lanes == 1) {
     /* integers: any order gives the same bits, so one accumulator, which
      * the compiler vectorizes as wide as it likes */
@@ -153,6 +251,7 @@ void fge_lane_loops(fgu_buf *o, const char *body, const char *const *acc_type,
     fgu_buf_puts(o, "      }\n    }\n");
     return;
   }
+  bool vfold = fge_reduce_vector_fold(e);
   static const char *const one =
       "        const int _column = (int)fgk_c;\n"
       "        const long fgk_i = fgk_row0 + fgk_c;\n"
@@ -164,13 +263,24 @@ void fge_lane_loops(fgu_buf *o, const char *body, const char *const *acc_type,
                LANES_STR(FGK_REDUCE_LANES) " != 0; ++fgk_c) {\n");
   fgu_buf_puts(o, one);
   fgu_buf_puts(o, body);
-  /* the blocks update a copy of the lanes that only constant-trip loops
-   * index, so that it lives in (vector) registers */
   fgu_buf_puts(o, "      }\n");
   for (int r = 0; r < n_acc; r++) {
     char acc[32], blk[32];
     fge_acc_name(acc, sizeof acc, "fgk_acc", r);
-    fge_acc_name(blk, sizeof blk, "fgk_blk", r);
+    fge_acc_name(blk, sizeof blk, vfold ? "fgk_bv" : "fgk_blk", r);
+    if (vfold) {
+      /* the lanes as one vector of their scalars (a 3-wide type takes a
+       * 4-wide one's bytes, its padding folded too and never read) */
+      const char *el = e->d->type_name(
+          fgk_t(fge_reduce_type(e->k, r).elem, 1));
+      fgu_buf_printf(o, "      typedef %s fgk_rv%d __attribute__(("
+                     "ext_vector_type(" LANES_STR(FGK_REDUCE_LANES)
+                     " * sizeof(%s) / sizeof(%s))));\n"
+                     "      fgk_rv%d %s;\n"
+                     "      __builtin_memcpy(&%s, %s, sizeof %s);\n", el, r,
+                     acc_type[r], el, r, blk, blk, acc, blk);
+      continue;
+    }
     fgu_buf_printf(o, "      %s %s[" LANES_STR(FGK_REDUCE_LANES) "];\n"
                    "      for (int fgk_l = 0; fgk_l < "
                    LANES_STR(FGK_REDUCE_LANES) "; ++fgk_l)\n"
@@ -179,21 +289,39 @@ void fge_lane_loops(fgu_buf *o, const char *body, const char *const *acc_type,
   }
   fgu_buf_puts(o, block_pragma);
   fgu_buf_puts(o, "      for (; fgk_c + " LANES_STR(FGK_REDUCE_LANES)
-               " <= fgk_ce; fgk_c += " LANES_STR(FGK_REDUCE_LANES) ") {\n"
-               "       for (int fgk_l = 0; fgk_l < "
+               " <= fgk_ce; fgk_c += " LANES_STR(FGK_REDUCE_LANES) ") {\n");
+  if (vfold) {
+    for (int r = 0; r < n_acc; r++) {
+      char t[32];
+      fge_acc_name(t, sizeof t, "fgk_t", r);
+      fgu_buf_printf(o, "       %s %s[" LANES_STR(FGK_REDUCE_LANES) "];\n",
+                     acc_type[r], t);
+    }
+    fgu_buf_puts(o, "       #pragma clang loop unroll(disable) "
+                 "vectorize(enable) vectorize_width("
+                 LANES_STR(FGK_REDUCE_LANES) ") interleave_count(1)\n");
+  }
+  fgu_buf_puts(o, "       for (int fgk_l = 0; fgk_l < "
                LANES_STR(FGK_REDUCE_LANES) "; ++fgk_l) {\n"
                "        const int _column = (int)(fgk_c + fgk_l);\n"
                "        const long fgk_i = fgk_row0 + fgk_c + fgk_l;\n"
                "        (void)_column;\n");
-  put_block_body(o, body);
-  fgu_buf_puts(o, "       }\n      }\n");
+  put_block_body(o, body, vfold);
+  fgu_buf_puts(o, "       }\n");
+  for (int r = 0; vfold && r < n_acc; r++)
+    vector_fold(e, o, r);
+  fgu_buf_puts(o, "      }\n");
   for (int r = 0; r < n_acc; r++) {
     char acc[32], blk[32];
     fge_acc_name(acc, sizeof acc, "fgk_acc", r);
-    fge_acc_name(blk, sizeof blk, "fgk_blk", r);
-    fgu_buf_printf(o, "      for (int fgk_l = 0; fgk_l < "
-                   LANES_STR(FGK_REDUCE_LANES) "; ++fgk_l)\n"
-                   "        %s[fgk_l] = %s[fgk_l];\n", acc, blk);
+    fge_acc_name(blk, sizeof blk, vfold ? "fgk_bv" : "fgk_blk", r);
+    if (vfold)
+      fgu_buf_printf(o, "      __builtin_memcpy(%s, &%s, sizeof %s);\n", acc,
+                     blk, blk);
+    else
+      fgu_buf_printf(o, "      for (int fgk_l = 0; fgk_l < "
+                     LANES_STR(FGK_REDUCE_LANES) "; ++fgk_l)\n"
+                     "        %s[fgk_l] = %s[fgk_l];\n", acc, blk);
   }
   fgu_buf_puts(o, "      for (; fgk_c < fgk_ce; ++fgk_c) {\n");
   fgu_buf_puts(o, one);
@@ -229,7 +357,12 @@ void fge_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   char acc[48];
   fge_acc_name(acc, sizeof acc - 8, "fgk_acc", r);
   strcat(acc, "[fgk_l]");
+  bool vfold = fge_reduce_vector_fold(e);
+  if (vfold)
+    fgk_put(e, FOLD_OPEN);
   fge_fold_text(e, r, &e->out, ind, acc, "fgk_v");
+  if (vfold)
+    fgk_put(e, FOLD_CLOSE);
   e->indent--;
   fge_line(e);
   fgk_put(e, "}\n");

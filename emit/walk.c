@@ -525,7 +525,7 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
     assert(n_acc <= FGK_MAX_REDUCTIONS);
     for (int r = 0; r < n_acc; r++)
       acc_type[r] = e.d->type_name(fge_reduce_type(k, r));
-    fge_lane_loops(&e.out, body.s ? body.s : "", acc_type, n_acc,
+    fge_lane_loops(&e, &e.out, body.s ? body.s : "", acc_type, n_acc,
                    e.d->reduce_block_pragma, fge_reduce_lanes(k));
     e.out.oom |= body.oom;
     fgu_buf_free(&body);
