@@ -571,6 +571,121 @@ static void check_kernel(fgr_scan *s, fgr_func *f) {
                   f->name, f->ret->name);
 }
 
+/* The type that tokens [a, b) name when they are a cast's type name
+ * before its '*' ((const T *)p: C's type keywords, qualifiers, built-in
+ * types, typedef names, struct or union with a known tag); NULL
+ * otherwise, without failing the scan. */
+static const fgr_type *cast_pointee(fgr_scan *s, int a, int b) {
+  static const char *const kw[] = {
+    "const", "volatile", "unsigned", "signed", "char", "short", "int",
+    "long", "float", "double", "bool", "_Bool", NULL};
+  fgr_unit *u = s->u;
+  if (a >= b)
+    return NULL;
+  for (int i = a; i < b; i++) {
+    if (u->toks[i].kind != FGR_T_IDENT)
+      return NULL;
+    if (fgr_tok_is(u, i, "struct") || fgr_tok_is(u, i, "union")) {
+      if (i + 1 >= b ||
+          !fgr_scan_find_named(u, fgr_scan_tok_str(s, i + 1), true))
+        return NULL;
+      i++;
+      continue;
+    }
+    bool known = false;
+    for (int k = 0; kw[k] && !known; k++)
+      known = fgr_tok_is(u, i, kw[k]);
+    if (!known && !fgr_scan_builtin(s, i) &&
+        !fgr_scan_find_named(u, fgr_scan_tok_str(s, i), false))
+      return NULL;
+  }
+  int save = s->i;
+  s->i = a;
+  fgr_spec sp = fgr_scan_specifiers(s, false);
+  bool whole = s->i == b;
+  s->i = save;
+  return whole && sp.type && sp.type->size > 0 ? sp.type : NULL;
+}
+
+/* The pointee of the first cast (T *)name in f's body: the element type
+ * a legacy kernel's void pointer parameter name points at, as the body
+ * reads it; NULL when there is none. */
+static const fgr_type *void_ptr_cast(fgr_scan *s, const fgr_func *f,
+                                     const char *name) {
+  fgr_unit *u = s->u;
+  for (int i = f->rparen + 1; i + 1 < f->tok1; i++) {
+    if (!fgr_tok_is(u, i, name) || !fgr_tok_is(u, i - 1, ")") ||
+        !fgr_tok_is(u, i - 2, "*"))
+      continue;
+    int open = -1;
+    for (int j = i - 3; j > f->rparen && open < 0; j--)
+      if (fgr_tok_is(u, j, "("))
+        open = u->match[j] == i - 1 ? j : -2;
+    if (open < 0)
+      continue;
+    const fgr_type *t = cast_pointee(s, open + 1, i - 2);
+    if (t)
+      return t;
+  }
+  return NULL;
+}
+
+/* Whether pointer pn of legacy kernel f reaches only the copy of the
+ * point's element from token from on: *pn, pn->m, pn[0], a cast of it
+ * dereferenced (*(T *)pn) or naming a local pointer (T *q = (T *)pn;)
+ * that does the same, and for a numeric input reads of other elements
+ * (in[e], *(in + e)); else the offending token into *bad. */
+static bool copy_uses(fgr_scan *s, const fgr_func *f, const char *pn,
+                      int from, bool input, bool numeric, int depth,
+                      bool *indexed, int *bad) {
+  fgr_unit *u = s->u;
+  for (int i = from; i < f->tok1; i++) {
+    if (!fgr_tok_is(u, i, pn) || fgr_tok_is(u, i - 1, ".") ||
+        fgr_tok_is(u, i - 1, "->"))
+      continue;
+    bool deref = fgr_tok_is(u, i - 1, "*") && !fgr_tok_is(u, i + 1, "[") &&
+                 !fgr_tok_is(u, i + 1, "++") && !fgr_tok_is(u, i + 1, "--");
+    bool arrow = fgr_tok_is(u, i + 1, "->");
+    int zl = 0;
+    const char *z = fgr_tok_text(u, i + 2, &zl);
+    bool index0 = fgr_tok_is(u, i + 1, "[") && fgr_tok_is(u, i + 3, "]") &&
+                  zl == 1 && *z == '0';
+    if (deref || arrow || index0)
+      continue;
+    /* a read of another element of a numeric input: supported */
+    int o, c, pl, d;
+    if (input && numeric && fgr_ptr_read(u, i, &o, &c, &pl, &d)) {
+      *indexed = true;
+      continue;
+    }
+    /* (T *)pn: dereferenced, or the value of a local pointer q */
+    if (depth == 0 && fgr_tok_is(u, i - 1, ")") &&
+        fgr_tok_is(u, i - 2, "*")) {
+      int open = -1;
+      for (int j = i - 3; j > f->rparen && open < 0; j--)
+        if (fgr_tok_is(u, j, "("))
+          open = u->match[j] == i - 1 ? j : -2;
+      if (open > 0 && cast_pointee(s, open + 1, i - 2) &&
+          !fgr_tok_is(u, i + 1, "[")) {
+        if (fgr_tok_is(u, open - 1, "*") &&
+            !fgr_tok_is(u, open - 2, ")") &&
+            u->toks[open - 2].kind != FGR_T_IDENT)
+          continue;
+        if (fgr_tok_is(u, open - 1, "=") &&
+            u->toks[open - 2].kind == FGR_T_IDENT &&
+            fgr_tok_is(u, open - 3, "*") && fgr_tok_is(u, i + 1, ";") &&
+            copy_uses(s, f, fgr_scan_tok_str(s, open - 2), i + 1, input,
+                      false, depth + 1, indexed, bad))
+          continue;
+      }
+    }
+    if (*bad < 0)
+      *bad = i;
+    return false;
+  }
+  return true;
+}
+
 /* A legacy kernel (a root() without the kernel attribute, as Android's
  * compiler takes it; since API 14 also any other non-static void function
  * whose first parameter is a pointer, reflected as forEach_<name>): by
@@ -588,9 +703,18 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
              "writes through its output pointer)", f->name);
     return why;
   }
+  const fgr_type *cast[3] = {NULL, NULL, NULL};
   for (int p = 0; p < f->n_params; p++) {
     fgr_param *pa = &f->params[p];
-    bool data = pa->ptr == 1 && pa->type->kind != FGR_VOID;
+    /* a void pointer to the input or output, read as the body casts it
+     * (Android reflects such a function as forEach_<name> too) */
+    const fgr_type *vt =
+        pa->ptr == 1 && pa->type->kind == FGR_VOID && pa->name &&
+                n_index == 0 && out < 0 && (pa->is_const ? in < 0 : 1)
+            ? void_ptr_cast(s, f, pa->name) : NULL;
+    bool data = pa->ptr == 1 && (pa->type->kind != FGR_VOID || vt);
+    if (vt && p < 3)
+      cast[p] = vt;
     if (data && n_index == 0 && pa->is_const && in < 0 && out < 0) {
       in = p;
     } else if (data && n_index == 0 && !pa->is_const && out < 0) {
@@ -609,6 +733,10 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
       return why;
     }
   }
+  /* a void pointer's Element is the type its cast reads */
+  for (int p = 0; p < 3 && p < f->n_params; p++)
+    if (cast[p] && (p == in || p == out))
+      f->params[p].type = cast[p];
   if (out < 0 && in < 0) {
     snprintf(why, n_why, "legacy kernel '%s' has neither an input nor an "
              "output pointer", f->name);
@@ -621,35 +749,19 @@ static const char *legacy_shape(fgr_scan *s, fgr_func *f, int *tok,
   for (int k = 0; k < 2; k++) {
     int pi = k ? out : in;
     const char *pn = pi >= 0 ? f->params[pi].name : NULL;
-    for (int i = f->rparen + 1; pn && i < f->tok1; i++) {
-      if (!fgr_tok_is(s->u, i, pn) || fgr_tok_is(s->u, i - 1, ".") ||
-          fgr_tok_is(s->u, i - 1, "->"))
-        continue;
-      bool deref = fgr_tok_is(s->u, i - 1, "*") &&
-                   !fgr_tok_is(s->u, i + 1, "[") &&
-                   !fgr_tok_is(s->u, i + 1, "++") &&
-                   !fgr_tok_is(s->u, i + 1, "--");
-      bool arrow = fgr_tok_is(s->u, i + 1, "->");
-      int zl = 0;
-      const char *z = fgr_tok_text(s->u, i + 2, &zl);
-      bool index0 = fgr_tok_is(s->u, i + 1, "[") &&
-                    fgr_tok_is(s->u, i + 3, "]") && zl == 1 && *z == '0';
-      if (deref || arrow || index0)
-        continue;
-      /* a read of another element of a numeric input: supported */
-      int o, c, pl, d;
-      if (!k && f->params[pi].type->kind == FGR_NUM &&
-          fgr_ptr_read(s->u, i, &o, &c, &pl, &d)) {
-        f->legacy_in_indexed = true;
-        continue;
-      }
-      *tok = i;
+    bool indexed = false;
+    int bad = -1;
+    if (pn && !copy_uses(s, f, pn, f->rparen + 1, !k,
+                         f->params[pi].type->kind == FGR_NUM, 0, &indexed,
+                         &bad)) {
+      *tok = bad;
       snprintf(why, n_why, "legacy kernel '%s' uses its %s pointer '%s' "
                "other than as *%s, %s->m or %s[0]%s: it points at a copy of "
                "the point's element", f->name, k ? "output" : "input", pn, pn,
                pn, pn, k ? "" : " or in a read (in[e], *(in + e))");
       return why;
     }
+    f->legacy_in_indexed |= indexed;
   }
   /* fieldgraph passes usrData NULL: a kernel that reads it is refused
    * (rather than crashing its run) */
@@ -711,8 +823,9 @@ static void check_legacy_root(fgr_scan *s, fgr_func *f) {
 static void check_legacy_kernel(fgr_scan *s, fgr_func *f,
                                 const pending_reduce *pr, int npr) {
   if (f->is_static || !f->has_body || f->n_params == 0 ||
-      f->params[0].ptr != 1 || f->params[0].type->kind == FGR_VOID ||
-      f->ret->kind != FGR_VOID || f->ret_ptr)
+      f->params[0].ptr != 1 || f->ret->kind != FGR_VOID || f->ret_ptr ||
+      (f->params[0].type->kind == FGR_VOID &&
+       (!f->params[0].name || !void_ptr_cast(s, f, f->params[0].name))))
     return;
   for (int k = 0; k < npr; k++)
     for (int j = 0; j < 4; j++)

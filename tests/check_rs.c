@@ -940,6 +940,79 @@ START_TEST(test_rs_legacy_pointers_reach_one_element) {
 }
 END_TEST
 
+/* Legacy kernels whose input or output pointer is void *, read as the
+ * body casts it (CTS's void_ptr.rs): the Element is the cast's type,
+ * reached through *(T *)p or a local T *q = (T *)p; q indexed past the
+ * point's element is refused at its line. */
+START_TEST(test_rs_legacy_void_pointers_take_the_cast_type) {
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_int_eq(fg_rs_script_new_source("t", "t.rs",
+    "#pragma version(1)\n"
+    "#pragma rs java_package_name(t)\n"
+    "rs_allocation aOut;\n"
+    "void set_int(void *out, uint32_t x, uint32_t y) {\n"
+    "  int *o = (int *)out;\n  *o = x * 10 + y;\n}\n"
+    "void set_char(void *out, uint32_t x) { *(uchar *)out = x * 3; }\n"
+    "void copy_short(const void *in, uint32_t x, uint32_t y) {\n"
+    "  const short *i = (const short *)in;\n"
+    "  rsSetElementAt_short(aOut, *i * 2, x, y);\n}\n"
+    "void both(const void *in, void *out) {\n"
+    "  float *o = (float *)out;\n  *o = *(const float *)in + 0.5f;\n}\n"
+    "void past(void *out, uint32_t x) {\n"
+    "  int *o = (int *)out;\n  o[1] = x;\n}\n",
+    (size_t)-1, &s, err, sizeof err), FG_OK);
+  const char *w = fg_rs_script_warnings(s);
+  ck_assert_msg(strstr(w, "t.rs:19:3: legacy kernel 'past' uses its output "
+                       "pointer 'out'") && !strstr(w, "'set_int'") &&
+                !strstr(w, "'copy_short'") && !strstr(w, "'both'"), "%s", w);
+  enum { W = 7, H = 3, N = W * H };
+  fg_graph *g = fg_graph_new("voidptr");
+  fg_field *sh = fg_input(g, "sh", fg_type_scalar(FG_I16, fg_shape2(H, W)));
+  fg_field *fl = fg_input(g, "fl", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+  fg_field *ao = fg_input(g, "ao", fg_type_scalar(FG_I16, fg_shape2(H, W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "aOut", ao), FG_OK);
+  fg_field *si = fg_rs_map(g, s, "set_int", 0, NULL,
+                           &(fg_rs_launch){.shape = fg_shape2(H, W)});
+  fg_field *sc = fg_rs_map(g, s, "set_char", 0, NULL,
+                           &(fg_rs_launch){.shape = fg_shape1(N)});
+  ck_assert_msg(si && sc, "%s", fg_graph_errmsg(g));
+  ck_assert_int_eq(fg_field_type(si).elem, FG_I32);
+  ck_assert_int_eq(fg_field_type(sc).elem, FG_U8);
+  fg_output(g, "si", si);
+  fg_output(g, "sc", sc);
+  fg_output(g, "cp", fg_rs_map(g, s, "copy_short", 1, &sh, NULL));
+  fg_output(g, "b", fg_rs_map(g, s, "both", 1, &fl, NULL));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  int16_t shv[N], aov[N], cp[N];
+  float flv[N], b[N];
+  int32_t siv[N];
+  uint8_t scv[N];
+  for (int i = 0; i < N; i++) {
+    shv[i] = (int16_t)(i * 37 - 300);
+    flv[i] = (float)i * 0.25f - 2.0f;
+    aov[i] = (int16_t)-1;
+  }
+  fg_context *ctx = tu_context();
+  fg_program *p = compile_fusion(ctx, g, FG_FUSION_ON);
+  fg_graph_free(g);
+  run(ctx, p, 3, (const void *[]){shv, flv, aov}, 4,
+      (void *[]){siv, scv, cp, b});
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      ck_assert_int_eq(siv[i], x * 10 + y);
+      ck_assert_int_eq(cp[i], (int16_t)(shv[i] * 2));
+      ck_assert(b[i] == flv[i] + 0.5f);
+    }
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(scv[i], (uint8_t)(i * 3));
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 /* A kernel that writes a script global (a counter, a table) loads and
  * launches (its launch writes its copy of the globals); a reduction that
  * writes one is refused when launched, at the write, leaving the
@@ -1834,6 +1907,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_fract_and_rsclamp_on_every_backend);
   tcase_add_test(tc, test_rs_set_element_through_a_helper_and_its_limits);
   tcase_add_test(tc, test_rs_legacy_pointers_reach_one_element);
+  tcase_add_test(tc, test_rs_legacy_void_pointers_take_the_cast_type);
   tcase_add_test(tc, test_rs_global_writes_outside_kernels_are_refused);
   tcase_add_test(tc, test_rs_struct_allocations_and_half_are_named);
   tcase_add_test(tc, test_rs_int_literals_beside_narrow_vectors);
