@@ -1050,7 +1050,7 @@ START_TEST(test_rs_invokable_one_thread_with_values) {
   fg_field *r[2] = {0};
   ck_assert_int_eq(fg_rs_invoke(g, s, "setOffsets", 0, NULL, 1, r),
                    FG_EINVAL);
-  ck_assert_msg(strstr(fg_graph_errmsg(g), "invoke_values.rs:21:21: "
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "invoke_values.rs:22:21: "
                        "fg_rs_invoke 'invoke_values.setOffsets': parameter "
                        "w of 'setOffsets' is int; pass its value with "
                        "fg_rs_invoke_args") != NULL, "%s", fg_graph_errmsg(g));
@@ -1071,14 +1071,25 @@ START_TEST(test_rs_invokable_one_thread_with_values) {
                 fg_graph_errmsg(g));
   fg_output(g, "offsets_out", r[0]);
   fg_output(g, "table_out", r[1]);
+  /* hello.rs: *result = a + b, and rsDebug given the pointer (which was
+   * refused as a use of the pointer fieldgraph does not make) */
+  fg_field *fr = fg_input(g, "result", fg_type_scalar(FG_I32, fg_shape1(1)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "result", fr), FG_OK);
+  int32_t a = 40, b = -7, sum0 = 0, sum = 0;
+  fg_field *rs = NULL;
+  ck_assert_msg(fg_rs_invoke_args(g, s, "hello", (const void *[]){&a, &b},
+                                  0, NULL, 1, &rs) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "sum", rs);
   int32_t o0[N], o[N];
   float t0[M], t[M];
   for (int i = 0; i < N; i++)
     o0[i] = -100 - i;
   for (int i = 0; i < M; i++)
     t0[i] = 99.f;
-  tu_run(g, 2, (const void *[]){o0, t0}, 2, (void *[]){o, t});
+  tu_run(g, 3, (const void *[]){o0, t0, &sum0}, 3, (void *[]){o, t, &sum});
   fg_graph_free(g);
+  ck_assert_int_eq(sum, a + b);
   for (int i = 0; i < N; i++)
     ck_assert_int_eq(o[i], i < n ? i * w + (int)(scale * (float)i) : o0[i]);
   for (int i = 0; i < M; i++)

@@ -8,6 +8,7 @@
 #pragma rs java_package_name(com.example.values)
 
 int *offsets;               // bound to an allocation of ints
+int *result;                // as hello.rs: one int
 uchar *dst;                 // bound to an allocation of uchars
 static int width, height, start_x, start_y;
 float gain = 1.0f;
@@ -58,6 +59,12 @@ void setGain(float g, bool negate) {
 
 float __attribute__((kernel)) scale(float in) {
     return in * gain;
+}
+
+// as hello.rs: *p = v, and the pointer given to rsDebug
+void hello(int a, int b) {
+    *result = a + b;
+    rsDebug("Hello, RenderScript! ", result);
 }
 
 // vector, bool and long parameters
