@@ -143,6 +143,8 @@ static fg_expr *cx(clone *c, const fg_expr *x) {
                                  ? -1 : c->in_port[x->u.foreign.port[i]];
     e->u.foreign.out_port = x->u.foreign.out_port < 0
                                 ? -1 : c->out_port[x->u.foreign.out_port];
+    e->u.foreign.out_port2 = x->u.foreign.out_port2 < 0
+                                 ? -1 : c->out_port[x->u.foreign.out_port2];
     break;
   default:
     break;

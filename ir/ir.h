@@ -188,8 +188,8 @@ struct fg_expr {
              int n; struct fg_expr **arg;  /* operands */
              int n_ports; int *port;       /* inputs it reads anywhere
                                               (-1: none), the payload's */
-             int out_port; } foreign;      /* an output it writes itself,
-                                              or -1 */
+             int out_port, out_port2; } foreign;  /* outputs it writes
+                                              itself, or -1 */
   } u;
 };
 

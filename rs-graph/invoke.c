@@ -26,7 +26,8 @@
  *     root(), the script an rs_script parameter or global.
  * Anything else is an error at its file:line:column.  A function that
  * launches no kernel runs whole instead, as one thread over its
- * allocations (nodes.c, fgr_invoke_single).  The function's
+ * allocations and the values of its numeric, vector and bool parameters
+ * (nodes.c, fgr_invoke_single).  The function's
  * rs_allocation parameters are its interface: a parameter it reads (as a
  * launch input or for its dimensions) before any launch writes it is an
  * argument, one a launch writes is a result; rs_allocation globals are
@@ -1260,18 +1261,22 @@ fg_status fg_rs_invoke_args(fg_graph *g, fg_rs_script *s,
     return g->status;
   }
   /* one that launches no kernel runs whole, loops and all, as one thread
-   * over its allocations (rsGetElementAt / rsSetElementAt on them) */
+   * over its allocations (rsGetElementAt / rsSetElementAt on them) and
+   * the values of its other parameters */
   if (fgr_func_mention(s->u, f, "rsForEach", true) < 0) {
     fg_field *r = NULL;
-    if (fgr_invoke_single(g, s, f, in.what, n_args, args, &r) != FG_OK)
+    if (fgr_invoke_single(g, s, f, in.what, values, n_args, args, &r) !=
+        FG_OK)
       return g->status;
-    if (n_results != 1) {
-      fg__fail(g, FG_EINVAL, "%s: '%s' runs as one thread and writes one "
-               "allocation; got %d result slot(s)", in.what, f->name,
+    if (n_results != (r ? 1 : 0)) {
+      fg__fail(g, FG_EINVAL, "%s: '%s' runs as one thread and writes %s; "
+               "got %d result slot(s)", in.what, f->name,
+               r ? "one allocation" : "no allocation (only globals)",
                n_results);
       return g->status;
     }
-    results[0] = r;
+    if (r)
+      results[0] = r;
     return FG_OK;
   }
   for (int p = 0; p < f->n_params; p++) {

@@ -1266,6 +1266,7 @@ static fg_expr *call_expr(fg_op *op, const fgr_call *c, fgk_type type, int n,
     memcpy(x->u.foreign.arg, args, (size_t)n * sizeof *args);
   x->u.foreign.n_ports = nf;
   x->u.foreign.out_port = -1;
+  x->u.foreign.out_port2 = -1;
   for (int k = 0; k < nf; k++) {
     x->u.foreign.port[k] = fields[k] ? fgk_op_input(op, fields[k], "script call")
                                 : -1;
@@ -1501,9 +1502,19 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   return is_void ? copy : r;
 }
 
+/* Whether parameter q of an invokable run as one thread is a value
+ * (fg_rs_invoke_args passes it): a named numeric scalar or vector, or a
+ * bool. */
+static bool value_param(const fgr_param *q) {
+  return q->name && !q->ptr &&
+         ((q->type->kind == FGR_NUM && q->type->width >= 1 &&
+           q->type->width <= 4) || q->type->kind == FGR_BOOL);
+}
+
 fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
-                            const char *what, int n_args,
-                            fg_field *const *args, fg_field **result) {
+                            const char *what, const void *const *values,
+                            int n_args, fg_field *const *args,
+                            fg_field **result) {
   *result = NULL;
   fgr_unit *u = s->u;
   launch l = {.g = g, .s = s, .what = what, .pf = f, .pfield = args};
@@ -1512,12 +1523,22 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
   int n_alloc_params = 0;
   for (int p = 0; p < f->n_params; p++) {
     const fgr_param *q = &f->params[p];
+    if (value_param(q) && (!values || !values[p])) {
+      fg__fail(g, FG_EINVAL, "%s:%d:%d: %s: parameter %s of '%s' is %s; "
+               "pass its value with fg_rs_invoke_args",
+               fgr_tok_file(u, q->tok), u->toks[q->tok].line,
+               u->toks[q->tok].col, what, q->name, f->name, q->type->name);
+      return g->status;
+    }
+    if (value_param(q))
+      continue;
     if (q->type->kind != FGR_ALLOC || q->ptr || !q->name) {
-      fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: parameter %s of '%s' is %s; an "
-               "invokable run as one thread takes named rs_allocation "
-               "parameters only", fgr_tok_file(u, q->tok), u->toks[q->tok].line,
-               u->toks[q->tok].col, what, q->name ? q->name : "?", f->name,
-               q->type->name);
+      fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: parameter %s of '%s' is %s%s; "
+               "an invokable run as one thread takes named rs_allocation, "
+               "numeric and bool parameters only", fgr_tok_file(u, q->tok),
+               u->toks[q->tok].line, u->toks[q->tok].col, what,
+               q->name ? q->name : "?", f->name, q->type->name,
+               q->ptr ? " *" : "");
       return g->status;
     }
     n_alloc_params++;
@@ -1535,16 +1556,22 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
       return g->status;
     }
   if (FGK_MAX_INPUTS < 2 + u->n_allocs + f->n_params) {
-    fg__fail(g, FG_ENOTSUP, "%s: more than %d allocations", what,
-             FGK_MAX_INPUTS - 2);
+    fg__fail(g, FG_ENOTSUP, "%s: more than %d allocations and parameters",
+             what, FGK_MAX_INPUTS - 2);
     return g->status;
   }
   if (!no_unsupported(&l, &f, 1))
     return g->status;
   int wparam;
   int wg = written_global(&l, &f, 1, &wparam);
-  if (wg == -2 || !no_globals_write(&l, &f, 1, "an invokable run as one "
-                                    "thread"))
+  if (wg == -2)
+    return g->status;
+  /* globals it writes go to a copy of the globals block, which later
+   * launches read and each run leaves in the script's globals (as a
+   * mapping kernel's, fg_rs_map) */
+  int gg = -1;
+  int gt = globals_write(&l, &f, 1, &gg);
+  if (gt == -2)
     return g->status;
   fg_field *env[1 + 64 + FGK_MAX_INPUTS] = {0};
   if (u->n_allocs > 64) {
@@ -1561,13 +1588,14 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
   int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
   fg_field *written = wa >= 0 ? env[1 + wa]
                     : wparam >= 0 ? args[pslot[wparam]] : NULL;
-  if (wg < 0 && wparam < 0) {
-    fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: '%s' launches no kernel and sets "
-             "no element of an allocation (rsSetElementAt_<type>, "
-             "rsAtomic*): run as a graph, it would leave nothing (call it "
-             "with fg_rs_call if it only sets globals)",
-             fgr_tok_file(u, f->name_tok), u->toks[f->name_tok].line,
-             u->toks[f->name_tok].col, what, f->name);
+  fg_field *gwritten = gt >= 0 ? env[0] : NULL;
+  if (wg < 0 && wparam < 0 && gt < 0) {
+    fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: '%s' launches no kernel and "
+             "sets no element of an allocation (rsSetElementAt_<type>, "
+             "rsAtomic*) and no global: run as a graph, it would leave "
+             "nothing", fgr_tok_file(u, f->name_tok),
+             u->toks[f->name_tok].line, u->toks[f->name_tok].col, what,
+             f->name);
     return g->status;
   }
   if (wa >= 0 && !written) {
@@ -1577,32 +1605,73 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
              u->globals[wg].name);
     return g->status;
   }
+  if (gt >= 0 && !gwritten)
+    return g->status;
   if (wa >= 0)
     env[1 + wa] = NULL;
+  if (gt >= 0)
+    env[0] = NULL;
   int nf = 1 + u->n_allocs;
-  for (int p = 0; p < f->n_params; p++, nf++)
+  for (int p = 0; p < f->n_params; p++, nf++) {
+    const fgr_param *q = &f->params[p];
     env[nf] = pslot[p] >= 0 && p != wparam ? args[pslot[p]] : NULL;
+    if (!value_param(q))
+      continue;
+    /* a value: a constant field of its bytes (a bool: one byte) */
+    int64_t size = q->type->kind == FGR_BOOL ? 1 : q->type->size;
+    char name[300];
+    snprintf(name, sizeof name, "%s.%s.%s", u->name, f->name, q->name);
+    env[nf] = fg_constant(g, name, fg_type_scalar(FG_U8, fg_shape1(size)),
+                          values[p]);
+    if (!env[nf])
+      return g->status;
+  }
   fgr_call *c = new_call(&l, FGR_CALL_INVOKE);
   if (!c)
     return g->status;
   c->fn = f;
   c->written_alloc = wa;
   c->written_param = wparam;
-  /* one thread, which writes the copy */
-  fg_type out = written->type;
-  fg_op *op = fg_op_begin(g, f->name, 1, &out);
+  c->writes_globals = gt >= 0;
+  /* one thread, which writes the copies: the allocation's, then the
+   * globals block's */
+  fg_type out[2];
+  int n_out = 0, aout = -1, gout = -1;
+  if (written) {
+    aout = n_out;
+    out[n_out++] = written->type;
+  }
+  if (gwritten) {
+    gout = n_out;
+    out[n_out++] = gwritten->type;
+  }
+  fg_op *op = fg_op_begin(g, f->name, n_out, out);
   if (!op)
     return g->status;
   fg_global_threads(op, fg_shape1(1));
-  if (!fgk_op_output_starts_as(op, 0, written))
+  if ((written && !fgk_op_output_starts_as(op, aout, written)) ||
+      (gwritten && !fgk_op_output_starts_as(op, gout, gwritten)))
     return g->status;
   fg_expr *value = call_expr(op, c, fgk_t(FG_U8, 1), 0, NULL, env, nf);
-  if (value)
-    value->u.foreign.out_port = 0;
+  if (value) {
+    value->u.foreign.out_port = aout;
+    value->u.foreign.out_port2 = gout;
+  }
   fgk_op_eval(op, value);
   fg_field *r = with_fp(fg_op_end(op), u);
   if (!r)
     return g->status;
+  if (gwritten) {
+    /* later launches read the copy, and each run leaves it in the
+     * script's globals (the graph holds u->live) */
+    for (int i = 0; i < g->fields.n; i++)
+      if (((fg_field *)g->fields.item[i])->sink == &u->live)
+        ((fg_field *)g->fields.item[i])->sink = NULL;
+    r->producer->out[gout]->sink = &u->live;
+  }
+  if (!written)
+    return FG_OK;
+  r = r->producer->out[aout];
   if (wa >= 0 && fg_rs_bind_allocation(s, u->globals[wg].name, r) != FG_OK) {
     fg__fail(g, FG_EINVAL, "%s: %s", what, s->errmsg);
     return g->status;

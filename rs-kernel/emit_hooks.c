@@ -2095,7 +2095,9 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
     return;
   }
   if (c->kind == FGR_CALL_INVOKE) {
-    /* one thread: the function over its allocations, then nothing */
+    /* one thread: the function over its allocations and the values of
+     * its numeric and bool parameters (each a constant field of its
+     * bytes, copied into a local of its type), then nothing */
     const fgr_func *f = c->fn;
     snprintf(name, size, "%sinv_%s", u->mangle, f->name);
     if (!fgk_writer_first_use(tw, name))
@@ -2103,15 +2105,32 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
     fgu_buf_printf(h, "static inline uchar %s(%s, ", name, special_params);
     env_params(tw, u, h);
     for (int p = 0; p < f->n_params; p++)
-      fgu_buf_printf(h, ", %sconst uchar *fgk_p%d, long fgk_p%dx, "
-                     "long fgk_p%dy, long fgk_p%dz", gq(tw), p, p, p, p);
+      if (f->params[p].type->kind == FGR_ALLOC)
+        fgu_buf_printf(h, ", %sconst uchar *fgk_p%d, long fgk_p%dx, "
+                       "long fgk_p%dy, long fgk_p%dz", gq(tw), p, p, p, p);
+      else
+        fgu_buf_printf(h, ", %sconst uchar *fgk_p%d", gq(tw), p);
     fgu_buf_puts(h, ") {\n");
     env_setup(tw, u, h);
     specials_setup(u, f, h);
+    for (int p = 0; p < f->n_params; p++) {
+      const fgr_type *t = f->params[p].type;
+      if (t->kind == FGR_BOOL)
+        fgu_buf_printf(h, "  %s fgk_s%d = fgk_p%d[0] != 0;\n",
+                       spell(tw, u, t), p, p);
+      else if (t->kind != FGR_ALLOC)
+        fgu_buf_printf(h, "  %s fgk_s%d;\n  for (ulong fgk_k = 0; fgk_k < "
+                       "sizeof fgk_s%d && fgk_k < %lldul; fgk_k++)\n"
+                       "    ((uchar *)&fgk_s%d)[fgk_k] = fgk_p%d[fgk_k];\n",
+                       spell(tw, u, t), p, p, (long long)t->size, p, p);
+    }
     fgu_buf_printf(h, "  %s%s(", u->mangle, f->name);
     for (int p = 0; p < f->n_params; p++)
-      fgu_buf_printf(h, "fgk_rs_alloc(fgk_p%d, fgk_p%dx, fgk_p%dy, "
-                     "fgk_p%dz), ", p, p, p, p);
+      if (f->params[p].type->kind == FGR_ALLOC)
+        fgu_buf_printf(h, "fgk_rs_alloc(fgk_p%d, fgk_p%dx, fgk_p%dy, "
+                       "fgk_p%dz), ", p, p, p, p);
+      else
+        fgu_buf_printf(h, "fgk_s%d, ", p);
     fgu_buf_puts(h, "&fgk_envv);\n  return (uchar)0;\n}\n");
     return;
   }
@@ -2225,13 +2244,14 @@ static void port_args(fgk_writer *tw, const fg_expr *x) {
   const fgr_call *c = call_of(x);
   const fgr_unit *u = c->u;
   int o = x->u.foreign.out_port;
+  int go = c->kind == FGR_CALL_INVOKE ? x->u.foreign.out_port2 : o;
   for (int k = 0; k <= u->n_allocs; k++) {
     int p = x->u.foreign.port[k];
     if (k)
       fgk_writer_put(tw, ", ");
-    if (!k && c->writes_globals && o >= 0)
+    if (!k && c->writes_globals && go >= 0)
       /* the launch's copy of the globals block, which its threads write */
-      fgk_writer_printf(tw, "(%sconst uchar *)out%d", gq(tw), o);
+      fgk_writer_printf(tw, "(%sconst uchar *)out%d", gq(tw), go);
     else if (k && k - 1 == c->written_alloc && o >= 0)
       /* the allocation the kernel sets elements of: its copy, an output
        * (written through the const pointer the environment holds) */
@@ -2244,11 +2264,14 @@ static void port_args(fgk_writer *tw, const fg_expr *x) {
       fgk_writer_printf(tw, "(%sconst uchar *)in%d", gq(tw), p);
   }
   fgk_writer_put(tw, ", fgk_stop");   /* the kernel's (emit/abi.h) */
-  /* an invokable run as one thread: its rs_allocation parameters */
+  /* an invokable run as one thread: its rs_allocation parameters, and
+   * the constant fields of its other parameters' values */
   for (int q = 0; c->kind == FGR_CALL_INVOKE && q < c->fn->n_params; q++) {
     int p = x->u.foreign.port[1 + u->n_allocs + q];
     fgk_writer_put(tw, ", ");
-    if (q == c->written_param && o >= 0)
+    if (c->fn->params[q].type->kind != FGR_ALLOC)
+      fgk_writer_printf(tw, "(%sconst uchar *)in%d", gq(tw), p);
+    else if (q == c->written_param && o >= 0)
       alloc_arg(tw, true, o);
     else if (p >= 0)
       alloc_arg(tw, false, p);

@@ -33,14 +33,18 @@ typedef struct fgr_call {
   int written_alloc;            /* MAP, INVOKE: the rs_allocation global
                                    (binding slot) the kernel sets elements
                                    of, through the call's out_port, or -1 */
-  bool writes_globals;          /* MAP: the kernel writes script globals,
-                                   through out_port: the launch's copy of
-                                   the globals block */
+  bool writes_globals;          /* MAP, INVOKE: the kernel writes script
+                                   globals, through the launch's copy of
+                                   the globals block: MAP's out_port,
+                                   INVOKE's out_port2 (its out_port is
+                                   the written allocation's copy) */
   int written_param;            /* INVOKE: the parameter it sets elements
                                    of, through out_port, or -1; its
-                                   rs_allocation parameters are the ports
-                                   after the environment's (1 + n_allocs
-                                   + p), -1 where written */
+                                   parameters are the ports after the
+                                   environment's (1 + n_allocs + p): an
+                                   rs_allocation's field (-1 where
+                                   written), a numeric or bool one's value
+                                   as a constant field of its bytes */
 } fgr_call;
 
 /* How every call into a script is written (emit_hooks.c). */

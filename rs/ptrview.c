@@ -535,6 +535,12 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                 fgr_vlocal_source(u, fn, i) ||
                 fgr_vlocal_move(u, fn, i, &end) >= 0))
         continue;               /* T *q = p + e; q = p + e; q += e... */
+      /* rsDebug("x", p) prints p's address on Android and nothing in a
+       * kernel */
+      if (t && fgr_tok_is(u, i - 1, ",") && fgr_tok_is(u, i + 1, ")") &&
+          u->match[i + 1] > 0 &&
+          fgr_tok_is(u, u->match[i + 1] - 1, "rsDebug"))
+        continue;
       if (t) {
         const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
         /* a bool is set (to 0 or 1), not updated */

@@ -8,7 +8,9 @@
  * ICS-era filter (rs_script and pointer globals, legacy kernels besides
  * root(), the untyped rsGetElementAt) that runs what it can, kernels that
  * set elements of bound allocations (rsSetElementAt_<type>), a histogram
- * counted with rsAtomicInc into a bound allocation, rsRand in kernels, and the
+ * counted with rsAtomicInc into a bound allocation, rsRand in kernels,
+ * invokables run as one thread with numeric, vector and bool parameters
+ * (fg_rs_invoke_args) that set globals for the kernels after them, and the
  * errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
@@ -1032,6 +1034,189 @@ START_TEST(test_rs_invokable_loops_over_allocations) {
 }
 END_TEST
 
+/* Invokables that launch no kernel and take int and float parameters
+ * (invoke_values.rs): fg_rs_invoke_args runs each as one thread with the
+ * values, which reach a helper writing a pointer global's elements and
+ * the body writing an allocation parameter; fg_rs_invoke without values
+ * refuses them naming the parameter.  Before, every such parameter was
+ * refused ("takes named rs_allocation parameters only"). */
+START_TEST(test_rs_invokable_one_thread_with_values) {
+  enum { N = 12, M = 9 };
+  fg_rs_script *s = load("invoke_values.rs");
+  fg_graph *g = fg_graph_new("values");
+  fg_field *fo = fg_input(g, "offsets", fg_type_scalar(FG_I32, fg_shape1(N)));
+  fg_field *ft = fg_input(g, "table", fg_type_scalar(FG_F32, fg_shape1(M)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "offsets", fo), FG_OK);
+  fg_field *r[2] = {0};
+  ck_assert_int_eq(fg_rs_invoke(g, s, "setOffsets", 0, NULL, 1, r),
+                   FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "invoke_values.rs:22:21: "
+                       "fg_rs_invoke 'invoke_values.setOffsets': parameter "
+                       "w of 'setOffsets' is int; pass its value with "
+                       "fg_rs_invoke_args") != NULL, "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("values");
+  fo = fg_input(g, "offsets", fg_type_scalar(FG_I32, fg_shape1(N)));
+  ft = fg_input(g, "table", fg_type_scalar(FG_F32, fg_shape1(M)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "offsets", fo), FG_OK);
+  int32_t w = 7, n = N - 2, bias = -3;
+  float scale = 0.75f, tscale = 1.5f;
+  ck_assert_msg(fg_rs_invoke_args(g, s, "setOffsets",
+                                  (const void *[]){&w, &n, &scale}, 0, NULL,
+                                  1, &r[0]) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  ck_assert_msg(fg_rs_invoke_args(g, s, "ramp",
+                                  (const void *[]){NULL, &tscale, &bias}, 1,
+                                  &ft, 1, &r[1]) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "offsets_out", r[0]);
+  fg_output(g, "table_out", r[1]);
+  /* hello.rs: *result = a + b, and rsDebug given the pointer (which was
+   * refused as a use of the pointer fieldgraph does not make) */
+  fg_field *fr = fg_input(g, "result", fg_type_scalar(FG_I32, fg_shape1(1)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "result", fr), FG_OK);
+  int32_t a = 40, b = -7, sum0 = 0, sum = 0;
+  fg_field *rs = NULL;
+  ck_assert_msg(fg_rs_invoke_args(g, s, "hello", (const void *[]){&a, &b},
+                                  0, NULL, 1, &rs) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "sum", rs);
+  int32_t o0[N], o[N];
+  float t0[M], t[M];
+  for (int i = 0; i < N; i++)
+    o0[i] = -100 - i;
+  for (int i = 0; i < M; i++)
+    t0[i] = 99.f;
+  tu_run(g, 3, (const void *[]){o0, t0, &sum0}, 3, (void *[]){o, t, &sum});
+  fg_graph_free(g);
+  ck_assert_int_eq(sum, a + b);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(o[i], i < n ? i * w + (int)(scale * (float)i) : o0[i]);
+  for (int i = 0; i < M; i++)
+    ck_assert_msg(t[i] == tscale * (float)i + (float)bias, "%d: %g", i,
+                  (double)t[i]);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* As prepare_converter then convert (ARGBToNV12.rs): a one-thread
+ * invokable sets static globals from its parameters and fills a pointer
+ * global's rows, and the kernel launched after it in the graph reads
+ * both; one that sets only a global (setGain) takes no result slot and
+ * the kernel after it scales by the value.  Writing a global from a
+ * one-thread invokable was refused ("which fieldgraph does not run"). */
+START_TEST(test_rs_invokable_one_thread_sets_globals_for_a_kernel) {
+  enum { W = 5, H = 4, DW = 9, DH = 7 };
+  fg_rs_script *s = load("invoke_values.rs");
+  fg_graph *g = fg_graph_new("prepare");
+  fg_field *img = fg_input(g, "img", fg_type_scalar(FG_U8, fg_shape2(H, W)));
+  fg_field *fo = fg_input(g, "offsets",
+                          fg_type_scalar(FG_I32, fg_shape1(DH)));
+  fg_field *fd = fg_input(g, "dst",
+                          fg_type_scalar(FG_U8, fg_shape1(DW * DH)));
+  fg_field *fa = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(W)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "offsets", fo), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "dst", fd), FG_OK);
+  int32_t pw = DW, ph = 4, left = 2, top = 1;
+  fg_field *rows = NULL;
+  ck_assert_msg(fg_rs_invoke_args(g, s, "prepare",
+                                  (const void *[]){&pw, &ph, &left, &top},
+                                  0, NULL, 1, &rows) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_field *placed = fg_rs_map(g, s, "place", 1, &img, NULL);
+  fg_output(g, "dst_out", placed);
+  fg_output(g, "rows", rows);
+  float gv = 2.5f;
+  bool neg = true;
+  fg_field *none = NULL;
+  ck_assert_msg(fg_rs_invoke_args(g, s, "setGain",
+                                  (const void *[]){&gv, &neg}, 0, NULL, 0,
+                                  &none) == FG_OK, "%s", fg_graph_errmsg(g));
+  fg_output(g, "scaled", fg_rs_map(g, s, "scale", 1, &fa, NULL));
+  uint8_t in[H * W], d0[DW * DH], d[DW * DH];
+  int32_t o0[DH], o[DH];
+  float a[W], sc[W];
+  for (int i = 0; i < H * W; i++)
+    in[i] = (uint8_t)(i * 11 + 3);
+  for (int i = 0; i < DW * DH; i++)
+    d0[i] = (uint8_t)(200 + i % 50);
+  for (int i = 0; i < DH; i++)
+    o0[i] = 5000 + i;
+  for (int i = 0; i < W; i++)
+    a[i] = 0.5f * (float)i - 1.f;
+  tu_run(g, 4, (const void *[]){in, o0, d0, a}, 3,
+         (void *[]){d, o, sc});
+  fg_graph_free(g);
+  uint8_t want[DW * DH];
+  memcpy(want, d0, sizeof want);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      if (y + top < ph && x + left < pw)
+        want[(y + top) * pw + x + left] = (uint8_t)(in[y * W + x] + left);
+  for (int i = 0; i < DW * DH; i++)
+    ck_assert_msg(d[i] == want[i], "dst %d: %d, want %d", i, d[i], want[i]);
+  for (int i = 0; i < DH; i++)
+    ck_assert_int_eq(o[i], i < ph ? i * pw : o0[i]);
+  for (int i = 0; i < W; i++)
+    ck_assert_msg(sc[i] == a[i] * -gv, "%d: %g", i, (double)sc[i]);
+  /* a result slot for an invokable that writes only globals */
+  g = fg_graph_new("gain");
+  fg_field *one = NULL;
+  ck_assert_int_eq(fg_rs_invoke_args(g, s, "setGain",
+                                     (const void *[]){&gv, &neg}, 0, NULL,
+                                     1, &one), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "runs as one thread and writes "
+                       "no allocation (only globals); got 1 result slot(s)"),
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* Vector, bool and long parameters of a one-thread invokable
+ * (invoke_values.rs paint): float3 passed as 4 floats, int2, bool, uchar4
+ * and long, each as the script reads it. */
+START_TEST(test_rs_invokable_one_thread_vector_and_bool_values) {
+  enum { N = 6 };
+  fg_rs_script *s = load("invoke_values.rs");
+  fg_graph *g = fg_graph_new("paint");
+  fg_field *fi = fg_input(g, "img", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  float tint[4] = {0.5f, -1.f, 2.f, 0.f};
+  int32_t at[2] = {3, 7};
+  bool flip = true;
+  uint8_t base[4] = {10, 20, 30, 40};
+  int64_t big = ((int64_t)5 << 32) + 9;
+  fg_field *r = NULL;
+  ck_assert_int_eq(fg_rs_invoke(g, s, "paint", 1, &fi, 1, &r), FG_EINVAL);
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "parameter tint of 'paint' is "
+                       "float3; pass its value with fg_rs_invoke_args"),
+                "%s", fg_graph_errmsg(g));
+  fg_graph_free(g);
+  g = fg_graph_new("paint");
+  fi = fg_input(g, "img", fg_type_vector(FG_F32, fg_shape1(N), 4));
+  ck_assert_msg(fg_rs_invoke_args(g, s, "paint",
+                                  (const void *[]){NULL, tint, at, &flip,
+                                                   base, &big},
+                                  1, &fi, 1, &r) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "img_out", r);
+  float i0[N * 4] = {0}, o[N * 4];
+  tu_run(g, 1, (const void *[]){i0}, 1, (void *[]){o});
+  fg_graph_free(g);
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < 4; c++) {
+      float v = -(float)base[c];
+      if (c < 3)
+        v += tint[c] * (float)(i + at[0]);
+      else
+        v += (float)at[1] + (float)(big >> 32);
+      ck_assert_msg(o[i * 4 + c] == v, "(%d, %d): %g, want %g", i, c,
+                    (double)o[i * 4 + c], (double)v);
+    }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -1048,6 +1233,9 @@ int main(void) {
   tcase_add_test(tc, test_rs_set_element_makes_a_new_field);
   tcase_add_test(tc, test_rs_rand_in_kernels);
   tcase_add_test(tc, test_rs_invokable_loops_over_allocations);
+  tcase_add_test(tc, test_rs_invokable_one_thread_with_values);
+  tcase_add_test(tc, test_rs_invokable_one_thread_sets_globals_for_a_kernel);
+  tcase_add_test(tc, test_rs_invokable_one_thread_vector_and_bool_values);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

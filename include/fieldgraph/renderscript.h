@@ -299,10 +299,15 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
  * naming its file:line:column.
  * A function that launches no kernel (no rsForEach) runs whole instead,
  * any C the kernels' runtime supports (loops, rsGetElementAt_<type>,
- * rsSetElementAt_<type>, rsAtomic*), as one thread over its rs_allocation
- * parameters: args holds one field per parameter, in order, and the one
- * allocation it sets elements of (a parameter, or a global, rebound) is
- * the single result, a copy of its field with the writes. */
+ * rsSetElementAt_<type>, rsAtomic*, pointer globals' elements), as one
+ * thread over its rs_allocation parameters: args holds one field per
+ * parameter, in order, and the one allocation it sets elements of (a
+ * parameter, or a global or pointer global, rebound) is the single
+ * result, a copy of its field with the writes.  Script globals it writes
+ * are what the launches after it in g read (and what each run leaves in
+ * the script's globals, as a kernel's writes); a function that writes
+ * only globals has no result.  Its numeric, vector and bool parameters
+ * take fg_rs_invoke_args' values. */
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results);
@@ -312,8 +317,12 @@ fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
  * value of its type for each numeric scalar parameter (as fg_rs_call_args
  * takes them; NULL for rs_allocation and rs_script parameters).  Its body
  * reads them as the constants they are for this graph: in assignments to
- * globals, arguments, locals and launch bounds.  fg_rs_invoke refuses such
- * a function, naming the parameter. */
+ * globals, arguments, locals and launch bounds.  A function run as one
+ * thread (no rsForEach: void prepare(int w, int h), setCenterMassPos(float
+ * x, float y, float z)) takes numeric scalar and vector and bool
+ * parameters so (a vec3 as 4 elements, a bool as a C bool), read anywhere
+ * in it and in the functions it passes them to.  fg_rs_invoke refuses
+ * such a function, naming the parameter. */
 fg_status fg_rs_invoke_args(fg_graph *g, fg_rs_script *s,
                             const char *function, const void *const *values,
                             int n_args, fg_field *const *args, int n_results,
