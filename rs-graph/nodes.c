@@ -440,7 +440,19 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                        global, field->name);
   const fgr_type *pt = s->u->globals[k].pointee;
   bool pbool = pt && pt->kind == FGR_BOOL;     /* bytes 0 and 1 */
-  if (field && pt && (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
+  /* a struct: any field whose points are the struct's bytes (float4 for
+   * a struct of 16, as Java binds an Allocation of another Element) */
+  int64_t pbytes = field ? (int64_t)fg_elem_size(field->type.elem) *
+                               fg_type_tensor_elements(field->type) : 0;
+  if (field && pt && pt->kind == FGR_STRUCT && pbytes != pt->size) {
+    char ts[128];
+    return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
+                       "'%s' is %s, %lld bytes a point; the pointer global "
+                       "reads %s, %lld bytes", global, field->name,
+                       fg_type_str(field->type, ts, sizeof ts),
+                       (long long)pbytes, pt->name, (long long)pt->size);
+  }
+  if (field && pt && pt->kind != FGR_STRUCT && (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
                       fg_type_tensor_elements(field->type) !=
                           (pbool ? 1 : pt->width))) {
     char ts[128];

@@ -914,6 +914,15 @@ static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
   }
 }
 
+/* The index in u->named that names struct t in generated code
+ * (fgk_rs_S_<mangle><index>, emit_head), or -1. */
+static int struct_index(const fgr_unit *u, const fgr_type *t) {
+  for (int k = 0; k < u->n_named; k++)
+    if (u->named[k].type == t)
+      return k;
+  return -1;
+}
+
 /* Writes the read at token i that fgr_ptr_read matched (open, close,
  * plus, deref) as fgk_rs_ptr_T(base, offset e): base replaces token i
  * (NULL keeps it), and offset, when not NULL, is added to the index. */
@@ -926,6 +935,9 @@ static const char *elem_fn(rw *w, const char *what, const fgr_type *t) {
     [FG_F64] = "double"};
   if (t->kind == FGR_BOOL)      /* a pointer global's bool: a byte */
     return fgu_arena_printf(&w->scratch, "fgk_rs_%s_uchar(", what);
+  if (t->kind == FGR_STRUCT)    /* emit_head names the struct */
+    return fgu_arena_printf(&w->scratch, "fgk_rs_%s_fgk_rs_S_%s%d(", what,
+                            w->u->mangle, struct_index(w->u, t));
   return t->width > 1
       ? fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s%d(", what,
                          cname[t->elem], t->width)
@@ -1078,6 +1090,78 @@ static bool pointer_deref(rw *w, const fgr_func *f, int i,
   return true;
 }
 
+/* A member write through a struct pointer at token i (pointee t), which
+ * fgr_ptr_mwrite matched: p->m = v as fgk_rs_pst_M(fgk_rs_vmem(V,
+ * offsetof(S, m)), 0, v), M the member's type and V the view of the
+ * struct (fgk_rs_view_S(p, e) for a pointer global, p or
+ * fgk_rs_vadd_S(p, e) for a view); += v, -= v and *= v as
+ * fgk_rs_padd_M / fgk_rs_pmul_M(..., 0, v, 0), ++ and -- as (..., 0,
+ * +-1, 1).  A write outside the field is skipped, as p[e] = v's is.
+ * Whether it was. */
+static bool pointer_mwrite(rw *w, const fgr_func *f, int i,
+                           const fgr_type *t) {
+  const fgr_unit *u = w->u;
+  fgr_mwrite m;
+  if (!fgr_ptr_mwrite(u, i, t, &m))
+    return false;
+  int end = m.op + 1;
+  bool set = fgr_tok_is(u, m.op, "="), neg = fgr_tok_is(u, m.op, "-=");
+  bool incdec = fgr_tok_is(u, m.op, "++") || fgr_tok_is(u, m.op, "--");
+  if (!incdec && (end = fwd_assignment(u, m.op + 1, f->tok1)) <= m.op + 1)
+    return false;
+  bool global = !fgr_ptr_is_view(u, f, i);
+  const char *what = set ? "pst" : fgr_tok_is(u, m.op, "*=") ? "pmul"
+                                                             : "padd";
+  const char *head = fgu_arena_printf(&w->scratch, "%sfgk_rs_vmem(%s",
+                                      elem_fn(w, what, m.mt),
+                                      m.open < 0 && !global ? ""
+                                      : elem_fn(w, global ? "view" : "vadd",
+                                                t));
+  if (m.open >= 0 && fgr_tok_is(u, m.open, "(")) {     /* (p + e)->m */
+    w->rep[m.open] = head;
+    w->rep[m.plus] = fgr_tok_is(u, m.plus, "+") ? ", " : ", -";
+  } else {
+    add_text(w, &w->open[i], head, false);
+    if (m.open >= 0) {                                  /* p[e].m */
+      w->rep[m.open] = ", ";
+      w->rep[m.close] = ")";
+    } else if (global) {                                /* p->m */
+      add_text(w, &w->close[m.sel], ", 0)", true);
+    }
+  }
+  w->rep[m.sel] = fgu_arena_printf(&w->scratch,
+                                   ", __builtin_offsetof(fgk_rs_S_%s%d, ",
+                                   u->mangle, struct_index(u, t));
+  bool b = set && m.mt->kind == FGR_BOOL;               /* C's bool */
+  if (incdec) {
+    w->rep[m.op] = fgr_tok_is(u, m.op, "++") ? ")), 0, 1, 1)"
+                                             : ")), 0, -1, 1)";
+    return true;
+  }
+  w->rep[m.op] = neg ? ")), 0, -(" : b ? ")), 0, (uchar)(0 != ("
+                                       : ")), 0, ";
+  add_text(w, &w->close[end], b ? ")))" : set ? ")" : neg ? "), 0)"
+                                                         : ", 0)", false);
+  return true;
+}
+
+/* A view local declared T *q = NULL; (a struct T) as fgk_rs_view q =
+ * fgk_rs_vnull(), a view of nothing: reads give zeros, writes are
+ * skipped until q is given p + e. */
+static void null_views(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int k = 0; k < u->n_vlocals; k++) {
+    const fgr_vlocal *v = &u->vlocals[k];
+    if (!v->null || v->decl <= f->rparen || v->decl >= f->tok1)
+      continue;
+    w->pre[v->decl] = NULL;
+    w->rep[v->decl] = "fgk_rs_view";
+    for (int j = v->decl + 1; j < v->name_tok; j++)
+      w->rep[j] = "";
+    w->rep[v->init] = "fgk_rs_vnull()";
+  }
+}
+
 /* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
  * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
  * allocation in the environment), and of a legacy kernel's input pointer
@@ -1085,6 +1169,7 @@ static bool pointer_deref(rw *w, const fgr_func *f, int i,
 static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   const char *in = f->legacy_in_indexed ? f->params[f->legacy_in].name : NULL;
+  null_views(w, f);
   for (int i = f->rparen + 1; i < f->tok1; i++) {
     const fgr_type *t = fgr_ptr_at(u, f, i);
     int open, close, plus, deref;
@@ -1099,6 +1184,8 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
       add_text(w, &w->open[i], "fgk_rs_pview(", true);
       add_text(w, &w->close[aend], ")", false);
     }
+    if (!input && t && pointer_mwrite(w, f, i, t))
+      continue;
     if (!input && t && pointer_view(w, f, i, t))
       continue;
     if (!input && t && pointer_deref(w, f, i, t))
@@ -1751,6 +1838,22 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
         put(&w, "static ");
       tokens(&w, it->tok0, it->tok1);
     }
+  }
+  /* the reads and writes of each struct through pointers (compat.c's
+   * FGK_RS_SGET), when the script has pointer globals */
+  bool ptrs = false;
+  for (int k = 0; k < u->n_globals; k++)
+    ptrs |= u->globals[k].pointee != NULL;
+  for (int k = 0; k < u->n_named && ptrs; k++) {
+    const fgr_type *t = u->named[k].type;
+    const char *sp = spell(tw, u, t);
+    if (t->kind != FGR_STRUCT || t->size <= 0 || t->has_ptr || !sp ||
+        struct_index(u, t) != k)
+      continue;
+    put(&w, w.bol ? "" : "\n");
+    fgu_buf_printf(fgk_writer_helpers(tw), "typedef %s fgk_rs_S_%s%d;\n"
+                   "FGK_RS_SGET(fgk_rs_S_%s%d)\n", sp, u->mangle, k,
+                   u->mangle, k);
   }
   /* the globals block and the environment */
   put(&w, w.bol ? "" : "\n");

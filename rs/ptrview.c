@@ -6,7 +6,10 @@
  * T *q = p + e; (a "view local", fgr_vlocal).  The scanner marks them
  * once per script (fgr_mark_views); the kernel emitter rewrites them
  * (emit_hooks.c), and launches ask here which uses they cannot run
- * (fgr_bad_ptr_use) and which write the field. */
+ * (fgr_bad_ptr_use) and which write the field.  A pointee may be a
+ * struct (its bytes in the field, in its C layout): members are read
+ * through the whole struct, p->m, and written one at a time
+ * (fgr_ptr_mwrite); a struct pointer local may start NULL. */
 #include "scan_impl.h"
 
 #include <stdio.h>
@@ -208,9 +211,81 @@ const fgr_vlocal *fgr_vlocal_source(const fgr_unit *u, const fgr_func *f,
   return v;
 }
 
-/* Whether param is a pointer to a number, which a view may be given to. */
+/* Whether t is a struct that pointers read as bytes of a field: sized,
+ * no pointer or object members (compat.c's FGK_RS_SGET). */
+static bool field_struct(const fgr_type *t) {
+  return t && t->kind == FGR_STRUCT && t->size > 0 && !t->has_ptr;
+}
+
+/* Whether param is a pointer to a number or a struct, which a view may be
+ * given to. */
 static bool viewable(const fgr_param *p) {
-  return p->ptr == 1 && p->type->kind == FGR_NUM && p->type->elem != FG_BOOL;
+  return p->ptr == 1 && ((p->type->kind == FGR_NUM &&
+                          p->type->elem != FG_BOOL) ||
+                         field_struct(p->type));
+}
+
+/* The member called name of struct t, or NULL. */
+static const fgr_member *member_of(const fgr_unit *u, const fgr_type *t,
+                                   int tok) {
+  for (int k = 0; t->kind == FGR_STRUCT && k < t->n_members; k++)
+    if (t->members[k].name && fgr_tok_is(u, tok, t->members[k].name))
+      return &t->members[k];
+  return NULL;
+}
+
+bool fgr_ptr_mwrite(const fgr_unit *u, int i, const fgr_type *t,
+                    fgr_mwrite *w) {
+  if (!field_struct(t) || fgr_tok_is(u, i - 1, ".") ||
+      fgr_tok_is(u, i - 1, "->"))
+    return false;
+  *w = (fgr_mwrite){.open = -1, .close = -1, .plus = -1};
+  if (fgr_tok_is(u, i + 1, "->")) {                     /* p->m */
+    w->sel = i + 1;
+  } else if (fgr_tok_is(u, i + 1, "[") && u->match[i + 1] > i + 1 &&
+             fgr_tok_is(u, u->match[i + 1] + 1, ".")) {  /* p[e].m */
+    w->open = i + 1;
+    w->close = u->match[i + 1];
+    w->sel = w->close + 1;
+  } else if (fgr_tok_is(u, i - 1, "(") && u->match[i - 1] > i &&
+             (fgr_tok_is(u, i + 1, "+") || fgr_tok_is(u, i + 1, "-")) &&
+             view_shape(u, i, u->match[i - 1]) &&
+             fgr_tok_is(u, u->match[i - 1] + 1, "->")) { /* (p + e)->m */
+    w->open = i - 1;
+    w->close = u->match[i - 1];
+    w->plus = i + 1;
+    w->sel = w->close + 1;
+  } else {
+    return false;
+  }
+  if (fgr_tok_is(u, w->open, "[") && (fgr_tok_is(u, i - 1, "&") ||
+                                      fgr_tok_is(u, i - 1, "*")))
+    return false;
+  if (fgr_tok_is(u, w->open, "(") && (fgr_tok_is(u, i - 2, "&") ||
+                                      fgr_tok_is(u, i - 2, "*")))
+    return false;
+  int m = w->sel + 1;
+  const fgr_member *mb = member_of(u, t, m);
+  while (mb && mb->type->kind == FGR_STRUCT && fgr_tok_is(u, m + 1, ".")) {
+    m += 2;
+    mb = member_of(u, mb->type, m);
+  }
+  if (!mb || (mb->type->kind != FGR_NUM && mb->type->kind != FGR_BOOL))
+    return false;
+  w->m1 = m;
+  w->op = m + 1;
+  w->mt = mb->type;
+  /* before the members, no ++ or -- (++p->m is taken for no write) */
+  int first = w->open >= 0 && fgr_tok_is(u, w->open, "(") ? w->open : i;
+  if (fgr_tok_is(u, first - 1, "++") || fgr_tok_is(u, first - 1, "--"))
+    return false;
+  if (fgr_tok_is(u, w->op, "="))
+    return true;
+  static const char *const upd[] = {"+=", "-=", "*=", "++", "--", NULL};
+  for (int k = 0; upd[k]; k++)
+    if (fgr_tok_is(u, w->op, upd[k]))
+      return mb->type->kind == FGR_NUM;         /* a bool is set only */
+  return false;
 }
 
 /* Arguments before the one asked about that fgr_call_arg walks back
@@ -323,7 +398,10 @@ static bool mark(fgr_unit *u, const char *name, int k, bool written) {
 bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i) {
   int c, d, k, end;
   bool w;
-  if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w))
+  fgr_mwrite mw;
+  const fgr_type *t = fgr_ptr_at(u, f, i);
+  if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w) ||
+      (t && fgr_ptr_mwrite(u, i, t, &mw)))
     return true;
   const fgr_vlocal *v = fgr_vlocal_source(u, f, i);
   if (v)
@@ -365,7 +443,19 @@ static int num_type(fgr_scan *s, int a, int b, const fgr_type **t) {
     const fgr_named *n = fgr_scan_find_named(u, name, false);
     ty = n ? n->type : NULL;
   }
-  if (!ty || ty->kind != FGR_NUM || ty->elem == FG_BOOL)
+  if (!ty && fgr_tok_is(u, i, "struct") && i + 1 < b) {
+    int len;
+    const char *p = fgr_tok_text(u, ++i, &len);
+    char name[128];
+    if (len >= (int)sizeof name)
+      return -1;
+    memcpy(name, p, (size_t)len);
+    name[len] = 0;
+    const fgr_named *n = fgr_scan_find_named(u, name, true);
+    ty = n ? n->type : NULL;
+  }
+  if (!ty || ((ty->kind != FGR_NUM || ty->elem == FG_BOOL) &&
+              !field_struct(ty)))
     return -1;
   i++;
   while (i < b && fgr_tok_is(u, i, "const"))
@@ -419,9 +509,12 @@ static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
     const fgr_type *t;
     int q = fgr_tok_is(u, semi, ";") ? view_decl(s, i, semi, &t) : -1;
     int init = q >= 0 ? after_cast(s, q + 2) : -1;
+    /* T *q = NULL; of a struct T: a view given p + e later */
+    bool null = q >= 0 && field_struct(t) && semi == q + 3 &&
+                (fgr_tok_is(u, q + 2, "NULL") || fgr_tok_is(u, q + 2, "0"));
     if (q < 0 || (u->vlocal_of && u->vlocal_of[q] >= 0) ||
         u->n_vlocals >= MAX_VLOCALS || init >= semi ||
-        !fgr_ptr_at(u, fn, init) || !view_shape(u, init, semi))
+        (!null && (!fgr_ptr_at(u, fn, init) || !view_shape(u, init, semi))))
       continue;
     /* its scope: to the end of the block that holds it */
     int end = fn->tok1 - 1;
@@ -438,7 +531,7 @@ static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
     u->vlocals = fgr_scan_grow(s, u->vlocals, cap, u->n_vlocals,
                                sizeof *u->vlocals);
     int v = u->n_vlocals++;
-    u->vlocals[v] = (fgr_vlocal){q, i, init, semi, t, false};
+    u->vlocals[v] = (fgr_vlocal){q, i, init, semi, t, false, null};
     const char *name = fgr_scan_tok_str(s, q);
     for (int j = q; j < end; j++)
       if (fgr_tok_is(u, j, name) && !fgr_tok_is(u, j - 1, ".") &&
@@ -535,6 +628,21 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
                 fgr_vlocal_source(u, fn, i) ||
                 fgr_vlocal_move(u, fn, i, &end) >= 0))
         continue;               /* T *q = p + e; q = p + e; q += e... */
+      fgr_mwrite mw;
+      if (t && fgr_ptr_mwrite(u, i, t, &mw))
+        continue;               /* p->m = v, p[e].m += v... */
+      /* a struct is read and set whole, never updated */
+      if (t && t->kind == FGR_STRUCT &&
+          ((fgr_ptr_write(u, i, &c) && !fgr_tok_is(u, c + 1, "=")) ||
+           (fgr_ptr_deref(u, i, &d, &w) && w &&
+            !fgr_tok_is(u, i + 1, "=")))) {
+        found = i;
+        snprintf(why, n_why, "the struct that '%.*s' points to is "
+                 "updated whole; fieldgraph reads and sets a struct "
+                 "through a pointer, and updates its number members",
+                 len, name);
+        break;
+      }
       if (t) {
         const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
         /* a bool is set (to 0 or 1), not updated */
@@ -559,8 +667,10 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
         snprintf(why, n_why, "%s '%.*s' is used as fieldgraph does not: "
                  "it reads p[i], *p, *(p + i), p->m and (p + i)->m of the "
                  "field bound to it, writes p[i] = v, *p = v, +=, -=, *=, "
-                 "++ and --, and passes p or p + i to a script function's "
-                 "parameter of type pointer to a number",
+                 "++ and --, a struct's number members p->m = v, p[i].m = v "
+                 "and (p + i)->m = v (and +=, -=, *=, ++, --), and passes p "
+                 "or p + i to a script function's parameter of type pointer "
+                 "to a number or struct",
                  global ? "pointer global" : "pointer", len, name);
         break;
       }

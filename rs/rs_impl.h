@@ -261,6 +261,8 @@ typedef struct fgr_vlocal {
                                    the ';' */
   const fgr_type *type;         /* T */
   bool written;                 /* the function writes through it */
+  bool null;                    /* declared T *q = NULL; (init: the NULL),
+                                   given p + e later */
 } fgr_vlocal;
 
 /* A parsed script.  `live` must stay the first member: graphs and
@@ -472,6 +474,22 @@ bool fgr_private_arg(const fgr_unit *u, const fgr_func *f, int i, int end);
  * = v and the updates, *p = v, or passing it to a view parameter that
  * the callee writes through. */
 bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i);
+/* A write of a member through a struct pointer (a pointer global, view
+ * parameter or view local of struct pointee): p->m, p[e].m or
+ * (p + e)->m, (p - e)->m, with m a member (.n of a struct member too) of
+ * number, vector or bool type, followed by = v, or by += v, -= v, *= v,
+ * ++ or -- for a number (fgr_ptr_mwrite). */
+typedef struct fgr_mwrite {
+  int open, close;              /* '[' ']' or '(' ')' around p + e; -1 */
+  int plus;                     /* the '+' or '-' of (p + e), else -1 */
+  int sel;                      /* the '->' or '.' before the members */
+  int m1;                       /* the last member's token */
+  int op;                       /* the operator after it */
+  const fgr_type *mt;           /* the last member's type */
+} fgr_mwrite;
+/* Whether token i, a pointer of pointee t, starts a member write. */
+bool fgr_ptr_mwrite(const fgr_unit *u, int i, const fgr_type *t,
+                    fgr_mwrite *w);
 /* Whether token i names a view parameter or a view local (a value of
  * type fgk_rs_view in the kernel) rather than a pointer global. */
 bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i);

@@ -1,0 +1,80 @@
+// Pointer globals of struct pointee, as Refocus's layered filter uses
+// them: a struct of float and uchar members over a float4 buffer that the
+// host binds, members written at computed indices through p + i, p[i].m,
+// (p + i)->m and pointer locals (one declared NULL and given p - 1
+// later), struct pointers passed to helpers that read and write members,
+// a second kernel reading what the first left; a struct of ints read
+// through an offset; a number pointer global declared = NULL.  The
+// kernels at the end are refused at their lines.
+#pragma version(1)
+#pragma rs java_package_name(com.example.structptr)
+
+typedef struct Pixel {
+    float red;
+    float green;
+    float blue;
+    uchar depth;
+    uchar active;
+    uchar matte;
+    uchar dilated;
+} Pixel_t;
+
+typedef struct Info {
+    int offset;
+    int rx;
+    int ry;
+} Info_t;
+
+Pixel_t *pixels = NULL;
+Info_t *info;
+float *gain = NULL;
+int width;
+
+static void activate(Pixel_t *p, int m) {
+    p->active = 1;
+    p->matte += m;
+}
+
+static float lum(const Pixel_t *p) {
+    return p->red + p->green * 2.f + p->blue * 4.f;
+}
+
+void RS_KERNEL unpack(uchar4 in, uint32_t x) {
+    Pixel_t *px = pixels + x;
+    px->red = in.r * (1.f / 255.f);
+    px->green = in.g * (1.f / 255.f);
+    pixels[x].blue = in.b * *gain;
+    (pixels + x)->depth = in.a >> 2;
+    px->active = 0;
+    px->matte = 0;
+    px->dilated = 0;
+}
+
+void RS_KERNEL mark(uchar4 in, uint32_t x) {
+    if (in.a < 100 || x == 0)
+        return;
+    Pixel_t *px = pixels + x;
+    Pixel_t *nb = NULL;
+    nb = px - 1;
+    px->dilated = nb->depth;
+    activate(px, width);
+    px->matte++;
+    pixels[x].red *= 2.f;
+    px->green -= 0.5f;
+}
+
+float RS_KERNEL pack(uint32_t x) {
+    const Pixel_t *px = pixels + x;
+    const Info_t *ki = info + (x % 2);
+    return lum(px) + px->matte * 100.f + pixels[x].active * 10.f +
+           (pixels + x)->dilated * 1000.f + ki->rx * 0.5f + info[1].ry;
+}
+
+void RS_KERNEL badDivide(uchar4 in, uint32_t x) {
+    (pixels + x)->red /= 2.f;
+}
+
+void RS_KERNEL badWhole(uchar4 in, uint32_t x) {
+    Pixel_t p = pixels[0];
+    pixels[x] += p;
+}
