@@ -1170,6 +1170,14 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   const char *in = f->legacy_in_indexed ? f->params[f->legacy_in].name : NULL;
   null_views(w, f);
+  /* P = Q; (fgr_ptr_alias): what the host does after the call
+   * (rs-host/host.c), no code */
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    int d, sg, end = fgr_ptr_alias(u, f, i, &d, &sg);
+    for (int j = i; j < end; j++)
+      w->rep[j] = "";
+    i = end > i ? end : i;
+  }
   for (int i = f->rparen + 1; i < f->tok1; i++) {
     const fgr_type *t = fgr_ptr_at(u, f, i);
     int open, close, plus, deref;

@@ -690,3 +690,116 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
   free(seen);
   return found;
 }
+
+/* ---- pointer globals assigned on the host -------------------------------- */
+
+/* The pointer global token i names in f (no parameter of f hiding it),
+ * or -1. */
+static int ptr_global_at(const fgr_unit *u, const fgr_func *f, int i) {
+  if (i < 0 || i >= u->n_toks || u->toks[i].kind != FGR_T_IDENT ||
+      fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+    return -1;
+  for (int p = 0; p < f->n_params; p++)
+    if (f->params[p].name && fgr_tok_is(u, i, f->params[p].name))
+      return -1;
+  for (int k = 0; k < u->n_globals; k++)
+    if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name))
+      return k;
+  return -1;
+}
+
+/* Whether token i starts a statement of f's body itself (not of a
+ * nested block, loop or if). */
+static bool top_statement(const fgr_unit *u, const fgr_func *f, int i) {
+  int close = f->tok1 - 1;
+  if (close <= f->rparen || !fgr_tok_is(u, close, "}") || i <= f->rparen ||
+      i >= close)
+    return false;
+  int open = u->match[close];
+  if (!fgr_tok_is(u, i - 1, "{") && !fgr_tok_is(u, i - 1, ";") &&
+      !fgr_tok_is(u, i - 1, "}"))
+    return false;
+  for (int j = i - 1, steps = 0; j > open; j--) {
+    if (++steps > MAX_WALK)
+      return false;
+    if ((fgr_tok_is(u, j, "}") || fgr_tok_is(u, j, ")") ||
+         fgr_tok_is(u, j, "]")) && u->match[j] >= 0 && u->match[j] < j) {
+      j = u->match[j];
+      continue;
+    }
+    if (fgr_tok_is(u, j, "{") || fgr_tok_is(u, j, "(") ||
+        fgr_tok_is(u, j, "["))
+      return false;             /* inside a nested block */
+  }
+  return true;
+}
+
+/* The bytes of an element a pointer of pointee t reads. */
+static int64_t pointee_bytes(const fgr_type *t) {
+  if (t->kind == FGR_BOOL)
+    return 1;
+  if (t->kind == FGR_NUM)
+    return (int64_t)fg_elem_size(t->elem) * t->width;
+  return t->size;
+}
+
+int fgr_ptr_alias(const fgr_unit *u, const fgr_func *f, int i, int *dst,
+                  int *src) {
+  int d = ptr_global_at(u, f, i);
+  if (d < 0 || !fgr_tok_is(u, i + 1, "=") || !top_statement(u, f, i))
+    return -1;
+  int j = i + 2;
+  /* (T *) Q: a cast to a pointer, any pointee (checked below) */
+  if (fgr_tok_is(u, j, "(") && u->match[j] > j &&
+      fgr_tok_is(u, u->match[j] - 1, "*") &&
+      u->toks[j + 1].kind == FGR_T_IDENT)
+    j = u->match[j] + 1;
+  int sg = -1;
+  if (fgr_tok_is(u, j, "NULL") || fgr_tok_is(u, j, "0")) {
+    /* unbound */
+  } else if ((sg = ptr_global_at(u, f, j)) < 0) {
+    return -1;
+  }
+  if (!fgr_tok_is(u, j + 1, ";"))
+    return -1;
+  *dst = d;
+  *src = sg;
+  return j + 1;
+}
+
+int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
+                     size_t n_why) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen)
+    return -1;
+  const fgr_func *roots[1] = {f};
+  fgr_reach(u, roots, 1, seen);
+  int found = -1;
+  for (int k = 0; k < u->n_funcs && found < 0; k++) {
+    const fgr_func *g = &u->funcs[k];
+    if (!seen[k])
+      continue;
+    for (int i = g->rparen + 1; i < g->tok1 && found < 0; i++) {
+      int d, sg, end = g == f ? fgr_ptr_alias(u, g, i, &d, &sg) : -1;
+      if (end >= 0 && sg >= 0 &&
+          pointee_bytes(u->globals[d].pointee) !=
+              pointee_bytes(u->globals[sg].pointee)) {
+        found = i;
+        snprintf(why, n_why, "assigns pointer global '%s' (elements of "
+                 "%lld bytes) the memory of '%s' (elements of %lld bytes); "
+                 "fieldgraph aliases pointer globals whose elements have "
+                 "the same size", u->globals[d].name,
+                 (long long)pointee_bytes(u->globals[d].pointee),
+                 u->globals[sg].name,
+                 (long long)pointee_bytes(u->globals[sg].pointee));
+      } else if (end >= 0) {
+        i = end;                /* P = Q; P = (T *)Q; P = NULL; */
+      } else if ((d = ptr_global_at(u, g, i)) >= 0) {
+        found = i;
+        snprintf(why, n_why, "%s", u->globals[d].host_why);
+      }
+    }
+  }
+  free(seen);
+  return found;
+}

@@ -490,6 +490,18 @@ typedef struct fgr_mwrite {
 /* Whether token i, a pointer of pointee t, starts a member write. */
 bool fgr_ptr_mwrite(const fgr_unit *u, int i, const fgr_type *t,
                     fgr_mwrite *w);
+/* Whether token i starts a statement of f's own body (not nested) that
+ * gives pointer global P another's memory: P = Q;, P = (T *)Q; (the
+ * same bytes read as T) or P = NULL; (0): the ';' after it, P's global
+ * index in *dst, Q's in *src (-1 for NULL); else -1.  Invokables on the
+ * host run these (rs-host/host.c: P then follows Q's binding). */
+int fgr_ptr_alias(const fgr_unit *u, const fgr_func *f, int i, int *dst,
+                  int *src);
+/* The first use of a pointer global by invokable f or what it calls that
+ * the host cannot run (anything but f's own fgr_ptr_alias statements
+ * between elements of one size): its token, why in why; -1 when none. */
+int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
+                     size_t n_why);
 /* Whether token i names a view parameter or a view local (a value of
  * type fgk_rs_view in the kernel) rather than a pointer global. */
 bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i);

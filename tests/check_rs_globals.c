@@ -691,12 +691,14 @@ START_TEST(test_rs_globals_pointer_views) {
 }
 END_TEST
 
-/* structptr.rs: a struct pointer global over a float4 buffer the host
- * binds (Refocus's pattern): unpack writes members at computed indices,
+/* structptr.rs: a static struct pointer that an invokable gives a float4
+ * buffer the host binds, by a cast (Refocus's pattern): unpack writes
+ * members at computed indices,
  * mark reads a neighbour's and updates members (+=, ++, *=, -=, through a
  * helper too), pack reads them through a helper and a const pointer local,
  * and a struct of ints over an int3 field; the buffer afterwards holds
- * exactly what plain C does to an array of the same struct. */
+ * exactly what plain C does to an array of the same struct, and the
+ * float4 buffer global reads the same field. */
 typedef struct spix {
   float red, green, blue;
   uint8_t depth, active, matte, dilated;
@@ -726,7 +728,12 @@ START_TEST(test_rs_globals_struct_pointers) {
   ck_assert_msg(strstr(fg_rs_script_errmsg(s), "field 'gain' is f32[1], 4 "
                        "bytes a point; the pointer global reads struct Pixel, "
                        "16 bytes"), "%s", fg_rs_script_errmsg(s));
-  ck_assert_int_eq(fg_rs_bind_allocation(s, "pixels", fb), FG_OK);
+  /* pixels = (Pixel_t *)buffer; on the host: pixels follows buffer's
+   * binding, made before or after */
+  ck_assert_msg(fg_rs_call(s, "setup") == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "buffer", fb), FG_OK);
+  ck_assert_ptr_eq(fg_rs_allocation_field(s, "pixels"), fb);
   ck_assert_int_eq(fg_rs_bind_allocation(s, "info", fi), FG_OK);
   ck_assert_int_eq(fg_rs_bind_allocation(s, "gain", fg), FG_OK);
   ck_assert_msg(fg_rs_map(g, s, "unpack", 1, &fin, NULL), "%s",
@@ -735,7 +742,9 @@ START_TEST(test_rs_globals_struct_pointers) {
                 fg_graph_errmsg(g));
   fg_rs_launch lw = {.shape = fg_shape1(W)};
   fg_output(g, "packed", fg_rs_map(g, s, "pack", 0, NULL, &lw));
-  fg_output(g, "pixels_out", fg_rs_allocation_field(s, "pixels"));
+  ck_assert_ptr_eq(fg_rs_allocation_field(s, "pixels"),
+                   fg_rs_allocation_field(s, "buffer"));
+  fg_output(g, "pixels_out", fg_rs_allocation_field(s, "buffer"));
   ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
   tu_run(g, 4, (const void *[]){in, buf0, info, &gain}, 2,
          (void *[]){got, buf});
@@ -773,9 +782,9 @@ START_TEST(test_rs_globals_struct_pointers) {
   static const struct {
     const char *kernel, *msg;
   } bad[] = {
-    {"badDivide", "structptr.rs:74:6: fg_rs_map 'structptr.badDivide': "
+    {"badDivide", "structptr.rs:84:6: fg_rs_map 'structptr.badDivide': "
                   "pointer global 'pixels' is used as fieldgraph does not"},
-    {"badWhole", "structptr.rs:79:5: fg_rs_map 'structptr.badWhole': the "
+    {"badWhole", "structptr.rs:89:5: fg_rs_map 'structptr.badWhole': the "
                  "struct that 'pixels' points to is updated whole"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
@@ -786,6 +795,30 @@ START_TEST(test_rs_globals_struct_pointers) {
                   fg_graph_errmsg(g));
     fg_graph_free(g);
   }
+  ck_assert_int_eq(fg_rs_call(s, "badAlias"), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:95:5: "
+                       "fg_rs_call 'structptr.badAlias': assigns pointer "
+                       "global 'floats' (elements of 4 bytes) the memory "
+                       "of 'buffer' (elements of 16 bytes)"), "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_call(s, "condAlias", 1), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:100:9: "
+                       "fg_rs_call 'structptr.condAlias': reads or writes "
+                       "through pointer global 'pixels'"), "%s",
+                fg_rs_script_errmsg(s));
+  /* pixels = NULL; unbinds it, and buffer keeps its field */
+  ck_assert_msg(fg_rs_call(s, "drop") == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_ptr_null(fg_rs_allocation_field(s, "pixels"));
+  g = fg_graph_new("dropped");
+  fg_field *fb2 = fg_input(g, "buf", fg_type_vector(FG_F32, fg_shape1(W),
+                                                    4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "buffer", fb2), FG_OK);
+  ck_assert_ptr_null(fg_rs_map(g, s, "pack", 0, NULL, &lw));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "the kernel reads pointer "
+                       "global 'pixels', which is not bound"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
   fg_rs_script_free(s);
 }
 END_TEST

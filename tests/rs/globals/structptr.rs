@@ -1,11 +1,12 @@
 // Pointer globals of struct pointee, as Refocus's layered filter uses
 // them: a struct of float and uchar members over a float4 buffer that the
-// host binds, members written at computed indices through p + i, p[i].m,
+// host binds, which an invokable gives a static struct pointer (by a
+// cast), members written at computed indices through p + i, p[i].m,
 // (p + i)->m and pointer locals (one declared NULL and given p - 1
 // later), struct pointers passed to helpers that read and write members,
 // a second kernel reading what the first left; a struct of ints read
 // through an offset; a number pointer global declared = NULL.  The
-// kernels at the end are refused at their lines.
+// kernels and invokables at the end are refused at their lines.
 #pragma version(1)
 #pragma rs java_package_name(com.example.structptr)
 
@@ -25,7 +26,8 @@ typedef struct Info {
     int ry;
 } Info_t;
 
-Pixel_t *pixels = NULL;
+float4 *buffer = NULL;
+static Pixel_t *pixels = NULL;
 Info_t *info;
 float *gain = NULL;
 int width;
@@ -37,6 +39,14 @@ static void activate(Pixel_t *p, int m) {
 
 static float lum(const Pixel_t *p) {
     return p->red + p->green * 2.f + p->blue * 4.f;
+}
+
+void setup(void) {
+    pixels = (Pixel_t *)buffer;
+}
+
+void drop(void) {
+    pixels = NULL;
 }
 
 void RS_KERNEL unpack(uchar4 in, uint32_t x) {
@@ -77,4 +87,15 @@ void RS_KERNEL badDivide(uchar4 in, uint32_t x) {
 void RS_KERNEL badWhole(uchar4 in, uint32_t x) {
     Pixel_t p = pixels[0];
     pixels[x] += p;
+}
+
+static float *floats;
+
+void badAlias(void) {
+    floats = (float *)buffer;
+}
+
+void condAlias(int c) {
+    if (c)
+        pixels = (Pixel_t *)buffer;
 }
