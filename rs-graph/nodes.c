@@ -452,9 +452,9 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                        fg_type_str(field->type, ts, sizeof ts),
                        (long long)pbytes, pt->name, (long long)pt->size);
   }
-  if (field && pt && pt->kind != FGR_STRUCT && (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
-                      fg_type_tensor_elements(field->type) !=
-                          (pbool ? 1 : pt->width))) {
+  if (field && pt && pt->kind != FGR_STRUCT &&
+      (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
+       fg_type_tensor_elements(field->type) != (pbool ? 1 : pt->width))) {
     char ts[128];
     return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
                        "'%s' is %s; the pointer global reads %s", global,

@@ -1194,6 +1194,13 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
     }
     if (!input && t && pointer_mwrite(w, f, i, t))
       continue;
+    int r = !input && t ? fgr_ptr_compare(u, f, i) : -1;
+    if (r >= 0) {               /* q != r: their places in the field */
+      add_text(w, &w->close[i + 1], ".o", true);
+      add_text(w, &w->close[r + 1], ".o", true);
+      i = r;
+      continue;
+    }
     if (!input && t && pointer_view(w, f, i, t))
       continue;
     if (!input && t && pointer_deref(w, f, i, t))
@@ -1576,6 +1583,35 @@ static const char *param_space_at(const rw *w, const fgr_func *f, int p,
   return sp;
 }
 
+/* The global whose memory argument tokens [a, j) point into: an array
+ * g or g.m (.n...), an array member of a struct global (Refocus passes
+ * g_camera_response.lut_remove_crf_float to a helper), or &g, &g.m (its
+ * &g_target_layer); -1 otherwise. */
+static int global_memory_arg(const fgr_unit *u, int a, int j) {
+  bool addr = fgr_tok_is(u, a, "&");
+  a += addr;
+  if (a >= j)
+    return -1;
+  int len;
+  const char *t = fgr_tok_text(u, a, &len);
+  int g = find_global_index(u, t, len);
+  if (g < 0)
+    return -1;
+  const fgr_type *ty = u->globals[g].type;
+  int i = a + 1;
+  while (i + 1 < j && fgr_tok_is(u, i, ".") && ty->kind == FGR_STRUCT) {
+    const fgr_type *mt = NULL;
+    for (int k = 0; k < ty->n_members && !mt; k++)
+      if (ty->members[k].name && fgr_tok_is(u, i + 1, ty->members[k].name))
+        mt = ty->members[k].type;
+    if (!mt)
+      return -1;
+    ty = mt;
+    i += 2;
+  }
+  return i == j && (addr || ty->kind == FGR_ARRAY) ? g : -1;
+}
+
 static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
                                     int depth) {
   const fgr_unit *u = w->u;
@@ -1600,9 +1636,7 @@ static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
         if (j < rp && !fgr_tok_is(u, j, ","))
           continue;
         if (n++ == p) {
-          int len;
-          const char *t = fgr_tok_text(u, a, &len);
-          int g = j == a + 1 ? find_global_index(u, t, len) : -1;
+          int g = global_memory_arg(u, a, j);
           bool hidden = false;
           for (int q = 0; q < c->n_params && !hidden; q++)
             hidden = c->params[q].name && fgr_tok_is(u, a, c->params[q].name);
@@ -1614,8 +1648,7 @@ static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
             if (c->params[q].name && c->params[q].ptr == 1 &&
                 !c->params[q].view && fgr_tok_is(u, a, c->params[q].name))
               lsp = param_space_at(w, c, q, depth + 1);
-          if (!lsp && (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
-                       u->globals[g].type->kind != FGR_ARRAY))
+          if (!lsp && (g < 0 || hidden || u->globals[g].alloc_index >= 0))
             return NULL;
           const char *sp = lsp ? (strstr(lsp, "__global") ? "__global "
                                                           : "__constant ")
@@ -1646,8 +1679,10 @@ static void mark_params(rw *w, const fgr_func *f) {
   }
   for (int p = 0; p < f->n_params && w->cl && !f->is_kernel; p++) {
     const fgr_param *q = &f->params[p];
-    const char *sp = q->ptr == 1 && !q->view ? param_space_at(w, f, p, 0)
-                                             : NULL;
+    /* a pointer, or an array parameter (float lut[N], a pointer too) */
+    bool ptr = (q->ptr == 1 && !q->view) ||
+               (q->ptr == 0 && q->type->kind == FGR_ARRAY);
+    const char *sp = ptr ? param_space_at(w, f, p, 0) : NULL;
     if (sp && (!w->pre[q->spec0] || !strcmp(w->pre[q->spec0], sp)))
       w->pre[q->spec0] = sp;
   }

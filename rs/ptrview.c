@@ -631,6 +631,9 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
       fgr_mwrite mw;
       if (t && fgr_ptr_mwrite(u, i, t, &mw))
         continue;               /* p->m = v, p[e].m += v... */
+      if (t && (fgr_ptr_compare(u, fn, i) >= 0 ||
+                fgr_ptr_compare(u, fn, i - 2) >= 0))
+        continue;               /* q != r */
       /* a struct is read and set whole, never updated */
       if (t && t->kind == FGR_STRUCT &&
           ((fgr_ptr_write(u, i, &c) && !fgr_tok_is(u, c + 1, "=")) ||
@@ -802,4 +805,24 @@ int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
   }
   free(seen);
   return found;
+}
+
+int fgr_ptr_compare(const fgr_unit *u, const fgr_func *f, int i) {
+  static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", NULL};
+  bool op = false;
+  for (int k = 0; ops[k] && !op; k++)
+    op = fgr_tok_is(u, i + 1, ops[k]);
+  if (!op || !fgr_ptr_is_view(u, f, i) || !fgr_ptr_is_view(u, f, i + 2))
+    return -1;
+  /* whole operands: nothing binding tighter on either side */
+  static const char *const before[] = {"(", ";", ",", "&&", "||", "!", "?",
+                                       ":", "=", "return", NULL};
+  static const char *const after[] = {")", ";", ",", "&&", "||", "?", ":",
+                                      NULL};
+  bool b = false, a = false;
+  for (int k = 0; before[k] && !b; k++)
+    b = fgr_tok_is(u, i - 1, before[k]);
+  for (int k = 0; after[k] && !a; k++)
+    a = fgr_tok_is(u, i + 3, after[k]);
+  return a && b ? i + 2 : -1;
 }

@@ -502,6 +502,10 @@ int fgr_ptr_alias(const fgr_unit *u, const fgr_func *f, int i, int *dst,
  * between elements of one size): its token, why in why; -1 when none. */
 int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
                      size_t n_why);
+/* Whether token i starts a comparison of two views (view locals or
+ * parameters) of one field, q != r, q == r, q < r..., as a whole operand:
+ * the second view's token; else -1. */
+int fgr_ptr_compare(const fgr_unit *u, const fgr_func *f, int i);
 /* Whether token i names a view parameter or a view local (a value of
  * type fgk_rs_view in the kernel) rather than a pointer global. */
 bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i);

@@ -269,8 +269,8 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
         fgr_find_global(s->u, d.name) >= 0)
       fgr_scan_fail(s, d.name_tok, "redefinition of '%s'", d.name);
     fgr_global *g = NULL;
-    /* `const T *p;` bound like an allocation (T a number or vector, or
-     * bool: a field of bytes, as Android's BOOLEAN Element) */
+    /* `const T *p;` or `T *p = NULL;` bound like an allocation
+     * (ptr_pointee) */
     bool null = is(s, s->i, "=") && null_init(s, s->i + 1);
     bool ptr_alloc = d.ptr == 1 && ptr_pointee(d.type) &&
                      (!is(s, s->i, "=") || null);

@@ -713,7 +713,7 @@ START_TEST(test_rs_globals_struct_pointers) {
   uint8_t *in = pattern(W, 1);
   in[4 * 3 + 3] = 200;          /* some points marked, some not */
   in[4 * 4 + 3] = 20;
-  float buf0[4 * W], gain = 0.75f, got[W];
+  float buf0[4 * W], gain = 0.75f, got[W], rows[W / 3], lay[W];
   for (int i = 0; i < 4 * W; i++)
     buf0[i] = -1.f - (float)i;
   int32_t info[6] = {3, 7, -2, 4, 9, 11};
@@ -742,12 +742,15 @@ START_TEST(test_rs_globals_struct_pointers) {
                 fg_graph_errmsg(g));
   fg_rs_launch lw = {.shape = fg_shape1(W)};
   fg_output(g, "packed", fg_rs_map(g, s, "pack", 0, NULL, &lw));
+  fg_rs_launch l3 = {.shape = fg_shape1(W / 3)};
+  fg_output(g, "rows", fg_rs_map(g, s, "rowSum", 0, NULL, &l3));
+  fg_output(g, "layered", fg_rs_map(g, s, "layered", 0, NULL, &lw));
   ck_assert_ptr_eq(fg_rs_allocation_field(s, "pixels"),
                    fg_rs_allocation_field(s, "buffer"));
   fg_output(g, "pixels_out", fg_rs_allocation_field(s, "buffer"));
   ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
-  tu_run(g, 4, (const void *[]){in, buf0, info, &gain}, 2,
-         (void *[]){got, buf});
+  tu_run(g, 4, (const void *[]){in, buf0, info, &gain}, 4,
+         (void *[]){got, rows, lay, buf});
   fg_graph_free(g);
   spix want[W];
   for (int x = 0; x < W; x++) {
@@ -777,14 +780,30 @@ START_TEST(test_rs_globals_struct_pointers) {
     ck_assert_msg(got[x] == w, "pack[%d] = %g, want %g", x,
                   (double)got[x], (double)w);
   }
+  int n_on = 0;
+  for (int x = 0; x < W; x++) {
+    int d = want[x].depth, k = (int)(want[x].red * 4.f) & 3;
+    n_on += d >= 20 && d <= 40;
+    float w = d >= 20 && d <= 40 ? (float)k * 0.5f + 1.f : -1.f;
+    ck_assert_msg(lay[x] == w, "layered[%d] = %g, want %g", x,
+                  (double)lay[x], (double)w);
+  }
+  ck_assert(n_on > 0 && n_on < W);        /* both branches taken */
+  for (int x = 0; x < W / 3; x++) {
+    float w = 0.f;
+    for (int i = 0; i < 3; i++)
+      w += want[3 * x + i].red;
+    ck_assert_msg(rows[x] == w, "rowSum[%d] = %g, want %g", x,
+                  (double)rows[x], (double)w);
+  }
   free(in);
   /* refused at their lines; the rest of the script ran above */
   static const struct {
     const char *kernel, *msg;
   } bad[] = {
-    {"badDivide", "structptr.rs:84:6: fg_rs_map 'structptr.badDivide': "
+    {"badDivide", "structptr.rs:95:6: fg_rs_map 'structptr.badDivide': "
                   "pointer global 'pixels' is used as fieldgraph does not"},
-    {"badWhole", "structptr.rs:89:5: fg_rs_map 'structptr.badWhole': the "
+    {"badWhole", "structptr.rs:100:5: fg_rs_map 'structptr.badWhole': the "
                  "struct that 'pixels' points to is updated whole"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
@@ -796,13 +815,13 @@ START_TEST(test_rs_globals_struct_pointers) {
     fg_graph_free(g);
   }
   ck_assert_int_eq(fg_rs_call(s, "badAlias"), FG_ENOTSUP);
-  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:95:5: "
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:106:5: "
                        "fg_rs_call 'structptr.badAlias': assigns pointer "
                        "global 'floats' (elements of 4 bytes) the memory "
                        "of 'buffer' (elements of 16 bytes)"), "%s",
                 fg_rs_script_errmsg(s));
   ck_assert_int_eq(fg_rs_call(s, "condAlias", 1), FG_ENOTSUP);
-  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:100:9: "
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:111:9: "
                        "fg_rs_call 'structptr.condAlias': reads or writes "
                        "through pointer global 'pixels'"), "%s",
                 fg_rs_script_errmsg(s));

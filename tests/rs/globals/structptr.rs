@@ -41,8 +41,19 @@ static float lum(const Pixel_t *p) {
     return p->red + p->green * 2.f + p->blue * 4.f;
 }
 
+typedef struct Layer {
+    int front, back;
+    float lut[4];
+} Layer_t;
+
+static Layer_t layer;
+
 void setup(void) {
     pixels = (Pixel_t *)buffer;
+    layer.front = 40;
+    layer.back = 20;
+    for (int i = 0; i < 4; i++)
+        layer.lut[i] = i * 0.5f + 1.f;
 }
 
 void drop(void) {
@@ -98,4 +109,29 @@ void badAlias(void) {
 void condAlias(int c) {
     if (c)
         pixels = (Pixel_t *)buffer;
+}
+
+// a walk over a row, as Refocus's integral image: views compared
+float RS_KERNEL rowSum(uint32_t x) {
+    const Pixel_t *p = pixels + x * 3;
+    const Pixel_t *last = p + 3;
+    float s = 0.f;
+    for (; p != last; p++)
+        s += p->red;
+    return s;
+}
+
+// a static struct's address and array member given to helpers (OpenCL:
+// pointers into the globals block)
+static bool onLayer(int d, const Layer_t *l) {
+    return d >= l->back && d <= l->front;
+}
+
+static float lookup(float v, float lut[4]) {
+    return lut[(int)v & 3];
+}
+
+float RS_KERNEL layered(uint32_t x) {
+    return onLayer(pixels[x].depth, &layer) ?
+           lookup(pixels[x].red * 4.f, layer.lut) : -1.f;
 }
