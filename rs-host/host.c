@@ -100,12 +100,16 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok) {
   }
   /* a pointer global's elements are those of the field bound to it; the
    * host only gives one another's memory (fgr_ptr_alias, host_aliases) */
-  char why[512];
-  t = fgr_ptr_host_use(u, f, why, sizeof why);
+  char buf[512];
+  const char *why = NULL;
+  t = fgr_ptr_host_use(u, f, &why, buf, sizeof buf);
   if (t >= 0) {
     *tok = t;
-    const char *w = fgu_arena_strdup(&((fgr_unit *)u)->arena, why);
-    return w ? w : "out of memory";
+    if (why != buf)
+      return why;
+    /* kept with the unit: a caller may hold the message */
+    why = fgu_arena_strdup(&((fgr_unit *)u)->arena, buf);
+    return why ? why : "out of memory";
   }
   return NULL;
 }

@@ -26,7 +26,8 @@
  *    bound field;
  *  - reads and writes through a pointer global (p[e], p[e] = v, +=, ++)
  *    become calls on the field bound to it (fgk_rs_ptr_T, fgk_rs_pst_T,
- *    fgk_rs_padd_T, fgk_rs_pmul_T);
+ *    fgk_rs_padd_T, fgk_rs_pmul_T; a struct's member p->m = v a write
+ *    of the member's type at its offset, pointer_mwrite);
  *  - RS_KERNEL and __attribute__((kernel)) disappear, .r .g .b .a become
  *    .x .y .z .w, and a vector literal (float4){ v } of one value splats
  *    it (what the reference's greyscale kernel means; OpenCL C rejects it

@@ -68,13 +68,26 @@ static bool closes_prefix(const fgr_unit *u, int t) {
   return true;
 }
 
+bool fgr_member_assigned(const fgr_unit *u, int t) {
+  while (t < u->n_toks) {
+    if ((fgr_tok_is(u, t, ".") || fgr_tok_is(u, t, "->")) &&
+        t + 1 < u->n_toks && u->toks[t + 1].kind == FGR_T_IDENT)
+      t += 2;
+    else if (fgr_tok_is(u, t, "[") && u->match[t] > t)
+      t = u->match[t] + 1;
+    else
+      break;
+  }
+  return fgr_assign_op(u, t);
+}
+
 bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
   if (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
     return false;
   if (fgr_tok_is(u, i + 1, "->") && !fgr_tok_is(u, i - 1, "&") &&
       !fgr_tok_is(u, i - 1, "++") && !fgr_tok_is(u, i - 1, "--") &&
       i + 2 < u->n_toks && u->toks[i + 2].kind == FGR_T_IDENT &&
-      !fgr_assign_op(u, i + 3)) {
+      !fgr_member_assigned(u, i + 1)) {
     *deref = i + 1;                             /* p->m, read */
     *write = false;
     return true;
@@ -770,8 +783,8 @@ int fgr_ptr_alias(const fgr_unit *u, const fgr_func *f, int i, int *dst,
   return j + 1;
 }
 
-int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
-                     size_t n_why) {
+int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f,
+                     const char **why, char *buf, size_t n_buf) {
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
   if (!seen)
     return -1;
@@ -788,7 +801,8 @@ int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
           pointee_bytes(u->globals[d].pointee) !=
               pointee_bytes(u->globals[sg].pointee)) {
         found = i;
-        snprintf(why, n_why, "assigns pointer global '%s' (elements of "
+        *why = buf;
+        snprintf(buf, n_buf, "assigns pointer global '%s' (elements of "
                  "%lld bytes) the memory of '%s' (elements of %lld bytes); "
                  "fieldgraph aliases pointer globals whose elements have "
                  "the same size", u->globals[d].name,
@@ -799,7 +813,7 @@ int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
         i = end;                /* P = Q; P = (T *)Q; P = NULL; */
       } else if ((d = ptr_global_at(u, g, i)) >= 0) {
         found = i;
-        snprintf(why, n_why, "%s", u->globals[d].host_why);
+        *why = u->globals[d].host_why;
       }
     }
   }

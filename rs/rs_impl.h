@@ -134,9 +134,10 @@ typedef struct fgr_param {
   bool is_const;
   int tok;                      /* the name's token (or the type's) */
   int spec0;                    /* first token of its specifiers */
-  bool view;                    /* a pointer to a number that calls give a
-                                   pointer global p or p + e: a view of
-                                   the field bound to it (ptrview.c) */
+  bool view;                    /* a pointer to a number or struct that
+                                   calls give a pointer global p or p + e:
+                                   a view of the field bound to it
+                                   (ptrview.c) */
   bool view_written;            /* a view the function writes through */
 } fgr_param;
 
@@ -182,9 +183,11 @@ typedef struct fgr_global {
   int64_t offset;               /* in c_values (and the block, when
                                    buffered) */
   int alloc_index;              /* rs_allocation: its binding slot, else -1 */
-  const fgr_type *pointee;      /* a pointer global `const T *p`, bound
-                                   like an rs_allocation and read as p[i]
-                                   (fgr_ptr_read): T; else NULL */
+  const fgr_type *pointee;      /* a pointer global `const T *p` (or
+                                   `= NULL`), bound like an rs_allocation
+                                   and read as p[i] (fgr_ptr_read): T, a
+                                   number, vector, bool or struct; else
+                                   NULL */
   const char *host_why;         /* a pointer global: why invokables on the
                                    host cannot use it (rs-host/host.c) */
   int tok;                      /* the name's token */
@@ -447,6 +450,9 @@ bool fgr_assign_op(const fgr_unit *u, int t);
  * identifier that is no statement keyword (return...), a literal, ')' or
  * ']'. */
 bool fgr_operand_end(const fgr_unit *u, int t);
+/* Whether the member accesses from token t (.m, ->m, [e], any number)
+ * end in an assignment operator: a write, no read. */
+bool fgr_member_assigned(const fgr_unit *u, int t);
 /* Whether token i, naming a pointer, is *p or p->m (*deref: the '*' or
  * the '->'), read, or *p = v, +=, -=, *= (*write). */
 bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write);
@@ -499,9 +505,10 @@ int fgr_ptr_alias(const fgr_unit *u, const fgr_func *f, int i, int *dst,
                   int *src);
 /* The first use of a pointer global by invokable f or what it calls that
  * the host cannot run (anything but f's own fgr_ptr_alias statements
- * between elements of one size): its token, why in why; -1 when none. */
-int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f, char *why,
-                     size_t n_why);
+ * between elements of one size): its token, and in *why the global's
+ * host_why or buf (n_buf bytes) with a message; -1 when none. */
+int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f,
+                     const char **why, char *buf, size_t n_buf);
 /* Whether token i starts a comparison of two views (view locals or
  * parameters) of one field, q != r, q == r, q < r..., as a whole operand:
  * the second view's token; else -1. */

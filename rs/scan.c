@@ -941,7 +941,7 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
     return false;
   if (fgr_tok_is(u, i + 1, "[")) {           /* p[e] */
     int c = u->match[i + 1];
-    if (c < 0 || fgr_assign_op(u, c + 1))
+    if (c < 0 || fgr_member_assigned(u, c + 1))
       return false;
     *open = i + 1;
     *close = c;
@@ -960,7 +960,7 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
     if (fgr_operand_end(u, i - 3))
       return false;
     *deref = i - 2;
-  } else if (fgr_tok_is(u, c + 1, "->") && !fgr_assign_op(u, c + 3)) {
+  } else if (fgr_tok_is(u, c + 1, "->") && !fgr_member_assigned(u, c + 1)) {
     *deref = c + 1;
   } else {
     return false;

@@ -838,6 +838,58 @@ START_TEST(test_rs_globals_struct_pointers) {
                        "global 'pixels', which is not bound"), "%s",
                 fg_graph_errmsg(g));
   fg_graph_free(g);
+  /* a float3 member (16 bytes, RenderScript's layout) and a struct
+   * member, over a field of 32-byte points */
+  typedef struct {
+    float pos[4] __attribute__((aligned(16)));
+    int32_t id;
+    float w;
+    int32_t n;
+  } particle;
+  ck_assert_uint_eq(sizeof(particle), 32);
+  particle pt0[W], pt[W];
+  float pin[W];
+  memset(pt0, 0, sizeof pt0);
+  for (int x = 0; x < W; x++) {
+    for (int k = 0; k < 4; k++)
+      pt0[x].pos[k] = (float)(x * 4 + k) * 0.5f;
+    pt0[x].id = -1;
+    pt0[x].w = 9.f;
+    pt0[x].n = 100 + x;
+    pin[x] = 0.25f * (float)x - 1.f;
+  }
+  g = fg_graph_new("particles");
+  fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
+  fg_field *fp = fg_input(g, "parts", fg_type_vector(FG_U64, fg_shape1(W),
+                                                     4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "parts", fp), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "move", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "parts_out", fg_rs_allocation_field(s, "parts"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 2, (const void *[]){pin, pt0}, 1, (void *[]){pt});
+  fg_graph_free(g);
+  for (int x = 0; x < W; x++) {
+    particle wp = pt0[x];
+    for (int k = 0; k < 3; k++)
+      wp.pos[k] += pin[x];
+    wp.n += 2;
+    wp.w = wp.pos[1];
+    wp.id = x * 3;
+    for (int k = 0; k < 3; k++)
+      ck_assert_msg(pt[x].pos[k] == wp.pos[k], "pos[%d].%d", x, k);
+    ck_assert_int_eq(pt[x].id, wp.id);
+    ck_assert_int_eq(pt[x].n, wp.n);
+    ck_assert_msg(pt[x].w == wp.w, "w[%d] = %g", x, (double)pt[x].w);
+  }
+  g = fg_graph_new("swizzle");
+  fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "badSwizzle", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "structptr.rs:163:5: fg_rs_map "
+                       "'structptr.badSwizzle': pointer global 'parts' is "
+                       "used as fieldgraph does not"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
   fg_rs_script_free(s);
 }
 END_TEST

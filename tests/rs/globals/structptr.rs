@@ -135,3 +135,30 @@ float RS_KERNEL layered(uint32_t x) {
     return onLayer(pixels[x].depth, &layer) ?
            lookup(pixels[x].red * 4.f, layer.lut) : -1.f;
 }
+
+// a struct holding a float3 (16 bytes, as a float4) and a struct member:
+// the vector member set whole, the nested one's members updated
+typedef struct Meta {
+    float w;
+    int n;
+} Meta_t;
+
+typedef struct Particle {
+    float3 pos;
+    int id;
+    Meta_t meta;
+} Particle_t;
+
+Particle_t *parts;
+
+void RS_KERNEL move(float in, uint32_t x) {
+    Particle_t *p = parts + x;
+    p->pos = p->pos + in;
+    p->meta.n += 2;
+    parts[x].meta.w = p->pos.y;
+    (parts + x)->id = x * 3;
+}
+
+void RS_KERNEL badSwizzle(float in, uint32_t x) {
+    parts[x].pos.x = in;
+}
