@@ -440,9 +440,21 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                        global, field->name);
   const fgr_type *pt = s->u->globals[k].pointee;
   bool pbool = pt && pt->kind == FGR_BOOL;     /* bytes 0 and 1 */
-  if (field && pt && (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
-                      fg_type_tensor_elements(field->type) !=
-                          (pbool ? 1 : pt->width))) {
+  /* a struct: any field whose points are the struct's bytes (float4 for
+   * a struct of 16, as Java binds an Allocation of another Element) */
+  int64_t pbytes = field ? (int64_t)fg_elem_size(field->type.elem) *
+                               fg_type_tensor_elements(field->type) : 0;
+  if (field && pt && pt->kind == FGR_STRUCT && pbytes != pt->size) {
+    char ts[128];
+    return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
+                       "'%s' is %s, %lld bytes a point; the pointer global "
+                       "reads %s, %lld bytes", global, field->name,
+                       fg_type_str(field->type, ts, sizeof ts),
+                       (long long)pbytes, pt->name, (long long)pt->size);
+  }
+  if (field && pt && pt->kind != FGR_STRUCT &&
+      (field->type.elem != (pbool ? FG_U8 : pt->elem) ||
+       fg_type_tensor_elements(field->type) != (pbool ? 1 : pt->width))) {
     char ts[128];
     return script_fail(s, FG_ETYPE, "fg_rs_bind_allocation '%s': field "
                        "'%s' is %s; the pointer global reads %s", global,
@@ -450,6 +462,7 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
                        pt->name);
   }
   fgr_binding *b = &s->bound[s->u->globals[k].alloc_index];
+  b->alias = 0;                 /* its own binding now */
   fg__alive *alive = field ? fg__graph_alive(field->graph) : NULL;
   if (field && !alive)
     return script_fail(s, FG_ENOMEM, "fg_rs_bind_allocation '%s': out of "
@@ -460,6 +473,17 @@ fg_status fg_rs_bind_allocation(fg_rs_script *s, const char *global,
   snprintf(b->name, sizeof b->name, "%s", field ? field->name : "");
   s->errmsg[0] = 0;
   return FG_OK;
+}
+
+/* Binds field, the copy a launch wrote through global k, where k's
+ * binding is: to the global whose binding k follows (fgr_binding.alias),
+ * so both read it next. */
+static fg_status rebind(fg_rs_script *s, int k, fg_field *field) {
+  int root = fgr_bound_root(s, s->u->globals[k].alloc_index);
+  for (int j = 0; j < s->u->n_globals; j++)
+    if (s->u->globals[j].alloc_index == root)
+      k = j;
+  return fg_rs_bind_allocation(s, s->u->globals[k].name, field);
 }
 
 bool fgr_type_carrier(const fgr_type *t, fgk_type *out) {
@@ -1497,7 +1521,7 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
     return is_void ? copy : r;
   }
   /* later launches read (and fg_rs_allocation_field returns) the copy */
-  if (fg_rs_bind_allocation(s, u->globals[wg].name, copy) != FG_OK)
+  if (rebind(s, wg, copy) != FG_OK)
     return fg__fail(g, FG_EINVAL, "%s: %s", l.what, s->errmsg);
   return is_void ? copy : r;
 }
@@ -1672,7 +1696,7 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
   if (!written)
     return FG_OK;
   r = r->producer->out[aout];
-  if (wa >= 0 && fg_rs_bind_allocation(s, u->globals[wg].name, r) != FG_OK) {
+  if (wa >= 0 && rebind(s, wg, r) != FG_OK) {
     fg__fail(g, FG_EINVAL, "%s: %s", what, s->errmsg);
     return g->status;
   }

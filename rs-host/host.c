@@ -98,15 +98,18 @@ const char *fgr_host_why(const fgr_unit *u, const fgr_func *f, int *tok) {
              "cannot do on the host";
     }
   }
-  /* a pointer global's elements are those of the field bound to it */
-  for (int k = 0; k < u->n_globals; k++) {
-    if (!u->globals[k].pointee)
-      continue;
-    t = fgr_func_mention(u, f, u->globals[k].name, false);
-    if (t >= 0) {
-      *tok = t;
-      return u->globals[k].host_why;
-    }
+  /* a pointer global's elements are those of the field bound to it; the
+   * host only gives one another's memory (fgr_ptr_alias, host_aliases) */
+  char buf[512];
+  const char *why = NULL;
+  t = fgr_ptr_host_use(u, f, &why, buf, sizeof buf);
+  if (t >= 0) {
+    *tok = t;
+    if (why != buf)
+      return why;
+    /* kept with the unit: a caller may hold the message */
+    why = fgu_arena_strdup(&((fgr_unit *)u)->arena, buf);
+    return why ? why : "out of memory";
   }
   return NULL;
 }
@@ -399,6 +402,30 @@ void fgr_host_free(fg_rs_script *s) {
   s->host = NULL;
 }
 
+/* What f's own statements P = Q; P = (T *)Q; and P = NULL;
+ * (fgr_ptr_alias) leave, in their order: P follows Q's binding (a launch
+ * writing through either makes the field both then read, as C's pointers
+ * to one memory), or is unbound. */
+static void host_aliases(fg_rs_script *s, const fgr_func *f) {
+  const fgr_unit *u = s->u;
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    int d, sg, end = fgr_ptr_alias(u, f, i, &d, &sg);
+    if (end < 0)
+      continue;
+    i = end;
+    int a = u->globals[d].alloc_index;
+    int root = sg >= 0 ? fgr_bound_root(s, u->globals[sg].alloc_index) : -1;
+    if (root == a)
+      continue;                 /* P = P, or Q follows P already */
+    fgr_binding *b = &s->bound[a];
+    fg__alive_unref(b->graph);
+    b->graph = NULL;
+    b->field = NULL;
+    b->name[0] = 0;
+    b->alias = root + 1;
+  }
+}
+
 typedef void (*host_fn)(void *globals, const void *const *args,
                         host_rt *rt);
 
@@ -442,6 +469,7 @@ fg_status fgr_host_call(fg_rs_script *s, const fgr_func *f,
                 dims, &s->dt_last};
   fn(s->u->live.bytes, args, &rt);
   free(bound);
+  host_aliases(s, f);
   return FG_OK;
 }
 

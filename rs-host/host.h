@@ -17,6 +17,10 @@ typedef struct fgr_binding {
   fg_field *field;              /* NULL: unbound */
   fg__alive *graph;             /* one reference on the field's graph's */
   char name[128];               /* the field's name, for messages */
+  int alias;                    /* 1 + the slot whose binding this one
+                                   follows (a pointer global an invokable
+                                   gave another's memory, fgr_ptr_alias;
+                                   field then NULL), or 0 */
 } fgr_binding;
 
 struct fg_rs_script {
@@ -35,10 +39,19 @@ struct fg_rs_script {
   void *message_user;
 };
 
-/* The field bound to rs_allocation global slot a, or NULL when it is
- * unbound or its graph was freed (b->graph then says which). */
+/* The slot whose binding slot a follows (fgr_binding.alias): a itself
+ * when it follows none. */
+static inline int fgr_bound_root(const fg_rs_script *s, int a) {
+  for (int n = 0; s->bound[a].alias > 0 && n < s->u->n_allocs; n++)
+    a = s->bound[a].alias - 1;
+  return a;
+}
+
+/* The field bound to rs_allocation global slot a (or to the slot it
+ * follows), or NULL when it is unbound or its graph was freed (b->graph
+ * then says which). */
 static inline fg_field *fgr_bound_field(const fg_rs_script *s, int a) {
-  const fgr_binding *b = &s->bound[a];
+  const fgr_binding *b = &s->bound[fgr_bound_root(s, a)];
   return b->field && b->graph->alive ? b->field : NULL;
 }
 

@@ -26,7 +26,8 @@
  *    bound field;
  *  - reads and writes through a pointer global (p[e], p[e] = v, +=, ++)
  *    become calls on the field bound to it (fgk_rs_ptr_T, fgk_rs_pst_T,
- *    fgk_rs_padd_T, fgk_rs_pmul_T);
+ *    fgk_rs_padd_T, fgk_rs_pmul_T; a struct's member p->m = v a write
+ *    of the member's type at its offset, pointer_mwrite);
  *  - RS_KERNEL and __attribute__((kernel)) disappear, .r .g .b .a become
  *    .x .y .z .w, and a vector literal (float4){ v } of one value splats
  *    it (what the reference's greyscale kernel means; OpenCL C rejects it
@@ -914,6 +915,15 @@ static void rewrite_atomic_gets(rw *w, const fgr_func *f) {
   }
 }
 
+/* The index in u->named that names struct t in generated code
+ * (fgk_rs_S_<mangle><index>, emit_head), or -1. */
+static int struct_index(const fgr_unit *u, const fgr_type *t) {
+  for (int k = 0; k < u->n_named; k++)
+    if (u->named[k].type == t)
+      return k;
+  return -1;
+}
+
 /* Writes the read at token i that fgr_ptr_read matched (open, close,
  * plus, deref) as fgk_rs_ptr_T(base, offset e): base replaces token i
  * (NULL keeps it), and offset, when not NULL, is added to the index. */
@@ -926,6 +936,9 @@ static const char *elem_fn(rw *w, const char *what, const fgr_type *t) {
     [FG_F64] = "double"};
   if (t->kind == FGR_BOOL)      /* a pointer global's bool: a byte */
     return fgu_arena_printf(&w->scratch, "fgk_rs_%s_uchar(", what);
+  if (t->kind == FGR_STRUCT)    /* emit_head names the struct */
+    return fgu_arena_printf(&w->scratch, "fgk_rs_%s_fgk_rs_S_%s%d(", what,
+                            w->u->mangle, struct_index(w->u, t));
   return t->width > 1
       ? fgu_arena_printf(&w->scratch, "fgk_rs_%s_%s%d(", what,
                          cname[t->elem], t->width)
@@ -1078,6 +1091,78 @@ static bool pointer_deref(rw *w, const fgr_func *f, int i,
   return true;
 }
 
+/* A member write through a struct pointer at token i (pointee t), which
+ * fgr_ptr_mwrite matched: p->m = v as fgk_rs_pst_M(fgk_rs_vmem(V,
+ * offsetof(S, m)), 0, v), M the member's type and V the view of the
+ * struct (fgk_rs_view_S(p, e) for a pointer global, p or
+ * fgk_rs_vadd_S(p, e) for a view); += v, -= v and *= v as
+ * fgk_rs_padd_M / fgk_rs_pmul_M(..., 0, v, 0), ++ and -- as (..., 0,
+ * +-1, 1).  A write outside the field is skipped, as p[e] = v's is.
+ * Whether it was. */
+static bool pointer_mwrite(rw *w, const fgr_func *f, int i,
+                           const fgr_type *t) {
+  const fgr_unit *u = w->u;
+  fgr_mwrite m;
+  if (!fgr_ptr_mwrite(u, i, t, &m))
+    return false;
+  int end = m.op + 1;
+  bool set = fgr_tok_is(u, m.op, "="), neg = fgr_tok_is(u, m.op, "-=");
+  bool incdec = fgr_tok_is(u, m.op, "++") || fgr_tok_is(u, m.op, "--");
+  if (!incdec && (end = fwd_assignment(u, m.op + 1, f->tok1)) <= m.op + 1)
+    return false;
+  bool global = !fgr_ptr_is_view(u, f, i);
+  const char *what = set ? "pst" : fgr_tok_is(u, m.op, "*=") ? "pmul"
+                                                             : "padd";
+  const char *head = fgu_arena_printf(&w->scratch, "%sfgk_rs_vmem(%s",
+                                      elem_fn(w, what, m.mt),
+                                      m.open < 0 && !global ? ""
+                                      : elem_fn(w, global ? "view" : "vadd",
+                                                t));
+  if (m.open >= 0 && fgr_tok_is(u, m.open, "(")) {     /* (p + e)->m */
+    w->rep[m.open] = head;
+    w->rep[m.plus] = fgr_tok_is(u, m.plus, "+") ? ", " : ", -";
+  } else {
+    add_text(w, &w->open[i], head, false);
+    if (m.open >= 0) {                                  /* p[e].m */
+      w->rep[m.open] = ", ";
+      w->rep[m.close] = ")";
+    } else if (global) {                                /* p->m */
+      add_text(w, &w->close[m.sel], ", 0)", true);
+    }
+  }
+  w->rep[m.sel] = fgu_arena_printf(&w->scratch,
+                                   ", __builtin_offsetof(fgk_rs_S_%s%d, ",
+                                   u->mangle, struct_index(u, t));
+  bool b = set && m.mt->kind == FGR_BOOL;               /* C's bool */
+  if (incdec) {
+    w->rep[m.op] = fgr_tok_is(u, m.op, "++") ? ")), 0, 1, 1)"
+                                             : ")), 0, -1, 1)";
+    return true;
+  }
+  w->rep[m.op] = neg ? ")), 0, -(" : b ? ")), 0, (uchar)(0 != ("
+                                       : ")), 0, ";
+  add_text(w, &w->close[end], b ? ")))" : set ? ")" : neg ? "), 0)"
+                                                         : ", 0)", false);
+  return true;
+}
+
+/* A view local declared T *q = NULL; (a struct T) as fgk_rs_view q =
+ * fgk_rs_vnull(), a view of nothing: reads give zeros, writes are
+ * skipped until q is given p + e. */
+static void null_views(rw *w, const fgr_func *f) {
+  const fgr_unit *u = w->u;
+  for (int k = 0; k < u->n_vlocals; k++) {
+    const fgr_vlocal *v = &u->vlocals[k];
+    if (!v->null || v->decl <= f->rparen || v->decl >= f->tok1)
+      continue;
+    w->pre[v->decl] = NULL;
+    w->rep[v->decl] = "fgk_rs_view";
+    for (int j = v->decl + 1; j < v->name_tok; j++)
+      w->rep[j] = "";
+    w->rep[v->init] = "fgk_rs_vnull()";
+  }
+}
+
 /* Rewrites the reads of pointer globals in f's body, p[e], *(p + e) and
  * (p + e)->m, as fgk_rs_ptr_T(p, e) (the pointer global is an
  * allocation in the environment), and of a legacy kernel's input pointer
@@ -1085,6 +1170,15 @@ static bool pointer_deref(rw *w, const fgr_func *f, int i,
 static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
   const fgr_unit *u = w->u;
   const char *in = f->legacy_in_indexed ? f->params[f->legacy_in].name : NULL;
+  null_views(w, f);
+  /* P = Q; (fgr_ptr_alias): what the host does after the call
+   * (rs-host/host.c), no code */
+  for (int i = f->rparen + 1; i < f->tok1; i++) {
+    int d, sg, end = fgr_ptr_alias(u, f, i, &d, &sg);
+    for (int j = i; j < end; j++)
+      w->rep[j] = "";
+    i = end > i ? end : i;
+  }
   for (int i = f->rparen + 1; i < f->tok1; i++) {
     const fgr_type *t = fgr_ptr_at(u, f, i);
     int open, close, plus, deref;
@@ -1098,6 +1192,15 @@ static void rewrite_pointer_reads(rw *w, const fgr_func *f) {
       /* the function's own memory given to a view parameter */
       add_text(w, &w->open[i], "fgk_rs_pview(", true);
       add_text(w, &w->close[aend], ")", false);
+    }
+    if (!input && t && pointer_mwrite(w, f, i, t))
+      continue;
+    int r = !input && t ? fgr_ptr_compare(u, f, i) : -1;
+    if (r >= 0) {               /* q != r: their places in the field */
+      add_text(w, &w->close[i + 1], ".o", true);
+      add_text(w, &w->close[r + 1], ".o", true);
+      i = r;
+      continue;
     }
     if (!input && t && pointer_view(w, f, i, t))
       continue;
@@ -1481,6 +1584,35 @@ static const char *param_space_at(const rw *w, const fgr_func *f, int p,
   return sp;
 }
 
+/* The global whose memory argument tokens [a, j) point into: an array
+ * g or g.m (.n...), an array member of a struct global (Refocus passes
+ * g_camera_response.lut_remove_crf_float to a helper), or &g, &g.m (its
+ * &g_target_layer); -1 otherwise. */
+static int global_memory_arg(const fgr_unit *u, int a, int j) {
+  bool addr = fgr_tok_is(u, a, "&");
+  a += addr;
+  if (a >= j)
+    return -1;
+  int len;
+  const char *t = fgr_tok_text(u, a, &len);
+  int g = find_global_index(u, t, len);
+  if (g < 0)
+    return -1;
+  const fgr_type *ty = u->globals[g].type;
+  int i = a + 1;
+  while (i + 1 < j && fgr_tok_is(u, i, ".") && ty->kind == FGR_STRUCT) {
+    const fgr_type *mt = NULL;
+    for (int k = 0; k < ty->n_members && !mt; k++)
+      if (ty->members[k].name && fgr_tok_is(u, i + 1, ty->members[k].name))
+        mt = ty->members[k].type;
+    if (!mt)
+      return -1;
+    ty = mt;
+    i += 2;
+  }
+  return i == j && (addr || ty->kind == FGR_ARRAY) ? g : -1;
+}
+
 static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
                                     int depth) {
   const fgr_unit *u = w->u;
@@ -1505,9 +1637,7 @@ static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
         if (j < rp && !fgr_tok_is(u, j, ","))
           continue;
         if (n++ == p) {
-          int len;
-          const char *t = fgr_tok_text(u, a, &len);
-          int g = j == a + 1 ? find_global_index(u, t, len) : -1;
+          int g = global_memory_arg(u, a, j);
           bool hidden = false;
           for (int q = 0; q < c->n_params && !hidden; q++)
             hidden = c->params[q].name && fgr_tok_is(u, a, c->params[q].name);
@@ -1519,8 +1649,7 @@ static const char *param_space_scan(const rw *w, const fgr_func *f, int p,
             if (c->params[q].name && c->params[q].ptr == 1 &&
                 !c->params[q].view && fgr_tok_is(u, a, c->params[q].name))
               lsp = param_space_at(w, c, q, depth + 1);
-          if (!lsp && (g < 0 || hidden || u->globals[g].alloc_index >= 0 ||
-                       u->globals[g].type->kind != FGR_ARRAY))
+          if (!lsp && (g < 0 || hidden || u->globals[g].alloc_index >= 0))
             return NULL;
           const char *sp = lsp ? (strstr(lsp, "__global") ? "__global "
                                                           : "__constant ")
@@ -1551,8 +1680,10 @@ static void mark_params(rw *w, const fgr_func *f) {
   }
   for (int p = 0; p < f->n_params && w->cl && !f->is_kernel; p++) {
     const fgr_param *q = &f->params[p];
-    const char *sp = q->ptr == 1 && !q->view ? param_space_at(w, f, p, 0)
-                                             : NULL;
+    /* a pointer, or an array parameter (float lut[N], a pointer too) */
+    bool ptr = (q->ptr == 1 && !q->view) ||
+               (q->ptr == 0 && q->type->kind == FGR_ARRAY);
+    const char *sp = ptr ? param_space_at(w, f, p, 0) : NULL;
     if (sp && (!w->pre[q->spec0] || !strcmp(w->pre[q->spec0], sp)))
       w->pre[q->spec0] = sp;
   }
@@ -1751,6 +1882,22 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
         put(&w, "static ");
       tokens(&w, it->tok0, it->tok1);
     }
+  }
+  /* the reads and writes of each struct through pointers (compat.c's
+   * FGK_RS_SGET), when the script has pointer globals */
+  bool ptrs = false;
+  for (int k = 0; k < u->n_globals; k++)
+    ptrs |= u->globals[k].pointee != NULL;
+  for (int k = 0; k < u->n_named && ptrs; k++) {
+    const fgr_type *t = u->named[k].type;
+    const char *sp = spell(tw, u, t);
+    if (t->kind != FGR_STRUCT || t->size <= 0 || t->has_ptr || !sp ||
+        struct_index(u, t) != k)
+      continue;
+    put(&w, w.bol ? "" : "\n");
+    fgu_buf_printf(fgk_writer_helpers(tw), "typedef %s fgk_rs_S_%s%d;\n"
+                   "FGK_RS_SGET(fgk_rs_S_%s%d)\n", sp, u->mangle, k,
+                   u->mangle, k);
   }
   /* the globals block and the environment */
   put(&w, w.bol ? "" : "\n");

@@ -194,7 +194,8 @@ const char *const fgr_runtime_names[] = {
  * value, or with post the old), which skip an i outside the field as
  * rsSetElementAt_<type> skips a point outside.  Ends a FGK_RS_GET*
  * macro. */
-#define FGR_PTR_READ \
+#define FGR_PTR_READ FGR_PTR_RW FGR_PTR_OP(padd, +) FGR_PTR_OP(pmul, *)
+#define FGR_PTR_RW \
   "  FGK_RS_F T fgk_rs_ptr_##T(rs_allocation a, long i) {\\\n" \
   "    long n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
   "(a.z > 0 ? a.z : 1);\\\n" \
@@ -203,8 +204,7 @@ const char *const fgr_runtime_names[] = {
   "    long n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
   "(a.z > 0 ? a.z : 1);\\\n" \
   "    fgk_rs_st_##T(a, i < n ? i : -1, v);\\\n" \
-  "    return v; }\\\n" \
-  FGR_PTR_OP(padd, +) FGR_PTR_OP(pmul, *)
+  "    return v; }\\\n"
 
 /* A pointer global passed to a helper's pointer parameter (emit_hooks.c
  * rewrites the parameter's type as fgk_rs_view): fgk_rs_view_T(p, e) is
@@ -225,7 +225,13 @@ const char *const fgr_runtime_names[] = {
   "    T o = fgk_rs_vld_##T(v, p), r = o " #OP " x;\\\n" \
   "    fgk_rs_vst_##T(v, p, r);\\\n" \
   "    return post ? o : r; }\\\n"
-#define FGR_VIEW(ES) \
+#define FGR_VIEW(ES) FGR_VIEW_BASE(ES, "return (T)0;") \
+  FGR_VIEW_OP(padd, +, ES) FGR_VIEW_OP(pmul, *, ES) "\n"
+/* The same without the updates, for a struct T (a read outside a field
+ * smaller than one T gives zero bytes). */
+#define FGR_VIEW_STRUCT(ES) FGR_VIEW_BASE(ES, "{ T z; for (long k = 0; " \
+  "k < (long)sizeof z; k++) ((uchar *)&z)[k] = 0; return z; }") "\n"
+#define FGR_VIEW_BASE(ES, ZERO) \
   "  FGK_RS_F fgk_rs_view fgk_rs_view_##T(rs_allocation a, long e) {\\\n" \
   "    fgk_rs_view v;\\\n    v.p = a.p;\\\n    v.q = 0;\\\n" \
   "    v.n = (a.x > 0 ? a.x : 1) * (a.y > 0 ? a.y : 1) * " \
@@ -237,13 +243,12 @@ const char *const fgr_runtime_names[] = {
   "    v->o += e * " ES "; }\\\n" \
   "  FGK_RS_F T fgk_rs_ptr_##T(fgk_rs_view v, long i) {\\\n" \
   "    long p = fgk_rs_vrd(v, i, " ES ");\\\n" \
-  "    if (p < 0) return (T)0;\\\n" \
+  "    if (p < 0) " ZERO "\\\n" \
   "    return fgk_rs_vld_##T(v, p); }\\\n" \
   "  FGK_RS_F T fgk_rs_pst_##T(fgk_rs_view v, long i, T x) {\\\n" \
   "    long p = fgk_rs_vwr(v, i, " ES ");\\\n" \
   "    if (p >= 0) fgk_rs_vst_##T(v, p, x);\\\n" \
-  "    return x; }\\\n" \
-  FGR_VIEW_OP(padd, +, ES) FGR_VIEW_OP(pmul, *, ES) "\n"
+  "    return x; }\\\n"
 /* The element of T at byte p of a view's memory (the bound field's, or a
  * script's own array, q), and storing one: the C dialect's. */
 #define FGR_VIEW_LDST_C \
@@ -260,12 +265,20 @@ const char *const fgr_runtime_names[] = {
  * clamped into the view's field for a read (-1: the field is smaller
  * than one), -1 outside it for a write.  fgk_rs_pview(q): a view of the
  * script's own memory (a local array given to a parameter that is given
- * pointer globals elsewhere), read and written as C would. */
+ * pointer globals elsewhere), read and written as C would.
+ * fgk_rs_vmem(v, b): v moved by b bytes (a struct member, at its offset);
+ * fgk_rs_vnull(): a view of nothing (T *q = NULL), reads zero, writes
+ * skipped. */
 #define FGR_VIEW_POS \
   "static inline __attribute__((unused)) fgk_rs_view fgk_rs_pview(" \
   "const void *q) {\n" \
   "  fgk_rs_view v;\n  v.p = 0;\n  v.q = (uchar *)q;\n" \
   "  v.n = (long)1 << 60;\n  v.o = 0;\n  return v; }\n" \
+  "static inline __attribute__((unused)) fgk_rs_view fgk_rs_vmem(" \
+  "fgk_rs_view v, long b) {\n  v.o += b;\n  return v; }\n" \
+  "static inline __attribute__((unused)) fgk_rs_view fgk_rs_vnull(void) {\n" \
+  "  fgk_rs_view v;\n  v.p = 0;\n  v.q = 0;\n  v.n = 0;\n  v.o = 0;\n" \
+  "  return v; }\n" \
   "static inline __attribute__((unused)) long fgk_rs_vrd(fgk_rs_view v, " \
   "long i, long es) {\n" \
   "  long p = v.o + i * es, m = v.n - es;\n" \
@@ -756,6 +769,20 @@ const char fgr_compat_c[] =
   FGR_VIEW("(long)(N * sizeof(S))")
   "#define FGK_RS_GETS(T, S) FGK_RS_GET(T, S, 1) FGK_RS_GET(T##2, S, 2)\\\n"
   "  FGK_RS_GET(T##3, S, 3) FGK_RS_GET(T##4, S, 4)\n"
+  /* a struct pointee of pointer globals and views (emit_hooks.c names
+   * each struct so): its bytes in the field, in its C layout */
+  "#define FGK_RS_SGET(T) \\\n"
+  "  static inline __attribute__((unused)) T fgk_rs_ld_##T(rs_allocation "
+  "a, long i) {\\\n"
+  "    T v; memcpy(&v, a.p + i * (long)sizeof(T), sizeof(T)); "
+  "return v; }\\\n"
+  "  static inline __attribute__((unused)) void fgk_rs_st_##T(rs_allocation "
+  "a, long i, T v) {\\\n"
+  "    if (i >= 0) memcpy((uchar *)a.p + i * (long)sizeof(T), &v, "
+  "sizeof(T)); }\\\n"
+  FGR_PTR_RW
+  FGR_VIEW_LDST_C
+  FGR_VIEW_STRUCT("(long)sizeof(T)")
   "typedef schar fgk_rs_char;\n"
   "FGK_RS_GET(schar, schar, 1) FGK_RS_GET(char2, schar, 2)\n"
   "FGK_RS_GET(char3, schar, 3) FGK_RS_GET(char4, schar, 4)\n"
@@ -949,6 +976,20 @@ const char fgr_compat_cl[] =
   "(long)sizeof(T##4), FGK_RS_PLDN(T##4, T, 4), "
   "FGK_RS_PSTN(T##4, T, 4))\n"
   "FGK_RS_GETS(char) FGK_RS_GETS(uchar) FGK_RS_GETS(short)\n"
+  /* a struct pointee (emit_hooks.c): its bytes in the field */
+  "#define FGK_RS_SGET(T) \\\n"
+  "  static inline void fgk_rs_st_##T(rs_allocation a, long i, T v) "
+  "{ if (i >= 0) ((__global T *)a.p)[i] = v; }\\\n"
+  "  static inline T fgk_rs_ld_##T(rs_allocation a, long i) "
+  "{ return ((__global const T *)a.p)[i]; }\\\n"
+  FGR_PTR_RW
+  "  static inline T fgk_rs_vld_##T(fgk_rs_view v, long p) {\\\n"
+  "    if (v.q) return *(const T *)(v.q + p);\\\n"
+  "    return fgk_rs_ld_##T(fgk_rs_alloc(v.p + p, 1, 1, 1), 0); }\\\n"
+  "  static inline void fgk_rs_vst_##T(fgk_rs_view v, long p, T x) {\\\n"
+  "    if (v.q) { *(T *)(v.q + p) = x; return; }\\\n"
+  "    fgk_rs_st_##T(fgk_rs_alloc(v.p + p, 1, 1, 1), 0, x); }\\\n"
+  FGR_VIEW_STRUCT("(long)sizeof(T)")
   "FGK_RS_GETS(ushort) FGK_RS_GETS(int) FGK_RS_GETS(uint)\n"
   "FGK_RS_GETS(long) FGK_RS_GETS(ulong) FGK_RS_GETS(float)\n"
   FGR_YUV

@@ -6,7 +6,10 @@
  * T *q = p + e; (a "view local", fgr_vlocal).  The scanner marks them
  * once per script (fgr_mark_views); the kernel emitter rewrites them
  * (emit_hooks.c), and launches ask here which uses they cannot run
- * (fgr_bad_ptr_use) and which write the field. */
+ * (fgr_bad_ptr_use) and which write the field.  A pointee may be a
+ * struct (its bytes in the field, in its C layout): members are read
+ * through the whole struct, p->m, and written one at a time
+ * (fgr_ptr_mwrite); a struct pointer local may start NULL. */
 #include "scan_impl.h"
 
 #include <stdio.h>
@@ -65,13 +68,26 @@ static bool closes_prefix(const fgr_unit *u, int t) {
   return true;
 }
 
+bool fgr_member_assigned(const fgr_unit *u, int t) {
+  while (t < u->n_toks) {
+    if ((fgr_tok_is(u, t, ".") || fgr_tok_is(u, t, "->")) &&
+        t + 1 < u->n_toks && u->toks[t + 1].kind == FGR_T_IDENT)
+      t += 2;
+    else if (fgr_tok_is(u, t, "[") && u->match[t] > t)
+      t = u->match[t] + 1;
+    else
+      break;
+  }
+  return fgr_assign_op(u, t);
+}
+
 bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write) {
   if (fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
     return false;
   if (fgr_tok_is(u, i + 1, "->") && !fgr_tok_is(u, i - 1, "&") &&
       !fgr_tok_is(u, i - 1, "++") && !fgr_tok_is(u, i - 1, "--") &&
       i + 2 < u->n_toks && u->toks[i + 2].kind == FGR_T_IDENT &&
-      !fgr_assign_op(u, i + 3)) {
+      !fgr_member_assigned(u, i + 1)) {
     *deref = i + 1;                             /* p->m, read */
     *write = false;
     return true;
@@ -208,9 +224,81 @@ const fgr_vlocal *fgr_vlocal_source(const fgr_unit *u, const fgr_func *f,
   return v;
 }
 
-/* Whether param is a pointer to a number, which a view may be given to. */
+/* Whether t is a struct that pointers read as bytes of a field: sized,
+ * no pointer or object members (compat.c's FGK_RS_SGET). */
+static bool field_struct(const fgr_type *t) {
+  return t && t->kind == FGR_STRUCT && t->size > 0 && !t->has_ptr;
+}
+
+/* Whether param is a pointer to a number or a struct, which a view may be
+ * given to. */
 static bool viewable(const fgr_param *p) {
-  return p->ptr == 1 && p->type->kind == FGR_NUM && p->type->elem != FG_BOOL;
+  return p->ptr == 1 && ((p->type->kind == FGR_NUM &&
+                          p->type->elem != FG_BOOL) ||
+                         field_struct(p->type));
+}
+
+/* The member called name of struct t, or NULL. */
+static const fgr_member *member_of(const fgr_unit *u, const fgr_type *t,
+                                   int tok) {
+  for (int k = 0; t->kind == FGR_STRUCT && k < t->n_members; k++)
+    if (t->members[k].name && fgr_tok_is(u, tok, t->members[k].name))
+      return &t->members[k];
+  return NULL;
+}
+
+bool fgr_ptr_mwrite(const fgr_unit *u, int i, const fgr_type *t,
+                    fgr_mwrite *w) {
+  if (!field_struct(t) || fgr_tok_is(u, i - 1, ".") ||
+      fgr_tok_is(u, i - 1, "->"))
+    return false;
+  *w = (fgr_mwrite){.open = -1, .close = -1, .plus = -1};
+  if (fgr_tok_is(u, i + 1, "->")) {                     /* p->m */
+    w->sel = i + 1;
+  } else if (fgr_tok_is(u, i + 1, "[") && u->match[i + 1] > i + 1 &&
+             fgr_tok_is(u, u->match[i + 1] + 1, ".")) {  /* p[e].m */
+    w->open = i + 1;
+    w->close = u->match[i + 1];
+    w->sel = w->close + 1;
+  } else if (fgr_tok_is(u, i - 1, "(") && u->match[i - 1] > i &&
+             (fgr_tok_is(u, i + 1, "+") || fgr_tok_is(u, i + 1, "-")) &&
+             view_shape(u, i, u->match[i - 1]) &&
+             fgr_tok_is(u, u->match[i - 1] + 1, "->")) { /* (p + e)->m */
+    w->open = i - 1;
+    w->close = u->match[i - 1];
+    w->plus = i + 1;
+    w->sel = w->close + 1;
+  } else {
+    return false;
+  }
+  if (fgr_tok_is(u, w->open, "[") && (fgr_tok_is(u, i - 1, "&") ||
+                                      fgr_tok_is(u, i - 1, "*")))
+    return false;
+  if (fgr_tok_is(u, w->open, "(") && (fgr_tok_is(u, i - 2, "&") ||
+                                      fgr_tok_is(u, i - 2, "*")))
+    return false;
+  int m = w->sel + 1;
+  const fgr_member *mb = member_of(u, t, m);
+  while (mb && mb->type->kind == FGR_STRUCT && fgr_tok_is(u, m + 1, ".")) {
+    m += 2;
+    mb = member_of(u, mb->type, m);
+  }
+  if (!mb || (mb->type->kind != FGR_NUM && mb->type->kind != FGR_BOOL))
+    return false;
+  w->m1 = m;
+  w->op = m + 1;
+  w->mt = mb->type;
+  /* before the members, no ++ or -- (++p->m is taken for no write) */
+  int first = w->open >= 0 && fgr_tok_is(u, w->open, "(") ? w->open : i;
+  if (fgr_tok_is(u, first - 1, "++") || fgr_tok_is(u, first - 1, "--"))
+    return false;
+  if (fgr_tok_is(u, w->op, "="))
+    return true;
+  static const char *const upd[] = {"+=", "-=", "*=", "++", "--", NULL};
+  for (int k = 0; upd[k]; k++)
+    if (fgr_tok_is(u, w->op, upd[k]))
+      return mb->type->kind == FGR_NUM;         /* a bool is set only */
+  return false;
 }
 
 /* Arguments before the one asked about that fgr_call_arg walks back
@@ -323,7 +411,10 @@ static bool mark(fgr_unit *u, const char *name, int k, bool written) {
 bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i) {
   int c, d, k, end;
   bool w;
-  if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w))
+  fgr_mwrite mw;
+  const fgr_type *t = fgr_ptr_at(u, f, i);
+  if (fgr_ptr_write(u, i, &c) || (fgr_ptr_deref(u, i, &d, &w) && w) ||
+      (t && fgr_ptr_mwrite(u, i, t, &mw)))
     return true;
   const fgr_vlocal *v = fgr_vlocal_source(u, f, i);
   if (v)
@@ -365,7 +456,19 @@ static int num_type(fgr_scan *s, int a, int b, const fgr_type **t) {
     const fgr_named *n = fgr_scan_find_named(u, name, false);
     ty = n ? n->type : NULL;
   }
-  if (!ty || ty->kind != FGR_NUM || ty->elem == FG_BOOL)
+  if (!ty && fgr_tok_is(u, i, "struct") && i + 1 < b) {
+    int len;
+    const char *p = fgr_tok_text(u, ++i, &len);
+    char name[128];
+    if (len >= (int)sizeof name)
+      return -1;
+    memcpy(name, p, (size_t)len);
+    name[len] = 0;
+    const fgr_named *n = fgr_scan_find_named(u, name, true);
+    ty = n ? n->type : NULL;
+  }
+  if (!ty || ((ty->kind != FGR_NUM || ty->elem == FG_BOOL) &&
+              !field_struct(ty)))
     return -1;
   i++;
   while (i < b && fgr_tok_is(u, i, "const"))
@@ -419,9 +522,12 @@ static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
     const fgr_type *t;
     int q = fgr_tok_is(u, semi, ";") ? view_decl(s, i, semi, &t) : -1;
     int init = q >= 0 ? after_cast(s, q + 2) : -1;
+    /* T *q = NULL; of a struct T: a view given p + e later */
+    bool null = q >= 0 && field_struct(t) && semi == q + 3 &&
+                (fgr_tok_is(u, q + 2, "NULL") || fgr_tok_is(u, q + 2, "0"));
     if (q < 0 || (u->vlocal_of && u->vlocal_of[q] >= 0) ||
         u->n_vlocals >= MAX_VLOCALS || init >= semi ||
-        !fgr_ptr_at(u, fn, init) || !view_shape(u, init, semi))
+        (!null && (!fgr_ptr_at(u, fn, init) || !view_shape(u, init, semi))))
       continue;
     /* its scope: to the end of the block that holds it */
     int end = fn->tok1 - 1;
@@ -438,7 +544,7 @@ static bool find_vlocals(fgr_scan *s, const fgr_func *fn, int *cap) {
     u->vlocals = fgr_scan_grow(s, u->vlocals, cap, u->n_vlocals,
                                sizeof *u->vlocals);
     int v = u->n_vlocals++;
-    u->vlocals[v] = (fgr_vlocal){q, i, init, semi, t, false};
+    u->vlocals[v] = (fgr_vlocal){q, i, init, semi, t, false, null};
     const char *name = fgr_scan_tok_str(s, q);
     for (int j = q; j < end; j++)
       if (fgr_tok_is(u, j, name) && !fgr_tok_is(u, j - 1, ".") &&
@@ -541,6 +647,24 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
           u->match[i + 1] > 0 &&
           fgr_tok_is(u, u->match[i + 1] - 1, "rsDebug"))
         continue;
+      fgr_mwrite mw;
+      if (t && fgr_ptr_mwrite(u, i, t, &mw))
+        continue;               /* p->m = v, p[e].m += v... */
+      if (t && (fgr_ptr_compare(u, fn, i) >= 0 ||
+                fgr_ptr_compare(u, fn, i - 2) >= 0))
+        continue;               /* q != r */
+      /* a struct is read and set whole, never updated */
+      if (t && t->kind == FGR_STRUCT &&
+          ((fgr_ptr_write(u, i, &c) && !fgr_tok_is(u, c + 1, "=")) ||
+           (fgr_ptr_deref(u, i, &d, &w) && w &&
+            !fgr_tok_is(u, i + 1, "=")))) {
+        found = i;
+        snprintf(why, n_why, "the struct that '%.*s' points to is "
+                 "updated whole; fieldgraph reads and sets a struct "
+                 "through a pointer, and updates its number members",
+                 len, name);
+        break;
+      }
       if (t) {
         const fgr_func *callee = fgr_view_arg(u, fn, i, &k, &end);
         /* a bool is set (to 0 or 1), not updated */
@@ -565,8 +689,10 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
         snprintf(why, n_why, "%s '%.*s' is used as fieldgraph does not: "
                  "it reads p[i], *p, *(p + i), p->m and (p + i)->m of the "
                  "field bound to it, writes p[i] = v, *p = v, +=, -=, *=, "
-                 "++ and --, and passes p or p + i to a script function's "
-                 "parameter of type pointer to a number",
+                 "++ and --, a struct's number members p->m = v, p[i].m = v "
+                 "and (p + i)->m = v (and +=, -=, *=, ++, --), and passes p "
+                 "or p + i to a script function's parameter of type pointer "
+                 "to a number or struct",
                  global ? "pointer global" : "pointer", len, name);
         break;
       }
@@ -585,4 +711,138 @@ int fgr_bad_ptr_use(const fgr_unit *u, const fgr_func *const *roots,
   }
   free(seen);
   return found;
+}
+
+/* ---- pointer globals assigned on the host -------------------------------- */
+
+/* The pointer global token i names in f (no parameter of f hiding it),
+ * or -1. */
+static int ptr_global_at(const fgr_unit *u, const fgr_func *f, int i) {
+  if (i < 0 || i >= u->n_toks || u->toks[i].kind != FGR_T_IDENT ||
+      fgr_tok_is(u, i - 1, ".") || fgr_tok_is(u, i - 1, "->"))
+    return -1;
+  for (int p = 0; p < f->n_params; p++)
+    if (f->params[p].name && fgr_tok_is(u, i, f->params[p].name))
+      return -1;
+  for (int k = 0; k < u->n_globals; k++)
+    if (u->globals[k].pointee && fgr_tok_is(u, i, u->globals[k].name))
+      return k;
+  return -1;
+}
+
+/* Whether token i starts a statement of f's body itself (not of a
+ * nested block, loop or if). */
+static bool top_statement(const fgr_unit *u, const fgr_func *f, int i) {
+  int close = f->tok1 - 1;
+  if (close <= f->rparen || !fgr_tok_is(u, close, "}") || i <= f->rparen ||
+      i >= close)
+    return false;
+  int open = u->match[close];
+  if (!fgr_tok_is(u, i - 1, "{") && !fgr_tok_is(u, i - 1, ";") &&
+      !fgr_tok_is(u, i - 1, "}"))
+    return false;
+  for (int j = i - 1, steps = 0; j > open; j--) {
+    if (++steps > MAX_WALK)
+      return false;
+    if ((fgr_tok_is(u, j, "}") || fgr_tok_is(u, j, ")") ||
+         fgr_tok_is(u, j, "]")) && u->match[j] >= 0 && u->match[j] < j) {
+      j = u->match[j];
+      continue;
+    }
+    if (fgr_tok_is(u, j, "{") || fgr_tok_is(u, j, "(") ||
+        fgr_tok_is(u, j, "["))
+      return false;             /* inside a nested block */
+  }
+  return true;
+}
+
+/* The bytes of an element a pointer of pointee t reads. */
+static int64_t pointee_bytes(const fgr_type *t) {
+  if (t->kind == FGR_BOOL)
+    return 1;
+  if (t->kind == FGR_NUM)
+    return (int64_t)fg_elem_size(t->elem) * t->width;
+  return t->size;
+}
+
+int fgr_ptr_alias(const fgr_unit *u, const fgr_func *f, int i, int *dst,
+                  int *src) {
+  int d = ptr_global_at(u, f, i);
+  if (d < 0 || !fgr_tok_is(u, i + 1, "=") || !top_statement(u, f, i))
+    return -1;
+  int j = i + 2;
+  /* (T *) Q: a cast to a pointer, any pointee (checked below) */
+  if (fgr_tok_is(u, j, "(") && u->match[j] > j &&
+      fgr_tok_is(u, u->match[j] - 1, "*") &&
+      u->toks[j + 1].kind == FGR_T_IDENT)
+    j = u->match[j] + 1;
+  int sg = -1;
+  if (fgr_tok_is(u, j, "NULL") || fgr_tok_is(u, j, "0")) {
+    /* unbound */
+  } else if ((sg = ptr_global_at(u, f, j)) < 0) {
+    return -1;
+  }
+  if (!fgr_tok_is(u, j + 1, ";"))
+    return -1;
+  *dst = d;
+  *src = sg;
+  return j + 1;
+}
+
+int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f,
+                     const char **why, char *buf, size_t n_buf) {
+  bool *seen = calloc((size_t)u->n_funcs + 1, 1);
+  if (!seen)
+    return -1;
+  const fgr_func *roots[1] = {f};
+  fgr_reach(u, roots, 1, seen);
+  int found = -1;
+  for (int k = 0; k < u->n_funcs && found < 0; k++) {
+    const fgr_func *g = &u->funcs[k];
+    if (!seen[k])
+      continue;
+    for (int i = g->rparen + 1; i < g->tok1 && found < 0; i++) {
+      int d, sg, end = g == f ? fgr_ptr_alias(u, g, i, &d, &sg) : -1;
+      if (end >= 0 && sg >= 0 &&
+          pointee_bytes(u->globals[d].pointee) !=
+              pointee_bytes(u->globals[sg].pointee)) {
+        found = i;
+        *why = buf;
+        snprintf(buf, n_buf, "assigns pointer global '%s' (elements of "
+                 "%lld bytes) the memory of '%s' (elements of %lld bytes); "
+                 "fieldgraph aliases pointer globals whose elements have "
+                 "the same size", u->globals[d].name,
+                 (long long)pointee_bytes(u->globals[d].pointee),
+                 u->globals[sg].name,
+                 (long long)pointee_bytes(u->globals[sg].pointee));
+      } else if (end >= 0) {
+        i = end;                /* P = Q; P = (T *)Q; P = NULL; */
+      } else if ((d = ptr_global_at(u, g, i)) >= 0) {
+        found = i;
+        *why = u->globals[d].host_why;
+      }
+    }
+  }
+  free(seen);
+  return found;
+}
+
+int fgr_ptr_compare(const fgr_unit *u, const fgr_func *f, int i) {
+  static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", NULL};
+  bool op = false;
+  for (int k = 0; ops[k] && !op; k++)
+    op = fgr_tok_is(u, i + 1, ops[k]);
+  if (!op || !fgr_ptr_is_view(u, f, i) || !fgr_ptr_is_view(u, f, i + 2))
+    return -1;
+  /* whole operands: nothing binding tighter on either side */
+  static const char *const before[] = {"(", ";", ",", "&&", "||", "!", "?",
+                                       ":", "=", "return", NULL};
+  static const char *const after[] = {")", ";", ",", "&&", "||", "?", ":",
+                                      NULL};
+  bool b = false, a = false;
+  for (int k = 0; before[k] && !b; k++)
+    b = fgr_tok_is(u, i - 1, before[k]);
+  for (int k = 0; after[k] && !a; k++)
+    a = fgr_tok_is(u, i + 3, after[k]);
+  return a && b ? i + 2 : -1;
 }

@@ -134,9 +134,10 @@ typedef struct fgr_param {
   bool is_const;
   int tok;                      /* the name's token (or the type's) */
   int spec0;                    /* first token of its specifiers */
-  bool view;                    /* a pointer to a number that calls give a
-                                   pointer global p or p + e: a view of
-                                   the field bound to it (ptrview.c) */
+  bool view;                    /* a pointer to a number or struct that
+                                   calls give a pointer global p or p + e:
+                                   a view of the field bound to it
+                                   (ptrview.c) */
   bool view_written;            /* a view the function writes through */
 } fgr_param;
 
@@ -182,9 +183,11 @@ typedef struct fgr_global {
   int64_t offset;               /* in c_values (and the block, when
                                    buffered) */
   int alloc_index;              /* rs_allocation: its binding slot, else -1 */
-  const fgr_type *pointee;      /* a pointer global `const T *p`, bound
-                                   like an rs_allocation and read as p[i]
-                                   (fgr_ptr_read): T; else NULL */
+  const fgr_type *pointee;      /* a pointer global `const T *p` (or
+                                   `= NULL`), bound like an rs_allocation
+                                   and read as p[i] (fgr_ptr_read): T, a
+                                   number, vector, bool or struct; else
+                                   NULL */
   const char *host_why;         /* a pointer global: why invokables on the
                                    host cannot use it (rs-host/host.c) */
   int tok;                      /* the name's token */
@@ -261,6 +264,8 @@ typedef struct fgr_vlocal {
                                    the ';' */
   const fgr_type *type;         /* T */
   bool written;                 /* the function writes through it */
+  bool null;                    /* declared T *q = NULL; (init: the NULL),
+                                   given p + e later */
 } fgr_vlocal;
 
 /* A parsed script.  `live` must stay the first member: graphs and
@@ -445,6 +450,9 @@ bool fgr_assign_op(const fgr_unit *u, int t);
  * identifier that is no statement keyword (return...), a literal, ')' or
  * ']'. */
 bool fgr_operand_end(const fgr_unit *u, int t);
+/* Whether the member accesses from token t (.m, ->m, [e], any number)
+ * end in an assignment operator: a write, no read. */
+bool fgr_member_assigned(const fgr_unit *u, int t);
 /* Whether token i, naming a pointer, is *p or p->m (*deref: the '*' or
  * the '->'), read, or *p = v, +=, -=, *= (*write). */
 bool fgr_ptr_deref(const fgr_unit *u, int i, int *deref, bool *write);
@@ -472,6 +480,39 @@ bool fgr_private_arg(const fgr_unit *u, const fgr_func *f, int i, int end);
  * = v and the updates, *p = v, or passing it to a view parameter that
  * the callee writes through. */
 bool fgr_ptr_writes(const fgr_unit *u, const fgr_func *f, int i);
+/* A write of a member through a struct pointer (a pointer global, view
+ * parameter or view local of struct pointee): p->m, p[e].m or
+ * (p + e)->m, (p - e)->m, with m a member (.n of a struct member too) of
+ * number, vector or bool type, followed by = v, or by += v, -= v, *= v,
+ * ++ or -- for a number (fgr_ptr_mwrite). */
+typedef struct fgr_mwrite {
+  int open, close;              /* '[' ']' or '(' ')' around p + e; -1 */
+  int plus;                     /* the '+' or '-' of (p + e), else -1 */
+  int sel;                      /* the '->' or '.' before the members */
+  int m1;                       /* the last member's token */
+  int op;                       /* the operator after it */
+  const fgr_type *mt;           /* the last member's type */
+} fgr_mwrite;
+/* Whether token i, a pointer of pointee t, starts a member write. */
+bool fgr_ptr_mwrite(const fgr_unit *u, int i, const fgr_type *t,
+                    fgr_mwrite *w);
+/* Whether token i starts a statement of f's own body (not nested) that
+ * gives pointer global P another's memory: P = Q;, P = (T *)Q; (the
+ * same bytes read as T) or P = NULL; (0): the ';' after it, P's global
+ * index in *dst, Q's in *src (-1 for NULL); else -1.  Invokables on the
+ * host run these (rs-host/host.c: P then follows Q's binding). */
+int fgr_ptr_alias(const fgr_unit *u, const fgr_func *f, int i, int *dst,
+                  int *src);
+/* The first use of a pointer global by invokable f or what it calls that
+ * the host cannot run (anything but f's own fgr_ptr_alias statements
+ * between elements of one size): its token, and in *why the global's
+ * host_why or buf (n_buf bytes) with a message; -1 when none. */
+int fgr_ptr_host_use(const fgr_unit *u, const fgr_func *f,
+                     const char **why, char *buf, size_t n_buf);
+/* Whether token i starts a comparison of two views (view locals or
+ * parameters) of one field, q != r, q == r, q < r..., as a whole operand:
+ * the second view's token; else -1. */
+int fgr_ptr_compare(const fgr_unit *u, const fgr_func *f, int i);
 /* Whether token i names a view parameter or a view local (a value of
  * type fgk_rs_view in the kernel) rather than a pointer global. */
 bool fgr_ptr_is_view(const fgr_unit *u, const fgr_func *f, int i);

@@ -190,20 +190,49 @@ static void function(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
   it->func = s->u->n_funcs - 1;
 }
 
+/* Whether a pointer global to t is bound like an allocation: a number,
+ * vector or bool (a field of bytes, as Android's BOOLEAN Element), or a
+ * struct of a C size without pointer or object members (a field whose
+ * points are sizeof(struct) bytes, read and written in the struct's C
+ * layout, rs-graph/nodes.c). */
+static bool ptr_pointee(const fgr_type *t) {
+  return t->kind == FGR_NUM || t->kind == FGR_BOOL ||
+         (t->kind == FGR_STRUCT && t->size > 0 && !t->has_ptr);
+}
+
+/* Whether the initializer from token i to the declarator's end (',' or
+ * ';' outside brackets) is a null pointer, NULL, 0 or (void *)0 in
+ * parentheses or not: the pointer global is then declared unbound. */
+static bool null_init(fgr_scan *s, int i) {
+  while (is(s, i, "("))
+    i++;
+  if (is(s, i, "void") && is(s, i + 1, "*") && is(s, i + 2, ")")) {
+    i += 3;
+    while (is(s, i, "("))
+      i++;
+  }
+  if (!is(s, i, "NULL") && !is(s, i, "0"))
+    return false;
+  i++;
+  while (is(s, i, ")"))
+    i++;
+  return is(s, i, ",") || is(s, i, ";");
+}
+
 /* Why a global declared as d cannot be held (a pointer: scripts bind
  * rs_allocation instead; a type without a size: rs_script and the other
  * object handles), in buf; NULL when it can. */
 static const char *bad_global_why(const fgr_declarator *d, bool init,
                                   char *buf, size_t n) {
-  bool num = d->type->kind == FGR_NUM || d->type->kind == FGR_BOOL;
-  if (d->ptr == 1 && num && init)
-    snprintf(buf, n, "pointer global '%s' has an initializer; fieldgraph "
-             "binds pointer globals declared without one "
-             "(fg_rs_bind_allocation)", d->name);
+  if (d->ptr == 1 && ptr_pointee(d->type) && init)
+    snprintf(buf, n, "pointer global '%s' has an initializer other than "
+             "NULL; fieldgraph binds pointer globals declared without one "
+             "or with NULL (fg_rs_bind_allocation)", d->name);
   else if (d->ptr)
     snprintf(buf, n, "pointer global '%s' of type %s%s is not supported: "
-             "fieldgraph binds pointer globals to numbers, vectors and bool "
-             "(bind an rs_allocation instead)", d->name, d->type->name,
+             "fieldgraph binds pointer globals to numbers, vectors, bool "
+             "and structs without pointer or object members (bind an "
+             "rs_allocation instead)", d->name, d->type->name,
              d->ptr > 1 ? " **" : " *");
   else if (d->type->kind == FGR_STRUCT && d->type->has_ptr)
     snprintf(buf, n, "global '%s' of type %s holds a pointer member, "
@@ -240,11 +269,11 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
         fgr_find_global(s->u, d.name) >= 0)
       fgr_scan_fail(s, d.name_tok, "redefinition of '%s'", d.name);
     fgr_global *g = NULL;
-    /* `const T *p;` bound like an allocation (T a number or vector, or
-     * bool: a field of bytes, as Android's BOOLEAN Element) */
-    bool ptr_alloc = d.ptr == 1 && (d.type->kind == FGR_NUM ||
-                                    d.type->kind == FGR_BOOL) &&
-                     !is(s, s->i, "=");
+    /* `const T *p;` or `T *p = NULL;` bound like an allocation
+     * (ptr_pointee) */
+    bool null = is(s, s->i, "=") && null_init(s, s->i + 1);
+    bool ptr_alloc = d.ptr == 1 && ptr_pointee(d.type) &&
+                     (!is(s, s->i, "=") || null);
     if (!ptr_alloc && bad_global_why(&d, is(s, s->i, "="), why,
                                      sizeof why)) {
       fgr_bad_global *b = FGR_SCAN_PUSH(s, s->u->bad_globals, n_bad_globals,
@@ -300,7 +329,7 @@ static void globals(fgr_scan *s, fgr_spec sp, fgr_declarator d, int tok0) {
       }
       if (s->i == init0)
         fgr_scan_fail(s, init0, "expected an initializer for '%s'", d.name);
-      if (g) {
+      if (g && !g->pointee) {     /* NULL: the pointer global unbound */
         g->init0 = init0;
         g->init1 = s->i;
       }
@@ -1025,7 +1054,7 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
     return false;
   if (fgr_tok_is(u, i + 1, "[")) {           /* p[e] */
     int c = u->match[i + 1];
-    if (c < 0 || fgr_assign_op(u, c + 1))
+    if (c < 0 || fgr_member_assigned(u, c + 1))
       return false;
     *open = i + 1;
     *close = c;
@@ -1044,7 +1073,7 @@ bool fgr_ptr_read(const fgr_unit *u, int i, int *open, int *close,
     if (fgr_operand_end(u, i - 3))
       return false;
     *deref = i - 2;
-  } else if (fgr_tok_is(u, c + 1, "->") && !fgr_assign_op(u, c + 3)) {
+  } else if (fgr_tok_is(u, c + 1, "->") && !fgr_member_assigned(u, c + 1)) {
     *deref = c + 1;
   } else {
     return false;

@@ -639,13 +639,13 @@ START_TEST(test_rs_globals_pointer_views) {
               "'pairs', which fieldgraph cannot hold (/"},
     {"pairA", "ptrview.rs:228:7: "
               "pointer global 'pairs' of type Pair * is not supported: "
-              "fieldgraph binds pointer globals to numbers, vectors and "
-              "bool"},
+              "fieldgraph binds pointer globals to numbers, vectors, "
+              "bool and structs without pointer"},
     {"presetX", "ptrview.rs:236:12: fg_rs_map 'ptrview.presetX': uses "
                 "global 'preset', which fieldgraph cannot hold (/"},
     {"presetX", "ptrview.rs:229:9: pointer global 'preset' has an "
-                "initializer; fieldgraph binds pointer globals declared "
-                "without one"},
+                "initializer other than NULL; fieldgraph binds pointer "
+                "globals declared without one or with NULL"},
   };
   for (size_t k = 0; k < sizeof unbound / sizeof *unbound; k++) {
     g = fg_graph_new("bad6");
@@ -691,6 +691,209 @@ START_TEST(test_rs_globals_pointer_views) {
 }
 END_TEST
 
+/* structptr.rs: a static struct pointer that an invokable gives a float4
+ * buffer the host binds, by a cast (Refocus's pattern): unpack writes
+ * members at computed indices,
+ * mark reads a neighbour's and updates members (+=, ++, *=, -=, through a
+ * helper too), pack reads them through a helper and a const pointer local,
+ * and a struct of ints over an int3 field; the buffer afterwards holds
+ * exactly what plain C does to an array of the same struct, and the
+ * float4 buffer global reads the same field. */
+typedef struct spix {
+  float red, green, blue;
+  uint8_t depth, active, matte, dilated;
+} spix;
+
+START_TEST(test_rs_globals_struct_pointers) {
+  enum { W = 9 };
+  ck_assert_uint_eq(sizeof(spix), 16);
+  fg_rs_script *s = load("structptr.rs");
+  int32_t width = 5;
+  ck_assert_int_eq(fg_rs_set(s, "width", &width, sizeof width), FG_OK);
+  uint8_t *in = pattern(W, 1);
+  in[4 * 3 + 3] = 200;          /* some points marked, some not */
+  in[4 * 4 + 3] = 20;
+  float buf0[4 * W], gain = 0.75f, got[W], rows[W / 3], lay[W];
+  for (int i = 0; i < 4 * W; i++)
+    buf0[i] = -1.f - (float)i;
+  int32_t info[6] = {3, 7, -2, 4, 9, 11};
+  spix buf[W];
+  fg_graph *g = fg_graph_new("structs");
+  fg_field *fin = fg_input(g, "in", fg_type_vector(FG_U8, fg_shape1(W), 4));
+  fg_field *fb = fg_input(g, "buf", fg_type_vector(FG_F32, fg_shape1(W), 4));
+  fg_field *fi = fg_input(g, "info", fg_type_vector(FG_I32, fg_shape1(2), 3));
+  fg_field *fg = fg_input(g, "gain", fg_type_scalar(FG_F32, fg_shape1(1)));
+  /* a struct of 16 bytes is no float (4 bytes a point) */
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "pixels", fg), FG_ETYPE);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "field 'gain' is f32[1], 4 "
+                       "bytes a point; the pointer global reads struct Pixel, "
+                       "16 bytes"), "%s", fg_rs_script_errmsg(s));
+  /* pixels = (Pixel_t *)buffer; on the host: pixels follows buffer's
+   * binding, made before or after */
+  ck_assert_msg(fg_rs_call(s, "setup") == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "buffer", fb), FG_OK);
+  ck_assert_ptr_eq(fg_rs_allocation_field(s, "pixels"), fb);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "info", fi), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gain", fg), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "unpack", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  ck_assert_msg(fg_rs_map(g, s, "mark", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_rs_launch lw = {.shape = fg_shape1(W)};
+  fg_output(g, "packed", fg_rs_map(g, s, "pack", 0, NULL, &lw));
+  fg_rs_launch l3 = {.shape = fg_shape1(W / 3)};
+  fg_output(g, "rows", fg_rs_map(g, s, "rowSum", 0, NULL, &l3));
+  fg_output(g, "layered", fg_rs_map(g, s, "layered", 0, NULL, &lw));
+  ck_assert_ptr_eq(fg_rs_allocation_field(s, "pixels"),
+                   fg_rs_allocation_field(s, "buffer"));
+  fg_output(g, "pixels_out", fg_rs_allocation_field(s, "buffer"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 4, (const void *[]){in, buf0, info, &gain}, 4,
+         (void *[]){got, rows, lay, buf});
+  fg_graph_free(g);
+  spix want[W];
+  for (int x = 0; x < W; x++) {
+    const uint8_t *p = in + 4 * x;
+    want[x] = (spix){(float)p[0] * (1.f / 255.f),
+                     (float)p[1] * (1.f / 255.f), (float)p[2] * gain,
+                     (uint8_t)(p[3] >> 2), 0, 0, 0};
+  }
+  for (int x = 1; x < W; x++) {
+    if (in[4 * x + 3] < 100)
+      continue;
+    spix *px = &want[x];
+    px->dilated = want[x - 1].depth;
+    px->active = 1;
+    px->matte = (uint8_t)(px->matte + width);
+    px->matte++;
+    px->red *= 2.f;
+    px->green -= 0.5f;
+  }
+  for (int x = 0; x < W; x++) {
+    const spix *px = &want[x];
+    float w = px->red + px->green * 2.f + px->blue * 4.f;
+    w = w + (float)px->matte * 100.f + (float)px->active * 10.f +
+        (float)px->dilated * 1000.f + (float)info[3 * (x % 2) + 1] * 0.5f +
+        (float)info[5];
+    ck_assert_msg(!memcmp(&buf[x], px, sizeof *px), "pixel %d differs", x);
+    ck_assert_msg(got[x] == w, "pack[%d] = %g, want %g", x,
+                  (double)got[x], (double)w);
+  }
+  int n_on = 0;
+  for (int x = 0; x < W; x++) {
+    int d = want[x].depth, k = (int)(want[x].red * 4.f) & 3;
+    n_on += d >= 20 && d <= 40;
+    float w = d >= 20 && d <= 40 ? (float)k * 0.5f + 1.f : -1.f;
+    ck_assert_msg(lay[x] == w, "layered[%d] = %g, want %g", x,
+                  (double)lay[x], (double)w);
+  }
+  ck_assert(n_on > 0 && n_on < W);        /* both branches taken */
+  for (int x = 0; x < W / 3; x++) {
+    float w = 0.f;
+    for (int i = 0; i < 3; i++)
+      w += want[3 * x + i].red;
+    ck_assert_msg(rows[x] == w, "rowSum[%d] = %g, want %g", x,
+                  (double)rows[x], (double)w);
+  }
+  free(in);
+  /* refused at their lines; the rest of the script ran above */
+  static const struct {
+    const char *kernel, *msg;
+  } bad[] = {
+    {"badDivide", "structptr.rs:95:6: fg_rs_map 'structptr.badDivide': "
+                  "pointer global 'pixels' is used as fieldgraph does not"},
+    {"badWhole", "structptr.rs:100:5: fg_rs_map 'structptr.badWhole': the "
+                 "struct that 'pixels' points to is updated whole"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    g = fg_graph_new("bad");
+    fin = fg_input(g, "in", fg_type_vector(FG_U8, fg_shape1(W), 4));
+    ck_assert_ptr_null(fg_rs_map(g, s, bad[k].kernel, 1, &fin, NULL));
+    ck_assert_msg(strstr(fg_graph_errmsg(g), bad[k].msg), "%s",
+                  fg_graph_errmsg(g));
+    fg_graph_free(g);
+  }
+  ck_assert_int_eq(fg_rs_call(s, "badAlias"), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:106:5: "
+                       "fg_rs_call 'structptr.badAlias': assigns pointer "
+                       "global 'floats' (elements of 4 bytes) the memory "
+                       "of 'buffer' (elements of 16 bytes)"), "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_int_eq(fg_rs_call(s, "condAlias", 1), FG_ENOTSUP);
+  ck_assert_msg(strstr(fg_rs_script_errmsg(s), "structptr.rs:111:9: "
+                       "fg_rs_call 'structptr.condAlias': reads or writes "
+                       "through pointer global 'pixels'"), "%s",
+                fg_rs_script_errmsg(s));
+  /* pixels = NULL; unbinds it, and buffer keeps its field */
+  ck_assert_msg(fg_rs_call(s, "drop") == FG_OK, "%s",
+                fg_rs_script_errmsg(s));
+  ck_assert_ptr_null(fg_rs_allocation_field(s, "pixels"));
+  g = fg_graph_new("dropped");
+  fg_field *fb2 = fg_input(g, "buf", fg_type_vector(FG_F32, fg_shape1(W),
+                                                    4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "buffer", fb2), FG_OK);
+  ck_assert_ptr_null(fg_rs_map(g, s, "pack", 0, NULL, &lw));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "the kernel reads pointer "
+                       "global 'pixels', which is not bound"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  /* a float3 member (16 bytes, RenderScript's layout) and a struct
+   * member, over a field of 32-byte points */
+  typedef struct {
+    float pos[4] __attribute__((aligned(16)));
+    int32_t id;
+    float w;
+    int32_t n;
+  } particle;
+  ck_assert_uint_eq(sizeof(particle), 32);
+  particle pt0[W], pt[W];
+  float pin[W];
+  memset(pt0, 0, sizeof pt0);
+  for (int x = 0; x < W; x++) {
+    for (int k = 0; k < 4; k++)
+      pt0[x].pos[k] = (float)(x * 4 + k) * 0.5f;
+    pt0[x].id = -1;
+    pt0[x].w = 9.f;
+    pt0[x].n = 100 + x;
+    pin[x] = 0.25f * (float)x - 1.f;
+  }
+  g = fg_graph_new("particles");
+  fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
+  fg_field *fp = fg_input(g, "parts", fg_type_vector(FG_U64, fg_shape1(W),
+                                                     4));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "parts", fp), FG_OK);
+  ck_assert_msg(fg_rs_map(g, s, "move", 1, &fin, NULL), "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "parts_out", fg_rs_allocation_field(s, "parts"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  tu_run(g, 2, (const void *[]){pin, pt0}, 1, (void *[]){pt});
+  fg_graph_free(g);
+  for (int x = 0; x < W; x++) {
+    particle wp = pt0[x];
+    for (int k = 0; k < 3; k++)
+      wp.pos[k] += pin[x];
+    wp.n += 2;
+    wp.w = wp.pos[1];
+    wp.id = x * 3;
+    for (int k = 0; k < 3; k++)
+      ck_assert_msg(pt[x].pos[k] == wp.pos[k], "pos[%d].%d", x, k);
+    ck_assert_int_eq(pt[x].id, wp.id);
+    ck_assert_int_eq(pt[x].n, wp.n);
+    ck_assert_msg(pt[x].w == wp.w, "w[%d] = %g", x, (double)pt[x].w);
+  }
+  g = fg_graph_new("swizzle");
+  fin = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(W)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "badSwizzle", 1, &fin, NULL));
+  ck_assert_msg(strstr(fg_graph_errmsg(g), "structptr.rs:163:5: fg_rs_map "
+                       "'structptr.badSwizzle': pointer global 'parts' is "
+                       "used as fieldgraph does not"), "%s",
+                fg_graph_errmsg(g));
+  fg_graph_free(g);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_globals");
   TCase *tc = tcase_create("globals");
@@ -699,6 +902,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_globals_kernels_write_globals);
   tcase_add_test(tc, test_rs_globals_pointer_globals_written);
   tcase_add_test(tc, test_rs_globals_pointer_views);
+  tcase_add_test(tc, test_rs_globals_struct_pointers);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -222,11 +222,11 @@ int RS_KERNEL tableTwice(uint32_t x) {
     return twice(t);
 }
 
-// pointer globals fieldgraph does not bind: to a struct, and with an
-// initializer; the kernels using them are refused, naming why
-typedef struct { float a, b; } Pair;
+// pointer globals fieldgraph does not bind: to a struct holding a
+// pointer, and with an initializer not NULL; the kernels are refused
+typedef struct { float a; float *b; } Pair;
 Pair *pairs;
-float4 *preset = 0;
+float4 *preset = (float4 *)16;
 
 float RS_KERNEL pairA(uint32_t x) {
     return pairs[x].a;
