@@ -295,11 +295,13 @@ static void ocl_event_release(fg__backend *be, fg__event *ev) {
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
 /* Columns per work-item of a plain kernel on a CPU device (fg__caps.strip):
- * PoCL widens that loop 8 lanes (AVX2, AVX-512); 16 columns keep two
- * vector iterations per work-item.  W1 on PoCL, 2048 x 1024 pixels, the
- * kernel alone: 16 columns 82-98 ms, 32 73-94, 64 96, 256 110; one column
- * per work-item (float4 built-ins) 287-495 ms on the same loaded host. */
-#define FGCL_CPU_STRIP 16
+ * PoCL widens that loop 8 lanes (AVX2, AVX-512), and a longer loop spreads
+ * its set-up.  The kernels alone on PoCL (loaded host, minimum of 5): W2
+ * fused at 4096^2 with 16 / 32 / 64 / 128 columns 8.2 / 7.1-7.6 / 7.0-7.1
+ * / 6.9 ms; W1 fused at 2048 x 1024 with 16 / 32 / 64 13.7-14.2 /
+ * 13.7-14.3 / 13.4-13.9 ms (one pixel per work-item with float4 built-ins
+ * before: 287-495 ms on the host loaded more). */
+#define FGCL_CPU_STRIP 64
 
 /* Whether the host's CPU, which runs a CPU device's kernels, has FMA. */
 static bool host_has_fma(void) {

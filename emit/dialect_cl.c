@@ -439,6 +439,11 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                      "fgk_lo ? fgk_hi : fgk_c + 1) {\n%s", thread);
       return;
     }
+    /* the math routines are long dependency chains: two vectors in
+     * flight hide their latency, as in the C dialect (W1 fused at 2048 x
+     * 1024, the kernel alone: 20.1 / 20.5 ms -> 13.9 / 14.9) */
+    if (fge_math_c_used(e))
+      fgu_buf_puts(o, "  #pragma clang loop interleave_count(2)\n");
     fgu_buf_printf(o, "  for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
                    "{\n%s", thread);
     return;

@@ -321,7 +321,7 @@ END_TEST
 
 /* ---- strips: a CPU device's work-items as loops over columns ---------- */
 
-enum { ST_ROWS = 6, ST_COLS = 37 };   /* strips of 16, 16 and 5 columns */
+enum { ST_ROWS = 6, ST_COLS = 150 };  /* strips of 64, 64 and 22 columns */
 
 /* W1's sRGB curve on a float4 field (pow of a vector, a select, the alpha
  * passed through), cube roots of its result and a dot product of their
@@ -389,9 +389,9 @@ static bool near_ulps(float got, double ref, double ulps) {
 }
 
 /* On a CPU OpenCL device every work-item of a plain kernel runs a row of
- * 16 columns as a loop, small tensors as scalars and float math by the C
+ * 64 columns as a loop, small tensors as scalars and float math by the C
  * dialect's routines (emit/dialect_cl.c): the float4 pipeline, the last
- * strip of 5 columns and the stencil's interior and border columns agree
+ * strip of 22 columns and the stencil's interior and border columns agree
  * element by element with a C reference (pow within 16 ulp, cbrt within 2,
  * the 3x3 sum exactly) and, on a CPU device, bit for bit with the CPU
  * backend (the same routines and order).  With FG_CAP_STRIPS disabled
