@@ -1,5 +1,5 @@
 /* emit/hoist.c - read locations computed once per work-item, for dialects
- * that ask for it (OpenCL C).  A clamped read at coordinates that depend
+ * that ask for it (OpenCL C, one point per work-item).  A clamped read at coordinates that depend
  * only on the thread (a stencil's clamp(_row + dr, 0, _rows - 1), its
  * column _column + dc) splits its flat index into a row, a pointer to
  * the clamped layer's and row's first element, and a clamped column; each

@@ -1,5 +1,5 @@
 /* emit/stencil.c - stencils for dialects that split the column loop (the
- * C dialect).  A read whose column coordinate is the thread's own column
+ * C dialect, and OpenCL C's strips on a CPU device).  A read whose column coordinate is the thread's own column
  * plus a constant (_column + dc, as a 3x3 blur's taps) needs clamping
  * only within |dc| of the field's edge.  Such a kernel's threads run in
  * two loops per row: an interior loop over the columns where every such
