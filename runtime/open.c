@@ -28,7 +28,8 @@ static int parse_disable(const char *s, char *err, size_t errlen) {
       }
     if (n && !found) {
       snprintf(err, errlen, "FG_DISABLE names '%.*s' (expected fp64, "
-               "int64_atomics, host_eval or strips, separated by commas)", (int)n, s);
+               "int64_atomics, host_eval or strips, separated by commas)",
+               (int)n, s);
       return -1;
     }
     s += n;

@@ -410,7 +410,8 @@ START_TEST(test_opencl_strips_match_reference) {
   for (int i = 0; i < nd && i < 16; i++)
     cpu_device |= !d[i].is_gpu;
   float (*lin)[N * 4] = malloc(sizeof *lin * 3);
-  float (*dot)[N] = malloc(sizeof *dot * 3), (*box)[N] = malloc(sizeof *box * 3);
+  float (*dot)[N] = malloc(sizeof *dot * 3);
+  float (*box)[N] = malloc(sizeof *box * 3);
   strip_run(FG_BACKEND_CPU, NULL, 0, rgba, x, lin[0], dot[0], box[0]);
   const char *dev = cpu_device ? "cpu" : NULL;
   strip_run(FG_BACKEND_OPENCL, dev, 0, rgba, x, lin[1], dot[1], box[1]);
