@@ -2,9 +2,14 @@
  * the IR maps onto OpenCL C's own vectors and built-ins; what it adds is a
  * never-trapping integer division (a CPU device such as PoCL's would trap
  * on x / 0), packed vloadN/vstoreN for tensors of 3, and the guard that
- * keeps work-items of a rounded-up global size idle. */
+ * keeps work-items of a rounded-up global size idle.  A second form of it,
+ * for CPU devices (fgk_dialect_cl_cpu, at the end), runs each work-item of
+ * a plain kernel as a loop over a row of columns with small tensors as
+ * scalars and the C dialect's float math, which PoCL's compiler widens. */
 #include "emit_impl.h"
+#include "math_c.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -265,6 +270,52 @@ static void cl_call(fgk_emitter *e, const fg_expr *x) {
   fgk_put(e, ")");
 }
 
+/* Calls on a CPU device (fgk_dialect_cl_cpu): f32 cbrt, exp, log, pow...
+ * of a scalar are the routines of emit/math_c.c, always inlined, which
+ * the device's loop vectorizer widens (PoCL's own are calls it does not
+ * inline, and its float4 forms are slow); a dot product of a split small
+ * tensor is summed from its components as the C dialect sums it, so no
+ * vector value stands in the loop.  Everything else as cl_call. */
+static void cl_cpu_call(fgk_emitter *e, const fg_expr *x) {
+  const fgk_builtin_info *b = &fgk_builtins[x->u.call.fn];
+  fgk_type t = x->u.call.arg[0]->type;
+  const char *tpl = t.width == 1 ? fge_math_c_template(e, x->u.call.fn,
+                                                       t.elem) : NULL;
+  if (tpl) {
+    for (const char *p = tpl; *p; p++) {
+      if (*p == '%' && p[1] >= '0' && p[1] <= '1') {
+        int i = p[1] - '0';
+        fgk_ex_as_type(e, x->u.call.arg[i], i == 1 &&
+                       b->rule == FGK_RULE_FLTINT ? fgk_t(FG_I32, 1) : t);
+        p++;
+      } else {
+        char c[2] = {*p, 0};
+        fgk_put(e, c);
+      }
+    }
+    return;
+  }
+  if (x->u.call.fn == FGK_FN_dot && e->split && t.width > 1 &&
+      fgk_is_float(t.elem)) {
+    const fg_expr *a = x->u.call.arg[0], *bb = x->u.call.arg[1];
+    const char *st = cl_type(fgk_t(t.elem, 1));
+    fgk_put(e, "(");
+    for (int c = 0; c < t.width; c++)
+      fgk_put(e, "(");
+    fgk_putf(e, "(%s)0", st);
+    for (int c = 0; c < t.width; c++) {
+      fgk_putf(e, " + (%s)(", st);
+      fge_comp(e, a, c);
+      fgk_putf(e, ") * (%s)(", st);
+      fge_comp(e, bb, c);
+      fgk_put(e, "))");
+    }
+    fgk_put(e, ")");
+    return;
+  }
+  cl_call(e, x);
+}
+
 static void cl_vec_open(fgk_emitter *e, fgk_type t) {
   fgk_putf(e, "((%s)(", cl_type(t));
 }
@@ -294,10 +345,16 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   /* OpenCL C may contract a * b + c into fma unless told not to; the C
    * dialect builds with -ffp-contract=off: float +, -, * are the same
    * bits on both backends (as RenderScript's code, rs-kernel/emit_hooks.c) */
-  if (k->fp != FGK_FP_RELAXED)
+  if (k->fp != FGK_FP_RELAXED || e->strip > 1)
     fgu_buf_puts(o, "#pragma OPENCL FP_CONTRACT OFF\n");
+  if (e->strip > 1 && e->fast_fma)
+    fgu_buf_puts(o, "#define FGK_FAST_FMA 1\n");
   fgu_buf_puts(o, cl_prelude);
   fgu_buf_puts(o, helpers);
+  /* the math routines' compensated steps are never contracted; relaxed
+   * kernels contract their own code */
+  if (k->fp == FGK_FP_RELAXED && e->strip > 1)
+    fgu_buf_puts(o, "#pragma OPENCL FP_CONTRACT ON\n");
   if (k->grouped)
     fgu_buf_printf(o, "__attribute__((reqd_work_group_size(%d, %d, 1)))\n",
                    k->local[1], k->local[0]);
@@ -352,6 +409,43 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                    "++fgk_c) {\n"
                    "      const int _column = (int)fgk_c;\n"
                    "      const long fgk_i = fgk_row0 + fgk_c;\n");
+    return;
+  }
+  if (e->strip > 1) {
+    /* a row of e->strip columns, a loop the device's compiler widens */
+    assert(!k->grouped);
+    fgu_buf_printf(o, "  const long fgk_c0 = (long)get_global_id(0) * %d, "
+                   "fgk_r = get_global_id(1), fgk_l = get_global_id(2)%s;\n",
+                   e->strip, k->thread_elements ? " % fgk_TL" : "");
+    if (k->thread_elements)
+      fgu_buf_puts(o, "  const int _tensorElement = (int)(get_global_id(2) "
+                   "/ fgk_TL);\n");
+    fgu_buf_printf(o, "  if (fgk_c0 >= fgk_TC || fgk_r >= fgk_TR || "
+                   "fgk_l >= fgk_TL)\n    return;\n"
+                   "  const long fgk_c1 = min(fgk_c0 + %d, fgk_TC);\n",
+                   e->strip);
+    static const char *const thread =
+      "  const int _layer = (int)fgk_l, _row = (int)fgk_r, "
+      "_column = (int)fgk_c;\n"
+      "  const long fgk_i = (fgk_l * fgk_TR + fgk_r) * fgk_TC + fgk_c;\n"
+      "  {\n    {\n";
+    if (e->interior_body.s && fge_stencil_bounds(e, o)) {
+      /* a stencil (emit/stencil.c): the strip's interior columns with
+       * unclamped taps, then the others */
+      fgu_buf_printf(o, "  for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
+                     "{\n%s%s    }\n  }\n  }\n", thread, e->interior_body.s);
+      fgu_buf_printf(o, "  for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : "
+                     "fgk_c0; fgk_c < fgk_c1;\n       fgk_c = fgk_c + 1 == "
+                     "fgk_lo ? fgk_hi : fgk_c + 1) {\n%s", thread);
+      return;
+    }
+    /* the math routines are long dependency chains: two vectors in
+     * flight hide their latency, as in the C dialect (W1 fused at 2048 x
+     * 1024, the kernel alone: 20.1 / 20.5 ms -> 13.9 / 14.9) */
+    if (fge_math_c_used(e))
+      fgu_buf_puts(o, "  #pragma clang loop interleave_count(2)\n");
+    fgu_buf_printf(o, "  for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
+                   "{\n%s", thread);
     return;
   }
   /* per-element threads (_globalThreads(fieldShape, tensorShape)): the
@@ -438,4 +532,39 @@ const fgk_dialect_i fgk_dialect_cl = {
    * cbrt are PoCL's 4-lane routines) */
   .scalarize = false,
   .hoist_reads = true,
+};
+
+/* The same OpenCL C for a CPU device whose compiler widens a work-item's
+ * loops but not its vector types (PoCL: its first pass packs a
+ * work-item's float4 into short vectors, after which it cannot widen
+ * across work-items, and its float4 pow and cbrt are slow routines).
+ * Small tensors become scalars as in the C dialect, f32 math the C
+ * dialect's routines, and each work-item a loop over a row of columns
+ * (e->strip, fgk_emit), which the compiler vectorizes before it builds
+ * the work-group.  W1 (float4 L*a*b*, 8 operators, 4096^2) fused on
+ * PoCL: see the README's Speed section. */
+const fgk_dialect_i fgk_dialect_cl_cpu = {
+  .name = "OpenCL C (CPU)",
+  .id = FGK_DIALECT_CL,
+  .type_name = cl_type,
+  .splat = cl_splat,
+  .vconvert = cl_vconvert,
+  .convert_sat = cl_convert_sat,
+  .as = cl_as,
+  .call = cl_cpu_call,
+  .vec_open = cl_vec_open,
+  .vec_close = "))",
+  .helper_prefix = "inline ",
+  .load_open = cl_load_open,
+  .store = cl_store,
+  .open_kernel = cl_open_kernel,
+  .close_kernel = "    }\n  }\n  }\n}\n",
+  .atomic = cl_atomic,
+  .split_phases = false,
+  .local_qualifier = "__local ",
+  .locals_at_kernel_scope = true,
+  .close_reduce = "  }\n}\n",
+  .reduce_block_pragma = "",
+  .scalarize = true,
+  .split_stencils = true,
 };

@@ -16,14 +16,32 @@
 /* Source text of kernel k as a function named fn_name (an identifier), in
  * dialect d; malloc'd, NULL when out of memory. */
 char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name);
+/* What the device does with the source (fg__caps): strip > 1 asks for the
+ * OpenCL C of a CPU device that widens a work-item's loops but not its
+ * vector types (small tensors as scalars, the C dialect's float math), each
+ * work-item running a row of strip columns as a loop; fast_fma says that
+ * its fma is an instruction. */
+typedef struct fgk_emit_target {
+  int strip;
+  bool fast_fma;
+} fgk_emit_target;
+/* The columns one work-item of kernel k runs in dialect d on a device that
+ * takes strip (fg__caps.strip): strip for a plain OpenCL kernel (neither
+ * grouped nor a reduction), else 1.  The launch divides the columns by it
+ * (emit/abi.h). */
+int fge_strip(const fgk_kernel *k, fgk_dialect d, int strip);
+/* fgk_emit for target t (NULL: strip 1). */
+char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
+                   const fgk_emit_target *t);
 
-/* Whether the thread loop of kernel k, emitted in dialect d at the given
- * precision, can be vectorized across threads (emit/vectorize.c): false
- * when it calls a function the compiler has no vector form of (scalar
- * libm on the CPU), with *why (if why) naming it.
+/* Whether the thread loop of kernel k, emitted in dialect d for a device
+ * taking strip (fg__caps.strip) at the given precision, can be vectorized
+ * across threads (emit/vectorize.c): false when it calls a function the
+ * compiler has no vector form of (scalar libm on the CPU, a CPU OpenCL
+ * device's own sin), with *why (if why) naming it.
  * The fusion cost rule keeps such operators apart from vectorizable ones. */
-bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, bool relaxed,
-                    const char **why);
+bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, int strip,
+                    bool relaxed, const char **why);
 
 /* The C dialect's helper functions (OpenCL's sign, maxmag, powr..., the
  * clamped indexing), written after fgk_c_prelude: the C text of

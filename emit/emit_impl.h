@@ -142,10 +142,17 @@ struct fgk_emitter {
    * loop's body is emitted (walk.c): reads at them clamp no column */
   struct { const fgk_var *var; int port; } in_cols[FGE_IN_COLS_MAX];
   int n_in_cols;
+  int strip;           /* columns one work-item runs as a loop (1: one);
+                          > 1 only with fgk_dialect_cl_cpu */
+  bool fast_fma;       /* the device's fma is an instruction (math_c.c) */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
 extern const fgk_dialect_i fgk_dialect_cl;
+/* OpenCL C for a CPU device that widens loops, not vector types (PoCL):
+ * small tensors as scalars, float math of emit/math_c.c, and each
+ * work-item a loop over e->strip columns (emit/dialect_cl.c). */
+extern const fgk_dialect_i fgk_dialect_cl_cpu;
 
 /* Output primitives (emit/out.c). */
 void fgk_put(fgk_emitter *e, const char *s);

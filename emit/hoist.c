@@ -1,14 +1,14 @@
 /* emit/hoist.c - read locations computed once per work-item, for dialects
- * that ask for it (OpenCL C).  A clamped read at coordinates that depend
- * only on the thread (a stencil's clamp(_row + dr, 0, _rows - 1), its
- * column _column + dc) splits its flat index into a row, a pointer to
- * the clamped layer's and row's first element, and a clamped column; each
- * distinct row and column is a constant declared once before the thread
- * body, and the read becomes row[column].  A 3x3 blur then clamps three
- * rows and three columns instead of nine of each, twice, and multiplies
- * three times instead of eighteen, and PoCL's work-item loop vectorizer
- * widens it (8 lanes; gathers of clamped columns).  The element read is
- * the one fgk_at locates, so results are unchanged. */
+ * that ask for it (OpenCL C, one point per work-item).  A clamped read at
+ * coordinates that depend only on the thread (a stencil's clamp(_row + dr,
+ * 0, _rows - 1), its column _column + dc) splits its flat index into a
+ * row, a pointer to the clamped layer's and row's first element, and a
+ * clamped column; each distinct row and column is a constant declared once
+ * before the thread body, and the read becomes row[column].  A 3x3 blur
+ * then clamps three rows and three columns instead of nine of each, twice,
+ * and multiplies three times instead of eighteen, and PoCL's work-item
+ * loop vectorizer widens it (8 lanes; gathers of clamped columns).  The
+ * element read is the one fgk_at locates, so results are unchanged. */
 #include "emit_impl.h"
 #include "abi.h"
 

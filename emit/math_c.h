@@ -1,16 +1,17 @@
-/* emit/math_c.h - the C dialect's vectorizable float math (emit/math_c.c).
- * Internal. */
+/* emit/math_c.h - the C dialect's vectorizable float math (emit/math_c.c),
+ * which OpenCL C on a CPU device uses too.  Internal. */
 #ifndef FG_EMIT_MATH_C_H
 #define FG_EMIT_MATH_C_H
 
 #include "emit_impl.h"
 
-/* The C spelling (a c_template of the built-in table, with %0 and %1 for
- * the arguments) of built-in fn on elements of type el when the C dialect
- * computes it with its own routines: cbrt, exp, exp2, exp10, log, log2,
- * log10, pow and pown on f32.  The first such call of a kernel adds the
- * routines to its helpers (before the helper being written).  NULL for
- * every other function and type: the table's spelling stands. */
+/* The spelling (a c_template of the built-in table, with %0 and %1 for
+ * the arguments) of built-in fn on elements of type el when the dialect
+ * (C, or OpenCL C on a CPU device) computes it with these routines: cbrt,
+ * exp, exp2, exp10, log, log2, log10, pow and pown on f32.  The first such
+ * call of a kernel adds the routines, in e's dialect, to its helpers
+ * (before the helper being written).  NULL for every other function and
+ * type: the table's spelling stands. */
 const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el);
 /* The same spelling without adding anything to a kernel (what the fusion
  * cost rule asks: these routines vectorize). */

@@ -1,15 +1,16 @@
 /* emit/stencil.c - stencils for dialects that split the column loop (the
- * C dialect).  A read whose column coordinate is the thread's own column
- * plus a constant (_column + dc, as a 3x3 blur's taps) needs clamping
- * only within |dc| of the field's edge.  Such a kernel's threads run in
- * two loops per row: an interior loop over the columns where every such
- * tap lies inside its field, whose reads are affine and unclamped in the
- * column (rows and layers stay clamped: loop-invariant there), and a
- * border loop over the rest, with the clamped reads of every other
- * kernel.  Both read the same elements, so results are unchanged.  A
- * column the operator clamps itself (clamp(_column + dc, 0, _columns - 1),
- * as Cog's stencils write it) counts too: the interior is narrowed to
- * where that clamp keeps its value. */
+ * C dialect, and OpenCL C's strips on a CPU device).  A read whose column
+ * coordinate is the thread's own column plus a constant (_column + dc, as
+ * a 3x3 blur's taps) needs clamping only within |dc| of the field's edge.
+ * Such a kernel's threads run in two loops per row: an interior loop over
+ * the columns where every such tap lies inside its field, whose reads are
+ * affine and unclamped in the column (rows and layers stay clamped:
+ * loop-invariant there), and a border loop over the rest, with the
+ * clamped reads of every other kernel.  Both read the same elements, so
+ * results are unchanged.  A column the operator clamps itself
+ * (clamp(_column + dc, 0, _columns - 1), as Cog's stencils write it)
+ * counts too: the interior is narrowed to where that clamp keeps its
+ * value. */
 #include "emit_impl.h"
 #include "ir/visit.h"
 

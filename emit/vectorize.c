@@ -1,18 +1,21 @@
 /* emit/vectorize.c - which kernels' thread loops the target compiler can
  * vectorize across threads, for the fusion cost rule (fuse/fuse.h).
  *
- * OpenCL devices vectorize (or run in SIMT) every work-item function, calls
- * included.  The C dialect's loops are vectorized by clang, which widens
- * arithmetic, comparisons, selects and the libm functions it maps to
- * instructions (sqrt, fabs, floor, fmin, ...), but no other call: at full
- * precision a call into scalar libm (pow, cbrt, exp, ...) keeps the whole
- * loop scalar; relaxed precision adds the functions libmvec has
- * (-fveclib=libmvec in clang 14: sin, cos, exp, log, pow).  A built-in
- * is judged by the function its C template calls: when vectorizable math
+ * OpenCL GPUs run every work-item function in SIMT, calls included.  A CPU
+ * device's strip kernels (emit/dialect_cl.c: a work-item's loop over
+ * columns, which PoCL's compiler widens) are judged as the C dialect's
+ * loops at full precision.  The C dialect's loops are vectorized by clang,
+ * which widens arithmetic, comparisons, selects and the libm functions it
+ * maps to instructions (sqrt, fabs, floor, fmin, ...), but no other call:
+ * at full precision a call into scalar libm (pow, cbrt, exp, ...) keeps
+ * the whole loop scalar; relaxed precision adds the functions libmvec has
+ * (-fveclib=libmvec in clang 14: sin, cos, exp, log, pow).  A built-in is
+ * judged by the function its C template calls: when vectorizable math
  * routines replace a libm call in the C dialect, add that name to the
  * lists below; the C dialect's own routines (math_c.c: cbrt, exp, log,
- * pow... on f32) vectorize in both precisions.  A RenderScript call counts as vectorizable: its script's
- * functions are emitted into the same source, where clang inlines them. */
+ * pow... on f32) vectorize in both precisions.  A RenderScript call counts
+ * as vectorizable: its script's functions are emitted into the same
+ * source, where clang inlines them. */
 #include "emit.h"
 #include "math_c.h"
 #include "ir/visit.h"
@@ -77,13 +80,18 @@ static void check(const fg_expr *x, void *arg) {
     s->why = fgk_builtins[x->u.call.fn].name;
 }
 
-bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, bool relaxed,
-                    const char **why) {
+bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, int strip,
+                    bool relaxed, const char **why) {
   if (why)
     *why = NULL;
-  if (d != FGK_DIALECT_C)
+  if (d != FGK_DIALECT_C && fge_strip(k, d, strip) <= 1)
     return true;
-  scan s = {.relaxed = relaxed};
+  /* a CPU OpenCL device's strips (emit/dialect_cl.c) are loops its
+   * compiler widens as clang does the C dialect's, with the same float
+   * math routines; its other built-ins are its own, which it inlines where
+   * clang has an instruction (fabs, floor, sqrt...) and calls otherwise
+   * (PoCL: sin, atan, log1p), and it maps none to a vector library */
+  scan s = {.relaxed = relaxed && d == FGK_DIALECT_C};
   fgk_visit_block(&k->body, &(fgk_visitor){.expr = check, .arg = &s});
   if (why)
     *why = s.why;

@@ -480,9 +480,22 @@ static void declare_vars(fgk_emitter *e, const fgk_block *b) {
   }
 }
 
+int fge_strip(const fgk_kernel *k, fgk_dialect d, int strip) {
+  return d == FGK_DIALECT_CL && strip > 1 && !k->grouped &&
+         !fgk_is_reduction(k->reduce) ? strip : 1;
+}
+
 char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
+  return fgk_emit_for(k, d, fn_name, NULL);
+}
+
+char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
+                   const fgk_emit_target *target) {
   fgk_emitter e = {.w = {&fge_writer_i}, .k = k, .indent = 3};
-  e.d = d == FGK_DIALECT_CL ? &fgk_dialect_cl : &fgk_dialect_c;
+  e.strip = fge_strip(k, d, target ? target->strip : 1);
+  e.fast_fma = target && target->fast_fma;
+  e.d = d == FGK_DIALECT_C ? &fgk_dialect_c
+        : e.strip > 1 ? &fgk_dialect_cl_cpu : &fgk_dialect_cl;
   e.read_base = fge_hoist_base;
   for (int i = 0; i < k->n_in; i++)
     e.uses_fp64 |= k->in_type[i].elem == FG_F64;

@@ -69,6 +69,8 @@ typedef struct fg__launch {
   bool polls;                /* the kernel's loops poll stop: it may run
                                 until stopped, so never on the calling
                                 thread */
+  int strip;                 /* columns per work-item (fge_strip; 0 or
+                                1: one) */
 } fg__launch;
 
 /* What a device can run.  fg_compile refuses a kernel needing more. */
@@ -82,6 +84,11 @@ typedef struct fg__caps {
                                 divides (host_eval.h) */
   bool host_eval;            /* one-point kernels of plain arithmetic may
                                 run on the host (not FG_CAP_HOST_EVAL) */
+  int strip;                 /* > 1: a CPU OpenCL device that widens a
+                                work-item's loops, not its vector types
+                                (PoCL): plain kernels run rows of this
+                                many columns per work-item (fge_strip) */
+  bool fast_fma;             /* fma is an instruction of the device */
 } fg__caps;
 
 /* Settings a backend is made with: fg_context_options resolved against

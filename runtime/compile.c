@@ -101,7 +101,11 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
   pk->n_in = k->n_in;
   pk->field = calloc((size_t)pk->nbuf + 1, sizeof *pk->field);
   pk->dims = calloc((size_t)fge_abi_dim_count(pk->nbuf), sizeof *pk->dims);
-  pk->source = fgk_emit(k, fg__be_dialect(be), entry);
+  fgk_emit_target target = {
+      .strip = fge_strip(k, fg__be_dialect(be), be->caps.strip),
+      .fast_fma = be->caps.fast_fma};
+  pk->strip = target.strip;
+  pk->source = fgk_emit_for(k, fg__be_dialect(be), entry, &target);
   pk->polls = pk->source && fge_source_polls(pk->source);
   if (!pk->name || !pk->field || !pk->dims || !pk->source)
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
@@ -365,13 +369,14 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
  * precision (arg: a vec_target), for the fusion cost rule. */
 typedef struct vec_target {
   fgk_dialect dialect;
+  int strip;
   bool relaxed;
 } vec_target;
 
 static bool kernel_vectorizes(const fgk_kernel *k, void *arg,
                               const char **why) {
   const vec_target *t = arg;
-  return fge_vectorizes(k, t->dialect, t->relaxed, why);
+  return fge_vectorizes(k, t->dialect, t->strip, t->relaxed, why);
 }
 
 static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
@@ -379,6 +384,7 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
                                  fg__variant *v) {
   fg_context *ctx = p->ctx;
   vec_target vt = {.dialect = fg__be_dialect(ctx->be),
+                   .strip = ctx->be->caps.strip,
                    .relaxed = opt && opt->precision == FG_PRECISION_RELAXED};
   fgf_options fo = {.fuse = fuse, .max_nodes = FGF_MAX_NODES,
                     .max_buffers = ctx->be->caps.max_buffers,

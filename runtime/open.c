@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The capabilities named in $FG_DISABLE ("fp64,int64_atomics,host_eval"), as
+/* The capabilities named in $FG_DISABLE ("fp64,host_eval,strips"...), as
  * FG_CAP_* bits; -1 with a message for an unknown name. */
 static int parse_disable(const char *s, char *err, size_t errlen) {
   static const struct { const char *name; int bit; } caps[] = {
     {"fp64", FG_CAP_FP64}, {"int64_atomics", FG_CAP_INT64_ATOMICS},
-    {"host_eval", FG_CAP_HOST_EVAL}};
+    {"host_eval", FG_CAP_HOST_EVAL}, {"strips", FG_CAP_STRIPS}};
   int bits = 0;
   while (*s) {
     size_t n = strcspn(s, ", ");
@@ -28,7 +28,8 @@ static int parse_disable(const char *s, char *err, size_t errlen) {
       }
     if (n && !found) {
       snprintf(err, errlen, "FG_DISABLE names '%.*s' (expected fp64, "
-               "int64_atomics or host_eval, separated by commas)", (int)n, s);
+               "int64_atomics, host_eval or strips, separated by commas)",
+               (int)n, s);
       return -1;
     }
     s += n;
@@ -122,6 +123,8 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   if (disable & FG_CAP_INT64_ATOMICS)
     ctx->be->caps.int64_atomics = false;
   ctx->be->caps.host_eval = !(disable & FG_CAP_HOST_EVAL);
+  if (disable & FG_CAP_STRIPS)
+    ctx->be->caps.strip = 1;
   ctx->max_runs = opt && opt->max_runs > 0 ? opt->max_runs : 4;
   ctx->run_timeout_ms = opt ? opt->run_timeout_ms : 0;
   st = fg__ctx_loop_init(ctx, opt ? opt->loop : NULL, fg__ctx_process,

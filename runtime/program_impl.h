@@ -56,6 +56,7 @@ typedef struct fg__pkernel {
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */
   bool polls;               /* its loops poll the stop flag (emit/abi.h) */
+  int strip;                /* columns per work-item (fge_strip) */
   double prof_seconds;      /* fg_program_kernel_time: launch to completion, */
   long long prof_launches;  /* summed on the loop thread over every run */
 } fg__pkernel;

@@ -352,7 +352,8 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                     .dims = k->dims, .partials = k->partials,
                     .work_per_item = k->work_per_item, .zero = k->zero,
                     .copy_from = k->copy_from,
-                    .stop = r->stop, .polls = k->polls};
+                    .stop = r->stop, .polls = k->polls,
+                    .strip = k->strip};
     memcpy(l.threads, k->threads, sizeof l.threads);
     memcpy(l.group, k->group, sizeof l.group);
     st = fg__be_launch(be, k->bin, &l, &a);

@@ -9,6 +9,7 @@
 #include "backend-opencl/cl_impl.h"
 #include "testutil.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -318,6 +319,149 @@ START_TEST(test_opencl_agrees_with_cpu) {
 }
 END_TEST
 
+/* ---- strips: a CPU device's work-items as loops over columns ---------- */
+
+enum { ST_ROWS = 6, ST_COLS = 150 };  /* strips of 64, 64 and 22 columns */
+
+/* W1's sRGB curve on a float4 field (pow of a vector, a select, the alpha
+ * passed through), cube roots of its result and a dot product of their
+ * xyz, and a 3x3 sum of a float field with clamped borders. */
+static fg_graph *strip_graph(void) {
+  fg_shape s = fg_shape2(ST_ROWS, ST_COLS);
+  fg_graph *g = fg_graph_new("strips");
+  fg_field *rgba = fg_input(g, "rgba", fg_type_vector(FG_F32, s, 4));
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, s));
+  fg_type t4 = fg_field_type(rgba), t1 = fg_field_type(x);
+  fg_op *op = fg_op_begin(g, "linear", 1, &t4);
+  fg_expr *c = fg_read_tensor(op, rgba);
+  fg_expr *hi = fg_pow(fg_divf(fg_addf(c, 0.055f), 1.055f),
+                       fg_float(op, 2.4f));
+  fg_write_tensor(op, 0, fg_select(fg_divf(c, 12.92f), hi,
+                                   fg_gt(c, fg_float(op, 0.04045f))));
+  fg_field *lin = fg_op_end(op);
+  fg_output(g, "lin", lin);
+  op = fg_op_begin(g, "root", 1, &t1);
+  fg_expr *r = fg_var(op, FG_F32, 4);
+  fg_assign(r, fg_cbrt(fg_read_tensor(op, lin)));
+  fg_write_tensor(op, 0, fg_dot(fg_swizzle(r, "xyz"),
+                                fg_float3(fg_float(op, 0.4124f),
+                                          fg_float(op, 0.3576f),
+                                          fg_float(op, 0.1805f))));
+  fg_output(g, "dot", fg_op_end(op));
+  op = fg_op_begin(g, "box", 1, &t1);
+  fg_expr *v = fg_var(op, FG_F32, 1);
+  fg_assign(v, fg_float(op, 0));
+  for (int dr = -1; dr <= 1; dr++)
+    for (int dc = -1; dc <= 1; dc++)
+      fg_assign(v, fg_add(v, fg_read_tensor_at(op, x, 2,
+                                               fg_addi(fg_row(op), dr),
+                                               fg_addi(fg_column(op), dc))));
+  fg_write_tensor(op, 0, v);
+  fg_output(g, "box", fg_op_end(op));
+  return g;
+}
+
+/* Runs strip_graph on backend kind (device: an OpenCL selector or NULL)
+ * without the capabilities in disable; outputs into lin, dot, box. */
+static void strip_run(fg_backend_kind kind, const char *device,
+                      unsigned disable, const float *rgba, const float *x,
+                      float *lin, float *dot, float *box) {
+  fg_graph *g = strip_graph();
+  fg_context_options opt = {.backend = kind, .device = device,
+                            .disable = disable};
+  fg_context *ctx;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_msg(fg_program_run(p, 2, (const void *[]){rgba, x}, 3,
+                               (void *[]){lin, dot, box}) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+
+/* Within ulps ulp of the float nearest ref. */
+static bool near_ulps(float got, double ref, double ulps) {
+  double u = ldexp(1.0, (fabs(ref) < FLT_MIN ? -126 : ilogb(ref)) - 23);
+  return fabs((double)got - ref) <= ulps * u;
+}
+
+/* On a CPU OpenCL device every work-item of a plain kernel runs a row of
+ * 64 columns as a loop, small tensors as scalars and float math by the C
+ * dialect's routines (emit/dialect_cl.c): the float4 pipeline, the last
+ * strip of 22 columns and the stencil's interior and border columns agree
+ * element by element with a C reference (pow within 16 ulp, cbrt within 2,
+ * the 3x3 sum exactly) and, on a CPU device, bit for bit with the CPU
+ * backend (the same routines and order).  With FG_CAP_STRIPS disabled
+ * (vector types, the device's pow and cbrt) the bounds hold too. */
+START_TEST(test_opencl_strips_match_reference) {
+  enum { N = ST_ROWS * ST_COLS };
+  float *rgba = malloc(sizeof(float) * N * 4), *x = malloc(sizeof(float) * N);
+  for (int i = 0; i < N * 4; i++)
+    rgba[i] = (float)((i * 7919) % 1000) / 999.0f;   /* 0 .. 1, both curves */
+  for (int i = 0; i < N; i++)
+    x[i] = sinf((float)i * 0.731f) * 100.0f;
+  fg_device_desc d[16];
+  int nd = 0;
+  ck_assert_int_eq(fg_opencl_devices(d, 16, &nd, NULL, 0), FG_OK);
+  bool cpu_device = false;
+  for (int i = 0; i < nd && i < 16; i++)
+    cpu_device |= !d[i].is_gpu;
+  float (*lin)[N * 4] = malloc(sizeof *lin * 3);
+  float (*dot)[N] = malloc(sizeof *dot * 3);
+  float (*box)[N] = malloc(sizeof *box * 3);
+  strip_run(FG_BACKEND_CPU, NULL, 0, rgba, x, lin[0], dot[0], box[0]);
+  const char *dev = cpu_device ? "cpu" : NULL;
+  strip_run(FG_BACKEND_OPENCL, dev, 0, rgba, x, lin[1], dot[1], box[1]);
+  strip_run(FG_BACKEND_OPENCL, dev, FG_CAP_STRIPS, rgba, x, lin[2], dot[2],
+            box[2]);
+  for (int b = 0; b < 3; b++) {
+    for (int i = 0; i < N * 4; i++) {
+      float c = rgba[i];
+      double want = c > 0.04045f ? pow((double)((c + 0.055f) / 1.055f), 2.4)
+                                 : (double)(c / 12.92f);
+      ck_assert_msg(near_ulps(lin[b][i], want, 16), "run %d lin[%d] of %a: "
+                    "%a, want %a", b, i, (double)c, (double)lin[b][i], want);
+    }
+    for (int i = 0; i < N; i++) {
+      /* from this run's lin: each cube root within 2 ulp, then the sum */
+      const float *l = &lin[b][i * 4];
+      double want = cbrt(l[0]) * 0.4124f + cbrt(l[1]) * 0.3576f +
+                    cbrt(l[2]) * 0.1805f;
+      ck_assert_msg(fabs(dot[b][i] - want) <= 4e-7 * fabs(want) + 1e-30,
+                    "run %d dot[%d]: %.9g, want %.9g", b, i,
+                    (double)dot[b][i], want);
+      int row = i / ST_COLS, col = i % ST_COLS;
+      float s = 0;
+      for (int dr = -1; dr <= 1; dr++)
+        for (int dc = -1; dc <= 1; dc++) {
+          int rr = row + dr < 0 ? 0 : row + dr >= ST_ROWS ? ST_ROWS - 1
+                                                          : row + dr;
+          int cc = col + dc < 0 ? 0 : col + dc >= ST_COLS ? ST_COLS - 1
+                                                          : col + dc;
+          s += x[rr * ST_COLS + cc];
+        }
+      ck_assert_msg(box[b][i] == s, "run %d box[%d] (row %d, column %d): "
+                    "%.9g, want %.9g", b, i, row, col, (double)box[b][i],
+                    (double)s);
+    }
+  }
+  if (cpu_device) {
+    ck_assert_msg(!memcmp(lin[0], lin[1], sizeof lin[0]), "lin: the CPU "
+                  "backend and the CPU OpenCL device differ");
+    ck_assert_msg(!memcmp(dot[0], dot[1], sizeof dot[0]), "dot: the CPU "
+                  "backend and the CPU OpenCL device differ");
+  }
+  free(lin);
+  free(dot);
+  free(box);
+  free(rgba);
+  free(x);
+}
+END_TEST
+
 /* Whether an OpenCL device exists, asked in a child process: OpenCL must
  * not be initialized in main, whose forked tests would inherit a driver
  * whose threads did not survive the fork (STYLE rule 25). */
@@ -388,6 +532,7 @@ int main(void) {
   tcase_add_test(tc, test_opencl_cache_refuses_untrusted_binaries);
   tcase_add_test(tc, test_opencl_agrees_with_cpu);
   tcase_add_test(tc, test_opencl_reductions_bit_identical_to_cpu);
+  tcase_add_test(tc, test_opencl_strips_match_reference);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -86,7 +86,7 @@ typedef struct fg_context_options {
   unsigned disable;        /* FG_CAP_* bits the device is treated as
                               lacking (testing what fg_compile refuses on
                               a smaller device); $FG_DISABLE ("fp64",
-                              "int64_atomics", "host_eval",
+                              "int64_atomics", "host_eval", "strips",
                               comma-separated) adds more */
   unsigned run_timeout_ms; /* every run's deadline, from its start: a run
                               not ended by then fails with FG_ETIMEDOUT,
@@ -104,7 +104,12 @@ enum {
    * gives the device's bits without a launch.  Disabled, every kernel
    * runs on the device (to compare the two). */
   FG_CAP_HOST_EVAL = 1u << 2,
-  FG_CAP_ALL_ = (1u << 3) - 1
+  /* Not the device's: on a CPU OpenCL device (PoCL), each work-item of a
+   * plain kernel runs a row of columns as a loop its compiler vectorizes,
+   * with small tensors as scalars.  Disabled, one point per work-item,
+   * small tensors as OpenCL vectors (to compare the two). */
+  FG_CAP_STRIPS = 1u << 3,
+  FG_CAP_ALL_ = (1u << 4) - 1
 };
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
