@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The bytes of counts a histogram thread keeps (fgo_histogram). */
+enum { HIST_PRIVATE = 8192 };
+
 fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
                             int bins, int channels, fg_elem count_elem,
                             fgo_bin_fn fn, const void *user,
@@ -36,20 +39,40 @@ fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
   if (per < 1)
     per = 1;
   int64_t nthreads = (nrows + per - 1) / per;
+  /* a thread's private counts stay within HIST_PRIVATE bytes: a GPU keeps
+   * them in memory it reserves for every thread in flight (5000 u32
+   * counts a thread failed to launch on an H100, CL_OUT_OF_HOST_MEMORY);
+   * more bins are counted in blocks, each thread one block of bins over
+   * its rows, the rows read once a block */
+  int64_t csize = (int64_t)fg_elem_size(count_elem);
+  int64_t blk = bins;
+  if ((int64_t)bins * channels * csize > HIST_PRIVATE)
+    blk = HIST_PRIVATE / (channels * csize);
+  if (blk < 1)
+    blk = 1;
+  int64_t nblocks = (bins + blk - 1) / blk;
   char pname[96];
   snprintf(pname, sizeof pname, "%s.rows", name);
   fg_type pt = fg_type_vector(count_elem, fg_shape2(nthreads, bins), channels);
   fg_op *op = fg_op_begin(g, pname, 1, &pt);
-  fg_global_threads(op, fg_shape1(nthreads));
+  fg_global_threads(op, fg_shape1(nthreads * nblocks));
   /* two histograms, for even and odd columns: a run of equal values
    * then adds to two counts in turn, not one, whose every increment
    * waited for the last (a flat 4096^2 float field: 40 -> 35 ms of
    * counting; random values unchanged), where they stay small */
-  int subs = (int64_t)bins * channels <= 4096 ? 2 : 1;
-  fg_expr *counts = fg_array(op, count_elem, 1, 3, subs, bins, channels);
+  int subs = 2 * blk * channels * csize <= HIST_PRIVATE / 4 ? 2 : 1;
+  fg_expr *counts = fg_array(op, count_elem, 1, 3, subs, (int)blk, channels);
   fg_expr *x = fg_var(op, FG_I32, 1), *j = fg_var(op, FG_I32, 1);
   fg_expr *wr = fg_var(op, FG_I32, 1);
-  fg_expr *r = fg_column(op); /* the thread's index */
+  /* the thread's chunk of rows and its block of bins */
+  fg_expr *r = fg_var(op, FG_I32, 1), *bk = fg_var(op, FG_I32, 1);
+  fg_assign(r, nblocks > 1 ? fg_div(fg_column(op), fg_int(op, (int32_t)nblocks))
+                           : fg_column(op));
+  fg_assign(bk, nblocks > 1 ? fg_mod(fg_column(op), fg_int(op, (int32_t)nblocks))
+                            : fg_int(op, 0));
+  fg_expr *nchunks = nblocks > 1 ? fg_div(fg_columns(op),
+                                          fg_int(op, (int32_t)nblocks))
+                                 : fg_columns(op);
   /* the sizes as the kernel reads them, so one build serves every size:
    * the rows of work (ny a layer), and the rows a thread takes, spread
    * over the threads there are (the counts are integers, so any split
@@ -59,8 +82,7 @@ fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
   fg_assign(ny, rect ? fg_int(op, (int32_t)(y1 - y0))
                      : nd >= 2 ? fgo_rows_x(op, in) : fg_int(op, 1));
   fg_assign(nrw, nd == 3 ? fg_mul(fgo_layers_x(op, in), ny) : ny);
-  fg_assign(kper, fg_div(fg_add(nrw, fg_subi(fg_columns(op), 1)),
-                         fg_columns(op)));
+  fg_assign(kper, fg_div(fg_add(nrw, fg_subi(nchunks, 1)), nchunks));
   fg_for(j, fg_int(op, 0), fg_lt(j, kper), fg_int(op, 1));
   fg_assign(wr, fg_add(fg_mul(r, kper), j)); /* a row of work */
   fg_if(fg_lt(wr, nrw));
@@ -82,9 +104,19 @@ fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
     fg_expr *b = fn(op, v, ch, &valid, user);
     if (valid)
       fg_if(valid);
+    if (nblocks > 1) {
+      /* the bin within this thread's block, when it is in the block */
+      fg_expr *bb = fg_var(op, FG_I32, 1);
+      fg_assign(bb, fg_sub(b, fg_mul(bk, fg_int(op, (int32_t)blk))));
+      fg_if(fg_land(fg_ge(bb, fg_int(op, 0)),
+                    fg_lt(bb, fg_int(op, (int32_t)blk))));
+      b = bb;
+    }
     fg_expr *sub = subs > 1 ? fg_band(x, fg_int(op, 1)) : fg_int(op, 0);
     fg_expr *cell = fg_at(counts, 3, sub, b, fg_int(op, ch));
     fg_assign(cell, fg_add(cell, fg_convert(fg_int(op, 1), count_elem, 1)));
+    if (nblocks > 1)
+      fg_end(op);
     if (valid)
       fg_end(op);
   }
@@ -92,7 +124,10 @@ fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
   fg_end(op); /* if */
   fg_end(op); /* j */
   fg_expr *b = fg_var(op, FG_I32, 1);
-  fg_for(b, fg_int(op, 0), fg_lt(b, fg_int(op, bins)), fg_int(op, 1));
+  fg_for(b, fg_int(op, 0), fg_lt(b, fg_int(op, (int32_t)blk)), fg_int(op, 1));
+  fg_expr *gb = fg_var(op, FG_I32, 1); /* the bin of the whole histogram */
+  fg_assign(gb, fg_add(fg_mul(bk, fg_int(op, (int32_t)blk)), b));
+  fg_if(fg_lt(gb, fg_int(op, bins)));
   fg_expr *val, *c[4];
   for (int ch = 0; ch < channels; ch++) {
     c[ch] = fg_at(counts, 3, fg_int(op, 0), b, fg_int(op, ch));
@@ -105,8 +140,9 @@ fg_field *fgo_histogram(fg_graph *g, const char *name, fg_field *in,
   else
     val = fg_vector(count_elem, channels, channels, c[0], c[1],
                     channels > 2 ? c[2] : NULL, channels > 3 ? c[3] : NULL);
-  fg_write_tensor_at(op, 0, val, 2, r, b);
-  fg_end(op);
+  fg_write_tensor_at(op, 0, val, 2, r, gb);
+  fg_end(op); /* if */
+  fg_end(op); /* b */
   fg_field *part = fg_op_end(op);
   if (!part)
     return NULL;

@@ -1077,12 +1077,25 @@ const char fgr_compat_cl[] =
   "#define native_sincos sincos\n#define native_sinh sinh\n"
   "#define native_sinpi sinpi\n#define native_tanh tanh\n"
   "#define native_tanpi tanpi\n"
-  "#define FGK_RS_LGR(T) FGK_RS_F T lgamma(T v, int *s) "
-  "{ return lgamma_r(v, s); }\n"
-  "FGK_RS_LGR(float)\n"
-  "FGK_RS_F float2 lgamma(float2 v, int2 *s) { return lgamma_r(v, s); }\n"
-  "FGK_RS_F float3 lgamma(float3 v, int3 *s) { return lgamma_r(v, s); }\n"
-  "FGK_RS_F float4 lgamma(float4 v, int4 *s) { return lgamma_r(v, s); }\n";
+  /* the sign as C's lgammaf_r gives it (the CPU backend's): -1 for -0 and
+   * for a negative non-integer whose floor is odd, else 1; NVIDIA's
+   * lgamma_r left it 0 */
+  "FGK_RS_F int fgk_rs_lgs(float v) {\n"
+  "  if (v == 0.f) return signbit(v) ? -1 : 1;\n"
+  "  if (!(v < 0.f) || isinf(v)) return 1;\n"
+  "  float f = floor(v);\n"
+  "  return f == v || fmod(f, 2.f) == 0.f ? 1 : -1; }\n"
+  "FGK_RS_F float lgamma(float v, int *s) {\n"
+  "  *s = fgk_rs_lgs(v); return lgamma(v); }\n"
+  "FGK_RS_F float2 lgamma(float2 v, int2 *s) {\n"
+  "  *s = (int2)(fgk_rs_lgs(v.x), fgk_rs_lgs(v.y)); return lgamma(v); }\n"
+  "FGK_RS_F float3 lgamma(float3 v, int3 *s) {\n"
+  "  *s = (int3)(fgk_rs_lgs(v.x), fgk_rs_lgs(v.y), fgk_rs_lgs(v.z));\n"
+  "  return lgamma(v); }\n"
+  "FGK_RS_F float4 lgamma(float4 v, int4 *s) {\n"
+  "  *s = (int4)(fgk_rs_lgs(v.x), fgk_rs_lgs(v.y), fgk_rs_lgs(v.z),\n"
+  "              fgk_rs_lgs(v.w));\n"
+  "  return lgamma(v); }\n";
 
 const char fgr_compat_cl_f64[] = "FGK_RS_GETS(double)\n"
   "FGK_RS_DIVFV(double)\n"
