@@ -1782,7 +1782,7 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   put(&w, w.bol ? "" : "\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  char fgk_pad;\n} %sG;\n", u->mangle);
   /* host code (invokables) writes the globals, and so do kernels whose
-   * launch passes its copy of the block (fgr_call.writes_globals) */
+   * launch passes its copy of the block (fgr_call.written) */
   fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%sG *fgk_g;\n",
                  gq(tw), u->mangle);
   for (int k = 0; k < u->n_globals; k++)
@@ -2220,20 +2220,31 @@ static void alloc_arg(fgk_writer *tw, bool out, int p) {
       fgk_writer_put(tw, ", (long)0");
 }
 
+/* The output through which call x writes its port slot k (fgr_call's
+ * written), or -1 when it only reads it. */
+static int written_out(const fg_expr *x, int k) {
+  const fgr_call *c = call_of(x);
+  for (int i = 0; i < c->n_written && i < x->u.foreign.n_outs; i++)
+    if (c->written[i] == k)
+      return x->u.foreign.out_port[i];
+  return -1;
+}
+
 /* The environment's arguments at a call site: the ports of x. */
 static void port_args(fgk_writer *tw, const fg_expr *x) {
   const fgr_call *c = call_of(x);
   const fgr_unit *u = c->u;
-  int o = x->u.foreign.out_port;
   for (int k = 0; k <= u->n_allocs; k++) {
     int p = x->u.foreign.port[k];
+    int o = c->kind == FGR_CALL_MAP || c->kind == FGR_CALL_INVOKE
+                ? written_out(x, k) : -1;
     if (k)
       fgk_writer_put(tw, ", ");
-    if (!k && c->writes_globals && o >= 0)
+    if (!k && o >= 0)
       /* the launch's copy of the globals block, which its threads write */
       fgk_writer_printf(tw, "(%sconst uchar *)out%d", gq(tw), o);
-    else if (k && k - 1 == c->written_alloc && o >= 0)
-      /* the allocation the kernel sets elements of: its copy, an output
+    else if (o >= 0)
+      /* an allocation the kernel sets elements of: its copy, an output
        * (written through the const pointer the environment holds) */
       alloc_arg(tw, true, o);
     else if (p < 0)
@@ -2247,8 +2258,9 @@ static void port_args(fgk_writer *tw, const fg_expr *x) {
   /* an invokable run as one thread: its rs_allocation parameters */
   for (int q = 0; c->kind == FGR_CALL_INVOKE && q < c->fn->n_params; q++) {
     int p = x->u.foreign.port[1 + u->n_allocs + q];
+    int o = written_out(x, 1 + u->n_allocs + q);
     fgk_writer_put(tw, ", ");
-    if (q == c->written_param && o >= 0)
+    if (o >= 0)
       alloc_arg(tw, true, o);
     else if (p >= 0)
       alloc_arg(tw, false, p);
@@ -2288,7 +2300,7 @@ static void hook_emit(fgk_writer *tw, const fg_expr *x) {
   if (c->kind == FGR_CALL_FOLD) {
     int rec = x->u.foreign.port[c->u->n_allocs + 1];
     fgk_writer_printf(tw, "%s((%sconst uchar *)in%d, (%suchar *)out%d, %lldL, ", name,
-             gq(tw), rec, gq(tw), x->u.foreign.out_port,
+             gq(tw), rec, gq(tw), x->u.foreign.out_port[0],
              (long long)c->result_bytes);
     port_args(tw, x);
     fgk_writer_put(tw, ")");
