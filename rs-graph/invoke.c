@@ -803,9 +803,13 @@ static bool for_each(inv *in, int t, bool with_options) {
                      text(in, otok), fg_type_str(out->type, tb, sizeof tb));
     }
   }
-  /* outside a launch range the output keeps the Allocation's contents */
+  /* outside a launch range the output keeps the Allocation's contents,
+   * and so does what a legacy root() does not write through its output
+   * pointer */
   bool ranged = opt.x_end || opt.y_end || opt.z_end;
-  opt.base = ranged ? out->field : NULL;
+  bool kept = kf->legacy && kf->legacy_out >= 0 && out->typed &&
+              fgr_type_fgk(kf->ret, &rt);     /* of the type checked above */
+  opt.base = ranged || kept ? out->field : NULL;
   fg_field *r = fg_rs_map(in->g, in->s, kname, n_in, ins, &opt);
   if (!r) {
     /* the launch's own message, located at the rsForEach */

@@ -1265,6 +1265,7 @@ static fgr_call *new_call(launch *l, fgr_call_kind kind) {
   c->u = l->s->u;
   c->n_written = 0;
   c->written = NULL;
+  c->out_base = false;
   memcpy(c->range, l->range, sizeof c->range);
   c->ranged = l->ranged;
   return c;
@@ -1506,10 +1507,15 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
    * allocation it writes (its only output) */
   if (written && is_void)
     fg_global_threads(op, l.shape);
-  fg_expr *args[FGK_MAX_INPUTS] = {0};
+  fg_expr *args[FGK_MAX_INPUTS + 1] = {0};
   for (int k = 0; k < n_in; k++)
     args[k] = fg_read_tensor(op, in[k]);
-  fg_expr *value = call_expr(op, c, rt, n_in, args, env, nf);
+  /* a legacy root()'s output pointer points into the output Allocation,
+   * as on Android: what the root() does not write keeps base's value */
+  c->out_base = base && f->legacy && f->legacy_out >= 0;
+  if (c->out_base)
+    args[n_in] = fg_read_tensor(op, base);
+  fg_expr *value = call_expr(op, c, rt, n_in + c->out_base, args, env, nf);
   if (value && !set_outs(op, value, first_out, c->n_written))
     return NULL;
   fg_field *r = NULL;

@@ -2004,18 +2004,21 @@ static void init_wrapper(fgk_writer *tw, const fgr_unit *u,
   fgu_buf_puts(h, "}\n");
 }
 
-/* The body of a legacy root()'s wrapper: its output starts as zeros
- * (fg_rs_map makes a new field), the input is passed by address, usrData
- * is NULL, and what root() wrote through its output pointer is the
- * value. */
+/* The body of a legacy root()'s wrapper: its output starts as operand
+ * base (fgk_i<base>: the output Allocation's contents, fgr_call.out_base),
+ * or zeros when base < 0 (fg_rs_map makes a new field), the input is
+ * passed by address, usrData is NULL, and what root() wrote through its
+ * output pointer is the value. */
 static void legacy_call(fgk_writer *tw, const fgr_unit *u, const fgr_func *f,
-                        const char *rt, fgu_buf *h) {
+                        const char *rt, int base, fgu_buf *h) {
   static const char *const sp[3] = {"fgk_x", "fgk_y", "fgk_z"};
   bool out = f->legacy_out >= 0;
   if (out)
     fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n",
                    spell(tw, u, f->ret), rt);
-  if (out && is_cl(tw))
+  if (out && base >= 0)
+    fgu_buf_printf(h, "  fgk_r.v = fgk_i%d;\n", base);
+  else if (out && is_cl(tw))
     fgu_buf_printf(h, "  fgk_r.v = (%s)(0);\n", rt);
   else if (out)
     fgu_buf_puts(h, "  memset(&fgk_r, 0, sizeof fgk_r);\n");
@@ -2052,7 +2055,8 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
   fgu_buf *h = fgk_writer_helpers(tw);
   if (c->kind == FGR_CALL_MAP) {
     const fgr_func *f = c->fn;
-    snprintf(name, size, "%smap_%s", u->mangle, f->name);
+    snprintf(name, size, "%smap%s_%s", u->mangle, c->out_base ? "b" : "",
+             f->name);
     if (!fgk_writer_first_use(tw, name))
       return;
     /* the call's type: the kernel's, or a struct's carrier */
@@ -2077,7 +2081,7 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
                    ": 1) + fgk_y) * fgk_ipx + fgk_x;\n");
     struct_inputs(tw, u, f, 0, x, h);
     if (f->legacy) {
-      legacy_call(tw, u, f, rt, h);
+      legacy_call(tw, u, f, rt, c->out_base ? x->u.foreign.n - 1 : -1, h);
       return;
     }
     bool v = f->ret->kind == FGR_VOID;

@@ -39,6 +39,9 @@ typedef struct fgr_call {
    * -1 where written). */
   int n_written;
   const int *written;
+  bool out_base;                /* MAP of a legacy kernel with an output
+                                   pointer: its last operand is what the
+                                   pointee holds before the call */
 } fgr_call;
 
 /* How every call into a script is written (emit_hooks.c). */

@@ -585,6 +585,31 @@ START_TEST(test_rs_globals_several_allocations_written) {
     ck_assert_int_eq(f0[x], w0[x]);
     ck_assert_int_eq(f1[x], w1[x]);
   }
+
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* multi.rs keepOdd(): rsForEach(evens, buf, buf) of a legacy kernel that
+ * writes its output pointer only at even x; at the others the output
+ * keeps the Allocation's contents, as on Android (HPFilter's filter()
+ * launches its root() so). */
+START_TEST(test_rs_globals_legacy_output_keeps_allocation) {
+  enum { M = 9 };
+  fg_rs_script *s = load("multi.rs");
+  fg_field *res[1];
+  int32_t kb[M], ka[M];
+  for (int i = 0; i < M; i++)
+    kb[i] = 5 - 3 * i;
+  fg_graph *g = fg_graph_new("keep");
+  fg_field *fkb = fg_input(g, "buf", fg_type_scalar(FG_I32, fg_shape1(M)));
+  ck_assert_msg(fg_rs_invoke(g, s, "keepOdd", 1, &fkb, 1, res) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "kept", res[0]);
+  tu_run(g, 1, (const void *[]){kb}, 1, (void *[]){ka});
+  fg_graph_free(g);
+  for (int x = 0; x < M; x++)
+    ck_assert_int_eq(ka[x], x % 2 == 0 ? kb[x] * 10 : kb[x]);
   fg_rs_script_free(s);
 }
 END_TEST
@@ -949,6 +974,7 @@ int main(void) {
   tcase_add_test(tc, test_rs_globals_pointer_globals_written);
   tcase_add_test(tc, test_rs_globals_several_allocations_written);
   tcase_add_test(tc, test_rs_globals_written_allocations_limit);
+  tcase_add_test(tc, test_rs_globals_legacy_output_keeps_allocation);
   tcase_add_test(tc, test_rs_globals_pointer_views);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

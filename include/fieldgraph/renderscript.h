@@ -225,7 +225,8 @@ typedef struct fg_rs_launch {
   /* Mapping kernels: the shape of the output when the kernel takes no
    * input (ignored otherwise); the output outside the range takes base's
    * values (the output Allocation's old contents), or zeros when base is
-   * NULL. */
+   * NULL.  A legacy kernel's output pointer points at base's value too
+   * (what it does not write keeps it, as on Android); zeros without. */
   fg_shape shape;
   fg_field *base;
 } fg_rs_launch;

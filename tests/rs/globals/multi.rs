@@ -84,3 +84,15 @@ void RS_KERNEL pick(int in, uint32_t x) {
     rsSetElementAt_int(gCount, in, x);
     rsSetElementAt_int(in > 0 ? gCount : gMask, in, x);
 }
+
+// a legacy kernel that writes its output only at even x: the rest keeps
+// the output Allocation's contents (here its input's), as on Android,
+// where the output pointer points into the Allocation
+void evens(const int *in, int *out, uint32_t x) {
+    if (x % 2 == 0)
+        *out = *in * 10;
+}
+
+void keepOdd(rs_allocation buf) {
+    rsForEach(evens, buf, buf);
+}
