@@ -415,9 +415,10 @@ END_TEST
  * launching a kernel that writes two, then one reading them (results:
  * the written parameter, then the globals in declaration order); an
  * invokable run as one thread writing its two parameters and a global,
- * and one writing two pointer globals.  Every written allocation is
- * compared with a plain C loop; a write fieldgraph does not run is
- * refused at its line while the script's other kernels run. */
+ * and one writing two pointer globals, then a kernel writing both.
+ * Every written allocation is compared with a plain C loop; a write
+ * fieldgraph does not run is refused at its line while the script's
+ * other kernels run. */
 START_TEST(test_rs_globals_several_allocations_written) {
   enum { W = 7, H = 5, N = W * H };
   fg_rs_script *s = load("multi.rs");
@@ -585,7 +586,24 @@ START_TEST(test_rs_globals_several_allocations_written) {
     ck_assert_int_eq(f0[x], w0[x]);
     ck_assert_int_eq(f1[x], w1[x]);
   }
-
+  /* twoPtrs: a mapping kernel writing both pointer globals */
+  g = fg_graph_new("twoPtrs");
+  fg_field *gi = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(L)));
+  g0 = fg_input(g, "e0", fg_type_scalar(FG_I32, fg_shape1(L)));
+  g1 = fg_input(g, "e1", fg_type_scalar(FG_I32, fg_shape1(L)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "d0", g0), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "d1", g1), FG_OK);
+  fg_field *t0 = fg_rs_map(g, s, "twoPtrs", 1, &gi, NULL);
+  ck_assert_msg(t0, "%s", fg_graph_errmsg(g));
+  ck_assert_ptr_eq(t0, fg_rs_allocation_field(s, "d0"));
+  fg_output(g, "d0", t0);
+  fg_output(g, "d1", fg_rs_allocation_field(s, "d1"));
+  tu_run(g, 3, (const void *[]){w0, e0, e1}, 2, (void *[]){f0, f1});
+  fg_graph_free(g);
+  for (int x = 0; x < L; x++) {
+    ck_assert_int_eq(f0[x], w0[x]);
+    ck_assert_int_eq(f1[L - 1 - x], w0[x] * 2);
+  }
   fg_rs_script_free(s);
 }
 END_TEST

@@ -96,3 +96,9 @@ void evens(const int *in, int *out, uint32_t x) {
 void keepOdd(rs_allocation buf) {
     rsForEach(evens, buf, buf);
 }
+
+// a mapping kernel writing two pointer globals, one at a mirrored index
+void RS_KERNEL twoPtrs(int in, uint32_t x) {
+    d0[x] = in;
+    d1[len - 1 - x] = in * 2;
+}
