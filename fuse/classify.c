@@ -34,8 +34,7 @@ static void scan_expr(const fg_expr *x, void *arg) {
  * is written or assigned too, as a RenderScript kernel that returns a
  * value and also sets elements of an allocation). */
 static bool writes_itself(const fg_expr *x) {
-  return x && x->kind == FGK_E_FOREIGN &&
-         (x->u.foreign.out_port >= 0 || x->u.foreign.out_port2 >= 0);
+  return x && x->kind == FGK_E_FOREIGN && x->u.foreign.n_outs > 0;
 }
 
 static bool in_block(const fgk_block *b, const fgk_stmt *s) {

@@ -133,7 +133,9 @@ static fg_expr *cx(clone *c, const fg_expr *x) {
                                     sizeof *e->u.foreign.arg);
     e->u.foreign.port = alloc(c, (size_t)(x->u.foreign.n_ports + 1) *
                                      sizeof(int));
-    if (!e->u.foreign.arg || !e->u.foreign.port)
+    e->u.foreign.out_port = alloc(c, (size_t)(x->u.foreign.n_outs + 1) *
+                                         sizeof(int));
+    if (!e->u.foreign.arg || !e->u.foreign.port || !e->u.foreign.out_port)
       return NULL;
     for (int i = 0; i < x->u.foreign.n; i++)
       e->u.foreign.arg[i] = cx(c, x->u.foreign.arg[i]);
@@ -141,10 +143,10 @@ static fg_expr *cx(clone *c, const fg_expr *x) {
     for (int i = 0; i < x->u.foreign.n_ports; i++)
       e->u.foreign.port[i] = x->u.foreign.port[i] < 0
                                  ? -1 : c->in_port[x->u.foreign.port[i]];
-    e->u.foreign.out_port = x->u.foreign.out_port < 0
-                                ? -1 : c->out_port[x->u.foreign.out_port];
-    e->u.foreign.out_port2 = x->u.foreign.out_port2 < 0
-                                 ? -1 : c->out_port[x->u.foreign.out_port2];
+    for (int i = 0; i < x->u.foreign.n_outs; i++) {
+      int o = x->u.foreign.out_port[i];
+      e->u.foreign.out_port[i] = o < 0 ? -1 : c->out_port[o];
+    }
     break;
   default:
     break;

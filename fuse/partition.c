@@ -162,16 +162,18 @@ static bool join_groups(state *s, int ga, int gb);
  * of them in choose_group, and the other's fields would be written and
  * read again (a = f(x), b = g(y), a + b; mean * mean beside q / n in
  * var = q / n - mean * mean).  The rules are choose_group's for the whole
- * group: gb's members fuse (its lead is simple, ends in no reduction),
- * over the same threads, on the same side of the cost rule, every edge
- * between the two groups a local read, no third group on a path between
- * them (the join would form a cycle), within the caps. */
+ * group: the members of both fuse (their leads are simple: one that is
+ * not, the fold of a script's reduction say, writes outputs no member
+ * after it could read as values), gb ends in no reduction, over the same
+ * threads, on the same side of the cost rule, every edge between the two
+ * groups a local read, no third group on a path between them (the join
+ * would form a cycle), within the caps. */
 static bool absorbable(state *s, int gid, int gb) {
   const group *a = &s->groups[gid], *b = &s->groups[gb];
   if (!b->n_nodes || b->has_reduce)
     return false;
   const fg__node *la = node(s, a->nodes[0]), *lb = node(s, b->nodes[0]);
-  if (!s->info[lb->id].simple ||
+  if (!s->info[la->id].simple || !s->info[lb->id].simple ||
       s->info[la->id].scalar_only != s->info[lb->id].scalar_only ||
       !fg_shape_equal(la->kernel->threads, lb->kernel->threads))
     return false;

@@ -188,8 +188,9 @@ struct fg_expr {
              int n; struct fg_expr **arg;  /* operands */
              int n_ports; int *port;       /* inputs it reads anywhere
                                               (-1: none), the payload's */
-             int out_port, out_port2; } foreign;  /* outputs it writes
-                                              itself, or -1 */
+             int n_outs; int *out_port; } foreign;  /* outputs it writes
+                                              itself, in the payload's
+                                              order (-1: none) */
   } u;
 };
 

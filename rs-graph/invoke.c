@@ -31,8 +31,9 @@
  * rs_allocation parameters are its interface: a parameter it reads (as a
  * launch input or for its dimensions) before any launch writes it is an
  * argument, one a launch writes is a result; rs_allocation globals are
- * read from their bindings and, when a launch writes them, are results
- * too (after the parameters).  An Allocation's contents are a field, and
+ * read from their bindings and, when a launch writes them (as its output,
+ * or a kernel setting their elements: fgr_kernel_sets), are results too
+ * (after the parameters).  An Allocation's contents are a field, and
  * a launch writing an Allocation makes a new field. */
 #include "rs-graph/graph.h"
 
@@ -803,9 +804,13 @@ static bool for_each(inv *in, int t, bool with_options) {
                      text(in, otok), fg_type_str(out->type, tb, sizeof tb));
     }
   }
-  /* outside a launch range the output keeps the Allocation's contents */
+  /* outside a launch range the output keeps the Allocation's contents,
+   * and so does what a legacy root() does not write through its output
+   * pointer */
   bool ranged = opt.x_end || opt.y_end || opt.z_end;
-  opt.base = ranged ? out->field : NULL;
+  bool kept = kf->legacy && kf->legacy_out >= 0 && out->typed &&
+              fgr_type_fgk(kf->ret, &rt);     /* of the type checked above */
+  opt.base = ranged || kept ? out->field : NULL;
   fg_field *r = fg_rs_map(in->g, in->s, kname, n_in, ins, &opt);
   if (!r) {
     /* the launch's own message, located at the rsForEach */
@@ -824,6 +829,24 @@ static bool for_each(inv *in, int t, bool with_options) {
   out->field = r;
   out->typed = true;
   out->type = r->type;
+  /* the globals the kernel set elements of are rebound to their copies */
+  bool *ks = calloc((size_t)in->u->n_globals + 1, 1);
+  if (!ks)
+    return fail_at(in, FG_ENOMEM, t, "out of memory");
+  fgr_kernel_sets(in->s, kf, ks);
+  for (int j = 0; j < in->n; j++) {
+    var *v = &in->v[j];
+    fg_field *b = v->kind == V_ALLOC && v->global >= 0 && ks[v->global]
+                      ? fgr_bound_field(in->s,
+                                        in->u->globals[v->global].alloc_index)
+                      : NULL;
+    if (b && v != out) {
+      v->field = b;
+      v->typed = true;
+      v->type = b->type;
+    }
+  }
+  free(ks);
   return true;
 }
 
@@ -1159,6 +1182,29 @@ static int slot_of(const inv *in, int t) {
   return -1;
 }
 
+/* Marks set[k] for each rs_allocation global k that the kernel of the
+ * launch at token t (arguments arg, n of them) sets elements of
+ * (fgr_kernel_sets): its launch writes them too. */
+static void launch_sets(inv *in, int t, bool with_options, const int *arg,
+                        int n, bool *set) {
+  bool old = !with_options && n >= 3 && script_handle(in, arg[0]);
+  int len;
+  const char *p = fgr_tok_text(in->u, arg[0], &len);
+  char kname[128];
+  snprintf(kname, sizeof kname, "%.*s", old ? 4 : len, old ? "root" : p);
+  const fgr_func *kf = fgr_find_func(in->u, kname);
+  bool *ks = calloc((size_t)in->u->n_globals + 1, 1);
+  if (!ks) {
+    fail_at(in, FG_ENOMEM, t, "out of memory");
+    return;
+  }
+  if (kf && kf->is_kernel && kf->has_body)
+    fgr_kernel_sets(in->s, kf, ks);
+  for (int k = 0; k < in->u->n_globals; k++)
+    set[k] = set[k] || ks[k];
+  free(ks);
+}
+
 /* Whether each rs_allocation parameter or global (slot_of) is read
  * before any launch writes it (an argument, or the field the global is
  * bound to) and whether a launch writes it (a result); from the order of
@@ -1186,6 +1232,7 @@ static void roles(inv *in, int a, int b, bool *read, bool *written) {
       int sl = argend[o] == arg[o] + 1 ? slot_of(in, arg[o]) : -1;
       if (sl >= 0)
         written[sl] = true;
+      launch_sets(in, i, opt, arg, n, written + in->f->n_params);
       i = rp;
       continue;
     }
@@ -1264,19 +1311,20 @@ fg_status fg_rs_invoke_args(fg_graph *g, fg_rs_script *s,
    * over its allocations (rsGetElementAt / rsSetElementAt on them) and
    * the values of its other parameters */
   if (fgr_func_mention(s->u, f, "rsForEach", true) < 0) {
-    fg_field *r = NULL;
-    if (fgr_invoke_single(g, s, f, in.what, values, n_args, args, &r) !=
+    fg_field *r[FG_MAX_OUTPUTS];
+    int nr = 0;
+    if (fgr_invoke_single(g, s, f, in.what, values, n_args, args, r, &nr) !=
         FG_OK)
       return g->status;
-    if (n_results != (r ? 1 : 0)) {
+    if (n_results != nr) {
+      char w[64] = "no allocation (only globals)";
+      if (nr)
+        snprintf(w, sizeof w, "%d allocation(s)", nr);
       fg__fail(g, FG_EINVAL, "%s: '%s' runs as one thread and writes %s; "
-               "got %d result slot(s)", in.what, f->name,
-               r ? "one allocation" : "no allocation (only globals)",
-               n_results);
+               "got %d result slot(s)", in.what, f->name, w, n_results);
       return g->status;
     }
-    if (r)
-      results[0] = r;
+    memcpy(results, r, (size_t)nr * sizeof *r);
     return FG_OK;
   }
   for (int p = 0; p < f->n_params; p++) {

@@ -774,19 +774,26 @@ static bool no_globals_write(launch *l, const fgr_func *const *fns, int n,
   return false;
 }
 
-/* The rs_allocation global that functions fns write with
- * rsSetElementAt_<type>(global, value, x[, y[, z]]), an rsAtomic* on
- * (volatile int32_t *)rsGetElementAt(global, ...) or p[e] = v through a
- * pointer global p: its index in globals, -1 when they write none, -2
- * after an error.  Such a write sets
- * points of the thread's choosing (a non-local write): the launch makes a
- * new field, a copy of the one the global is bound to with the kernel's
- * writes (threads writing one point race, as in RenderScript), and
- * rebinds the global to it.  fieldgraph takes writes to one global per
- * kernel, named directly. */
-static int written_global(launch *l, const fgr_func *const *fns, int n,
-                          int *wparam) {
+/* The rs_allocation globals (and for an invokable run as one thread,
+ * l->pf, its rs_allocation parameters) that functions fns write with
+ * rsSetElementAt_<type>(a, value, x[, y[, z]]), an rsAtomic* on
+ * (volatile int32_t *)rsGetElementAt(a, ...) or p[e] = v through a
+ * pointer global p.  gtok[k] (u->n_globals entries) is set to the token
+ * of the first write of global k, ptok[p] (l->pf's parameters, when
+ * l->pf) that of parameter p, -1 where none; returns how many
+ * allocations they write, -2 after an error.  Such a write sets points
+ * of the thread's choosing (a non-local write): the launch makes one new
+ * field per written allocation, a copy of the field it is bound to with
+ * the kernel's writes (threads writing one point race, as in
+ * RenderScript), and rebinds the global to it.  The allocation must be
+ * named directly. */
+static int written_allocs(launch *l, const fgr_func *const *fns, int n,
+                          int *gtok, int *ptok) {
   const fgr_unit *u = l->s->u;
+  for (int k = 0; k < u->n_globals; k++)
+    gtok[k] = -1;
+  for (int p = 0; l->pf && p < l->pf->n_params; p++)
+    ptok[p] = -1;
   bool *seen = calloc((size_t)u->n_funcs + 1, 1);
   if (!seen) {
     fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
@@ -795,11 +802,11 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
   fgr_reach(u, fns, n, seen);
   static const char pre[] = "rsSetElementAt";
   const int pl = (int)sizeof pre - 1;
-  int found = -1, found_tok = -1, r = -1;
-  for (int f = 0; f < u->n_funcs && r == -1; f++) {
+  int count = 0, r = 0;
+  for (int f = 0; f < u->n_funcs && r == 0; f++) {
     if (!seen[f])
       continue;
-    for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1 && r == -1;
+    for (int i = u->funcs[f].rparen + 1; i < u->funcs[f].tok1 && r == 0;
          i++) {
       int len;
       const char *p = fgr_tok_text(u, i, &len);
@@ -844,19 +851,15 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
               : fgr_tok_is(u, at - 1, "(") && fgr_tok_is(u, at + 1, ",") &&
                         u->toks[at].kind == FGR_T_IDENT
                   ? -1 : -3;
-      /* an rs_allocation parameter of an invokable run as one thread:
-       * slot 1000 + its index */
+      /* an rs_allocation parameter of an invokable run as one thread */
       int pp = pw < 0 && g == -1 && l->pf && f == (int)(l->pf - u->funcs)
-                   ? param_alloc(l, ap, alen)
-                                               : -1;
-      if (pp >= 0)
-        g = 1000 + pp;
-      for (int k = 0; k < u->n_globals && g == -1; k++)
+                   ? param_alloc(l, ap, alen) : -1;
+      for (int k = 0; k < u->n_globals && g == -1 && pp < 0; k++)
         if ((int)strlen(u->globals[k].name) == alen &&
             !memcmp(u->globals[k].name, ap, (size_t)alen) &&
             u->globals[k].alloc_index >= 0)
           g = k;
-      if (g < 0) {
+      if (g < 0 && pp < 0) {
         fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes %s; fieldgraph "
                  "runs writes to an rs_allocation global named as the first "
                  "argument", fgr_tok_file(u, i), u->toks[i].line,
@@ -864,23 +867,14 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
                  g == -3 ? "an allocation it does not name directly"
                          : "something that is not an rs_allocation global");
         r = -2;
-      } else if (found >= 0 && found != g) {
-        fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes '%s', and "
-                 "%s:%d:%d writes '%s'; fieldgraph runs kernels that set "
-                 "elements of one allocation", fgr_tok_file(u, i),
-                 u->toks[i].line, u->toks[i].col, l->what, len, p,
-                 g >= 1000 ? l->pf->params[g - 1000].name
-                           : u->globals[g].name,
-                 fgr_tok_file(u, found_tok), u->toks[found_tok].line,
-                 u->toks[found_tok].col,
-                 found >= 1000 ? l->pf->params[found - 1000].name
-                               : u->globals[found].name);
-        r = -2;
-      } else if (found < 0) {
-        found = g;
-        found_tok = i;
+        break;
       }
-      fg_field *b = g >= 1000 && atomic ? l->pfield[g - 1000]
+      int *tok = pp >= 0 ? &ptok[pp] : &gtok[g];
+      if (*tok < 0) {
+        *tok = i;
+        count++;
+      }
+      fg_field *b = pp >= 0 && atomic ? l->pfield[pp]
                     : g >= 0 && atomic
                     ? fgr_bound_field(l->s, u->globals[g].alloc_index) : NULL;
       if (b && (fg_type_is_big(b->type) ||
@@ -891,9 +885,8 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
                  "rs_allocation '%s', which is bound to field '%s' of type "
                  "%s (expected i32 or u32 elements)", fgr_tok_file(u, i),
                  u->toks[i].line, u->toks[i].col, l->what, len, p,
-                 g >= 1000 ? l->pf->params[g - 1000].name
-                           : u->globals[g].name, b->name,
-                 fg_type_str(b->type, ts, sizeof ts));
+                 pp >= 0 ? l->pf->params[pp].name : u->globals[g].name,
+                 b->name, fg_type_str(b->type, ts, sizeof ts));
         r = -2;
       }
     }
@@ -901,11 +894,8 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
   free(seen);
   if (r == -2)
     return r;
-  *wparam = found >= 1000 ? found - 1000 : -1;
-  if (found >= 1000)
-    return -1;
   /* one through a macro, which the scan above does not follow */
-  for (int k = 0; k < n && found < 0; k++) {
+  for (int k = 0; k < n && count == 0; k++) {
     int t = fns[k] ? fgr_func_mention(u, fns[k], pre, true) : -1;
     if (t >= 0) {
       fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %s is reached through a "
@@ -915,7 +905,45 @@ static int written_global(launch *l, const fgr_func *const *fns, int n,
       return -2;
     }
   }
-  return found;
+  return count;
+}
+
+void fgr_kernel_sets(fg_rs_script *s, const fgr_func *kf, bool *set) {
+  const fgr_unit *u = s->u;
+  launch l = {.s = s, .what = ""};      /* no graph: no message */
+  int *gtok = malloc(((size_t)u->n_globals + 1) * sizeof *gtok);
+  int n = gtok ? written_allocs(&l, &kf, 1, gtok, NULL) : -2;
+  for (int k = 0; k < u->n_globals; k++)
+    set[k] = n > 0 && gtok[k] >= 0;
+  free(gtok);
+}
+
+/* Refuses a launch whose outputs (one beside the allocations when also
+ * is not NULL: the kernel's value, or an invokable's copy of the globals
+ * block, which also names; then the allocations gtok and ptok mark:
+ * written_allocs) are more than a node has, naming the write that is one
+ * too many. */
+static bool few_enough_writes(launch *l, const char *also, const int *gtok,
+                              const int *ptok) {
+  const fgr_unit *u = l->s->u;
+  int n = also != NULL, last = -1;
+  for (int p = 0; l->pf && p < l->pf->n_params; p++)
+    if (ptok[p] >= 0 && ++n > FG_MAX_OUTPUTS && last < 0)
+      last = ptok[p];
+  for (int k = 0; k < u->n_globals; k++)
+    if (gtok[k] >= 0 && ++n > FG_MAX_OUTPUTS && last < 0)
+      last = gtok[k];
+  if (last < 0)
+    return true;
+  int len;
+  const char *p = fgr_tok_text(u, last, &len);
+  fg__fail(l->g, FG_ENOTSUP, "%s:%d:%d: %s: %.*s writes one of %d "
+           "allocations%s; fieldgraph runs a launch with at most %d "
+           "results (the value or the globals, and each allocation "
+           "written)", fgr_tok_file(u, last), u->toks[last].line,
+           u->toks[last].col, l->what, len, p, n - (also != NULL),
+           also ? also : "", FG_MAX_OUTPUTS);
+  return false;
 }
 
 /* Refuses functions fns that write a bound allocation, where a launch
@@ -1260,9 +1288,9 @@ static fgr_call *new_call(launch *l, fgr_call_kind kind) {
     return fg__fail(l->g, FG_ENOMEM, "%s: out of memory", l->what);
   c->kind = kind;
   c->u = l->s->u;
-  c->written_alloc = -1;
-  c->written_param = -1;
-  c->writes_globals = false;
+  c->n_written = 0;
+  c->written = NULL;
+  c->out_base = false;
   memcpy(c->range, l->range, sizeof c->range);
   c->ranged = l->ranged;
   return c;
@@ -1289,8 +1317,8 @@ static fg_expr *call_expr(fg_op *op, const fgr_call *c, fgk_type type, int n,
   if (n > 0)     /* args may be NULL when there are none */
     memcpy(x->u.foreign.arg, args, (size_t)n * sizeof *args);
   x->u.foreign.n_ports = nf;
-  x->u.foreign.out_port = -1;
-  x->u.foreign.out_port2 = -1;
+  x->u.foreign.n_outs = 0;
+  x->u.foreign.out_port = NULL;
   for (int k = 0; k < nf; k++) {
     x->u.foreign.port[k] = fields[k] ? fgk_op_input(op, fields[k], "script call")
                                 : -1;
@@ -1300,6 +1328,52 @@ static fg_expr *call_expr(fg_op *op, const fgr_call *c, fgk_type type, int n,
       op->in_nonlocal[x->u.foreign.port[k]] = true;
   }
   return x;
+}
+
+/* Call x writes n outputs of op itself, first .. first + n - 1 (its
+ * payload's written slots, in order). */
+static bool set_outs(fg_op *op, fg_expr *x, int first, int n) {
+  x->u.foreign.out_port = fgu_arena_alloc(&op->g->arena,
+                                          (size_t)(n + 1) * sizeof(int));
+  if (!x->u.foreign.out_port) {
+    fgk_fail(op, FG_ENOMEM, "out of memory");
+    return false;
+  }
+  for (int i = 0; i < n; i++)
+    x->u.foreign.out_port[i] = first + i;
+  x->u.foreign.n_outs = n;
+  return true;
+}
+
+/* After the node of call c is built (r, one of its outputs), later
+ * launches read what it wrote: outputs first .. first + c->n_written - 1,
+ * in c->written's order.  An allocation's global is rebound to its copy
+ * (fg_rs_allocation_field returns it); the globals block's copy is what
+ * each run leaves in the script's globals (the graph holds u->live). */
+static bool keep_written(launch *l, const fgr_call *c, fg_field *r,
+                         int first) {
+  fg_graph *g = l->g;
+  fgr_unit *u = l->s->u;
+  for (int i = 0; i < c->n_written; i++) {
+    fg_field *copy = r->producer->out[first + i];
+    if (!c->written[i]) {
+      for (int j = 0; j < g->fields.n; j++)
+        if (((fg_field *)g->fields.item[j])->sink == &u->live)
+          ((fg_field *)g->fields.item[j])->sink = NULL;
+      copy->sink = &u->live;
+      continue;
+    }
+    if (c->written[i] > u->n_allocs)
+      continue;                 /* an invokable's parameter */
+    int k = 0;
+    while (u->globals[k].alloc_index != c->written[i] - 1)
+      k++;
+    if (rebind(l->s, k, copy) != FG_OK) {
+      fg__fail(g, FG_EINVAL, "%s: %s", l->what, l->s->errmsg);
+      return false;
+    }
+  }
+  return true;
 }
 
 static bool launch_begin(launch *l, fg_graph *g, fg_rs_script *s,
@@ -1367,10 +1441,18 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
    * (a void kernel may write through rsSetElementAt only) */
   if (!no_unsupported(&l, &f, 1))
     return NULL;
-  int wparam;
-  int wg = written_global(&l, &f, 1, &wparam);
-  if (wg == -2)
+  /* the allocations it sets elements of, each one more result */
+  int *gtok = fgu_arena_alloc(&g->arena, ((size_t)u->n_globals + 1) *
+                                             sizeof *gtok);
+  if (!gtok)
+    return fg__fail(g, FG_ENOMEM, "%s: out of memory", l.what);
+  int nw = written_allocs(&l, &f, 1, gtok, NULL);
+  if (nw == -2)
     return NULL;
+  int wg = -1;          /* the first written, in declaration order */
+  for (int k = 0; k < u->n_globals && wg < 0; k++)
+    if (gtok[k] >= 0)
+      wg = k;
   /* a kernel that writes script globals updates the launch's copy of the
    * globals block, which every thread shares (atomics are atomic, plain
    * writes race: some thread's last write is what is left) */
@@ -1392,6 +1474,9 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
    * to check types) runs over the launch's points; its value is a u8
    * field of zeros of that shape, which nothing needs to read */
   bool value_out = !is_void || (wg < 0 && gt < 0);
+  if (!few_enough_writes(&l, value_out ? " of a kernel that also returns "
+                                         "a value" : NULL, gtok, NULL))
+    return NULL;
   if (!is_void && (f->ret_ptr || !fgr_type_carrier(f->ret, &rt)))
     return fg__fail(g, FG_ENOTSUP, "%s: kernel '%s' returns %s; fieldgraph "
                     "runs mapping kernels that return a scalar or vector "
@@ -1430,51 +1515,67 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   int nf = 1 + u->n_allocs;
   if (f->legacy_in_indexed && n_in == 1)
     env[nf++] = in[0];
-  /* the written allocation: an output that starts as its bound field;
-   * the kernel reaches it through that output, not as an input */
-  int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
-  fg_field *written = wa >= 0 ? env[1 + wa] : gt >= 0 ? env[0] : NULL;
-  if (wa >= 0 && !written)
-    return fg__fail(g, FG_EINVAL, "%s: the kernel sets elements of "
-                    "%s '%s', which is not bound (fg_rs_bind_allocation)",
-                    l.what, u->globals[wg].pointee ? "pointer global"
-                                                   : "rs_allocation",
-                    u->globals[wg].name);
-  if (gt >= 0 && !written)
-    return NULL;
-  if (wa >= 0)
-    env[1 + wa] = NULL;
-  if (gt >= 0)
-    env[0] = NULL;
+  /* each written allocation (or the globals block): an output that
+   * starts as its bound field; the kernel reaches it through that output,
+   * not as an input.  Results: the value, then the allocations in the
+   * order they are declared */
   fgr_call *c = new_call(&l, FGR_CALL_MAP);
-  if (!c)
-    return NULL;
+  int *slots = fgu_arena_alloc(&g->arena, (size_t)(nw + 2) * sizeof *slots);
+  if (!c || !slots)
+    return c ? fg__fail(g, FG_ENOMEM, "%s: out of memory", l.what) : NULL;
   c->fn = f;
-  c->written_alloc = wa;
-  c->writes_globals = gt >= 0;
-  fg_type types[2];
-  int n_out = 0, aout = -1;
+  c->written = slots;
+  fg_type types[FG_MAX_OUTPUTS];
+  fg_field *starts[FG_MAX_OUTPUTS];
+  int n_out = 0;
   if (value_out)
     types[n_out++] = out;
-  if (written) {
-    aout = n_out;
-    types[n_out++] = written->type;
+  int first_out = n_out;
+  if (gt >= 0) {
+    if (!env[0])
+      return NULL;
+    slots[c->n_written++] = 0;
+    starts[n_out] = env[0];
+    types[n_out++] = env[0]->type;
+    env[0] = NULL;
   }
+  for (int k = 0; k < u->n_globals; k++) {
+    int wa = u->globals[k].alloc_index;
+    if (gtok[k] < 0)
+      continue;
+    if (!env[1 + wa])
+      return fg__fail(g, FG_EINVAL, "%s: the kernel sets elements of "
+                      "%s '%s', which is not bound (fg_rs_bind_allocation)",
+                      l.what, u->globals[k].pointee ? "pointer global"
+                                                    : "rs_allocation",
+                      u->globals[k].name);
+    slots[c->n_written++] = 1 + wa;
+    starts[n_out] = env[1 + wa];
+    types[n_out++] = env[1 + wa]->type;
+    env[1 + wa] = NULL;
+  }
+  bool written = c->n_written > 0;
   fg_op *op = fg_op_begin(g, kernel, n_out, types);
   if (!op)
     return NULL;
-  if (written && !fgk_op_output_starts_as(op, aout, written))
-    return NULL;
+  for (int o = first_out; o < n_out; o++)
+    if (!fgk_op_output_starts_as(op, o, starts[o]))
+      return NULL;
   /* a void kernel's points are the launch's, whatever the shape of the
    * allocation it writes (its only output) */
   if (written && is_void)
     fg_global_threads(op, l.shape);
-  fg_expr *args[FGK_MAX_INPUTS] = {0};
+  fg_expr *args[FGK_MAX_INPUTS + 1] = {0};
   for (int k = 0; k < n_in; k++)
     args[k] = fg_read_tensor(op, in[k]);
-  fg_expr *value = call_expr(op, c, rt, n_in, args, env, nf);
-  if (value && written)
-    value->u.foreign.out_port = aout;
+  /* a legacy root()'s output pointer points into the output Allocation,
+   * as on Android: what the root() does not write keeps base's value */
+  c->out_base = base && f->legacy && f->legacy_out >= 0;
+  if (c->out_base)
+    args[n_in] = fg_read_tensor(op, base);
+  fg_expr *value = call_expr(op, c, rt, n_in + c->out_base, args, env, nf);
+  if (value && !set_outs(op, value, first_out, c->n_written))
+    return NULL;
   fg_field *r = NULL;
   if (!l.ranged && !value_out) {
     fgk_op_eval(op, value);
@@ -1510,20 +1611,11 @@ fg_field *fg_rs_map(fg_graph *g, fg_rs_script *s, const char *kernel,
   r = with_fp(r, u);
   if (!r || !written)
     return r;
-  fg_field *copy = r->producer->out[aout];
-  if (gt >= 0) {
-    /* later launches read the copy, and each run leaves it in the
-     * script's globals (the graph holds u->live: launch_begin) */
-    for (int i = 0; i < g->fields.n; i++)
-      if (((fg_field *)g->fields.item[i])->sink == &u->live)
-        ((fg_field *)g->fields.item[i])->sink = NULL;
-    copy->sink = &u->live;
-    return is_void ? copy : r;
-  }
-  /* later launches read (and fg_rs_allocation_field returns) the copy */
-  if (rebind(s, wg, copy) != FG_OK)
-    return fg__fail(g, FG_EINVAL, "%s: %s", l.what, s->errmsg);
-  return is_void ? copy : r;
+  /* later launches read the copies (the graph holds u->live:
+   * launch_begin) */
+  if (!keep_written(&l, c, r, first_out))
+    return NULL;
+  return is_void ? r->producer->out[first_out] : r;
 }
 
 /* Whether parameter q of an invokable run as one thread is a value
@@ -1538,8 +1630,8 @@ static bool value_param(const fgr_param *q) {
 fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
                             const char *what, const void *const *values,
                             int n_args, fg_field *const *args,
-                            fg_field **result) {
-  *result = NULL;
+                            fg_field **results, int *n_results) {
+  *n_results = 0;
   fgr_unit *u = s->u;
   launch l = {.g = g, .s = s, .what = what, .pf = f, .pfield = args};
   if (!fg__graph_hold(g, &u->live))
@@ -1586,16 +1678,25 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
   }
   if (!no_unsupported(&l, &f, 1))
     return g->status;
-  int wparam;
-  int wg = written_global(&l, &f, 1, &wparam);
-  if (wg == -2)
+  /* the allocations it sets elements of, each a result; globals it
+   * writes go to a copy of the globals block, which later launches read
+   * and each run leaves in the script's globals (as a mapping kernel's,
+   * fg_rs_map) */
+  int *gtok = fgu_arena_alloc(&g->arena, ((size_t)u->n_globals + 1) *
+                                             sizeof *gtok);
+  int ptok[FGK_MAX_INPUTS];
+  if (!gtok) {
+    fg__fail(g, FG_ENOMEM, "%s: out of memory", what);
     return g->status;
-  /* globals it writes go to a copy of the globals block, which later
-   * launches read and each run leaves in the script's globals (as a
-   * mapping kernel's, fg_rs_map) */
+  }
+  int nw = written_allocs(&l, &f, 1, gtok, ptok);
+  if (nw == -2)
+    return g->status;
   int gg = -1;
   int gt = globals_write(&l, &f, 1, &gg);
-  if (gt == -2)
+  if (gt == -2 ||
+      !few_enough_writes(&l, gt >= 0 ? " of a function that also writes "
+                                       "script globals" : NULL, gtok, ptok))
     return g->status;
   fg_field *env[1 + 64 + FGK_MAX_INPUTS] = {0};
   if (u->n_allocs > 64) {
@@ -1604,16 +1705,7 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
   }
   if (!env_fields(&l, &f, 1, env) || !get_element_types(&l, &f, 1))
     return g->status;
-  /* the parameters' fields follow the environment's, in order (a
-   * parameter's index among the allocation parameters is its argument) */
-  int pslot[64], a = 0;
-  for (int p = 0; p < f->n_params && p < 64; p++)
-    pslot[p] = f->params[p].type->kind == FGR_ALLOC ? a++ : -1;
-  int wa = wg >= 0 ? u->globals[wg].alloc_index : -1;
-  fg_field *written = wa >= 0 ? env[1 + wa]
-                    : wparam >= 0 ? args[pslot[wparam]] : NULL;
-  fg_field *gwritten = gt >= 0 ? env[0] : NULL;
-  if (wg < 0 && wparam < 0 && gt < 0) {
+  if (nw == 0 && gt < 0) {
     fg__fail(g, FG_ENOTSUP, "%s:%d:%d: %s: '%s' launches no kernel and "
              "sets no element of an allocation (rsSetElementAt_<type>, "
              "rsAtomic*) and no global: run as a graph, it would leave "
@@ -1622,85 +1714,92 @@ fg_status fgr_invoke_single(fg_graph *g, fg_rs_script *s, const fgr_func *f,
              f->name);
     return g->status;
   }
-  if (wa >= 0 && !written) {
-    fg__fail(g, FG_EINVAL, "%s: '%s' sets elements of %s '%s', which is "
-             "not bound (fg_rs_bind_allocation)", what, f->name,
-             u->globals[wg].pointee ? "pointer global" : "rs_allocation",
-             u->globals[wg].name);
+  /* the parameters' fields follow the environment's, in order (a
+   * parameter's index among the allocation parameters is its argument) */
+  int pslot[64], a = 0;
+  for (int p = 0; p < f->n_params && p < 64; p++)
+    pslot[p] = f->params[p].type->kind == FGR_ALLOC ? a++ : -1;
+  fgr_call *c = new_call(&l, FGR_CALL_INVOKE);
+  int *slots = fgu_arena_alloc(&g->arena, (size_t)(nw + 2) * sizeof *slots);
+  if (!c || !slots) {
+    if (c)
+      fg__fail(g, FG_ENOMEM, "%s: out of memory", what);
     return g->status;
   }
-  if (gt >= 0 && !gwritten)
-    return g->status;
-  if (wa >= 0)
-    env[1 + wa] = NULL;
-  if (gt >= 0)
-    env[0] = NULL;
+  c->fn = f;
+  c->written = slots;
+  /* what it writes, each an output that starts as its field: the
+   * allocation parameters in order, then the rs_allocation globals in the
+   * order they are declared (fg_rs_invoke's results), then the globals
+   * block when it writes script globals */
+  fg_type types[FG_MAX_OUTPUTS];
+  fg_field *starts[FG_MAX_OUTPUTS];
   int nf = 1 + u->n_allocs;
   for (int p = 0; p < f->n_params; p++, nf++) {
     const fgr_param *q = &f->params[p];
-    env[nf] = pslot[p] >= 0 && p != wparam ? args[pslot[p]] : NULL;
-    if (!value_param(q))
+    env[nf] = pslot[p] >= 0 && ptok[p] < 0 ? args[pslot[p]] : NULL;
+    if (value_param(q)) {
+      /* a value: a constant field of its bytes (a bool: one byte) */
+      int64_t size = q->type->kind == FGR_BOOL ? 1 : q->type->size;
+      char name[300];
+      snprintf(name, sizeof name, "%s.%s.%s", u->name, f->name, q->name);
+      env[nf] = fg_constant(g, name, fg_type_scalar(FG_U8, fg_shape1(size)),
+                            values[p]);
+      if (!env[nf])
+        return g->status;
       continue;
-    /* a value: a constant field of its bytes (a bool: one byte) */
-    int64_t size = q->type->kind == FGR_BOOL ? 1 : q->type->size;
-    char name[300];
-    snprintf(name, sizeof name, "%s.%s.%s", u->name, f->name, q->name);
-    env[nf] = fg_constant(g, name, fg_type_scalar(FG_U8, fg_shape1(size)),
-                          values[p]);
-    if (!env[nf])
+    }
+    if (ptok[p] < 0)
+      continue;
+    starts[c->n_written] = args[pslot[p]];
+    slots[c->n_written++] = nf;
+  }
+  for (int k = 0; k < u->n_globals; k++) {
+    int wa = u->globals[k].alloc_index;
+    if (gtok[k] < 0)
+      continue;
+    if (!env[1 + wa]) {
+      fg__fail(g, FG_EINVAL, "%s: '%s' sets elements of %s '%s', which is "
+               "not bound (fg_rs_bind_allocation)", what, f->name,
+               u->globals[k].pointee ? "pointer global" : "rs_allocation",
+               u->globals[k].name);
       return g->status;
+    }
+    starts[c->n_written] = env[1 + wa];
+    slots[c->n_written++] = 1 + wa;
+    env[1 + wa] = NULL;
   }
-  fgr_call *c = new_call(&l, FGR_CALL_INVOKE);
-  if (!c)
-    return g->status;
-  c->fn = f;
-  c->written_alloc = wa;
-  c->written_param = wparam;
-  c->writes_globals = gt >= 0;
-  /* one thread, which writes the copies: the allocation's, then the
-   * globals block's */
-  fg_type out[2];
-  int n_out = 0, aout = -1, gout = -1;
-  if (written) {
-    aout = n_out;
-    out[n_out++] = written->type;
+  int n_allocs_written = c->n_written;
+  if (gt >= 0) {
+    if (!env[0])
+      return g->status;
+    starts[c->n_written] = env[0];
+    slots[c->n_written++] = 0;
+    env[0] = NULL;
   }
-  if (gwritten) {
-    gout = n_out;
-    out[n_out++] = gwritten->type;
-  }
-  fg_op *op = fg_op_begin(g, f->name, n_out, out);
+  for (int i = 0; i < c->n_written; i++)
+    types[i] = starts[i]->type;
+  /* one thread, which writes the copies */
+  fg_op *op = fg_op_begin(g, f->name, c->n_written, types);
   if (!op)
     return g->status;
   fg_global_threads(op, fg_shape1(1));
-  if ((written && !fgk_op_output_starts_as(op, aout, written)) ||
-      (gwritten && !fgk_op_output_starts_as(op, gout, gwritten)))
-    return g->status;
+  for (int i = 0; i < c->n_written; i++)
+    if (!fgk_op_output_starts_as(op, i, starts[i]))
+      return g->status;
   fg_expr *value = call_expr(op, c, fgk_t(FG_U8, 1), 0, NULL, env, nf);
-  if (value) {
-    value->u.foreign.out_port = aout;
-    value->u.foreign.out_port2 = gout;
-  }
+  if (value && !set_outs(op, value, 0, c->n_written))
+    return g->status;
   fgk_op_eval(op, value);
   fg_field *r = with_fp(fg_op_end(op), u);
   if (!r)
     return g->status;
-  if (gwritten) {
-    /* later launches read the copy, and each run leaves it in the
-     * script's globals (the graph holds u->live) */
-    for (int i = 0; i < g->fields.n; i++)
-      if (((fg_field *)g->fields.item[i])->sink == &u->live)
-        ((fg_field *)g->fields.item[i])->sink = NULL;
-    r->producer->out[gout]->sink = &u->live;
-  }
-  if (!written)
-    return FG_OK;
-  r = r->producer->out[aout];
-  if (wa >= 0 && rebind(s, wg, r) != FG_OK) {
-    fg__fail(g, FG_EINVAL, "%s: %s", what, s->errmsg);
+  /* later launches read the copies (the graph holds u->live) */
+  if (!keep_written(&l, c, r, 0))
     return g->status;
-  }
-  *result = r;
+  for (int i = 0; i < n_allocs_written; i++)
+    results[i] = r->producer->out[i];
+  *n_results = n_allocs_written;
   return FG_OK;
 }
 
@@ -1809,7 +1908,9 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
   fg_expr *x = fgu_arena_alloc(&g->arena, sizeof *x);
   fgk_stmt *st = fgu_arena_alloc(&g->arena, sizeof *st);
   int *port = fgu_arena_alloc(&g->arena, (size_t)nf * sizeof *port);
-  if (!k || !fin || !in_type || !nonlocal || !out_type || !x || !st || !port)
+  int *out_port = fgu_arena_alloc(&g->arena, sizeof *out_port);
+  if (!k || !fin || !in_type || !nonlocal || !out_type || !x || !st ||
+      !port || !out_port)
     return fg__fail(g, FG_ENOMEM, "%s: out of memory", l.what);
   int m = 0;
   for (int i = 0; i < nf; i++) {
@@ -1827,7 +1928,9 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
   x->u.foreign.payload = fold;
   x->u.foreign.n_ports = nf;
   x->u.foreign.port = port;
-  x->u.foreign.out_port = 0;
+  out_port[0] = 0;      /* the result, which the fold writes itself */
+  x->u.foreign.n_outs = 1;
+  x->u.foreign.out_port = out_port;
   st->kind = FGK_S_EXPR;
   st->u.expr = x;
   *out_type = res;

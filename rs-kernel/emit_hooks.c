@@ -1929,7 +1929,7 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
   put(&w, w.bol ? "" : "\n");
   fgu_buf_printf(fgk_writer_helpers(tw), "  char fgk_pad;\n} %sG;\n", u->mangle);
   /* host code (invokables) writes the globals, and so do kernels whose
-   * launch passes its copy of the block (fgr_call.writes_globals) */
+   * launch passes its copy of the block (fgr_call.written) */
   fgu_buf_printf(fgk_writer_helpers(tw), "typedef struct {\n  %s%sG *fgk_g;\n",
                  gq(tw), u->mangle);
   for (int k = 0; k < u->n_globals; k++)
@@ -2151,18 +2151,21 @@ static void init_wrapper(fgk_writer *tw, const fgr_unit *u,
   fgu_buf_puts(h, "}\n");
 }
 
-/* The body of a legacy root()'s wrapper: its output starts as zeros
- * (fg_rs_map makes a new field), the input is passed by address, usrData
- * is NULL, and what root() wrote through its output pointer is the
- * value. */
+/* The body of a legacy root()'s wrapper: its output starts as operand
+ * base (fgk_i<base>: the output Allocation's contents, fgr_call.out_base),
+ * or zeros when base < 0 (fg_rs_map makes a new field), the input is
+ * passed by address, usrData is NULL, and what root() wrote through its
+ * output pointer is the value. */
 static void legacy_call(fgk_writer *tw, const fgr_unit *u, const fgr_func *f,
-                        const char *rt, fgu_buf *h) {
+                        const char *rt, int base, fgu_buf *h) {
   static const char *const sp[3] = {"fgk_x", "fgk_y", "fgk_z"};
   bool out = f->legacy_out >= 0;
   if (out)
     fgu_buf_printf(h, "  union { %s s; %s v; } fgk_r;\n",
                    spell(tw, u, f->ret), rt);
-  if (out && is_cl(tw))
+  if (out && base >= 0)
+    fgu_buf_printf(h, "  fgk_r.v = fgk_i%d;\n", base);
+  else if (out && is_cl(tw))
     fgu_buf_printf(h, "  fgk_r.v = (%s)(0);\n", rt);
   else if (out)
     fgu_buf_puts(h, "  memset(&fgk_r, 0, sizeof fgk_r);\n");
@@ -2199,7 +2202,8 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
   fgu_buf *h = fgk_writer_helpers(tw);
   if (c->kind == FGR_CALL_MAP) {
     const fgr_func *f = c->fn;
-    snprintf(name, size, "%smap_%s", u->mangle, f->name);
+    snprintf(name, size, "%smap%s_%s", u->mangle, c->out_base ? "b" : "",
+             f->name);
     if (!fgk_writer_first_use(tw, name))
       return;
     /* the call's type: the kernel's, or a struct's carrier */
@@ -2224,7 +2228,7 @@ static void wrapper(fgk_writer *tw, const fg_expr *x, char *name,
                    ": 1) + fgk_y) * fgk_ipx + fgk_x;\n");
     struct_inputs(tw, u, f, 0, x, h);
     if (f->legacy) {
-      legacy_call(tw, u, f, rt, h);
+      legacy_call(tw, u, f, rt, c->out_base ? x->u.foreign.n - 1 : -1, h);
       return;
     }
     bool v = f->ret->kind == FGR_VOID;
@@ -2386,21 +2390,31 @@ static void alloc_arg(fgk_writer *tw, bool out, int p) {
       fgk_writer_put(tw, ", (long)0");
 }
 
+/* The output through which call x writes its port slot k (fgr_call's
+ * written), or -1 when it only reads it. */
+static int written_out(const fg_expr *x, int k) {
+  const fgr_call *c = call_of(x);
+  for (int i = 0; i < c->n_written && i < x->u.foreign.n_outs; i++)
+    if (c->written[i] == k)
+      return x->u.foreign.out_port[i];
+  return -1;
+}
+
 /* The environment's arguments at a call site: the ports of x. */
 static void port_args(fgk_writer *tw, const fg_expr *x) {
   const fgr_call *c = call_of(x);
   const fgr_unit *u = c->u;
-  int o = x->u.foreign.out_port;
-  int go = c->kind == FGR_CALL_INVOKE ? x->u.foreign.out_port2 : o;
   for (int k = 0; k <= u->n_allocs; k++) {
     int p = x->u.foreign.port[k];
+    int o = c->kind == FGR_CALL_MAP || c->kind == FGR_CALL_INVOKE
+                ? written_out(x, k) : -1;
     if (k)
       fgk_writer_put(tw, ", ");
-    if (!k && c->writes_globals && go >= 0)
+    if (!k && o >= 0)
       /* the launch's copy of the globals block, which its threads write */
-      fgk_writer_printf(tw, "(%sconst uchar *)out%d", gq(tw), go);
-    else if (k && k - 1 == c->written_alloc && o >= 0)
-      /* the allocation the kernel sets elements of: its copy, an output
+      fgk_writer_printf(tw, "(%sconst uchar *)out%d", gq(tw), o);
+    else if (o >= 0)
+      /* an allocation the kernel sets elements of: its copy, an output
        * (written through the const pointer the environment holds) */
       alloc_arg(tw, true, o);
     else if (p < 0)
@@ -2415,10 +2429,11 @@ static void port_args(fgk_writer *tw, const fg_expr *x) {
    * the constant fields of its other parameters' values */
   for (int q = 0; c->kind == FGR_CALL_INVOKE && q < c->fn->n_params; q++) {
     int p = x->u.foreign.port[1 + u->n_allocs + q];
+    int o = written_out(x, 1 + u->n_allocs + q);
     fgk_writer_put(tw, ", ");
     if (c->fn->params[q].type->kind != FGR_ALLOC)
       fgk_writer_printf(tw, "(%sconst uchar *)in%d", gq(tw), p);
-    else if (q == c->written_param && o >= 0)
+    else if (o >= 0)
       alloc_arg(tw, true, o);
     else if (p >= 0)
       alloc_arg(tw, false, p);
@@ -2458,7 +2473,7 @@ static void hook_emit(fgk_writer *tw, const fg_expr *x) {
   if (c->kind == FGR_CALL_FOLD) {
     int rec = x->u.foreign.port[c->u->n_allocs + 1];
     fgk_writer_printf(tw, "%s((%sconst uchar *)in%d, (%suchar *)out%d, %lldL, ", name,
-             gq(tw), rec, gq(tw), x->u.foreign.out_port,
+             gq(tw), rec, gq(tw), x->u.foreign.out_port[0],
              (long long)c->result_bytes);
     port_args(tw, x);
     fgk_writer_put(tw, ")");

@@ -19,7 +19,7 @@ typedef enum fgr_call_kind {
  * expression, whose hooks are fgr_foreign; in the graph's arena.  Ports of
  * the call (expression's u.foreign.port): [0] the globals block (or -1),
  * [1 .. n_allocs] the bound allocations (-1 unbound), and for FOLD
- * [n_allocs + 1] the partials record; u.foreign.out_port is FOLD's
+ * [n_allocs + 1] the partials record; FOLD's u.foreign.out_port[0] is its
  * result.  An ACC call is the value its kernel's FGK_REDUCE_FOREIGN
  * output accumulates. */
 typedef struct fgr_call {
@@ -30,21 +30,23 @@ typedef struct fgr_call {
   int64_t range[3][2];          /* ACC: (x, y, z) [start, end) */
   bool ranged;
   int64_t result_bytes;         /* FOLD: bytes of the result field */
-  int written_alloc;            /* MAP, INVOKE: the rs_allocation global
-                                   (binding slot) the kernel sets elements
-                                   of, through the call's out_port, or -1 */
-  bool writes_globals;          /* MAP, INVOKE: the kernel writes script
-                                   globals, through the launch's copy of
-                                   the globals block: MAP's out_port,
-                                   INVOKE's out_port2 (its out_port is
-                                   the written allocation's copy) */
-  int written_param;            /* INVOKE: the parameter it sets elements
-                                   of, through out_port, or -1; its
-                                   parameters are the ports after the
-                                   environment's (1 + n_allocs + p): an
-                                   rs_allocation's field (-1 where
-                                   written), a numeric or bool one's value
-                                   as a constant field of its bytes */
+  /* MAP, INVOKE: what the call writes itself, each through the output
+   * u.foreign.out_port[i] that starts as a copy of it: written[i] is a
+   * port slot, 0 the globals block (the launch's copy, which MAP's
+   * threads share), 1 + a the rs_allocation global (binding slot) a whose
+   * elements it sets, or for INVOKE 1 + n_allocs + p its rs_allocation
+   * parameter p.  MAP writes the globals block or allocations (in the
+   * order they are declared), not both;
+   * INVOKE lists its parameters in order, then its globals in the order
+   * they are declared, then the globals block.  INVOKE's parameters are
+   * the ports after the environment's (1 + n_allocs + p): an
+   * rs_allocation's field (-1 where written), a numeric, vector or bool
+   * one's value as a constant field of its bytes. */
+  int n_written;
+  const int *written;
+  bool out_base;                /* MAP of a legacy kernel with an output
+                                   pointer: its last operand is what the
+                                   pointee holds before the call */
 } fgr_call;
 
 /* How every call into a script is written (emit_hooks.c). */

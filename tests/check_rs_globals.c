@@ -407,6 +407,362 @@ START_TEST(test_rs_globals_pointer_globals_written) {
 }
 END_TEST
 
+/* multi.rs: launches that set elements of several allocations, each
+ * written allocation one more result of the launch (a copy of its bound
+ * field with the writes, of its own element type): a mapping kernel that
+ * returns a value and writes a float4 and a uchar allocation, then a
+ * legacy root() that reads what it left and writes two; an invokable
+ * launching a kernel that writes two, then one reading them (results:
+ * the written parameter, then the globals in declaration order); an
+ * invokable run as one thread writing its two parameters and a global,
+ * and one writing two pointer globals, then a kernel writing both.
+ * Every written allocation is compared with a plain C loop; a write
+ * fieldgraph does not run is refused at its line while the script's
+ * other kernels run. */
+START_TEST(test_rs_globals_several_allocations_written) {
+  enum { W = 7, H = 5, N = W * H };
+  fg_rs_script *s = load("multi.rs");
+  fg_graph *g = fg_graph_new("pick");
+  fg_field *fp = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(W)));
+  ck_assert_ptr_null(fg_rs_map(g, s, "pick", 1, &fp, NULL));
+  expect_error(g, FG_ENOTSUP, "multi.rs:85:5: fg_rs_map 'multi.pick': "
+               "rsSetElementAt_int writes an allocation it does not name "
+               "directly", NULL);
+  fg_graph_free(g);
+
+  /* split, then root over what split left in gRe */
+  float in[4 * N], re0[4 * N], im0[4 * N];
+  uint8_t m0[N];
+  for (int i = 0; i < 4 * N; i++) {
+    in[i] = 0.25f * (float)(i % 19) - 1.5f;
+    re0[i] = -7.f - (float)i;
+    im0[i] = 0.5f * (float)i;
+  }
+  for (int i = 0; i < N; i++)
+    m0[i] = (uint8_t)(200 + i);
+  g = fg_graph_new("split");
+  fg_field *fin = fg_input(g, "in", fg_type_vector(FG_F32, fg_shape2(H, W),
+                                                   4));
+  fg_field *fre = fg_input(g, "re", fg_type_vector(FG_F32, fg_shape2(H, W),
+                                                   4));
+  fg_field *fim = fg_input(g, "im", fg_type_vector(FG_F32, fg_shape2(H, W),
+                                                   4));
+  fg_field *fm = fg_input(g, "m", fg_type_image(FG_U8, H, W, 1));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gRe", fre), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gIm", fim), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gMask", fm), FG_OK);
+  fg_field *v = fg_rs_map(g, s, "split", 1, &fin, NULL);
+  ck_assert_msg(v, "%s", fg_graph_errmsg(g));
+  fg_field *re1 = fg_rs_allocation_field(s, "gRe");
+  fg_field *m1 = fg_rs_allocation_field(s, "gMask");
+  ck_assert_ptr_ne(re1, fre);
+  ck_assert_ptr_ne(m1, fm);
+  fg_output(g, "v", v);
+  fg_output(g, "re1", re1);
+  fg_output(g, "m1", m1);
+  fg_field *o = fg_rs_map(g, s, "root", 1, &fin, NULL);
+  ck_assert_msg(o, "%s", fg_graph_errmsg(g));
+  fg_output(g, "o", o);
+  fg_output(g, "re2", fg_rs_allocation_field(s, "gRe"));
+  fg_output(g, "im2", fg_rs_allocation_field(s, "gIm"));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  int32_t vo[N];
+  uint8_t m1o[N];
+  float re1o[4 * N], oo[4 * N], re2o[4 * N], im2o[4 * N];
+  tu_run(g, 4, (const void *[]){in, re0, im0, m0}, 6,
+         (void *[]){vo, re1o, m1o, oo, re2o, im2o});
+  fg_graph_free(g);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int i = y * W + x;
+      ck_assert_int_eq(vo[i], (int)in[4 * i] + x);
+      ck_assert_int_eq(m1o[i], x % 2 == 0 ? (uint8_t)(x + 3 * y) : m0[i]);
+      float h = 1.f / (1.f + (float)x + (float)y);
+      for (int c = 0; c < 4; c++) {
+        int e = 4 * i + c;
+        float r = in[e] * 2.f;
+        ck_assert_msg(re1o[e] == r, "re1[%d] = %g, want %g", e, re1o[e], r);
+        ck_assert_float_eq_tol(oo[e], in[e] + r, 1e-6f);
+        ck_assert_float_eq_tol(re2o[e], r * h, 1e-5f);
+        ck_assert_float_eq_tol(im2o[e], im0[e] * h + in[e], 1e-4f);
+      }
+    }
+
+  /* process(): mark writes gCount and gMask, readBack reads them */
+  enum { M = 9 };
+  int32_t src[M], c0[M], dst[M], cnt[M];
+  uint8_t k0[M], msk[M];
+  for (int i = 0; i < M; i++) {
+    src[i] = 37 * i - 100;
+    c0[i] = -1;
+    k0[i] = 9;
+  }
+  int32_t width = M;
+  ck_assert_int_eq(fg_rs_set(s, "width", &width, sizeof width), FG_OK);
+  g = fg_graph_new("process");
+  fg_field *fs = fg_input(g, "src", fg_type_scalar(FG_I32, fg_shape1(M)));
+  fg_field *fc = fg_input(g, "c0", fg_type_scalar(FG_I32, fg_shape1(M)));
+  fg_field *fk = fg_input(g, "k0", fg_type_scalar(FG_U8, fg_shape1(M)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gCount", fc), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gMask", fk), FG_OK);
+  fg_field *res[3];
+  ck_assert_msg(fg_rs_invoke(g, s, "process", 1, &fs, 3, res) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  ck_assert_ptr_eq(res[1], fg_rs_allocation_field(s, "gCount"));
+  ck_assert_ptr_eq(res[2], fg_rs_allocation_field(s, "gMask"));
+  for (int k = 0; k < 3; k++)
+    fg_output(g, k == 0 ? "dst" : k == 1 ? "cnt" : "msk", res[k]);
+  tu_run(g, 3, (const void *[]){src, c0, k0}, 3, (void *[]){dst, cnt, msk});
+  fg_graph_free(g);
+  for (int x = 0; x < M; x++) {
+    ck_assert_int_eq(cnt[x], src[x] * 3);
+    ck_assert_int_eq(msk[M - 1 - x], (uint8_t)(src[x] & 255));
+  }
+  for (int x = 0; x < M; x++)
+    ck_assert_int_eq(dst[x], cnt[x] + msk[x] + src[x] + 1);
+  /* the results count the written globals: a wrong count is named */
+  g = fg_graph_new("count");
+  fs = fg_input(g, "src", fg_type_scalar(FG_I32, fg_shape1(M)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gCount", fs), FG_OK);
+  ck_assert_int_ne(fg_rs_invoke(g, s, "process", 1, &fs, 1, res), FG_OK);
+  expect_error(g, FG_EINVAL, "writes 3 (dst; and the globals gCount, "
+               "gMask); got 1 argument(s) and 1 result(s)", NULL);
+  fg_graph_free(g);
+
+  /* scan(): one thread writing a, b and gMask */
+  int32_t a0[M], a1[M];
+  float b0[M], b1[M];
+  uint8_t k1[M];
+  for (int i = 0; i < M; i++) {
+    a0[i] = 11 - 5 * i;
+    b0[i] = 1000.f;
+  }
+  g = fg_graph_new("scan");
+  fg_field *fa = fg_input(g, "a", fg_type_scalar(FG_I32, fg_shape1(M)));
+  fg_field *fb = fg_input(g, "b", fg_type_scalar(FG_F32, fg_shape1(M)));
+  fk = fg_input(g, "k0", fg_type_scalar(FG_U8, fg_shape1(M)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "gMask", fk), FG_OK);
+  ck_assert_msg(fg_rs_invoke(g, s, "scan", 2, (fg_field *[]){fa, fb}, 3,
+                             res) == FG_OK, "%s", fg_graph_errmsg(g));
+  ck_assert_ptr_eq(res[2], fg_rs_allocation_field(s, "gMask"));
+  for (int k = 0; k < 3; k++)
+    fg_output(g, k == 0 ? "a1" : k == 1 ? "b1" : "k1", res[k]);
+  tu_run(g, 3, (const void *[]){a0, b0, k0}, 3, (void *[]){a1, b1, k1});
+  fg_graph_free(g);
+  int32_t sum = 0;
+  for (int i = 0; i < M; i++) {
+    sum += a0[i];
+    ck_assert_int_eq(a1[i], sum);
+    ck_assert_float_eq_tol(b1[i], (float)sum / (float)(i + 1), 1e-6f);
+    ck_assert_int_eq(k1[i], (uint8_t)(sum & 255));
+  }
+
+  /* rows(): one thread writing pointer globals d0 and d1 */
+  enum { L = 8 };
+  int32_t len = L, e0[L], e1[L], f0[L], f1[L];
+  ck_assert_int_eq(fg_rs_set(s, "len", &len, sizeof len), FG_OK);
+  for (int i = 0; i < L; i++) {
+    e0[i] = 1000 + i;
+    e1[i] = 3 - i;
+  }
+  g = fg_graph_new("rows");
+  fg_field *g0 = fg_input(g, "e0", fg_type_scalar(FG_I32, fg_shape1(L)));
+  fg_field *g1 = fg_input(g, "e1", fg_type_scalar(FG_I32, fg_shape1(L)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "d0", g0), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "d1", g1), FG_OK);
+  ck_assert_msg(fg_rs_invoke(g, s, "rows", 0, NULL, 2, res) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "d0", res[0]);
+  fg_output(g, "d1", res[1]);
+  tu_run(g, 2, (const void *[]){e0, e1}, 2, (void *[]){f0, f1});
+  fg_graph_free(g);
+  int32_t w0[L], w1[L];
+  memcpy(w1, e1, sizeof w1);
+  for (int x = 0, t = 0; x < L; x++)
+    w0[x] = t += x;
+  for (int x = 1; x < L; x++)
+    w1[x] = w0[x - 1] + w1[x - 1];
+  for (int x = 0; x < L; x++) {
+    ck_assert_int_eq(f0[x], w0[x]);
+    ck_assert_int_eq(f1[x], w1[x]);
+  }
+  /* twoPtrs: a mapping kernel writing both pointer globals */
+  g = fg_graph_new("twoPtrs");
+  fg_field *gi = fg_input(g, "in", fg_type_scalar(FG_I32, fg_shape1(L)));
+  g0 = fg_input(g, "e0", fg_type_scalar(FG_I32, fg_shape1(L)));
+  g1 = fg_input(g, "e1", fg_type_scalar(FG_I32, fg_shape1(L)));
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "d0", g0), FG_OK);
+  ck_assert_int_eq(fg_rs_bind_allocation(s, "d1", g1), FG_OK);
+  fg_field *t0 = fg_rs_map(g, s, "twoPtrs", 1, &gi, NULL);
+  ck_assert_msg(t0, "%s", fg_graph_errmsg(g));
+  ck_assert_ptr_eq(t0, fg_rs_allocation_field(s, "d0"));
+  fg_output(g, "d0", t0);
+  fg_output(g, "d1", fg_rs_allocation_field(s, "d1"));
+  tu_run(g, 3, (const void *[]){w0, e0, e1}, 2, (void *[]){f0, f1});
+  fg_graph_free(g);
+  for (int x = 0; x < L; x++) {
+    ck_assert_int_eq(f0[x], w0[x]);
+    ck_assert_int_eq(f1[L - 1 - x], w0[x] * 2);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* multi.rs keepOdd(): rsForEach(evens, buf, buf) of a legacy kernel that
+ * writes its output pointer only at even x; at the others the output
+ * keeps the Allocation's contents, as on Android (HPFilter's filter()
+ * launches its root() so). */
+START_TEST(test_rs_globals_legacy_output_keeps_allocation) {
+  enum { M = 9 };
+  fg_rs_script *s = load("multi.rs");
+  fg_field *res[1];
+  int32_t kb[M], ka[M];
+  for (int i = 0; i < M; i++)
+    kb[i] = 5 - 3 * i;
+  fg_graph *g = fg_graph_new("keep");
+  fg_field *fkb = fg_input(g, "buf", fg_type_scalar(FG_I32, fg_shape1(M)));
+  ck_assert_msg(fg_rs_invoke(g, s, "keepOdd", 1, &fkb, 1, res) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  fg_output(g, "kept", res[0]);
+  tu_run(g, 1, (const void *[]){kb}, 1, (void *[]){ka});
+  fg_graph_free(g);
+  for (int x = 0; x < M; x++)
+    ck_assert_int_eq(ka[x], x % 2 == 0 ? kb[x] * 10 : kb[x]);
+  fg_rs_script_free(s);
+}
+END_TEST
+
+/* A node has at most FG_MAX_OUTPUTS results: a kernel that returns a
+ * value and writes ten allocations is refused at the write that is one
+ * too many; one that writes the ten and returns nothing runs.  So for an
+ * invokable run as one thread whose copy of the globals block takes the
+ * place of the value: ten allocations are refused, nine run. */
+START_TEST(test_rs_globals_written_allocations_limit) {
+  char src[4096];
+  size_t n = (size_t)snprintf(src, sizeof src, "#pragma version(1)\n"
+                              "#pragma rs java_package_name(t)\n");
+  for (int k = 0; k < 10; k++)
+    n += (size_t)snprintf(src + n, sizeof src - n, "rs_allocation a%d;\n",
+                          k);
+  for (int r = 0; r < 2; r++) {
+    n += (size_t)snprintf(src + n, sizeof src - n,
+                          "%s RS_KERNEL %s(int v, uint32_t x) {\n",
+                          r ? "void" : "int", r ? "all" : "ten");
+    for (int k = 0; k < 10; k++)
+      n += (size_t)snprintf(src + n, sizeof src - n,
+                            "  rsSetElementAt_int(a%d, v + %d, x);\n", k, k);
+    n += (size_t)snprintf(src + n, sizeof src - n, "%s",
+                          r ? "}\n" : "  return v;\n}\n");
+  }
+  /* invokables run as one thread that also write a global: its copy of
+   * the globals block is one more output */
+  n += (size_t)snprintf(src + n, sizeof src - n, "int gcount;\n");
+  for (int r = 0; r < 2; r++) {
+    n += (size_t)snprintf(src + n, sizeof src - n, "void %s(int m) {\n"
+                          "  for (int i = 0; i < m; i++) {\n",
+                          r ? "nine" : "fill");
+    for (int k = 0; k < 10 - r; k++)
+      n += (size_t)snprintf(src + n, sizeof src - n,
+                            "    rsSetElementAt_int(a%d, i + %d, i);\n", k,
+                            k);
+    n += (size_t)snprintf(src + n, sizeof src - n,
+                          "  }\n  gcount = m;\n}\n");
+  }
+  n += (size_t)snprintf(src + n, sizeof src - n,
+                        "int RS_KERNEL plus(int v) {\n"
+                        "  return v + gcount;\n}\n");
+  ck_assert_uint_lt(n, sizeof src);
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_msg(fg_rs_script_new_source("t", "t.rs", src, n, &s, err,
+                                        sizeof err) == FG_OK, "%s", err);
+  enum { N = 6 };
+  fg_graph *g = fg_graph_new("ten");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
+  for (int k = 0; k < 10; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "a%d", k);
+    ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
+  }
+  ck_assert_ptr_null(fg_rs_map(g, s, "ten", 1, &x, NULL));
+  expect_error(g, FG_ENOTSUP, "t.rs:23:3: fg_rs_map 't.ten': "
+               "rsSetElementAt_int writes one of 10 allocations of a kernel "
+               "that also returns a value; fieldgraph runs a launch with at "
+               "most 10 results", NULL);
+  fg_graph_free(g);
+  g = fg_graph_new("all");
+  x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
+  for (int k = 0; k < 10; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "a%d", k);
+    ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
+  }
+  ck_assert_msg(fg_rs_map(g, s, "all", 1, &x, NULL), "%s",
+                fg_graph_errmsg(g));
+  int32_t in[N], out[10][N];
+  void *outs[10];
+  for (int k = 0; k < 10; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "a%d", k);
+    fg_output(g, name, fg_rs_allocation_field(s, name));
+    outs[k] = out[k];
+  }
+  for (int i = 0; i < N; i++)
+    in[i] = 3 * i - 4;
+  tu_run(g, 1, (const void *[]){in}, 10, outs);
+  fg_graph_free(g);
+  for (int k = 0; k < 10; k++)
+    for (int i = 0; i < N; i++)
+      ck_assert_int_eq(out[k][i], in[i] + k);
+  /* fill: ten allocations and the globals block are 11 outputs */
+  int32_t m = N - 1;
+  fg_field *res[10];
+  g = fg_graph_new("fill");
+  x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
+  for (int k = 0; k < 10; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "a%d", k);
+    ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
+  }
+  ck_assert_int_eq(fg_rs_invoke_args(g, s, "fill", (const void *[]){&m}, 0,
+                                     NULL, 10, res), FG_ENOTSUP);
+  expect_error(g, FG_ENOTSUP, "t.rs:50:5: ", "'t.fill': rsSetElementAt_int "
+               "writes one of 10 allocations of a function that also "
+               "writes script globals; fieldgraph runs a launch with at "
+               "most 10 results", NULL);
+  fg_graph_free(g);
+  /* nine: nine results, then the globals block the kernel after it
+   * reads */
+  g = fg_graph_new("nine");
+  x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
+  for (int k = 0; k < 10; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "a%d", k);
+    ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
+  }
+  ck_assert_msg(fg_rs_invoke_args(g, s, "nine", (const void *[]){&m}, 0,
+                                  NULL, 9, res) == FG_OK, "%s",
+                fg_graph_errmsg(g));
+  for (int k = 0; k < 9; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "a%d", k);
+    ck_assert_ptr_eq(res[k], fg_rs_allocation_field(s, name));
+    fg_output(g, name, res[k]);
+    outs[k] = out[k];
+  }
+  fg_output(g, "plus", fg_rs_map(g, s, "plus", 1, &x, NULL));
+  outs[9] = out[9];
+  tu_run(g, 1, (const void *[]){in}, 10, outs);
+  fg_graph_free(g);
+  for (int k = 0; k < 9; k++)
+    for (int i = 0; i < N; i++)
+      ck_assert_int_eq(out[k][i], i < m ? i + k : in[i]);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(out[9][i], in[i] + m);
+  fg_rs_script_free(s);
+}
+END_TEST
+
 /* The element of a that a[i] reads through a pointer global bound to a
  * field of n elements: i clamped to the field, as fieldgraph clamps. */
 static float clamped(const float *a, int n, int i) {
@@ -901,6 +1257,9 @@ int main(void) {
   tcase_add_test(tc, test_rs_globals_atomic_histogram);
   tcase_add_test(tc, test_rs_globals_kernels_write_globals);
   tcase_add_test(tc, test_rs_globals_pointer_globals_written);
+  tcase_add_test(tc, test_rs_globals_several_allocations_written);
+  tcase_add_test(tc, test_rs_globals_written_allocations_limit);
+  tcase_add_test(tc, test_rs_globals_legacy_output_keeps_allocation);
   tcase_add_test(tc, test_rs_globals_pointer_views);
   tcase_add_test(tc, test_rs_globals_struct_pointers);
   suite_add_tcase(s, tc);

@@ -10,8 +10,9 @@
  * set elements of bound allocations (rsSetElementAt_<type>), a histogram
  * counted with rsAtomicInc into a bound allocation, rsRand in kernels,
  * invokables run as one thread with numeric, vector and bool parameters
- * (fg_rs_invoke_args) that set globals for the kernels after them, and the
- * errors that name what cannot run at its line.  Each script in tests/rs/ runs unmodified
+ * (fg_rs_invoke_args) that set globals for the kernels after them (and
+ * elements of several allocations with them), and the errors that name
+ * what cannot run at its line.  Each script in tests/rs/ runs unmodified
  * and is checked against plain C loops. */
 #ifndef FG_RS_DIR
 #define FG_RS_DIR "tests/rs"
@@ -1217,6 +1218,74 @@ START_TEST(test_rs_invokable_one_thread_vector_and_bool_values) {
 }
 END_TEST
 
+/* invoke_values.rs calibrate: a one-thread invokable that sets elements
+ * of a parameter and of two pointer globals and also writes a global:
+ * three results, the parameter's copy first, then the globals' in the
+ * order they are declared (offsets, dst; not the order the body writes
+ * them), and the kernel after it scales by the global it set.  The two
+ * branches that ran invokables this way kept one written allocation with
+ * the globals, or several allocations without them. */
+START_TEST(test_rs_invokable_one_thread_writes_allocations_and_globals) {
+  enum { N = 8, M = 10, W = 5 };
+  fg_rs_script *s = load("invoke_values.rs");
+  float gv = 0.5f;
+  int32_t n = N - 2;
+  for (int slots = 2; slots <= 3; slots++) {
+    fg_graph *g = fg_graph_new("calibrate");
+    fg_field *fl = fg_input(g, "lut", fg_type_scalar(FG_F32, fg_shape1(M)));
+    fg_field *fo = fg_input(g, "offsets",
+                            fg_type_scalar(FG_I32, fg_shape1(N)));
+    fg_field *fd = fg_input(g, "dst", fg_type_scalar(FG_U8, fg_shape1(N)));
+    fg_field *fa = fg_input(g, "a", fg_type_scalar(FG_F32, fg_shape1(W)));
+    ck_assert_int_eq(fg_rs_bind_allocation(s, "offsets", fo), FG_OK);
+    ck_assert_int_eq(fg_rs_bind_allocation(s, "dst", fd), FG_OK);
+    fg_field *r[3] = {0};
+    fg_status st = fg_rs_invoke_args(g, s, "calibrate",
+                                     (const void *[]){NULL, &gv, &n}, 1, &fl,
+                                     slots, r);
+    if (slots == 2) {
+      ck_assert_int_eq(st, FG_EINVAL);
+      ck_assert_msg(strstr(fg_graph_errmsg(g), "'calibrate' runs as one "
+                           "thread and writes 3 allocation(s); got 2 result "
+                           "slot(s)"), "%s", fg_graph_errmsg(g));
+      fg_graph_free(g);
+      continue;
+    }
+    ck_assert_msg(st == FG_OK, "%s", fg_graph_errmsg(g));
+    ck_assert_ptr_eq(r[1], fg_rs_allocation_field(s, "offsets"));
+    ck_assert_ptr_eq(r[2], fg_rs_allocation_field(s, "dst"));
+    fg_output(g, "lut_out", r[0]);
+    fg_output(g, "offsets_out", r[1]);
+    fg_output(g, "dst_out", r[2]);
+    fg_output(g, "scaled", fg_rs_map(g, s, "scale", 1, &fa, NULL));
+    float l0[M], l[M], a[W], sc[W];
+    int32_t o0[N], o[N];
+    uint8_t d0[N], d[N];
+    for (int i = 0; i < M; i++)
+      l0[i] = -7.f;
+    for (int i = 0; i < N; i++) {
+      o0[i] = 100 + i;
+      d0[i] = (uint8_t)(250 - i);
+    }
+    for (int i = 0; i < W; i++)
+      a[i] = 1.5f * (float)i - 2.f;
+    tu_run(g, 4, (const void *[]){l0, o0, d0, a}, 4,
+           (void *[]){l, o, d, sc});
+    fg_graph_free(g);
+    for (int i = 0; i < M; i++)
+      ck_assert_msg(l[i] == (i < n ? gv * (float)i : l0[i]), "lut %d: %g",
+                    i, (double)l[i]);
+    for (int i = 0; i < N; i++) {
+      ck_assert_int_eq(o[i], i < n ? -i : o0[i]);
+      ck_assert_int_eq(d[i], i < n ? 3 * i + 1 : d0[i]);
+    }
+    for (int i = 0; i < W; i++)
+      ck_assert_msg(sc[i] == a[i] * (gv + 1.f), "%d: %g", i, (double)sc[i]);
+  }
+  fg_rs_script_free(s);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rs_runtime");
   TCase *tc = tcase_create("runtime");
@@ -1236,6 +1305,8 @@ int main(void) {
   tcase_add_test(tc, test_rs_invokable_one_thread_with_values);
   tcase_add_test(tc, test_rs_invokable_one_thread_sets_globals_for_a_kernel);
   tcase_add_test(tc, test_rs_invokable_one_thread_vector_and_bool_values);
+  tcase_add_test(tc,
+                 test_rs_invokable_one_thread_writes_allocations_and_globals);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -225,7 +225,8 @@ typedef struct fg_rs_launch {
   /* Mapping kernels: the shape of the output when the kernel takes no
    * input (ignored otherwise); the output outside the range takes base's
    * values (the output Allocation's old contents), or zeros when base is
-   * NULL. */
+   * NULL.  A legacy kernel's output pointer points at base's value too
+   * (what it does not write keeps it, as on Android); zeros without. */
   fg_shape shape;
   fg_field *base;
 } fg_rs_launch;
@@ -242,15 +243,20 @@ typedef struct fg_rs_launch {
  * choosing, or rsAtomicInc/Dec/Add/Sub/And/Or/Xor/Min/Max/Cas on
  * (volatile int32_t *)rsGetElementAt(global, x[, y[, z]]) of an i32 or
  * u32 field, a histogram say; a legacy kernel may then have no output
- * pointer, and its points are the launch's) makes a second result: a copy of the field the global is bound to, with the
+ * pointer, and its points are the launch's), or that writes through a
+ * pointer global bound to a field (int *p: p[e] = v, or +=, -=, *=, ++,
+ * --, at element e in memory order), makes one more result per global it
+ * writes, after a value it returns, in the order the globals are
+ * declared: a copy of the field the global is bound to, with the
  * kernel's writes (points outside it are skipped; threads writing one
- * point race, as on Android).  The global is rebound to that copy, which
- * later launches read and fg_rs_allocation_field returns; a kernel that
- * returns void returns the copy here.  So does a pointer global bound to
- * a field (int *p) that the kernel writes, p[e] = v (or +=, -=, *=, ++,
- * --), at element e in memory order.  A kernel that writes script
- * globals (rsAtomic* on &g or &g[i] of int or uint, or plain writes)
- * writes its launch's copy of them, which every thread shares (plain
+ * point race, as on Android), of that field's element type.  Each global
+ * is rebound to its copy, which later launches read and
+ * fg_rs_allocation_field returns; a kernel that returns void returns the
+ * copy of the first written global here.  At most FG_MAX_OUTPUTS results
+ * (the value and the copies).  A kernel that writes script globals
+ * (rsAtomic* on &g or &g[i] of int or uint, or plain writes) and sets no
+ * element of an allocation (fieldgraph runs kernels that do one of the
+ * two) writes its launch's copy of them, which every thread shares (plain
  * writes race: some thread's last write is left); later launches in g
  * read it, and a run that ends well leaves it in the script's globals,
  * which invokables and later runs read (fg_rs_get keeps the host's
@@ -293,21 +299,24 @@ fg_field *fg_rs_reduce(fg_graph *g, fg_rs_script *s, const char *reduction,
  * in parameter order; rs_allocation globals it reads are the fields bound
  * to them (fg_rs_bind_allocation).  results (n_results slots) receive one
  * field per parameter a launch writes, in parameter order, then one per
- * rs_allocation global a launch writes, in the order they are declared:
- * its contents when the function returns.  Returns FG_OK, or the graph's
+ * rs_allocation global a launch writes (its output, or one whose elements
+ * the kernel sets: fg_rs_map), in the order they are declared: its
+ * contents when the function returns.  Returns FG_OK, or the graph's
  * sticky error (results NULL); an unsupported statement is an FG_ENOTSUP
  * naming its file:line:column.
  * A function that launches no kernel (no rsForEach) runs whole instead,
  * any C the kernels' runtime supports (loops, rsGetElementAt_<type>,
  * rsSetElementAt_<type>, rsAtomic*, pointer globals' elements), as one
  * thread over its rs_allocation parameters: args holds one field per
- * parameter, in order, and the one allocation it sets elements of (a
- * parameter, or a global or pointer global, rebound) is the single
- * result, a copy of its field with the writes.  Script globals it writes
- * are what the launches after it in g read (and what each run leaves in
- * the script's globals, as a kernel's writes); a function that writes
- * only globals has no result.  Its numeric, vector and bool parameters
- * take fg_rs_invoke_args' values. */
+ * parameter, in order, and each allocation it sets elements of is a
+ * result, a copy of its field with the writes: the parameters in order,
+ * then the rs_allocation and pointer globals (rebound) in the order they
+ * are declared.  Script globals it writes are no result: they go to a
+ * copy of the globals block (the node's output after the results; at most
+ * FG_MAX_OUTPUTS outputs in all), which the launches after it in g read
+ * and each run leaves in the script's globals, as a kernel's writes; a
+ * function that writes only globals has no result.  Its numeric, vector
+ * and bool parameters take fg_rs_invoke_args' values. */
 fg_status fg_rs_invoke(fg_graph *g, fg_rs_script *s, const char *function,
                        int n_args, fg_field *const *args, int n_results,
                        fg_field **results);

@@ -80,3 +80,15 @@ void paint(rs_allocation img, float3 tint, int2 at, bool flip, uchar4 base,
         rsSetElementAt_float4(img, v, i);
     }
 }
+
+// several allocations and a global from one thread: a parameter's
+// elements, two pointer globals' and the gain the kernel after it reads
+// (the results: lut, then offsets and dst in the order they are declared)
+void calibrate(rs_allocation lut, float g, int n) {
+    for (int i = 0; i < n; i++) {
+        dst[i] = (uchar)(3 * i + 1);
+        rsSetElementAt_float(lut, g * i, i);
+        offsets[i] = -i;
+    }
+    gain = g + 1.0f;
+}
