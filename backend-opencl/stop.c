@@ -10,7 +10,9 @@
 #include "cl_impl.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct stop_entry {
   const int *flag;
@@ -23,6 +25,8 @@ struct fgcl_stops {
   cl_device_id device;
   cl_command_queue control;     /* in order; made at the first signal */
   pthread_mutex_t lock;
+  pthread_cond_t idle;          /* signalled when pending drops to 0 */
+  int pending;                  /* completion callbacks not yet run */
   stop_entry *head;
 };
 
@@ -35,6 +39,7 @@ fgcl_stops *fgcl_stops_new(cl_context ctx, cl_device_id device) {
   s->ctx = ctx;
   s->device = device;
   pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->idle, NULL);
   return s;
 }
 
@@ -96,20 +101,31 @@ static void CL_CALLBACK on_kernel_end(cl_event ev, cl_int status, void *p) {
   (void)ev;
   (void)status;
   forget_arg *f = p;
-  fgcl_stops_forget(f->s, f->m);
+  fgcl_stops *s = f->s;
+  fgcl_stops_forget(s, f->m);
   free(f);
+  /* the last touch of s: fgcl_stops_free waits for it */
+  pthread_mutex_lock(&s->lock);
+  if (--s->pending == 0)
+    pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->lock);
 }
 
 void fgcl_stops_until(fgcl_stops *s, cl_mem m, cl_event ev) {
   forget_arg *f = malloc(sizeof *f);
-  if (f) {
-    f->s = s;
-    f->m = m;
-  }
-  if (!f || clSetEventCallback(ev, CL_COMPLETE, on_kernel_end, f) !=
-                CL_SUCCESS) {
-    /* listed until the backend ends: a write to it later is harmless */
+  if (!f)
+    return;     /* listed until the backend ends: a write to it is harmless */
+  f->s = s;
+  f->m = m;
+  /* counted before the callback can run (the event may be complete) */
+  pthread_mutex_lock(&s->lock);
+  s->pending++;
+  pthread_mutex_unlock(&s->lock);
+  if (clSetEventCallback(ev, CL_COMPLETE, on_kernel_end, f) != CL_SUCCESS) {
     free(f);
+    pthread_mutex_lock(&s->lock);
+    s->pending--;
+    pthread_mutex_unlock(&s->lock);
   }
 }
 
@@ -124,6 +140,22 @@ void fgcl_stops_signal(fgcl_stops *s, const int *flag) {
 void fgcl_stops_free(fgcl_stops *s) {
   if (!s)
     return;
+  /* a driver calls completion callbacks on a thread of its own, and may
+   * do so after clFinish returned (NVIDIA's does): freeing s under a
+   * callback that is still to run crashed runs of polling kernels on an
+   * H100.  Wait for them, a bounded while (a kernel the driver never
+   * completes must not hang the backend's end). */
+  pthread_mutex_lock(&s->lock);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 10;
+  while (s->pending > 0 &&
+         pthread_cond_timedwait(&s->idle, &s->lock, &until) == 0) {
+  }
+  bool leak = s->pending > 0;
+  pthread_mutex_unlock(&s->lock);
+  if (leak)
+    return;     /* a callback may still come: s stays, rather than freed */
   if (s->control) {
     clFinish(s->control);
     clReleaseCommandQueue(s->control);
@@ -134,6 +166,7 @@ void fgcl_stops_free(fgcl_stops *s) {
     clReleaseMemObject(e->mem);
     free(e);
   }
+  pthread_cond_destroy(&s->idle);
   pthread_mutex_destroy(&s->lock);
   free(s);
 }
