@@ -680,7 +680,7 @@ START_TEST(test_rs_globals_written_allocations_limit) {
   fg_graph *g = fg_graph_new("ten");
   fg_field *x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
   for (int k = 0; k < 10; k++) {
-    char name[8];
+    char name[24];
     snprintf(name, sizeof name, "a%d", k);
     ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
   }
@@ -693,7 +693,7 @@ START_TEST(test_rs_globals_written_allocations_limit) {
   g = fg_graph_new("all");
   x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
   for (int k = 0; k < 10; k++) {
-    char name[8];
+    char name[24];
     snprintf(name, sizeof name, "a%d", k);
     ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
   }
@@ -702,7 +702,7 @@ START_TEST(test_rs_globals_written_allocations_limit) {
   int32_t in[N], out[10][N];
   void *outs[10];
   for (int k = 0; k < 10; k++) {
-    char name[8];
+    char name[24];
     snprintf(name, sizeof name, "a%d", k);
     fg_output(g, name, fg_rs_allocation_field(s, name));
     outs[k] = out[k];
@@ -720,7 +720,7 @@ START_TEST(test_rs_globals_written_allocations_limit) {
   g = fg_graph_new("fill");
   x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
   for (int k = 0; k < 10; k++) {
-    char name[8];
+    char name[24];
     snprintf(name, sizeof name, "a%d", k);
     ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
   }
@@ -736,7 +736,7 @@ START_TEST(test_rs_globals_written_allocations_limit) {
   g = fg_graph_new("nine");
   x = fg_input(g, "x", fg_type_scalar(FG_I32, fg_shape1(N)));
   for (int k = 0; k < 10; k++) {
-    char name[8];
+    char name[24];
     snprintf(name, sizeof name, "a%d", k);
     ck_assert_int_eq(fg_rs_bind_allocation(s, name, x), FG_OK);
   }
@@ -744,7 +744,7 @@ START_TEST(test_rs_globals_written_allocations_limit) {
                                   NULL, 9, res) == FG_OK, "%s",
                 fg_graph_errmsg(g));
   for (int k = 0; k < 9; k++) {
-    char name[8];
+    char name[24];
     snprintf(name, sizeof name, "a%d", k);
     ck_assert_ptr_eq(res[k], fg_rs_allocation_field(s, name));
     fg_output(g, name, res[k]);
