@@ -636,23 +636,29 @@ static const fgr_type *cast_pointee(fgr_scan *s, int a, int b) {
   return whole && sp.type && sp.type->size > 0 ? sp.type : NULL;
 }
 
+/* The pointee of a pointer cast (T *) just before token i of f's body,
+ * its '(' into *open when open is not NULL; NULL when there is none. */
+static const fgr_type *cast_before(fgr_scan *s, const fgr_func *f, int i,
+                                   int *open) {
+  fgr_unit *u = s->u;
+  if (!fgr_tok_is(u, i - 1, ")") || !fgr_tok_is(u, i - 2, "*"))
+    return NULL;
+  int o = u->match[i - 1];
+  if (o <= f->rparen || !fgr_tok_is(u, o, "("))
+    return NULL;
+  if (open)
+    *open = o;
+  return cast_pointee(s, o + 1, i - 2);
+}
+
 /* The pointee of the first cast (T *)name in f's body: the element type
  * a legacy kernel's void pointer parameter name points at, as the body
  * reads it; NULL when there is none. */
 static const fgr_type *void_ptr_cast(fgr_scan *s, const fgr_func *f,
                                      const char *name) {
-  fgr_unit *u = s->u;
   for (int i = f->rparen + 1; i + 1 < f->tok1; i++) {
-    if (!fgr_tok_is(u, i, name) || !fgr_tok_is(u, i - 1, ")") ||
-        !fgr_tok_is(u, i - 2, "*"))
-      continue;
-    int open = -1;
-    for (int j = i - 3; j > f->rparen && open < 0; j--)
-      if (fgr_tok_is(u, j, "("))
-        open = u->match[j] == i - 1 ? j : -2;
-    if (open < 0)
-      continue;
-    const fgr_type *t = cast_pointee(s, open + 1, i - 2);
+    const fgr_type *t =
+        fgr_tok_is(s->u, i, name) ? cast_before(s, f, i, NULL) : NULL;
     if (t)
       return t;
   }
@@ -688,14 +694,9 @@ static bool copy_uses(fgr_scan *s, const fgr_func *f, const char *pn,
       continue;
     }
     /* (T *)pn: dereferenced, or the value of a local pointer q */
-    if (depth == 0 && fgr_tok_is(u, i - 1, ")") &&
-        fgr_tok_is(u, i - 2, "*")) {
-      int open = -1;
-      for (int j = i - 3; j > f->rparen && open < 0; j--)
-        if (fgr_tok_is(u, j, "("))
-          open = u->match[j] == i - 1 ? j : -2;
-      if (open > 0 && cast_pointee(s, open + 1, i - 2) &&
-          !fgr_tok_is(u, i + 1, "[")) {
+    int open = -1;
+    if (depth == 0 && cast_before(s, f, i, &open)) {
+      if (!fgr_tok_is(u, i + 1, "[")) {
         if (fgr_tok_is(u, open - 1, "*") &&
             !fgr_tok_is(u, open - 2, ")") &&
             u->toks[open - 2].kind != FGR_T_IDENT)
