@@ -366,7 +366,7 @@ void bench_w3(fg_context *ctx) {
     t.rows[r].c = crow;
     t.rows[r].opencv = cvloc;
     snprintf(t.rows[r].note, sizeof t.rows[r].note,
-             "value, then first index; %d kernels",
+             "value and first index in one pass; %d kernels",
              fg_program_kernel_count(prog));
     fg_program_free(prog);
     fg_graph_free(g);

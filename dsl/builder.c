@@ -78,6 +78,13 @@ static const char *frame_opener(fgk_frame_kind k) {
   return "?";
 }
 
+/* Whether output i is where op's reduction stores the index of its
+ * result's first point (the kernel writes it, never the body). */
+static bool is_loc_port(const fg_op *op, int i) {
+  return fgk_is_reduction(op->reduce) && op->reduce.loc &&
+         op->reduce.loc_port == i;
+}
+
 fg_field *fg_op_end(fg_op *op) {
   if (!fgk_op_usable(op))
     return NULL;
@@ -86,7 +93,7 @@ fg_field *fg_op_end(fg_op *op) {
                     "not closed (call fg_end)",
                     frame_opener(op->stack[op->depth - 1].kind));
   for (int i = 0; i < op->n_out; i++)
-    if (!op->written[i] && !op->out_init[i])
+    if (!op->written[i] && !op->out_init[i] && !is_loc_port(op, i))
       return fgk_fail(op, FG_ERULE, "output %d (_out%d) is never written",
                       i, i);
   if (fgk_is_reduction(op->reduce) && (op->thread_elements || op->grouped))
@@ -136,7 +143,8 @@ fg_field *fg_op_end(fg_op *op) {
     }
   for (int i = 0; i < op->n_out; i++)
     if (!op->local_written[i] && !op->out_init[i] &&
-        !(fgk_is_reduction(op->reduce) && op->reduce.port == i)) {
+        !(fgk_is_reduction(op->reduce) && op->reduce.port == i) &&
+        !is_loc_port(op, i)) {
       if (!k->out_partial &&
           !(k->out_partial = fgu_arena_alloc(&g->arena, sizeof op->written)))
         return fgk_fail(op, FG_ENOMEM, "out of memory");
@@ -202,6 +210,25 @@ bool fgk_op_set_reduction(fg_op *op, fgk_reduction r) {
     fgk_fail(op, FG_EINVAL, "reduction operation %d is not FG_REDUCE_SUM, "
              "_MIN, _MAX or _PROD", (int)r.op);
     return false;
+  }
+  if (r.loc) {
+    fg_type vt = op->out_type[r.port];
+    if (r.kind != FGK_REDUCE_BUILTIN ||
+        (r.op != FG_REDUCE_MIN && r.op != FG_REDUCE_MAX) ||
+        fg_type_tensor_elements(vt) != 1) {
+      fgk_fail(op, FG_EINVAL, "a reduction with a location is a minimum or "
+               "maximum of scalars (operation %d over %d elements)",
+               (int)r.op, fg_type_tensor_elements(vt));
+      return false;
+    }
+    if (r.loc_port < 0 || r.loc_port >= op->n_out || r.loc_port == r.port ||
+        !fg_type_equal(op->out_type[r.loc_port],
+                       fg_type_scalar(FG_I64, fg_shape0()))) {
+      fgk_fail(op, FG_EINVAL, "reduction location output %d: expected an "
+               "i64 0-D output other than the value's (%d) among %d",
+               r.loc_port, r.port, op->n_out);
+      return false;
+    }
   }
   op->reduce = r;
   return true;

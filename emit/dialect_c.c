@@ -728,18 +728,21 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
      * two divisions, the points of a row step through the columns, so
      * the inner loop is a plain counted loop clang can vectorize */
     fgu_buf_puts(o, "    const long fgk_end = (fgk_p + 1) * fgk_chunk < fgk_N "
-                 "? (fgk_p + 1) * fgk_chunk : fgk_N;\n"
-                 "    for (long fgk_r0 = fgk_p * fgk_chunk; fgk_r0 < fgk_end;) "
-                 "{\n"
-                 "      const long fgk_lr = fgk_r0 / _columns;\n"
-                 "      const int _layer = (int)(fgk_lr / _rows), "
-                 "_row = (int)(fgk_lr % _rows);\n"
-                 "      const long fgk_cb = fgk_r0 - fgk_lr * _columns;\n"
-                 "      const long fgk_ce = fgk_cb + (fgk_end - fgk_r0) < "
-                 "_columns ? fgk_cb + (fgk_end - fgk_r0) : _columns;\n"
-                 "      const long fgk_row0 = fgk_lr * _columns;\n"
-                 "      fgk_r0 = fgk_row0 + fgk_ce;\n"
-                 "      (void)_layer; (void)_row;\n");
+                 "? (fgk_p + 1) * fgk_chunk : fgk_N;\n");
+    /* a reduction with a location folds in blocks (emit/reduce.c) */
+    const char *from, *to;
+    fge_loc_blocks_open(e, o, &from, &to);
+    fgu_buf_printf(o, "    for (long fgk_r0 = %s; fgk_r0 < %s;) "
+                   "{\n"
+                   "      const long fgk_lr = fgk_r0 / _columns;\n"
+                   "      const int _layer = (int)(fgk_lr / _rows), "
+                   "_row = (int)(fgk_lr %% _rows);\n"
+                   "      const long fgk_cb = fgk_r0 - fgk_lr * _columns;\n"
+                   "      const long fgk_ce = fgk_cb + (%s - fgk_r0) < "
+                   "_columns ? fgk_cb + (%s - fgk_r0) : _columns;\n"
+                   "      const long fgk_row0 = fgk_lr * _columns;\n"
+                   "      fgk_r0 = fgk_row0 + fgk_ce;\n"
+                   "      (void)_layer; (void)_row;\n", from, to, to, to);
     /* a built-in reduction's column loops come from the walker (its
      * lanes, emit/walk.c); a foreign one folds point by point */
     if (k->reduce.kind == FGK_REDUCE_FOREIGN)

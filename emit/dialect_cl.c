@@ -393,17 +393,20 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     fgk_reduce_acc_decl(e, o);
     /* row by row, as in the C dialect: two divisions per row */
     fgu_buf_puts(o, "    const long fgk_end = min((fgk_p + 1) * fgk_chunk, "
-                 "fgk_N);\n"
-                 "    for (long fgk_r0 = fgk_p * fgk_chunk; fgk_r0 < fgk_end;) "
-                 "{\n"
-                 "      const long fgk_lr = fgk_r0 / fgk_TC;\n"
-                 "      const int _layer = (int)(fgk_lr / fgk_TR), "
-                 "_row = (int)(fgk_lr % fgk_TR);\n"
-                 "      const long fgk_cb = fgk_r0 - fgk_lr * fgk_TC;\n"
-                 "      const long fgk_ce = min(fgk_cb + (fgk_end - fgk_r0), "
-                 "fgk_TC);\n"
-                 "      const long fgk_row0 = fgk_lr * fgk_TC;\n"
-                 "      fgk_r0 = fgk_row0 + fgk_ce;\n");
+                 "fgk_N);\n");
+    /* a reduction with a location folds in blocks (emit/reduce.c) */
+    const char *from, *to;
+    fge_loc_blocks_open(e, o, &from, &to);
+    fgu_buf_printf(o, "    for (long fgk_r0 = %s; fgk_r0 < %s;) "
+                   "{\n"
+                   "      const long fgk_lr = fgk_r0 / fgk_TC;\n"
+                   "      const int _layer = (int)(fgk_lr / fgk_TR), "
+                   "_row = (int)(fgk_lr %% fgk_TR);\n"
+                   "      const long fgk_cb = fgk_r0 - fgk_lr * fgk_TC;\n"
+                   "      const long fgk_ce = min(fgk_cb + (%s - fgk_r0), "
+                   "fgk_TC);\n"
+                   "      const long fgk_row0 = fgk_lr * fgk_TC;\n"
+                   "      fgk_r0 = fgk_row0 + fgk_ce;\n", from, to, to);
     if (k->reduce.kind == FGK_REDUCE_FOREIGN)
       fgu_buf_puts(o, "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce; "
                    "++fgk_c) {\n"

@@ -145,6 +145,10 @@ struct fgk_emitter {
   int strip;           /* columns one work-item runs as a loop (1: one);
                           > 1 only with fgk_dialect_cl_cpu */
   bool fast_fma;       /* the device's fma is an instruction (math_c.c) */
+  int rescan;          /* 0, or 1 + the reduction whose first point the
+                          body being emitted looks for (emit/reduce.c):
+                          its write compares, every other write is left
+                          out */
 };
 
 extern const fgk_dialect_i fgk_dialect_c;
@@ -226,8 +230,34 @@ void fge_lane_loops(fgk_emitter *e, fgu_buf *o, const char *body,
  * does (reduce_vector_fold), the lanes are FGK_REDUCE_LANES and every
  * reduction is written once, by a statement at the top of the body. */
 bool fge_reduce_vector_fold(const fgk_emitter *e);
-/* Statement s, the reduction's write: the value joins the accumulator. */
+/* Statement s, the reduction's write: the value joins the accumulator
+ * (with e->rescan: the value is compared with the extreme it looks for). */
 void fge_accumulate(fgk_emitter *e, const fgk_stmt *s);
+
+/* Reductions with a location (fgk_reduction.loc; emit/reduce.c).  A
+ * partial folds its chunk in blocks of FGK_REDUCE_LOC_BLOCK points; after
+ * each block, a reduction whose lanes' extreme became strictly better
+ * remembers the block's start.  The first point equal to the partial's
+ * extreme lies at or after the last such start (no earlier point equals
+ * it), so the end of the partial looks for it from there, usually inside
+ * that one block (from the chunk's start where the extreme is the
+ * identity: +-inf, or the type's largest or smallest value). */
+/* Whether kernel k has a reduction with a location. */
+bool fge_reduce_has_loc(const fgk_kernel *k);
+/* After the dialect's "fgk_end" (the partial's end), for a kernel with a
+ * location: the extremes and block starts, and the opening of the loop
+ * over blocks; *start and *end name the block's first point and its end
+ * for the dialect's row loop (the chunk's otherwise, where nothing is
+ * written). */
+void fge_loc_blocks_open(fgk_emitter *e, fgu_buf *o, const char **start,
+                         const char **end);
+/* After the row loops of a block: each extreme's check, and the block
+ * loop's end. */
+void fge_loc_blocks_close(fgk_emitter *e, fgu_buf *o);
+/* After the blocks: reduction r's search for its first point from its
+ * block, with body (the thread body emitted with e->rescan = r + 1), and
+ * the store of its index partial. */
+void fge_loc_search(fgk_emitter *e, fgu_buf *o, int r, const char *body);
 
 /* The text writer over an emitter (emit/writer.c), given to the hooks of
  * foreign calls (ir/foreign.h). */

@@ -329,6 +329,108 @@ void fge_lane_loops(fgk_emitter *e, fgu_buf *o, const char *body,
   fgu_buf_puts(o, "      }\n    }\n");
 }
 
+/* ---- reductions with a location ---------------------------------------- */
+
+bool fge_reduce_has_loc(const fgk_kernel *k) {
+  for (int r = 0; k->reduce.kind == FGK_REDUCE_BUILTIN &&
+                  r < fgk_reduce_count(k); r++)
+    if (fgk_reduce_at(k, r).loc)
+      return true;
+  return false;
+}
+
+/* The comparison that makes reduction r's value a strictly better one. */
+static char loc_cmp(const fgk_kernel *k, int r) {
+  return fgk_reduce_at(k, r).op == FG_REDUCE_MIN ? '<' : '>';
+}
+
+void fge_loc_blocks_open(fgk_emitter *e, fgu_buf *o, const char **start,
+                         const char **end) {
+  const fgk_kernel *k = e->k;
+  if (!fge_reduce_has_loc(k)) {
+    *start = "fgk_p * fgk_chunk";
+    *end = "fgk_end";
+    return;
+  }
+  for (int r = 0; r < fgk_reduce_count(k); r++) {
+    fgk_reduction red = fgk_reduce_at(k, r);
+    if (!red.loc)
+      continue;
+    fgk_type t = fge_reduce_type(k, r);
+    assert(t.width == 1);
+    char best[32], from[32];
+    fge_acc_name(best, sizeof best, "fgk_best", r);
+    fge_acc_name(from, sizeof from, "fgk_from", r);
+    fgu_buf_printf(o, "    %s %s = (%s)%s;\n"
+                   "    long %s = fgk_p * fgk_chunk;\n",
+                   e->d->type_name(t), best, e->d->type_name(t),
+                   fgk_reduce_identity(red.op, t.elem)->text, from);
+  }
+  fgu_buf_puts(o, "    for (long fgk_b0 = fgk_p * fgk_chunk; fgk_b0 < fgk_end; "
+               "fgk_b0 += " LANES_STR(FGK_REDUCE_LOC_BLOCK) ") {\n"
+               "    const long fgk_bend = fgk_b0 + "
+               LANES_STR(FGK_REDUCE_LOC_BLOCK) " < fgk_end ? fgk_b0 + "
+               LANES_STR(FGK_REDUCE_LOC_BLOCK) " : fgk_end;\n");
+  *start = "fgk_b0";
+  *end = "fgk_bend";
+}
+
+void fge_loc_blocks_close(fgk_emitter *e, fgu_buf *o) {
+  const fgk_kernel *k = e->k;
+  if (!fge_reduce_has_loc(k))
+    return;
+  int lanes = fge_reduce_lanes(k);
+  for (int r = 0; r < fgk_reduce_count(k); r++) {
+    if (!fgk_reduce_at(k, r).loc)
+      continue;
+    char acc[32], best[32], from[32];
+    fge_acc_name(acc, sizeof acc, "fgk_acc", r);
+    fge_acc_name(best, sizeof best, "fgk_best", r);
+    fge_acc_name(from, sizeof from, "fgk_from", r);
+    char c = loc_cmp(k, r);
+    /* the lanes' extreme, in any order: only compared, never stored */
+    fgu_buf_printf(o, "    {\n"
+                   "      %s fgk_h = %s[0];\n"
+                   "      for (int fgk_l = 1; fgk_l < %d; ++fgk_l)\n"
+                   "        fgk_h = %s[fgk_l] %c fgk_h ? %s[fgk_l] : fgk_h;\n"
+                   "      if (fgk_h %c %s) {\n"
+                   "        %s = fgk_h;\n"
+                   "        %s = fgk_b0;\n"
+                   "      }\n"
+                   "    }\n",
+                   e->d->type_name(fge_reduce_type(k, r)), acc, lanes, acc,
+                   c, acc, c, best, best, from);
+  }
+  fgu_buf_puts(o, "    }\n");
+}
+
+void fge_loc_search(fgk_emitter *e, fgu_buf *o, int r, const char *body) {
+  char at[32], from[32];
+  fge_acc_name(at, sizeof at, "fgk_at", r);
+  fge_acc_name(from, sizeof from, "fgk_from", r);
+  /* row by row from the block, as the fold went; it stops at the first
+   * point equal to the extreme */
+  fgu_buf_printf(o, "    long %s = -1;\n"
+                 "    for (long fgk_r0 = %s; fgk_r0 < fgk_end && %s < 0;) {\n"
+                 "      const long fgk_lr = fgk_r0 / _columns;\n"
+                 "      const int _layer = (int)(fgk_lr / _rows), "
+                 "_row = (int)(fgk_lr %% _rows);\n"
+                 "      const long fgk_cb = fgk_r0 - fgk_lr * _columns;\n"
+                 "      const long fgk_ce = fgk_cb + (fgk_end - fgk_r0) < "
+                 "_columns ? fgk_cb + (fgk_end - fgk_r0) : _columns;\n"
+                 "      const long fgk_row0 = fgk_lr * _columns;\n"
+                 "      fgk_r0 = fgk_row0 + fgk_ce;\n"
+                 "      (void)_layer; (void)_row;\n"
+                 "      for (long fgk_c = fgk_cb; fgk_c < fgk_ce && %s < 0; "
+                 "++fgk_c) {\n"
+                 "        const int _column = (int)fgk_c;\n"
+                 "        const long fgk_i = fgk_row0 + fgk_c;\n"
+                 "        (void)_column;\n", at, from, at, at);
+  fgu_buf_puts(o, body);
+  fgu_buf_printf(o, "      }\n    }\n    out%d[fgk_p] = %s;\n",
+                 fgk_reduce_at(e->k, r).loc_port, at);
+}
+
 /* The reduction's write: the value joins the thread's accumulator. */
 void fge_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   if (e->k->reduce.kind == FGK_REDUCE_FOREIGN) {
@@ -344,6 +446,8 @@ void fge_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   int r = fge_reduce_of_port(e->k, s->u.write.at.port);
   assert(r >= 0);
   fgk_type t = fge_reduce_type(e->k, r);
+  if (e->rescan && e->rescan != r + 1)
+    return;               /* another reduction's search */
   fge_line(e);
   fgk_putf(e, "{\n");
   e->indent++;
@@ -354,6 +458,18 @@ void fge_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   char ind[64];
   snprintf(ind, sizeof ind, "%*s", e->indent * 2 < 60 ? e->indent * 2 : 60,
            "");
+  if (e->rescan) {
+    /* the search for the first point equal to the extreme */
+    char at[32], best[32];
+    fge_acc_name(at, sizeof at, "fgk_at", r);
+    fge_acc_name(best, sizeof best, "fgk_best", r);
+    fgu_buf_printf(&e->out, "%sif (%s < 0 && fgk_v == %s)\n%s  %s = fgk_i;\n",
+                   ind, at, best, ind, at);
+    e->indent--;
+    fge_line(e);
+    fgk_put(e, "}\n");
+    return;
+  }
   char acc[48];
   fge_acc_name(acc, sizeof acc - 8, "fgk_acc", r);
   strcat(acc, "[fgk_l]");

@@ -37,6 +37,8 @@ static void emit_write(fgk_emitter *e, const fgk_stmt *s) {
     fge_accumulate(e, s);
     return;
   }
+  if (e->rescan)
+    return;        /* the search for a first point writes nothing */
   fg_type ot = e->k->out_type[a->port];
   int n = fg_type_tensor_elements(ot);
   bool big = n > FG_MAX_SMALL_TENSOR;
@@ -542,6 +544,26 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
                    e.d->reduce_block_pragma, fge_reduce_lanes(k));
     e.out.oom |= body.oom;
     fgu_buf_free(&body);
+    if (fge_reduce_has_loc(k)) {
+      /* the end of a block, then each location's search for its first
+       * point, with a copy of the body that compares instead of folding */
+      fge_loc_blocks_close(&e, &e.out);
+      for (int r = 0; r < n_acc; r++) {
+        if (!fgk_reduce_at(k, r).loc)
+          continue;
+        fgu_buf folds = e.out;
+        e.out = (fgu_buf){0};
+        e.rescan = r + 1;
+        declare_vars(&e, &k->body);
+        block(&e, &k->body);
+        e.rescan = 0;
+        fgu_buf search = e.out;
+        e.out = folds;
+        fge_loc_search(&e, &e.out, r, search.s ? search.s : "");
+        e.out.oom |= search.oom;
+        fgu_buf_free(&search);
+      }
+    }
   } else {
     block(&e, &k->body);
     if (e.hoist.s) {

@@ -103,7 +103,8 @@ bool fgf_classify(const fg__node *n, fgu_arena *a, fgf_node_info *info) {
     why = "per-element threads";
   }
   for (int i = 0; ok && i < k->n_out; i++)
-    if (local_writes[i] != 1) {
+    if (local_writes[i] != 1 &&
+        !(k->reduce.loc && k->reduce.loc_port == i)) {   /* the kernel's */
       ok = false;
       why = "output not written by one _writeTensor";
     }

@@ -356,8 +356,9 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
     for (int o = 0; o < n->n_out; o++) {
       const fg_field *f = n->out[o];
       if (!materialized[f->id] ||
-          n->kernel->reduce.kind == FGK_REDUCE_FOREIGN)
-        continue;
+          n->kernel->reduce.kind == FGK_REDUCE_FOREIGN ||
+          (n->kernel->reduce.loc && n->kernel->reduce.loc_port == o))
+        continue;        /* the kernel stores these itself */
       int port = port_of(kern->out_field, &n_out, f->id);
       fgk_stmt *w = new_stmt(&c, &k->body, FGK_S_WRITE);
       if (w) {
@@ -374,6 +375,12 @@ bool fgf_merge(fg_graph *g, fgf_kernel *kern, const bool *materialized,
     fgk_reduction red = reducer[r]->kernel->reduce;
     red.port = port_of(kern->out_field, &n_out,
                        reducer[r]->out[red.port]->id);
+    /* the index of the first point, where something reads it */
+    if (red.loc && materialized[reducer[r]->out[red.loc_port]->id])
+      red.loc_port = port_of(kern->out_field, &n_out,
+                             reducer[r]->out[red.loc_port]->id);
+    else
+      red.loc = false, red.loc_port = -1;
     if (r == 0)
       k->reduce = red;
     else

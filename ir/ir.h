@@ -128,13 +128,26 @@ typedef struct fgk_reduction {
   fgk_reduce_kind kind;
   fg_reduce_op op;       /* BUILTIN */
   int port;              /* the output that accumulates */
+  bool loc;              /* BUILTIN MIN or MAX of scalars: also the first
+                            point equal to the result (XLA's variadic
+                            (value, index) reduce, one pass; emit/reduce.c) */
+  int loc_port;          /* loc: the i64 0-D output of that point's flat
+                            row-major index, -1 where none (only NaNs);
+                            each partial stores its own, the host keeps the
+                            first partial's whose value equals the result */
 } fgk_reduction;
 
 static inline fgk_reduction fgk_reduce_builtin(fg_reduce_op op, int port) {
-  return (fgk_reduction){FGK_REDUCE_BUILTIN, op, port};
+  return (fgk_reduction){FGK_REDUCE_BUILTIN, op, port, false, -1};
+}
+/* A built-in minimum or maximum into port that also gives its first
+ * point's index in loc_port. */
+static inline fgk_reduction fgk_reduce_builtin_loc(fg_reduce_op op, int port,
+                                                   int loc_port) {
+  return (fgk_reduction){FGK_REDUCE_BUILTIN, op, port, true, loc_port};
 }
 static inline fgk_reduction fgk_reduce_foreign(int port) {
-  return (fgk_reduction){FGK_REDUCE_FOREIGN, FG_REDUCE_SUM, port};
+  return (fgk_reduction){FGK_REDUCE_FOREIGN, FG_REDUCE_SUM, port, false, -1};
 }
 /* Whether a kernel with reduction r reduces at all. */
 static inline bool fgk_is_reduction(fgk_reduction r) {

@@ -33,6 +33,10 @@
  * the most partials: P = min(ceil(n / CHUNK), MAX_PARTIALS); both are
  * part of the order fg_reduce documents. */
 #define FGK_REDUCE_CHUNK 16384
+/* Points of a block of a reduction with a location (emit/reduce.c): after
+ * each, the extremes are checked; a first point is looked for in at most
+ * a few of them.  A multiple of the lanes. */
+#define FGK_REDUCE_LOC_BLOCK 4096
 
 typedef struct fgk_identity {
   /* The value as a C and OpenCL C literal, to be cast to the element

@@ -240,7 +240,7 @@ static fg_status add_task(fg__rtask *t, int *n, fg__rtask_kind kind, int index,
 
 fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   fg__backend *be = p->ctx->be;
-  int cap = 3 * p->n_fields + p->n_in + (1 + 3 * FGK_MAX_REDUCTIONS) * v->n_k +
+  int cap = 3 * p->n_fields + p->n_in + (1 + 6 * FGK_MAX_REDUCTIONS) * v->n_k +
             p->n_out + 1;
   int *producer = malloc(((size_t)p->n_fields + 1) * sizeof *producer);
   /* per field: the task after which the host holds its value */
@@ -322,16 +322,22 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
     st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
     for (int j = pk->n_in; j < pk->nbuf; j++)
       producer[pk->field[j]] = kt;
-    /* each reduction's partials come back, fold and go up on their own */
+    /* each reduction's partials come back, fold and go up on their own;
+     * a first point's index folds after its value (red[loc_of[r]], an
+     * earlier entry) */
+    int combine[2 * FGK_MAX_REDUCTIONS];
     for (int r = 0; fg__reduce_on_host(pk) && st == FG_OK && r < pk->n_red;
          r++) {
       int d = kt;
       if ((st = add_task(v->task, &v->n_task, RT_PARTIALS, k, &d, 1)))
         break;
       v->task[v->n_task - 1].sub = r;
-      d = v->n_task - 1;
-      if ((st = add_task(v->task, &v->n_task, RT_COMBINE, k, &d, 1)))
+      int cd[2] = {v->n_task - 1, pk->loc_of[r] >= 0
+                                      ? combine[pk->loc_of[r]] : -1};
+      if ((st = add_task(v->task, &v->n_task, RT_COMBINE, k, cd,
+                         cd[1] >= 0 ? 2 : 1)))
         break;
+      combine[r] = v->n_task - 1;
       v->task[v->n_task - 1].sub = r;
       d = v->n_task - 1;
       int f = pk->field[pk->n_in + pk->red[r].port];

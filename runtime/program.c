@@ -157,7 +157,7 @@ int fg__program_node_kernel(const fg_program *p, int node) {
 }
 
 int fg__program_kernel_reductions(const fg_program *p, int k) {
-  return k >= 0 && k < p->main.n_k ? p->main.k[k].n_red : 0;
+  return k >= 0 && k < p->main.n_k ? p->main.k[k].n_kred : 0;
 }
 
 const char *fg__program_field_reason(const fg_program *p, int field) {

@@ -44,10 +44,15 @@ typedef struct fg__pkernel {
   bool grouped;
   int group[2];             /* work-group (rows, columns) when grouped */
   int64_t threads[3];       /* what the backend launches */
-  int n_red;                /* reductions the kernel carries (0, 1, or
+  int n_red;                /* results the host combines: the kernel's
+                               reductions (n_kred), then the index of each
+                               one's first point that has one (loc) */
+  int n_kred;               /* reductions the kernel carries (0, 1, or
                                more fused siblings) */
-  fgk_reduction red[FGK_MAX_REDUCTIONS]; /* each one's port: the output
-                               its partials go to */
+  fgk_reduction red[2 * FGK_MAX_REDUCTIONS]; /* each one's port: the
+                               output its partials go to */
+  int loc_of[2 * FGK_MAX_REDUCTIONS]; /* -1, or red[r] is the first
+                               point's index of red[loc_of[r]]'s result */
   int red_slot;             /* host-combined ones: the variant's slot of
                                red[0] (red[r] has red_slot + r) */
   int64_t partials;         /* how many (the same for every reduction) */
@@ -168,6 +173,13 @@ bool fg__reduce_on_host(const fg__pkernel *k);
  * r into out. */
 void fg__reduce_combine(const fg_program *p, const fg__pkernel *k, int r,
                         const void *partials, void *out);
+/* Combines the downloaded index partials of location entry r of k
+ * (loc_of[r] >= 0): the first partial's index whose value equals the
+ * combined value, -1 where none has one.  value_partials and value are
+ * the downloaded partials and the combined result of red[loc_of[r]]. */
+void fg__reduce_combine_loc(const fg_program *p, const fg__pkernel *k, int r,
+                            const void *value_partials, const void *value,
+                            const void *partials, void *out);
 /* Bytes of the partials and of the result of host-combined kernel k's
  * reduction r (reduce.c). */
 void fg__reduce_bytes(const fg_program *p, const fg__pkernel *k, int r,

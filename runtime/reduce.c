@@ -8,7 +8,9 @@
 
 #include "emit/abi.h"
 
+#include <assert.h>
 #include <math.h>
+#include <string.h>
 
 /* Points each partial folds at most: a fixed chunk, so that the number of
  * partials, and with it the order of operations, depends only on the
@@ -20,14 +22,24 @@ void fg__reduce_plan(fg__pkernel *pk, const fgk_kernel *k) {
   pk->partials = (n + REDUCE_CHUNK - 1) / REDUCE_CHUNK;
   if (pk->partials > FGK_MAX_PARTIALS)
     pk->partials = FGK_MAX_PARTIALS;
-  pk->n_red = fgk_reduce_count(k);
+  pk->n_red = pk->n_kred = fgk_reduce_count(k);
   pk->kind = FG__LAUNCH_PARTIALS;
   pk->work_per_item = pk->partials ? (n + pk->partials - 1) / pk->partials
                                    : 0;
+  /* the first points' indices come back as partials of their own, one
+   * per partial of the value */
+  for (int r = 0; r < pk->n_kred; r++) {
+    pk->red[r] = fgk_reduce_at(k, r);
+    pk->loc_of[r] = -1;
+    if (pk->red[r].loc && pk->red[r].kind == FGK_REDUCE_BUILTIN) {
+      pk->red[pk->n_red] = fgk_reduce_builtin(pk->red[r].op,
+                                              pk->red[r].loc_port);
+      pk->loc_of[pk->n_red++] = r;
+    }
+  }
   /* every reduction of the kernel has the same threads, so the same
    * partials over the same chunks (ir/reduce.h) */
   for (int r = 0; r < pk->n_red; r++) {
-    pk->red[r] = fgk_reduce_at(k, r);
     int64_t *d = fge_abi_buffer_dims(pk->dims, k->n_in + pk->red[r].port);
     d[FGE_DIM_LAYERS] = d[FGE_DIM_ROWS] = 1;
     d[FGE_DIM_COLUMNS] = pk->partials;
@@ -110,3 +122,44 @@ void fg__reduce_combine(const fg_program *p, const fg__pkernel *k, int r,
                        fg_type_tensor_elements(ty), partials, k->partials,
                        out);
 }
+
+/* The first partial whose value equals the combined one (==: -0.0 is
+ * +0.0, a NaN equals nothing) and that found a point: partials cover
+ * increasing indices, and each holds its first point equal to its own
+ * value, so this is the field's first point equal to the result.  A
+ * partial whose value only equals the result as the identity (all NaNs)
+ * has none (-1) and is passed over. */
+#define FIRST_EQUAL(T)                                                      \
+  {                                                                        \
+    const T *pv = value_partials;                                          \
+    T best;                                                                \
+    memcpy(&best, value, sizeof best);                                     \
+    for (int64_t q = 0; q < n && at < 0; q++)                              \
+      if (pv[q] == best && idx[q] >= 0)                                    \
+        at = idx[q];                                                       \
+  }
+
+void fg__reduce_combine_loc(const fg_program *p, const fg__pkernel *k, int r,
+                            const void *value_partials, const void *value,
+                            const void *partials, void *out) {
+  int v = k->loc_of[r];
+  assert(v >= 0);
+  fg_elem elem = p->f[k->field[k->n_in + k->red[v].port]].type.elem;
+  const int64_t *idx = partials;
+  int64_t n = k->partials, at = -1;
+  switch (elem) {
+  case FG_I8: FIRST_EQUAL(int8_t) break;
+  case FG_U8: FIRST_EQUAL(uint8_t) break;
+  case FG_I16: FIRST_EQUAL(int16_t) break;
+  case FG_U16: FIRST_EQUAL(uint16_t) break;
+  case FG_I32: FIRST_EQUAL(int32_t) break;
+  case FG_U32: FIRST_EQUAL(uint32_t) break;
+  case FG_I64: FIRST_EQUAL(int64_t) break;
+  case FG_U64: FIRST_EQUAL(uint64_t) break;
+  case FG_F32: FIRST_EQUAL(float) break;
+  case FG_F64: FIRST_EQUAL(double) break;
+  default: break;
+  }
+  memcpy(out, &at, sizeof at);
+}
+#undef FIRST_EQUAL

@@ -364,8 +364,17 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                                vr->bs->host[slot], pb, &a);
     break;
   case RT_COMBINE: {
-    fg__reduce_combine(p, k, t->sub, vr->bs->host[slot],
-                       vr->bs->host[slot] + pb);
+    if (k->loc_of[t->sub] >= 0) {
+      /* a first point's index: after its value's combine (compile.c) */
+      size_t vpb, vrb;
+      const unsigned char *vh = vr->bs->host[k->red_slot + k->loc_of[t->sub]];
+      fg__reduce_bytes(p, k, k->loc_of[t->sub], &vpb, &vrb);
+      fg__reduce_combine_loc(p, k, t->sub, vh, vh + vpb, vr->bs->host[slot],
+                             vr->bs->host[slot] + pb);
+    } else {
+      fg__reduce_combine(p, k, t->sub, vr->bs->host[slot],
+                         vr->bs->host[slot] + pb);
+    }
     copy_outputs(r, vr, k->field[k->n_in + k->red[t->sub].port]);
     ts->node.starting = false;
     r->in_flight--;

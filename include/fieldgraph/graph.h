@@ -73,6 +73,14 @@ typedef enum fg_reduce_op {
  * sum(x * x)), each result still in this order. */
 fg_field *fg_reduce(fg_graph *g, const char *name, fg_reduce_op op,
                     fg_field *field);
+/* fg_reduce's minimum (op FG_REDUCE_MIN) or maximum (FG_REDUCE_MAX) of a
+ * scalar field of numbers, the same bits, and in *index a 0-D i64 field:
+ * the row-major flat index of the first point equal (==) to it (-0.0 and
+ * +0.0 are equal; NaNs never are), -1 where there is none (only NaNs).
+ * One pass over field (XLA's argmin/argmax); siblings share it as
+ * fg_reduce's do.  NULL with the graph's error set on failure. */
+fg_field *fg_reduce_index(fg_graph *g, const char *name, fg_reduce_op op,
+                          fg_field *field, fg_field **index);
 
 /* Type of a field; an all-zero type for NULL. */
 fg_type fg_field_type(const fg_field *field);

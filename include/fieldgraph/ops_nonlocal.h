@@ -192,10 +192,10 @@ fg_field *fg_reduce_mean(fg_graph *g, fg_field *in);
  * (0, 0, c) for a 1-D field.  Ties, and -0.0 against +0.0, go to the
  * lowest index.  NaN points are skipped (they are never the minimum or
  * maximum); a field with no other point gives value NaN and location
- * (-1, -1, -1).  Two passes over in: fg_reduce for the value, then the
- * least index of the points equal to it (a reduction into which the
- * comparison fuses); name (NULL: "reduce_loc") names the operators.  NULL
- * with the graph's error set on failure. */
+ * (-1, -1, -1).  One pass over in (fg_reduce_index: the value and the
+ * first point's index; min and max of one field share it), then a 0-D
+ * operator for the coordinates; name (NULL: "reduce_loc") names the
+ * operators.  NULL with the graph's error set on failure. */
 fg_field *fg_reduce_loc(fg_graph *g, const char *name, fg_reduce_op op,
                         fg_field *in, fg_field **location);
 
