@@ -212,13 +212,13 @@ static void put_block_body(fgu_buf *o, const char *s, bool vfold) {
 
 /* The vector fold of a block: the lanes of reduction r, fgk_bv<r>, join
  * its block's values fgk_t<r> as fge_fold_text joins one lane's. */
-static void vector_fold(fgk_emitter *e, fgu_buf *o, int r) {
+static void vector_fold(fgk_emitter *e, fgu_buf *o, int r, const char *at) {
   char bv[32], t[32];
   fge_acc_name(bv, sizeof bv, "fgk_bv", r);
   fge_acc_name(t, sizeof t, "fgk_t", r);
   fgu_buf_printf(o, "       {\n        fgk_rv%d fgk_tv;\n"
-                 "        __builtin_memcpy(&fgk_tv, %s, sizeof fgk_tv);\n",
-                 r, t);
+                 "        __builtin_memcpy(&fgk_tv, %s%s, sizeof fgk_tv);\n",
+                 r, t, at);
   switch (fgk_reduce_at(e->k, r).op) {
   case FG_REDUCE_SUM:
     fgu_buf_printf(o, "        %s = %s + fgk_tv;\n", bv, bv);
@@ -233,6 +233,19 @@ static void vector_fold(fgk_emitter *e, fgu_buf *o, int r) {
     break;
   }
   fgu_buf_puts(o, "       }\n");
+}
+
+/* Blocks of lanes the vector fold's wide loop takes at a time. */
+#define FOLD_WIDE 4
+
+/* Whether the vector fold first runs FOLD_WIDE blocks at a time: where
+ * every reduction is of scalars (wider ones would hold FOLD_WIDE times
+ * as many vector registers). */
+static bool wide_blocks(const fgk_emitter *e) {
+  for (int r = 0; r < fgk_reduce_count(e->k); r++)
+    if (fge_reduce_type(e->k, r).width != 1)
+      return false;
+  return true;
 }
 
 void fge_lane_loops(fgk_emitter *e, fgu_buf *o, const char *body,
@@ -287,6 +300,37 @@ void fge_lane_loops(fgk_emitter *e, fgu_buf *o, const char *body,
                    "        %s[fgk_l] = %s[fgk_l];\n", acc_type[r], blk, blk,
                    acc);
   }
+  if (vfold && wide_blocks(e)) {
+    /* first FOLD_WIDE blocks at a time, their values folded block after
+     * block as the loop below would: the same order in every lane, a
+     * quarter of its loop overhead and its lanes' round trip through the
+     * stack per vector (dot f32: 1.12x the C loop, 1.06x with these) */
+    fgu_buf_puts(o, block_pragma);
+    fgu_buf_printf(o, "      for (; fgk_c + %d <= fgk_ce; fgk_c += %d) {\n",
+                   FOLD_WIDE * FGK_REDUCE_LANES, FOLD_WIDE * FGK_REDUCE_LANES);
+    for (int r = 0; r < n_acc; r++) {
+      char t[32];
+      fge_acc_name(t, sizeof t, "fgk_t", r);
+      fgu_buf_printf(o, "       %s %s[%d];\n", acc_type[r], t,
+                     FOLD_WIDE * FGK_REDUCE_LANES);
+    }
+    fgu_buf_printf(o, "       #pragma clang loop unroll(disable) "
+                   "vectorize(enable) vectorize_width("
+                   LANES_STR(FGK_REDUCE_LANES) ") interleave_count(1)\n"
+                   "       for (int fgk_l = 0; fgk_l < %d; ++fgk_l) {\n"
+                   "        const int _column = (int)(fgk_c + fgk_l);\n"
+                   "        const long fgk_i = fgk_row0 + fgk_c + fgk_l;\n"
+                   "        (void)_column;\n", FOLD_WIDE * FGK_REDUCE_LANES);
+    put_block_body(o, body, true);
+    fgu_buf_puts(o, "       }\n");
+    for (int q = 0; q < FOLD_WIDE; q++)
+      for (int r = 0; r < n_acc; r++) {
+        char at[32];
+        snprintf(at, sizeof at, " + %d", q * FGK_REDUCE_LANES);
+        vector_fold(e, o, r, at);
+      }
+    fgu_buf_puts(o, "      }\n");
+  }
   fgu_buf_puts(o, block_pragma);
   fgu_buf_puts(o, "      for (; fgk_c + " LANES_STR(FGK_REDUCE_LANES)
                " <= fgk_ce; fgk_c += " LANES_STR(FGK_REDUCE_LANES) ") {\n");
@@ -309,7 +353,7 @@ void fge_lane_loops(fgk_emitter *e, fgu_buf *o, const char *body,
   put_block_body(o, body, vfold);
   fgu_buf_puts(o, "       }\n");
   for (int r = 0; vfold && r < n_acc; r++)
-    vector_fold(e, o, r);
+    vector_fold(e, o, r, "");
   fgu_buf_puts(o, "      }\n");
   for (int r = 0; r < n_acc; r++) {
     char acc[32], blk[32];
