@@ -91,6 +91,14 @@ int bench_row_add(bench_table *t, const char *label, double sec,
 /* Prints the table with its ratio columns to stdout. */
 void bench_table_print(const bench_table *t);
 
+/* ---- targets (bench/targets.c) ----------------------------------------- */
+/* Keeps a copy of a printed table (bench_table_print calls it). */
+void bench_targets_note(const bench_table *t);
+/* Prints each performance target whose workload ran in this program
+ * (backend 1: bench_cpu, 2: bench_opencl): the measured ratio, its limit,
+ * met or not. */
+void bench_targets_print(int backend);
+
 /* ---- W0: the memory-bandwidth limit ------------------------------------- */
 /* Measures multithreaded copy (b = a) and triad (a = b + s * c) over
  * float arrays far larger than the caches, prints the W0 table and

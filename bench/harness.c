@@ -236,6 +236,7 @@ void bench_table_print(const bench_table *t) {
     printf("\n");
   }
   fflush(stdout);
+  bench_targets_note(t);
 }
 
 /* ---- W0 ----------------------------------------------------------------- */

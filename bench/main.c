@@ -83,6 +83,7 @@ int main(int argc, char **argv) {
     bench_w6(ctx);
   if (wanted(argc, argv, "W7"))
     bench_w7(kind);
+  bench_targets_print(kind == FG_BACKEND_OPENCL ? 2 : 1);
   fg_context_free(ctx);
   return 0;
 }
