@@ -281,11 +281,12 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
       vr->view[f] = vr->wrapped[f];
     }
   }
-  /* what the run uses in place and what it copies (fg_context_stats) */
+  /* what the run uses in place and what it copies (fg_context_stats; the
+   * program's own variant, not check mode's unfused one) */
   fg_context_stats *cs = &p->ctx->stats;
-  for (int i = 0; i < p->n_in && st == FG_OK; i++)
+  for (int i = 0; vr == &r->vr[0] && i < p->n_in && st == FG_OK; i++)
     *(vr->wrapped[p->in_field[i]] ? &cs->in_place : &cs->copied) += 1;
-  for (int i = 0; i < p->n_out && st == FG_OK; i++) {
+  for (int i = 0; vr == &r->vr[0] && i < p->n_out && st == FG_OK; i++) {
     int f = p->out_field[i];
     if (v->direct[i] || (vr->wrapped[f] && aliased_output(p, v, f) == i))
       cs->in_place++;

@@ -168,9 +168,11 @@ typedef struct fg_context_stats {
   uint64_t kernel_launches;
   uint64_t runs;
   uint64_t in_place;           /* run inputs and outputs kernels used
-                                  where the caller keeps them (zero copy) */
+                                  where the caller keeps them (zero copy;
+                                  FG_CAP_ZERO_COPY) */
   uint64_t copied;             /* run inputs and outputs copied to or from
-                                  device memory */
+                                  device memory (each run counts its
+                                  program's own, not check mode's) */
 } fg_context_stats;
 
 /* Creates a context; opt may be NULL.  On failure *out is NULL and, when
