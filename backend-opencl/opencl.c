@@ -10,6 +10,7 @@
 #include "emit/abi.h"
 #include "runtime/backend.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,23 +136,34 @@ static fg_status ocl_alloc(fg__backend *be, size_t bytes, fg__buffer **out) {
   return FG_OK;
 }
 
-/* An input read where the caller keeps it: on a device that shares the
- * host's memory (CL_DEVICE_HOST_UNIFIED_MEMORY, PoCL's CPU device) the
- * kernels read it in place instead of a copy made at every run.  The
- * caller leaves it unchanged until the run completes (fg_program_start),
- * which is what CL_MEM_USE_HOST_PTR asks. */
-static fg_status ocl_wrap_input(fg__backend *be, const void *host,
-                                size_t bytes, fg__buffer **out) {
+/* A run's input or output where the caller keeps it (zero copy): on a
+ * device that shares the host's memory (cb->base.host_shared) kernels
+ * read and write it in place instead of copies made at every run.
+ * CL_MEM_USE_HOST_PTR asks that the memory be aligned for the types
+ * kernels access it with (OpenCL 1.2, 6.1.5): generated kernels take
+ * pointers to the element type and load small tensors with vloadN, so
+ * the element's size is enough; PoCL 3.1 then uses the pointer itself as
+ * the buffer's memory on its CPU device (lib/CL/clCreateBuffer.c; below
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN, 128 bytes, it only warns in debug
+ * output).  Anything less aligned is copied (FG_ENOTSUP).  Results reach
+ * the caller once a read of the buffer onto the same pointer ended
+ * (download_async), which PoCL completes without copying
+ * (pocl_driver_read). */
+static fg_status ocl_wrap_host(fg__backend *be, void *host, size_t bytes,
+                               size_t align, bool writes, fg__buffer **out) {
   cl_backend *cb = (cl_backend *)be;
   *out = NULL;
-  if (bytes == 0 || !host)
-    return ocl_alloc(be, bytes, out);
+  if (bytes == 0 || !host || (align > 1 && (uintptr_t)host % align) ||
+      bytes > cb->dev.max_mem_alloc_size)
+    return FG_ENOTSUP;
   fg__buffer *b = calloc(1, sizeof *b);
   if (!b)
     return fg__be_fail(be, FG_ENOMEM, "out of memory");
   cl_int rc;
-  b->mem = clCreateBuffer(cb->ctx, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
-                          bytes, (void *)host, &rc);
+  b->mem = clCreateBuffer(cb->ctx, (writes ? CL_MEM_READ_WRITE
+                                           : CL_MEM_READ_ONLY) |
+                                       CL_MEM_USE_HOST_PTR,
+                          bytes, host, &rc);
   if (rc != CL_SUCCESS) {
     free(b);
     return cl_fail(be, rc, "clCreateBuffer(CL_MEM_USE_HOST_PTR)", NULL);
@@ -525,7 +537,7 @@ static const fg__backend_i opencl_interface = {
   .kernel_free = ocl_kernel_free,
   .alloc = ocl_alloc,
   .wrap = NULL,
-  .wrap_input = ocl_wrap_input,
+  .wrap_host = ocl_wrap_host,
   .buffer_free = ocl_buffer_free,
   .upload = ocl_upload,
   .launch = ocl_launch,
@@ -608,8 +620,12 @@ fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
     }
   }
   cb->base.i = &opencl_interface;
-  /* a device sharing the host's memory reads run inputs in place */
-  cb->base.inputs_in_place = cb->dev.host_unified;
+  /* a device sharing the host's memory uses run inputs and outputs in
+   * place (ocl_wrap_host): one answering CL_DEVICE_HOST_UNIFIED_MEMORY
+   * true (PoCL 3.1's CPU device does), or a CPU device, which runs on the
+   * host (the query is deprecated since OpenCL 2.0).  Discrete GPUs keep
+   * their copies */
+  cb->base.host_shared = cb->dev.host_unified || !cb->dev.is_gpu;
   cb->base.chains = true;
   cb->base.builds_concurrently = true;  /* OpenCL calls are thread safe */
   /* each buffer is a cl_mem and three longs of extents; the thread shape

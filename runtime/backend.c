@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The message buffer of the job this thread is building, if any. */
 static _Thread_local char *tls_err;
@@ -108,22 +109,33 @@ fg_status fg__be_wrap(fg__backend *be, void *host, size_t bytes,
   return st;
 }
 
-bool fg__be_wraps_inputs(const fg__backend *be) {
-  return be->i->wrap || (be->i->wrap_input && be->inputs_in_place);
+bool fg__be_wraps_inputs(const fg__backend *be) { return be->i->wrap != NULL; }
+
+bool fg__be_shares_host(const fg__backend *be) {
+  return !be->i->wrap && be->i->wrap_host && be->host_shared;
 }
 
-fg_status fg__be_wrap_input(fg__backend *be, const void *host, size_t bytes,
-                            fg__buffer **out) {
-  if (be->i->wrap)
-    return fg__be_wrap(be, (void *)host, bytes, out);
+fg_status fg__be_wrap_host(fg__backend *be, void *host, size_t bytes,
+                           size_t align, bool writes, fg__buffer **out) {
   *out = NULL;
-  if (!be->i->wrap_input)
-    return fg__be_fail(be, FG_ENOTSUP, "the %s backend cannot read inputs "
-                       "in place", be->i->name);
-  fg_status st = be->i->wrap_input(be, host, bytes, out);
+  if (!fg__be_shares_host(be))
+    return FG_ENOTSUP;
+  fg_status st = be->i->wrap_host(be, host, bytes, align, writes, out);
   if (st == FG_OK)
     be->live.buffers++;
   return st;
+}
+
+void fg__be_set_zero_copy(fg__backend *be, bool on) {
+  bool could = fg__be_shares_host(be);
+  if (!on)
+    be->host_shared = false;
+  size_t n = strlen(be->device);
+  snprintf(be->device + n, sizeof be->device - n, "; %s",
+           fg__be_can_wrap(be) || fg__be_shares_host(be)
+               ? "zero copy: kernels use run inputs and outputs in place"
+           : could ? "zero copy disabled: runs copy inputs and outputs"
+                   : "runs copy inputs and outputs to and from the device");
 }
 
 void fg__be_buffer_free(fg__backend *be, fg__buffer *b) {

@@ -119,13 +119,18 @@ typedef struct fg__backend_i {
   /* Optional: a buffer that aliases host memory (no copy). */
   fg_status (*wrap)(fg__backend *be, void *host, size_t bytes,
                     fg__buffer **out);
-  /* Optional, used for a run's inputs when wrap is NULL and the instance
-   * sets inputs_in_place: a read-only buffer over host memory that the
-   * caller leaves unchanged until the run completes (a device sharing the
-   * host's memory reads it in place, instead of a copy uploaded at every
-   * run). */
-  fg_status (*wrap_input)(fg__backend *be, const void *host, size_t bytes,
-                          fg__buffer **out);
+  /* Optional, used when wrap is NULL and the instance sets host_shared
+   * (its device works on the host's memory): a buffer over a run's input
+   * (writes false) or output (writes true) where the caller keeps it,
+   * which kernels read and write in place.  The caller leaves an input
+   * unchanged and an output untouched until the run completed; an
+   * output's results are in its memory once a download_async from the
+   * buffer onto that same memory ended (the synchronisation the device's
+   * API asks for; no copy there).  FG_ENOTSUP, without a message, when
+   * host cannot be aliased (not aligned to align bytes, the natural
+   * alignment of the field's element type): the run copies it instead. */
+  fg_status (*wrap_host)(fg__backend *be, void *host, size_t bytes,
+                         size_t align, bool writes, fg__buffer **out);
   void (*buffer_free)(fg__backend *be, fg__buffer *b);
   /* A blocking copy into a buffer (a program's constants, at compile
    * time); runs use upload_async. */
@@ -167,7 +172,9 @@ struct fg__backend {
   fg__caps caps;               /* what the device can run (after the
                                   context's disabled capabilities) */
   fg__live_counts live;        /* kept by the wrappers (backend.c) */
-  bool inputs_in_place;        /* wrap_input may alias run inputs */
+  bool host_shared;            /* wrap_host may alias a run's inputs and
+                                  outputs (zero copy); cleared by
+                                  FG_CAP_ZERO_COPY */
   bool chains;                 /* operations may be queued behind events
                                   of unfinished ones (OpenCL); otherwise
                                   the runtime starts an operation only
@@ -224,11 +231,23 @@ bool fg__be_can_wrap(const fg__backend *be);
 /* A buffer over host memory; FG_ENOTSUP when the backend cannot. */
 fg_status fg__be_wrap(fg__backend *be, void *host, size_t bytes,
                       fg__buffer **out);
-/* Whether kernels read a run's inputs where the caller keeps them. */
+/* Whether kernels always use a run's inputs where the caller keeps them
+ * (wrap: the runtime plans no uploads). */
 bool fg__be_wraps_inputs(const fg__backend *be);
-/* A read-only buffer over a run's input (wrap, else wrap_input). */
-fg_status fg__be_wrap_input(fg__backend *be, const void *host, size_t bytes,
-                            fg__buffer **out);
+/* Whether a run's inputs and outputs may be aliased one by one with
+ * fg__be_wrap_host (the runtime plans uploads and downloads, and skips an
+ * aliased input's upload). */
+bool fg__be_shares_host(const fg__backend *be);
+/* A buffer over a run's input or output (wrap_host above): FG_OK, or
+ * FG_ENOTSUP without a message when the run must copy it, or another
+ * failure with its message. */
+fg_status fg__be_wrap_host(fg__backend *be, void *host, size_t bytes,
+                           size_t align, bool writes, fg__buffer **out);
+/* Turns host sharing off unless on (FG_CAP_ZERO_COPY), and appends to
+ * the device description how runs reach the caller's memory: in place,
+ * copied because disabled, or copied to a device of its own.  Called once,
+ * when the context opens the backend. */
+void fg__be_set_zero_copy(fg__backend *be, bool on);
 /* Frees b; NULL does nothing. */
 void fg__be_buffer_free(fg__backend *be, fg__buffer *b);
 fg_status fg__be_upload(fg__backend *be, fg__buffer *dst, const void *src,

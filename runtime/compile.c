@@ -349,16 +349,41 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
       producer[f] = v->n_task - 1;
     }
   }
-  for (int i = 0; st == FG_OK && i < p->n_out; i++)
-    if (!v->direct[i] && !v->on_host[p->out_field[i]]) {
-      int d = producer[p->out_field[i]];
-      st = add_task(v->task, &v->n_task, RT_DOWNLOAD, i, &d, 1);
+  /* Where the run may alias an output (fg__be_shares_host), its download
+   * is a read of the buffer onto the buffer's own memory, which OpenCL
+   * defines only when no other command uses the buffer meanwhile: it
+   * follows every kernel reading the field and the field's earlier
+   * downloads too. */
+  int *after = malloc(((size_t)v->n_task + p->n_out + 2) * sizeof *after);
+  if (st == FG_OK && !after)
+    st = FG_ENOMEM;
+  for (int i = 0; st == FG_OK && i < p->n_out; i++) {
+    int f = p->out_field[i];
+    if (v->direct[i] || v->on_host[f])
+      continue;
+    int n = 0;
+    after[n++] = producer[f];
+    for (int t = 0; fg__be_shares_host(be) && t < v->n_task; t++) {
+      const fg__rtask *x = &v->task[t];
+      bool uses = x->kind == RT_DOWNLOAD && p->out_field[x->index] == f;
+      for (int j = 0; x->kind == RT_KERNEL && j < v->k[x->index].n_in; j++)
+        uses |= v->k[x->index].field[j] == f;
+      if (uses)
+        after[n++] = t;
     }
+    st = add_task(v->task, &v->n_task, RT_DOWNLOAD, i, after, n);
+  }
+  free(after);
   /* what a run leaves in a script's globals: the main variant's */
   for (int f = 0; st == FG_OK && f < p->n_fields; f++)
     if (p->f[f].sink && v == &p->main && v->materialized[f]) {
-      int d = producer[f];
-      st = add_task(v->task, &v->n_task, RT_SINK, f, &d, 1);
+      /* after an aliased output's download of the same field (above) */
+      int d[2] = {producer[f], -1};
+      for (int t = 0; fg__be_shares_host(be) && t < v->n_task; t++)
+        if (v->task[t].kind == RT_DOWNLOAD &&
+            p->out_field[v->task[t].index] == f)
+          d[1] = t;
+      st = add_task(v->task, &v->n_task, RT_SINK, f, d, 2);
     }
   free(producer);
   free(hready);

@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The capabilities named in $FG_DISABLE ("fp64,host_eval,strips"...), as
+/* The capabilities named in $FG_DISABLE ("fp64,host_eval,zero_copy"...), as
  * FG_CAP_* bits; -1 with a message for an unknown name. */
 static int parse_disable(const char *s, char *err, size_t errlen) {
   static const struct { const char *name; int bit; } caps[] = {
     {"fp64", FG_CAP_FP64}, {"int64_atomics", FG_CAP_INT64_ATOMICS},
-    {"host_eval", FG_CAP_HOST_EVAL}, {"strips", FG_CAP_STRIPS}};
+    {"host_eval", FG_CAP_HOST_EVAL}, {"strips", FG_CAP_STRIPS},
+    {"zero_copy", FG_CAP_ZERO_COPY}};
   int bits = 0;
   while (*s) {
     size_t n = strcspn(s, ", ");
@@ -28,7 +29,8 @@ static int parse_disable(const char *s, char *err, size_t errlen) {
       }
     if (n && !found) {
       snprintf(err, errlen, "FG_DISABLE names '%.*s' (expected fp64, "
-               "int64_atomics, host_eval or strips, separated by commas)",
+               "int64_atomics, host_eval, strips or zero_copy, separated by "
+               "commas)",
                (int)n, s);
       return -1;
     }
@@ -125,6 +127,7 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   ctx->be->caps.host_eval = !(disable & FG_CAP_HOST_EVAL);
   if (disable & FG_CAP_STRIPS)
     ctx->be->caps.strip = 1;
+  fg__be_set_zero_copy(ctx->be, !(disable & FG_CAP_ZERO_COPY));
   ctx->max_runs = opt && opt->max_runs > 0 ? opt->max_runs : 4;
   ctx->run_timeout_ms = opt ? opt->run_timeout_ms : 0;
   st = fg__ctx_loop_init(ctx, opt ? opt->loop : NULL, fg__ctx_process,

@@ -163,6 +163,33 @@ static void bufset_free(fg__backend *be, fg_program *p, fg__variant *v,
 }
 
 
+/* Whether a run of v keeps field f in a buffer of its own: intermediates,
+ * live constants, and inputs and outputs that do not alias the caller's
+ * memory. */
+static bool needs_buffer(const fg_program *p, const fg__variant *v, int f) {
+  const fg__pfield *pf = &p->f[f];
+  return (pf->role == PF_OP && v->materialized[f] &&
+          !fg__direct_field(p, v, f)) ||
+         (pf->role == PF_INPUT && !fg__be_wraps_inputs(p->ctx->be)) ||
+         (pf->role == PF_CONST && pf->live);
+}
+
+/* The output whose memory kernels may write field f in, one run at a time
+ * (fg__be_shares_host: the device works on the host's memory), or -1: the
+ * first output that is f, when kernels on the device make f.  Outputs
+ * never overlap inputs or each other (fg__check_run_args), so the alias
+ * is the only buffer over that memory.  A second output that is f is
+ * copied from it (its download follows the alias's, compile.c). */
+static int aliased_output(const fg_program *p, const fg__variant *v, int f) {
+  if (!fg__be_shares_host(p->ctx->be) || p->f[f].role != PF_OP ||
+      !v->materialized[f] || v->on_host[f])
+    return -1;
+  for (int i = 0; i < p->n_out; i++)
+    if (p->out_field[i] == f)
+      return i;
+  return -1;
+}
+
 static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
   fg__backend *be = p->ctx->be;
   fg__bufset *bs = calloc(1, sizeof *bs);
@@ -176,15 +203,11 @@ static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
     st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
     goto fail;
   }
-  for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
-    const fg__pfield *pf = &p->f[i];
-    bool need = (pf->role == PF_OP && v->materialized[i] &&
-                 !fg__direct_field(p, v, i)) ||
-                (pf->role == PF_INPUT && !fg__be_wraps_inputs(be)) ||
-                (pf->role == PF_CONST && pf->live);
-    if (need)
-      st = fg__be_alloc(be, fg_type_bytes(pf->type), &bs->buf[i]);
-  }
+  /* what a run may alias is allocated when a run first copies it */
+  for (int i = 0; i < p->n_fields && st == FG_OK; i++)
+    if (needs_buffer(p, v, i) && aliased_output(p, v, i) < 0 &&
+        !(p->f[i].role == PF_INPUT && fg__be_shares_host(be)))
+      st = fg__be_alloc(be, fg_type_bytes(p->f[i].type), &bs->buf[i]);
   for (int k = 0; k < v->n_k && st == FG_OK; k++) {
     const fg__pkernel *pk = &v->k[k];
     for (int r = 0; fg__reduce_on_host(pk) && r < pk->n_red && st == FG_OK;
@@ -228,15 +251,26 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
   } else if ((st = bufset_new(p, v, &vr->bs)) != FG_OK) {
     return st;
   }
-  for (int i = 0; i < p->n_fields; i++) {
+  for (int i = 0; i < p->n_fields && st == FG_OK; i++) {
     const fg__pfield *pf = &p->f[i];
+    size_t bytes = fg_type_bytes(pf->type);
+    size_t align = fg_elem_size(pf->type.elem);
+    int o = aliased_output(p, v, i);
     vr->view[i] = vr->bs->buf[i];
-    if (pf->role == PF_CONST && !pf->live)
+    if (pf->role == PF_CONST && !pf->live) {
       vr->view[i] = pf->const_buf;
-    else if (pf->role == PF_INPUT && fg__be_wraps_inputs(be) && st == FG_OK) {
-      st = fg__be_wrap_input(be, r->in[pf->input], fg_type_bytes(pf->type),
-                             &vr->wrapped[i]);
+    } else if (pf->role == PF_INPUT && fg__be_wraps_inputs(be)) {
+      st = fg__be_wrap(be, (void *)r->in[pf->input], bytes, &vr->wrapped[i]);
       vr->view[i] = vr->wrapped[i];
+    } else if (pf->role == PF_INPUT || o >= 0) {
+      /* zero copy where the pointer allows it, else a copy (FG_ENOTSUP) */
+      bool in = pf->role == PF_INPUT;
+      st = fg__be_wrap_host(be, in ? (void *)r->in[pf->input] : vr->out[o],
+                            bytes, align, !in, &vr->wrapped[i]);
+      if (st == FG_ENOTSUP)
+        st = vr->bs->buf[i] ? FG_OK
+                            : fg__be_alloc(be, bytes, &vr->bs->buf[i]);
+      vr->view[i] = vr->wrapped[i] ? vr->wrapped[i] : vr->bs->buf[i];
     }
   }
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
@@ -246,6 +280,18 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
                        &vr->wrapped[f]);
       vr->view[f] = vr->wrapped[f];
     }
+  }
+  /* what the run uses in place and what it copies (fg_context_stats; the
+   * program's own variant, not check mode's unfused one) */
+  fg_context_stats *cs = &p->ctx->stats;
+  for (int i = 0; vr == &r->vr[0] && i < p->n_in && st == FG_OK; i++)
+    *(vr->wrapped[p->in_field[i]] ? &cs->in_place : &cs->copied) += 1;
+  for (int i = 0; vr == &r->vr[0] && i < p->n_out && st == FG_OK; i++) {
+    int f = p->out_field[i];
+    if (v->direct[i] || (vr->wrapped[f] && aliased_output(p, v, f) == i))
+      cs->in_place++;
+    else if (!v->on_host[f])
+      cs->copied++;
   }
   return st;
 }
@@ -327,6 +373,10 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   switch (t->kind) {
   case RT_UPLOAD: {
     int f = p->in_field[t->index];
+    if (vr->wrapped[f]) {      /* kernels read it in place: no copy */
+      task_done(&ts->node, FG_OK, NULL);
+      break;
+    }
     st = fg__be_upload_async(be, vr->view[f], r->in[t->index],
                              fg_type_bytes(p->f[f].type), &a);
     break;

@@ -87,7 +87,7 @@ typedef struct fg_context_options {
                               lacking (testing what fg_compile refuses on
                               a smaller device); $FG_DISABLE ("fp64",
                               "int64_atomics", "host_eval", "strips",
-                              comma-separated) adds more */
+                              "zero_copy", comma-separated) adds more */
   unsigned run_timeout_ms; /* every run's deadline, from its start: a run
                               not ended by then fails with FG_ETIMEDOUT,
                               as fg_run_set_timeout.  0: none */
@@ -109,7 +109,13 @@ enum {
    * with small tensors as scalars.  Disabled, one point per work-item,
    * small tensors as OpenCL vectors (to compare the two). */
   FG_CAP_STRIPS = 1u << 3,
-  FG_CAP_ALL_ = (1u << 4) - 1
+  /* Not the device's: on an OpenCL device sharing the host's memory (a
+   * CPU device, CL_DEVICE_HOST_UNIFIED_MEMORY), kernels read a run's
+   * inputs and write its outputs where the caller keeps them (suitably
+   * aligned memory; other runs copy).  Disabled, every run copies its
+   * inputs to device buffers and its outputs back (to compare the two). */
+  FG_CAP_ZERO_COPY = 1u << 4,
+  FG_CAP_ALL_ = (1u << 5) - 1
 };
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
@@ -161,6 +167,12 @@ typedef struct fg_context_stats {
   uint64_t cache_hits;         /* kernels loaded from the on-disk cache */
   uint64_t kernel_launches;
   uint64_t runs;
+  uint64_t in_place;           /* run inputs and outputs kernels used
+                                  where the caller keeps them (zero copy;
+                                  FG_CAP_ZERO_COPY) */
+  uint64_t copied;             /* run inputs and outputs copied to or from
+                                  device memory (each run counts its
+                                  program's own, not check mode's) */
 } fg_context_stats;
 
 /* Creates a context; opt may be NULL.  On failure *out is NULL and, when
