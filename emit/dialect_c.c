@@ -520,9 +520,13 @@ static void c_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
       if (t.width > 1)
         snprintf(ix, sizeof ix, ".s%d", c);
       if (fgk_is_float(f.elem)) {
-        fgu_buf_printf(h, "  { double v = rint((double)a%s);\n    r%s = v != v"
-                       " ? 0 : v <= (double)%s ? %s : v >= (double)%s ? %s : "
-                       "(%s)v; }\n", ix, ix, lo, lo, hi, hi, ety);
+        /* a float rounds to an integer that is a float: rintf gives the
+         * bits rint would, at twice the vector width */
+        const char *ft = f.elem == FG_F32 ? "float" : "double";
+        fgu_buf_printf(h, "  { %s v = rint%s((%s)a%s);\n    r%s = v != v"
+                       " ? 0 : v <= (%s)%s ? %s : v >= (%s)%s ? %s : "
+                       "(%s)v; }\n", ft, f.elem == FG_F32 ? "f" : "", ft, ix,
+                       ix, ft, lo, lo, ft, hi, hi, ety);
       } else if (fgk_is_signed(f.elem)) {
         fgu_buf_printf(h, "  { long v = (long)a%s;\n    r%s = v < (long)%s ? "
                        "%s : v > 0 && (unsigned long)v > (unsigned long)%s "

@@ -8,10 +8,10 @@
  * vanish.  Each component is computed by the same IEEE operation as the
  * vector form, so results are bit-identical.
  *
- * Whatever needs a whole vector (cross, normalize, a saturating
- * conversion, a RenderScript call) still gets one: a split variable used
- * whole is packed ("((float4){v3_0, v3_1, v3_2, v3_3})"), and a vector
- * result is unpacked into the components.  Expressions with side effects
+ * Whatever needs a whole vector (cross, normalize, a RenderScript call)
+ * still gets one: a split variable used whole is packed
+ * ("((float4){v3_0, v3_1, v3_2, v3_3})"), and a vector result is
+ * unpacked into the components.  Expressions with side effects
  * (atomics, RenderScript calls) are never evaluated once per component. */
 #include "emit_impl.h"
 
@@ -408,12 +408,26 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
     }
     break;
   }
-  case FGK_E_CONVERT:
+  case FGK_E_CONVERT: {
+    const fg_expr *a = x->u.conv.a;
     if (!x->u.conv.sat && x->type.elem != FG_BOOL) {
-      comp_as(e, x->u.conv.a, c, x->type.elem);
+      comp_as(e, a, c, x->type.elem);
+      return;
+    }
+    if (x->u.conv.sat && fgk_is_int(x->type.elem) && fge_pure(a)) {
+      /* the scalar saturating conversion of the component: a vector
+       * helper's result, unpacked per component, stops the vectorizer */
+      fg_expr sw = {.kind = FGK_E_SWIZZLE, .type = fgk_t(a->type.elem, 1),
+                    .op = a->op};
+      sw.u.swz.a = (fg_expr *)a;
+      sw.u.swz.n = 1;
+      sw.u.swz.comp[0] = a->type.width > 1 ? c : 0;
+      e->d->convert_sat(e, a->type.width > 1 ? &sw : a, sw.type,
+                        fgk_t(x->type.elem, 1));
       return;
     }
     break;
+  }
   case FGK_E_READ: {
     const fgk_access *a = &x->u.read;
     fg_type ft = e->k->in_type[a->port];
