@@ -789,8 +789,15 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
   if (e->interior_body.s && fge_stencil_bounds(e, o)) {
     /* a stencil: the interior columns first, then the others */
     fgu_buf_puts(o, jam);
-    fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
-                   "{\n%s%s    }\n", thread, e->interior_body.s);
+    int n = e->interior_flat;
+    if (n > 1)   /* over the row's elements, component fgk_k of a column */
+      fgu_buf_printf(o, "    for (long fgk_j = fgk_lo * %d; fgk_j < fgk_hi * "
+                     "%d; ++fgk_j) {\n      const long fgk_c = fgk_j / %d;\n"
+                     "      const int fgk_k = (int)(fgk_j %% %d);\n%s%s    }\n",
+                     n, n, n, n, thread, e->interior_body.s);
+    else
+      fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
+                     "{\n%s%s    }\n", thread, e->interior_body.s);
     fgu_buf_puts(o, "    for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : fgk_c0;"
                  " fgk_c < fgk_c1;\n         fgk_c = fgk_c + 1 == fgk_lo ? "
                  "fgk_hi : fgk_c + 1) {\n");
@@ -892,6 +899,7 @@ const fgk_dialect_i fgk_dialect_c = {
   .close_reduce = "  }\n}\n",
   .scalarize = true,
   .split_stencils = true,
+  .flat_interior = true,
   .reduce_block_pragma =
     "      #pragma clang loop vectorize(disable) interleave(disable)\n",
   .reduce_vector_fold = true,

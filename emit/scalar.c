@@ -437,6 +437,17 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
     char buf[16], ptr[32];
     snprintf(buf, sizeof buf, "in%d", a->port);
     fge_hoist_base(e, buf, a, n, false, ptr, sizeof ptr);
+    if (e->flat) {
+      /* (location - fgk_c) n + fgk_j, which is location n + fgk_k: clang
+       * folds the column away and sees one contiguous run */
+      fgk_putf(e, "%s[(", ptr);
+      if (a->ncoords > 0)
+        fge_location(e, "fgk_at", buf, a);
+      else
+        fgk_put(e, ft.field.ndim == 0 ? "0" : "fgk_i");
+      fgk_putf(e, " - fgk_c) * %d + fgk_j]", n);
+      return;
+    }
     fgk_putf(e, "%s[", ptr);
     fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
     fgk_putf(e, " + %d]", c);
@@ -463,7 +474,7 @@ void fge_declare(fgk_emitter *e, const fgk_var *v) {
 
 void fge_zero(fgk_emitter *e, const fgk_var *v) {
   fge_line(e);
-  for (int c = 0; c < v->type.width; c++)
+  for (int c = 0; c < (e->flat ? 1 : v->type.width); c++)
     fgk_putf(e, "%sv%d_%d = (%s)0;", c ? " " : "", v->id, c,
              e->d->type_name(fgk_t(v->type.elem, 1)));
   fgk_put(e, "\n");
@@ -477,7 +488,7 @@ bool fge_assign(fgk_emitter *e, const fg_expr *lhs, const fg_expr *rhs) {
     return false;
   fg_elem el = v->type.elem;
   const char *ety = e->d->type_name(fgk_t(el, 1));
-  int w = v->type.width;
+  int w = e->flat ? 1 : v->type.width;
   if (!fge_pure(rhs)) {
     /* evaluated once, whole, then unpacked */
     fge_line(e);
@@ -516,6 +527,12 @@ bool fge_assign(fgk_emitter *e, const fg_expr *lhs, const fg_expr *rhs) {
 
 void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
                const fg_expr *value) {
+  if (e->flat) {   /* element fgk_w n + fgk_k, as a read's (fge_comp) */
+    fgk_putf(e, "%s[(fgk_w - fgk_c) * %d + fgk_j] = ", buf, n);
+    comp_as(e, value, 0, el);
+    fgk_put(e, ";\n");
+    return;
+  }
   for (int c = 0; c < n; c++) {
     if (c)
       fge_line(e);
