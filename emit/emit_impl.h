@@ -265,6 +265,9 @@ void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
  * which equals _column + dc wherever lo <= _column + dc <= hi. */
 typedef struct fge_colref {
   long dc;
+  bool reversed;    /* the column is in<port>_C + dc - _column (a flip),
+                       port the read's own: inside for columns from dc + 1
+                       to in<port>_C + dc */
   bool clamped;
   long lo;          /* clamped: the least value kept */
   bool hi_columns;  /* clamped: hi is _columns + hi_k, else hi_k */
@@ -275,6 +278,9 @@ typedef struct fge_colref {
 bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
 /* Whether x is such a coordinate; fills r. */
 bool fge_column_offset(const fg_expr *x, fge_colref *r);
+/* Whether read a's column is such a coordinate or the reversed column
+ * of a's own input (fge_colref.reversed); fills r. */
+bool fge_read_column(const fgk_access *a, fge_colref *r);
 /* Whether e's kernel reads at constant column offsets and the dialect
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */

@@ -88,9 +88,12 @@ static void check_expr(const fg_expr *x, void *arg) {
                         (!x->u.conv.sat || fgk_is_int(x->type.elem)));
     break;
   case FGK_E_READ: {
+    /* at the thread's own point or a tap of it: contiguous runs */
     const fgk_access *a = &x->u.read;
+    fge_colref cr;
     f->ok &= a->port >= 0 && a->port < f->e->k->n_in && !a->element &&
-             w == f->n;
+             w == f->n &&
+             (a->ncoords == 0 || (fge_read_column(a, &cr) && !cr.reversed));
     break;
   }
   default:
