@@ -790,11 +790,10 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
     /* a stencil: the interior columns first, then the others */
     fgu_buf_puts(o, jam);
     int n = e->interior_flat;
-    if (n > 1)   /* over the row's elements, component fgk_k of a column */
+    if (n > 1)   /* over the row's elements (emit/flat.c) */
       fgu_buf_printf(o, "    for (long fgk_j = fgk_lo * %d; fgk_j < fgk_hi * "
                      "%d; ++fgk_j) {\n      const long fgk_c = fgk_j / %d;\n"
-                     "      const int fgk_k = (int)(fgk_j %% %d);\n%s%s    }\n",
-                     n, n, n, n, thread, e->interior_body.s);
+                     "%s%s    }\n", n, n, n, thread, e->interior_body.s);
     else
       fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
                      "{\n%s%s    }\n", thread, e->interior_body.s);

@@ -140,8 +140,9 @@ struct fgk_emitter {
   bool interior;       /* emitting the interior copy of a stencil's body */
   fgu_buf interior_body; /* that copy, when the kernel is a split stencil */
   int flat;            /* > 1 while emitting that copy over flat elements:
-                          component c of every small tensor (all of this
-                          many) is emitted once, as component fgk_k */
+                          of every small tensor (all of this many
+                          components) one component is emitted, the one
+                          of element fgk_j (emit/flat.c) */
   int interior_flat;   /* the copy's flat width (0: per pixel) */
   fgu_buf hoist;       /* declarations of hoisted read locations */
   char **hoist_text;   /* n_hoist: their values, fgk_h<i> in order */

@@ -7,10 +7,12 @@
  * small tensor in the kernel is computed by the same scalar code from the
  * same component of its operands, the interior loop runs instead over the
  * row's elements: fgk_j = column * n + k, each iteration the code of one
- * component k (emit/scalar.c emits component fgk_k), so every tap is a
- * contiguous load and the store a contiguous one.  Each element is
- * computed by the very operations the per-pixel loop uses, so results are
- * unchanged; the border columns keep the per-pixel loop. */
+ * component k, whose reads and store emit/scalar.c indexes (location -
+ * fgk_c) n + fgk_j, so every tap is a contiguous load and the store a
+ * contiguous one.  Each element is computed by the very operations the
+ * per-pixel loop uses, so results are unchanged; the border columns keep
+ * the per-pixel loop.  Both dialects that split stencils take it: the C
+ * dialect's column loop and OpenCL's strips on a CPU device. */
 #include "emit_impl.h"
 #include "ir/visit.h"
 

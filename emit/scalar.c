@@ -438,7 +438,7 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
     snprintf(buf, sizeof buf, "in%d", a->port);
     fge_hoist_base(e, buf, a, n, false, ptr, sizeof ptr);
     if (e->flat) {
-      /* (location - fgk_c) n + fgk_j, which is location n + fgk_k: clang
+      /* (location - fgk_c) n + fgk_j, which is location n + k: clang
        * folds the column away and sees one contiguous run */
       fgk_putf(e, "%s[(", ptr);
       if (a->ncoords > 0)
@@ -527,7 +527,7 @@ bool fge_assign(fgk_emitter *e, const fg_expr *lhs, const fg_expr *rhs) {
 
 void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
                const fg_expr *value) {
-  if (e->flat) {   /* element fgk_w n + fgk_k, as a read's (fge_comp) */
+  if (e->flat) {   /* element fgk_w n + k, as a read's (fge_comp) */
     fgk_putf(e, "%s[(fgk_w - fgk_c) * %d + fgk_j] = ", buf, n);
     comp_as(e, value, 0, el);
     fgk_put(e, ";\n");
