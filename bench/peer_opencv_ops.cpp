@@ -63,3 +63,57 @@ extern "C" double peer_cv_sum_rows(const float *in, int n, int m, float *out) {
   auto f = [&] { cv::reduce(a, b, 0, cv::REDUCE_SUM, CV_32F); };
   return median_of(f);
 }
+
+// ---- W8 (bench/w8_photo.c): u8 images of 1 or 3 channels ----------------
+
+namespace {
+
+cv::Mat u8_mat(const uint8_t *p, int w, int h, int ch) {
+  return cv::Mat(h, w, CV_8UC(ch), const_cast<uint8_t *>(p));
+}
+
+} // namespace
+
+extern "C" double peer_cv_u8_rgb_to_grey(const uint8_t *in, uint8_t *out,
+                                         int w, int h) {
+  cv::Mat a = u8_mat(in, w, h, 3), b = u8_mat(out, w, h, 1);
+  auto f = [&] { cv::cvtColor(a, b, cv::COLOR_RGB2GRAY); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_gaussian(const uint8_t *in, uint8_t *out, int w,
+                                      int h, int ch, double sigma,
+                                      int radius) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  auto f = [&] {
+    cv::GaussianBlur(a, b, cv::Size(2 * radius + 1, 2 * radius + 1), sigma,
+                     sigma, cv::BORDER_REFLECT_101);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_box(const uint8_t *in, uint8_t *out, int w,
+                                 int h, int ch, int radius) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  auto f = [&] {
+    cv::blur(a, b, cv::Size(2 * radius + 1, 2 * radius + 1),
+             cv::Point(-1, -1), cv::BORDER_REFLECT_101);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_resize(const uint8_t *in, uint8_t *out, int w,
+                                    int h, int ch, int ow, int oh, int area) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, ow, oh, ch);
+  auto f = [&] {
+    cv::resize(a, b, b.size(), 0, 0, area ? cv::INTER_AREA : cv::INTER_LINEAR);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_flip(const uint8_t *in, uint8_t *out, int w,
+                                  int h, int ch) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  auto f = [&] { cv::flip(a, b, 1); };
+  return median_of(f);
+}

@@ -1,7 +1,8 @@
-/* bench/peers_ops.h - OpenCV peers of W6, the operator library's
- * workloads (bench/w6_ops.c), in bench/peer_opencv_ops.cpp (built with
- * BENCH_OPENCV).  Each does the job on the caller's float data, writes
- * its result and returns the median seconds as bench_median does. */
+/* bench/peers_ops.h - OpenCV peers of W6 and W8, the operator library's
+ * workloads (bench/w6_ops.c on floats, bench/w8_photo.c on u8 images), in
+ * bench/peer_opencv_ops.cpp (built with BENCH_OPENCV).  Each does the job
+ * on the caller's data, writes its result and returns the median seconds
+ * as bench_median does. */
 #ifndef BENCH_PEERS_OPS_H
 #define BENCH_PEERS_OPS_H
 
@@ -25,6 +26,21 @@ double peer_cv_hist(const float *in, int64_t n, int bins, float lo, float hi,
                     float *counts);
 /* cv::reduce REDUCE_SUM over the rows of an n x m matrix. */
 double peer_cv_sum_rows(const float *in, int n, int m, float *out);
+
+/* W8: u8 images of w x h pixels of ch interleaved channels. */
+/* cv::cvtColor COLOR_RGB2GRAY. */
+double peer_cv_u8_rgb_to_grey(const uint8_t *in, uint8_t *out, int w, int h);
+/* cv::GaussianBlur, kernel 2 radius + 1, sigma, BORDER_REFLECT_101. */
+double peer_cv_u8_gaussian(const uint8_t *in, uint8_t *out, int w, int h,
+                           int ch, double sigma, int radius);
+/* cv::blur, kernel 2 radius + 1 square, BORDER_REFLECT_101. */
+double peer_cv_u8_box(const uint8_t *in, uint8_t *out, int w, int h, int ch,
+                      int radius);
+/* cv::resize to ow x oh, INTER_AREA when area, else INTER_LINEAR. */
+double peer_cv_u8_resize(const uint8_t *in, uint8_t *out, int w, int h,
+                         int ch, int ow, int oh, int area);
+/* cv::flip around the vertical axis (mirrors each row). */
+double peer_cv_u8_flip(const uint8_t *in, uint8_t *out, int w, int h, int ch);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,11 @@ void bench_w6(fg_context *ctx);
  * from an empty kernel cache: the time ratio and the kernels built. */
 void bench_w7(fg_backend_kind kind);
 
+/* W8 photo operators on an RGB u8 4000 x 3000 image and its grey plane:
+ * RGB to grey, Gaussian and box blurs, bilinear and area resize, flip,
+ * each against OpenCV's call. */
+void bench_w8(fg_context *ctx);
+
 /* The 8-node W1 graph over a size x size float4 image (shared by W1 and
  * W5). */
 fg_graph *bench_w1_graph(int64_t size);

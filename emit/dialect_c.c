@@ -520,9 +520,13 @@ static void c_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
       if (t.width > 1)
         snprintf(ix, sizeof ix, ".s%d", c);
       if (fgk_is_float(f.elem)) {
-        fgu_buf_printf(h, "  { double v = rint((double)a%s);\n    r%s = v != v"
-                       " ? 0 : v <= (double)%s ? %s : v >= (double)%s ? %s : "
-                       "(%s)v; }\n", ix, ix, lo, lo, hi, hi, ety);
+        /* a float rounds to an integer that is a float: rintf gives the
+         * bits rint would, at twice the vector width */
+        const char *ft = f.elem == FG_F32 ? "float" : "double";
+        fgu_buf_printf(h, "  { %s v = rint%s((%s)a%s);\n    r%s = v != v"
+                       " ? 0 : v <= (%s)%s ? %s : v >= (%s)%s ? %s : "
+                       "(%s)v; }\n", ft, f.elem == FG_F32 ? "f" : "", ft, ix,
+                       ix, ft, lo, lo, ft, hi, hi, ety);
       } else if (fgk_is_signed(f.elem)) {
         fgu_buf_printf(h, "  { long v = (long)a%s;\n    r%s = v < (long)%s ? "
                        "%s : v > 0 && (unsigned long)v > (unsigned long)%s "
@@ -788,8 +792,14 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
   if (e->interior_body.s && fge_stencil_bounds(e, o)) {
     /* a stencil: the interior columns first, then the others */
     fgu_buf_puts(o, jam);
-    fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
-                   "{\n%s%s    }\n", thread, e->interior_body.s);
+    int n = e->interior_flat;
+    if (n > 1)   /* over the row's elements (emit/flat.c) */
+      fgu_buf_printf(o, "    for (long fgk_j = fgk_lo * %d; fgk_j < fgk_hi * "
+                     "%d; ++fgk_j) {\n      const long fgk_c = fgk_j / %d;\n"
+                     "%s%s    }\n", n, n, n, thread, e->interior_body.s);
+    else
+      fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
+                     "{\n%s%s    }\n", thread, e->interior_body.s);
     fgu_buf_puts(o, "    for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : fgk_c0;"
                  " fgk_c < fgk_c1;\n         fgk_c = fgk_c + 1 == fgk_lo ? "
                  "fgk_hi : fgk_c + 1) {\n");
@@ -891,6 +901,7 @@ const fgk_dialect_i fgk_dialect_c = {
   .close_reduce = "  }\n}\n",
   .scalarize = true,
   .split_stencils = true,
+  .flat_interior = true,
   .reduce_block_pragma =
     "      #pragma clang loop vectorize(disable) interleave(disable)\n",
   .reduce_vector_fold = true,

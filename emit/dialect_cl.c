@@ -435,8 +435,16 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     if (e->interior_body.s && fge_stencil_bounds(e, o)) {
       /* a stencil (emit/stencil.c): the strip's interior columns with
        * unclamped taps, then the others */
-      fgu_buf_printf(o, "  for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
-                     "{\n%s%s    }\n  }\n  }\n", thread, e->interior_body.s);
+      int n = e->interior_flat;
+      if (n > 1)   /* over the row's elements (emit/flat.c) */
+        fgu_buf_printf(o, "  for (long fgk_j = fgk_lo * %d; fgk_j < fgk_hi * "
+                       "%d; ++fgk_j) {\n  const long fgk_c = fgk_j / %d;\n"
+                       "%s%s    }\n  }\n  }\n", n, n, n, thread,
+                       e->interior_body.s);
+      else
+        fgu_buf_printf(o, "  for (long fgk_c = fgk_lo; fgk_c < fgk_hi; "
+                       "++fgk_c) {\n%s%s    }\n  }\n  }\n", thread,
+                       e->interior_body.s);
       fgu_buf_printf(o, "  for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : "
                      "fgk_c0; fgk_c < fgk_c1;\n       fgk_c = fgk_c + 1 == "
                      "fgk_lo ? fgk_hi : fgk_c + 1) {\n%s", thread);
@@ -570,4 +578,5 @@ const fgk_dialect_i fgk_dialect_cl_cpu = {
   .reduce_block_pragma = "",
   .scalarize = true,
   .split_stencils = true,
+  .flat_interior = true,
 };

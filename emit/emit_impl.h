@@ -12,6 +12,7 @@
  *   hoist.c    read locations computed once per work-item
  *   expr.c     expressions and the addressing of fields
  *   stencil.c  stencils' interior columns and border rules
+ *   flat.c     whether a stencil interior may run over flat elements
  *   out.c      output primitives
  * Expressions reach back to scalar.c, hoist.c and the walker's choices
  * only through the emitter (its dialect d, its comp and read_base
@@ -80,6 +81,10 @@ typedef struct fgk_dialect_i {
    * the clamped border loop (emit/stencil.c); open_kernel then emits the
    * interior loop with e->interior_body. */
   bool split_stencils;
+  /* Whether such an interior loop may run over a row's flat elements
+   * when every component is computed alike (emit/flat.c); open_kernel
+   * then loops fgk_j over them when e->interior_flat is set. */
+  bool flat_interior;
   /* Whether clamped reads at coordinates that depend only on the thread
    * take their row base and column from constants declared once before
    * the body (emit/hoist.c). */
@@ -134,6 +139,11 @@ struct fgk_emitter {
                     int n, bool big, char *ptr, size_t size);
   bool interior;       /* emitting the interior copy of a stencil's body */
   fgu_buf interior_body; /* that copy, when the kernel is a split stencil */
+  int flat;            /* > 1 while emitting that copy over flat elements:
+                          of every small tensor (all of this many
+                          components) one component is emitted, the one
+                          of element fgk_j (emit/flat.c) */
+  int interior_flat;   /* the copy's flat width (0: per pixel) */
   fgu_buf hoist;       /* declarations of hoisted read locations */
   char **hoist_text;   /* n_hoist: their values, fgk_h<i> in order */
   int n_hoist;
@@ -286,6 +296,9 @@ void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
  * which equals _column + dc wherever lo <= _column + dc <= hi. */
 typedef struct fge_colref {
   long dc;
+  bool reversed;    /* the column is in<port>_C + dc - _column (a flip),
+                       port the read's own: inside for columns from dc + 1
+                       to in<port>_C + dc */
   bool clamped;
   long lo;          /* clamped: the least value kept */
   bool hi_columns;  /* clamped: hi is _columns + hi_k, else hi_k */
@@ -296,10 +309,18 @@ typedef struct fge_colref {
 bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
 /* Whether x is such a coordinate; fills r. */
 bool fge_column_offset(const fg_expr *x, fge_colref *r);
+/* Whether read a's column is such a coordinate or the reversed column
+ * of a's own input (fge_colref.reversed); fills r. */
+bool fge_read_column(const fgk_access *a, fge_colref *r);
 /* Whether e's kernel reads at constant column offsets and the dialect
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */
 bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
+/* The element count n of every small tensor of e's kernel when its
+ * stencil interior may run over flat elements (each component computed
+ * from the same component of its operands by the same scalar code, none
+ * mixing components), else 0 (emit/flat.c). */
+int fge_flat_width(const fgk_emitter *e);
 /* Whether the C dialect asks clang to unroll-and-jam e's column loop: a
  * thread that loops over a reduced axis or taps in straight code
  * (emit/jam.c). */

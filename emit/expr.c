@@ -131,7 +131,7 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
   /* a stencil's interior: the column is inside the field, unclamped */
   fge_colref cr = {0};
   bool inside = e->interior && !strcmp(fn, "fgk_at") && a->ncoords > 0 &&
-                fge_column_offset(a->coord[a->ncoords - 1], &cr);
+                fge_read_column(a, &cr);
   const char *rule = !strcmp(fn, "fgk_at") ? fge_border_suffix(e, a->border)
                                            : "";
   /* a column loop's variable over this input's columns: unclamped too */
@@ -139,8 +139,7 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
                   in_columns(e, a);
   inside = inside || loop_col;
   fge_colref any = {0};
-  bool stencil = a->ncoords > 0 &&
-                 fge_column_offset(a->coord[a->ncoords - 1], &any);
+  bool stencil = a->ncoords > 0 && fge_read_column(a, &any);
   if (*rule && a->port >= 0 && a->port < e->k->n_in && !stencil) {
     /* a read at computed coordinates (a warp's) remaps every point: the
      * field's extents as constants turn the rule's remainders into
@@ -176,6 +175,8 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
       fgk_put(e, ", ");
     if (ci < 0) {
       fgk_put(e, "0");
+    } else if (inside && !loop_col && i == 2 && cr.reversed) {
+      fgk_putf(e, "%s_C + %ldL - fgk_c", buf, cr.dc);
     } else if (inside && !loop_col && i == 2) {
       fgk_putf(e, "fgk_c + %ldL", cr.dc);
     } else {

@@ -8,10 +8,10 @@
  * vanish.  Each component is computed by the same IEEE operation as the
  * vector form, so results are bit-identical.
  *
- * Whatever needs a whole vector (cross, normalize, a saturating
- * conversion, a RenderScript call) still gets one: a split variable used
- * whole is packed ("((float4){v3_0, v3_1, v3_2, v3_3})"), and a vector
- * result is unpacked into the components.  Expressions with side effects
+ * Whatever needs a whole vector (cross, normalize, a RenderScript call)
+ * still gets one: a split variable used whole is packed
+ * ("((float4){v3_0, v3_1, v3_2, v3_3})"), and a vector result is
+ * unpacked into the components.  Expressions with side effects
  * (atomics, RenderScript calls) are never evaluated once per component. */
 #include "emit_impl.h"
 
@@ -408,12 +408,26 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
     }
     break;
   }
-  case FGK_E_CONVERT:
+  case FGK_E_CONVERT: {
+    const fg_expr *a = x->u.conv.a;
     if (!x->u.conv.sat && x->type.elem != FG_BOOL) {
-      comp_as(e, x->u.conv.a, c, x->type.elem);
+      comp_as(e, a, c, x->type.elem);
+      return;
+    }
+    if (x->u.conv.sat && fgk_is_int(x->type.elem) && fge_pure(a)) {
+      /* the scalar saturating conversion of the component: a vector
+       * helper's result, unpacked per component, stops the vectorizer */
+      fg_expr sw = {.kind = FGK_E_SWIZZLE, .type = fgk_t(a->type.elem, 1),
+                    .op = a->op};
+      sw.u.swz.a = (fg_expr *)a;
+      sw.u.swz.n = 1;
+      sw.u.swz.comp[0] = a->type.width > 1 ? c : 0;
+      e->d->convert_sat(e, a->type.width > 1 ? &sw : a, sw.type,
+                        fgk_t(x->type.elem, 1));
       return;
     }
     break;
+  }
   case FGK_E_READ: {
     const fgk_access *a = &x->u.read;
     fg_type ft = e->k->in_type[a->port];
@@ -423,6 +437,17 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
     char buf[16], ptr[32];
     snprintf(buf, sizeof buf, "in%d", a->port);
     fge_hoist_base(e, buf, a, n, false, ptr, sizeof ptr);
+    if (e->flat) {
+      /* (location - fgk_c) n + fgk_j, which is location n + k: clang
+       * folds the column away and sees one contiguous run */
+      fgk_putf(e, "%s[(", ptr);
+      if (a->ncoords > 0)
+        fge_location(e, "fgk_at", buf, a);
+      else
+        fgk_put(e, ft.field.ndim == 0 ? "0" : "fgk_i");
+      fgk_putf(e, " - fgk_c) * %d + fgk_j]", n);
+      return;
+    }
     fgk_putf(e, "%s[", ptr);
     fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
     fgk_putf(e, " + %d]", c);
@@ -449,7 +474,7 @@ void fge_declare(fgk_emitter *e, const fgk_var *v) {
 
 void fge_zero(fgk_emitter *e, const fgk_var *v) {
   fge_line(e);
-  for (int c = 0; c < v->type.width; c++)
+  for (int c = 0; c < (e->flat ? 1 : v->type.width); c++)
     fgk_putf(e, "%sv%d_%d = (%s)0;", c ? " " : "", v->id, c,
              e->d->type_name(fgk_t(v->type.elem, 1)));
   fgk_put(e, "\n");
@@ -463,7 +488,7 @@ bool fge_assign(fgk_emitter *e, const fg_expr *lhs, const fg_expr *rhs) {
     return false;
   fg_elem el = v->type.elem;
   const char *ety = e->d->type_name(fgk_t(el, 1));
-  int w = v->type.width;
+  int w = e->flat ? 1 : v->type.width;
   if (!fge_pure(rhs)) {
     /* evaluated once, whole, then unpacked */
     fge_line(e);
@@ -502,6 +527,12 @@ bool fge_assign(fgk_emitter *e, const fg_expr *lhs, const fg_expr *rhs) {
 
 void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
                const fg_expr *value) {
+  if (e->flat) {   /* element fgk_w n + k, as a read's (fge_comp) */
+    fgk_putf(e, "%s[(fgk_w - fgk_c) * %d + fgk_j] = ", buf, n);
+    comp_as(e, value, 0, el);
+    fgk_put(e, ";\n");
+    return;
+  }
   for (int c = 0; c < n; c++) {
     if (c)
       fge_line(e);

@@ -10,7 +10,8 @@
  * results are unchanged.  A column the operator clamps itself
  * (clamp(_column + dc, 0, _columns - 1), as Cog's stencils write it)
  * counts too: the interior is narrowed to where that clamp keeps its
- * value. */
+ * value; and so does a flip's column (extent - 1 - _column), inside its
+ * field wherever the thread's own column is. */
 #include "emit_impl.h"
 #include "ir/visit.h"
 
@@ -64,6 +65,44 @@ bool fge_column_offset(const fg_expr *x, fge_colref *r) {
   return fge_thread_plus(hi, FG_COLUMNS, &r->hi_k);
 }
 
+/* Whether x is the column extent of an input plus a small constant
+ * (fg_field_extent(op, f, FG_COLUMNS) - 1, as a flip writes it); the
+ * input's port and the constant. */
+static bool extent_plus(const fg_expr *x, int *port, long *k) {
+  if (x->kind == FGK_E_EXTENT && x->u.extent.axis == FG_COLUMNS) {
+    *port = x->u.extent.port;
+    *k = 0;
+    return true;
+  }
+  long v;
+  if (x->kind != FGK_E_BINARY ||
+      (x->u.bin.op != FGK_ADD && x->u.bin.op != FGK_SUB) ||
+      !small_const(x->u.bin.b, &v) || !extent_plus(x->u.bin.a, port, k))
+    return false;
+  *k += x->u.bin.op == FGK_ADD ? v : -v;
+  return true;
+}
+
+bool fge_read_column(const fgk_access *a, fge_colref *r) {
+  *r = (fge_colref){0};
+  if (a->ncoords == 0)
+    return false;
+  const fg_expr *x = a->coord[a->ncoords - 1];
+  if (fge_column_offset(x, r))
+    return true;
+  /* extent + k - _column: a flip's column, inside the read's own input
+   * for the columns dc + 1 .. extent + dc */
+  int port;
+  if (x->kind != FGK_E_BINARY || x->u.bin.op != FGK_SUB ||
+      x->u.bin.b->kind != FGK_E_THREAD || x->u.bin.b->u.thread != FG_COLUMN ||
+      !extent_plus(x->u.bin.a, &port, &r->dc) || port != a->port) {
+    *r = (fge_colref){0};
+    return false;
+  }
+  r->reversed = true;
+  return true;
+}
+
 typedef struct taps {
   int n_in;
   bool *any;      /* n_in: an input read with a column offset */
@@ -80,11 +119,11 @@ static void tap(const fg_expr *x, void *arg) {
   const fgk_access *a = &x->u.read;
   fge_colref cr;
   if (x->kind != FGK_E_READ || a->ncoords == 0 || a->port < 0 ||
-      a->port >= t->n_in ||
-      !fge_column_offset(a->coord[a->ncoords - 1], &cr))
+      a->port >= t->n_in || !fge_read_column(a, &cr))
     return;
   int p = a->port;
-  long dc = cr.dc;
+  /* a reversed column is inside where a tap at -(dc + 1) is */
+  long dc = cr.reversed ? -(cr.dc + 1) : cr.dc;
   if (cr.clamped) {
     long lo = cr.lo - dc, hi = cr.hi_k - dc + 1;
     t->c_lo = lo > t->c_lo ? lo : t->c_lo;

@@ -582,9 +582,11 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     fgu_buf border = e.out;
     e.out = (fgu_buf){0};
     e.interior = true;
+    e.flat = e.interior_flat = fge_flat_width(&e);
     declare_vars(&e, &k->body);
     block(&e, &k->body);
     e.interior = false;
+    e.flat = 0;
     e.interior_body = e.out;
     e.out = border;
   }

@@ -110,13 +110,35 @@ static fg_expr *interpolate(fg_op *op, fg_field *in, fg_expr *sy_scale,
 
 /* Area average of a shrink by (sy, sx) >= 1: the input cells the output
  * pixel covers, partial ones weighted by their overlap; norm is
- * 1 / (sy sx). */
+ * 1 / (sy sx).  Where both factors are whole numbers (f[0], f[1] > 0),
+ * every cell is whole and its weight 1: the loops then run a constant
+ * f[k] times from pos * f[k] (counted loops clang unrolls, the column loop
+ * no longer waiting on a float comparison per cell), with the same
+ * products and sums in the same order, so the bits are the general
+ * loop's. */
 static fg_expr *area(fg_op *op, fg_field *in, fg_expr *sy, fg_expr *sx,
-                     fg_expr *norm, fg_elem ae, int n) {
+                     fg_expr *norm, fg_elem ae, int n, const int f[2]) {
   fg_expr *acc = fg_var(op, ae, n), *racc = fg_var(op, ae, n);
   fg_expr *lo[2], *hi[2], *i[2], *w[2];
   fg_expr *pos[2] = {fg_row(op), fg_column(op)};
   fg_expr *s[2] = {sy, sx};
+  if (f[0] > 0 && f[1] > 0) {
+    fg_expr *at[2];
+    for (int k = 0; k < 2; k++) {
+      i[k] = fg_var(op, FG_I32, 1);
+      fg_for(i[k], fg_int(op, 0), fg_lt(i[k], fg_int(op, f[k])),
+             fg_int(op, 1));
+      at[k] = fg_add(fg_muli(pos[k], f[k]), i[k]);
+      if (k == 0)
+        fg_assign(racc, fg_convert(fgo_flit(op, ae, 0), ae, n));
+    }
+    madd(op, racc, fgo_to_acc(fgo_read(op, in, at[0], at[1]), ae),
+         fgo_flit(op, ae, 1), ae);
+    fg_end(op);
+    madd(op, acc, racc, fgo_flit(op, ae, 1), ae);
+    fg_end(op);
+    return fg_mul(acc, norm);
+  }
   for (int k = 0; k < 2; k++) {
     lo[k] = fg_var(op, ae, 1);
     hi[k] = fg_var(op, ae, 1);
@@ -162,7 +184,9 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
   bool shrink = interp == FG_INTERP_AREA && sy >= 1 && sx >= 1;
   /* the scale factors (and the area's 1 / (sy sx)) depend on the sizes:
    * a constant field the kernel reads, so its source serves every size
-   * (computed here, in double, as the literals were: the same bits) */
+   * (computed here, in double, as the literals were: the same bits); an
+   * area shrink by whole factors has its factors in the source, so it
+   * serves every size shrunk by them */
   fg_field *scale = NULL;
   if (interp != FG_INTERP_NEAREST) {
     double v[3] = {sy, sx, 1.0 / (sy * sx)};
@@ -188,8 +212,16 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
   fg_expr *v, *sv = fg_var(op, ae, shrink ? 3 : 2);
   fg_assign(sv, fg_read_tensor(op, scale));
   fg_expr *syx = fg_swizzle(sv, "x"), *sxx = fg_swizzle(sv, "y");
+  /* whole factors, up to 16 (beyond, unrolled cells grow the kernel more
+   * than they save), on fields whose coordinates floats hold exactly */
+  int whole[2] = {0, 0};
+  if (shrink && h % rows == 0 && w % cols == 0 && h / rows <= 16 &&
+      w / cols <= 16 && h < (1 << 24) && w < (1 << 24)) {
+    whole[0] = (int)(h / rows);
+    whole[1] = (int)(w / cols);
+  }
   if (shrink)
-    v = area(op, in, syx, sxx, fg_swizzle(sv, "z"), ae, n);
+    v = area(op, in, syx, sxx, fg_swizzle(sv, "z"), ae, n, whole);
   else
     v = interpolate(op, in, syx, sxx, interp == FG_INTERP_BICUBIC, ae, n);
   fg_write_tensor(op, 0, fgo_from_acc(v, t.elem));

@@ -10,7 +10,9 @@
  * a fixed seed (200; 100 on OpenCL; $FG_FUSE_DAGS overrides), with
  * pointwise operators, non-local ones and reductions, and checks the
  * results and the partition's invariants on each.  A stencil with
- * asymmetric taps is checked at every kind of image edge, and the
+ * asymmetric taps is checked at every kind of image edge, a stencil over
+ * RGB(A) pixels with and without mixing channels, reversed columns (a
+ * flip's), and the
  * vectorization cost rule keeps scalar-only calls out of vector kernels. */
 /* testutil.h's tu_sample names it; the Makefile defines it. */
 #ifndef FG_SAMPLES_DIR
@@ -531,6 +533,178 @@ START_TEST(test_fuse_stencil_edges_match_clamped_c) {
     free(o2);
     fg_program_free(fused);
     fg_program_free(unfused);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* A stencil over n-channel pixels: "chan" computes every channel alike
+ * from the same channel of its taps (weights on a 1/8 grid, so float
+ * sums of u8 values are exact, plus a quarter of the column, a scalar
+ * the channels share), rounded and saturated to u8; "swap" adds the
+ * left neighbour's channels reversed (.zyx) to the right one's.  The C
+ * dialect and OpenCL's strips run chan's interior over the row's flat
+ * elements (emit/flat.c: the loop "fgk_j"), never swap's, whose channels
+ * mix; both are compared with C at widths from inside the taps to wide
+ * rows, and at 3 and 4 channels. */
+static fg_graph *channels_graph(int R, int C, int n, bool swap) {
+  fg_type t = fg_type_vector(FG_U8, fg_shape2(R, C), n);
+  fg_graph *g = fg_graph_new(swap ? "swap" : "chan");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, swap ? "swap" : "chan", 1, &t);
+  if (swap) {
+    fg_expr *l = fg_read_tensor_at(op, x, 2, fg_row(op),
+                                   fg_addi(fg_column(op), -1));
+    fg_expr *r = fg_read_tensor_at(op, x, 2, fg_row(op),
+                                   fg_addi(fg_column(op), 1));
+    fg_write_tensor(op, 0, fg_add(fg_swizzle(l, n == 3 ? "zyx" : "wzyx"),
+                                  r));
+  } else {
+    fg_expr *acc = fg_var(op, FG_F32, n);
+    fg_assign(acc, fg_convert(fg_mulf(fg_convert(fg_column(op), FG_F32, 1),
+                                      0.25f),
+                              FG_F32, n));
+    for (int dc = -2; dc <= 2; dc++) {
+      fg_expr *v = fg_convert(
+          fg_read_tensor_at(op, x, 2, fg_row(op), fg_addi(fg_column(op), dc)),
+          FG_F32, n);
+      fg_assign(acc, fg_add(acc, fg_mulf(v, (float)(3 - dc) * 0.125f)));
+    }
+    fg_write_tensor(op, 0, fg_convert_sat(acc, FG_U8, n));
+  }
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_channels_flat_interior) {
+  static const int size[][2] = {{1, 1}, {3, 4}, {2, 5}, {5, 9}, {7, 77}};
+  fg_context *ctx = tu_context();
+  rng rg = {0xc4a77e15ull};
+  for (int n = 3; n <= 4; n++)
+    for (int swap = 0; swap < 2; swap++)
+      for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+        const int R = size[s][0], C = size[s][1], N = R * C * n;
+        fg_graph *g = channels_graph(R, C, n, swap);
+        fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+        const char *src = fg_program_kernel_source(p, 0);
+        /* C, or OpenCL C whose work-items run strips (a CPU device) */
+        if (!strstr(src, "__kernel") || strstr(src, "fgk_c0 = "))
+          ck_assert_msg((strstr(src, "fgk_j = fgk_lo") != NULL) == !swap,
+                        "%s x%d: flat interior %s", swap ? "swap" : "chan",
+                        n, swap ? "though channels mix" : "missing");
+        uint8_t *x = malloc((size_t)N), *o = malloc((size_t)N);
+        for (int i = 0; i < N; i++)
+          x[i] = (uint8_t)rng_next(&rg);
+        run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o});
+        for (int row = 0; row < R; row++)
+          for (int col = 0; col < C; col++)
+            for (int k = 0; k < n; k++) {
+              const uint8_t *px = x + (size_t)row * C * n;
+              int want;
+              if (swap) {
+                want = (uint8_t)(px[clampi(col - 1, C) * n + n - 1 - k] +
+                                 px[clampi(col + 1, C) * n + k]);
+              } else {
+                float acc = (float)col * 0.25f;
+                for (int dc = -2; dc <= 2; dc++)
+                  acc += (float)px[clampi(col + dc, C) * n + k] *
+                         ((float)(3 - dc) * 0.125f);
+                float v = rintf(acc);
+                want = v > 255 ? 255 : (int)v;
+              }
+              int got = o[((size_t)row * C + col) * n + k];
+              ck_assert_msg(got == want, "%s x%d %dx%d at (%d, %d, %d): "
+                            "%d, want %d", swap ? "swap" : "chan", n, R, C,
+                            row, col, k, got, want);
+            }
+        free(x);
+        free(o);
+        fg_program_free(p);
+        fg_graph_free(g);
+      }
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* Reversed columns, as a flip reads them: out(r, c) = x(r, W + k - c)
+ * for k = -1 (fg_flip's), -3 and 2, and y(r, Wy - 1 - c) with y narrower
+ * than the threads.  On the CPU the columns where such a read lies in
+ * its field run as a stencil's interior, unclamped (the loop "fgk_c <
+ * fgk_hi" and the column "in0_C + -1L - fgk_c"); the rest clamp.
+ * Compared with C that clamps every column. */
+static fg_graph *reversed_graph(int R, int C, int Cy) {
+  fg_type t = fg_type_vector(FG_U8, fg_shape2(R, C), 3);
+  fg_type ty = fg_type_vector(FG_U8, fg_shape2(R, Cy), 3);
+  fg_graph *g = fg_graph_new("reversed");
+  fg_field *x = fg_input(g, "x", t), *y = fg_input(g, "y", ty);
+  fg_output(g, "flip", fg_flip(g, x, true, false));
+  static const int k[2] = {-3, 2};
+  for (int i = 0; i < 2; i++) {
+    fg_op *op = fg_op_begin(g, "rev", 1, &t);
+    fg_expr *col = fg_sub(fg_addi(fg_field_extent(op, x, FG_COLUMNS), k[i]),
+                          fg_column(op));
+    fg_write_tensor(op, 0, fg_read_tensor_at(op, x, 2, fg_row(op), col));
+    fg_output(g, i ? "rev_p2" : "rev_m3", fg_op_end(op));
+  }
+  fg_op *op = fg_op_begin(g, "rev_y", 1, &t);
+  fg_expr *col = fg_sub(fg_subi(fg_field_extent(op, y, FG_COLUMNS), 1),
+                        fg_column(op));
+  fg_write_tensor(op, 0, fg_read_tensor_at(op, y, 2, fg_row(op), col));
+  fg_output(g, "rev_y", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_reversed_columns_match_c) {
+  static const int size[][3] = {{1, 1, 1}, {2, 3, 2}, {3, 5, 1},
+                                {4, 9, 4}, {5, 40, 33}};
+  fg_context *ctx = tu_context();
+  rng rg = {0xf11b5ull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+    const int R = size[s][0], C = size[s][1], Cy = size[s][2];
+    fg_graph *g = reversed_graph(R, C, Cy);
+    fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+    for (int i = 0; i < fg_program_kernel_count(p); i++) {
+      const char *src = fg_program_kernel_source(p, i);
+      if (!strstr(src, "__kernel") &&
+          strstr(fg_program_kernel_name(p, i), "flip"))
+        ck_assert_msg(strstr(src, "fgk_c < fgk_hi") &&
+                          strstr(src, "_C + -1L - fgk_c"),
+                      "%s: no unclamped interior",
+                      fg_program_kernel_name(p, i));
+    }
+    size_t n = (size_t)R * C * 3, ny = (size_t)R * Cy * 3;
+    uint8_t *x = malloc(n), *y = malloc(ny), *o[4];
+    for (size_t i = 0; i < n; i++)
+      x[i] = (uint8_t)rng_next(&rg);
+    for (size_t i = 0; i < ny; i++)
+      y[i] = (uint8_t)rng_next(&rg);
+    for (int i = 0; i < 4; i++)
+      o[i] = malloc(n);
+    run_ok(ctx, p, 2, (const void *[]){x, y}, 4,
+           (void *[]){o[0], o[1], o[2], o[3]});
+    static const int k[3] = {-1, -3, 2};
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++)
+        for (int ch = 0; ch < 3; ch++) {
+          size_t at = ((size_t)row * C + col) * 3 + ch;
+          for (int i = 0; i < 3; i++) {
+            int want = x[((size_t)row * C + clampi(C + k[i] - col, C)) * 3 +
+                         ch];
+            ck_assert_msg(o[i][at] == want, "%dx%d k %d at (%d, %d, %d): "
+                          "%d, want %d", R, C, k[i], row, col, ch, o[i][at],
+                          want);
+          }
+          int want = y[((size_t)row * Cy + clampi(Cy - 1 - col, Cy)) * 3 + ch];
+          ck_assert_msg(o[3][at] == want, "%dx%d from %d columns at (%d, %d, "
+                        "%d): %d, want %d", R, C, Cy, row, col, ch, o[3][at],
+                        want);
+        }
+    free(x);
+    free(y);
+    for (int i = 0; i < 4; i++)
+      free(o[i]);
+    fg_program_free(p);
     fg_graph_free(g);
   }
   tu_context_free(ctx);
@@ -1884,6 +2058,8 @@ int main(void) {
   tcase_add_test(tc, test_fuse_consumer_keeps_a_path_through_a_third_kernel_apart);
   tcase_add_test(tc, test_fuse_blur_then_pointwise);
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
+  tcase_add_test(tc, test_fuse_stencil_channels_flat_interior);
+  tcase_add_test(tc, test_fuse_reversed_columns_match_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
   tcase_add_test(tc, test_fuse_column_loop_reads);

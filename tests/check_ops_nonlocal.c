@@ -585,6 +585,83 @@ START_TEST(test_ops_resize) {
 }
 END_TEST
 
+/* Area shrinks by whole factors (2 x 3, 4 x 4, 1 x 2, 3 x 1), which run
+ * counted loops over each cell (no poll of the stop flag in the C
+ * dialect's kernel) with weights 1: bit for bit the float sums of the
+ * general loop, row by row, times 1 / (sy sx) as a float; u8x3 rounded to
+ * nearest even, f32 with -0, infinities and a NaN. */
+START_TEST(test_ops_resize_area_whole_factors) {
+  enum { H = 12, W = 12 };
+  static const int f[4][2] = {{2, 3}, {4, 4}, {1, 2}, {3, 1}};
+  uint64_t seed = 77;
+  uint8_t *u = random_data(FG_U8, H * W * 3, seed);
+  float *x = random_data(FG_F32, H * W, seed + 1);
+  x[0] = -0.0f;
+  x[1] = -0.0f;
+  x[30] = INFINITY;
+  x[100] = NAN;
+  for (int c = 0; c < 4; c++) {
+    int oh = H / f[c][0], ow = W / f[c][1];
+    fg_graph *g = fg_graph_new("area_whole");
+    fg_field *iu = fg_input(g, "u", fg_type_image(FG_U8, H, W, 3));
+    fg_field *ix = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(H, W)));
+    fg_output(g, "ou", fg_resize(g, iu, oh, ow, FG_INTERP_AREA));
+    fg_output(g, "ox", fg_resize(g, ix, oh, ow, FG_INTERP_AREA));
+    fg_context *ctx = tu_context();
+    fg_program *p = tu_compile(ctx, g);
+    for (int k = 0; k < fg_program_kernel_count(p); k++) {
+      const char *src = fg_program_kernel_source(p, k);
+      if (strstr(fg_program_kernel_name(p, k), "resize") &&
+          !strstr(src, "__kernel"))
+        ck_assert_msg(!strstr(src, "fgk_go(fgk_stop)"),
+                      "%dx%d: the cells' loops are not counted", f[c][0],
+                      f[c][1]);
+    }
+    uint8_t *ou = malloc((size_t)oh * ow * 3);
+    float *ox = malloc(sizeof(float) * oh * ow);
+    ck_assert_int_eq(fg_program_run(p, 2, (const void *[]){u, x}, 2,
+                                    (void *[]){ou, ox}),
+                     FG_OK);
+    float norm = (float)(1.0 / ((double)f[c][0] * f[c][1]));
+    for (int y = 0; y < oh; y++)
+      for (int xx = 0; xx < ow; xx++)
+        for (int ch = 0; ch < 4; ch++) {   /* 0-2: u8x3, 3: f32 */
+          float acc = 0;
+          for (int i = 0; i < f[c][0]; i++) {
+            float racc = 0;
+            for (int j = 0; j < f[c][1]; j++) {
+              int at = (y * f[c][0] + i) * W + xx * f[c][1] + j;
+              volatile float t = ch < 3 ? (float)u[at * 3 + ch] : x[at];
+              racc = racc + t;
+            }
+            acc = acc + racc;
+          }
+          volatile float v = acc * norm;
+          if (ch < 3) {
+            float r = rintf(v);
+            int want = r <= 0 ? 0 : r >= 255 ? 255 : (int)r;
+            int got = ou[(y * ow + xx) * 3 + ch];
+            ck_assert_msg(got == want, "%dx%d u8 at (%d, %d, %d): %d, want "
+                          "%d", f[c][0], f[c][1], y, xx, ch, got, want);
+          } else {
+            float got = ox[y * ow + xx], want = v;
+            ck_assert_msg(memcmp(&got, &want, sizeof got) == 0 ||
+                              (isnan(got) && isnan(want)),
+                          "%dx%d f32 at (%d, %d): %a, want %a", f[c][0],
+                          f[c][1], y, xx, (double)got, (double)want);
+          }
+        }
+    free(ou);
+    free(ox);
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+  }
+  free(u);
+  free(x);
+}
+END_TEST
+
 START_TEST(test_ops_half_and_double) {
   fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
   void *d = random_data(FG_F32, 17 * 13 * 2, 8);
@@ -1083,6 +1160,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_geometry_photo);
   tcase_add_test(tc, test_ops_warp_affine);
   tcase_add_test(tc, test_ops_resize);
+  tcase_add_test(tc, test_ops_resize_area_whole_factors);
   tcase_add_test(tc, test_ops_half_and_double);
   tcase_add_test(tc, test_ops_histogram);
   tcase_add_test(tc, test_ops_histogram_types);

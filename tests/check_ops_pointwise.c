@@ -592,6 +592,91 @@ START_TEST(test_ops_lut1d_and_lut3d) {
 }
 END_TEST
 
+/* Saturating casts of 3- and 4-channel floats at the edges of each
+ * target type: ties to even, NaN to 0, infinities and the largest floats
+ * below and at 2^31 and 2^32.  The C dialect converts each component by a
+ * scalar helper (a vector helper unpacked per component kept clang from
+ * vectorizing the pixel loop of every u8x3 blur and resize). */
+/* One operator: in's tensor into a variable, written converted to elem
+ * whole (as the filters write their accumulators, ops/ops_filter.c). */
+static fg_field *sat_of_var(fg_graph *g, fg_field *in, fg_elem elem) {
+  fg_type t = fg_field_type(in);
+  int n = fg_type_tensor_elements(t);
+  t.elem = elem;
+  fg_op *op = fg_op_begin(g, "sat_of_var", 1, &t);
+  fg_expr *v = fg_var(op, FG_F32, n);
+  fg_assign(v, fg_read_tensor(op, in));
+  fg_write_tensor(op, 0, fg_convert_sat(v, elem, n));
+  return fg_op_end(op);
+}
+
+START_TEST(test_ops_cast_sat_vectors_edges) {
+  enum { N = 16 };
+  static const float v[N] = {
+      2.5f,          -2.5f,         0.49999997f,   255.5f,
+      254.5f,        -0.4f,         1.5f,          65535.5f,
+      2147483520.0f, 2147483648.0f, -2147483648.0f, -2147483904.0f,
+      4294967040.0f, 4294967296.0f, INFINITY,      -INFINITY};
+  fg_shape s = fg_shape2(4, 5);
+  enum { P = 4 * 5 };
+  fg_graph *g = fg_graph_new("cast_sat_edges");
+  fg_field *a3 = fg_input(g, "a3", fg_type_vector(FG_F32, s, 3));
+  fg_field *a4 = fg_input(g, "a4", fg_type_vector(FG_F32, s, 4));
+  fg_output(g, "u8", sat_of_var(g, a3, FG_U8));
+  fg_output(g, "i32", sat_of_var(g, a3, FG_I32));
+  fg_output(g, "u32", sat_of_var(g, a4, FG_U32));
+  fg_output(g, "u16", sat_of_var(g, a4, FG_U16));
+  float x3[P * 3], x4[P * 4];
+  for (int i = 0; i < P * 3; i++)
+    x3[i] = i == 7 ? NAN : v[i % N];
+  for (int i = 0; i < P * 4; i++)
+    x4[i] = i == 5 ? NAN : v[(i + 3) % N];
+  uint8_t o8[P * 3];
+  int32_t o32[P * 3];
+  uint32_t ou32[P * 4];
+  uint16_t o16[P * 4];
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  for (int k = 0; k < fg_program_kernel_count(p); k++) {
+    const char *src = fg_program_kernel_source(p, k);
+    if (!strstr(src, "__kernel"))   /* the C dialect */
+      ck_assert_msg(!strstr(src, "fgk_sat_uchar3") &&
+                        !strstr(src, "fgk_sat_int3") &&
+                        !strstr(src, "fgk_sat_uint4") &&
+                        !strstr(src, "fgk_sat_ushort4"),
+                    "kernel %s converts through a vector helper",
+                    fg_program_kernel_name(p, k));
+  }
+  ck_assert_int_eq(fg_program_run(p, 2, (const void *[]){x3, x4}, 4,
+                                  (void *[]){o8, o32, ou32, o16}),
+                   FG_OK);
+  for (int i = 0; i < P * 3; i++) {
+    double r = rint((double)x3[i]);
+    bool nan = x3[i] != x3[i];
+    ck_assert_msg(o8[i] == (nan ? 0 : r < 0 ? 0 : r > 255 ? 255 : (int)r),
+                  "u8 of %a: %d", (double)x3[i], o8[i]);
+    int32_t w = nan ? 0 : r <= -2147483648.0 ? INT32_MIN
+              : r >= 2147483647.0 ? INT32_MAX : (int32_t)r;
+    ck_assert_msg(o32[i] == w, "i32 of %a: %d, want %d", (double)x3[i],
+                  o32[i], w);
+  }
+  for (int i = 0; i < P * 4; i++) {
+    double r = rint((double)x4[i]);
+    bool nan = x4[i] != x4[i];
+    uint32_t w = nan || r <= 0 ? 0 : r >= 4294967295.0 ? UINT32_MAX
+               : (uint32_t)r;
+    ck_assert_msg(ou32[i] == w, "u32 of %a: %u, want %u", (double)x4[i],
+                  ou32[i], w);
+    uint16_t w16 = nan || r <= 0 ? 0 : r >= 65535 ? 65535 : (uint16_t)r;
+    ck_assert_msg(o16[i] == w16, "u16 of %a: %u, want %u", (double)x4[i],
+                  o16[i], w16);
+  }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+END_TEST
+
 /* ---- fusion and errors ------------------------------------------------------- */
 
 START_TEST(test_ops_chain_fuses_into_one_kernel) {
@@ -676,6 +761,7 @@ int main(void) {
   tcase_add_test(tc, test_ops_binary_f32_every_op);
   tcase_add_test(tc, test_ops_binary_integers_wrap_saturate_broadcast);
   tcase_add_test(tc, test_ops_unary_float_and_integer);
+  tcase_add_test(tc, test_ops_cast_sat_vectors_edges);
   tcase_add_test(tc, test_ops_where_clamp_scale_and_casts);
   tcase_add_test(tc, test_ops_channels_merge_broadcast_big_tensors);
   tcase_add_test(tc, test_ops_colour_on_a_photo);
