@@ -223,6 +223,20 @@ void bench_w6(fg_context *ctx) {
                                      FG_BORDER_MIRROR));
   time_graph(&t, ctx, g, "gauss fieldgraph, mirror border", in, out, ref, n,
              false, 2.0 * bytes, crow, cv);
+  /* each pass alone, as a 1 x 13 and a 13 x 1 convolution with the same
+   * weights and order: where the two-kernel time goes.  The C loop left its
+   * horizontal pass in tmp, the reference of the first and the input of
+   * the second (whose reference is the whole blur's). */
+  g = fg_graph_new("w6_gauss_h");
+  fg_output(g, "y", fg_convolve(g, fg_input(g, "x", ft), 1, 13, gw,
+                                FG_BORDER_CLAMP));
+  time_graph(&t, ctx, g, "gauss fieldgraph, horizontal pass", in, out, tmp,
+             n, false, 2.0 * bytes, -1, -1);
+  g = fg_graph_new("w6_gauss_v");
+  fg_output(g, "y", fg_convolve(g, fg_input(g, "x", ft), 13, 1, gw,
+                                FG_BORDER_CLAMP));
+  time_graph(&t, ctx, g, "gauss fieldgraph, vertical pass", tmp, out, ref, n,
+             false, 2.0 * bytes, -1, -1);
 
   /* 3x3 convolution */
   static const float k3[9] = {0.0625f, 0.125f,  0.0625f, 0.125f, -0.75f,
