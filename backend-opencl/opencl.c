@@ -69,10 +69,12 @@ static fg_status ocl_build(fg__backend *be, const char *source,
    * contract; not -cl-unsafe-math-optimizations, whose approximations on
    * GPUs (NVIDIA's log: 3.2 ulp; pown flushing results near FLT_MIN to 0)
    * leave the relaxed bounds check_math holds every device to, and which
-   * measured no faster on the benchmarks (make bench, W1 and W2) */
+   * measured no faster on the benchmarks (make bench, W1 and W2); and
+   * FGK_FAST_MATH selects the relaxed grade of a CPU device's math
+   * routines (emit/math_c.c), as the CPU backend's relaxed flags do */
   bool relaxed = opt && opt->precision == FG_PRECISION_RELAXED;
   const char *options =
-      relaxed ? "-cl-std=CL1.2 -w -cl-mad-enable"
+      relaxed ? "-cl-std=CL1.2 -w -cl-mad-enable -DFGK_FAST_MATH=1"
       : cb->dev.fp32_rounded_div
           ? "-cl-std=CL1.2 -w -cl-fp32-correctly-rounded-divide-sqrt"
           : "-cl-std=CL1.2 -w";

@@ -448,6 +448,101 @@ START_TEST(test_math_no_fma) {
 }
 END_TEST
 
+/* The C dialect gives a kernel that calls the routines 512-bit vectors
+ * where the machine has AVX-512 (16 lanes to the thread loop, a function
+ * allowed zmm registers), and a kernel without them nothing of the kind;
+ * the values of such kernels are the other tests'. */
+START_TEST(test_math_kernels_take_wide_vectors) {
+  fg_context *ctx = tu_context();
+  for (int math = 0; math < 2; math++) {
+    fg_graph *g = fg_graph_new("wide");
+    fg_type t = fg_type_vector(FG_F32, fg_shape2(3, 45), 4);
+    fg_field *in = fg_input(g, "x", t);
+    fg_op *op = fg_op_begin(g, "f", 1, &t);
+    fg_expr *x = fg_read_tensor(op, in);
+    fg_write_tensor(op, 0, math ? fg_pow(x, fg_float(op, 2.4f))
+                                : fg_mulf(x, 2.4f));
+    fg_output(g, "y", fg_op_end(op));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "graph: %s",
+                  fg_graph_errmsg(g));
+    fg_compile_options opt = {.precision = FG_PRECISION_FULL};
+    fg_program *p = NULL;
+    ck_assert_msg(fg_compile(ctx, g, &opt, &p) == FG_OK, "fg_compile: %s",
+                  fg_context_errmsg(ctx));
+    const char *src = fg_program_kernel_source(p, 0);
+    ck_assert_ptr_nonnull(src);
+    bool wide = strstr(src, "FGK_M_THREADS static void fgk_threads(") &&
+                strstr(src, "#if defined(__AVX512F__)\n    #pragma clang "
+                       "loop vectorize_width(16) interleave_count(2)\n");
+    ck_assert_msg(wide == (math == 1), "%s kernel %s 512-bit vectors",
+                  math ? "pow" : "multiply", wide ? "asks for" : "lacks");
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* Relaxed precision on an OpenCL CPU device takes the routines' relaxed
+ * grade, as the CPU backend does: exp of the same inputs, bit for bit
+ * the same on both (the full grade's differ in the last bit of many).  A
+ * GPU, which has its own exp, is held to the relaxed bound instead. */
+START_TEST(test_math_relaxed_opencl_matches_cpu) {
+  enum { N = 1 << 16 };
+  float *x = malloc(sizeof(float) * N), *y[2];
+  for (int i = 0; i < N; i++)
+    x[i] = -80.0f + (float)i * (160.0f / N);
+  bool strips = false;
+  for (int b = 0; b < 2; b++) {
+    fg_graph *g = fg_graph_new("relaxed_exp");
+    fg_type t = fg_type_scalar(FG_F32, fg_shape1(N));
+    fg_field *in = fg_input(g, "x", t);
+    fg_op *op = fg_op_begin(g, "e", 1, &t);
+    fg_write_tensor(op, 0, fg_exp(fg_read_tensor(op, in)));
+    fg_output(g, "y", fg_op_end(op));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "graph: %s",
+                  fg_graph_errmsg(g));
+    fg_context *ctx;
+    if (b == 0) {
+      fg_context_options o = {.backend = FG_BACKEND_CPU};
+      char err[1024];
+      ck_assert_msg(fg_context_new(&o, &ctx, err, sizeof err) == FG_OK, "%s",
+                    err);
+    } else {
+      ctx = tu_context();
+    }
+    fg_compile_options opt = {.precision = FG_PRECISION_RELAXED};
+    fg_program *p = NULL;
+    ck_assert_msg(fg_compile(ctx, g, &opt, &p) == FG_OK, "fg_compile: %s",
+                  fg_context_errmsg(ctx));
+    if (b == 1) {   /* a CPU device's strips (emit/dialect_cl.c) */
+      const char *src = fg_program_kernel_source(p, 0);
+      strips = src && strstr(src, "fgk_c0 = ") != NULL;
+    }
+    y[b] = malloc(sizeof(float) * N);
+    ck_assert_msg(fg_program_run(p, 1, (const void *[]){x}, 1,
+                                 (void *[]){y[b]}) == FG_OK, "run: %s",
+                  fg_context_errmsg(ctx));
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+  }
+  for (int i = 0; i < N; i++) {
+    if (strips)
+      ck_assert_msg(!memcmp(&y[0][i], &y[1][i], sizeof(float)),
+                    "exp(%a): CPU backend %a, OpenCL %a", (double)x[i],
+                    (double)y[0][i], (double)y[1][i]);
+    double bound = 3 + floor(fabs(2.0 * x[i]));
+    ck_assert_msg(ulp_error(y[1][i], exp((double)x[i])) <= bound,
+                  "exp(%a) = %a on OpenCL: beyond %g ulp", (double)x[i],
+                  (double)y[1][i], bound);
+  }
+  free(x);
+  free(y[0]);
+  free(y[1]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("math");
   TCase *tc = tcase_create("core");
@@ -457,10 +552,15 @@ int main(void) {
   tcase_add_test(tc, test_math_pow_full);
   tcase_add_test(tc, test_math_pow_relaxed);
   tcase_add_test(tc, test_math_dense);
+  const char *backend = getenv("FG_TEST_BACKEND");
+  bool c_dialect = !backend || strcmp(backend, "opencl");
+  if (c_dialect)   /* the C dialect's thread loops */
+    tcase_add_test(tc, test_math_kernels_take_wide_vectors);
+  else   /* a CPU device's strips against the CPU backend */
+    tcase_add_test(tc, test_math_relaxed_opencl_matches_cpu);
 #ifdef __x86_64__
   /* the CPU backend builds for the host; FG_CPU_MARCH names an x86 one */
-  const char *backend = getenv("FG_TEST_BACKEND");
-  if (!backend || strcmp(backend, "opencl"))
+  if (c_dialect)
     tcase_add_test(tc, test_math_no_fma);
 #endif
   suite_add_tcase(s, tc);
