@@ -450,7 +450,7 @@ void fge_loc_blocks_close(fgk_emitter *e, fgu_buf *o) {
 
 void fge_loc_search(fgk_emitter *e, fgu_buf *o, int r, const char *body) {
   char at[32], from[32];
-  fge_acc_name(at, sizeof at, "fgk_at", r);
+  fge_acc_name(at, sizeof at, "fgk_found_at", r);
   fge_acc_name(from, sizeof from, "fgk_from", r);
   /* row by row from the block, as the fold went; it stops at the first
    * point equal to the extreme */
@@ -505,7 +505,7 @@ void fge_accumulate(fgk_emitter *e, const fgk_stmt *s) {
   if (e->rescan) {
     /* the search for the first point equal to the extreme */
     char at[32], best[32];
-    fge_acc_name(at, sizeof at, "fgk_at", r);
+    fge_acc_name(at, sizeof at, "fgk_found_at", r);
     fge_acc_name(best, sizeof best, "fgk_best", r);
     fgu_buf_printf(&e->out, "%sif (%s < 0 && fgk_v == %s)\n%s  %s = fgk_i;\n",
                    ind, at, best, ind, at);
