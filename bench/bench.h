@@ -67,7 +67,8 @@ typedef struct bench_row {
   double sec;       /* median seconds per run; NaN: not measured */
   double bytes;     /* least bytes one run must read + write; 0 when the
                        workload is not a streaming one */
-  double err;       /* max abs error against the C loop; NaN: not checked */
+  double err;       /* max abs error against the workload's reference (the C
+                     * loop; W1: its formulas in double); NaN: not checked */
   int unfused;      /* row of the same variant unfused (fused/unfused) */
   int c;            /* row of the C loop (ours/C) */
   int halide;       /* row of the Halide peer (ours/Halide) */

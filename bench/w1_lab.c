@@ -4,7 +4,8 @@
  * unfused, full and relaxed precision, next to a threaded C loop with
  * scalar libm calls (the same formulas in the same order, so full
  * precision should match it closely) and the peers: Halide with pow and
- * fast_pow, OpenCV's cvtColor. */
+ * fast_pow, OpenCV's cvtColor.  Every row's max|err| is against the same
+ * formulas in double (computed untimed, per pixel, after each run). */
 #include "peers.h"
 #include "workloads.h"
 
@@ -127,6 +128,56 @@ static void w1_c(void *ctx) {
   bench_parallel((int64_t)W1_SIZE * W1_SIZE, w1_slice, ctx);
 }
 
+/* ---- the reference: the same formulas in double ------------------------ */
+
+static double lin_d(float c) {
+  return c > 0.04045f ? pow(((double)c + 0.055f) / 1.055f, 2.4f)
+                      : (double)c / 12.92f;
+}
+
+static double lab_f_d(double t) {
+  return t > 0.008856f ? cbrt(t) : t * 7.787f + (double)(16.0f / 116);
+}
+
+typedef struct w1_err_job {
+  const float *in, *out;
+  int stride, channels;      /* of out: float4, or OpenCV's float3 */
+  double part[64];           /* per thread: bench.threads <= 64 */
+} w1_err_job;
+
+static void w1_err_slice(void *ctx, int64_t begin, int64_t end, int thread) {
+  w1_err_job *j = ctx;
+  double m = j->part[thread];
+  for (int64_t i = begin; i < end; i++) {
+    const float *p = j->in + 4 * i;
+    double r = lin_d(p[0]) * 100.0f, g = lin_d(p[1]) * 100.0f;
+    double b = lin_d(p[2]) * 100.0f;
+    double x = (r * 0.4124f + g * 0.3576f + b * 0.1805f) / 95.047f;
+    double y = (r * 0.2126f + g * 0.7152f + b * 0.0722f) / 100.0f;
+    double z = (r * 0.0193f + g * 0.1192f + b * 0.9505f) / 108.883f;
+    double fx = lab_f_d(x), fy = lab_f_d(y), fz = lab_f_d(z);
+    const double want[4] = {fy * 116.0f - 16.0f, (fx - fy) * 500.0f,
+                            (fy - fz) * 200.0f, p[3]};
+    const float *o = j->out + (int64_t)j->stride * i;
+    for (int k = 0; k < j->channels; k++) {
+      double d = isnan(o[k]) ? INFINITY : fabs((double)o[k] - want[k]);
+      m = d > m ? d : m;
+    }
+  }
+  j->part[thread] = m;
+}
+
+/* Max |out - the double formulas| over the image's n pixels. */
+static double w1_err(const float *in, const float *out, int stride,
+                     int channels, int64_t n) {
+  w1_err_job j = {in, out, stride, channels, {0}};
+  bench_parallel(n, w1_err_slice, &j);
+  double m = 0;
+  for (int i = 0; i < 64; i++)
+    m = j.part[i] > m ? j.part[i] : m;
+  return m;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* W1's runs take up to a second each: at most 3 timed runs keep a full
@@ -149,22 +200,25 @@ void bench_w1(fg_context *ctx) {
     }
   char title[200];
   snprintf(title, sizeof title, "W1 sRGB -> CIE L*a*b*, float4 %dx%d, 8 "
-           "operators (%s); median of %d after %d warm-up",
+           "operators (%s); median of %d after %d warm-up; max|err| "
+           "against the formulas in double",
            W1_SIZE, W1_SIZE, fg_context_backend_name(ctx), bench.reps,
            bench.warmup);
   bench_table t;
   bench_table_init(&t, title);
   double io = 2.0 * (double)bytes;   /* read the image, write L*a*b* */
   w1_job job = {in, ref};
-  int crow = bench_row_add(&t, "C loop (scalar libm, threads)",
-                           bench_median(w1_c, &job, -1, -1), io, 0);
+  double c_sec = bench_median(w1_c, &job, -1, -1);
+  int crow = bench_row_add(&t, "C loop (scalar libm, threads)", c_sec, io,
+                           w1_err(in, ref, 4, 4, n));
+  snprintf(t.rows[crow].note, sizeof t.rows[crow].note, "float powf, cbrtf");
 
   int hal[2] = {-1, -1};
 #ifdef BENCH_HALIDE
   for (int fast = 0; fast < 2; fast++) {
     double s = peer_halide_lab(in, out, W1_SIZE, W1_SIZE, fast);
     hal[fast] = bench_row_add(&t, fast ? "Halide fast_pow" : "Halide pow", s,
-                              io, bench_max_abs_err(out, ref, (size_t)n * 4));
+                              io, w1_err(in, out, 4, 4, n));
     t.rows[hal[fast]].c = crow;
   }
 #endif
@@ -175,8 +229,7 @@ void bench_w1(fg_context *ctx) {
     double s = peer_cv_lab(in, lab3, W1_SIZE, W1_SIZE);
     cv = bench_row_add(&t, "OpenCV cvtColor RGB2Lab", s,
                        (double)bytes + (double)n * 3 * sizeof(float),
-                       bench_max_abs_err_strided(lab3, 3, ref, 4,
-                                                 (size_t)n, 3));
+                       w1_err(in, lab3, 3, 3, n));
     snprintf(t.rows[cv].note, sizeof t.rows[cv].note,
              "its own constants; output float3");
     t.rows[cv].c = crow;
@@ -196,8 +249,7 @@ void bench_w1(fg_context *ctx) {
       char label[64];
       rows[fu] = bench_row_add(&t, fgb_label(label, sizeof label, NULL,
                                              fusion, p),
-                               s, io, bench_max_abs_err(out, ref,
-                                                        (size_t)n * 4));
+                               s, io, w1_err(in, out, 4, 4, n));
       bench_row *r = &t.rows[rows[fu]];
       r->c = crow;
       r->halide = hal[prec];
@@ -208,8 +260,11 @@ void bench_w1(fg_context *ctx) {
       fg_program_free(prog);
     }
     t.rows[rows[0]].unfused = rows[1];
-    fgb_cpu_row(&t, ctx, g, p, rows[0], crow, 1, (const void *[]){in}, 1,
-                (void *[]){out}, ref, (size_t)n * 4);
+    int cpu = fgb_cpu_row(&t, ctx, g, p, rows[0], crow, 1,
+                          (const void *[]){in}, 1, (void *[]){out}, ref,
+                          (size_t)n * 4);
+    if (cpu >= 0)
+      t.rows[cpu].err = w1_err(in, out, 4, 4, n);
   }
   fg_graph_free(g);
   bench_table_print(&t);
