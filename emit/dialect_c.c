@@ -811,8 +811,14 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
       fgu_buf_puts(o, "    #pragma clang loop interleave_count(2)\n");
     else
       fgu_buf_puts(o, jam);
-    fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
-                 "{\n");
+    int n = e->interior_flat;
+    if (n > 1)   /* pointwise, over the row's elements (emit/flat.c) */
+      fgu_buf_printf(o, "    for (long fgk_j = fgk_c0 * %d; fgk_j < fgk_c1 * "
+                     "%d; ++fgk_j) {\n      const long fgk_c = fgk_j / %d;\n",
+                     n, n, n);
+    else
+      fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
+                   "{\n");
   }
   fgu_buf_puts(o, thread);
 }

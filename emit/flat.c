@@ -1,5 +1,5 @@
-/* emit/flat.c - a stencil's interior over flat elements, for the C
- * dialect.  A blur of an RGB image computes each of its 3 channels alike,
+/* emit/flat.c - a stencil's interior, or a pointwise kernel's whole
+ * column loop, over flat elements.  A blur of an RGB image computes each of its 3 channels alike,
  * each from the same channel of its taps; clang's loop vectorizer widens
  * the column loop over 3-element pixels only through shuffles of
  * interleaved loads and stores (a u8x3 Gaussian's passes took twice as
@@ -10,8 +10,10 @@
  * component k, whose reads and store emit/scalar.c indexes (location -
  * fgk_c) n + fgk_j, so every tap is a contiguous load and the store a
  * contiguous one.  Each element is computed by the very operations the
- * per-pixel loop uses, so results are unchanged; the border columns keep
- * the per-pixel loop.  Both dialects that split stencils take it: the C
+ * per-pixel loop uses, so results are unchanged; a stencil's border
+ * columns keep the per-pixel loop.  A pointwise kernel (reads and writes
+ * at the thread's own point only: u8x3 convertTo-like scales, chains of
+ * them) runs all its columns so.  Both dialects that split stencils take it: the C
  * dialect's column loop and OpenCL's strips on a CPU device. */
 #include "emit_impl.h"
 #include "ir/visit.h"
@@ -95,7 +97,8 @@ static void check_expr(const fg_expr *x, void *arg) {
     fge_colref cr;
     f->ok &= a->port >= 0 && a->port < f->e->k->n_in && !a->element &&
              w == f->n &&
-             (a->ncoords == 0 || (fge_read_column(a, &cr) && !cr.reversed));
+             (a->ncoords == 0 || (f->e->interior && fge_read_column(a, &cr) &&
+                                  !cr.reversed));
     break;
   }
   default:
@@ -123,7 +126,9 @@ static void check_stmt(const fgk_stmt *s, void *arg) {
     break;
   case FGK_S_WRITE: {
     const fgk_access *a = &s->u.write.at;
-    f->ok &= !a->element && a->port >= 0 && a->port < f->e->k->n_out &&
+    /* a pointwise kernel's loop has no column to fold a location by */
+    f->ok &= !a->element && (a->ncoords == 0 || f->e->interior) &&
+             a->port >= 0 && a->port < f->e->k->n_out &&
              fge_pure(s->u.write.value);
     break;
   }

@@ -513,6 +513,11 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     fgk_reduce_acc_decl(&e, &acc);
     fgu_buf_free(&acc);
   }
+  /* a pointwise kernel computing every component alike: its whole column
+   * loop runs over the row's elements (emit/flat.c) */
+  bool stencil = fge_stencil_bounds(&e, NULL);
+  if (!stencil)
+    e.flat = e.interior_flat = fge_flat_width(&e);
   declare_vars(&e, &k->body);
   if (e.per_thread) {
     /* shared variables are zeroed per group, then the body runs in phases
@@ -577,7 +582,8 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
       fgu_buf_free(&body);
     }
   }
-  if (fge_stencil_bounds(&e, NULL)) {
+  e.flat = 0;
+  if (stencil) {
     /* the interior copy of the body, for open_kernel's interior loop */
     fgu_buf border = e.out;
     e.out = (fgu_buf){0};
