@@ -144,6 +144,8 @@ struct fgk_emitter {
                           of every small tensor (all of this many
                           components) one component is emitted, the one
                           of element fgk_j (emit/flat.c) */
+  const fgk_stmt **flat_skip; /* statements the flat body leaves out */
+  int n_flat_skip;
   int interior_flat;   /* the flat width of that copy, or of a pointwise
                           kernel's body (0: per pixel) */
   fgu_buf hoist;       /* declarations of hoisted read locations */
@@ -323,7 +325,10 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
  * over flat elements (each component computed
  * from the same component of its operands by the same scalar code, none
  * mixing components), else 0 (emit/flat.c). */
-int fge_flat_width(const fgk_emitter *e);
+int fge_flat_width(fgk_emitter *e);
+/* Whether the flat loop leaves out statement s: element k >= 1's of a
+ * body written per element, element 0's standing for all (emit/flat.c). */
+bool fge_flat_skipped(const fgk_emitter *e, const fgk_stmt *s);
 /* Whether the C dialect asks clang to unroll-and-jam e's column loop: a
  * thread that loops over a reduced axis or taps in straight code
  * (emit/jam.c). */

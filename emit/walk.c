@@ -302,6 +302,8 @@ static int column_loop(const fgk_stmt *s) {
 }
 
 static void stmt(fgk_emitter *e, const fgk_stmt *s) {
+  if (e->flat && fge_flat_skipped(e, s))
+    return;        /* another element's, emit/flat.c */
   switch (s->kind) {
   case FGK_S_DECL: {
     const fgk_var *v = s->u.decl;
@@ -641,6 +643,7 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
              e.zero_locals.oom || e.interior_body.oom || e.hoist.oom;
   fge_hoist_free(&e);
+  free(e.flat_skip);
   fgu_buf_free(&e.interior_body);
   fgu_buf_free(&e.out);
   fgu_buf_free(&e.help);

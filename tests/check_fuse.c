@@ -745,6 +745,107 @@ START_TEST(test_fuse_pointwise_channels_flat_loop) {
 }
 END_TEST
 
+/* The built-in pointwise operators write each element's chain apart
+ * (a swizzle .k, a scalar chain, a vector literal of the results):
+ * scale_offset, and to_unit then scale_offset fused, must take the flat
+ * loop too (element 0's chain standing for every element's), while
+ * "perm", written per element as (.y, .x, .z, .w), mixes elements and
+ * must not.  Compared with C over u8 x3/x4, u16 x3 and f32 x3. */
+static fg_graph *ops_graph(fg_elem el, int R, int C, int n, int which) {
+  fg_type t = fg_type_vector(el, fg_shape2(R, C), n);
+  fg_graph *g = fg_graph_new("ops");
+  fg_field *x = fg_input(g, "x", t), *y;
+  if (which == 0) {
+    y = fg_scale_offset(g, x, 1.5, -7.0);
+  } else if (which == 1) {
+    y = fg_scale_offset(g, fg_to_unit(g, x), 3.0, 0.5);
+  } else {
+    fg_op *op = fg_op_begin(g, "perm", 1, &t);
+    fg_expr *v = fg_tensor_var(op, x);
+    fg_assign(v, fg_read_tensor(op, x));
+    static const char *const c[] = {"y", "x", "z", "w"};
+    fg_expr *e[4];
+    for (int k = 0; k < n; k++)
+      e[k] = fg_add(fg_swizzle(v, c[k]), fg_swizzle(v, c[k]));
+    fg_write_tensor(op, 0, n == 3 ? fg_vector(el, 3, 3, e[0], e[1], e[2])
+                                  : fg_vector(el, 4, 4, e[0], e[1], e[2],
+                                              e[3]));
+    y = fg_op_end(op);
+  }
+  fg_output(g, "out", y);
+  return g;
+}
+
+START_TEST(test_fuse_pointwise_ops_flat_loop) {
+  static const struct { fg_elem el; int n; } kind[] = {
+    {FG_U8, 3}, {FG_U8, 4}, {FG_U16, 3}, {FG_F32, 3}};
+  static const int size[][2] = {{1, 1}, {3, 5}, {2, 17}, {3, 70}};
+  fg_context *ctx = tu_context();
+  rng rg = {0x5ca1e0ffull};
+  for (size_t kd = 0; kd < sizeof kind / sizeof kind[0]; kd++)
+    for (int which = 0; which < 3; which++)
+      for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+        const fg_elem el = kind[kd].el;
+        const int n = kind[kd].n, R = size[s][0], C = size[s][1];
+        const size_t N = (size_t)R * C * n, es = fg_elem_size(el);
+        /* to_unit's result is f32 */
+        const fg_elem oel = which == 1 ? FG_F32 : el;
+        fg_graph *g = ops_graph(el, R, C, n, which);
+        fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+        ck_assert_int_eq(fg_program_kernel_count(p), 1);
+        const char *src = fg_program_kernel_source(p, 0);
+        if (!strstr(src, "__kernel") || strstr(src, "fgk_c0 = "))
+          ck_assert_msg((strstr(src, "fgk_j = fgk_c0") != NULL) ==
+                            (which != 2),
+                        "op %d %s x%d: flat loop %s", which, fg_elem_name(el),
+                        n, which == 2 ? "though elements mix" : "missing");
+        uint8_t *x = malloc(N * es), *o = malloc(N * 4);
+        for (size_t i = 0; i < N; i++) {
+          uint64_t r = rng_next(&rg);
+          switch (el) {
+          case FG_U8: ((uint8_t *)x)[i] = (uint8_t)r; break;
+          case FG_U16: ((uint16_t *)x)[i] = (uint16_t)r; break;
+          default: ((float *)x)[i] = (float)((int)(r % 4096) - 2048) * 0.25f;
+          }
+        }
+        run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o});
+        for (size_t i = 0; i < N; i++) {
+          size_t k = i % (size_t)n;
+          double want;
+          if (which == 2) {
+            size_t j = i - k + (k == 0 ? 1 : k == 1 ? 0 : k);
+            want = elem_get(el, x, j) * 2;
+            if (el == FG_U8)
+              want = (uint8_t)(long)want;
+            else if (el == FG_U16)
+              want = (uint16_t)(long)want;
+          } else {
+            float v = (float)elem_get(el, x, i);
+            if (which == 1 && el != FG_F32)
+              v = v / (el == FG_U8 ? 255.0f : 65535.0f);
+            volatile float prod = v * (which ? 3.0f : 1.5f);
+            float w = prod + (which ? 0.5f : -7.0f);
+            if (oel != FG_F32) {
+              float hi = el == FG_U8 ? 255.0f : 65535.0f;
+              w = rintf(w);
+              w = w <= 0 ? 0 : w >= hi ? hi : w;
+            }
+            want = w;
+          }
+          double got = elem_get(oel, o, i);
+          ck_assert_msg(got == want, "op %d %s x%d %dx%d element %zu: %g, "
+                        "want %g", which, fg_elem_name(el), n, R, C, i, got,
+                        want);
+        }
+        free(x);
+        free(o);
+        fg_program_free(p);
+        fg_graph_free(g);
+      }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* Reversed columns, as a flip reads them: out(r, c) = x(r, W + k - c)
  * for k = -1 (fg_flip's), -3 and 2, and y(r, Wy - 1 - c) with y narrower
  * than the threads.  On the CPU the columns where such a read lies in
@@ -2178,6 +2279,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
   tcase_add_test(tc, test_fuse_stencil_channels_flat_interior);
   tcase_add_test(tc, test_fuse_pointwise_channels_flat_loop);
+  tcase_add_test(tc, test_fuse_pointwise_ops_flat_loop);
   tcase_add_test(tc, test_fuse_reversed_columns_match_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
