@@ -523,6 +523,15 @@ static void c_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
         /* a float rounds to an integer that is a float: rintf gives the
          * bits rint would, at twice the vector width */
         const char *ft = f.elem == FG_F32 ? "float" : "double";
+        if (t.elem == FG_U8 || t.elem == FG_U16) {
+          /* both bounds exact floats, the lower 0, which NaN gets as
+           * well: two comparisons that clang makes a max and a min */
+          fgu_buf_printf(h, "  { %s v = rint%s((%s)a%s);\n    r%s = (%s)(v "
+                         "> (%s)0 ? v < (%s)%s ? v : (%s)%s : (%s)0); }\n",
+                         ft, f.elem == FG_F32 ? "f" : "", ft, ix, ix, ety, ft,
+                         ft, hi, ft, hi, ft);
+          continue;
+        }
         fgu_buf_printf(h, "  { %s v = rint%s((%s)a%s);\n    r%s = v != v"
                        " ? 0 : v <= (%s)%s ? %s : v >= (%s)%s ? %s : "
                        "(%s)v; }\n", ft, f.elem == FG_F32 ? "f" : "", ft, ix,
