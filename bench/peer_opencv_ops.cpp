@@ -117,3 +117,18 @@ extern "C" double peer_cv_u8_flip(const uint8_t *in, uint8_t *out, int w,
   auto f = [&] { cv::flip(a, b, 1); };
   return median_of(f);
 }
+
+extern "C" double peer_cv_u8_scale_offset(const uint8_t *in, uint8_t *out,
+                                          int w, int h, int ch, double alpha,
+                                          double beta) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  auto f = [&] { a.convertTo(b, CV_8U, alpha, beta); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_to_unit(const uint8_t *in, float *out, int w,
+                                     int h, int ch) {
+  cv::Mat a = u8_mat(in, w, h, ch), b(h, w, CV_32FC(ch), out);
+  auto f = [&] { a.convertTo(b, CV_32F, 1.0 / 255.0); };
+  return median_of(f);
+}

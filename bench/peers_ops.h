@@ -41,6 +41,11 @@ double peer_cv_u8_resize(const uint8_t *in, uint8_t *out, int w, int h,
                          int ch, int ow, int oh, int area);
 /* cv::flip around the vertical axis (mirrors each row). */
 double peer_cv_u8_flip(const uint8_t *in, uint8_t *out, int w, int h, int ch);
+/* Mat::convertTo(CV_8U, alpha, beta): saturate(round(alpha x + beta)). */
+double peer_cv_u8_scale_offset(const uint8_t *in, uint8_t *out, int w, int h,
+                               int ch, double alpha, double beta);
+/* Mat::convertTo(CV_32F, 1 / 255.0): u8 to f32 in [0, 1]. */
+double peer_cv_u8_to_unit(const uint8_t *in, float *out, int w, int h, int ch);
 
 #ifdef __cplusplus
 }

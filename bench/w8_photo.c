@@ -2,19 +2,33 @@
  * u8 4000 x 3000 image (and its grey u8 plane): RGB to grey, Gaussian
  * blur (sigma 2, radius 6, mirrored border) of the grey plane and of the
  * RGB image, a 5 x 5 box blur, bilinear resize to about half, area
- * resize to a quarter and a horizontal flip.  Each fieldgraph row next
+ * resize to a quarter, a horizontal flip, and two pointwise conversions of
+ * the RGB image (scale and offset back to u8, as convertTo(alpha, beta),
+ * and u8 to f32 in [0, 1]).  Each fieldgraph row next
  * to OpenCV's call (when built with it), as a ratio within one run; the
  * error column is the largest difference from OpenCV's result in grey
- * levels (OpenCV rounds its own way, so a level or two is expected). */
+ * levels (OpenCV rounds its own way, so a level or two is expected), or
+ * in units of the f32 result. */
 #include "peers_ops.h"
 #include "workloads.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define W8_W 4000
 #define W8_H 3000
+
+/* Largest |a[i] - b[i]| over n floats. */
+static double max_diff_f32(const float *a, const float *b, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = fabs((double)a[i] - (double)b[i]);
+    m = d > m ? d : m;
+  }
+  return m;
+}
 
 /* Largest |a[i] - b[i]| over n bytes. */
 static double max_diff_u8(const uint8_t *a, const uint8_t *b, size_t n) {
@@ -31,6 +45,7 @@ typedef struct w8_run {
   fg_context *ctx;
   const uint8_t *in;
   uint8_t *out, *peer;
+  bool f32_out;   /* the outputs are floats, n_out of them */
 } w8_run;
 
 /* Times graph g (input "x", output "y") fused at full precision and adds
@@ -42,7 +57,10 @@ static void time_graph(w8_run *r, fg_graph *g, const char *label,
   fg_program *p = fgb_compile(r->ctx, g, FG_FUSION_ON, FG_PRECISION_FULL);
   double s = fgb_time(r->ctx, p, 1, (const void *[]){r->in}, 1,
                       (void *[]){r->out});
-  double err = cv >= 0 ? max_diff_u8(r->out, r->peer, n_out) : (double)NAN;
+  double err = cv < 0        ? (double)NAN
+               : r->f32_out ? max_diff_f32((const float *)r->out,
+                                           (const float *)r->peer, n_out)
+                            : max_diff_u8(r->out, r->peer, n_out);
   int row = bench_row_add(r->t, label, s, io, err);
   r->t->rows[row].opencv = cv;
   snprintf(r->t->rows[row].note, sizeof r->t->rows[row].note, "%d kernel%s",
@@ -62,7 +80,8 @@ static int peer_row(w8_run *r, const char *label, double s, double io) {
 void bench_w8(fg_context *ctx) {
   const size_t n = (size_t)W8_W * W8_H, n3 = 3 * n;
   uint8_t *rgb = bench_alloc(n3), *grey = bench_alloc(n);
-  uint8_t *out = bench_alloc(n3), *peer = bench_alloc(n3);
+  /* room for f32 RGB outputs */
+  uint8_t *out = bench_alloc(4 * n3), *peer = bench_alloc(4 * n3);
   uint32_t s = 12345;
   for (size_t i = 0; i < n3; i++) {
     s = s * 1664525u + 1013904223u;
@@ -80,7 +99,7 @@ void bench_w8(fg_context *ctx) {
            bench.warmup);
   bench_table t;
   bench_table_init(&t, title);
-  w8_run r = {&t, ctx, rgb, out, peer};
+  w8_run r = {&t, ctx, rgb, out, peer, false};
   fg_type trgb = fg_type_vector(FG_U8, fg_shape2(W8_H, W8_W), 3);
   fg_type tg = fg_type_scalar(FG_U8, fg_shape2(W8_H, W8_W));
   double nan = (double)NAN;
@@ -160,6 +179,24 @@ void bench_w8(fg_context *ctx) {
   g = fg_graph_new("w8_flip");
   fg_output(g, "y", fg_flip(g, fg_input(g, "x", trgb), true, false));
   time_graph(&r, g, "flip horizontal u8x3 fieldgraph", n3, 2.0 * n3, cv);
+
+  /* pointwise on RGB: scale and offset (saturated to u8), u8 to f32 */
+#ifdef BENCH_OPENCV
+  cs = peer_cv_u8_scale_offset(rgb, peer, W8_W, W8_H, 3, 1.3, -20.0);
+#endif
+  cv = peer_row(&r, "scale_offset u8x3 OpenCV convertTo", cs, 2.0 * n3);
+  g = fg_graph_new("w8_scale_offset");
+  fg_output(g, "y", fg_scale_offset(g, fg_input(g, "x", trgb), 1.3, -20.0));
+  time_graph(&r, g, "scale_offset u8x3 fieldgraph", n3, 2.0 * n3, cv);
+#ifdef BENCH_OPENCV
+  cs = peer_cv_u8_to_unit(rgb, (float *)peer, W8_W, W8_H, 3);
+#endif
+  cv = peer_row(&r, "to_unit u8x3->f32 OpenCV convertTo", cs, 5.0 * n3);
+  g = fg_graph_new("w8_to_unit");
+  fg_output(g, "y", fg_to_unit(g, fg_input(g, "x", trgb)));
+  r.f32_out = true;
+  time_graph(&r, g, "to_unit u8x3->f32 fieldgraph", n3, 5.0 * n3, cv);
+  r.f32_out = false;
 
   bench_table_print(&t);
   free(rgb);

@@ -523,6 +523,15 @@ static void c_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
         /* a float rounds to an integer that is a float: rintf gives the
          * bits rint would, at twice the vector width */
         const char *ft = f.elem == FG_F32 ? "float" : "double";
+        if (t.elem == FG_U8 || t.elem == FG_U16) {
+          /* both bounds exact floats, the lower 0, which NaN gets as
+           * well: two comparisons that clang makes a max and a min */
+          fgu_buf_printf(h, "  { %s v = rint%s((%s)a%s);\n    r%s = (%s)(v "
+                         "> (%s)0 ? v < (%s)%s ? v : (%s)%s : (%s)0); }\n",
+                         ft, f.elem == FG_F32 ? "f" : "", ft, ix, ix, ety, ft,
+                         ft, hi, ft, hi, ft);
+          continue;
+        }
         fgu_buf_printf(h, "  { %s v = rint%s((%s)a%s);\n    r%s = v != v"
                        " ? 0 : v <= (%s)%s ? %s : v >= (%s)%s ? %s : "
                        "(%s)v; }\n", ft, f.elem == FG_F32 ? "f" : "", ft, ix,
@@ -823,8 +832,14 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
                    "#endif\n");
     else
       fgu_buf_puts(o, jam);
-    fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
-                 "{\n");
+    int n = e->interior_flat;
+    if (n > 1)   /* pointwise, over the row's elements (emit/flat.c) */
+      fgu_buf_printf(o, "    for (long fgk_j = fgk_c0 * %d; fgk_j < fgk_c1 * "
+                     "%d; ++fgk_j) {\n      const long fgk_c = fgk_j / %d;\n",
+                     n, n, n);
+    else
+      fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
+                   "{\n");
   }
   fgu_buf_puts(o, thread);
 }

@@ -81,9 +81,10 @@ typedef struct fgk_dialect_i {
    * the clamped border loop (emit/stencil.c); open_kernel then emits the
    * interior loop with e->interior_body. */
   bool split_stencils;
-  /* Whether such an interior loop may run over a row's flat elements
-   * when every component is computed alike (emit/flat.c); open_kernel
-   * then loops fgk_j over them when e->interior_flat is set. */
+  /* Whether such an interior loop, or a pointwise kernel's column loop,
+   * may run over a row's flat elements when every component is computed
+   * alike (emit/flat.c); open_kernel then loops fgk_j over them when
+   * e->interior_flat is set. */
   bool flat_interior;
   /* Whether clamped reads at coordinates that depend only on the thread
    * take their row base and column from constants declared once before
@@ -143,7 +144,10 @@ struct fgk_emitter {
                           of every small tensor (all of this many
                           components) one component is emitted, the one
                           of element fgk_j (emit/flat.c) */
-  int interior_flat;   /* the copy's flat width (0: per pixel) */
+  const fgk_stmt **flat_skip; /* statements the flat body leaves out */
+  int n_flat_skip;
+  int interior_flat;   /* the flat width of that copy, or of a pointwise
+                          kernel's body (0: per pixel) */
   fgu_buf hoist;       /* declarations of hoisted read locations */
   char **hoist_text;   /* n_hoist: their values, fgk_h<i> in order */
   int n_hoist;
@@ -317,10 +321,14 @@ bool fge_read_column(const fgk_access *a, fge_colref *r);
  * fgk_lo and fgk_hi, the interior columns of the row. */
 bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
 /* The element count n of every small tensor of e's kernel when its
- * stencil interior may run over flat elements (each component computed
+ * stencil interior (e->interior set) or its pointwise column loop may run
+ * over flat elements (each component computed
  * from the same component of its operands by the same scalar code, none
  * mixing components), else 0 (emit/flat.c). */
-int fge_flat_width(const fgk_emitter *e);
+int fge_flat_width(fgk_emitter *e);
+/* Whether the flat loop leaves out statement s: element k >= 1's of a
+ * body written per element, element 0's standing for all (emit/flat.c). */
+bool fge_flat_skipped(const fgk_emitter *e, const fgk_stmt *s);
 /* Whether the C dialect asks clang to unroll-and-jam e's column loop: a
  * thread that loops over a reduced axis or taps in straight code
  * (emit/jam.c). */

@@ -302,6 +302,8 @@ static int column_loop(const fgk_stmt *s) {
 }
 
 static void stmt(fgk_emitter *e, const fgk_stmt *s) {
+  if (e->flat && fge_flat_skipped(e, s))
+    return;        /* another element's, emit/flat.c */
   switch (s->kind) {
   case FGK_S_DECL: {
     const fgk_var *v = s->u.decl;
@@ -513,6 +515,11 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     fgk_reduce_acc_decl(&e, &acc);
     fgu_buf_free(&acc);
   }
+  /* a pointwise kernel computing every component alike: its whole column
+   * loop runs over the row's elements (emit/flat.c) */
+  bool stencil = fge_stencil_bounds(&e, NULL);
+  if (!stencil)
+    e.flat = e.interior_flat = fge_flat_width(&e);
   declare_vars(&e, &k->body);
   if (e.per_thread) {
     /* shared variables are zeroed per group, then the body runs in phases
@@ -577,7 +584,8 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
       fgu_buf_free(&body);
     }
   }
-  if (fge_stencil_bounds(&e, NULL)) {
+  e.flat = 0;
+  if (stencil) {
     /* the interior copy of the body, for open_kernel's interior loop */
     fgu_buf border = e.out;
     e.out = (fgu_buf){0};
@@ -635,6 +643,7 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
              e.zero_locals.oom || e.interior_body.oom || e.hoist.oom;
   fge_hoist_free(&e);
+  free(e.flat_skip);
   fgu_buf_free(&e.interior_body);
   fgu_buf_free(&e.out);
   fgu_buf_free(&e.help);

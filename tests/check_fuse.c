@@ -627,6 +627,225 @@ START_TEST(test_fuse_stencil_channels_flat_interior) {
 }
 END_TEST
 
+/* Pointwise kernels over n-element pixels: "chan" scales each element
+ * by 1.25 and adds half the column (a scalar all elements share),
+ * converting back to the element type (rounded, saturated for integers),
+ * then a second operator doubles it (wrapping for integers): one fused
+ * kernel that computes every element alike, so the C dialect and
+ * OpenCL's strips run its whole column loop over the row's flat elements
+ * (emit/flat.c: the loop "fgk_j = fgk_c0"); "mix" adds the reversed
+ * pixel (.zyx) to itself, whose elements mix, and must not.  Both are
+ * compared with C for u8 x2/x3/x4, u16 x3, i16 x4 and f32 x3 at widths
+ * that are no multiple of a vector's. */
+static fg_graph *pointwise_graph(fg_elem el, int R, int C, int n, bool mix) {
+  fg_type t = fg_type_vector(el, fg_shape2(R, C), n);
+  fg_graph *g = fg_graph_new(mix ? "mix" : "chan");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, mix ? "mix" : "scale", 1, &t);
+  fg_expr *v = fg_read_tensor(op, x);
+  if (mix) {
+    static const char *const rev[] = {"", "", "yx", "zyx", "wzyx"};
+    fg_write_tensor(op, 0, fg_add(fg_swizzle(v, rev[n]), v));
+    fg_output(g, "out", fg_op_end(op));
+    return g;
+  }
+  fg_expr *col = fg_convert(fg_mulf(fg_convert(fg_column(op), FG_F32, 1),
+                                    0.5f), FG_F32, n);
+  fg_expr *f = fg_var(op, FG_F32, n);
+  fg_assign(f, fg_mulf(fg_convert(v, FG_F32, n), 1.25f));
+  f = fg_add(f, col);
+  fg_write_tensor(op, 0, el == FG_F32 ? f : fg_convert_sat(f, el, n));
+  fg_field *y = fg_op_end(op);
+  op = fg_op_begin(g, "twice", 1, &t);
+  v = fg_read_tensor(op, y);
+  fg_write_tensor(op, 0, fg_add(v, v));
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+/* Element i of a buffer of el as a double, and v stored there. */
+static double elem_get(fg_elem el, const void *b, size_t i) {
+  switch (el) {
+  case FG_U8: return ((const uint8_t *)b)[i];
+  case FG_U16: return ((const uint16_t *)b)[i];
+  case FG_I16: return ((const int16_t *)b)[i];
+  default: return ((const float *)b)[i];
+  }
+}
+
+START_TEST(test_fuse_pointwise_channels_flat_loop) {
+  static const struct { fg_elem el; int n; } kind[] = {
+    {FG_U8, 3}, {FG_U8, 4}, {FG_U8, 2}, {FG_U16, 3}, {FG_I16, 4},
+    {FG_F32, 3}};
+  static const int size[][2] = {{1, 1}, {3, 5}, {2, 17}, {4, 33}, {3, 70}};
+  fg_context *ctx = tu_context();
+  rng rg = {0x9017e5ull};
+  for (size_t kd = 0; kd < sizeof kind / sizeof kind[0]; kd++)
+    for (int mix = 0; mix < 2; mix++)
+      for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+        const fg_elem el = kind[kd].el;
+        const int n = kind[kd].n, R = size[s][0], C = size[s][1];
+        const size_t N = (size_t)R * C * n, es = fg_elem_size(el);
+        fg_graph *g = pointwise_graph(el, R, C, n, mix);
+        fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+        ck_assert_int_eq(fg_program_kernel_count(p), 1);
+        const char *src = fg_program_kernel_source(p, 0);
+        if (!strstr(src, "__kernel") || strstr(src, "fgk_c0 = "))
+          ck_assert_msg((strstr(src, "fgk_j = fgk_c0") != NULL) == !mix,
+                        "%s %s x%d: flat loop %s", mix ? "mix" : "chan",
+                        fg_elem_name(el), n,
+                        mix ? "though elements mix" : "missing");
+        uint8_t *x = malloc(N * es), *o = malloc(N * es);
+        for (size_t i = 0; i < N; i++) {
+          uint64_t r = rng_next(&rg);
+          switch (el) {
+          case FG_U8: ((uint8_t *)x)[i] = (uint8_t)r; break;
+          case FG_U16: ((uint16_t *)x)[i] = (uint16_t)r; break;
+          case FG_I16: ((int16_t *)x)[i] = (int16_t)r; break;
+          default: ((float *)x)[i] = (float)((int)(r % 4096) - 2048) * 0.25f;
+          }
+        }
+        run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o});
+        for (int row = 0; row < R; row++)
+          for (int col = 0; col < C; col++)
+            for (int k = 0; k < n; k++) {
+              size_t px = ((size_t)row * C + col) * n;
+              double want;
+              if (mix) {
+                want = elem_get(el, x, px + k) + elem_get(el, x, px + n - 1 - k);
+              } else {
+                /* exact in float: 1.25 x and x / 2 on coarse grids */
+                double v = elem_get(el, x, px + k) * 1.25 + col * 0.5;
+                if (el != FG_F32) {
+                  double lo = el == FG_I16 ? -32768 : 0;
+                  double hi = el == FG_U8 ? 255 : el == FG_U16 ? 65535 : 32767;
+                  v = rint(v);
+                  v = v < lo ? lo : v > hi ? hi : v;
+                }
+                want = v * 2;
+              }
+              /* integers wrap */
+              if (el == FG_U8)
+                want = (uint8_t)(long)want;
+              else if (el == FG_U16)
+                want = (uint16_t)(long)want;
+              else if (el == FG_I16)
+                want = (int16_t)(uint16_t)(long)want;
+              double got = elem_get(el, o, px + k);
+              ck_assert_msg(got == want, "%s %s x%d %dx%d at (%d, %d, %d): "
+                            "%g, want %g", mix ? "mix" : "chan",
+                            fg_elem_name(el), n, R, C, row, col, k, got, want);
+            }
+        free(x);
+        free(o);
+        fg_program_free(p);
+        fg_graph_free(g);
+      }
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* The built-in pointwise operators write each element's chain apart
+ * (a swizzle .k, a scalar chain, a vector literal of the results):
+ * scale_offset, and to_unit then scale_offset fused, must take the flat
+ * loop too (element 0's chain standing for every element's), while
+ * "perm", written per element as (.y, .x, .z, .w), mixes elements and
+ * must not.  Compared with C over u8 x3/x4, u16 x3 and f32 x3. */
+static fg_graph *ops_graph(fg_elem el, int R, int C, int n, int which) {
+  fg_type t = fg_type_vector(el, fg_shape2(R, C), n);
+  fg_graph *g = fg_graph_new("ops");
+  fg_field *x = fg_input(g, "x", t), *y;
+  if (which == 0) {
+    y = fg_scale_offset(g, x, 1.5, -7.0);
+  } else if (which == 1) {
+    y = fg_scale_offset(g, fg_to_unit(g, x), 3.0, 0.5);
+  } else {
+    fg_op *op = fg_op_begin(g, "perm", 1, &t);
+    fg_expr *v = fg_tensor_var(op, x);
+    fg_assign(v, fg_read_tensor(op, x));
+    static const char *const c[] = {"y", "x", "z", "w"};
+    fg_expr *e[4];
+    for (int k = 0; k < n; k++)
+      e[k] = fg_add(fg_swizzle(v, c[k]), fg_swizzle(v, c[k]));
+    fg_write_tensor(op, 0, n == 3 ? fg_vector(el, 3, 3, e[0], e[1], e[2])
+                                  : fg_vector(el, 4, 4, e[0], e[1], e[2],
+                                              e[3]));
+    y = fg_op_end(op);
+  }
+  fg_output(g, "out", y);
+  return g;
+}
+
+START_TEST(test_fuse_pointwise_ops_flat_loop) {
+  static const struct { fg_elem el; int n; } kind[] = {
+    {FG_U8, 3}, {FG_U8, 4}, {FG_U16, 3}, {FG_F32, 3}};
+  static const int size[][2] = {{1, 1}, {3, 5}, {2, 17}, {3, 70}};
+  fg_context *ctx = tu_context();
+  rng rg = {0x5ca1e0ffull};
+  for (size_t kd = 0; kd < sizeof kind / sizeof kind[0]; kd++)
+    for (int which = 0; which < 3; which++)
+      for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+        const fg_elem el = kind[kd].el;
+        const int n = kind[kd].n, R = size[s][0], C = size[s][1];
+        const size_t N = (size_t)R * C * n, es = fg_elem_size(el);
+        /* to_unit's result is f32 */
+        const fg_elem oel = which == 1 ? FG_F32 : el;
+        fg_graph *g = ops_graph(el, R, C, n, which);
+        fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+        ck_assert_int_eq(fg_program_kernel_count(p), 1);
+        const char *src = fg_program_kernel_source(p, 0);
+        if (!strstr(src, "__kernel") || strstr(src, "fgk_c0 = "))
+          ck_assert_msg((strstr(src, "fgk_j = fgk_c0") != NULL) ==
+                            (which != 2),
+                        "op %d %s x%d: flat loop %s", which, fg_elem_name(el),
+                        n, which == 2 ? "though elements mix" : "missing");
+        uint8_t *x = malloc(N * es), *o = malloc(N * 4);
+        for (size_t i = 0; i < N; i++) {
+          uint64_t r = rng_next(&rg);
+          switch (el) {
+          case FG_U8: ((uint8_t *)x)[i] = (uint8_t)r; break;
+          case FG_U16: ((uint16_t *)x)[i] = (uint16_t)r; break;
+          default: ((float *)x)[i] = (float)((int)(r % 4096) - 2048) * 0.25f;
+          }
+        }
+        run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o});
+        for (size_t i = 0; i < N; i++) {
+          size_t k = i % (size_t)n;
+          double want;
+          if (which == 2) {
+            size_t j = i - k + (k == 0 ? 1 : k == 1 ? 0 : k);
+            want = elem_get(el, x, j) * 2;
+            if (el == FG_U8)
+              want = (uint8_t)(long)want;
+            else if (el == FG_U16)
+              want = (uint16_t)(long)want;
+          } else {
+            float v = (float)elem_get(el, x, i);
+            if (which == 1 && el != FG_F32)
+              v = v / (el == FG_U8 ? 255.0f : 65535.0f);
+            volatile float prod = v * (which ? 3.0f : 1.5f);
+            float w = prod + (which ? 0.5f : -7.0f);
+            if (oel != FG_F32) {
+              float hi = el == FG_U8 ? 255.0f : 65535.0f;
+              w = rintf(w);
+              w = w <= 0 ? 0 : w >= hi ? hi : w;
+            }
+            want = w;
+          }
+          double got = elem_get(oel, o, i);
+          ck_assert_msg(got == want, "op %d %s x%d %dx%d element %zu: %g, "
+                        "want %g", which, fg_elem_name(el), n, R, C, i, got,
+                        want);
+        }
+        free(x);
+        free(o);
+        fg_program_free(p);
+        fg_graph_free(g);
+      }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* Reversed columns, as a flip reads them: out(r, c) = x(r, W + k - c)
  * for k = -1 (fg_flip's), -3 and 2, and y(r, Wy - 1 - c) with y narrower
  * than the threads.  On the CPU the columns where such a read lies in
@@ -2059,6 +2278,8 @@ int main(void) {
   tcase_add_test(tc, test_fuse_blur_then_pointwise);
   tcase_add_test(tc, test_fuse_stencil_edges_match_clamped_c);
   tcase_add_test(tc, test_fuse_stencil_channels_flat_interior);
+  tcase_add_test(tc, test_fuse_pointwise_channels_flat_loop);
+  tcase_add_test(tc, test_fuse_pointwise_ops_flat_loop);
   tcase_add_test(tc, test_fuse_reversed_columns_match_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);

@@ -646,6 +646,13 @@ START_TEST(test_ops_cast_sat_vectors_edges) {
                         !strstr(src, "fgk_sat_ushort4"),
                     "kernel %s converts through a vector helper",
                     fg_program_kernel_name(p, k));
+    /* u8 and u16 clamp with two comparisons (a max and a min), NaN
+     * falling to 0 with the values below */
+    if (!strstr(src, "__kernel") && strstr(src, "fgk_sat_uchar_float("))
+      ck_assert_msg(strstr(src, "(v > (float)0 ? v < (float)255 ? v : "
+                                "(float)255 : (float)0)") != NULL,
+                    "kernel %s: u8 saturation not as max and min",
+                    fg_program_kernel_name(p, k));
   }
   ck_assert_int_eq(fg_program_run(p, 2, (const void *[]){x3, x4}, 4,
                                   (void *[]){o8, o32, ou32, o16}),
