@@ -642,7 +642,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
    * input is small enough (emit/index32.c) */
   bool i32 = fge_index32(e);
   if (i32) {
-    fgu_buf_puts(o, "#define fgk_at fgk_at32\nstatic void fgk_threads32(");
+    fgu_buf_puts(o, "#define fgk_at fgk_at32\n#define fgk_tap4 fgk_tap4_32\n"
+                 "static void fgk_threads32(");
     for (int i = 0; i < k->n_in; i++)
       c_buffer(o, 0, "in", i, i, k->in_type[i], true);
     for (int i = 0; i < k->n_out; i++)
@@ -654,7 +655,7 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     if (e->out.s)
       fgu_buf_puts(o, e->out.s);
     fgu_buf_puts(o, C_CLOSE_KERNEL);
-    fgu_buf_puts(o, "#undef fgk_at\n");
+    fgu_buf_puts(o, "#undef fgk_at\n#undef fgk_tap4\n");
   }
   /* the threads run in a function taking the buffers as restrict
    * parameters: clang draws no-alias facts from those (not from restrict
@@ -902,6 +903,7 @@ const fgk_dialect_i fgk_dialect_c = {
   .scalarize = true,
   .split_stencils = true,
   .flat_interior = true,
+  .word_taps = true,
   .reduce_block_pragma =
     "      #pragma clang loop vectorize(disable) interleave(disable)\n",
   .reduce_vector_fold = true,

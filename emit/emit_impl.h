@@ -10,6 +10,7 @@
  *   reduce.c   reduction kernels' lanes and folds
  *   writer.c   the text writer given to foreign calls
  *   hoist.c    read locations computed once per work-item
+ *   taps.c     gathered small tensors read as one word
  *   expr.c     expressions and the addressing of fields
  *   stencil.c  stencils' interior columns and border rules
  *   flat.c     whether a stencil interior may run over flat elements
@@ -89,6 +90,9 @@ typedef struct fgk_dialect_i {
    * take their row base and column from constants declared once before
    * the body (emit/hoist.c). */
   bool hoist_reads;
+  /* Whether a gathered small tensor of 8- or 16-bit elements is read as
+   * one 32-bit word, each component a shift of it (emit/taps.c). */
+  bool word_taps;
   /* A line before a reduction's loop over blocks of lanes (walk.c), or
    * "": clang's loop vectorizer would widen that loop across blocks (one
    * vector per lane, gathers); kept scalar, the lanes of one block become
@@ -340,6 +344,13 @@ const char *fge_border_suffix(fgk_emitter *e, fg_border b);
  * emits (and clears) as its location within that row, and returns true. */
 bool fge_hoist_base(fgk_emitter *e, const char *buf, const fgk_access *a,
                     int n, bool big, char *ptr, size_t size);
+/* Word taps (emit/taps.c).  The word size (4 bytes) read a of a small
+ * tensor of n elements is loaded as, or 0 when read per component. */
+int fge_tap_word(const fgk_emitter *e, const fgk_access *a, int n);
+/* Emits component c of read a (fge_tap_word nonzero) of buffer buf
+ * through pointer ptr, as a shift of its word. */
+void fge_tap_comp(fgk_emitter *e, const char *buf, const char *ptr,
+                  const fgk_access *a, int n, int c);
 /* Frees the hoisting state. */
 void fge_hoist_free(fgk_emitter *e);
 
