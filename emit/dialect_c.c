@@ -629,6 +629,7 @@ static void c_open_row_loop(fgu_buf *o, const fgk_kernel *k,
 }
 
 #define C_CLOSE_KERNEL "    }\n  }\n}\n"
+#define C_CLOSE_KERNEL_TABLES "    }\n  }\n  }\n}\n"
 
 static void c_thread_loops(fgk_emitter *e, fgu_buf *o);
 
@@ -654,7 +655,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     c_thread_loops(e, o);
     if (e->out.s)
       fgu_buf_puts(o, e->out.s);
-    fgu_buf_puts(o, C_CLOSE_KERNEL);
+    fgu_buf_puts(o, e->coltab_pre_text.s ? C_CLOSE_KERNEL_TABLES
+                                         : C_CLOSE_KERNEL);
     fgu_buf_puts(o, "#undef fgk_at\n#undef fgk_tap4\n");
   }
   /* the threads run in a function taking the buffers as restrict
@@ -782,6 +784,31 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
     "      const int _column = (int)fgk_c;\n"
     "      const long fgk_i = fgk_t * _columns + fgk_c;\n"
     "      (void)_column; (void)fgk_i;\n";
+  const char *c_from = "fgk_c0", *c_to = "fgk_c1";
+  if (e->coltab_pre_text.s) {
+    /* column statements once per block of columns, into tables the
+     * rows' threads read (emit/coltab.c) */
+    /* blocks as wide as 128 KiB of tables allow, at least 256 and at
+     * most 8192 columns: a narrower block re-walks the rows more often,
+     * which cost a warp a third of its time at 1024 */
+    int cb = 8192;
+    while (cb > 256 && (size_t)cb * 8 * (size_t)e->n_coltab_tables > 131072)
+      cb /= 2;
+    fgu_buf_printf(o, "  enum { fgk_CB = %d };\n", cb);
+    if (e->coltab_decl.s)
+      fgu_buf_puts(o, e->coltab_decl.s);
+    fgu_buf_puts(o, "  for (long fgk_cb = fgk_c0; fgk_cb < fgk_c1; "
+                 "fgk_cb += fgk_CB) {\n"
+                 "    const long fgk_ce = fgk_c1 - fgk_cb < fgk_CB ? fgk_c1 "
+                 ": fgk_cb + fgk_CB;\n"
+                 "    for (long fgk_c = fgk_cb; fgk_c < fgk_ce; ++fgk_c) {\n"
+                 "      const int _column = (int)fgk_c;\n"
+                 "      (void)_column;\n");
+    fgu_buf_puts(o, e->coltab_pre_text.s);
+    fgu_buf_puts(o, "    }\n");
+    c_from = "fgk_cb";
+    c_to = "fgk_ce";
+  }
   c_open_row_loop(o, k, "_rows");
   fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
@@ -812,8 +839,8 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
       fgu_buf_puts(o, "    #pragma clang loop interleave_count(2)\n");
     else
       fgu_buf_puts(o, jam);
-    fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
-                 "{\n");
+    fgu_buf_printf(o, "    for (long fgk_c = %s; fgk_c < %s; ++fgk_c) "
+                   "{\n", c_from, c_to);
   }
   fgu_buf_puts(o, thread);
 }
@@ -882,6 +909,8 @@ const fgk_dialect_i fgk_dialect_c = {
   .store = c_store,
   .open_kernel = c_open_kernel,
   .close_kernel = C_CLOSE_KERNEL,
+  .close_kernel_tables = C_CLOSE_KERNEL_TABLES,
+  .column_tables = true,
   .atomic = c_atomic,
   .split_phases = true,
   .phase_open =

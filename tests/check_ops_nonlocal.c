@@ -831,6 +831,65 @@ START_TEST(test_ops_resize_word_taps) {
 }
 END_TEST
 
+/* Nearest and bilinear resizes whose source column, fraction and weights
+ * the CPU kernels compute once per block of columns into tables
+ * (emit/coltab.c; "fgk_col"): outputs wider than the widest block (8192
+ * columns, so several blocks and a partial last one), up and down, odd
+ * sizes, 1 x 1; u8, u16 and i16 of one and three elements, exactly as
+ * the float steps written out here compute them. */
+START_TEST(test_ops_resize_column_tables) {
+  static const struct { fg_elem el; int n; } ty[] = {
+    {FG_U8, 1}, {FG_U8, 3}, {FG_U16, 1}, {FG_I16, 1}};
+  static const int sz[5][4] = {{5, 3001, 1, 9001}, {40, 3001, 70, 8500},
+                                {70, 5003, 41, 1999}, {1, 1, 2, 3},
+                                {6, 9, 13, 8}};
+  for (size_t t = 0; t < sizeof ty / sizeof *ty; t++)
+    for (int z = 0; z < 5; z++) {
+      fg_elem el = ty[t].el;
+      int n = ty[t].n, h = sz[z][0], w = sz[z][1], oh = sz[z][2],
+          ow = sz[z][3];
+      size_t bytes = (size_t)h * w * n * fg_elem_size(el);
+      void *in = random_data(FG_U8, bytes, 90 + 4 * t + (size_t)z);
+      fg_graph *g = fg_graph_new("column_tables");
+      fg_field *x = fg_input(g, "in", fg_type_image(el, h, w, n));
+      out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_NEAREST));
+      out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_BILINEAR));
+      ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+      fg_context *ctx = tu_context();
+      fg_program *p = tu_compile(ctx, g);
+      ck_assert_msg(cpu_source_has(p, "resize", "fgk_col"),
+                    "type %zu size %d: no column tables", t, z);
+      void *out[2];
+      for (int i = 0; i < 2; i++)
+        out[i] = malloc(fg_type_bytes(fg_program_output_type(p, i)));
+      ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 2, out),
+                       FG_OK);
+      for (int y = 0; y < oh; y++)
+        for (int xx = 0; xx < ow; xx++)
+          for (int c = 0; c < n; c++) {
+            size_t i = ((size_t)y * ow + xx) * n + c;
+            long want = (long)tap_ref(el, in, h, w, n,
+                                      (int)((int64_t)y * h / oh),
+                                      (int)((int64_t)xx * w / ow), c,
+                                      FG_BORDER_CLAMP, 0);
+            ck_assert_msg(got_elem(el, out[0], i) == want,
+                          "type %zu size %d nearest at %zu: %ld, want %ld",
+                          t, z, i, got_elem(el, out[0], i), want);
+            want = bilinear_ref(el, in, h, w, n, oh, ow, y, xx, c);
+            ck_assert_msg(got_elem(el, out[1], i) == want,
+                          "type %zu size %d bilinear at %zu: %ld, want %ld",
+                          t, z, i, got_elem(el, out[1], i), want);
+          }
+      free(out[0]);
+      free(out[1]);
+      fg_program_free(p);
+      tu_context_free(ctx);
+      fg_graph_free(g);
+      free(in);
+    }
+}
+END_TEST
+
 START_TEST(test_ops_half_and_double) {
   fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
   void *d = random_data(FG_F32, 17 * 13 * 2, 8);
@@ -1331,6 +1390,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_resize);
   tcase_add_test(tc, test_ops_resize_area_whole_factors);
   tcase_add_test(tc, test_ops_resize_word_taps);
+  tcase_add_test(tc, test_ops_resize_column_tables);
   tcase_add_test(tc, test_ops_half_and_double);
   tcase_add_test(tc, test_ops_histogram);
   tcase_add_test(tc, test_ops_histogram_types);
