@@ -638,6 +638,7 @@ static void c_open_row_loop(fgu_buf *o, const fgk_kernel *k,
 }
 
 #define C_CLOSE_KERNEL "    }\n  }\n}\n"
+#define C_CLOSE_KERNEL_TABLES "    }\n  }\n  }\n}\n"
 
 static void c_thread_loops(fgk_emitter *e, fgu_buf *o);
 
@@ -651,8 +652,9 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
    * input is small enough (emit/index32.c) */
   bool i32 = fge_index32(e);
   if (i32) {
-    fgu_buf_printf(o, "#define fgk_at fgk_at32\n%sstatic void "
-                   "fgk_threads32(", fge_math_c_used(e) ? "FGK_M_THREADS " : "");
+    fgu_buf_printf(o, "#define fgk_at fgk_at32\n#define fgk_tap4 fgk_tap4_32\n"
+                   "%sstatic void fgk_threads32(",
+                   fge_math_c_used(e) ? "FGK_M_THREADS " : "");
     for (int i = 0; i < k->n_in; i++)
       c_buffer(o, 0, "in", i, i, k->in_type[i], true);
     for (int i = 0; i < k->n_out; i++)
@@ -663,8 +665,9 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     c_thread_loops(e, o);
     if (e->out.s)
       fgu_buf_puts(o, e->out.s);
-    fgu_buf_puts(o, C_CLOSE_KERNEL);
-    fgu_buf_puts(o, "#undef fgk_at\n");
+    fgu_buf_puts(o, e->coltab_pre_text.s ? C_CLOSE_KERNEL_TABLES
+                                         : C_CLOSE_KERNEL);
+    fgu_buf_puts(o, "#undef fgk_at\n#undef fgk_tap4\n");
   }
   /* the threads run in a function taking the buffers as restrict
    * parameters: clang draws no-alias facts from those (not from restrict
@@ -792,6 +795,31 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
     "      const int _column = (int)fgk_c;\n"
     "      const long fgk_i = fgk_t * _columns + fgk_c;\n"
     "      (void)_column; (void)fgk_i;\n";
+  const char *c_from = "fgk_c0", *c_to = "fgk_c1";
+  if (e->coltab_pre_text.s) {
+    /* column statements once per block of columns, into tables the
+     * rows' threads read (emit/coltab.c) */
+    /* blocks as wide as 128 KiB of tables allow, at least 256 and at
+     * most 8192 columns: a narrower block re-walks the rows more often,
+     * which cost a warp a third of its time at 1024 */
+    int cb = 8192;
+    while (cb > 256 && (size_t)cb * 8 * (size_t)e->n_coltab_tables > 131072)
+      cb /= 2;
+    fgu_buf_printf(o, "  enum { fgk_CB = %d };\n", cb);
+    if (e->coltab_decl.s)
+      fgu_buf_puts(o, e->coltab_decl.s);
+    fgu_buf_puts(o, "  for (long fgk_cb = fgk_c0; fgk_cb < fgk_c1; "
+                 "fgk_cb += fgk_CB) {\n"
+                 "    const long fgk_ce = fgk_c1 - fgk_cb < fgk_CB ? fgk_c1 "
+                 ": fgk_cb + fgk_CB;\n"
+                 "    for (long fgk_c = fgk_cb; fgk_c < fgk_ce; ++fgk_c) {\n"
+                 "      const int _column = (int)fgk_c;\n"
+                 "      (void)_column;\n");
+    fgu_buf_puts(o, e->coltab_pre_text.s);
+    fgu_buf_puts(o, "    }\n");
+    c_from = "fgk_cb";
+    c_to = "fgk_ce";
+  }
   c_open_row_loop(o, k, "_rows");
   fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
@@ -834,12 +862,12 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
       fgu_buf_puts(o, jam);
     int n = e->interior_flat;
     if (n > 1)   /* pointwise, over the row's elements (emit/flat.c) */
-      fgu_buf_printf(o, "    for (long fgk_j = fgk_c0 * %d; fgk_j < fgk_c1 * "
+      fgu_buf_printf(o, "    for (long fgk_j = %s * %d; fgk_j < %s * "
                      "%d; ++fgk_j) {\n      const long fgk_c = fgk_j / %d;\n",
-                     n, n, n);
+                     c_from, n, c_to, n, n);
     else
-      fgu_buf_puts(o, "    for (long fgk_c = fgk_c0; fgk_c < fgk_c1; ++fgk_c) "
-                   "{\n");
+      fgu_buf_printf(o, "    for (long fgk_c = %s; fgk_c < %s; ++fgk_c) "
+                     "{\n", c_from, c_to);
   }
   fgu_buf_puts(o, thread);
 }
@@ -908,6 +936,8 @@ const fgk_dialect_i fgk_dialect_c = {
   .store = c_store,
   .open_kernel = c_open_kernel,
   .close_kernel = C_CLOSE_KERNEL,
+  .close_kernel_tables = C_CLOSE_KERNEL_TABLES,
+  .column_tables = true,
   .atomic = c_atomic,
   .split_phases = true,
   .phase_open =
@@ -929,6 +959,7 @@ const fgk_dialect_i fgk_dialect_c = {
   .scalarize = true,
   .split_stencils = true,
   .flat_interior = true,
+  .word_taps = true,
   .reduce_block_pragma =
     "      #pragma clang loop vectorize(disable) interleave(disable)\n",
   .reduce_vector_fold = true,

@@ -10,6 +10,8 @@
  *   reduce.c   reduction kernels' lanes and folds
  *   writer.c   the text writer given to foreign calls
  *   hoist.c    read locations computed once per work-item
+ *   taps.c     gathered small tensors read as one word
+ *   coltab.c   values of the column alone, in tables per column block
  *   expr.c     expressions and the addressing of fields
  *   stencil.c  stencils' interior columns and border rules
  *   flat.c     whether a stencil interior may run over flat elements
@@ -90,6 +92,15 @@ typedef struct fgk_dialect_i {
    * take their row base and column from constants declared once before
    * the body (emit/hoist.c). */
   bool hoist_reads;
+  /* Whether values that depend only on the column are computed once per
+   * block of columns into tables (emit/coltab.c). */
+  bool column_tables;
+  /* The end of a kernel whose rows run inside a loop over column blocks
+   * (close_kernel and one more brace). */
+  const char *close_kernel_tables;
+  /* Whether a gathered small tensor of 8- or 16-bit elements is read as
+   * one 32-bit word, each component a shift of it (emit/taps.c). */
+  bool word_taps;
   /* A line before a reduction's loop over blocks of lanes (walk.c), or
    * "": clang's loop vectorizer would widen that loop across blocks (one
    * vector per lane, gathers); kept scalar, the lanes of one block become
@@ -159,6 +170,13 @@ struct fgk_emitter {
   int strip;           /* columns one work-item runs as a loop (1: one);
                           > 1 only with fgk_dialect_cl_cpu */
   bool fast_fma;       /* the device's fma is an instruction (math_c.c) */
+  unsigned char *coltab; /* n_coltab: by top-level statement, its class
+                          (emit/coltab.c); NULL: no column tables */
+  int n_coltab;
+  int n_coltab_tables; /* how many column statements have a table */
+  bool coltab_pre;     /* emitting the column blocks' statements */
+  fgu_buf coltab_decl; /* the tables' declarations */
+  fgu_buf coltab_pre_text; /* the loop body filling them */
   int rescan;          /* 0, or 1 + the reduction whose first point the
                           body being emitted looks for (emit/reduce.c):
                           its write compares, every other write is left
@@ -348,6 +366,24 @@ const char *fge_border_suffix(fgk_emitter *e, fg_border b);
  * emits (and clears) as its location within that row, and returns true. */
 bool fge_hoist_base(fgk_emitter *e, const char *buf, const fgk_access *a,
                     int n, bool big, char *ptr, size_t size);
+/* Word taps (emit/taps.c).  The word size (4 bytes) read a of a small
+ * tensor of n elements is loaded as, or 0 when read per component. */
+int fge_tap_word(const fgk_emitter *e, const fgk_access *a, int n);
+/* Emits component c of read a (fge_tap_word nonzero) of buffer buf
+ * through pointer ptr, as a shift of its word. */
+void fge_tap_comp(fgk_emitter *e, const char *buf, const char *ptr,
+                  const fgk_access *a, int n, int c);
+/* Column tables (emit/coltab.c).  Classifies the top-level statements
+ * of a loop- and branch-free body (false when out of memory); e->coltab
+ * stays NULL when none is a column statement. */
+bool fge_coltab_plan(fgk_emitter *e);
+/* The index of top-level statement s, its class in *cls (0 constant,
+ * 1 column, 2 other), or -1. */
+int fge_coltab_index(const fgk_emitter *e, const fgk_stmt *s, int *cls);
+/* Writes the tables' declarations into e->coltab_decl. */
+void fge_coltab_emit(fgk_emitter *e);
+/* Frees the column tables' state. */
+void fge_coltab_free(fgk_emitter *e);
 /* Frees the hoisting state. */
 void fge_hoist_free(fgk_emitter *e);
 

@@ -448,6 +448,10 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
       fgk_putf(e, " - fgk_c) * %d + fgk_j]", n);
       return;
     }
+    if (fge_tap_word(e, a, n)) {
+      fge_tap_comp(e, buf, ptr, a, n, c);
+      return;
+    }
     fgk_putf(e, "%s[", ptr);
     fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
     fgk_putf(e, " + %d]", c);

@@ -328,7 +328,17 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
                                         : "CLK_LOCAL_MEM_FENCE");
     }
     break;
-  case FGK_S_ASSIGN:
+  case FGK_S_ASSIGN: {
+    int cls, i = e->coltab && !e->coltab_pre
+                     ? fge_coltab_index(e, s, &cls) : -1;
+    if (i >= 0 && cls == 1) {
+      /* a column statement: its value from the column block's table */
+      fge_line(e);
+      fgk_ex(e, s->u.assign.lhs);
+      fgk_putf(e, " = fgk_col%d[fgk_c - fgk_cb];\n", i);
+      break;
+    }
+  }
     if (fge_assign(e, s->u.assign.lhs, s->u.assign.rhs))
       break;
     fge_line(e);
@@ -516,10 +526,13 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     fgu_buf_free(&acc);
   }
   /* a pointwise kernel computing every component alike: its whole column
-   * loop runs over the row's elements (emit/flat.c) */
+   * loop runs over the row's elements (emit/flat.c); else values of the
+   * column alone may go to tables (emit/coltab.c) */
   bool stencil = fge_stencil_bounds(&e, NULL);
   if (!stencil)
     e.flat = e.interior_flat = fge_flat_width(&e);
+  if (!e.flat && !fge_coltab_plan(&e))
+    e.out.oom = 1;
   declare_vars(&e, &k->body);
   if (e.per_thread) {
     /* shared variables are zeroed per group, then the body runs in phases
@@ -573,6 +586,30 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     }
   } else {
     block(&e, &k->body);
+    if (e.coltab) {
+      /* the column blocks' loop body: the constant and column statements
+       * in order, each column one's value stored in its table */
+      fgu_buf body = e.out;
+      e.out = (fgu_buf){0};
+      e.coltab_pre = true;
+      declare_vars(&e, &k->body);
+      int i = 0, cls;
+      for (const fgk_stmt *s = k->body.first; s; s = s->next, i++) {
+        if (fge_coltab_index(&e, s, &cls) < 0 || cls == 2)
+          continue;
+        stmt(&e, s);
+        if (cls == 1) {
+          fge_line(&e);
+          fgk_putf(&e, "fgk_col%d[fgk_c - fgk_cb] = ", i);
+          fgk_ex(&e, s->u.assign.lhs);
+          fgk_put(&e, ";\n");
+        }
+      }
+      e.coltab_pre = false;
+      e.coltab_pre_text = e.out;
+      e.out = body;
+      fge_coltab_emit(&e);
+    }
     if (e.hoist.s) {
       /* the read locations the body uses, computed once */
       fgu_buf body = e.out;
@@ -639,9 +676,12 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
   if (e.out.s)
     fgu_buf_puts(&src, e.out.s);
   fgu_buf_puts(&src, fgk_is_reduction(k->reduce) ? e.d->close_reduce
-                                                 : e.d->close_kernel);
+                     : e.coltab_pre_text.s ? e.d->close_kernel_tables
+                                           : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
-             e.zero_locals.oom || e.interior_body.oom || e.hoist.oom;
+             e.zero_locals.oom || e.interior_body.oom || e.hoist.oom ||
+             e.coltab_decl.oom || e.coltab_pre_text.oom;
+  fge_coltab_free(&e);
   fge_hoist_free(&e);
   free(e.flat_skip);
   fgu_buf_free(&e.interior_body);

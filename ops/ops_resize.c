@@ -204,9 +204,13 @@ fg_field *fg_resize(fg_graph *g, fg_field *in, int64_t rows, int64_t cols,
         fg_div(fg_mul(fg_convert(fg_column(op), FG_I64, 1),
                       fg_convert(fgo_cols_x(op, in), FG_I64, 1)),
                fg_convert(fg_columns(op), FG_I64, 1));
-    fg_write_tensor(op, 0,
-                    fgo_read(op, in, fg_convert(r, FG_I32, 1),
-                                 fg_convert(c, FG_I32, 1)));
+    /* each coordinate a variable: the column's is then a statement of
+     * the column alone, which the C dialect computes once per column
+     * (emit/coltab.c) */
+    fg_expr *rv = fg_var(op, FG_I32, 1), *cv = fg_var(op, FG_I32, 1);
+    fg_assign(rv, fg_convert(r, FG_I32, 1));
+    fg_assign(cv, fg_convert(c, FG_I32, 1));
+    fg_write_tensor(op, 0, fgo_read(op, in, rv, cv));
     return fg_op_end(op);
   }
   fg_expr *v, *sv = fg_var(op, ae, shrink ? 3 : 2);

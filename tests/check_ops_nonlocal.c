@@ -662,6 +662,234 @@ START_TEST(test_ops_resize_area_whole_factors) {
 }
 END_TEST
 
+/* ---- gathered small tensors of narrow elements (emit/taps.c) ---------- */
+
+/* Element c of pixel (y, x) of an h x w image of n elements of el (u8,
+ * u16 or i16) under border b (constant: cval). */
+static float tap_ref(fg_elem el, const void *p, int h, int w, int n, int y,
+                     int x, int c, fg_border b, float cval) {
+  int64_t yy = border_ref(y, h, b), xx = border_ref(x, w, b);
+  if (yy < 0 || xx < 0)
+    return cval;
+  size_t i = ((size_t)yy * w + xx) * n + c;
+  return el == FG_U8    ? ((const uint8_t *)p)[i]
+         : el == FG_U16 ? ((const uint16_t *)p)[i]
+                        : ((const int16_t *)p)[i];
+}
+
+/* v rounded to nearest even and saturated to el, as an int. */
+static long sat_ref(fg_elem el, float v) {
+  float r = rintf(v);
+  float lo = el == FG_I16 ? -32768 : 0;
+  float hi = el == FG_U8 ? 255 : el == FG_U16 ? 65535 : 32767;
+  return r <= lo ? (long)lo : r >= hi ? (long)hi : (long)r;
+}
+
+static long got_elem(fg_elem el, const void *p, size_t i) {
+  return el == FG_U8    ? ((const uint8_t *)p)[i]
+         : el == FG_U16 ? ((const uint16_t *)p)[i]
+                        : ((const int16_t *)p)[i];
+}
+
+/* One bilinear output element, the library's float steps one by one
+ * (volatile: no contraction), clamped taps. */
+static long bilinear_ref(fg_elem el, const void *p, int h, int w, int n,
+                         int oh, int ow, int y, int x, int c) {
+  volatile float sy = (float)((double)h / oh), sx = (float)((double)w / ow);
+  volatile float fy = (float)y + 0.5f, fx = (float)x + 0.5f;
+  fy = fy * sy;
+  fy = fy - 0.5f;
+  fx = fx * sx;
+  fx = fx - 0.5f;
+  float gy = floorf(fy), gx = floorf(fx);
+  int iy = (int)gy, ix = (int)gx;
+  fy = fy - gy;
+  fx = fx - gx;
+  volatile float wx0 = 1.0f - fx, wy0 = 1.0f - fy, acc = 0;
+  for (int r = 0; r < 2; r++) {
+    volatile float row = 0, t;
+    t = tap_ref(el, p, h, w, n, iy + r, ix, c, FG_BORDER_CLAMP, 0) * wx0;
+    row = row + t;
+    t = tap_ref(el, p, h, w, n, iy + r, ix + 1, c, FG_BORDER_CLAMP, 0) * fx;
+    row = row + t;
+    t = row * (r ? fy : wy0);
+    acc = acc + t;
+  }
+  return sat_ref(el, acc);
+}
+
+/* Whether a CPU kernel of p named like name holds text (OpenCL kernels,
+ * "__kernel", say nothing: true). */
+static bool cpu_source_has(fg_program *p, const char *name,
+                           const char *text) {
+  for (int k = 0; k < fg_program_kernel_count(p); k++) {
+    const char *src = fg_program_kernel_source(p, k);
+    if (strstr(fg_program_kernel_name(p, k), name) &&
+        !strstr(src, "__kernel") && !strstr(src, text))
+      return false;
+  }
+  return true;
+}
+
+/* Nearest and bilinear resizes (down and up, sizes of no vector width)
+ * and nearest warps under every border rule of u8, u16 and i16 images of
+ * 2-4 elements, exactly as the float steps written out here compute them.
+ * Their taps are gathers: the CPU kernels read each of at most 4 bytes as
+ * one word (fgk_tap4), the last pixels' words ending at the end of the
+ * input (allocated to its size, no slack); a 1 x 1 u8x3 image has fewer
+ * bytes than a word, and 6- and 8-byte tensors more: read per element. */
+START_TEST(test_ops_resize_word_taps) {
+  static const struct { fg_elem el; int n, h, w; const char *tap; } ty[] = {
+    {FG_U8, 3, 7, 5, "fgk_tap4("},  {FG_U8, 2, 9, 6, "fgk_tap4("},
+    {FG_U8, 4, 5, 11, "fgk_tap4("}, {FG_U16, 3, 7, 5, NULL},
+    {FG_U16, 2, 3, 9, "fgk_tap4("}, {FG_I16, 2, 6, 7, "fgk_tap4("},
+    {FG_I16, 4, 6, 7, NULL},        {FG_U8, 3, 1, 1, NULL}};
+  static const int osz[3][2] = {{3, 4}, {11, 13}, {2, 17}};
+  const double m[6] = {0.93, 0.21, -3.5, -0.17, 1.07, 2.25};
+  for (size_t t = 0; t < sizeof ty / sizeof *ty; t++) {
+    fg_elem el = ty[t].el;
+    int n = ty[t].n, h = ty[t].h, w = ty[t].w;
+    size_t bytes = (size_t)h * w * n * fg_elem_size(el);
+    void *d = random_data(el == FG_I16 ? FG_U16 : el, bytes, 40 + t);
+    void *in = malloc(bytes);      /* no slack after the last pixel */
+    memcpy(in, d, bytes);
+    fg_graph *g = fg_graph_new("word_taps");
+    fg_field *x = fg_input(g, "in", fg_type_image(el, h, w, n));
+    for (int o = 0; o < 3; o++) {
+      out_n(g, fg_resize(g, x, osz[o][0], osz[o][1], FG_INTERP_NEAREST));
+      out_n(g, fg_resize(g, x, osz[o][0], osz[o][1], FG_INTERP_BILINEAR));
+    }
+    for (int b = 0; b < 5; b++)
+      out_n(g, fg_warp_affine(g, x, m, 8, 9, FG_INTERP_NEAREST, borders[b],
+                              7));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    fg_context *ctx = tu_context();
+    fg_program *p = tu_compile(ctx, g);
+    ck_assert_msg(cpu_source_has(p, "resize", ty[t].tap ? ty[t].tap
+                                                        : "fgk_at"),
+                  "type %zu: the taps' reads", t);
+    ck_assert_msg(cpu_source_has(p, "warp", ty[t].tap ? ty[t].tap
+                                                      : "fgk_at"),
+                  "type %zu: the warps' reads", t);
+    ck_assert_msg(ty[t].tap || cpu_source_has(p, "resize", "in0["),
+                  "type %zu: bytewise reads", t);
+    void *out[11];
+    for (int i = 0; i < 11; i++)
+      out[i] = malloc(fg_type_bytes(fg_program_output_type(p, i)));
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 11, out),
+                     FG_OK);
+    for (int o = 0; o < 3; o++) {
+      int oh = osz[o][0], ow = osz[o][1];
+      for (int y = 0; y < oh; y++)
+        for (int xx = 0; xx < ow; xx++)
+          for (int c = 0; c < n; c++) {
+            size_t i = ((size_t)y * ow + xx) * n + c;
+            long want = (long)tap_ref(el, in, h, w, n,
+                                      (int)((int64_t)y * h / oh),
+                                      (int)((int64_t)xx * w / ow), c,
+                                      FG_BORDER_CLAMP, 0);
+            ck_assert_msg(got_elem(el, out[2 * o], i) == want,
+                          "type %zu nearest %dx%d at %zu: %ld, want %ld", t,
+                          oh, ow, i, got_elem(el, out[2 * o], i), want);
+            want = bilinear_ref(el, in, h, w, n, oh, ow, y, xx, c);
+            ck_assert_msg(got_elem(el, out[2 * o + 1], i) == want,
+                          "type %zu bilinear %dx%d at %zu: %ld, want %ld", t,
+                          oh, ow, i, got_elem(el, out[2 * o + 1], i), want);
+          }
+    }
+    for (int b = 0; b < 5; b++)
+      for (int y = 0; y < 8; y++)
+        for (int xx = 0; xx < 9; xx++) {
+          volatile float sx = (float)m[2], sy = (float)m[5], q;
+          q = (float)xx * (float)m[0];
+          sx = sx + q;
+          q = (float)y * (float)m[1];
+          sx = sx + q;
+          q = (float)xx * (float)m[3];
+          sy = sy + q;
+          q = (float)y * (float)m[4];
+          sy = sy + q;
+          int ix = (int)floorf(sx + 0.5f), iy = (int)floorf(sy + 0.5f);
+          for (int c = 0; c < n; c++) {
+            size_t i = ((size_t)y * 9 + xx) * n + c;
+            long want = (long)tap_ref(el, in, h, w, n, iy, ix, c, borders[b],
+                                      7);
+            ck_assert_msg(got_elem(el, out[6 + b], i) == want,
+                          "type %zu warp %s at %zu: %ld, want %ld", t,
+                          border_names[b], i, got_elem(el, out[6 + b], i),
+                          want);
+          }
+        }
+    for (int i = 0; i < 11; i++)
+      free(out[i]);
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+    free(in);
+    free(d);
+  }
+}
+END_TEST
+
+/* Nearest and bilinear resizes whose source column, fraction and weights
+ * the CPU kernels compute once per block of columns into tables
+ * (emit/coltab.c; "fgk_col"): outputs wider than the widest block (8192
+ * columns, so several blocks and a partial last one), up and down, odd
+ * sizes, 1 x 1; u8, u16 and i16 of one and three elements, exactly as
+ * the float steps written out here compute them. */
+START_TEST(test_ops_resize_column_tables) {
+  static const struct { fg_elem el; int n; } ty[] = {
+    {FG_U8, 1}, {FG_U8, 3}, {FG_U16, 1}, {FG_I16, 1}};
+  static const int sz[5][4] = {{5, 3001, 1, 9001}, {40, 3001, 70, 8500},
+                                {70, 5003, 41, 1999}, {1, 1, 2, 3},
+                                {6, 9, 13, 8}};
+  for (size_t t = 0; t < sizeof ty / sizeof *ty; t++)
+    for (int z = 0; z < 5; z++) {
+      fg_elem el = ty[t].el;
+      int n = ty[t].n, h = sz[z][0], w = sz[z][1], oh = sz[z][2],
+          ow = sz[z][3];
+      size_t bytes = (size_t)h * w * n * fg_elem_size(el);
+      void *in = random_data(FG_U8, bytes, 90 + 4 * t + (size_t)z);
+      fg_graph *g = fg_graph_new("column_tables");
+      fg_field *x = fg_input(g, "in", fg_type_image(el, h, w, n));
+      out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_NEAREST));
+      out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_BILINEAR));
+      ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+      fg_context *ctx = tu_context();
+      fg_program *p = tu_compile(ctx, g);
+      ck_assert_msg(cpu_source_has(p, "resize", "fgk_col"),
+                    "type %zu size %d: no column tables", t, z);
+      void *out[2];
+      for (int i = 0; i < 2; i++)
+        out[i] = malloc(fg_type_bytes(fg_program_output_type(p, i)));
+      ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 2, out),
+                       FG_OK);
+      for (int y = 0; y < oh; y++)
+        for (int xx = 0; xx < ow; xx++)
+          for (int c = 0; c < n; c++) {
+            size_t i = ((size_t)y * ow + xx) * n + c;
+            long want = (long)tap_ref(el, in, h, w, n,
+                                      (int)((int64_t)y * h / oh),
+                                      (int)((int64_t)xx * w / ow), c,
+                                      FG_BORDER_CLAMP, 0);
+            ck_assert_msg(got_elem(el, out[0], i) == want,
+                          "type %zu size %d nearest at %zu: %ld, want %ld",
+                          t, z, i, got_elem(el, out[0], i), want);
+            want = bilinear_ref(el, in, h, w, n, oh, ow, y, xx, c);
+            ck_assert_msg(got_elem(el, out[1], i) == want,
+                          "type %zu size %d bilinear at %zu: %ld, want %ld",
+                          t, z, i, got_elem(el, out[1], i), want);
+          }
+      free(out[0]);
+      free(out[1]);
+      fg_program_free(p);
+      tu_context_free(ctx);
+      fg_graph_free(g);
+      free(in);
+    }
+}
+END_TEST
+
 START_TEST(test_ops_half_and_double) {
   fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
   void *d = random_data(FG_F32, 17 * 13 * 2, 8);
@@ -1161,6 +1389,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_warp_affine);
   tcase_add_test(tc, test_ops_resize);
   tcase_add_test(tc, test_ops_resize_area_whole_factors);
+  tcase_add_test(tc, test_ops_resize_word_taps);
+  tcase_add_test(tc, test_ops_resize_column_tables);
   tcase_add_test(tc, test_ops_half_and_double);
   tcase_add_test(tc, test_ops_histogram);
   tcase_add_test(tc, test_ops_histogram_types);
