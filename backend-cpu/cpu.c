@@ -269,8 +269,8 @@ static fg_status cpu_upload(fg__backend *be, fg__buffer *dst, const void *src,
 }
 
 /* One launch split into tiles: rows of the flattened (layer, row) index,
- * or column ranges when there is only one row.  Lives until the last tile
- * finished. */
+ * or column ranges over every row when there are fewer rows than tiles
+ * wanted.  Lives until the last tile finished. */
 typedef struct launch {
   fgc_kernel_fn fn;
   const int64_t *dims;
@@ -291,7 +291,7 @@ static void run_tile(void *arg, int64_t t) {
     return;
   if (l->by_columns) {
     int64_t b = a + l->tile < l->cols ? a + l->tile : l->cols;
-    l->fn(l->ptr, l->dims, 0, 1, a, b, l->stop);
+    l->fn(l->ptr, l->dims, 0, l->rows, a, b, l->stop);
   } else {
     int64_t b = a + l->tile < l->rows ? a + l->tile : l->rows;
     l->fn(l->ptr, l->dims, a, b, 0, l->cols, l->stop);

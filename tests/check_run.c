@@ -134,6 +134,48 @@ static void check_int_arith(fg_elem e) {
   fg_graph_free(g);
 }
 
+/* Few rows and many columns: the CPU backend splits such a launch by
+ * columns, and every row of each column range must be computed (it once
+ * ran row 0 only).  Shapes with 1 to 7 rows (and layers), each point a
+ * function of its coordinates, every type of thread count. */
+START_TEST(test_run_few_rows_many_columns_every_row) {
+  const int64_t shapes[][3] = {{1, 2, 9001}, {1, 3, 9001}, {1, 7, 4099},
+                               {2, 3, 6007}, {3, 1, 8191}, {1, 1, 40000}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    const int64_t L = shapes[s][0], R = shapes[s][1], C = shapes[s][2];
+    fg_graph *g = fg_graph_new("few_rows");
+    fg_field *in = fg_input(g, "in", fg_type_scalar(FG_I32,
+                                                     fg_shape3(L, R, C)));
+    fg_op *op = fg_op_begin(g, "mark", 1, (fg_type[]){fg_field_type(in)});
+    fg_expr *v = fg_add(fg_read_tensor(op, in),
+                        fg_add(fg_mul(fg_layer(op), fg_int(op, 1000000)),
+                               fg_add(fg_mul(fg_row(op), fg_int(op, 100000)),
+                                      fg_column(op))));
+    fg_write_tensor(op, 0, v);
+    fg_output(g, "out", fg_op_end(op));
+    size_t n = (size_t)(L * R * C);
+    int32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    for (size_t i = 0; i < n; i++)
+      a[i] = (int32_t)(i % 7);
+    memset(b, 0xff, n * sizeof *b);
+    tu_run(g, 1, (const void *[]){a}, 1, (void *[]){b});
+    for (int64_t l = 0; l < L; l++)
+      for (int64_t r = 0; r < R; r++)
+        for (int64_t c = 0; c < C; c++) {
+          size_t i = (size_t)((l * R + r) * C + c);
+          int32_t want = a[i] + (int32_t)(l * 1000000 + r * 100000 + c);
+          ck_assert_msg(b[i] == want, "[%lld,%lld,%lld] of %lldx%lldx%lld: "
+                        "%d, expected %d", (long long)l, (long long)r,
+                        (long long)c, (long long)L, (long long)R,
+                        (long long)C, b[i], want);
+        }
+    free(a);
+    free(b);
+    fg_graph_free(g);
+  }
+}
+END_TEST
+
 START_TEST(test_run_integer_vectors_every_type) {
   /* Vector arithmetic does not promote: it wraps in the element type. */
   fg_elem types[] = {FG_U8, FG_I8, FG_U16, FG_I16, FG_U32, FG_I32, FG_U64,
@@ -792,6 +834,7 @@ int main(void) {
   tcase_add_test(tc, test_run_thread_constants_every_dimension);
   tcase_add_test(tc, test_run_kernel_times_count_launches);
   tcase_add_test(tc, test_run_half_large_field_matches_c);
+  tcase_add_test(tc, test_run_few_rows_many_columns_every_row);
   tcase_add_test(tc, test_run_integer_vectors_every_type);
   tcase_add_test(tc, test_run_explicit_reads_clamp_and_writes_drop);
   tcase_add_test(tc, test_run_math_builtins_match_libm);
