@@ -4,6 +4,7 @@
  * 0-D constants.  All pointwise. */
 #include "ops_impl.h"
 
+#include <math.h>
 #include <string.h>
 
 static bool is_int(fg_elem e) { return e >= FG_I8 && e <= FG_U64; }
@@ -212,9 +213,34 @@ fg_field *fg_broadcast(fg_graph *g, fg_field *a, fg_shape shape,
   return fg_op_end(op);
 }
 
+/* The open interval (lo, hi) a double must lie in to fit integer type e
+ * once truncated toward zero (bounds exact in double); false for
+ * floats. */
+static bool int_range(fg_elem e, double *lo, double *hi) {
+  static const struct { fg_elem e; double lo, hi; } r[] = {
+      {FG_I8, -129.0, 128.0}, {FG_U8, -1.0, 256.0},
+      {FG_I16, -32769.0, 32768.0}, {FG_U16, -1.0, 65536.0},
+      {FG_I32, -2147483649.0, 2147483648.0}, {FG_U32, -1.0, 4294967296.0},
+      {FG_I64, -9223372036854777856.0, 9223372036854775808.0},
+      {FG_U64, -1.0, 18446744073709551616.0}};
+  for (size_t i = 0; i < sizeof r / sizeof *r; i++)
+    if (r[i].e == e) {
+      *lo = r[i].lo;
+      *hi = r[i].hi;
+      return true;
+    }
+  return false;
+}
+
 fg_field *fg_scalar_constant(fg_graph *g, fg_elem elem, double value) {
   if (!g || fg_graph_status(g) != FG_OK || !elem_ok(g, "scalar_constant", elem))
     return NULL;
+  double lo, hi;
+  if (int_range(elem, &lo, &hi) && !(value > lo && value < hi))
+    return fgo_fail(g, FG_EINVAL, "scalar_constant", "value %.17g does not "
+                    "fit %s (truncated toward zero: it must lie strictly "
+                    "between %.0f and %.0f)", value, fg_elem_name(elem), lo,
+                    hi);
   union {
     int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32;
     uint32_t u32; int64_t i64; uint64_t u64; float f32; double f64;

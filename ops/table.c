@@ -276,6 +276,30 @@ CALL(grey, "fg_rgb_to_grey") {
     return n == 1 ? F0 : fg_channel(g, F0, 0);
   return fg_rgb_to_grey(g, F0);
 }
+/* A 0-D constant of elem's opaque alpha: 1 for floats and bools, else
+ * the type's largest value (exact for 64-bit types too). */
+static fg_field *type_max(fg_graph *g, fg_elem elem) {
+  union {
+    int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32;
+    uint32_t u32; int64_t i64; uint64_t u64; float f32; double f64;
+  } u;
+  memset(&u, 0, sizeof u);
+  switch (elem) {
+  case FG_BOOL: u.u8 = 1; break;
+  case FG_I8: u.i8 = INT8_MAX; break;
+  case FG_U8: u.u8 = UINT8_MAX; break;
+  case FG_I16: u.i16 = INT16_MAX; break;
+  case FG_U16: u.u16 = UINT16_MAX; break;
+  case FG_I32: u.i32 = INT32_MAX; break;
+  case FG_U32: u.u32 = UINT32_MAX; break;
+  case FG_I64: u.i64 = INT64_MAX; break;
+  case FG_U64: u.u64 = UINT64_MAX; break;
+  case FG_F32: u.f32 = 1.0f; break;
+  default: u.f64 = 1.0; break;
+  }
+  return fg_constant(g, "alpha", fg_type_scalar(elem, fg_shape0()), &u);
+}
+
 /* Any image as RGBA: grey spread to three channels, alpha the type's
  * maximum where the image has none. */
 CALL(rgba, "fg_merge") {
@@ -289,9 +313,7 @@ CALL(rgba, "fg_merge") {
     return fg_channels(g, F0, "xxxy");
   if (n == 4)
     return F0;
-  fg_field *one = fg_broadcast(g, fg_scalar_constant(g, t.elem,
-                               t.elem == FG_F32 || t.elem == FG_F64 ? 1.0
-                               : t.elem == FG_U16 ? 65535 : 255), t.field, 1);
+  fg_field *one = fg_broadcast(g, type_max(g, t.elem), t.field, 1);
   fg_field *parts[2] = {F0, one};
   return fg_merge(g, 2, parts);
 }

@@ -100,6 +100,55 @@ START_TEST(test_ops_binary_f32_every_op) {
 }
 END_TEST
 
+/* fg_scalar_constant: an integer type takes the value truncated toward
+ * zero; one that does not fit (or NaN) is an FG_EINVAL naming the value
+ * and the type, where the conversion was undefined behaviour. */
+START_TEST(test_ops_scalar_constant_range) {
+  static const struct { fg_elem e; double v; } bad[] = {
+      {FG_I8, 255}, {FG_I8, -129}, {FG_U8, 256}, {FG_U8, -1},
+      {FG_I16, 32768}, {FG_U16, 65536}, {FG_I32, 2147483648.0},
+      {FG_U32, -1}, {FG_U32, 4294967296.0}, {FG_I64, 9223372036854775808.0},
+      {FG_U64, 18446744073709551616.0}, {FG_U64, -1}, {FG_I32, NAN},
+      {FG_U8, INFINITY}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    fg_graph *g = fg_graph_new("bad_constant");
+    ck_assert_ptr_null(fg_scalar_constant(g, bad[i].e, bad[i].v));
+    ck_assert_int_eq(fg_graph_status(g), FG_EINVAL);
+    const char *m = fg_graph_errmsg(g);
+    ck_assert_msg(strstr(m, "does not fit") &&
+                  strstr(m, fg_elem_name(bad[i].e)), "%s", m);
+    fg_graph_free(g);
+  }
+  /* the edges that fit, truncated toward zero */
+  fg_graph *g = fg_graph_new("edge_constants");
+  fg_shape s1 = fg_shape1(2);
+  fg_output(g, "a", fg_broadcast(g, fg_scalar_constant(g, FG_I8, 127.9), s1,
+                                 1));
+  fg_output(g, "b", fg_broadcast(g, fg_scalar_constant(g, FG_I8, -128.9), s1,
+                                 1));
+  fg_output(g, "c", fg_broadcast(g, fg_scalar_constant(g, FG_U8, -0.5), s1,
+                                 1));
+  fg_output(g, "d", fg_broadcast(g, fg_scalar_constant(
+                                        g, FG_U64, 18446744073709549568.0),
+                                 s1, 1));
+  fg_output(g, "e", fg_broadcast(g, fg_scalar_constant(
+                                        g, FG_I64, -9223372036854775808.0),
+                                 s1, 1));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  int8_t a[2], b[2];
+  uint8_t c[2];
+  uint64_t d[2];
+  int64_t e[2];
+  tu_run(g, 0, NULL, 5, (void *[]){a, b, c, d, e});
+  ck_assert_int_eq(a[1], 127);
+  ck_assert_int_eq(b[1], -128);
+  ck_assert_int_eq(c[1], 0);
+  ck_assert(d[1] == 18446744073709549568ull);
+  ck_assert(e[1] == INT64_MIN);
+  fg_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_ops_binary_integers_wrap_saturate_broadcast) {
   /* u8 RGB (a), a u8 scalar field (b, repeated over the channels), a 0-D
    * i16 constant (c): exact integer results */
@@ -767,6 +816,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_ops_binary_f32_every_op);
   tcase_add_test(tc, test_ops_binary_integers_wrap_saturate_broadcast);
+  tcase_add_test(tc, test_ops_scalar_constant_range);
   tcase_add_test(tc, test_ops_unary_float_and_integer);
   tcase_add_test(tc, test_ops_cast_sat_vectors_edges);
   tcase_add_test(tc, test_ops_where_clamp_scale_and_casts);

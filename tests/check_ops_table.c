@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 
 /* Public operators that no row calls, each with why: the pipeline
  * language reaches them by syntax, or they take what a pipeline cannot
@@ -223,6 +224,36 @@ START_TEST(test_signatures_match_parameters) {
     case FG_OPK_GRAPH: ck_assert_ptr_nonnull(t[i].build); break;
     case FG_OPK_REDUCE: break;
     }
+  }
+}
+END_TEST
+
+/* rgba() of an image without alpha: the alpha is the type's maximum
+ * (1 for floats), exactly, for every element type (an i8 image's was
+ * 255 converted out of range; a 64-bit one's cannot pass a double). */
+START_TEST(test_call_rgba_alpha_is_the_type_maximum) {
+  static const struct { fg_elem e; uint64_t max; } t[] = {
+      {FG_I8, INT8_MAX}, {FG_U8, UINT8_MAX}, {FG_I16, INT16_MAX},
+      {FG_U16, UINT16_MAX}, {FG_I32, INT32_MAX}, {FG_U32, UINT32_MAX},
+      {FG_I64, INT64_MAX}, {FG_U64, UINT64_MAX}};
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    fg_graph *g = fg_graph_new("rgba");
+    fg_field *img = fg_input(g, "rgb", fg_type_vector(t[i].e, fg_shape2(2, 3),
+                                                       3));
+    fg_op_args a = {.field = {img}};
+    fg_output(g, "rgba", fg_ops_call(g, fg_ops_find("rgba"), &a));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    size_t es = fg_elem_size(t[i].e);
+    unsigned char in[6 * 3 * 8] = {0}, out[6 * 4 * 8];
+    tu_run(g, 1, (const void *[]){in}, 1, (void *[]){out});
+    for (int p = 0; p < 6; p++) {
+      uint64_t v = 0;
+      memcpy(&v, out + (size_t)(p * 4 + 3) * es, es);  /* little-endian */
+      ck_assert_msg(v == t[i].max, "%s pixel %d: alpha %llu, expected %llu",
+                    fg_elem_name(t[i].e), p, (unsigned long long)v,
+                    (unsigned long long)t[i].max);
+    }
+    fg_graph_free(g);
   }
 }
 END_TEST
@@ -446,6 +477,7 @@ int main(void) {
   tcase_add_test(tc, test_call_locations_and_reductions);
   tcase_add_test(tc, test_call_tables);
   tcase_add_test(tc, test_call_overlay);
+  tcase_add_test(tc, test_call_rgba_alpha_is_the_type_maximum);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

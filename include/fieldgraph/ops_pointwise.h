@@ -115,7 +115,9 @@ fg_field *fg_channels(fg_graph *g, fg_field *a, const char *pick);
  * `channels` elements when channels > 1) at every point of shape. */
 fg_field *fg_broadcast(fg_graph *g, fg_field *a, fg_shape shape,
                        int channels);
-/* A 0-D constant field of elem holding value (for broadcasting). */
+/* A 0-D constant field of elem holding value (for broadcasting); an
+ * integer elem takes value truncated toward zero, and a value that does
+ * not fit it (or NaN) is an FG_EINVAL naming both. */
 fg_field *fg_scalar_constant(fg_graph *g, fg_elem elem, double value);
 
 /* ---- colour --------------------------------------------------------------
