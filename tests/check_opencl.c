@@ -462,20 +462,6 @@ START_TEST(test_opencl_strips_match_reference) {
 }
 END_TEST
 
-/* Whether an OpenCL device exists, asked in a child process: OpenCL must
- * not be initialized in main, whose forked tests would inherit a driver
- * whose threads did not survive the fork (STYLE rule 25). */
-static bool device_exists(void) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    fg_device_desc d;
-    int n = 0;
-    _exit(fg_opencl_devices(&d, 1, &n, NULL, 0) == FG_OK && n > 0 ? 0 : 1);
-  }
-  int st;
-  return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-         WEXITSTATUS(st) == 0;
-}
 
 START_TEST(test_opencl_reductions_bit_identical_to_cpu) {
   /* the order of a reduction depends only on the field's size */
@@ -515,7 +501,7 @@ START_TEST(test_opencl_reductions_bit_identical_to_cpu) {
 END_TEST
 
 int main(void) {
-  if (!device_exists()) {
+  if (!tu_opencl_device_exists()) {
     const char *req = getenv("FG_REQUIRE_OPENCL");
     fprintf(stderr, "check_opencl: no OpenCL device%s\n",
             req && *req ? " (FG_REQUIRE_OPENCL is set: failing)" : "");

@@ -369,20 +369,9 @@ START_TEST(test_zero_copy_refuses_in_place_runs) {
 }
 END_TEST
 
-static bool device_exists(void) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    fg_device_desc d;
-    int n = 0;
-    _exit(fg_opencl_devices(&d, 1, &n, NULL, 0) == FG_OK && n > 0 ? 0 : 1);
-  }
-  int st;
-  return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-         WEXITSTATUS(st) == 0;
-}
 
 int main(void) {
-  if (!device_exists()) {
+  if (!tu_opencl_device_exists()) {
     const char *req = getenv("FG_REQUIRE_OPENCL");
     fprintf(stderr, "check_zero_copy: no OpenCL device%s\n",
             req && *req ? " (FG_REQUIRE_OPENCL is set: failing)" : "");

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* A context on the backend named by $FG_TEST_BACKEND ("cpu" default). */
 static inline fg_context *tu_context(void) {
@@ -50,6 +51,21 @@ static inline void tu_context_free(fg_context *ctx) {
 static inline fg_context *tu_context_renew(fg_context *ctx) {
   tu_context_free(ctx);
   return tu_context();
+}
+
+/* Whether an OpenCL device exists, asked in a child process: OpenCL must
+ * not be initialized in main, whose forked tests would inherit a driver
+ * whose threads did not survive the fork (STYLE rule 25). */
+static inline bool tu_opencl_device_exists(void) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    fg_device_desc d;
+    int n = 0;
+    _exit(fg_opencl_devices(&d, 1, &n, NULL, 0) == FG_OK && n > 0 ? 0 : 1);
+  }
+  int st;
+  return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+         WEXITSTATUS(st) == 0;
 }
 
 /* Compiles g in ctx, failing the test with the message on error. */
