@@ -72,6 +72,13 @@ fg_status fgcl_devices(fgcl_device_info **out, int *n, char *err,
 int fgcl_select(const fgcl_device_info *list, int n, const char *selector,
                 char *err, size_t errlen);
 
+/* ---- opencl.c ----------------------------------------------------------- */
+
+/* How many OpenCL contexts of this process were still referenced by an
+ * object of the backend's (an event, a buffer, a queue) when their
+ * fieldgraph context was freed: 0 unless something leaked (tests). */
+unsigned fgcl_contexts_outlived(void);
+
 /* ---- build.c ------------------------------------------------------------ */
 
 /* Builds an OpenCL program for one device, through an on-disk cache of

@@ -10,10 +10,12 @@
 #include "emit/abi.h"
 #include "runtime/backend.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct fg__kbin {
   cl_program prog;
@@ -198,7 +200,6 @@ typedef struct cl_pending {
   fg__done_fn done;
   void *arg;
   cl_event ev;
-  bool release;              /* the runtime did not take the event */
   char what[200];            /* "kernel 'x'" or the copy, for messages */
   char device[160];
 } cl_pending;
@@ -214,8 +215,7 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *user) {
   } else {
     p->done(p->arg, FG_OK, NULL);
   }
-  if (p->release)
-    clReleaseEvent(ev);
+  clReleaseEvent(ev);           /* the reference the enqueue made */
   free(p);
 }
 
@@ -242,7 +242,6 @@ static fg_status watch(cl_backend *cb, cl_event ev, const fg__async *a,
   p->done = a->done;
   p->arg = a->arg;
   p->ev = ev;
-  p->release = !a->ev;
   snprintf(p->what, sizeof p->what, "%s", what);
   snprintf(p->device, sizeof p->device, "%s", cb->dev.name);
   if (a->ev) {
@@ -519,6 +518,29 @@ static void ocl_stop(fg__backend *be, const int *flag) {
     fgcl_stops_signal(cb->stops, flag);
 }
 
+/* Contexts that something of ours still held when their backend ended:
+ * each one leaked (a CUDA context costs hundreds of MB of host memory,
+ * so a process that made contexts one after another ran out of them). */
+static atomic_uint outlived;
+
+unsigned fgcl_contexts_outlived(void) { return atomic_load(&outlived); }
+
+/* Whether ctx has references besides ours once everything the backend
+ * made is released.  A driver may still be running a completion callback,
+ * which holds its event (and so the context) a moment after clFinish: the
+ * count gets a second to settle. */
+static bool context_outlives(cl_context ctx) {
+  for (int i = 0; i < 1000; i++) {
+    cl_uint refs = 0;
+    if (clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs,
+                         NULL) != CL_SUCCESS || refs <= 1)
+      return false;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  return true;
+}
+
 static void ocl_destroy(fg__backend *be) {
   cl_backend *cb = (cl_backend *)be;
   fgcl_stops_free(cb->stops);
@@ -526,8 +548,11 @@ static void ocl_destroy(fg__backend *be) {
     clReleaseMemObject(cb->go);
   if (cb->queue)
     clReleaseCommandQueue(cb->queue);
-  if (cb->ctx)
+  if (cb->ctx) {
+    if (context_outlives(cb->ctx))
+      atomic_fetch_add(&outlived, 1);
     clReleaseContext(cb->ctx);
+  }
   fgtc_cache_close(&cb->cache);
   free(cb);
 }

@@ -319,6 +319,61 @@ START_TEST(test_opencl_agrees_with_cpu) {
 }
 END_TEST
 
+/* Every event, buffer and queue the backend made is released with the
+ * context: an event the runtime waited on kept one reference too many, so
+ * each freed context stayed alive in the driver; on an NVIDIA GPU a suite
+ * making a context per case then failed clCreateContext with
+ * CL_OUT_OF_HOST_MEMORY after some hundreds.  Blocking runs and runs in
+ * flight, with and without zero copy, on a graph of several kernels. */
+START_TEST(test_opencl_freed_contexts_hold_nothing) {
+  fg_shape s = fg_shape2(37, 53);
+  size_t np = 37 * 53;
+  uint8_t *img = calloc(np, 4);
+  int32_t *w = calloc(np, 4);
+  int32_t *io[4];
+  float *fo[4];
+  for (int i = 0; i < 4; i++) {
+    io[i] = malloc(np * 16);
+    fo[i] = malloc(np * 4);
+  }
+  unsigned before = fgcl_contexts_outlived();
+  for (int zc = 0; zc < 2; zc++) {
+    if (zc)
+      setenv("FG_DISABLE", "zero_copy", 1);
+    fg_graph *g = mixed_graph(s);
+    fg_context *ctx = cl_context_in(NULL, NULL);
+    fg_program *p = tu_compile(ctx, g);
+    for (int rep = 0; rep < 2; rep++)
+      ck_assert_int_eq(fg_program_run(p, 2, (const void *[]){img, w}, 2,
+                                      (void *[]){io[0], fo[0]}), FG_OK);
+    fg_run *runs[4];
+    for (int i = 0; i < 4; i++)
+      ck_assert_int_eq(fg_program_start(p, 2, (const void *[]){img, w}, 2,
+                                        (void *[]){io[i], fo[i]}, NULL, NULL,
+                                        &runs[i]),
+                       FG_OK);
+    for (int i = 0; i < 4; i++) {
+      ck_assert_int_eq(fg_run_wait(runs[i]), FG_OK);
+      fg_run_free(runs[i]);
+    }
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+    ck_assert_msg(fgcl_contexts_outlived() == before,
+                  "%u OpenCL context(s) still referenced after "
+                  "fg_context_free (zero copy %s)",
+                  fgcl_contexts_outlived() - before, zc ? "off" : "on");
+  }
+  unsetenv("FG_DISABLE");
+  for (int i = 0; i < 4; i++) {
+    free(io[i]);
+    free(fo[i]);
+  }
+  free(img);
+  free(w);
+}
+END_TEST
+
 /* ---- strips: a CPU device's work-items as loops over columns ---------- */
 
 enum { ST_ROWS = 6, ST_COLS = 150 };  /* strips of 64, 64 and 22 columns */
@@ -517,6 +572,7 @@ int main(void) {
   tcase_add_test(tc, test_opencl_second_process_builds_nothing);
   tcase_add_test(tc, test_opencl_cache_refuses_untrusted_binaries);
   tcase_add_test(tc, test_opencl_agrees_with_cpu);
+  tcase_add_test(tc, test_opencl_freed_contexts_hold_nothing);
   tcase_add_test(tc, test_opencl_reductions_bit_identical_to_cpu);
   tcase_add_test(tc, test_opencl_strips_match_reference);
   suite_add_tcase(s, tc);
