@@ -315,6 +315,15 @@ static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
  * 13.7-14.3 / 13.4-13.9 ms (one pixel per work-item with float4 built-ins
  * before: 287-495 ms on the host loaded more). */
 #define FGCL_CPU_STRIP 64
+/* Rows such a work-item runs when its kernel computes values of the
+ * column alone once into tables (emit/coltab.c): the tables' cost spread
+ * over that many rows, which a work-item reads further apart the more
+ * there are.  Resizes 4000x3000 -> 2000x1500 on PoCL (process CPU time,
+ * 1 / 4 / 8 / 16 / 32 rows): nearest u8x3 11.5 / 8.2-8.9 / 8.4 / 8.4-8.6
+ * / 9.0 ms, bilinear u8x3 13.5 / 12.5-12.9 / 12.6 / 14.9-17.3 / 18.1;
+ * bilinear f32 4096^2 -> 3000^2 31.1 / 24.2-25.8 / 23.4 / 25.3-25.6 /
+ * 36.5. */
+#define FGCL_CPU_STRIP_ROWS 8
 
 /* Whether the host's CPU, which runs a CPU device's kernels, has FMA. */
 static bool host_has_fma(void) {
@@ -446,9 +455,12 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
     return cl_fail(be, rc, "clSetKernelArg", k->name);
   }
   size_t local[3], global[3];
-  /* a work-item of a strip kernel runs d->strip columns (fge_strip) */
+  /* a work-item of a strip kernel runs d->strip columns (fge_strip), of
+   * d->strip_rows rows where it has column tables (fgk_emit_target) */
   size_t strip = d->strip > 1 ? (size_t)d->strip : 1;
   size_t cols = ((size_t)t[2] + strip - 1) / strip;
+  size_t srows = d->strip_rows > 1 ? (size_t)d->strip_rows : 1;
+  size_t rows = ((size_t)t[1] + srows - 1) / srows;
   if (d->kind == FG__LAUNCH_GROUPED) {
     /* the work-group the operator was written for, or an error */
     local[FGE_CL_AXIS_COLUMNS] = (size_t)d->group[1];
@@ -466,7 +478,7 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
                          cb->dev.max_work_item_sizes[0]);
     }
   } else {
-    choose_local(&cb->dev, cols, (size_t)t[1], local);
+    choose_local(&cb->dev, cols, rows, local);
     /* Partials are few work-items that each loop over a long chunk.  On
      * a CPU device a group of one work-item leaves that loop as written
      * (PoCL would otherwise interleave the loops of a group's work-items,
@@ -478,7 +490,7 @@ static fg_status ocl_launch(fg__backend *be, fg__kbin *k,
       local[0] = local[1] = 1;
   }
   global[FGE_CL_AXIS_COLUMNS] = round_up(cols, local[FGE_CL_AXIS_COLUMNS]);
-  global[FGE_CL_AXIS_ROWS] = round_up((size_t)t[1], local[FGE_CL_AXIS_ROWS]);
+  global[FGE_CL_AXIS_ROWS] = round_up(rows, local[FGE_CL_AXIS_ROWS]);
   global[FGE_CL_AXIS_LAYERS] = (size_t)t[0];
   cl_event w[FG_MAX_WAIT], ev;
   cl_uint nw = wait_list(a, w, FG_MAX_WAIT);
@@ -669,6 +681,7 @@ fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
     .local_mem = cb->dev.local_mem_size,
     .f32_div_rounded = cb->dev.fp32_rounded_div,
     .strip = cb->dev.is_gpu ? 1 : FGCL_CPU_STRIP,
+    .strip_rows = FGCL_CPU_STRIP_ROWS,
     .fast_fma = !cb->dev.is_gpu && host_has_fma(),
   };
   *out = &cb->base;

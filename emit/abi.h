@@ -25,7 +25,10 @@
  * flag as a __global volatile const int pointer.  Work-item
  * (column, flattened row) is one thread: global size 0 covers the columns,
  * 1 the rows and 2 the layers, each rounded up to the work-group (the
- * kernel guards the excess).
+ * kernel guards the excess).  On a CPU device a plain kernel's work-item
+ * runs a strip of columns (fge_strip), and one with column tables that
+ * many rows of it (fgk_emit_target.rows): the launch divides the columns
+ * and rows by them, rounding up.
  *
  * Stop flag: the run's; never NULL.  Loops that may not end (a while
  * loop, a for loop the IR cannot prove counted, unless it holds a

@@ -1,14 +1,17 @@
 /* emit/coltab.c - values that depend only on the column, computed once
- * per block of columns into tables (C dialect).  A resize's source
- * column, its floor, fraction and weights are the same on every row, yet
- * the thread body recomputed them for every pixel.  A statement at the
- * top of a loop-free body that assigns a scalar variable from the
- * thread's column, constants, extents, 0-D inputs and variables of the
- * same kind is a column statement: the C dialect runs those statements
- * (and the constant ones they need) in a loop over a block of columns
- * before the rows, storing each one's value in a table, and the thread
- * body loads it from there instead (clang drops the loads nobody reads).
- * The values are computed by the same statements in the same order, so
+ * per block of columns into tables.  A resize's source column, its
+ * floor, fraction and weights are the same on every row, yet the thread
+ * body recomputed them for every pixel.  A statement at the top of a
+ * loop-free body that assigns a scalar variable from the thread's
+ * column, constants, extents, 0-D inputs and variables of the same kind
+ * is a column statement: the kernel runs those statements (and the
+ * constant ones they need) in a loop over a block of columns before the
+ * rows, storing each one's value in a table, and the thread body loads
+ * it from there instead (clang drops the loads nobody reads).  The C
+ * dialect's blocks lie in a tile of rows (emit/dialect_c.c); OpenCL C's
+ * block is the strip of a CPU work-item that runs several rows
+ * (e->strip_rows, emit/dialect_cl.c), its tables private arrays.  The
+ * values are computed by the same statements in the same order, so
  * results are unchanged. */
 #include "emit_impl.h"
 #include "ir/visit.h"
@@ -88,7 +91,9 @@ static const fgk_var *plain_var(const fgk_emitter *e, const fgk_stmt *s) {
 bool fge_coltab_plan(fgk_emitter *e) {
   const fgk_kernel *k = e->k;
   e->n_coltab = 0;
-  if (!e->d->column_tables || k->grouped || fgk_is_reduction(k->reduce) ||
+  /* a strip of one row would fill its tables for that row alone */
+  if (!e->d->column_tables || (e->strip > 1 && e->strip_rows <= 1) ||
+      k->grouped || fgk_is_reduction(k->reduce) ||
       k->thread_elements || k->out_init || e->per_thread ||
       fge_stencil_bounds(e, NULL) || k->n_vars <= 0)
     return true;

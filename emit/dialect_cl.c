@@ -417,16 +417,35 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
   if (e->strip > 1) {
     /* a row of e->strip columns, a loop the device's compiler widens */
     assert(!k->grouped);
+    /* with column tables, e->strip_rows rows of the strip (walk.c) */
+    int rows = e->strip_rows;
+    const char *r = rows > 1 ? "fgk_r0" : "fgk_r";
     fgu_buf_printf(o, "  const long fgk_c0 = (long)get_global_id(0) * %d, "
-                   "fgk_r = get_global_id(1), fgk_l = get_global_id(2)%s;\n",
-                   e->strip, k->thread_elements ? " % fgk_TL" : "");
+                   "%s = (long)get_global_id(1) * %d, "
+                   "fgk_l = get_global_id(2)%s;\n", e->strip, r, rows,
+                   k->thread_elements ? " % fgk_TL" : "");
     if (k->thread_elements)
       fgu_buf_puts(o, "  const int _tensorElement = (int)(get_global_id(2) "
                    "/ fgk_TL);\n");
-    fgu_buf_printf(o, "  if (fgk_c0 >= fgk_TC || fgk_r >= fgk_TR || "
+    fgu_buf_printf(o, "  if (fgk_c0 >= fgk_TC || %s >= fgk_TR || "
                    "fgk_l >= fgk_TL)\n    return;\n"
                    "  const long fgk_c1 = min(fgk_c0 + %d, fgk_TC);\n",
-                   e->strip);
+                   r, e->strip);
+    if (rows > 1) {
+      /* the column statements once for the strip, into tables its rows'
+       * threads read (emit/coltab.c); then the rows */
+      assert(e->coltab_pre_text.s && !e->interior_body.s &&
+             !e->interior_flat);
+      fgu_buf_printf(o, "  enum { fgk_CB = %d };\n", e->strip);
+      if (e->coltab_decl.s)
+        fgu_buf_puts(o, e->coltab_decl.s);
+      fgu_buf_printf(o, "  const long fgk_cb = fgk_c0, fgk_ce = fgk_c1;\n"
+                     "  for (long fgk_c = fgk_cb; fgk_c < fgk_ce; ++fgk_c) "
+                     "{\n    const int _column = (int)fgk_c;\n%s  }\n"
+                     "  const long fgk_r1 = min(fgk_r0 + %d, fgk_TR);\n"
+                     "  for (long fgk_r = fgk_r0; fgk_r < fgk_r1; ++fgk_r) "
+                     "{\n", e->coltab_pre_text.s, rows);
+    }
     static const char *const thread =
       "  const int _layer = (int)fgk_l, _row = (int)fgk_r, "
       "_column = (int)fgk_c;\n"
@@ -455,6 +474,14 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
      * 1024, the kernel alone: 20.1 / 20.5 ms -> 13.9 / 14.9) */
     if (fge_math_c_used(e))
       fgu_buf_puts(o, "  #pragma clang loop interleave_count(2)\n");
+    else if (e->word_tapped)
+      /* the words' gathers: PoCL's cost model widens 8 lanes, where 16
+       * (a zmm gather of words per tap) took a word-tapped resize
+       * 4000x3000 -> 2000x1500 on PoCL from 21.9 to 12.9 ms (bilinear
+       * u8x3; bicubic 38.6 -> 26.3; process CPU time); without word
+       * taps 16 lanes gained nothing (bilinear 27.4 / 27.6 ms) */
+      fgu_buf_puts(o, "#if defined(__AVX512F__)\n"
+                   "  #pragma clang loop vectorize_width(16)\n#endif\n");
     int n = e->interior_flat;
     if (n > 1)   /* pointwise, over the strip's elements (emit/flat.c) */
       fgu_buf_printf(o, "  for (long fgk_j = fgk_c0 * %d; fgk_j < fgk_c1 * "
@@ -549,6 +576,9 @@ const fgk_dialect_i fgk_dialect_cl = {
    * cbrt are PoCL's 4-lane routines) */
   .scalarize = false,
   .hoist_reads = true,
+  /* no column tables: a work-item is one pixel, so a table would be
+   * filled for the one value read from it; no word taps: small tensors
+   * stay vectors, loaded whole (vloadN) */
 };
 
 /* The same OpenCL C for a CPU device whose compiler widens a work-item's
@@ -559,7 +589,10 @@ const fgk_dialect_i fgk_dialect_cl = {
  * dialect's routines, and each work-item a loop over a row of columns
  * (e->strip, fgk_emit), which the compiler vectorizes before it builds
  * the work-group.  W1 (float4 L*a*b*, 8 operators, 4096^2) fused on
- * PoCL: see the README's Speed section. */
+ * PoCL: see the README's Speed section.  As in the C dialect, gathered
+ * taps of small 8- and 16-bit tensors are word loads (emit/taps.c), and
+ * values of the column alone go to tables (emit/coltab.c), filled once
+ * for the strip by a work-item that then runs e->strip_rows rows of it. */
 const fgk_dialect_i fgk_dialect_cl_cpu = {
   .name = "OpenCL C (CPU)",
   .id = FGK_DIALECT_CL,
@@ -585,4 +618,8 @@ const fgk_dialect_i fgk_dialect_cl_cpu = {
   .scalarize = true,
   .split_stencils = true,
   .flat_interior = true,
+  /* a strip's rows share its columns' tables (e->strip_rows) */
+  .column_tables = true,
+  .close_kernel_tables = "    }\n  }\n  }\n  }\n}\n",
+  .word_taps = true,
 };

@@ -19,20 +19,27 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name);
 /* What the device does with the source (fg__caps): strip > 1 asks for the
  * OpenCL C of a CPU device that widens a work-item's loops but not its
  * vector types (small tensors as scalars, the C dialect's float math), each
- * work-item running a row of strip columns as a loop; fast_fma says that
- * its fma is an instruction. */
+ * work-item running a row of strip columns as a loop; strip_rows > 1 lets
+ * such a work-item whose kernel has values of the column alone run that
+ * many rows of its strip, computing those values once into tables
+ * (emit/coltab.c); fast_fma says that its fma is an instruction.  rows is
+ * fgk_emit_for's answer: the rows one work-item runs (1, or strip_rows
+ * for a strip kernel with tables), which the launch divides the rows by
+ * (emit/abi.h). */
 typedef struct fgk_emit_target {
   int strip;
+  int strip_rows;
   bool fast_fma;
+  int rows;            /* set by fgk_emit_for */
 } fgk_emit_target;
 /* The columns one work-item of kernel k runs in dialect d on a device that
  * takes strip (fg__caps.strip): strip for a plain OpenCL kernel (neither
  * grouped nor a reduction), else 1.  The launch divides the columns by it
  * (emit/abi.h). */
 int fge_strip(const fgk_kernel *k, fgk_dialect d, int strip);
-/* fgk_emit for target t (NULL: strip 1). */
+/* fgk_emit for target t (NULL: strip 1), setting t->rows. */
 char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
-                   const fgk_emit_target *t);
+                   fgk_emit_target *t);
 
 /* Whether the thread loop of kernel k, emitted in dialect d for a device
  * taking strip (fg__caps.strip) at the given precision, can be vectorized

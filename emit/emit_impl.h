@@ -93,10 +93,12 @@ typedef struct fgk_dialect_i {
    * the body (emit/hoist.c). */
   bool hoist_reads;
   /* Whether values that depend only on the column are computed once per
-   * block of columns into tables (emit/coltab.c). */
+   * block of columns into tables (emit/coltab.c): the C dialect's blocks
+   * within a tile of rows, OpenCL C's strip of a work-item running
+   * e->strip_rows rows. */
   bool column_tables;
-  /* The end of a kernel whose rows run inside a loop over column blocks
-   * (close_kernel and one more brace). */
+  /* The end of a kernel whose rows run inside a loop over column blocks,
+   * or over a work-item's rows (close_kernel and one more brace). */
   const char *close_kernel_tables;
   /* Whether a gathered small tensor of 8- or 16-bit elements is read as
    * one 32-bit word, each component a shift of it (emit/taps.c). */
@@ -169,7 +171,11 @@ struct fgk_emitter {
   int n_in_cols;
   int strip;           /* columns one work-item runs as a loop (1: one);
                           > 1 only with fgk_dialect_cl_cpu */
+  int strip_rows;      /* rows such a work-item runs: > 1 only with
+                          column tables (emit/coltab.c), which fill one
+                          table entry per column of the strip */
   bool fast_fma;       /* the device's fma is an instruction (math_c.c) */
+  bool word_tapped;    /* a read was emitted as word taps (emit/taps.c) */
   unsigned char *coltab; /* n_coltab: by top-level statement, its class
                           (emit/coltab.c); NULL: no column tables */
   int n_coltab;

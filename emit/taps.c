@@ -16,7 +16,10 @@
  * a smaller one's text reads bytes).  A column that steps with the
  * thread's (an area shrink's cells, _column * f + i) is no gather: the
  * vectorizer reads such taps as strided runs, which stay.  The value read
- * is the tensor's, so results are unchanged. */
+ * is the tensor's, so results are unchanged.  OpenCL C on a CPU device
+ * (its strips, emit/dialect_cl.c) takes the same words: PoCL's loop
+ * vectorizer widens them alike; a GPU's work-items keep their vector
+ * loads (fgk_dialect_cl does not scalarize). */
 #include "emit_impl.h"
 #include "abi.h"
 #include "ir/visit.h"
@@ -25,8 +28,39 @@
 
 /* The helpers: the word of 4 bytes ending no later than the buffer's
  * end (size bytes in all), shifted so that byte off comes first; the
- * _32 copy indexes in ints, for emit/index32.c's threads. */
-static void helpers(fgk_emitter *e) {
+ * _32 copy indexes in ints, for emit/index32.c's threads.  In OpenCL C
+ * (a CPU device's strips) a helper per element size s over a __global
+ * pointer: on a little-endian device a load through a uint of alignment
+ * 1 (no memcpy there; a vload4 is a vector value, which PoCL's loop
+ * vectorizer refuses to widen: "instruction return type cannot be
+ * vectorized"); a big-endian one builds the word from the bytes, each
+ * element's in the device's order, so that the shifts find the same
+ * values. */
+static void helpers(fgk_emitter *e, int s) {
+  if (e->d->id == FGK_DIALECT_CL) {
+    char name[32];
+    snprintf(name, sizeof name, "fgk_tap4_%d", s);
+    if (!fgk_first_use(e, name))
+      return;
+    if (fgk_first_use(e, "fgk_uint_u"))
+      fgu_buf_puts(&e->help, "typedef uint fgk_uint_u "
+                   "__attribute__((aligned(1)));\n");
+    fgu_buf_printf(&e->help,
+                   "inline uint fgk_tap4_%d(const __global void *p, long "
+                   "size, long off) {\n"
+                   "  long a = off < size - 4 ? off : size - 4;\n"
+                   "  const __global uchar *q = (const __global uchar *)p "
+                   "+ a;\n"
+                   "#ifdef __ENDIAN_LITTLE__\n"
+                   "  uint w = *(const __global fgk_uint_u *)q;\n#else\n"
+                   "  uint w = %s;\n#endif\n"
+                   "  return w >> (8 * (off - a));\n}\n", s,
+                   s == 2 ? "(uint)q[1] | (uint)q[0] << 8 | (uint)q[3] << "
+                            "16 | (uint)q[2] << 24"
+                          : "(uint)q[0] | (uint)q[1] << 8 | (uint)q[2] << "
+                            "16 | (uint)q[3] << 24");
+    return;
+  }
   if (!fgk_first_use(e, "fgk_tap4"))
     return;
   for (int i32 = 0; i32 < 2; i32++) {
@@ -121,13 +155,17 @@ static bool affine(const fgk_block *body, const fg_expr *x, int depth) {
 
 int fge_tap_word(const fgk_emitter *e, const fgk_access *a, int n) {
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-  (void)e; (void)a; (void)n;
-  return 0;        /* the shifts take the first byte as the lowest */
-#else
+  /* the C helper's shifts take the first byte as the lowest (OpenCL's
+   * builds its word in the device's order) */
+  if (e->d->id == FGK_DIALECT_C)
+    return 0;
+#endif
   const fgk_kernel *k = e->k;
-  if (!e->d->word_taps || e->interior || e->flat || a->ncoords <= 0 ||
-      a->element || a->port < 0 || a->port >= k->n_in || n < 2 ||
-      n > FG_MAX_SMALL_TENSOR)
+  /* the helper indexes the buffer itself (its size bounds the word): no
+   * hoisted row base (emit/hoist.c) */
+  if (!e->d->word_taps || e->d->hoist_reads || e->interior || e->flat ||
+      a->ncoords <= 0 || a->element || a->port < 0 || a->port >= k->n_in ||
+      n < 2 || n > FG_MAX_SMALL_TENSOR)
     return 0;
   fg_type ft = k->in_type[a->port];
   int s = (int)fg_elem_size(ft.elem);
@@ -146,16 +184,20 @@ int fge_tap_word(const fgk_emitter *e, const fgk_access *a, int n) {
   int64_t d[FGE_DIM_AXES];
   fge_abi_shape_dims(ft.field, d);
   return fge_abi_points(d) * n * s < 4 ? 0 : 4;
-#endif
 }
 
 void fge_tap_comp(fgk_emitter *e, const char *buf, const char *ptr,
                   const fgk_access *a, int n, int c) {
   fg_type ft = e->k->in_type[a->port];
   int s = (int)fg_elem_size(ft.elem);
-  helpers(e);
-  fgk_putf(e, "((%s)(fgk_tap4(%s, %s_P * %d, (",
-           e->d->type_name(fgk_t(ft.elem, 1)), ptr, buf, n * s);
+  helpers(e, s);
+  e->word_tapped = true;
+  /* OpenCL C: the helper of the element size (helpers) */
+  char suffix[8] = "";
+  if (e->d->id == FGK_DIALECT_CL)
+    snprintf(suffix, sizeof suffix, "_%d", s);
+  fgk_putf(e, "((%s)(fgk_tap4%s(%s, %s_P * %d, (",
+           e->d->type_name(fgk_t(ft.elem, 1)), suffix, ptr, buf, n * s);
   fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
   fgk_putf(e, ") * %d) >> %d))", s, 8 * s * c);
 }

@@ -504,9 +504,11 @@ char *fgk_emit(const fgk_kernel *k, fgk_dialect d, const char *fn_name) {
 }
 
 char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
-                   const fgk_emit_target *target) {
+                   fgk_emit_target *target) {
   fgk_emitter e = {.w = {&fge_writer_i}, .k = k, .indent = 3};
   e.strip = fge_strip(k, d, target ? target->strip : 1);
+  e.strip_rows = e.strip > 1 && target && target->strip_rows > 1
+                     ? target->strip_rows : 1;
   e.fast_fma = target && target->fast_fma;
   e.d = d == FGK_DIALECT_C ? &fgk_dialect_c
         : e.strip > 1 ? &fgk_dialect_cl_cpu : &fgk_dialect_cl;
@@ -533,6 +535,10 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     e.flat = e.interior_flat = fge_flat_width(&e);
   if (!e.flat && !fge_coltab_plan(&e))
     e.out.oom = 1;
+  if (!e.coltab)
+    e.strip_rows = 1;     /* a strip's rows are its tables' only gain */
+  if (target)
+    target->rows = e.strip_rows;
   declare_vars(&e, &k->body);
   if (e.per_thread) {
     /* shared variables are zeroed per group, then the body runs in phases

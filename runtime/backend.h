@@ -71,6 +71,8 @@ typedef struct fg__launch {
                                 thread */
   int strip;                 /* columns per work-item (fge_strip; 0 or
                                 1: one) */
+  int strip_rows;            /* rows per work-item (fgk_emit_target.rows;
+                                0 or 1: one) */
 } fg__launch;
 
 /* What a device can run.  fg_compile refuses a kernel needing more. */
@@ -88,6 +90,9 @@ typedef struct fg__caps {
                                 work-item's loops, not its vector types
                                 (PoCL): plain kernels run rows of this
                                 many columns per work-item (fge_strip) */
+  int strip_rows;            /* with strip: rows such a work-item runs when
+                                its kernel has column tables
+                                (fgk_emit_target) */
   bool fast_fma;             /* fma is an instruction of the device */
 } fg__caps;
 

@@ -103,9 +103,11 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
   pk->dims = calloc((size_t)fge_abi_dim_count(pk->nbuf), sizeof *pk->dims);
   fgk_emit_target target = {
       .strip = fge_strip(k, fg__be_dialect(be), be->caps.strip),
+      .strip_rows = be->caps.strip_rows,
       .fast_fma = be->caps.fast_fma};
   pk->strip = target.strip;
   pk->source = fgk_emit_for(k, fg__be_dialect(be), entry, &target);
+  pk->strip_rows = target.rows;
   pk->polls = pk->source && fge_source_polls(pk->source);
   if (!pk->name || !pk->field || !pk->dims || !pk->source)
     return fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");

@@ -62,6 +62,7 @@ typedef struct fg__pkernel {
   fg_precision precision;   /* what it was built with */
   bool polls;               /* its loops poll the stop flag (emit/abi.h) */
   int strip;                /* columns per work-item (fge_strip) */
+  int strip_rows;           /* rows per work-item (fgk_emit_target.rows) */
   double prof_seconds;      /* fg_program_kernel_time: launch to completion, */
   long long prof_launches;  /* summed on the loop thread over every run */
 } fg__pkernel;

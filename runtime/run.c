@@ -403,7 +403,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
                     .work_per_item = k->work_per_item, .zero = k->zero,
                     .copy_from = k->copy_from,
                     .stop = r->stop, .polls = k->polls,
-                    .strip = k->strip};
+                    .strip = k->strip, .strip_rows = k->strip_rows};
     memcpy(l.threads, k->threads, sizeof l.threads);
     memcpy(l.group, k->group, sizeof l.group);
     st = fg__be_launch(be, k->bin, &l, &a);

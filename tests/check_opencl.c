@@ -517,6 +517,132 @@ START_TEST(test_opencl_strips_match_reference) {
 }
 END_TEST
 
+/* Resizes and warps of u8 and 16-bit images whose CPU OpenCL kernels
+ * read gathered taps as words (emit/taps.c: "fgk_tap4_<bytes>(") and fill
+ * column tables once per strip, each work-item then running 8 rows of it
+ * (emit/coltab.c: "fgk_col", "fgk_r0 + 8").  Outputs of 150 columns
+ * (strips of 64, 64 and 22) and 35 rows (blocks of 8 and one of 3), down
+ * and up, from inputs allocated to their size (the last pixels' words end
+ * at the buffer's end) agree bit for bit with the CPU backend, as do the
+ * device's kernels without strips and a GPU's (which take neither); a
+ * 6-byte tensor and an input of fewer than 4 bytes read bytes. */
+static const struct {
+  fg_elem el;
+  int n, h, w, word;   /* word: the taps' element bytes, 0: bytewise */
+} sw_types[] = {
+  {FG_U8, 1, 37, 301, 0}, {FG_U8, 2, 9, 6, 1},  {FG_U8, 3, 37, 301, 1},
+  {FG_U8, 4, 5, 11, 1},   {FG_U16, 2, 3, 9, 2}, {FG_I16, 2, 6, 7, 2},
+  {FG_U16, 3, 7, 5, 0},   {FG_U8, 3, 1, 1, 0}};
+enum { SW_OUT = 8 };
+static const int sw_size[2][2] = {{35, 150}, {17, 86}};
+
+/* The graph of sw_types[t]: nearest, bilinear and bicubic resizes to
+ * both sizes, and two nearest warps. */
+static fg_graph *sw_graph(size_t t) {
+  static const double m[6] = {0.93, 0.21, -3.5, -0.17, 1.07, 2.25};
+  fg_graph *g = fg_graph_new("strip_words");
+  fg_field *x = fg_input(g, "in", fg_type_image(sw_types[t].el,
+                                                sw_types[t].h, sw_types[t].w,
+                                                sw_types[t].n));
+  char name[8];
+  for (int o = 0; o < 2; o++)
+    for (int i = 0; i < 3; i++)
+      fg_output(g, (snprintf(name, sizeof name, "y%d", 3 * o + i), name),
+                fg_resize(g, x, sw_size[o][0], sw_size[o][1],
+                                  i == 0   ? FG_INTERP_NEAREST
+                                  : i == 1 ? FG_INTERP_BILINEAR
+                                           : FG_INTERP_BICUBIC));
+  fg_output(g, "w0", fg_warp_affine(g, x, m, 35, 150, FG_INTERP_NEAREST,
+                                   FG_BORDER_CONSTANT, 7));
+  fg_output(g, "w1", fg_warp_affine(g, x, m, 17, 86, FG_INTERP_NEAREST,
+                                   FG_BORDER_CLAMP, 0));
+  return g;
+}
+
+/* Runs type t's graph on backend kind (device: a selector or NULL)
+ * without the capabilities in disable into out (SW_OUT buffers).  Checks
+ * the OpenCL kernels' text: with strips (the device a CPU one, strips
+ * not disabled) every kernel takes word taps where sw_types[t].word says
+ * and a kernel of resizes alone column tables, 8 rows to a work-item;
+ * without strips no kernel takes either. */
+static void sw_run(size_t t, fg_backend_kind kind, const char *device,
+                   unsigned disable, bool strips, const void *in,
+                   void **out) {
+  fg_graph *g = sw_graph(t);
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  fg_context_options opt = {.backend = kind, .device = device,
+                            .disable = disable};
+  fg_context *ctx;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  fg_program *p = tu_compile(ctx, g);
+  char tap[32];
+  snprintf(tap, sizeof tap, "fgk_tap4_%d(", sw_types[t].word);
+  for (int k = 0; kind == FG_BACKEND_OPENCL &&
+                  k < fg_program_kernel_count(p); k++) {
+    const char *src = fg_program_kernel_source(p, k);
+    const char *name = fg_program_kernel_name(p, k);
+    ck_assert_msg(strips == (strstr(src, "(OpenCL C (CPU))") != NULL),
+                  "type %zu kernel %s: strips expected %d", t, name, strips);
+    bool words = sw_types[t].word && strips;
+    ck_assert_msg(words == (strstr(src, tap) != NULL) &&
+                  (words || !strstr(src, "fgk_tap4")),
+                  "type %zu kernel %s: word taps expected %d", t, name,
+                  words);
+    bool tables = strstr(src, "fgk_col") && strstr(src, "fgk_r0 + 8,");
+    ck_assert_msg(strips ? tables || !strstr(name, "resize") ||
+                               strstr(name, "warp")
+                         : !strstr(src, "fgk_col") && !strstr(src, "fgk_r0"),
+                  "type %zu kernel %s: column tables expected %d", t, name,
+                  strips);
+  }
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){in}, SW_OUT, out) ==
+                FG_OK, "%s", fg_context_errmsg(ctx));
+  fg_program_free(p);
+  fg_context_free(ctx);
+  fg_graph_free(g);
+}
+
+START_TEST(test_opencl_strip_words_and_tables_match_cpu) {
+  fg_device_desc d[16];
+  int nd = 0;
+  ck_assert_int_eq(fg_opencl_devices(d, 16, &nd, NULL, 0), FG_OK);
+  bool cpu_device = false;
+  for (int i = 0; i < nd && i < 16; i++)
+    cpu_device |= !d[i].is_gpu;
+  const char *dev = cpu_device ? "cpu" : NULL;
+  for (size_t t = 0; t < sizeof sw_types / sizeof *sw_types; t++) {
+    size_t bytes = (size_t)sw_types[t].h * sw_types[t].w * sw_types[t].n *
+                   fg_elem_size(sw_types[t].el);
+    uint8_t *in = malloc(bytes);    /* no slack after the last pixel */
+    for (size_t i = 0; i < bytes; i++)
+      in[i] = (uint8_t)((i * 2654435761u) >> 11);
+    void *out[3][SW_OUT];
+    size_t ob[SW_OUT];
+    for (int o = 0; o < SW_OUT; o++) {
+      const int *sz = sw_size[o < 6 ? o / 3 : o - 6];
+      ob[o] = (size_t)sz[0] * sz[1] * sw_types[t].n *
+              fg_elem_size(sw_types[t].el);
+      for (int b = 0; b < 3; b++)
+        out[b][o] = calloc(1, ob[o]);
+    }
+    sw_run(t, FG_BACKEND_CPU, NULL, 0, false, in, out[0]);
+    sw_run(t, FG_BACKEND_OPENCL, dev, 0, cpu_device, in, out[1]);
+    sw_run(t, FG_BACKEND_OPENCL, dev, FG_CAP_STRIPS, false, in, out[2]);
+    for (int b = 1; b < 3; b++)
+      for (int o = 0; o < SW_OUT; o++)
+        ck_assert_msg(!memcmp(out[0][o], out[b][o], ob[o]),
+                      "type %zu output %d: the OpenCL device (%s) and the "
+                      "CPU backend differ", t, o,
+                      b == 1 ? "strips" : "no strips");
+    for (int b = 0; b < 3; b++)
+      for (int o = 0; o < SW_OUT; o++)
+        free(out[b][o]);
+    free(in);
+  }
+}
+END_TEST
 
 START_TEST(test_opencl_reductions_bit_identical_to_cpu) {
   /* the order of a reduction depends only on the field's size */
@@ -575,6 +701,7 @@ int main(void) {
   tcase_add_test(tc, test_opencl_freed_contexts_hold_nothing);
   tcase_add_test(tc, test_opencl_reductions_bit_identical_to_cpu);
   tcase_add_test(tc, test_opencl_strips_match_reference);
+  tcase_add_test(tc, test_opencl_strip_words_and_tables_match_cpu);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
