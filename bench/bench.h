@@ -58,7 +58,7 @@ double bench_max_abs_err_strided(const float *a, int sa, const float *b,
                                  int sb, size_t n, int channels);
 
 /* ---- tables ------------------------------------------------------------- */
-#define BENCH_MAX_ROWS 24
+#define BENCH_MAX_ROWS 40
 
 /* One line of a table.  Ratios are this row's time over the time of the
  * row named by the index (-1: none, printed as a dash). */
