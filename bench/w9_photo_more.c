@@ -8,7 +8,9 @@
  * as a ratio within one run; the error column is the largest difference
  * from OpenCV's result (grey levels, or units of an f32 result).  Where
  * the two define rounding or interpolation differently the column says by
- * how much; exact copies and exact integer operators read 0. */
+ * how much; exact copies and exact integer operators read 0.  The note
+ * gives the kernels and a hash of fieldgraph's output (a change to the
+ * emitter that keeps every bit keeps every hash). */
 #include "peers_ops.h"
 #include "workloads.h"
 
@@ -65,9 +67,10 @@ static void pair(w9_run *r, const char *what, double cs, fg_graph *g,
   double err = cv < 0 ? (double)NAN : max_diff(r->out, r->peer, n_out, f32);
   int row = bench_row_add(r->t, label, s, io, err);
   r->t->rows[row].opencv = cv;
-  snprintf(r->t->rows[row].note, sizeof r->t->rows[row].note, "%d kernel%s",
-           fg_program_kernel_count(p),
-           fg_program_kernel_count(p) == 1 ? "" : "s");
+  snprintf(r->t->rows[row].note, sizeof r->t->rows[row].note,
+           "%d kernel%s, out %08x", fg_program_kernel_count(p),
+           fg_program_kernel_count(p) == 1 ? "" : "s",
+           bench_hash(r->out, n_out * (f32 ? 4 : 1)));
   fg_program_free(p);
   fg_graph_free(g);
 }
