@@ -318,6 +318,9 @@ void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
  * which equals _column + dc wherever lo <= _column + dc <= hi. */
 typedef struct fge_colref {
   long dc;
+  long scale;       /* the column is scale * _column + dc: 1 for a tap, 2-64
+                       for a shrink's (fg_downsample2's 2 c + k), then
+                       neither reversed nor clamped */
   bool reversed;    /* the column is in<port>_C + dc - _column (a flip),
                        port the read's own: inside for columns from dc + 1
                        to in<port>_C + dc */
@@ -329,7 +332,8 @@ typedef struct fge_colref {
 /* Whether x is t + k or t - k for thread constant t (k a small constant,
  * 0 when x is t itself); k. */
 bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
-/* Whether x is such a coordinate; fills r. */
+/* Whether x is such a coordinate (or a multiple of the column plus a
+ * constant, r->scale > 1); fills r. */
 bool fge_column_offset(const fg_expr *x, fge_colref *r);
 /* Whether read a's column is such a coordinate or the reversed column
  * of a's own input (fge_colref.reversed); fills r. */

@@ -1098,6 +1098,95 @@ START_TEST(test_fuse_stencil_smaller_input_match_c) {
 }
 END_TEST
 
+/* Reads at a multiple of the thread's column plus a constant (a 2x2
+ * shrink's taps, fg_downsample2): x (R x CX) at 2 _column + dc for dc in
+ * -1..2 and y (R x CY) at 3 _column + dc for dc in {-2, 0, 4}, each
+ * weighted by a power of two and summed in order; with mixed, x is also
+ * read at 3 _column.  The C dialect (and OpenCL's strips) run an
+ * interior loop with those columns unclamped (fgk_c * 2L), except when
+ * one input is read at two scales; every sum is C's with clamped
+ * columns, bit for bit, whether the inputs are narrower or wider than
+ * the scaled thread columns. */
+static fg_graph *scaled_taps_graph(int R, int C, int CX, int CY, bool mixed) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("scaled_taps");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(R, CX)));
+  fg_field *y = fg_input(g, "y", fg_type_scalar(FG_F32, fg_shape2(R, CY)));
+  fg_op *op = fg_op_begin(g, "staps", 1, &t);
+  fg_expr *sum = NULL;
+  for (int k = 0; k < 8; k++) {
+    fg_field *f = k < 4 ? x : k < 7 ? y : x;
+    int s = k < 4 ? 2 : 3, dc = k < 4 ? k - 1 : k == 4 ? -2 : k == 5 ? 0 : 4;
+    if (k == 7) {
+      if (!mixed)
+        break;
+      dc = 0;
+    }
+    fg_expr *c = fg_addi(fg_muli(fg_column(op), s), dc);
+    fg_expr *v = fg_mulf(fg_read_tensor_at(op, f, 2, fg_row(op), c),
+                         ldexpf(1.0f, 2 * k - 5));
+    sum = sum ? fg_add(sum, v) : v;
+  }
+  fg_write_tensor(op, 0, sum);
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_scaled_columns_match_c) {
+  static const int size[][4] = {{3, 1, 1, 1},   {2, 7, 2, 3},
+                                {4, 5, 9, 14},  {5, 9, 18, 27},
+                                {3, 33, 20, 50}, {6, 40, 77, 130}};
+  fg_context *ctx = tu_context();
+  rng rg = {0x5ca1edull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++)
+    for (int mixed = 0; mixed < 2; mixed++) {
+      const int R = size[s][0], C = size[s][1], CX = size[s][2],
+                CY = size[s][3];
+      fg_graph *g = scaled_taps_graph(R, C, CX, CY, mixed);
+      ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+      fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+      ck_assert_int_eq(fg_program_kernel_count(p), 1);
+      const char *src = fg_program_kernel_source(p, 0);
+      if (strip_kernels(p) || !strstr(src, "__kernel"))
+        ck_assert_msg((strstr(src, "fgk_c * 2L") != NULL) == !mixed &&
+                          (strstr(src, "fgk_c * 3L") != NULL) == !mixed,
+                      "interior loop %s expected:\n%s",
+                      mixed ? "not" : "", src);
+      float *x = malloc(sizeof(float) * R * CX),
+            *y = malloc(sizeof(float) * R * CY),
+            *o = malloc(sizeof(float) * R * C);
+      fill_floats(&rg, x, (size_t)(R * CX));
+      fill_floats(&rg, y, (size_t)(R * CY));
+      run_ok(ctx, p, 2, (const void *[]){x, y}, 1, (void *[]){o});
+      for (int row = 0; row < R; row++)
+        for (int col = 0; col < C; col++) {
+          float sum = 0;
+          for (int k = 0; k < 7 + mixed; k++) {
+            int sc = k < 4 ? 2 : 3,
+                dc = k < 4 ? k - 1 : k == 4 ? -2 : k == 5 ? 0 : k == 6 ? 4 : 0;
+            float v = k < 4 || k == 7
+                          ? x[row * CX + clampi(sc * col + dc, CX)]
+                          : y[row * CY + clampi(sc * col + dc, CY)];
+            v *= ldexpf(1.0f, 2 * k - 5);
+            sum = k ? sum + v : v;
+          }
+          int at = row * C + col;
+          ck_assert_msg(memcmp(&o[at], &sum, sizeof sum) == 0,
+                        "%dx%d (x %d, y %d columns, mixed %d) at (%d, %d): "
+                        "got %a, want %a",
+                        R, C, CX, CY, mixed, row, col, (double)o[at],
+                        (double)sum);
+        }
+      free(x);
+      free(y);
+      free(o);
+      fg_program_free(p);
+      fg_graph_free(g);
+    }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* A thread per row sums, by loops over x: a's row for x < a's columns
  * (out0: the read needs no clamp); b's row (narrower) for x < a's
  * columns (out1: clamped at b's last column); a's row for x < a's
@@ -2283,6 +2372,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_reversed_columns_match_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
+  tcase_add_test(tc, test_fuse_stencil_scaled_columns_match_c);
   tcase_add_test(tc, test_fuse_column_loop_reads);
   tcase_add_test(tc, test_fuse_stencil_border_rules_match_c);
   tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
