@@ -1187,6 +1187,84 @@ START_TEST(test_fuse_stencil_scaled_columns_match_c) {
 }
 END_TEST
 
+/* Reads across rows: out (R x C) = x at (C - 1 - _column + dr, _row)
+ * for dr in {-1, 0} (x is C x R: a quarter turn's read and its
+ * neighbour, the row clamped) times 2 plus y at the thread's own point, u8
+ * results saturated; a transpose of u8x3 pixels beside it.  The C dialect
+ * walks such a kernel in blocks of columns (fgk_cb); every value is C's,
+ * at sizes narrower than a block, across several, and with fewer rows
+ * than the backend's tiles (a launch split by columns). */
+START_TEST(test_fuse_column_blocks_match_c) {
+  static const int size[][2] = {{1, 1}, {5, 3}, {7, 64}, {2, 300},
+                                {33, 130}, {130, 45}};
+  fg_context *ctx = tu_context();
+  rng rg = {0xb10cull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+    const int R = size[s][0], C = size[s][1];
+    fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+    fg_type tx = fg_type_scalar(FG_F32, fg_shape2(C, R));
+    fg_type p3 = fg_type_vector(FG_U8, fg_shape2(C, R), 3);
+    fg_graph *g = fg_graph_new("blocks");
+    fg_field *x = fg_input(g, "x", tx), *y = fg_input(g, "y", t),
+             *px = fg_input(g, "px", p3);
+    fg_op *op = fg_op_begin(g, "turn", 1, &t);
+    fg_expr *sum = NULL;
+    for (int dr = -1; dr <= 0; dr++) {
+      fg_expr *r = fg_addi(fg_sub(fg_subi(fg_field_extent(op, x, FG_ROWS), 1),
+                                  fg_column(op)), dr);
+      fg_expr *v = fg_read_tensor_at(op, x, 2, r, fg_row(op));
+      sum = sum ? fg_add(fg_mulf(sum, 2.0f), v) : v;
+    }
+    fg_write_tensor(op, 0, fg_add(sum, fg_read_tensor(op, y)));
+    fg_output(g, "out", fg_op_end(op));
+    fg_output(g, "tr", fg_transpose(g, px));
+    fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+    /* (the two operators share their thread shape: one kernel) */
+    int nk = fg_program_kernel_count(p);
+    ck_assert_int_ge(nk, 1);
+    for (int i = 0; i < nk; i++) {
+      const char *src = fg_program_kernel_source(p, i);
+      if (!strstr(src, "__kernel"))
+        ck_assert_msg(strstr(src, "fgk_cb += "), "no column blocks:\n%s",
+                      src);
+    }
+    float *xv = malloc(sizeof(float) * R * C),
+          *yv = malloc(sizeof(float) * R * C),
+          *o = malloc(sizeof(float) * R * C);
+    uint8_t *pv = malloc((size_t)3 * R * C), *po = malloc((size_t)3 * R * C);
+    fill_floats(&rg, xv, (size_t)(R * C));
+    fill_floats(&rg, yv, (size_t)(R * C));
+    for (int i = 0; i < 3 * R * C; i++)
+      pv[i] = (uint8_t)(rng_next(&rg) >> 24);
+    run_ok(ctx, p, 3, (const void *[]){xv, yv, pv}, 2, (void *[]){o, po});
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++) {
+        float want = xv[clampi(C - 1 - col - 1, C) * R + row] * 2.0f +
+                     xv[(C - 1 - col) * R + row] + yv[row * C + col];
+        int at = row * C + col;
+        ck_assert_msg(memcmp(&o[at], &want, sizeof want) == 0,
+                      "%dx%d at (%d, %d): got %a, want %a", R, C, row, col,
+                      (double)o[at], (double)want);
+      }
+    /* tr is R x C of px (C x R): tr(r, c) = px(c, r) */
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++)
+        for (int k = 0; k < 3; k++)
+          ck_assert_msg(po[(row * C + col) * 3 + k] ==
+                            pv[(col * R + row) * 3 + k],
+                        "transpose %dx%d at (%d, %d, %d)", R, C, row, col, k);
+    free(xv);
+    free(yv);
+    free(o);
+    free(pv);
+    free(po);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* A thread per row sums, by loops over x: a's row for x < a's columns
  * (out0: the read needs no clamp); b's row (narrower) for x < a's
  * columns (out1: clamped at b's last column); a's row for x < a's
@@ -2373,6 +2451,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
   tcase_add_test(tc, test_fuse_stencil_scaled_columns_match_c);
+  tcase_add_test(tc, test_fuse_column_blocks_match_c);
   tcase_add_test(tc, test_fuse_column_loop_reads);
   tcase_add_test(tc, test_fuse_stencil_border_rules_match_c);
   tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
