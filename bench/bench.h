@@ -57,8 +57,12 @@ double bench_max_abs_err(const float *a, const float *b, size_t n);
 double bench_max_abs_err_strided(const float *a, int sa, const float *b,
                                  int sb, size_t n, int channels);
 
+/* FNV-1a hash of n bytes: a fingerprint of an output printed in a row's
+ * note, so that two builds' outputs can be compared bit for bit. */
+uint32_t bench_hash(const void *p, size_t n);
+
 /* ---- tables ------------------------------------------------------------- */
-#define BENCH_MAX_ROWS 24
+#define BENCH_MAX_ROWS 40
 
 /* One line of a table.  Ratios are this row's time over the time of the
  * row named by the index (-1: none, printed as a dash). */

@@ -293,3 +293,11 @@ void bench_w0(void) {
   free(j.b);
   free(j.c);
 }
+
+uint32_t bench_hash(const void *p, size_t n) {
+  const uint8_t *b = p;
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 16777619u;
+  return h;
+}

@@ -132,3 +132,144 @@ extern "C" double peer_cv_u8_to_unit(const uint8_t *in, float *out, int w,
   auto f = [&] { a.convertTo(b, CV_32F, 1.0 / 255.0); };
   return median_of(f);
 }
+
+// ---- W9 (bench/w9_photo_more.c): more operators on u8 and f32 images ------
+
+extern "C" double peer_cv_u8_median3(const uint8_t *in, uint8_t *out, int w,
+                                     int h, int ch) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  auto f = [&] { cv::medianBlur(a, b, 3); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_sobel_dx(const uint8_t *in, float *out, int w,
+                                      int h) {
+  cv::Mat a = u8_mat(in, w, h, 1), b(h, w, CV_32F, out);
+  auto f = [&] {
+    cv::Sobel(a, b, CV_32F, 1, 0, 3, 1, 0, cv::BORDER_REFLECT_101);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_filter3x3(const uint8_t *in, uint8_t *out,
+                                       int w, int h, int ch, const float *k) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  cv::Mat kern(3, 3, CV_32F, const_cast<float *>(k));
+  auto f = [&] {
+    cv::filter2D(a, b, CV_8U, kern, cv::Point(-1, -1), 0,
+                 cv::BORDER_REFLECT_101);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_threshold(const uint8_t *in, uint8_t *out,
+                                       int w, int h, int ch, double t) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  auto f = [&] { cv::threshold(a, b, t, 1, cv::THRESH_BINARY); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_abs_diff(const uint8_t *x, const uint8_t *y,
+                                      uint8_t *out, int w, int h, int ch) {
+  cv::Mat a = u8_mat(x, w, h, ch), b = u8_mat(y, w, h, ch),
+          c = u8_mat(out, w, h, ch);
+  auto f = [&] { cv::absdiff(a, b, c); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_add_weighted(const uint8_t *x, const uint8_t *y,
+                                          uint8_t *out, int w, int h, int ch,
+                                          double alpha, double beta) {
+  cv::Mat a = u8_mat(x, w, h, ch), b = u8_mat(y, w, h, ch),
+          c = u8_mat(out, w, h, ch);
+  auto f = [&] { cv::addWeighted(a, alpha, b, beta, 0, c); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_lut(const uint8_t *in, const uint8_t *table,
+                                 uint8_t *out, int w, int h, int ch) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  cv::Mat t(1, 256, CV_8U, const_cast<uint8_t *>(table));
+  auto f = [&] { cv::LUT(a, t, b); };
+  return median_of(f);
+}
+
+namespace {
+
+double cvt_colour(const void *in, void *out, int w, int h, int code,
+                  int in_type, int out_type) {
+  cv::Mat a(h, w, in_type, const_cast<void *>(in)), b(h, w, out_type, out);
+  auto f = [&] { cv::cvtColor(a, b, code); };
+  return median_of(f);
+}
+
+} // namespace
+
+extern "C" double peer_cv_u8_rgb_to_hsv_f32(const float *in, float *out,
+                                            int w, int h) {
+  return cvt_colour(in, out, w, h, cv::COLOR_RGB2HSV, CV_32FC3,
+                            CV_32FC3);
+}
+
+extern "C" double peer_cv_u8_grey_to_rgb(const uint8_t *in, uint8_t *out,
+                                         int w, int h) {
+  return cvt_colour(in, out, w, h, cv::COLOR_GRAY2RGB, CV_8UC1,
+                            CV_8UC3);
+}
+
+extern "C" double peer_cv_u8_rgb_to_bgr(const uint8_t *in, uint8_t *out,
+                                        int w, int h) {
+  return cvt_colour(in, out, w, h, cv::COLOR_RGB2BGR, CV_8UC3,
+                            CV_8UC3);
+}
+
+extern "C" double peer_cv_u8_nv21_to_rgba(const uint8_t *in, uint8_t *out,
+                                          int w, int h) {
+  cv::Mat a(h + h / 2, w, CV_8UC1, const_cast<uint8_t *>(in)),
+      b = u8_mat(out, w, h, 4);
+  auto f = [&] { cv::cvtColor(a, b, cv::COLOR_YUV2RGBA_NV21); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_warp_affine(const uint8_t *in, uint8_t *out,
+                                         int w, int h, int ch,
+                                         const double m[6]) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w, h, ch);
+  cv::Mat M(2, 3, CV_64F, const_cast<double *>(m));
+  auto f = [&] {
+    cv::warpAffine(a, b, M, b.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                   cv::BORDER_CONSTANT, cv::Scalar::all(0));
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_rotate90(const uint8_t *in, uint8_t *out, int w,
+                                      int h, int ch) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, h, w, ch);
+  auto f = [&] { cv::rotate(a, b, cv::ROTATE_90_CLOCKWISE); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_transpose(const uint8_t *in, uint8_t *out, int w,
+                                       int h, int ch) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, h, w, ch);
+  auto f = [&] { cv::transpose(a, b); };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_pad(const uint8_t *in, uint8_t *out, int w,
+                                 int h, int ch, int p) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, w + 2 * p, h + 2 * p, ch);
+  auto f = [&] {
+    cv::copyMakeBorder(a, b, p, p, p, p, cv::BORDER_REFLECT_101);
+  };
+  return median_of(f);
+}
+
+extern "C" double peer_cv_u8_crop(const uint8_t *in, uint8_t *out, int w,
+                                  int h, int ch, int x, int y, int cw,
+                                  int chh) {
+  cv::Mat a = u8_mat(in, w, h, ch), b = u8_mat(out, cw, chh, ch);
+  auto f = [&] { a(cv::Rect(x, y, cw, chh)).copyTo(b); };
+  return median_of(f);
+}

@@ -8,7 +8,8 @@
  * to OpenCV's call (when built with it), as a ratio within one run; the
  * error column is the largest difference from OpenCV's result in grey
  * levels (OpenCV rounds its own way, so a level or two is expected), or
- * in units of the f32 result. */
+ * in units of the f32 result.  The note gives the kernels and a hash of
+ * fieldgraph's output. */
 #include "peers_ops.h"
 #include "workloads.h"
 
@@ -63,9 +64,10 @@ static void time_graph(w8_run *r, fg_graph *g, const char *label,
                             : max_diff_u8(r->out, r->peer, n_out);
   int row = bench_row_add(r->t, label, s, io, err);
   r->t->rows[row].opencv = cv;
-  snprintf(r->t->rows[row].note, sizeof r->t->rows[row].note, "%d kernel%s",
-           fg_program_kernel_count(p),
-           fg_program_kernel_count(p) == 1 ? "" : "s");
+  snprintf(r->t->rows[row].note, sizeof r->t->rows[row].note,
+           "%d kernel%s, out %08x", fg_program_kernel_count(p),
+           fg_program_kernel_count(p) == 1 ? "" : "s",
+           bench_hash(r->out, n_out * (r->f32_out ? 4 : 1)));
   fg_program_free(p);
   fg_graph_free(g);
 }

@@ -59,6 +59,12 @@ void bench_w7(fg_backend_kind kind);
  * each against OpenCV's call. */
 void bench_w8(fg_context *ctx);
 
+/* W9 more photo operators on W8's image: median, Sobel, 3x3 convolution,
+ * threshold, absdiff, addWeighted, LUT, HSV, channel conversions, NV21,
+ * affine warp, quarter turn, transpose, 2x2 shrink, pad and crop, each
+ * against OpenCV's call. */
+void bench_w9(fg_context *ctx);
+
 /* The 8-node W1 graph over a size x size float4 image (shared by W1 and
  * W5). */
 fg_graph *bench_w1_graph(int64_t size);

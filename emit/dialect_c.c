@@ -665,8 +665,9 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     c_thread_loops(e, o);
     if (e->out.s)
       fgu_buf_puts(o, e->out.s);
-    fgu_buf_puts(o, e->coltab_pre_text.s ? C_CLOSE_KERNEL_TABLES
-                                         : C_CLOSE_KERNEL);
+    fgu_buf_puts(o, e->coltab_pre_text.s || e->col_block
+                        ? C_CLOSE_KERNEL_TABLES
+                        : C_CLOSE_KERNEL);
     fgu_buf_puts(o, "#undef fgk_at\n#undef fgk_tap4\n");
   }
   /* the threads run in a function taking the buffers as restrict
@@ -817,6 +818,16 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
                  "      (void)_column;\n");
     fgu_buf_puts(o, e->coltab_pre_text.s);
     fgu_buf_puts(o, "    }\n");
+    c_from = "fgk_cb";
+    c_to = "fgk_ce";
+  } else if (e->col_block) {
+    /* reads across rows: the rows inside blocks of columns
+     * (emit/blocks.c) */
+    fgu_buf_printf(o, "  for (long fgk_cb = fgk_c0; fgk_cb < fgk_c1; "
+                   "fgk_cb += %d) {\n"
+                   "    const long fgk_ce = fgk_c1 - fgk_cb < %d ? fgk_c1 "
+                   ": fgk_cb + %d;\n", e->col_block, e->col_block,
+                   e->col_block);
     c_from = "fgk_cb";
     c_to = "fgk_ce";
   }

@@ -12,6 +12,7 @@
  *   hoist.c    read locations computed once per work-item
  *   taps.c     gathered small tensors read as one word
  *   coltab.c   values of the column alone, in tables per column block
+ *   blocks.c   column blocks for kernels that read across rows
  *   expr.c     expressions and the addressing of fields
  *   stencil.c  stencils' interior columns and border rules
  *   flat.c     whether a stencil interior may run over flat elements
@@ -183,6 +184,8 @@ struct fgk_emitter {
   bool coltab_pre;     /* emitting the column blocks' statements */
   fgu_buf coltab_decl; /* the tables' declarations */
   fgu_buf coltab_pre_text; /* the loop body filling them */
+  int col_block;       /* > 0: the C dialect walks a tile in blocks of this
+                          many columns, its rows inside (emit/blocks.c) */
   int rescan;          /* 0, or 1 + the reduction whose first point the
                           body being emitted looks for (emit/reduce.c):
                           its write compares, every other write is left
@@ -324,6 +327,9 @@ void fge_store(fgk_emitter *e, const char *buf, int n, fg_elem el,
  * which equals _column + dc wherever lo <= _column + dc <= hi. */
 typedef struct fge_colref {
   long dc;
+  long scale;       /* the column is scale * _column + dc: 1 for a tap, 2-64
+                       for a shrink's (fg_downsample2's 2 c + k), then
+                       neither reversed nor clamped */
   bool reversed;    /* the column is in<port>_C + dc - _column (a flip),
                        port the read's own: inside for columns from dc + 1
                        to in<port>_C + dc */
@@ -335,7 +341,8 @@ typedef struct fge_colref {
 /* Whether x is t + k or t - k for thread constant t (k a small constant,
  * 0 when x is t itself); k. */
 bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
-/* Whether x is such a coordinate; fills r. */
+/* Whether x is such a coordinate (or a multiple of the column plus a
+ * constant, r->scale > 1); fills r. */
 bool fge_column_offset(const fg_expr *x, fge_colref *r);
 /* Whether read a's column is such a coordinate or the reversed column
  * of a's own input (fge_colref.reversed); fills r. */
@@ -386,6 +393,11 @@ bool fge_coltab_plan(fgk_emitter *e);
 /* The index of top-level statement s, its class in *cls (0 constant,
  * 1 column, 2 other), or -1. */
 int fge_coltab_index(const fgk_emitter *e, const fgk_stmt *s, int *cls);
+/* Columns per block for a kernel reading an input at a row coordinate
+ * that holds the thread's column (a transpose), when the dialect has
+ * column blocks (column_tables) and the kernel neither column tables nor
+ * a stencil's interior; else 0 (emit/blocks.c). */
+int fge_column_block(const fgk_emitter *e);
 /* Writes the tables' declarations into e->coltab_decl. */
 void fge_coltab_emit(fgk_emitter *e);
 /* Frees the column tables' state. */

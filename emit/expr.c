@@ -177,6 +177,8 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
       fgk_put(e, "0");
     } else if (inside && !loop_col && i == 2 && cr.reversed) {
       fgk_putf(e, "%s_C + %ldL - fgk_c", buf, cr.dc);
+    } else if (inside && !loop_col && i == 2 && cr.scale > 1) {
+      fgk_putf(e, "fgk_c * %ldL + %ldL", cr.scale, cr.dc);
     } else if (inside && !loop_col && i == 2) {
       fgk_putf(e, "fgk_c + %ldL", cr.dc);
     } else {

@@ -11,7 +11,9 @@
  * (clamp(_column + dc, 0, _columns - 1), as Cog's stencils write it)
  * counts too: the interior is narrowed to where that clamp keeps its
  * value; and so does a flip's column (extent - 1 - _column), inside its
- * field wherever the thread's own column is. */
+ * field wherever the thread's own column is, and a shrink's (s _column +
+ * dc, s a small constant: fg_downsample2's 2 x 2 blocks), inside for the
+ * columns whose block lies in the field. */
 #include "emit_impl.h"
 #include "ir/visit.h"
 
@@ -48,10 +50,44 @@ bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
   return true;
 }
 
+/* Whether x is _column * s or s * _column for a constant s in [2, 64];
+ * s. */
+static bool column_times(const fg_expr *x, long *s) {
+  if (x->kind != FGK_E_BINARY || x->u.bin.op != FGK_MUL)
+    return false;
+  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+  if (a->kind == FGK_E_CONST) {
+    const fg_expr *t = a;
+    a = b;
+    b = t;
+  }
+  return a->kind == FGK_E_THREAD && a->u.thread == FG_COLUMN &&
+         small_const(b, s) && *s >= 2 && *s <= 64;
+}
+
 bool fge_column_offset(const fg_expr *x, fge_colref *r) {
-  *r = (fge_colref){0};
+  *r = (fge_colref){.scale = 1};
   if (fge_thread_plus(x, FG_COLUMN, &r->dc))
     return true;
+  /* s _column + dc: each thread reads its own block of s columns (a 2x2
+   * shrink's taps), inside the field for whole blocks */
+  if (column_times(x, &r->scale))
+    return true;
+  long v;
+  if (x->kind == FGK_E_BINARY &&
+      (x->u.bin.op == FGK_ADD || x->u.bin.op == FGK_SUB)) {
+    const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+    if (x->u.bin.op == FGK_ADD && a->kind == FGK_E_CONST) {
+      const fg_expr *t = a;
+      a = b;
+      b = t;
+    }
+    if (column_times(a, &r->scale) && small_const(b, &v)) {
+      r->dc = x->u.bin.op == FGK_ADD ? v : -v;
+      return true;
+    }
+  }
+  r->scale = 1;
   /* clamp(_column + dc, lo, hi): the explicit clamp a Cog stencil writes */
   if (x->kind != FGK_E_CALL || x->u.call.fn != FGK_FN_clamp ||
       x->u.call.n != 3 || !fge_thread_plus(x->u.call.arg[0], FG_COLUMN, &r->dc) ||
@@ -100,6 +136,7 @@ bool fge_read_column(const fgk_access *a, fge_colref *r) {
     return false;
   }
   r->reversed = true;
+  r->scale = 1;
   return true;
 }
 
@@ -107,6 +144,10 @@ typedef struct taps {
   int n_in;
   bool *any;      /* n_in: an input read with a column offset */
   long *lo, *hi;  /* n_in: least and greatest offset */
+  /* n_in: reads at scale * _column + dc with scale > 1 (one scale per
+   * input, else mixed), their least and greatest dc */
+  long *scale, *slo, *shi;
+  bool mixed;
   /* over clamped taps, where every clamp keeps its value: columns c with
    * c >= c_lo, c < _columns + cols_hi (any_cols), c < const_hi (any_const) */
   long c_lo, cols_hi, const_hi;
@@ -122,6 +163,15 @@ static void tap(const fg_expr *x, void *arg) {
       a->port >= t->n_in || !fge_read_column(a, &cr))
     return;
   int p = a->port;
+  if (cr.scale > 1) {
+    /* inside for the columns c with 0 <= scale c + dc < in_C */
+    if (t->scale[p] && t->scale[p] != cr.scale)
+      t->mixed = true;
+    t->slo[p] = !t->scale[p] || cr.dc < t->slo[p] ? cr.dc : t->slo[p];
+    t->shi[p] = !t->scale[p] || cr.dc > t->shi[p] ? cr.dc : t->shi[p];
+    t->scale[p] = cr.scale;
+    return;
+  }
   /* a reversed column is inside where a tap at -(dc + 1) is */
   long dc = cr.reversed ? -(cr.dc + 1) : cr.dc;
   if (cr.clamped) {
@@ -149,11 +199,15 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
   t.any = calloc((size_t)k->n_in, sizeof *t.any);
   t.lo = calloc((size_t)k->n_in, sizeof *t.lo);
   t.hi = calloc((size_t)k->n_in, sizeof *t.hi);
+  t.scale = calloc((size_t)k->n_in, sizeof *t.scale);
+  t.slo = calloc((size_t)k->n_in, sizeof *t.slo);
+  t.shi = calloc((size_t)k->n_in, sizeof *t.shi);
   bool found = false;
-  if (t.any && t.lo && t.hi) {
+  if (t.any && t.lo && t.hi && t.scale && t.slo && t.shi) {
     fgk_visit_block(&k->body, &(fgk_visitor){.expr = tap, .arg = &t});
     for (int p = 0; p < k->n_in; p++)
-      found |= t.any[p];
+      found |= t.any[p] || t.scale[p];
+    found &= !t.mixed;
   }
   if (found && out) {
     /* [fgk_lo, fgk_hi): the columns where every tap of every input lies
@@ -166,6 +220,18 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
                      -t.lo[p], -t.lo[p]);
       fgu_buf_printf(out, "    if (fgk_hi > in%d_C - %ldL) fgk_hi = in%d_C - "
                      "%ldL;\n", p, t.hi[p], p, t.hi[p]);
+    }
+    for (int p = 0; p < k->n_in; p++) {
+      long s = t.scale[p];
+      if (!s)
+        continue;
+      /* c >= ceil(-slo / s) and c <= floor((in_C - 1 - shi) / s) */
+      if (t.slo[p] < 0)
+        fgu_buf_printf(out, "    if (fgk_lo < %ldL) fgk_lo = %ldL;\n",
+                       (-t.slo[p] + s - 1) / s, (-t.slo[p] + s - 1) / s);
+      fgu_buf_printf(out, "    { long fgk_m = in%d_C - %ldL; if (fgk_hi > "
+                     "(fgk_m < 0 ? 0 : fgk_m / %ldL + 1)) fgk_hi = fgk_m < 0 "
+                     "? 0 : fgk_m / %ldL + 1; }\n", p, 1 + t.shi[p], s, s);
     }
     if (t.c_lo > 0)
       fgu_buf_printf(out, "    if (fgk_lo < %ldL) fgk_lo = %ldL;\n", t.c_lo,
@@ -181,6 +247,9 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
   free(t.any);
   free(t.lo);
   free(t.hi);
+  free(t.scale);
+  free(t.slo);
+  free(t.shi);
   return found;
 }
 

@@ -539,6 +539,7 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     e.strip_rows = 1;     /* a strip's rows are its tables' only gain */
   if (target)
     target->rows = e.strip_rows;
+  e.col_block = fge_column_block(&e);
   declare_vars(&e, &k->body);
   if (e.per_thread) {
     /* shared variables are zeroed per group, then the body runs in phases
@@ -682,8 +683,9 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
   if (e.out.s)
     fgu_buf_puts(&src, e.out.s);
   fgu_buf_puts(&src, fgk_is_reduction(k->reduce) ? e.d->close_reduce
-                     : e.coltab_pre_text.s ? e.d->close_kernel_tables
-                                           : e.d->close_kernel);
+                     : e.coltab_pre_text.s || e.col_block
+                         ? e.d->close_kernel_tables
+                         : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
              e.zero_locals.oom || e.interior_body.oom || e.hoist.oom ||
              e.coltab_decl.oom || e.coltab_pre_text.oom;

@@ -1098,6 +1098,195 @@ START_TEST(test_fuse_stencil_smaller_input_match_c) {
 }
 END_TEST
 
+/* Reads at a multiple of the thread's column plus a constant (a 2x2
+ * shrink's taps, fg_downsample2): x (R x CX) at 2 _column + dc for dc in
+ * -1..2 and y (R x CY) at 3 _column + dc for dc in {-2, 0, 4}, each
+ * weighted by a power of two and summed in order; with mixed, x is also
+ * read at 3 _column.  The C dialect (and OpenCL's strips) run an
+ * interior loop with those columns unclamped (fgk_c * 2L), except when
+ * one input is read at two scales; every sum is C's with clamped
+ * columns, bit for bit, whether the inputs are narrower or wider than
+ * the scaled thread columns. */
+static fg_graph *scaled_taps_graph(int R, int C, int CX, int CY, bool mixed) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("scaled_taps");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_F32, fg_shape2(R, CX)));
+  fg_field *y = fg_input(g, "y", fg_type_scalar(FG_F32, fg_shape2(R, CY)));
+  fg_op *op = fg_op_begin(g, "staps", 1, &t);
+  fg_expr *sum = NULL;
+  for (int k = 0; k < 8; k++) {
+    fg_field *f = k < 4 ? x : k < 7 ? y : x;
+    int s = k < 4 ? 2 : 3, dc = k < 4 ? k - 1 : k == 4 ? -2 : k == 5 ? 0 : 4;
+    if (k == 7) {
+      if (!mixed)
+        break;
+      dc = 0;
+    }
+    fg_expr *c = fg_addi(fg_muli(fg_column(op), s), dc);
+    fg_expr *v = fg_mulf(fg_read_tensor_at(op, f, 2, fg_row(op), c),
+                         ldexpf(1.0f, 2 * k - 5));
+    sum = sum ? fg_add(sum, v) : v;
+  }
+  fg_write_tensor(op, 0, sum);
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_scaled_columns_match_c) {
+  static const int size[][4] = {{3, 1, 1, 1},   {2, 7, 2, 3},
+                                {4, 5, 9, 14},  {5, 9, 18, 27},
+                                {3, 33, 20, 50}, {6, 40, 77, 130}};
+  fg_context *ctx = tu_context();
+  rng rg = {0x5ca1edull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++)
+    for (int mixed = 0; mixed < 2; mixed++) {
+      const int R = size[s][0], C = size[s][1], CX = size[s][2],
+                CY = size[s][3];
+      fg_graph *g = scaled_taps_graph(R, C, CX, CY, mixed);
+      ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+      fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+      ck_assert_int_eq(fg_program_kernel_count(p), 1);
+      const char *src = fg_program_kernel_source(p, 0);
+      if (strip_kernels(p) || !strstr(src, "__kernel"))
+        ck_assert_msg((strstr(src, "fgk_c * 2L") != NULL) == !mixed &&
+                          (strstr(src, "fgk_c * 3L") != NULL) == !mixed,
+                      "interior loop %s expected:\n%s",
+                      mixed ? "not" : "", src);
+      float *x = malloc(sizeof(float) * R * CX),
+            *y = malloc(sizeof(float) * R * CY),
+            *o = malloc(sizeof(float) * R * C);
+      fill_floats(&rg, x, (size_t)(R * CX));
+      fill_floats(&rg, y, (size_t)(R * CY));
+      run_ok(ctx, p, 2, (const void *[]){x, y}, 1, (void *[]){o});
+      for (int row = 0; row < R; row++)
+        for (int col = 0; col < C; col++) {
+          float sum = 0;
+          for (int k = 0; k < 7 + mixed; k++) {
+            int sc = k < 4 ? 2 : 3,
+                dc = k < 4 ? k - 1 : k == 4 ? -2 : k == 5 ? 0 : k == 6 ? 4 : 0;
+            float v = k < 4 || k == 7
+                          ? x[row * CX + clampi(sc * col + dc, CX)]
+                          : y[row * CY + clampi(sc * col + dc, CY)];
+            v *= ldexpf(1.0f, 2 * k - 5);
+            sum = k ? sum + v : v;
+          }
+          int at = row * C + col;
+          ck_assert_msg(memcmp(&o[at], &sum, sizeof sum) == 0,
+                        "%dx%d (x %d, y %d columns, mixed %d) at (%d, %d): "
+                        "got %a, want %a",
+                        R, C, CX, CY, mixed, row, col, (double)o[at],
+                        (double)sum);
+        }
+      free(x);
+      free(y);
+      free(o);
+      fg_program_free(p);
+      fg_graph_free(g);
+    }
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* Reads across rows: out (R x C) = x at (C - 1 - _column + dr, _row)
+ * for dr in {-1, 0} (x is C x R: a quarter turn's read and its
+ * neighbour, the row clamped; the rows through variables) times 2 plus
+ * y at the thread's own point; a transpose of u8x3 pixels beside it (its
+ * row the column itself).  The C dialect
+ * walks such a kernel in blocks of columns (fgk_cb); every value is C's,
+ * at sizes narrower than a block, across several, and with fewer rows
+ * than the backend's tiles (a launch split by columns). */
+static fg_field *turn_op(fg_graph *g, fg_field *x, fg_field *y) {
+  fg_type t = fg_field_type(y);
+  fg_op *op = fg_op_begin(g, "turn", 1, &t);
+  fg_expr *sum = NULL;
+  for (int dr = -1; dr <= 0; dr++) {
+    /* the row through variables of the row and the column, as a warp
+     * computes its source row (so no column table holds it) */
+    fg_expr *c = fg_var(op, FG_I32, 1), *r = fg_var(op, FG_I32, 1);
+    fg_assign(c, fg_add(fg_column(op), fg_row(op)));
+    fg_assign(r, fg_add(fg_addi(fg_sub(fg_subi(fg_field_extent(op, x,
+                                                               FG_ROWS),
+                                               1), c), dr),
+                        fg_row(op)));
+    fg_expr *v = fg_read_tensor_at(op, x, 2, r, fg_row(op));
+    sum = sum ? fg_add(fg_mulf(sum, 2.0f), v) : v;
+  }
+  fg_write_tensor(op, 0, fg_add(sum, fg_read_tensor(op, y)));
+  return fg_op_end(op);
+}
+
+/* Whether a C-dialect kernel of p (not OpenCL's) lacks column blocks. */
+static bool unblocked_kernel(fg_program *p) {
+  for (int i = 0; i < fg_program_kernel_count(p); i++) {
+    const char *src = fg_program_kernel_source(p, i);
+    if (!strstr(src, "__kernel") && !strstr(src, "fgk_cb += "))
+      return true;
+  }
+  return false;
+}
+
+START_TEST(test_fuse_column_blocks_match_c) {
+  static const int size[][2] = {{1, 1}, {5, 3}, {7, 64}, {2, 300},
+                                {33, 130}, {130, 45}};
+  fg_context *ctx = tu_context();
+  rng rg = {0xb10cull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+    const int R = size[s][0], C = size[s][1];
+    fg_type t = fg_type_scalar(FG_F32, fg_shape2(R, C));
+    fg_type tx = fg_type_scalar(FG_F32, fg_shape2(C, R));
+    fg_type p3 = fg_type_vector(FG_U8, fg_shape2(C, R), 3);
+    fg_graph *g = fg_graph_new("blocks");
+    fg_field *x = fg_input(g, "x", tx), *y = fg_input(g, "y", t),
+             *px = fg_input(g, "px", p3);
+    fg_output(g, "out", turn_op(g, x, y));
+    fg_output(g, "tr", fg_transpose(g, px));
+    fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+    ck_assert_msg(!unblocked_kernel(p), "no column blocks");
+    /* the turn alone: only its rows through variables hold the column */
+    fg_graph *g1 = fg_graph_new("blocks1");
+    fg_output(g1, "out", turn_op(g1, fg_input(g1, "x", tx),
+                                 fg_input(g1, "y", t)));
+    fg_program *p1 = compile_mode(ctx, g1, FG_FUSION_ON);
+    ck_assert_msg(!unblocked_kernel(p1), "no column blocks (variables)");
+    fg_program_free(p1);
+    fg_graph_free(g1);
+    float *xv = malloc(sizeof(float) * R * C),
+          *yv = malloc(sizeof(float) * R * C),
+          *o = malloc(sizeof(float) * R * C);
+    uint8_t *pv = malloc((size_t)3 * R * C), *po = malloc((size_t)3 * R * C);
+    fill_floats(&rg, xv, (size_t)(R * C));
+    fill_floats(&rg, yv, (size_t)(R * C));
+    for (int i = 0; i < 3 * R * C; i++)
+      pv[i] = (uint8_t)(rng_next(&rg) >> 24);
+    run_ok(ctx, p, 3, (const void *[]){xv, yv, pv}, 2, (void *[]){o, po});
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++) {
+        float want = xv[clampi(C - 1 - col - 1, C) * R + row] * 2.0f +
+                     xv[(C - 1 - col) * R + row] + yv[row * C + col];
+        int at = row * C + col;
+        ck_assert_msg(memcmp(&o[at], &want, sizeof want) == 0,
+                      "%dx%d at (%d, %d): got %a, want %a", R, C, row, col,
+                      (double)o[at], (double)want);
+      }
+    /* tr is R x C of px (C x R): tr(r, c) = px(c, r) */
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++)
+        for (int k = 0; k < 3; k++)
+          ck_assert_msg(po[(row * C + col) * 3 + k] ==
+                            pv[(col * R + row) * 3 + k],
+                        "transpose %dx%d at (%d, %d, %d)", R, C, row, col, k);
+    free(xv);
+    free(yv);
+    free(o);
+    free(pv);
+    free(po);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* A thread per row sums, by loops over x: a's row for x < a's columns
  * (out0: the read needs no clamp); b's row (narrower) for x < a's
  * columns (out1: clamped at b's last column); a's row for x < a's
@@ -2283,6 +2472,8 @@ int main(void) {
   tcase_add_test(tc, test_fuse_reversed_columns_match_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
+  tcase_add_test(tc, test_fuse_stencil_scaled_columns_match_c);
+  tcase_add_test(tc, test_fuse_column_blocks_match_c);
   tcase_add_test(tc, test_fuse_column_loop_reads);
   tcase_add_test(tc, test_fuse_stencil_border_rules_match_c);
   tcase_add_test(tc, test_fuse_cost_rule_keeps_scalar_calls_apart);
