@@ -96,7 +96,8 @@ static void read_across(const fg_expr *x, void *arg) {
 
 int fge_column_block(const fgk_emitter *e) {
   const fgk_kernel *k = e->k;
-  if (!e->d->column_tables || k->grouped || fgk_is_reduction(k->reduce) ||
+  /* the C dialect's column-block loop; OpenCL's strips have none */
+  if (e->d->id != FGK_DIALECT_C || !e->d->column_tables || k->grouped || fgk_is_reduction(k->reduce) ||
       k->thread_elements || k->n_in <= 0 || e->flat || e->coltab ||
       fge_stencil_bounds(e, NULL))
     return 0;
