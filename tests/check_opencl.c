@@ -27,6 +27,19 @@ static fg_context *cl_context_in(const char *dir, const char *device) {
   return ctx;
 }
 
+/* A context on backend kind (device: OpenCL's selector or NULL) without
+ * the capabilities in disable. */
+static fg_context *context_on(fg_backend_kind kind, const char *device,
+                              unsigned disable) {
+  fg_context_options opt = {.backend = kind, .device = device,
+                            .disable = disable};
+  fg_context *ctx;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  return ctx;
+}
+
 START_TEST(test_opencl_lists_devices) {
   fg_device_desc d[16];
   int n = -1;
@@ -422,12 +435,7 @@ static void strip_run(fg_backend_kind kind, const char *device,
                       unsigned disable, const float *rgba, const float *x,
                       float *lin, float *dot, float *box) {
   fg_graph *g = strip_graph();
-  fg_context_options opt = {.backend = kind, .device = device,
-                            .disable = disable};
-  fg_context *ctx;
-  char err[1024];
-  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
+  fg_context *ctx = context_on(kind, device, disable);
   fg_program *p = tu_compile(ctx, g);
   ck_assert_msg(fg_program_run(p, 2, (const void *[]){rgba, x}, 3,
                                (void *[]){lin, dot, box}) == FG_OK, "%s",
@@ -570,12 +578,7 @@ static void sw_run(size_t t, fg_backend_kind kind, const char *device,
                    void **out) {
   fg_graph *g = sw_graph(t);
   ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
-  fg_context_options opt = {.backend = kind, .device = device,
-                            .disable = disable};
-  fg_context *ctx;
-  char err[1024];
-  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
+  fg_context *ctx = context_on(kind, device, disable);
   fg_program *p = tu_compile(ctx, g);
   char tap[32];
   snprintf(tap, sizeof tap, "fgk_tap4_%d(", sw_types[t].word);
