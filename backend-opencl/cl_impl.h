@@ -114,38 +114,44 @@ void fgcl_stops_free(fgcl_stops *s);
 
 /* Transfers between pageable host memory and a device that does not share
  * it, through pooled page-locked staging buffers, in chunks whose host
- * copies overlap the device transfers of others (staging.c).  Transfers
- * of FGCL_STAGE_MIN bytes or more are staged; smaller ones are cheaper
- * through the driver's own copy. */
-#define FGCL_STAGE_CHUNK ((size_t)4 << 20)   /* bytes per chunk */
-#define FGCL_STAGE_LANES 4                   /* chunks of one transfer in
-                                                flight at once */
+ * copies overlap the device transfers of others, chained by events alone
+ * (staging.c).  Transfers of FGCL_STAGE_MIN bytes or more are staged;
+ * smaller ones are cheaper through the driver's own copy. */
+#define FGCL_STAGE_CHUNK ((size_t)8 << 20)   /* bytes per chunk */
+#define FGCL_STAGE_LANES 3                   /* staging buffers one
+                                                transfer cycles through */
 #define FGCL_STAGE_SLOTS 16                  /* staging buffers per
                                                 backend, at most */
-#define FGCL_STAGE_WORKERS 4                 /* threads copying chunks */
 #define FGCL_STAGE_MIN ((size_t)256 << 10)
-/* fgcl_stage's answer when it did not start (no staging buffer free, out
- * of memory): copy another way.  Not an OpenCL code (those are <= 0). */
+/* A staged call's answer when it did not start (no staging buffer free,
+ * out of memory): copy another way.  Not an OpenCL code (those are <= 0). */
 #define FGCL_NOT_STAGED 1
 
-/* Called once when a staged transfer ended, from a worker or a driver
- * thread: err CL_SUCCESS, or the first failure, of call (a CL call that
- * failed) or of a command (call NULL). */
-typedef void (*fgcl_stage_done_fn)(void *arg, bool up, cl_int err,
-                                   const char *call);
+/* Called once when a staged download ended, from the stager's worker: err
+ * CL_SUCCESS, or the first failure, of call (a CL call that failed) or of
+ * a command (call NULL). */
+typedef void (*fgcl_stage_done_fn)(void *arg, cl_int err, const char *call);
 typedef struct fgcl_stager fgcl_stager;
 /* A stager queueing on queue of ctx (both outlive it); NULL when out of
- * memory.  Its workers and buffers are made at the first transfer. */
+ * memory.  Its worker and buffers are made when first needed. */
 fgcl_stager *fgcl_stager_new(cl_context ctx, cl_command_queue queue);
-/* Starts copying bytes between host and mem (to_device: host -> mem),
- * after the nwait events in wait (retained while needed): CL_SUCCESS, and
- * done is called once when it ended (perhaps before this returns), or
- * FGCL_NOT_STAGED, and done is never called.  host stays valid until
- * done.  Called from one thread at a time. */
-cl_int fgcl_stage(fgcl_stager *s, cl_mem mem, bool to_device, void *host,
-                  size_t bytes, const cl_event *wait, cl_uint nwait,
-                  fgcl_stage_done_fn done, void *arg);
-/* Ends the workers and frees the staging buffers; every transfer must have
+/* Copies bytes of host into mem after the nwait events in wait, chunk by
+ * chunk on this thread (waiting for staging buffers to come free): on
+ * CL_SUCCESS *ev (the caller's) completes once mem holds them; host may be
+ * reused at once.  FGCL_NOT_STAGED: nothing done.  A CL error of *call (a
+ * command's failure: *call NULL): nothing is left in flight.  Called from
+ * one thread at a time. */
+cl_int fgcl_stage_upload(fgcl_stager *s, cl_mem mem, const void *host,
+                         size_t bytes, const cl_event *wait, cl_uint nwait,
+                         cl_event *ev, const char **call);
+/* Starts copying bytes of mem into host after the events in wait:
+ * CL_SUCCESS, and done is called once when it ended (from the worker;
+ * host stays valid until then), or FGCL_NOT_STAGED, and done is never
+ * called.  Called from the thread that uploads. */
+cl_int fgcl_stage_download(fgcl_stager *s, cl_mem mem, void *host,
+                           size_t bytes, const cl_event *wait, cl_uint nwait,
+                           fgcl_stage_done_fn done, void *arg);
+/* Ends the worker and frees the staging buffers; every download must have
  * ended.  NULL does nothing. */
 void fgcl_stager_free(fgcl_stager *s);
 

@@ -4,23 +4,26 @@
  * of its own, one piece after another (about 5 GB/s on an H100); from
  * page-locked memory the device's DMA engine reads and writes directly.
  *
- * A transfer is cut into chunks of FGCL_STAGE_CHUNK bytes that move
- * through up to FGCL_STAGE_LANES staging buffers ("lanes") at once: an
- * upload copies chunk k into a lane's buffer on a worker thread and queues
- * its write to the device, and once that write ended the lane takes the
- * next chunk; a download queues a lane's read from the device and copies
- * the chunk out on a worker once it ended.  So the host's copies of some
- * chunks overlap the device transfers of others, and the lanes' copies
- * run on several workers at once (FGCL_STAGE_WORKERS threads).
+ * A transfer is cut into chunks of FGCL_STAGE_CHUNK bytes carried by up to
+ * FGCL_STAGE_LANES staging buffers ("slots") in turn, so that the host's
+ * copy of one chunk overlaps the device transfers of others.  Chunks are
+ * chained by events alone, never by event callbacks (a driver may deliver
+ * those late, and chunks waiting on them serialize on that latency):
+ *  - an upload runs on the thread that starts it: for each chunk it waits
+ *    (clWaitForEvents) for its slot's previous write, copies the chunk in
+ *    and queues the slot's write; one marker after the last writes is the
+ *    upload's event, which what follows waits for on the device;
+ *  - a download queues every chunk's read at once, a read reusing a slot
+ *    waiting for a user event that says the chunk before it was copied
+ *    out; one worker thread waits for each read in order, copies it out,
+ *    sets that user event, and reports the end (done) after the last.
  *
  * Staging buffers are CL_MEM_ALLOC_HOST_PTR buffers mapped once (the
  * pinned-memory pattern drivers document), pooled per backend (at most
- * FGCL_STAGE_SLOTS; a transfer finding none free falls back to the
- * driver's copy) and unmapped when the backend ends.  Everything is
- * asynchronous: event callbacks (driver threads) hand chunks to the
- * workers, and the transfer's done is called once, from either, after its
- * last chunk.  No event is handed to the runtime, which then starts what
- * follows the transfer when done was called. */
+ * FGCL_STAGE_SLOTS; a transfer finding none free goes through the driver's
+ * copy) and unmapped when the backend ends.  A slot goes back to the pool
+ * with its last write still in flight (its event kept): whoever takes it
+ * next waits for that first. */
 #include "config.h"
 #include "cl_impl.h"
 
@@ -33,51 +36,38 @@
 typedef struct stage_slot {
   cl_mem mem;
   unsigned char *host;
+  cl_event busy;              /* its last write to the device, or NULL */
 } stage_slot;
 
-typedef struct stage_job stage_job;
-
-/* One staging buffer of a transfer and the chunk it carries now. */
-typedef struct stage_lane {
-  stage_job *job;
-  stage_slot *slot;
-  size_t chunk;
-} stage_lane;
-
-/* One staged transfer. */
-struct stage_job {
-  fgcl_stager *s;
+/* One staged download, from the reads being queued until done. */
+typedef struct stage_down {
+  struct stage_down *next;    /* the worker's list */
   cl_mem mem;
-  bool up;
   unsigned char *host;
   size_t bytes, nchunk;
-  cl_event *wait;             /* retained; every upload chunk's write
-                                 follows them, a download's first reads */
-  cl_uint nwait;
-  stage_lane lane[FGCL_STAGE_LANES];
-  int nlane, lanes_live;
-  size_t next;                /* the next chunk a lane takes */
+  size_t nqueued;             /* chunks whose read was queued */
+  cl_event *read;             /* nchunk: each chunk's read (NULL: none) */
+  cl_event *freed;            /* nchunk: user events, set once the chunk
+                                 was copied out (NULL: no read follows) */
+  stage_slot *slot[FGCL_STAGE_LANES];
+  int nslot;
   cl_int err;                 /* the first failure, CL_SUCCESS if none */
   const char *failed_call;    /* its CL call, or NULL: a command failed */
   fgcl_stage_done_fn done;
   void *arg;
-};
+} stage_down;
 
 struct fgcl_stager {
   cl_context ctx;
   cl_command_queue queue;
   pthread_mutex_t lock;
-  pthread_cond_t work;        /* tasks queued, or quitting */
+  pthread_cond_t work;        /* a download queued, or quitting */
   stage_slot slots[FGCL_STAGE_SLOTS];
   stage_slot *free_slots[FGCL_STAGE_SLOTS];
   int nslots, nfree;          /* made; free among them */
-  /* lanes whose chunk a worker copies next: each lane holds a slot, so
-   * there are never more than FGCL_STAGE_SLOTS */
-  stage_lane *tasks[FGCL_STAGE_SLOTS];
-  int task_head, ntask;
-  pthread_t workers[FGCL_STAGE_WORKERS];
-  int nworkers;
-  bool quit;
+  stage_down *head, *tail;    /* downloads the worker copies out, in turn */
+  pthread_t worker;
+  bool has_worker, quit;
 };
 
 fgcl_stager *fgcl_stager_new(cl_context ctx, cl_command_queue queue) {
@@ -105,12 +95,18 @@ void fgcl_stager_free(fgcl_stager *s) {
   s->quit = true;
   pthread_cond_broadcast(&s->work);
   pthread_mutex_unlock(&s->lock);
-  for (int i = 0; i < s->nworkers; i++)
-    pthread_join(s->workers[i], NULL);
-  /* every transfer ended before its run did: all slots are free */
-  for (int i = 0; i < s->nslots; i++)
+  if (s->has_worker)
+    pthread_join(s->worker, NULL);
+  /* every transfer ended before its run did: all slots are free, their
+   * last writes perhaps still in flight */
+  for (int i = 0; i < s->nslots; i++) {
+    if (s->slots[i].busy) {
+      clWaitForEvents(1, &s->slots[i].busy);
+      clReleaseEvent(s->slots[i].busy);
+    }
     clEnqueueUnmapMemObject(s->queue, s->slots[i].mem, s->slots[i].host, 0,
                             NULL, NULL);
+  }
   if (s->nslots)
     clFinish(s->queue);
   for (int i = 0; i < s->nslots; i++)
@@ -124,6 +120,7 @@ void fgcl_stager_free(fgcl_stager *s) {
  * transfers, outside the lock (the map may wait for the device). */
 static bool slot_make(fgcl_stager *s, stage_slot *slot) {
   cl_int rc;
+  slot->busy = NULL;
   slot->mem = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE |
                                          CL_MEM_ALLOC_HOST_PTR,
                              FGCL_STAGE_CHUNK, NULL, &rc);
@@ -139,13 +136,13 @@ static bool slot_make(fgcl_stager *s, stage_slot *slot) {
   return true;
 }
 
-/* Takes up to want free slots into job's lanes, making new ones while the
- * pool is below FGCL_STAGE_SLOTS; returns how many it took. */
-static int take_slots(fgcl_stager *s, stage_job *job, int want) {
+/* Takes up to want free slots into out, making new ones while the pool is
+ * below FGCL_STAGE_SLOTS; returns how many it took. */
+static int take_slots(fgcl_stager *s, stage_slot **out, int want) {
   int n = 0;
   pthread_mutex_lock(&s->lock);
   while (n < want && s->nfree > 0)
-    job->lane[n++].slot = s->free_slots[--s->nfree];
+    out[n++] = s->free_slots[--s->nfree];
   while (n < want && s->nslots < FGCL_STAGE_SLOTS) {
     /* only this thread adds slots: slots[nslots] is ours to fill */
     stage_slot *slot = &s->slots[s->nslots];
@@ -155,222 +152,253 @@ static int take_slots(fgcl_stager *s, stage_job *job, int want) {
     if (!ok)
       break;
     s->nslots++;
-    job->lane[n++].slot = slot;
+    out[n++] = slot;
   }
   pthread_mutex_unlock(&s->lock);
   return n;
 }
 
-static void *worker_main(void *arg);
-
-/* Starts the workers on the first staged transfer (a backend that never
- * stages has none).  Fewer than asked still work; none is a failure. */
-static bool start_workers(fgcl_stager *s) {
-  if (s->nworkers > 0)
-    return true;
-  for (int i = 0; i < FGCL_STAGE_WORKERS; i++)
-    if (pthread_create(&s->workers[s->nworkers], NULL, worker_main, s) == 0)
-      s->nworkers++;
-  return s->nworkers > 0;
-}
-
-/* Queues lane for a worker: its chunk is copied next. */
-static void push_task(stage_lane *lane) {
-  fgcl_stager *s = lane->job->s;
+/* Gives n slots back to the pool. */
+static void give_slots(fgcl_stager *s, stage_slot **slot, int n) {
   pthread_mutex_lock(&s->lock);
-  s->tasks[(s->task_head + s->ntask) % FGCL_STAGE_SLOTS] = lane;
-  s->ntask++;
-  pthread_cond_signal(&s->work);
+  for (int i = 0; i < n; i++)
+    s->free_slots[s->nfree++] = slot[i];
   pthread_mutex_unlock(&s->lock);
 }
 
-/* Records job's first failure. */
-static void job_fail(stage_job *job, cl_int rc, const char *call) {
-  pthread_mutex_lock(&job->s->lock);
-  if (job->err == CL_SUCCESS) {
-    job->err = rc;
-    job->failed_call = call;
-  }
-  pthread_mutex_unlock(&job->s->lock);
+/* Bytes of chunk k of a bytes-long transfer. */
+static size_t chunk_len(size_t bytes, size_t k) {
+  size_t off = k * FGCL_STAGE_CHUNK;
+  return bytes - off < FGCL_STAGE_CHUNK ? bytes - off : FGCL_STAGE_CHUNK;
 }
 
-/* The lane has nothing left to carry: the last one to end gives the
- * slots back, frees the job and reports (done last: after it the run may
- * end and the backend with it). */
-static void lane_end(stage_lane *lane) {
-  stage_job *job = lane->job;
-  fgcl_stager *s = job->s;
-  pthread_mutex_lock(&s->lock);
-  bool last = --job->lanes_live == 0;
-  if (last)
-    for (int i = 0; i < job->nlane; i++)
-      s->free_slots[s->nfree++] = job->lane[i].slot;
-  pthread_mutex_unlock(&s->lock);
-  if (!last)
-    return;
-  for (cl_uint i = 0; i < job->nwait; i++)
-    clReleaseEvent(job->wait[i]);
-  free(job->wait);
-  fgcl_stage_done_fn done = job->done;
-  void *arg = job->arg;
-  cl_int err = job->err;
-  const char *call = job->failed_call;
-  bool up = job->up;
-  free(job);
-  done(arg, up, err, call);
-}
-
-static void CL_CALLBACK on_chunk(cl_event ev, cl_int status, void *user);
-
-/* Queues the device's side of lane's chunk: the write of what the worker
- * copied, or the read into the slot; on_chunk follows it.  first: a
- * download's first reads, which wait for the job's events (later ones
- * follow a read that did). */
-static void queue_chunk(stage_lane *lane, bool first) {
-  stage_job *job = lane->job;
-  fgcl_stager *s = job->s;
-  size_t off = lane->chunk * FGCL_STAGE_CHUNK;
-  size_t len = job->bytes - off < FGCL_STAGE_CHUNK ? job->bytes - off
-                                                   : FGCL_STAGE_CHUNK;
-  cl_uint nw = job->up || first ? job->nwait : 0;
-  cl_event ev;
-  cl_int rc = job->up
-                  ? clEnqueueWriteBuffer(s->queue, job->mem, CL_FALSE, off,
-                                         len, lane->slot->host, nw,
-                                         nw ? job->wait : NULL, &ev)
-                  : clEnqueueReadBuffer(s->queue, job->mem, CL_FALSE, off,
-                                        len, lane->slot->host, nw,
-                                        nw ? job->wait : NULL, &ev);
-  if (rc != CL_SUCCESS) {
-    job_fail(job, rc, job->up ? "clEnqueueWriteBuffer" :
-                                "clEnqueueReadBuffer");
-    lane_end(lane);
-    return;
-  }
-  clFlush(s->queue);
-  if (clSetEventCallback(ev, CL_COMPLETE, on_chunk, lane) != CL_SUCCESS) {
-    /* queued: wait for it here rather than lose it */
-    cl_int st = CL_SUCCESS;
-    clWaitForEvents(1, &ev);
-    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
-                   NULL);
-    on_chunk(ev, st, lane);
-  }
-}
-
-/* Gives lane the job's next chunk, or ends it. */
-static void lane_next(stage_lane *lane) {
-  stage_job *job = lane->job;
-  pthread_mutex_lock(&job->s->lock);
-  bool more = job->err == CL_SUCCESS && job->next < job->nchunk;
-  if (more)
-    lane->chunk = job->next++;
-  pthread_mutex_unlock(&job->s->lock);
-  if (!more)
-    lane_end(lane);
-  else if (job->up)
-    push_task(lane);
-  else
-    queue_chunk(lane, false);
-}
-
-/* A chunk's device transfer ended (a driver thread): an upload's lane
- * takes the next chunk, a download's chunk goes to a worker. */
-static void CL_CALLBACK on_chunk(cl_event ev, cl_int status, void *user) {
-  stage_lane *lane = user;
-  stage_job *job = lane->job;
+/* Waits for ev and releases it: its command's status (negative: failed). */
+static cl_int wait_release(cl_event ev) {
+  cl_int st = CL_COMPLETE;
+  cl_int rc = clWaitForEvents(1, &ev);
+  if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                     NULL) != CL_SUCCESS)
+    st = rc != CL_SUCCESS ? rc : CL_INVALID_EVENT;
   clReleaseEvent(ev);
-  if (status < 0) {
-    job_fail(job, status, NULL);
-    lane_end(lane);
-  } else if (job->up) {
-    lane_next(lane);
-  } else {
-    push_task(lane);
-  }
+  return st < 0 ? st : CL_SUCCESS;
 }
 
-/* A worker: copies queued chunks between the caller's memory and the
- * slots until the stager ends. */
+/* A wait list of the transfer's events and one more (NULL: none) in buf
+ * (nwait + 1 long); returns its length. */
+static cl_uint with_one(cl_event *buf, const cl_event *wait, cl_uint nwait,
+                        cl_event more) {
+  for (cl_uint i = 0; i < nwait; i++)
+    buf[i] = wait[i];
+  if (more)
+    buf[nwait++] = more;
+  return nwait;
+}
+
+cl_int fgcl_stage_upload(fgcl_stager *s, cl_mem mem, const void *host,
+                         size_t bytes, const cl_event *wait, cl_uint nwait,
+                         cl_event *ev, const char **call) {
+  *ev = NULL;
+  *call = NULL;
+  if (bytes == 0)
+    return FGCL_NOT_STAGED;
+  size_t nchunk = (bytes + FGCL_STAGE_CHUNK - 1) / FGCL_STAGE_CHUNK;
+  stage_slot *slot[FGCL_STAGE_LANES];
+  int nslot = take_slots(s, slot, nchunk < FGCL_STAGE_LANES
+                                      ? (int)nchunk : FGCL_STAGE_LANES);
+  if (nslot == 0)
+    return FGCL_NOT_STAGED;
+  const unsigned char *src = host;
+  cl_int err = CL_SUCCESS;
+  for (size_t k = 0; k < nchunk && err == CL_SUCCESS; k++) {
+    stage_slot *sl = slot[k % (size_t)nslot];
+    if (sl->busy) {
+      /* its previous write (this transfer's, or one before that already
+       * reported its own end) must have read the slot */
+      cl_int st = wait_release(sl->busy);
+      sl->busy = NULL;
+      if (st != CL_SUCCESS && k >= (size_t)nslot) {
+        err = st;
+        break;
+      }
+    }
+    size_t len = chunk_len(bytes, k);
+    memcpy(sl->host, src + k * FGCL_STAGE_CHUNK, len);
+    err = clEnqueueWriteBuffer(s->queue, mem, CL_FALSE, k * FGCL_STAGE_CHUNK,
+                               len, sl->host, nwait, nwait ? wait : NULL,
+                               &sl->busy);
+    if (err != CL_SUCCESS) {
+      sl->busy = NULL;
+      *call = "clEnqueueWriteBuffer";
+    }
+    clFlush(s->queue);
+  }
+  /* the writes still in flight are the slots' last ones: the earlier
+   * ones ended before their slot took its next chunk */
+  cl_event last[FGCL_STAGE_LANES];
+  cl_uint nlast = 0;
+  for (int i = 0; i < nslot; i++)
+    if (slot[i]->busy)
+      last[nlast++] = slot[i]->busy;
+  if (err == CL_SUCCESS) {
+    err = clEnqueueMarkerWithWaitList(s->queue, nlast, last, ev);
+    if (err != CL_SUCCESS) {
+      *ev = NULL;
+      *call = "clEnqueueMarkerWithWaitList";
+    }
+    clFlush(s->queue);
+  }
+  if (err != CL_SUCCESS)
+    /* nothing may stay in flight from a failed upload */
+    for (int i = 0; i < nslot; i++)
+      if (slot[i]->busy) {
+        wait_release(slot[i]->busy);
+        slot[i]->busy = NULL;
+      }
+  give_slots(s, slot, nslot);
+  return err;
+}
+
+/* Releases a download's events, gives its slots back, frees it and
+ * reports (done last: after it the run may end and the backend too). */
+static void down_end(fgcl_stager *s, stage_down *d) {
+  for (size_t k = 0; k < d->nchunk; k++) {
+    if (d->read[k])
+      clReleaseEvent(d->read[k]);
+    if (d->freed[k])
+      clReleaseEvent(d->freed[k]);
+  }
+  give_slots(s, d->slot, d->nslot);
+  fgcl_stage_done_fn done = d->done;
+  void *arg = d->arg;
+  cl_int err = d->err;
+  const char *call = d->failed_call;
+  free(d->read);
+  free(d->freed);
+  free(d);
+  done(arg, err, call);
+}
+
+/* Copies one download's chunks out as their reads end, in order; every
+ * read queued is waited for, failed or not, before the download ends. */
+static void down_copy(fgcl_stager *s, stage_down *d) {
+  for (size_t k = 0; k < d->nqueued; k++) {
+    cl_int st = wait_release(d->read[k]);
+    d->read[k] = NULL;
+    if (st != CL_SUCCESS && d->err == CL_SUCCESS) {
+      d->err = st;
+      d->failed_call = NULL;
+    }
+    if (d->err == CL_SUCCESS)
+      memcpy(d->host + k * FGCL_STAGE_CHUNK,
+             d->slot[k % (size_t)d->nslot]->host, chunk_len(d->bytes, k));
+    if (d->freed[k])
+      clSetUserEventStatus(d->freed[k], CL_COMPLETE);
+  }
+  down_end(s, d);
+}
+
+/* The worker: copies queued downloads out, in turn, until the stager
+ * ends (every download ended before that). */
 static void *worker_main(void *arg) {
   fgcl_stager *s = arg;
   pthread_mutex_lock(&s->lock);
   for (;;) {
-    while (s->ntask == 0 && !s->quit)
+    while (!s->head && !s->quit)
       pthread_cond_wait(&s->work, &s->lock);
-    if (s->ntask == 0)
+    stage_down *d = s->head;
+    if (!d)
       break;
-    stage_lane *lane = s->tasks[s->task_head];
-    s->task_head = (s->task_head + 1) % FGCL_STAGE_SLOTS;
-    s->ntask--;
-    stage_job *job = lane->job;
-    bool failed = job->err != CL_SUCCESS;
+    s->head = d->next;
+    if (!s->head)
+      s->tail = NULL;
     pthread_mutex_unlock(&s->lock);
-    size_t off = lane->chunk * FGCL_STAGE_CHUNK;
-    size_t len = job->bytes - off < FGCL_STAGE_CHUNK ? job->bytes - off
-                                                     : FGCL_STAGE_CHUNK;
-    if (failed) {
-      lane_end(lane);
-    } else if (job->up) {
-      memcpy(lane->slot->host, job->host + off, len);
-      queue_chunk(lane, false);
-    } else {
-      memcpy(job->host + off, lane->slot->host, len);
-      lane_next(lane);
-    }
+    down_copy(s, d);
     pthread_mutex_lock(&s->lock);
   }
   pthread_mutex_unlock(&s->lock);
   return NULL;
 }
 
-cl_int fgcl_stage(fgcl_stager *s, cl_mem mem, bool to_device, void *host,
-                  size_t bytes, const cl_event *wait, cl_uint nwait,
-                  fgcl_stage_done_fn done, void *arg) {
-  if (bytes == 0 || !start_workers(s))
+cl_int fgcl_stage_download(fgcl_stager *s, cl_mem mem, void *host,
+                           size_t bytes, const cl_event *wait, cl_uint nwait,
+                           fgcl_stage_done_fn done, void *arg) {
+  if (bytes == 0)
     return FGCL_NOT_STAGED;
-  stage_job *job = calloc(1, sizeof *job);
-  if (!job)
-    return FGCL_NOT_STAGED;
-  job->wait = nwait ? malloc(nwait * sizeof *job->wait) : NULL;
-  if (nwait && !job->wait) {
-    free(job);
-    return FGCL_NOT_STAGED;
+  if (!s->has_worker) {
+    if (pthread_create(&s->worker, NULL, worker_main, s) != 0)
+      return FGCL_NOT_STAGED;
+    s->has_worker = true;
   }
-  job->s = s;
-  job->mem = mem;
-  job->up = to_device;
-  job->host = host;
-  job->bytes = bytes;
-  job->nchunk = (bytes + FGCL_STAGE_CHUNK - 1) / FGCL_STAGE_CHUNK;
-  job->done = done;
-  job->arg = arg;
-  int want = job->nchunk < FGCL_STAGE_LANES ? (int)job->nchunk
-                                            : FGCL_STAGE_LANES;
-  job->nlane = take_slots(s, job, want);
-  if (job->nlane == 0) {
-    free(job->wait);
-    free(job);
+  stage_down *d = calloc(1, sizeof *d);
+  cl_event *wl = malloc((nwait + 1) * sizeof *wl);
+  if (!d || !wl) {
+    free(d);
+    free(wl);
     return FGCL_NOT_STAGED;
   }
-  for (cl_uint i = 0; i < nwait; i++) {
-    clRetainEvent(wait[i]);
-    job->wait[i] = wait[i];
+  d->nchunk = (bytes + FGCL_STAGE_CHUNK - 1) / FGCL_STAGE_CHUNK;
+  d->read = calloc(d->nchunk, sizeof *d->read);
+  d->freed = calloc(d->nchunk, sizeof *d->freed);
+  if (d->read && d->freed)
+    d->nslot = take_slots(s, d->slot, d->nchunk < FGCL_STAGE_LANES
+                                          ? (int)d->nchunk
+                                          : FGCL_STAGE_LANES);
+  if (d->nslot == 0) {
+    free(d->read);
+    free(d->freed);
+    free(d);
+    free(wl);
+    return FGCL_NOT_STAGED;
   }
-  job->nwait = nwait;
-  /* every lane has its chunk before any starts: a lane may end the job */
-  job->lanes_live = job->nlane;
-  for (int i = 0; i < job->nlane; i++) {
-    job->lane[i].job = job;
-    job->lane[i].chunk = (size_t)i;
+  d->mem = mem;
+  d->host = host;
+  d->bytes = bytes;
+  d->done = done;
+  d->arg = arg;
+  size_t ns = (size_t)d->nslot;
+  for (size_t k = 0; k < d->nchunk; k++) {
+    stage_slot *sl = d->slot[k % ns];
+    cl_event after = NULL;
+    cl_int rc = CL_SUCCESS;
+    if (k < ns) {
+      after = sl->busy;        /* a write of an earlier upload reading it */
+    } else {
+      /* the slot's chunk before this one must have been copied out */
+      d->freed[k - ns] = clCreateUserEvent(s->ctx, &rc);
+      if (rc != CL_SUCCESS) {
+        d->freed[k - ns] = NULL;
+        d->err = rc;
+        d->failed_call = "clCreateUserEvent";
+        break;
+      }
+      after = d->freed[k - ns];
+    }
+    cl_uint n = with_one(wl, wait, nwait, after);
+    rc = clEnqueueReadBuffer(s->queue, mem, CL_FALSE, k * FGCL_STAGE_CHUNK,
+                             chunk_len(bytes, k), sl->host, n, n ? wl : NULL,
+                             &d->read[k]);
+    if (rc != CL_SUCCESS) {
+      d->read[k] = NULL;
+      d->err = rc;
+      d->failed_call = "clEnqueueReadBuffer";
+      break;
+    }
+    d->nqueued++;
+    if (k < ns && sl->busy) {
+      clReleaseEvent(sl->busy);   /* the read follows it now */
+      sl->busy = NULL;
+    }
   }
-  job->next = (size_t)job->nlane;
-  int n = job->nlane;
-  for (int i = 0; i < n; i++) {
-    if (to_device)
-      push_task(&job->lane[i]);
-    else
-      queue_chunk(&job->lane[i], true);
-  }
+  clFlush(s->queue);
+  free(wl);
+  /* the worker copies out what was queued, and reports a failure */
+  pthread_mutex_lock(&s->lock);
+  if (s->tail)
+    s->tail->next = d;
+  else
+    s->head = d;
+  s->tail = d;
+  pthread_cond_signal(&s->work);
+  pthread_mutex_unlock(&s->lock);
   return CL_SUCCESS;
 }

@@ -14,6 +14,8 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <string.h>
 
 #define SCALE 3.0f
 #define OFFSET (-1.0f)
@@ -29,8 +31,11 @@ static const sizes UNDER = {FGCL_STAGE_MIN / 4 + 17, FGCL_STAGE_CHUNK - 5,
                             "below a chunk"};
 static const sizes CHUNK = {FGCL_STAGE_CHUNK / 4, FGCL_STAGE_CHUNK,
                             "one chunk"};
-static const sizes SEVERAL = {3 * FGCL_STAGE_CHUNK / 4 + 1237,
-                              2 * FGCL_STAGE_CHUNK + 4097,
+/* more chunks than a transfer has staging buffers: they are reused */
+static const sizes SEVERAL = {(FGCL_STAGE_LANES + 1) * FGCL_STAGE_CHUNK / 4 +
+                                  1237,
+                              (2 * FGCL_STAGE_LANES + 1) * FGCL_STAGE_CHUNK +
+                                  4097,
                               "several chunks"};
 
 /* y = x * SCALE + OFFSET over nf floats, m3 = m * 3 + 1 over nb bytes:
@@ -323,6 +328,98 @@ START_TEST(test_staging_cancel_then_run_again) {
 }
 END_TEST
 
+/* What a direct download's done saw. */
+typedef struct down_seen {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int calls;
+  cl_int err;
+} down_seen;
+
+static void down_done(void *arg, cl_int err, const char *call) {
+  down_seen *d = arg;
+  (void)call;
+  pthread_mutex_lock(&d->lock);
+  d->calls++;
+  d->err = err;
+  pthread_cond_broadcast(&d->cond);
+  pthread_mutex_unlock(&d->lock);
+}
+
+/* Byte i of the stager cases' data, round r. */
+static unsigned char st_byte(size_t i, int r) {
+  return (unsigned char)((i * 131 + (i >> 13) * 7 + (size_t)r * 29) & 0xff);
+}
+
+/* The stager by itself, twice over the same pooled staging buffers (the
+ * second time finding their last writes perhaps still in flight): an
+ * upload of more chunks than it has staging buffers hands out one event
+ * after which the device holds every byte, and the caller's memory may be
+ * reused as soon as it returns; a download chained on that event alone
+ * (no host wait between) reports once, with the same bytes. */
+START_TEST(test_staging_stager_chains_by_events) {
+  fgcl_device_info *list;
+  int n;
+  char err[8192];
+  ck_assert_int_eq(fgcl_devices(&list, &n, err, sizeof err), FG_OK);
+  int i = fgcl_select(list, n, NULL, err, sizeof err);
+  ck_assert_int_ge(i, 0);
+  cl_int rc;
+  cl_context ctx = clCreateContext(NULL, 1, &list[i].device, NULL, NULL, &rc);
+  ck_assert_int_eq(rc, CL_SUCCESS);
+  cl_command_queue q = clCreateCommandQueue(ctx, list[i].device, 0, &rc);
+  ck_assert_int_eq(rc, CL_SUCCESS);
+  size_t bytes = (2 * FGCL_STAGE_LANES + 1) * FGCL_STAGE_CHUNK + 4097;
+  cl_mem mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+  ck_assert_int_eq(rc, CL_SUCCESS);
+  unsigned char *in = malloc(bytes), *dev = malloc(bytes),
+                *out = malloc(bytes);
+  ck_assert(in && dev && out);
+  fgcl_stager *s = fgcl_stager_new(ctx, q);
+  ck_assert_ptr_nonnull(s);
+  for (int r = 0; r < 2; r++) {
+    for (size_t k = 0; k < bytes; k++)
+      in[k] = st_byte(k, r);
+    cl_event ev;
+    const char *call;
+    ck_assert_int_eq(fgcl_stage_upload(s, mem, in, bytes, NULL, 0, &ev,
+                                       &call), CL_SUCCESS);
+    ck_assert_ptr_nonnull(ev);
+    memset(in, 0xa5, bytes);            /* the caller's memory, reused */
+    down_seen seen = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                      0, CL_SUCCESS};
+    memset(out, 0, bytes);
+    ck_assert_int_eq(fgcl_stage_download(s, mem, out, bytes, &ev, 1,
+                                         down_done, &seen), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, mem, CL_TRUE, 0, bytes, dev, 1,
+                                         &ev, NULL), CL_SUCCESS);
+    pthread_mutex_lock(&seen.lock);
+    while (seen.calls == 0)
+      pthread_cond_wait(&seen.cond, &seen.lock);
+    pthread_mutex_unlock(&seen.lock);
+    clReleaseEvent(ev);
+    for (size_t k = 0; k < bytes; k++) {
+      if (dev[k] != st_byte(k, r))
+        ck_abort_msg("round %d: device byte %zu is %u, expected %u", r, k,
+                     dev[k], st_byte(k, r));
+      if (out[k] != st_byte(k, r))
+        ck_abort_msg("round %d: downloaded byte %zu is %u, expected %u", r,
+                     k, out[k], st_byte(k, r));
+    }
+    ck_assert_int_eq(seen.calls, 1);
+    ck_assert_int_eq(seen.err, CL_SUCCESS);
+  }
+  fgcl_stager_free(s);
+  clReleaseMemObject(mem);
+  clReleaseCommandQueue(q);
+  clReleaseContext(ctx);
+  free(in);
+  free(dev);
+  free(out);
+  free(list);
+}
+END_TEST
+
 int main(void) {
   if (!tu_opencl_device_exists()) {
     const char *req = getenv("FG_REQUIRE_OPENCL");
@@ -342,6 +439,7 @@ int main(void) {
   tcase_add_test(tc, test_staging_env_switch);
   tcase_add_test(tc, test_staging_runs_in_flight_at_once);
   tcase_add_test(tc, test_staging_cancel_then_run_again);
+  tcase_add_test(tc, test_staging_stager_chains_by_events);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
