@@ -110,6 +110,20 @@ void fgcl_stops_forget(fgcl_stops *s, cl_mem m);
 void fgcl_stops_signal(fgcl_stops *s, const int *flag);
 void fgcl_stops_free(fgcl_stops *s);
 
+/* ---- pcopy.c ----------------------------------------------------------- */
+
+/* memcpy of large blocks split across up to three helper threads (one
+ * fewer than the CPUs); several threads may copy through it at once. */
+typedef struct fgcl_pcopy fgcl_pcopy;
+/* Starts the helpers; NULL when out of memory (fgcl_pcopy_run then copies
+ * on the caller's thread alone). */
+fgcl_pcopy *fgcl_pcopy_new(void);
+/* Copies bytes from src to dst (not overlapping), returning when done. */
+void fgcl_pcopy_run(fgcl_pcopy *p, void *dst, const void *src,
+                    size_t bytes);
+/* Ends the helpers; no copy may be under way.  NULL does nothing. */
+void fgcl_pcopy_free(fgcl_pcopy *p);
+
 /* ---- staging.c --------------------------------------------------------- */
 
 /* Transfers between pageable host memory and a device that does not share

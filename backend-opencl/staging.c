@@ -6,7 +6,8 @@
  *
  * A transfer is cut into chunks of FGCL_STAGE_CHUNK bytes carried by up to
  * FGCL_STAGE_LANES staging buffers ("slots") in turn, so that the host's
- * copy of one chunk overlaps the device transfers of others.  Chunks are
+ * copy of one chunk overlaps the device transfers of others (each chunk's
+ * copy itself split across a few threads, pcopy.c).  Chunks are
  * chained by events alone, never by event callbacks (a driver may deliver
  * those late, and chunks waiting on them serialize on that latency):
  *  - an upload runs on the thread that starts it: for each chunk it waits
@@ -66,6 +67,7 @@ struct fgcl_stager {
   stage_slot *free_slots[FGCL_STAGE_SLOTS];
   int nslots, nfree;          /* made; free among them */
   stage_down *head, *tail;    /* downloads the worker copies out, in turn */
+  fgcl_pcopy *pcopy;          /* the chunks' host copies (pcopy.c) */
   pthread_t worker;
   bool has_worker, quit;
 };
@@ -97,6 +99,7 @@ void fgcl_stager_free(fgcl_stager *s) {
   pthread_mutex_unlock(&s->lock);
   if (s->has_worker)
     pthread_join(s->worker, NULL);
+  fgcl_pcopy_free(s->pcopy);
   /* every transfer ended before its run did: all slots are free, their
    * last writes perhaps still in flight */
   for (int i = 0; i < s->nslots; i++) {
@@ -201,6 +204,8 @@ cl_int fgcl_stage_upload(fgcl_stager *s, cl_mem mem, const void *host,
   *call = NULL;
   if (bytes == 0)
     return FGCL_NOT_STAGED;
+  if (!s->pcopy)
+    s->pcopy = fgcl_pcopy_new();   /* NULL: copies on this thread alone */
   size_t nchunk = (bytes + FGCL_STAGE_CHUNK - 1) / FGCL_STAGE_CHUNK;
   stage_slot *slot[FGCL_STAGE_LANES];
   int nslot = take_slots(s, slot, nchunk < FGCL_STAGE_LANES
@@ -222,7 +227,7 @@ cl_int fgcl_stage_upload(fgcl_stager *s, cl_mem mem, const void *host,
       }
     }
     size_t len = chunk_len(bytes, k);
-    memcpy(sl->host, src + k * FGCL_STAGE_CHUNK, len);
+    fgcl_pcopy_run(s->pcopy, sl->host, src + k * FGCL_STAGE_CHUNK, len);
     err = clEnqueueWriteBuffer(s->queue, mem, CL_FALSE, k * FGCL_STAGE_CHUNK,
                                len, sl->host, nwait, nwait ? wait : NULL,
                                &sl->busy);
@@ -289,8 +294,8 @@ static void down_copy(fgcl_stager *s, stage_down *d) {
       d->failed_call = NULL;
     }
     if (d->err == CL_SUCCESS)
-      memcpy(d->host + k * FGCL_STAGE_CHUNK,
-             d->slot[k % (size_t)d->nslot]->host, chunk_len(d->bytes, k));
+      fgcl_pcopy_run(s->pcopy, d->host + k * FGCL_STAGE_CHUNK,
+                 d->slot[k % (size_t)d->nslot]->host, chunk_len(d->bytes, k));
     if (d->freed[k])
       clSetUserEventStatus(d->freed[k], CL_COMPLETE);
   }
@@ -324,6 +329,8 @@ cl_int fgcl_stage_download(fgcl_stager *s, cl_mem mem, void *host,
                            fgcl_stage_done_fn done, void *arg) {
   if (bytes == 0)
     return FGCL_NOT_STAGED;
+  if (!s->pcopy)
+    s->pcopy = fgcl_pcopy_new();   /* before the worker reads it */
   if (!s->has_worker) {
     if (pthread_create(&s->worker, NULL, worker_main, s) != 0)
       return FGCL_NOT_STAGED;

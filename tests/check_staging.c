@@ -420,6 +420,61 @@ START_TEST(test_staging_stager_chains_by_events) {
 }
 END_TEST
 
+/* One thread's copies through a shared fgcl_pcopy. */
+typedef struct pc_job {
+  fgcl_pcopy *p;
+  int seed;
+  int bad;                    /* bytes that differ from the source */
+} pc_job;
+
+/* Copies sizes around the split threshold and over several parts, at odd
+ * offsets, through p; counts bytes that differ from the source. */
+static void *pc_thread(void *arg) {
+  pc_job *j = arg;
+  static const size_t lens[] = {0, 1, 4095, (1u << 20) - 1, 1u << 20,
+                                (1u << 20) + 1, 3 * (1u << 20) + 77,
+                                (8u << 20) + 4097};
+  for (size_t z = 0; z < sizeof lens / sizeof *lens; z++) {
+    size_t n = lens[z];
+    unsigned char *src = malloc(n + 8), *dst = malloc(n + 8);
+    ck_assert(src && dst);
+    for (size_t k = 0; k < n + 8; k++) {
+      src[k] = st_byte(k, j->seed);
+      dst[k] = 0x5a;
+    }
+    fgcl_pcopy_run(j->p, dst + 3, src + 5, n);
+    for (size_t k = 0; k < n; k++)
+      j->bad += dst[3 + k] != src[5 + k];
+    for (size_t k = 0; k < 3; k++)
+      j->bad += dst[k] != 0x5a;           /* nothing before */
+    for (size_t k = n + 3; k < n + 8; k++)
+      j->bad += dst[k] != 0x5a;           /* nothing past the end */
+    free(src);
+    free(dst);
+  }
+  return NULL;
+}
+
+/* The split copy the staging buffers' host copies use, from three threads
+ * at once: each copy equals its source byte for byte and writes nothing
+ * outside its destination. */
+START_TEST(test_staging_split_copies_are_exact) {
+  fgcl_pcopy *p = fgcl_pcopy_new();
+  ck_assert_ptr_nonnull(p);
+  pc_job job[3];
+  pthread_t th[3];
+  for (int i = 0; i < 3; i++) {
+    job[i] = (pc_job){p, i + 1, 0};
+    ck_assert_int_eq(pthread_create(&th[i], NULL, pc_thread, &job[i]), 0);
+  }
+  for (int i = 0; i < 3; i++) {
+    pthread_join(th[i], NULL);
+    ck_assert_int_eq(job[i].bad, 0);
+  }
+  fgcl_pcopy_free(p);
+}
+END_TEST
+
 int main(void) {
   if (!tu_opencl_device_exists()) {
     const char *req = getenv("FG_REQUIRE_OPENCL");
@@ -440,6 +495,7 @@ int main(void) {
   tcase_add_test(tc, test_staging_runs_in_flight_at_once);
   tcase_add_test(tc, test_staging_cancel_then_run_again);
   tcase_add_test(tc, test_staging_stager_chains_by_events);
+  tcase_add_test(tc, test_staging_split_copies_are_exact);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
