@@ -154,7 +154,7 @@ typedef struct fg__backend_i {
                       const fg__async *a);
   /* Asynchronous copies host -> device and device -> host, with the same
    * rules as launch; host memory must stay valid until done.  A chaining
-   * backend may store NULL in *a->ev (a staged copy, which ends on the
+   * backend may store NULL in *a->ev (a staged download, which ends on the
    * host): what follows it then starts once done was called. */
   fg_status (*upload_async)(fg__backend *be, fg__buffer *dst,
                             const void *src, size_t bytes,
