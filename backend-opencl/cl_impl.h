@@ -110,65 +110,6 @@ void fgcl_stops_forget(fgcl_stops *s, cl_mem m);
 void fgcl_stops_signal(fgcl_stops *s, const int *flag);
 void fgcl_stops_free(fgcl_stops *s);
 
-/* ---- pcopy.c ----------------------------------------------------------- */
-
-/* memcpy of large blocks split across up to three helper threads (one
- * fewer than the CPUs); several threads may copy through it at once. */
-typedef struct fgcl_pcopy fgcl_pcopy;
-/* Starts the helpers; NULL when out of memory (fgcl_pcopy_run then copies
- * on the caller's thread alone). */
-fgcl_pcopy *fgcl_pcopy_new(void);
-/* Copies bytes from src to dst (not overlapping), returning when done. */
-void fgcl_pcopy_run(fgcl_pcopy *p, void *dst, const void *src,
-                    size_t bytes);
-/* Ends the helpers; no copy may be under way.  NULL does nothing. */
-void fgcl_pcopy_free(fgcl_pcopy *p);
-
-/* ---- staging.c --------------------------------------------------------- */
-
-/* Transfers between pageable host memory and a device that does not share
- * it, through pooled page-locked staging buffers, in chunks whose host
- * copies overlap the device transfers of others, chained by events alone
- * (staging.c).  Transfers of FGCL_STAGE_MIN bytes or more are staged;
- * smaller ones are cheaper through the driver's own copy. */
-#define FGCL_STAGE_CHUNK ((size_t)8 << 20)   /* bytes per chunk */
-#define FGCL_STAGE_LANES 3                   /* staging buffers one
-                                                transfer cycles through */
-#define FGCL_STAGE_SLOTS 16                  /* staging buffers per
-                                                backend, at most */
-#define FGCL_STAGE_MIN ((size_t)256 << 10)
-/* A staged call's answer when it did not start (no staging buffer free,
- * out of memory): copy another way.  Not an OpenCL code (those are <= 0). */
-#define FGCL_NOT_STAGED 1
-
-/* Called once when a staged download ended, from the stager's worker: err
- * CL_SUCCESS, or the first failure, of call (a CL call that failed) or of
- * a command (call NULL). */
-typedef void (*fgcl_stage_done_fn)(void *arg, cl_int err, const char *call);
-typedef struct fgcl_stager fgcl_stager;
-/* A stager queueing on queue of ctx (both outlive it); NULL when out of
- * memory.  Its worker and buffers are made when first needed. */
-fgcl_stager *fgcl_stager_new(cl_context ctx, cl_command_queue queue);
-/* Copies bytes of host into mem after the nwait events in wait, chunk by
- * chunk on this thread (waiting for staging buffers to come free): on
- * CL_SUCCESS *ev (the caller's) completes once mem holds them; host may be
- * reused at once.  FGCL_NOT_STAGED: nothing done.  A CL error of *call (a
- * command's failure: *call NULL): nothing is left in flight.  Called from
- * one thread at a time. */
-cl_int fgcl_stage_upload(fgcl_stager *s, cl_mem mem, const void *host,
-                         size_t bytes, const cl_event *wait, cl_uint nwait,
-                         cl_event *ev, const char **call);
-/* Starts copying bytes of mem into host after the events in wait:
- * CL_SUCCESS, and done is called once when it ended (from the worker;
- * host stays valid until then), or FGCL_NOT_STAGED, and done is never
- * called.  Called from the thread that uploads. */
-cl_int fgcl_stage_download(fgcl_stager *s, cl_mem mem, void *host,
-                           size_t bytes, const cl_event *wait, cl_uint nwait,
-                           fgcl_stage_done_fn done, void *arg);
-/* Ends the worker and frees the staging buffers; every download must have
- * ended.  NULL does nothing. */
-void fgcl_stager_free(fgcl_stager *s);
-
 /* A copy of build log with each "<kernel>:L" position (NVIDIA's, which
  * ignores #line) replaced by the file and line source's #line directives
  * give it (log_lines.c); NULL when none is (the log stands as it is). */

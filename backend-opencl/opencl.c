@@ -38,8 +38,6 @@ typedef struct cl_backend {
   fgtc_cache cache;           /* CACHE/opencl; dirfd -1: not cached */
   fgcl_stops *stops;          /* stop flags written to the device (stop.c);
                                  NULL: kernels read the host's in place */
-  fgcl_stager *stager;        /* large copies through page-locked buffers
-                                 (staging.c), used while base.staging */
 } cl_backend;
 
 /* Releases a launch's stop-flag buffer (and forgets it). */
@@ -271,79 +269,7 @@ static fg_status done_now(const fg__async *a) {
   return FG_OK;
 }
 
-/* What a staged download reports through (staged_done). */
-typedef struct cl_staged {
-  fg__done_fn done;
-  void *arg;
-  char device[160];
-} cl_staged;
-
-/* A staged download ended (the stager's worker): reports as on_complete
- * does, naming the CL call that failed where one did. */
-static void staged_done(void *arg, cl_int err, const char *call) {
-  cl_staged *p = arg;
-  if (err != CL_SUCCESS) {
-    char msg[512];
-    snprintf(msg, sizeof msg, "download (staged): %s failed: %s (%d) on %s",
-             call ? call : "execution", fgcl_error_name(err), (int)err,
-             p->device);
-    p->done(p->arg, fgcl_status(err), msg);
-  } else {
-    p->done(p->arg, FG_OK, NULL);
-  }
-  free(p);
-}
-
-/* Starts a copy through the staging buffers (staging.c) when staging is
- * on and the copy is large enough to gain: true when it did, with *st its
- * status.  An upload hands out an event, as a direct copy does; a
- * download's *a->ev is NULL (it ends on the host: what follows waits for
- * done). */
-static bool copy_staged(cl_backend *cb, cl_mem mem, bool to_device,
-                        void *host, size_t bytes, const cl_event *w,
-                        cl_uint nw, const fg__async *a, fg_status *st) {
-  if (!cb->base.staging || bytes < FGCL_STAGE_MIN)
-    return false;
-  if (!cb->stager && !(cb->stager = fgcl_stager_new(cb->ctx, cb->queue)))
-    return false;
-  if (to_device) {
-    cl_event ev;
-    const char *call;
-    cl_int rc = fgcl_stage_upload(cb->stager, mem, host, bytes, w, nw, &ev,
-                                  &call);
-    if (rc == FGCL_NOT_STAGED)
-      return false;
-    if (rc != CL_SUCCESS) {
-      *st = cl_fail(&cb->base, rc, call ? call : "staged upload: execution",
-                    NULL);
-      return true;
-    }
-    *st = watch(cb, ev, a, "upload");
-  } else {
-    cl_staged *p = calloc(1, sizeof *p);
-    if (!p)
-      return false;
-    p->done = a->done;
-    p->arg = a->arg;
-    snprintf(p->device, sizeof p->device, "%s", cb->dev.name);
-    if (a->ev)
-      *a->ev = NULL;
-    if (fgcl_stage_download(cb->stager, mem, host, bytes, w, nw, staged_done,
-                            p) != CL_SUCCESS) {
-      free(p);
-      return false;
-    }
-    *st = FG_OK;
-  }
-  /* this thread's counters (done may already have been called: the
-   * runtime applies it on this thread, after we return) */
-  cb->base.stats->staged++;
-  cb->base.stats->staged_bytes += bytes;
-  return true;
-}
-
-/* One asynchronous copy between host memory and a buffer: staged, or
- * through the driver's copy of the caller's memory. */
+/* One asynchronous copy between host memory and a buffer. */
 static fg_status copy_async(fg__backend *be, cl_mem mem, bool to_device,
                             void *host, size_t bytes, const fg__async *a) {
   cl_backend *cb = (cl_backend *)be;
@@ -351,9 +277,6 @@ static fg_status copy_async(fg__backend *be, cl_mem mem, bool to_device,
     return done_now(a);
   cl_event w[FG_MAX_WAIT], ev;
   cl_uint nw = wait_list(a, w, FG_MAX_WAIT);
-  fg_status st;
-  if (copy_staged(cb, mem, to_device, host, bytes, w, nw, a, &st))
-    return st;
   cl_int rc = to_device
                   ? clEnqueueWriteBuffer(cb->queue, mem, CL_FALSE, 0, bytes,
                                          host, nw, nw ? w : NULL, &ev)
@@ -633,7 +556,6 @@ static bool context_outlives(cl_context ctx) {
 static void ocl_destroy(fg__backend *be) {
   cl_backend *cb = (cl_backend *)be;
   fgcl_stops_free(cb->stops);
-  fgcl_stager_free(cb->stager);
   if (cb->go)
     clReleaseMemObject(cb->go);
   if (cb->queue)
@@ -744,11 +666,6 @@ fg_status fg__opencl_backend_new(const fg__config *cfg, fg__backend **out,
    * their copies */
   cb->base.host_shared = cb->dev.host_unified || !cb->dev.is_gpu;
   cb->base.chains = true;
-  /* copies of run inputs and outputs may go through staging buffers
-   * (staging.c) where they are copies (fg__be_set_transfers): on a
-   * discrete GPU, and on PoCL with zero copy disabled, which is how the
-   * test suites exercise the staging path */
-  cb->base.can_stage = true;
   cb->base.builds_concurrently = true;  /* OpenCL calls are thread safe */
   /* each buffer is a cl_mem and three longs of extents; the thread shape
    * takes three more longs */

@@ -126,19 +126,16 @@ fg_status fg__be_wrap_host(fg__backend *be, void *host, size_t bytes,
   return st;
 }
 
-void fg__be_set_transfers(fg__backend *be, bool zero_copy, bool staging) {
+void fg__be_set_zero_copy(fg__backend *be, bool on) {
   bool could = fg__be_shares_host(be);
-  if (!zero_copy)
+  if (!on)
     be->host_shared = false;
-  bool copies = !fg__be_can_wrap(be) && !fg__be_shares_host(be);
-  be->staging = be->can_stage && copies && staging;
   size_t n = strlen(be->device);
-  snprintf(be->device + n, sizeof be->device - n, "; %s%s",
-           !copies ? "zero copy: kernels use run inputs and outputs in place"
+  snprintf(be->device + n, sizeof be->device - n, "; %s",
+           fg__be_can_wrap(be) || fg__be_shares_host(be)
+               ? "zero copy: kernels use run inputs and outputs in place"
            : could ? "zero copy disabled: runs copy inputs and outputs"
-                   : "runs copy inputs and outputs to and from the device",
-           be->staging ? " through pinned staging buffers"
-           : copies && be->can_stage ? " directly (staging disabled)" : "");
+                   : "runs copy inputs and outputs to and from the device");
 }
 
 void fg__be_buffer_free(fg__backend *be, fg__buffer *b) {

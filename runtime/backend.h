@@ -153,9 +153,7 @@ typedef struct fg__backend_i {
   fg_status (*launch)(fg__backend *be, fg__kbin *k, const fg__launch *l,
                       const fg__async *a);
   /* Asynchronous copies host -> device and device -> host, with the same
-   * rules as launch; host memory must stay valid until done.  A chaining
-   * backend may store NULL in *a->ev (a staged download, which ends on the
-   * host): what follows it then starts once done was called. */
+   * rules as launch; host memory must stay valid until done. */
   fg_status (*upload_async)(fg__backend *be, fg__buffer *dst,
                             const void *src, size_t bytes,
                             const fg__async *a);
@@ -182,10 +180,6 @@ struct fg__backend {
   bool host_shared;            /* wrap_host may alias a run's inputs and
                                   outputs (zero copy); cleared by
                                   FG_CAP_ZERO_COPY */
-  bool can_stage;              /* the backend may copy large transfers
-                                  through staging buffers of its own */
-  bool staging;                /* it does: can_stage, host_shared false and
-                                  FG_CAP_STAGING on (fg__be_set_transfers) */
   bool chains;                 /* operations may be queued behind events
                                   of unfinished ones (OpenCL); otherwise
                                   the runtime starts an operation only
@@ -254,13 +248,11 @@ bool fg__be_shares_host(const fg__backend *be);
  * failure with its message. */
 fg_status fg__be_wrap_host(fg__backend *be, void *host, size_t bytes,
                            size_t align, bool writes, fg__buffer **out);
-/* Turns host sharing off unless zero_copy (FG_CAP_ZERO_COPY), staging on
- * where the backend can stage, its device is not shared and staging is
- * asked for (FG_CAP_STAGING), and appends to the device description how
- * runs reach the caller's memory: in place, copied because disabled, or
- * copied to a device of its own; directly or through staging buffers.
- * Called once, when the context opens the backend. */
-void fg__be_set_transfers(fg__backend *be, bool zero_copy, bool staging);
+/* Turns host sharing off unless on (FG_CAP_ZERO_COPY), and appends to
+ * the device description how runs reach the caller's memory: in place,
+ * copied because disabled, or copied to a device of its own.  Called once,
+ * when the context opens the backend. */
+void fg__be_set_zero_copy(fg__backend *be, bool on);
 /* Frees b; NULL does nothing. */
 void fg__be_buffer_free(fg__backend *be, fg__buffer *b);
 fg_status fg__be_upload(fg__backend *be, fg__buffer *dst, const void *src,

@@ -27,21 +27,6 @@ for suite in check_dsl check_run check_examples check_reduce check_builtins \
     status=1
   fi
 done
-# again with zero copy off: a device sharing the host's memory (PoCL)
-# then copies runs' inputs and outputs through the staging buffers a
-# discrete GPU's copies go through (backend-opencl/staging.c)
-for suite in check_run check_async check_reduce check_deadline \
-    check_staging; do
-  echo "== $suite on OpenCL, zero copy off (staged copies)"
-  rc=0
-  FG_TEST_BACKEND=opencl FG_BACKEND=opencl FG_DISABLE=zero_copy \
-    "$dir/$suite" || rc=$?
-  if [ $rc -ne 0 ]; then
-    echo "== $suite on OpenCL, zero copy off FAILED (exit $rc)"
-    failed="$failed $suite(zero_copy off)"
-    status=1
-  fi
-done
 # one line naming the failed suites, last, where a log's tail shows it
 [ $status -eq 0 ] || echo "opencl-suites: failed on OpenCL:$failed"
 exit $status

@@ -87,8 +87,7 @@ typedef struct fg_context_options {
                               lacking (testing what fg_compile refuses on
                               a smaller device); $FG_DISABLE ("fp64",
                               "int64_atomics", "host_eval", "strips",
-                              "zero_copy", "staging", comma-separated)
-                              adds more */
+                              "zero_copy", comma-separated) adds more */
   unsigned run_timeout_ms; /* every run's deadline, from its start: a run
                               not ended by then fails with FG_ETIMEDOUT,
                               as fg_run_set_timeout.  0: none */
@@ -116,14 +115,7 @@ enum {
    * aligned memory; other runs copy).  Disabled, every run copies its
    * inputs to device buffers and its outputs back (to compare the two). */
   FG_CAP_ZERO_COPY = 1u << 4,
-  /* Not the device's: on an OpenCL device that does not share the host's
-   * memory (a discrete GPU; PoCL too when FG_CAP_ZERO_COPY is disabled),
-   * runs copy inputs and outputs of 256 KiB or more through page-locked
-   * staging buffers, in chunks whose host copies overlap the device's
-   * transfers.  Disabled, the driver copies them from and to the caller's
-   * memory directly (to compare the two). */
-  FG_CAP_STAGING = 1u << 5,
-  FG_CAP_ALL_ = (1u << 6) - 1
+  FG_CAP_ALL_ = (1u << 5) - 1
 };
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
@@ -181,10 +173,6 @@ typedef struct fg_context_stats {
   uint64_t copied;             /* run inputs and outputs copied to or from
                                   device memory (each run counts its
                                   program's own, not check mode's) */
-  uint64_t staged;             /* copies (run inputs, outputs, reduction
-                                  partials; check mode's too) that went
-                                  through staging buffers (FG_CAP_STAGING) */
-  uint64_t staged_bytes;       /* the bytes those copies moved */
 } fg_context_stats;
 
 /* Creates a context; opt may be NULL.  On failure *out is NULL and, when
