@@ -27,6 +27,17 @@ static fg_context *cl_context_in(const char *dir, const char *device) {
   return ctx;
 }
 
+/* Whether some OpenCL device is a CPU (where kernels run as strips). */
+static bool has_cpu_device(void) {
+  fg_device_desc d[16];
+  int nd = 0;
+  ck_assert_int_eq(fg_opencl_devices(d, 16, &nd, NULL, 0), FG_OK);
+  bool cpu_device = false;
+  for (int i = 0; i < nd && i < 16; i++)
+    cpu_device |= !d[i].is_gpu;
+  return cpu_device;
+}
+
 /* A context on backend kind (device: OpenCL's selector or NULL) without
  * the capabilities in disable. */
 static fg_context *context_on(fg_backend_kind kind, const char *device,
@@ -466,12 +477,7 @@ START_TEST(test_opencl_strips_match_reference) {
     rgba[i] = (float)((i * 7919) % 1000) / 999.0f;   /* 0 .. 1, both curves */
   for (int i = 0; i < N; i++)
     x[i] = sinf((float)i * 0.731f) * 100.0f;
-  fg_device_desc d[16];
-  int nd = 0;
-  ck_assert_int_eq(fg_opencl_devices(d, 16, &nd, NULL, 0), FG_OK);
-  bool cpu_device = false;
-  for (int i = 0; i < nd && i < 16; i++)
-    cpu_device |= !d[i].is_gpu;
+  bool cpu_device = has_cpu_device();
   float (*lin)[N * 4] = malloc(sizeof *lin * 3);
   float (*dot)[N] = malloc(sizeof *dot * 3);
   float (*box)[N] = malloc(sizeof *box * 3);
@@ -608,12 +614,7 @@ static void sw_run(size_t t, fg_backend_kind kind, const char *device,
 }
 
 START_TEST(test_opencl_strip_words_and_tables_match_cpu) {
-  fg_device_desc d[16];
-  int nd = 0;
-  ck_assert_int_eq(fg_opencl_devices(d, 16, &nd, NULL, 0), FG_OK);
-  bool cpu_device = false;
-  for (int i = 0; i < nd && i < 16; i++)
-    cpu_device |= !d[i].is_gpu;
+  bool cpu_device = has_cpu_device();
   const char *dev = cpu_device ? "cpu" : NULL;
   for (size_t t = 0; t < sizeof sw_types / sizeof *sw_types; t++) {
     size_t bytes = (size_t)sw_types[t].h * sw_types[t].w * sw_types[t].n *
