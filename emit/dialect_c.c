@@ -404,15 +404,16 @@ static void c_call(fgk_emitter *e, const fg_expr *x) {
                 (b->rule == FGK_RULE_FLTRED || b->rule == FGK_RULE_F32RED ||
                  b->rule == FGK_RULE_SINTRED);
   char name[160];
-  size_t len = (size_t)snprintf(name, sizeof name, "fgk_fn_%s_%s%s", b->name,
-                                fgk_type_name(t), spread ? "_c" : "");
+  size_t len = (size_t)snprintf(name, sizeof name, "fgk_fn_%s_%s%s%s",
+                                b->name, fgk_type_name(t), spread ? "_c" : "",
+                                fge_math_c_const_exponent(x) ? "_k" : "");
   for (int i = 1; i < n && len < sizeof name; i++)
     if (!fgk_type_eq(pt[i], t))
       len += (size_t)snprintf(name + len, sizeof name - len, "_%s",
                               fgk_type_name(pt[i]));
   if (fgk_first_use(e, name)) {
     /* f32 cbrt, exp, log, pow...: vectorizable routines (emit/math_c.c) */
-    const char *tpl = fge_math_c_template(e, fn, t.elem);
+    const char *tpl = fge_math_c_template(e, x);
     if (!tpl)
       tpl = b->c_template;
     if (strstr(b->c_template, "%t"))

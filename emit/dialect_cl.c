@@ -279,8 +279,7 @@ static void cl_call(fgk_emitter *e, const fg_expr *x) {
 static void cl_cpu_call(fgk_emitter *e, const fg_expr *x) {
   const fgk_builtin_info *b = &fgk_builtins[x->u.call.fn];
   fgk_type t = x->u.call.arg[0]->type;
-  const char *tpl = t.width == 1 ? fge_math_c_template(e, x->u.call.fn,
-                                                       t.elem) : NULL;
+  const char *tpl = t.width == 1 ? fge_math_c_template(e, x) : NULL;
   if (tpl) {
     for (const char *p = tpl; *p; p++) {
       if (*p == '%' && p[1] >= '0' && p[1] <= '1') {

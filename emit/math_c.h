@@ -6,13 +6,18 @@
 #include "emit_impl.h"
 
 /* The spelling (a c_template of the built-in table, with %0 and %1 for
- * the arguments) of built-in fn on elements of type el when the dialect
+ * the arguments) of built-in call (a FGK_E_CALL) when the dialect
  * (C, or OpenCL C on a CPU device) computes it with these routines: cbrt,
  * exp, exp2, exp10, log, log2, log10, pow and pown on f32.  The first such
  * call of a kernel adds the routines, in e's dialect, to its helpers
  * (before the helper being written).  NULL for every other function and
- * type: the table's spelling stands. */
-const char *fge_math_c_template(fgk_emitter *e, fgk_builtin fn, fg_elem el);
+ * type (of the first argument): the table's spelling stands. */
+const char *fge_math_c_template(fgk_emitter *e, const fg_expr *call);
+/* Whether call is pow or pown of f32 whose exponent is a constant of the
+ * kernel (every component, folded through negation, + - * / and
+ * conversions) no larger than 16 in magnitude: its spelling is then the
+ * cheaper fgk_math_powkf, and a helper that holds it is named apart. */
+bool fge_math_c_const_exponent(const fg_expr *call);
 /* The same spelling without adding anything to a kernel (what the fusion
  * cost rule asks: these routines vectorize). */
 const char *fge_math_c_spelling(fgk_builtin fn, fg_elem el);

@@ -7,7 +7,8 @@
  * 514th for relaxed precision) plus the special values, and for pow a
  * grid of bases over every exponent times exponents from 2^-200 to 2^200,
  * integers of both parities, and the IEEE edge cases; cbrt, log2 and
- * pow(x, 2.4) on every float of [1/16, 8); and the full sweep again with
+ * pow(x, 2.4) on every float of [1/16, 8); pow with constant exponents
+ * (a routine of their own) over the sweep; and the full sweep again with
  * kernels built for a machine without FMA.  Full precision is
  * held to OpenCL C's ulp bounds and exact special values (C99 Annex F);
  * relaxed precision to OpenCL C's relaxed-math bounds on finite
@@ -374,6 +375,120 @@ END_TEST
 START_TEST(test_math_pow_relaxed) { check_pow(FG_PRECISION_RELAXED); }
 END_TEST
 
+/* ---- pow with an exponent the kernel fixes ------------------------------ */
+
+/* Exponents written as constants (folded ones too: 1 / 2.4, -(1 / 3)),
+ * which take the routine for a fixed exponent (emit/math_c.c), with
+ * integers of both parities, zeros and the ends of its range +-16; the
+ * last two are pown's. */
+enum { N_KEXP = 18 };
+
+static fg_expr *k_exponent(fg_op *op, int j, double *y) {
+  static const float ys[N_KEXP - 3] = {
+    2.4f, -2.4f, 1.0f / 3, 0.5f, -0.5f, 2.0f, 3.0f, -3.0f, 7.0f, 16.0f,
+    -16.0f, 15.5f, 1e-7f, 1.0f, 0.0f};
+  if (j < N_KEXP - 5) {
+    *y = ys[j];
+    return fg_float(op, ys[j]);
+  }
+  switch (j) {
+  case N_KEXP - 5:
+    *y = 1.0f / 2.4f;
+    return fg_div(fg_float(op, 1.0f), fg_float(op, 2.4f));
+  case N_KEXP - 4:
+    *y = -(1.0f / 3.0f);
+    return fg_neg(fg_div(fg_float(op, 1.0f), fg_float(op, 3.0f)));
+  case N_KEXP - 3:
+    *y = -0.0;
+    return fg_float(op, -0.0f);
+  case N_KEXP - 2:
+    *y = 5;
+    return fg_int(op, 5);
+  default:
+    *y = -4;
+    return fg_int(op, -4);
+  }
+}
+
+/* pow(x, c) and pown(x, n) for constant exponents over every 257th float
+ * bit pattern and the special bases, at full precision: OpenCL's 16 ulp
+ * and C99's special values, the same as a run-time exponent; the CPU
+ * backend's kernel takes the fixed-exponent routine for each of them. */
+static void check_pow_constant(void) {
+  const int64_t n = ((int64_t)1 << 32) / STRIDE / SLICES + 1 + N_PX_SPEC;
+  fg_graph *g = fg_graph_new("math_pow_k");
+  fg_type ft = fg_type_scalar(FG_F32, fg_shape1(n));
+  fg_field *in = fg_input(g, "x", ft);
+  fg_type outs[N_KEXP / 2];
+  for (int j = 0; j < N_KEXP / 2; j++)
+    outs[j] = ft;
+  double y[N_KEXP];
+  for (int half = 0; half < 2; half++) {   /* operators take 10 outputs */
+    fg_op *op = fg_op_begin(g, "powk", N_KEXP / 2, outs);
+    fg_expr *x = fg_read_tensor(op, in);
+    for (int i = 0; i < N_KEXP / 2; i++) {
+      int j = half * N_KEXP / 2 + i;
+      fg_expr *e = k_exponent(op, j, &y[j]);
+      fg_write_tensor(op, i, j >= N_KEXP - 2 ? fg_pown(x, e) : fg_pow(x, e));
+    }
+    fg_op_end(op);
+    for (int i = 0; i < N_KEXP / 2; i++) {
+      char name[16];
+      snprintf(name, sizeof name, "p%d", half * N_KEXP / 2 + i);
+      fg_output(g, name, fg_op_output(op, i));
+    }
+  }
+  fg_context *ctx = tu_context();
+  fg_program *p = tu_compile(ctx, g);
+  const char *backend = getenv("FG_TEST_BACKEND");
+  for (int k = 0; (!backend || strcmp(backend, "opencl")) &&
+                  k < fg_program_kernel_count(p); k++) {
+    const char *src = fg_program_kernel_source(p, k);
+    ck_assert_msg(src && strstr(src, "fgk_math_powkf(") &&
+                  !strstr(src, "fgk_math_powf(a"), "kernel %d does not "
+                  "take the fixed-exponent pow everywhere", k);
+  }
+  float *xs = malloc((size_t)n * sizeof *xs), *r[N_KEXP];
+  void *rv[N_KEXP];
+  for (int j = 0; j < N_KEXP; j++)
+    rv[j] = r[j] = malloc((size_t)n * sizeof **r);
+  worst w = {.bound = INFINITY};
+  int64_t checked = 0;
+  for (int slice = 0; slice < SLICES; slice++) {
+    uint32_t b = (uint32_t)slice * STRIDE;
+    for (int64_t i = 0; i < n; i++)
+      if (i < N_PX_SPEC) {
+        xs[i] = pow_x_specials[i];
+      } else {
+        xs[i] = from_bits(b);
+        b += STRIDE * SLICES;
+      }
+    fg_status st = fg_program_run(p, 1, (const void *[]){xs}, N_KEXP, rv);
+    ck_assert_msg(st == FG_OK, "run: %s", fg_context_errmsg(ctx));
+    for (int64_t i = 0; i < n; i++)
+      for (int j = 0; j < N_KEXP; j++) {
+        double ref = pow((double)xs[i], y[j]);
+        note(&w, ulp_error(r[j][i], ref), 16, xs[i], (float)y[j], r[j][i],
+             ref);
+        checked++;
+      }
+  }
+  printf("full pow, constant exponents: max error %.3f ulp (bound 16) over "
+         "%ld\n", w.err, (long)checked);
+  ck_assert_msg(w.err <= w.bound, "pow(%a, %a) = %a, want %a: error %g ulp "
+                "> %g", w.x, w.y, w.got, w.want, w.err, w.bound);
+  ck_assert_int_eq(checked, (int64_t)SLICES * n * N_KEXP);
+  for (int j = 0; j < N_KEXP; j++)
+    free(r[j]);
+  free(xs);
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+
+START_TEST(test_math_pow_constant_exponents) { check_pow_constant(); }
+END_TEST
+
 /* ---- every float of a range --------------------------------------------- */
 
 enum { DENSE_SLICE = 1 << 23 };
@@ -444,6 +559,7 @@ START_TEST(test_math_no_fma) {
   ck_assert_int_eq(setenv("FG_CPU_MARCH", "x86-64", 1), 0);
   check_unary(FG_PRECISION_FULL, 3 * STRIDE);
   check_pow(FG_PRECISION_FULL);
+  check_pow_constant();
   unsetenv("FG_CPU_MARCH");
 }
 END_TEST
@@ -552,6 +668,7 @@ int main(void) {
   tcase_add_test(tc, test_math_pow_full);
   tcase_add_test(tc, test_math_pow_relaxed);
   tcase_add_test(tc, test_math_dense);
+  tcase_add_test(tc, test_math_pow_constant_exponents);
   const char *backend = getenv("FG_TEST_BACKEND");
   bool c_dialect = !backend || strcmp(backend, "opencl");
   if (c_dialect)   /* the C dialect's thread loops */
