@@ -25,6 +25,9 @@ typedef fge_c_kernel_fn fgc_kernel_fn;
 
 /* Work below which a launch runs as one tile (threads cost more than it). */
 #define SMALL_WORK 16384
+#include <stdlib.h>
+static int TPTv(void){ const char *s=getenv("TPT"); return s?atoi(s):4; }
+#define TPT TPTv()
 /* Work-group memory a grouped kernel may declare: its arrays live on a
  * pool thread's stack. */
 #define LOCAL_MEM (1u << 20)
@@ -79,7 +82,7 @@ typedef struct cpu_backend {
  * masked_byte_load_avx512bw).  Without BW the same loop vectorizes with
  * AVX2's byte instructions, the kernels' preferred width anyway. */
 #if defined(__x86_64__)
-#define FLAGS_TARGET "-fno-slp-vectorize", "-mno-avx512bw",
+#define FLAGS_TARGET "-fno-slp-vectorize", "-mno-avx512bw", "-mstackrealign",
 #else
 #define FLAGS_TARGET
 #endif
@@ -351,7 +354,7 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
   int64_t work = d->kind == FG__LAUNCH_PARTIALS
                      ? d->partials * d->work_per_item : points;
   bool heavy = d->kind == FG__LAUNCH_PARTIALS && work >= SMALL_WORK;
-  int64_t want = work < SMALL_WORK ? 1 : (int64_t)threads * 4;
+  int64_t want = work < SMALL_WORK ? 1 : (int64_t)threads * TPT;
   l->by_columns = l->rows < want &&
                   l->cols >= (grouped || heavy ? 1 : 4) * want;
   int64_t span = l->by_columns ? l->cols : l->rows;
