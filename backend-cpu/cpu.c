@@ -82,7 +82,7 @@ typedef struct cpu_backend {
  * masked_byte_load_avx512bw).  Without BW the same loop vectorizes with
  * AVX2's byte instructions, the kernels' preferred width anyway. */
 #if defined(__x86_64__)
-#define FLAGS_TARGET "-fno-slp-vectorize", "-mno-avx512bw", "-mstackrealign",
+#define FLAGS_TARGET "-fno-slp-vectorize", "-mno-avx512bw",
 #else
 #define FLAGS_TARGET
 #endif

@@ -680,10 +680,11 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     if (pass == 0)
       fgu_buf_printf(o, "%sstatic void fgk_threads(", wide);
     else if (pass == 1)
-      fgu_buf_printf(o, "void %s(void *const *restrict fgk_buf, "
+      fgu_buf_printf(o, "%svoid %s(void *const *restrict fgk_buf, "
                      "const long *restrict fgk_dim,\n    long fgk_t0, long "
                      "fgk_t1, long fgk_c0, long fgk_c1,\n    "
-                     "const volatile int *fgk_stop) {\n", fn_name);
+                     "const volatile int *fgk_stop) {\n",
+                     *wide ? "FGK_M_ENTRY " : "", fn_name);
     if (pass == 1 && i32) {
       /* every flat index of an input (point index times the tensor's
        * elements, at most 16) fits an int */
