@@ -566,7 +566,8 @@ END_TEST
 
 /* The C dialect gives a kernel that calls the routines 512-bit vectors
  * where the machine has AVX-512 (16 lanes to the thread loop, a function
- * allowed zmm registers), and a kernel without them nothing of the kind;
+ * allowed zmm registers) and a realigned stack for their spills, and a
+ * kernel without them nothing of the kind;
  * the values of such kernels are the other tests'. */
 START_TEST(test_math_kernels_take_wide_vectors) {
   fg_context *ctx = tu_context();
@@ -592,6 +593,10 @@ START_TEST(test_math_kernels_take_wide_vectors) {
                        "loop vectorize_width(16) interleave_count(2)\n");
     ck_assert_msg(wide == (math == 1), "%s kernel %s 512-bit vectors",
                   math ? "pow" : "multiply", wide ? "asks for" : "lacks");
+    /* and realigns its stack for their spills, from the entry on */
+    bool realign = strstr(src, "FGK_M_ENTRY void ") != NULL;
+    ck_assert_msg(realign == (math == 1), "%s kernel %s its stack",
+                  math ? "pow" : "multiply", realign ? "realigns" : "keeps");
     fg_program_free(p);
     fg_graph_free(g);
   }
