@@ -379,14 +379,15 @@ END_TEST
 
 /* Exponents written as constants (folded ones too: 1 / 2.4, -(1 / 3)),
  * which take the routine for a fixed exponent (emit/math_c.c), with
- * integers of both parities, zeros and the ends of its range +-16; the
- * last two are pown's. */
-enum { N_KEXP = 18 };
+ * integers of both parities, 2, 1 and -1 (a product, x itself, a
+ * quotient), zeros and the ends of its range +-16; the last two are
+ * pown's. */
+enum { N_KEXP = 20 };
 
 static fg_expr *k_exponent(fg_op *op, int j, double *y) {
-  static const float ys[N_KEXP - 3] = {
-    2.4f, -2.4f, 1.0f / 3, 0.5f, -0.5f, 2.0f, 3.0f, -3.0f, 7.0f, 16.0f,
-    -16.0f, 15.5f, 1e-7f, 1.0f, 0.0f};
+  static const float ys[N_KEXP - 5] = {
+    2.4f, -2.4f, 1.0f / 3, 0.5f, -0.5f, 2.0f, 3.0f, -3.0f, 16.0f, -16.0f,
+    15.5f, 1e-7f, 1.0f, 0.0f, -1.0f};
   if (j < N_KEXP - 5) {
     *y = ys[j];
     return fg_float(op, ys[j]);
