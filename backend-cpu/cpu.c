@@ -25,9 +25,6 @@ typedef fge_c_kernel_fn fgc_kernel_fn;
 
 /* Work below which a launch runs as one tile (threads cost more than it). */
 #define SMALL_WORK 16384
-#include <stdlib.h>
-static int TPTv(void){ const char *s=getenv("TPT"); return s?atoi(s):4; }
-#define TPT TPTv()
 /* Work-group memory a grouped kernel may declare: its arrays live on a
  * pool thread's stack. */
 #define LOCAL_MEM (1u << 20)
@@ -354,7 +351,7 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
   int64_t work = d->kind == FG__LAUNCH_PARTIALS
                      ? d->partials * d->work_per_item : points;
   bool heavy = d->kind == FG__LAUNCH_PARTIALS && work >= SMALL_WORK;
-  int64_t want = work < SMALL_WORK ? 1 : (int64_t)threads * TPT;
+  int64_t want = work < SMALL_WORK ? 1 : (int64_t)threads * 4;
   l->by_columns = l->rows < want &&
                   l->cols >= (grouped || heavy ? 1 : 4) * want;
   int64_t span = l->by_columns ? l->cols : l->rows;
