@@ -114,6 +114,16 @@ static inline bool fge_source_polls(const char *source) {
   return strstr(source, "fgk_go(fgk_") != NULL;
 }
 
+/* The line the C dialect puts in a kernel whose thread loop computes
+ * values of vector type (a front end's code: RenderScript's float4 and
+ * uchar4), and whether source has it: clang's loop vectorizer widens
+ * scalar code only, so the CPU backend has such kernels' vector values
+ * split into scalars first (backend-cpu/cpu.c). */
+#define FGE_VECTOR_VALUES_LINE "/* fgk: thread loop with vector values */\n"
+static inline bool fge_source_vector_values(const char *source) {
+  return strstr(source, FGE_VECTOR_VALUES_LINE) != NULL;
+}
+
 /* OpenCL NDRange axis of each thread axis: columns vary fastest. */
 enum { FGE_CL_AXIS_COLUMNS = 0, FGE_CL_AXIS_ROWS = 1, FGE_CL_AXIS_LAYERS = 2 };
 

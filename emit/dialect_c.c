@@ -647,6 +647,8 @@ static void c_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
                           const char *fn_name) {
   const fgk_kernel *k = e->k;
   fgu_buf_puts(o, fgk_c_prelude);
+  if (e->has_foreign)
+    fgu_buf_puts(o, FGE_VECTOR_VALUES_LINE);
   fgu_buf_puts(o, fge_c_helpers);
   fgu_buf_puts(o, helpers);
   /* gathers: a copy of the threads indexing in 32 bits, run when every

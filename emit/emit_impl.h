@@ -137,6 +137,8 @@ struct fgk_emitter {
   int indent;
   int foreach_count;   /* > 0 inside _forEachTensorElement */
   bool uses_fp64;
+  bool has_foreign;    /* a foreign call (a front end's code, such as
+                          RenderScript's, with values of vector type) */
   bool per_thread;     /* private variables are arrays indexed by fgk_lt */
   fgu_buf locals;      /* shared declarations at kernel scope */
   fgu_buf zero_locals; /* statements zeroing the shared variables */

@@ -282,6 +282,7 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     e->d->atomic(e, x);
     break;
   case FGK_E_FOREIGN:
+    e->has_foreign = true;
     fgk_foreign_emit(&e->w, x);
     break;
   case FGK_E_THREAD:

@@ -6,8 +6,12 @@
  * nothing is left alive; a graph of every size-dependent operator of
  * the library builds the same kernels for two image sizes (one cache
  * entry each), so a pipeline compiles once for any size; the CPU
- * backend's kernels that call its math routines interleave their loop. */
+ * backend's kernels that call its math routines interleave their loop;
+ * kernels with values of vector type (RenderScript's) go through LLVM's
+ * opt, to the same bits. */
 #include "testutil.h"
+
+#include <fieldgraph/renderscript.h>
 
 #include <dirent.h>
 #include <math.h>
@@ -566,6 +570,160 @@ START_TEST(test_build_gathers_index_in_32_bits) {
 }
 END_TEST
 
+/* A script of RenderScript kernels on uchar4 and float4 values: invert,
+ * a grey level through float4 arithmetic and rsPackColorTo8888, and a
+ * float4 result. */
+static const char vector_script[] =
+  "#pragma version(1)\n#pragma rs java_package_name(t)\n"
+  "uchar4 RS_KERNEL invert(uchar4 in) {\n"
+  "  uchar4 o = in; o.rgb = 255 - in.rgb; return o; }\n"
+  "uchar4 RS_KERNEL grey(uchar4 in) {\n"
+  "  float4 f = rsUnpackColor8888(in);\n"
+  "  float g = dot(f.rgb, (float3){0.299f, 0.587f, 0.114f});\n"
+  "  return rsPackColorTo8888((float4){g, g * 0.5f, 1.5f * g, f.a}); }\n"
+  "float4 RS_KERNEL mix3(uchar4 in) {\n"
+  "  float4 f = convert_float4(in) * (1.0f / 255);\n"
+  "  return f.zyxw * f - 0.25f; }\n";
+
+/* Runs invert, grey (on invert's result) and mix3 of vector_script over
+ * a W x H image px on a CPU context made under FG_CLANG cc (NULL: the
+ * run's own) and FG_CACHE_DIR cache, into inv, grey (uchar4) and mix
+ * (float4); *marked: whether every kernel's text says it computes values
+ * of vector type. */
+static void run_vector_script(const char *cc, const char *cache, int W,
+                              int H, const uint8_t *px, uint8_t *inv,
+                              uint8_t *grey, float *mix, bool *marked) {
+  const char *old = getenv("FG_CLANG");
+  char saved[1024] = "";
+  if (old)
+    snprintf(saved, sizeof saved, "%s", old);
+  if (cc)
+    setenv("FG_CLANG", cc, 1);
+  setenv("FG_CACHE_DIR", cache, 1);
+  char err[1024];
+  fg_rs_script *s = NULL;
+  ck_assert_msg(fg_rs_script_new_source("vec", "vec.rs", vector_script,
+                                        (size_t)-1, &s, err, sizeof err) ==
+                FG_OK, "%s", err);
+  fg_graph *g = fg_graph_new("vec");
+  fg_field *img = fg_input(g, "img", fg_type_image(FG_U8, H, W, 4));
+  fg_field *i = fg_rs_map(g, s, "invert", 1, &img, NULL);
+  fg_output(g, "inv", i);
+  fg_output(g, "grey", fg_rs_map(g, s, "grey", 1, &i, NULL));
+  fg_output(g, "mix", fg_rs_map(g, s, "mix3", 1, &img, NULL));
+  fg_rs_script_free(s);
+  fg_context_options opt = {.backend = FG_BACKEND_CPU};
+  fg_context *ctx = NULL;
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  if (cc && old)
+    setenv("FG_CLANG", saved, 1);
+  else if (cc)
+    unsetenv("FG_CLANG");
+  fg_program *p = tu_compile(ctx, g);
+  *marked = true;
+  for (int k = 0; k < fg_program_kernel_count(p); k++)
+    *marked &= strstr(fg_program_kernel_source(p, k),
+                      "/* fgk: thread loop with vector values */\n") != NULL;
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){px}, 3,
+                               (void *[]){inv, grey, mix}) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+}
+
+/* A kernel computing values of vector type (RenderScript's uchar4 and
+ * float4) goes through LLVM's opt, whose scalarizer splits them before
+ * the loop vectorizer; a kernel of the DSL, split already, does not.
+ * The opt seen is a logging one beside a compiler of the test's own (the
+ * backend takes the opt beside clang's real path).  The bits are those
+ * of clang alone (a compiler with no opt beside it) and of a C loop. */
+START_TEST(test_build_vector_values_split_before_vectorizing) {
+  char dir[64] = "/tmp/fg-optcc-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  const char *env = getenv("FG_CLANG");
+  char *real = realpath(env && *env ? env : FG_CLANG_FOR_TESTS, NULL);
+  ck_assert_ptr_nonnull(real);
+  char real_opt[1100], cc[128], opt[128], cc_alone[128], log[128];
+  snprintf(real_opt, sizeof real_opt, "%.*s/opt",
+           (int)(strrchr(real, '/') - real), real);
+  ck_assert_msg(access(real_opt, X_OK) == 0, "LLVM's opt is not beside "
+                "clang (%s): scripts/setup installs it", real_opt);
+  snprintf(cc, sizeof cc, "%s/clang", dir);
+  snprintf(opt, sizeof opt, "%s/opt", dir);
+  snprintf(log, sizeof log, "%s/opt.log", dir);
+  snprintf(cc_alone, sizeof cc_alone, "%s/alone", dir);
+  ck_assert_int_eq(mkdir(cc_alone, 0700), 0);
+  snprintf(cc_alone, sizeof cc_alone, "%s/alone/clang", dir);
+  const char *scripts[3][2] = {{cc, "exec %s \"$@\"\n"},
+                               {cc_alone, "exec %s \"$@\"\n"},
+                               {opt, "echo run >> %s.log\nexec %s \"$@\"\n"}};
+  for (int k = 0; k < 3; k++) {
+    FILE *f = fopen(scripts[k][0], "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\n");
+    if (k < 2)
+      fprintf(f, scripts[k][1], real);
+    else
+      fprintf(f, scripts[k][1], opt, real_opt);
+    fclose(f);
+    ck_assert_int_eq(chmod(scripts[k][0], 0755), 0);
+  }
+  free(real);
+  enum { W = 37, H = 5 };
+  uint8_t px[W * H * 4], inv[2][W * H * 4], grey[2][W * H * 4];
+  float mix[2][W * H * 4];
+  for (int k = 0; k < W * H * 4; k++)
+    px[k] = (uint8_t)(k * 37 + k / 7);
+  char cache[2][128];
+  bool marked[2];
+  for (int b = 0; b < 2; b++) {
+    snprintf(cache[b], sizeof cache[b], "%s/cache%d", dir, b);
+    run_vector_script(b ? cc_alone : cc, cache[b], W, H, px, inv[b], grey[b],
+                      mix[b], &marked[b]);
+    ck_assert(marked[b]);
+  }
+  ck_assert_msg(access(log, F_OK) == 0, "opt did not run");
+  /* the same bits either way, invert and mix3 those of C */
+  ck_assert(!memcmp(inv[0], inv[1], sizeof inv[0]));
+  ck_assert(!memcmp(grey[0], grey[1], sizeof grey[0]));
+  ck_assert(!memcmp(mix[0], mix[1], sizeof mix[0]));
+  for (int p = 0; p < W * H; p++)
+    for (int c = 0; c < 4; c++) {
+      int k = 4 * p + c;
+      ck_assert_int_eq(inv[0][k], c < 3 ? 255 - px[k] : px[k]);
+      float f = px[k] * (1.0f / 255), sw = px[4 * p + (c < 3 ? 2 - c : 3)] *
+                                           (1.0f / 255);
+      ck_assert_float_eq(mix[0][k], sw * f - 0.25f);
+    }
+  /* a kernel of the DSL: no opt */
+  ck_assert_int_eq(unlink(log), 0);
+  setenv("FG_CLANG", cc, 1);
+  fg_graph *g = fg_graph_new("g");
+  fg_field *in = fg_input(g, "in", fg_type_scalar(FG_F32, fg_shape1(64)));
+  fg_output(g, "out", fg_scale_offset(g, in, 3, 1));
+  fg_context_options o = {.backend = FG_BACKEND_CPU};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&o, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  if (env && *env)
+    setenv("FG_CLANG", env, 1);
+  else
+    unsetenv("FG_CLANG");
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert(!strstr(fg_program_kernel_source(p, 0), "fgk: thread loop"));
+  ck_assert_msg(access(log, F_OK) != 0, "opt ran for a kernel of the DSL");
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+  char rm[160];
+  snprintf(rm, sizeof rm, "rm -rf %s", dir);
+  ck_assert_int_eq(system(rm), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("build");
   TCase *tc = tcase_create("build");
@@ -577,6 +735,7 @@ int main(void) {
   tcase_add_test(tc, test_build_math_kernels_interleave);
   tcase_add_test(tc, test_build_axis_reductions_jam_columns);
   tcase_add_test(tc, test_build_gathers_index_in_32_bits);
+  tcase_add_test(tc, test_build_vector_values_split_before_vectorizing);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

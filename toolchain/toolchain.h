@@ -176,5 +176,15 @@ fg_status fgtc_cc_build(fgtc_cache *c, const char *clang,
                         const char *const *flags, const char *key,
                         const char *source, void **lib, fgtc_cc_result *r,
                         char *err, size_t errlen);
+/* The same with LLVM's opt (path opt, NULL-terminated opt_args: the
+ * passes) between clang's front end (`clang FLAGS -emit-llvm -c` with no
+ * LLVM pass) and its code generator (`clang FLAGS` on the bitcode, no
+ * LLVM pass): for pipelines clang's own flags cannot ask for.  opt NULL:
+ * fgtc_cc_build.  The key must tell the two kinds of build apart. */
+fg_status fgtc_cc_build_opt(fgtc_cache *c, const char *clang,
+                            const char *const *flags, const char *opt,
+                            const char *const *opt_args, const char *key,
+                            const char *source, void **lib,
+                            fgtc_cc_result *r, char *err, size_t errlen);
 
 #endif
