@@ -54,5 +54,9 @@ bool fge_vectorizes(const fgk_kernel *k, fgk_dialect d, int strip,
  * clamped indexing), written after fgk_c_prelude: the C text of
  * RenderScript's runtime calls them, in kernels and on the host. */
 extern const char fge_c_helpers[];
+/* Appends the C dialect's vectorizable float math (emit/math_c.c:
+ * fgk_math_cbrtf, expf, logf, powf, ...) to b: for C a front end writes
+ * outside a kernel (RenderScript's host code), whose runtime calls them. */
+void fge_math_c_text(fgu_buf *b);
 
 #endif

@@ -489,18 +489,36 @@ bool fge_math_c_const_exponent(const fg_expr *call) {
   return true;
 }
 
+/* The routines' text, once per kernel (fgk_first_use "fgk_math_text"). */
+static void add_text(fgk_emitter *e) {
+  if (fgk_first_use(e, "fgk_math_text")) {
+    fgu_buf_puts(&e->help, e->d->id == FGK_DIALECT_CL ? math_cl_dialect
+                                                     : math_c_dialect);
+    fgu_buf_puts(&e->help, math_text);
+  }
+}
+
 const char *fge_math_c_template(fgk_emitter *e, const fg_expr *call) {
   fgk_builtin fn = call->u.call.fn;
   const char *t = fge_math_c_spelling(fn, call->u.call.arg[0]->type.elem);
   if (t && fge_math_c_const_exponent(call))
     t = fn == FGK_FN_pow ? "fgk_math_powkf(%0, %1)"
                          : "fgk_math_powkf(%0, (float)%1)";
-  if (t && fgk_first_use(e, "fgk_math")) {
-    fgu_buf_puts(&e->help, e->d->id == FGK_DIALECT_CL ? math_cl_dialect
-                                                     : math_c_dialect);
-    fgu_buf_puts(&e->help, math_text);
+  if (t) {
+    add_text(e);
+    fgk_first_use(e, "fgk_math");   /* a call: wide thread loops */
   }
   return t;
+}
+
+void fge_math_c_require(fgk_emitter *e) {
+  if (e->d->id == FGK_DIALECT_C)
+    add_text(e);
+}
+
+void fge_math_c_text(fgu_buf *b) {
+  fgu_buf_puts(b, math_c_dialect);
+  fgu_buf_puts(b, math_text);
 }
 
 bool fge_math_c_used(const fgk_emitter *e) {

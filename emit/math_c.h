@@ -21,8 +21,13 @@ bool fge_math_c_const_exponent(const fg_expr *call);
 /* The same spelling without adding anything to a kernel (what the fusion
  * cost rule asks: these routines vectorize). */
 const char *fge_math_c_spelling(fgk_builtin fn, fg_elem el);
-/* Whether the kernel e writes calls these routines (their helpers are
- * among its helpers). */
+/* Puts the routines among the helpers of e, once, where e's dialect is C
+ * (a front end's text calls them: RenderScript's float math, rs/compat.c);
+ * other dialects have their own.  Such kernels keep their vector width:
+ * fge_math_c_used counts the calls fge_math_c_template spells. */
+void fge_math_c_require(fgk_emitter *e);
+/* Whether the kernel e writes calls these routines through
+ * fge_math_c_template (their helpers are among its helpers). */
 bool fge_math_c_used(const fgk_emitter *e);
 
 #endif

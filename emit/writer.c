@@ -3,6 +3,7 @@
  * and nothing more.  Their text goes where the emitter is writing, their
  * helpers to its helper section. */
 #include "emit_impl.h"
+#include "math_c.h"
 
 /* The emitter a writer belongs to: the writer is its first member. */
 static fgk_emitter *em(fgk_writer *w) { return (fgk_emitter *)w; }
@@ -33,6 +34,8 @@ static bool w_first_use(fgk_writer *w, const char *name) {
 
 static void w_use_fp64(fgk_writer *w) { em(w)->uses_fp64 = true; }
 
+static void w_use_math(fgk_writer *w) { fge_math_c_require(em(w)); }
+
 const fgk_writer_i fge_writer_i = {
   .put = w_put,
   .vprintf = w_vprintf,
@@ -43,4 +46,5 @@ const fgk_writer_i fge_writer_i = {
   .helpers = w_helpers,
   .first_use = w_first_use,
   .use_fp64 = w_use_fp64,
+  .use_math = w_use_math,
 };

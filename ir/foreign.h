@@ -58,6 +58,10 @@ typedef struct fgk_writer_i {
   bool (*first_use)(fgk_writer *w, const char *name);
   /* Records that the text uses double precision. */
   void (*use_fp64)(fgk_writer *w);
+  /* Puts the dialect's vectorizable float math (fgk_math_cbrtf, expf,
+   * exp2f, exp10f, logf, log2f, log10f, powf, powkf of emit/math_c.c)
+   * among the helpers, once per kernel; the C dialect only. */
+  void (*use_math)(fgk_writer *w);
 } fgk_writer_i;
 
 /* A writer: implementations put this first in their own state. */
@@ -89,6 +93,7 @@ static inline bool fgk_writer_first_use(fgk_writer *w, const char *name) {
   return w->i->first_use(w, name);
 }
 static inline void fgk_writer_use_fp64(fgk_writer *w) { w->i->use_fp64(w); }
+static inline void fgk_writer_use_math(fgk_writer *w) { w->i->use_math(w); }
 
 /* Writes an identifier made from name (letters, digits, '_'; "k_" in
  * front when it would start with a digit or be empty) into out, size

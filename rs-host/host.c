@@ -178,11 +178,16 @@ static bool hw_first_use(fgk_writer *w, const char *name) {
   return true;
 }
 static void hw_use_fp64(fgk_writer *w) { (void)w; }
+static void hw_use_math(fgk_writer *w) {
+  if (hw_first_use(w, "fgk_math_text"))
+    fge_math_c_text(((host_writer *)w)->b);
+}
 
 static const fgk_writer_i host_writer_i = {
   .put = hw_put, .vprintf = hw_vprintf, .expr = hw_expr,
   .type_name = hw_type, .dialect = hw_dialect, .kernel = hw_kernel,
-  .helpers = hw_helpers, .first_use = hw_first_use, .use_fp64 = hw_use_fp64};
+  .helpers = hw_helpers, .first_use = hw_first_use, .use_fp64 = hw_use_fp64,
+  .use_math = hw_use_math};
 
 /* The host's side of the runtime, after the C types every C source
  * begins with (fgk_c_prelude). */

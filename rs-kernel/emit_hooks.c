@@ -1838,6 +1838,8 @@ static void emit_head(fgk_writer *tw, const fgr_unit *u) {
      * as the script's below */
     if (is_cl(tw) && fgk_writer_kernel(tw)->fp != FGK_FP_RELAXED)
       fgu_buf_puts(fgk_writer_helpers(tw), "#pragma OPENCL FP_CONTRACT OFF\n");
+    if (!is_cl(tw))   /* C's float math calls the IR's routines */
+      fgk_writer_use_math(tw);
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_compat_cl : fgr_compat_c);
     fgu_buf_puts(fgk_writer_helpers(tw), fgr_matrix_common);
     fgu_buf_puts(fgk_writer_helpers(tw), is_cl(tw) ? fgr_matrix_cl : fgr_matrix_c);
