@@ -524,19 +524,6 @@ static void c_convert_sat(fgk_emitter *e, const fg_expr *x, fgk_type f,
         /* a float rounds to an integer that is a float: rintf gives the
          * bits rint would, at twice the vector width */
         const char *ft = f.elem == FG_F32 ? "float" : "double";
-        if (f.elem == FG_F32 && (t.elem == FG_U8 || t.elem == FG_U16)) {
-          /* clamped first (NaN to 0 as well), then rounded by adding
-           * 2^23: in [0, 2^23) the sum's ulp is 1, so its low mantissa
-           * bits are the value rounded to nearest even, as rintf's (every
-           * float agrees with rint-then-clamp); an add and a pack, where
-           * a round and a conversion were (addWeighted u8x3: 11.0 ->
-           * 9.9 ms) */
-          fgu_buf_printf(h, "  { float v = (float)a%s;\n    union { float f; "
-                         "uint u; } m = {(v > 0.0f ? v < (float)%s ? v : "
-                         "(float)%s : 0.0f) + 8388608.0f};\n    r%s = (%s)"
-                         "m.u; }\n", ix, hi, hi, ix, ety);
-          continue;
-        }
         if (t.elem == FG_U8 || t.elem == FG_U16) {
           /* both bounds exact floats, the lower 0, which NaN gets as
            * well: two comparisons that clang makes a max and a min */
