@@ -360,7 +360,8 @@ typedef struct fge_based {
   long dc;
   bool pair;
 } fge_based;
-/* Whether read a (of kernel k, clamp border) is such a read; fills b. */
+/* Whether read a (of kernel k, clamp border) is such a read and not one
+ * fge_read_column takes (a constant base is a tap's offset); fills b. */
 bool fge_read_based(const fgk_kernel *k, const fgk_access *a, fge_based *b);
 /* After fge_stencil_bounds wrote fgk_lo and fgk_hi into out, narrows
  * them there to where every such read of e's kernel lies inside its field

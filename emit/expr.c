@@ -169,9 +169,11 @@ void fge_based_bounds(fgk_emitter *e, fgu_buf *out) {
     return;
   fgu_buf saved = e->out;
   e->out = *out;
+  size_t len = e->out.len;
   fgk_visit_block(&e->k->body, &(fgk_visitor){.expr = based_bounds,
                                               .arg = e});
-  fgk_put(e, "    if (fgk_hi < fgk_lo) fgk_hi = fgk_lo;\n");
+  if (e->out.len != len)   /* a stencil without such reads keeps its text */
+    fgk_put(e, "    if (fgk_hi < fgk_lo) fgk_hi = fgk_lo;\n");
   *out = e->out;
   e->out = saved;
 }

@@ -194,6 +194,9 @@ static bool column_pair(const fg_expr *x) {
 bool fge_read_based(const fgk_kernel *k, const fgk_access *a,
                     fge_based *b) {
   *b = (fge_based){0};
+  fge_colref cr;     /* a tap of the thread's column keeps that form */
+  if (fge_read_column(a, &cr))
+    return false;
   if (a->ncoords == 0 || a->element || a->border > FG_BORDER_CLAMP ||
       a->port < 0 || a->port >= k->n_in ||
       fg_type_tensor_elements(k->in_type[a->port]) != 1)

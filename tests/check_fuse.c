@@ -937,7 +937,9 @@ END_TEST
  * columns where every such read lies inside the field run unclamped and
  * affine (no fgk_at in that loop: contiguous loads, not gathers; the pair
  * as two loads and a choice by the column's parity); the rest clamp.
- * Compared with C that clamps each flat index. */
+ * A tap of a second input at 1 + _column (a constant base) stays a
+ * stencil's tap, bounded as one.  Compared with C that clamps each flat
+ * index. */
 static const int based_dc[3] = {-1, 0, 2};
 
 static int64_t based_len(int R, int C) {
@@ -949,6 +951,7 @@ static fg_graph *based_graph(int R, int C) {
   fg_graph *g = fg_graph_new("based");
   fg_field *x = fg_input(g, "x", fg_type_scalar(FG_U8,
                                                 fg_shape1(based_len(R, C))));
+  fg_field *y = fg_input(g, "y", fg_type_scalar(FG_U8, fg_shape2(R, C)));
   fg_op *op = fg_op_begin(g, "based", 1, &to);
   fg_expr *w = fg_columns(op), *sum = NULL;
   for (int k = 0; k < 4; k++) {
@@ -963,8 +966,12 @@ static fg_graph *based_graph(int R, int C) {
                                     1), 1 << (k == 3 ? 22 : 8 * k));
     sum = sum ? fg_add(sum, v) : v;
   }
+  sum = fg_add(sum, fg_muli(fg_convert(fg_read_tensor_at(
+                                op, y, 2, fg_row(op),
+                                fg_add(fg_int(op, 1), fg_column(op))),
+                            FG_I32, 1), 3));
   fg_write_tensor(op, 0, sum);
-  fg_output(g, "y", fg_op_end(op));
+  fg_output(g, "o", fg_op_end(op));
   return g;
 }
 
@@ -990,12 +997,17 @@ START_TEST(test_fuse_based_columns_match_c) {
                     "interior", R, C);
       ck_assert_msg(strstr(in, "fgk_x - 1") && strstr(in, "fgk_c & 1"),
                     "%dx%d: the pair is not two loads", R, C);
+      ck_assert_msg(strstr(src, "if (fgk_hi > in1_C - 1L)") != NULL,
+                    "%dx%d: the tap at 1 + _column is not bounded as one",
+                    R, C);
     }
-    uint8_t *x = malloc((size_t)n);
+    uint8_t *x = malloc((size_t)n), *y = malloc((size_t)R * C);
     int32_t *o = malloc((size_t)R * C * sizeof *o);
     for (int64_t i = 0; i < n; i++)
       x[i] = (uint8_t)rng_next(&rg);
-    run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o});
+    for (int i = 0; i < R * C; i++)
+      y[i] = (uint8_t)rng_next(&rg);
+    run_ok(ctx, p, 2, (const void *[]){x, y}, 1, (void *[]){o});
     for (int row = 0; row < R; row++)
       for (int col = 0; col < C; col++) {
         int64_t idx[4];
@@ -1007,11 +1019,13 @@ START_TEST(test_fuse_based_columns_match_c) {
           int64_t i = idx[k] < 0 ? 0 : idx[k] >= n ? n - 1 : idx[k];
           want += (int32_t)x[i] * (1 << (k == 3 ? 22 : 8 * k));
         }
+        want += 3 * y[(size_t)row * C + clampi(col + 1, C)];
         ck_assert_msg(o[(size_t)row * C + col] == want, "%dx%d at (%d, %d):"
                       " %d, want %d", R, C, row, col,
                       o[(size_t)row * C + col], want);
       }
     free(x);
+    free(y);
     free(o);
     fg_program_free(p);
     fg_graph_free(g);
