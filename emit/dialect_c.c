@@ -845,6 +845,7 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
                                        : "";
   if (e->interior_body.s && fge_stencil_bounds(e, o)) {
     /* a stencil: the interior columns first, then the others */
+    fge_based_bounds(e, o);
     fgu_buf_puts(o, jam);
     int n = e->interior_flat;
     if (n > 1)   /* over the row's elements (emit/flat.c) */
@@ -973,6 +974,7 @@ const fgk_dialect_i fgk_dialect_c = {
   .close_reduce = "  }\n}\n",
   .scalarize = true,
   .split_stencils = true,
+  .based_columns = true,
   .flat_interior = true,
   .word_taps = true,
   .reduce_block_pragma =

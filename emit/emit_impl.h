@@ -84,6 +84,9 @@ typedef struct fgk_dialect_i {
    * the clamped border loop (emit/stencil.c); open_kernel then emits the
    * interior loop with e->interior_body. */
   bool split_stencils;
+  /* Whether those bounds may also be computed from expressions of the row
+   * (fge_based), its thread identity being declared where they stand. */
+  bool based_columns;
   /* Whether such an interior loop, or a pointwise kernel's column loop,
    * may run over a row's flat elements when every component is computed
    * alike (emit/flat.c); open_kernel then loops fgk_j over them when
@@ -346,6 +349,26 @@ bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
 /* Whether x is such a coordinate (or a multiple of the column plus a
  * constant, r->scale > 1); fills r. */
 bool fge_column_offset(const fg_expr *x, fge_colref *r);
+/* A column coordinate base + _column + dc, or base + (_column >> 1) * 2 +
+ * dc (pair: a 4:2:0 chroma plane's interleaved pair, read as the element
+ * at base + _column + dc or the one before it, by the column's parity),
+ * with base an int expression of the layer, the row and extents alone
+ * (another plane's offset, a row's start in a flat field): inside the
+ * field over a run of columns computed once per row, affine in the column
+ * there.  Reads of one-element tensors only, in dialects that say
+ * based_columns. */
+typedef struct fge_based {
+  const fg_expr *base;
+  long dc;
+  bool pair;
+} fge_based;
+/* Whether read a (of kernel k, clamp border) is such a read and not one
+ * fge_read_column takes (a constant base is a tap's offset); fills b. */
+bool fge_read_based(const fgk_kernel *k, const fgk_access *a, fge_based *b);
+/* After fge_stencil_bounds wrote fgk_lo and fgk_hi into out, narrows
+ * them there to where every such read of e's kernel lies inside its field
+ * (nothing in a dialect without based_columns) (emit/expr.c). */
+void fge_based_bounds(fgk_emitter *e, fgu_buf *out);
 /* Whether read a's column is such a coordinate or the reversed column
  * of a's own input (fge_colref.reversed); fills r. */
 bool fge_read_column(const fgk_access *a, fge_colref *r);

@@ -7,6 +7,7 @@
  * through the emitter's comp hook. */
 #include "emit_impl.h"
 #include "abi.h"
+#include "ir/visit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +118,66 @@ static bool in_columns(const fgk_emitter *e, const fgk_access *a) {
   return false;
 }
 
+/* Whether e emits a stencil interior in which read a is a based read
+ * (fge_based, emit/stencil.c): its element base + _column + dc lies inside
+ * the field there; fills b. */
+static bool interior_based(const fgk_emitter *e, const fgk_access *a,
+                           fge_based *b) {
+  return e->interior && e->d->based_columns && fge_read_based(e->k, a, b);
+}
+
+/* Emits the flat index of based read a in the interior: its column as
+ * (long)base + fgk_c + dc, affine in the column (the even element of a
+ * pair). */
+static void based_location(fgk_emitter *e, const char *buf,
+                           const fgk_access *a, const fge_based *b) {
+  fgk_putf(e, "fgk_atx(%s_L, %s_R, %s_C, ", buf, buf, buf);
+  for (int i = 0; i < 2; i++) {
+    int ci = i - (3 - a->ncoords);
+    if (ci < 0) {
+      fgk_put(e, "0, ");
+    } else {
+      fgk_put(e, "(long)(");
+      fgk_ex(e, a->coord[ci]);
+      fgk_put(e, "), ");
+    }
+  }
+  fgk_put(e, "(long)(");
+  fgk_ex(e, b->base);
+  fgk_putf(e, ") + fgk_c + %ldL)", b->dc);
+}
+
+/* Narrows [fgk_lo, fgk_hi) to the columns c where based read x's
+ * elements base + c + dc (and the one before, for a pair) lie inside its
+ * input's columns. */
+static void based_bounds(const fg_expr *x, void *arg) {
+  fgk_emitter *e = arg;
+  fge_based b;
+  if (x->kind != FGK_E_READ || !fge_read_based(e->k, &x->u.read, &b))
+    return;
+  long lo = b.dc - (b.pair ? 1 : 0), hi = b.dc;
+  int p = x->u.read.port;
+  fgk_put(e, "    { const long fgk_b = (long)(");
+  fgk_ex(e, b.base);
+  fgk_putf(e, ");\n      if (fgk_lo < %ldL - fgk_b) fgk_lo = %ldL - fgk_b;\n"
+           "      if (fgk_hi > in%d_C - %ldL - fgk_b) fgk_hi = in%d_C - %ldL "
+           "- fgk_b; }\n", -lo, -lo, p, hi, p, hi);
+}
+
+void fge_based_bounds(fgk_emitter *e, fgu_buf *out) {
+  if (!e->d->based_columns)
+    return;
+  fgu_buf saved = e->out;
+  e->out = *out;
+  size_t len = e->out.len;
+  fgk_visit_block(&e->k->body, &(fgk_visitor){.expr = based_bounds,
+                                              .arg = e});
+  if (e->out.len != len)   /* a stencil without such reads keeps its text */
+    fgk_put(e, "    if (fgk_hi < fgk_lo) fgk_hi = fgk_lo;\n");
+  *out = e->out;
+  e->out = saved;
+}
+
 /* Emits fn(L, R, C, layer, row, column) for an explicit access to buffer
  * buf: the prelude's fgk_at (clamped, for reads; fgk_at_<rule> under
  * another border rule) or fgk_wat (-1 outside, for writes); missing
@@ -126,6 +187,11 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
   if (!strcmp(fn, "fgk_at") && e->hoist_col[0]) {
     fgk_put(e, e->hoist_col);       /* within a hoisted row */
     e->hoist_col[0] = 0;
+    return;
+  }
+  fge_based based;
+  if (!strcmp(fn, "fgk_at") && interior_based(e, a, &based)) {
+    based_location(e, buf, a, &based);
     return;
   }
   /* a stencil's interior: the column is inside the field, unclamped */
@@ -427,6 +493,7 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     fg_type ft = k->in_type[a->port];
     int n = fg_type_tensor_elements(ft);
     char buf[16], ptr[32];
+    fge_based based;
     snprintf(buf, sizeof buf, "in%d", a->port);
     if (!e->read_base ||
         !e->read_base(e, buf, a, n, n > FG_MAX_SMALL_TENSOR, ptr, sizeof ptr))
@@ -436,6 +503,15 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
       fgk_putf(e, "%s + (", ptr);
       fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
       fgk_put(e, "))");
+    } else if (interior_based(e, a, &based) && based.pair) {
+      /* a pair's element, (_column >> 1) * 2 + dc: the one at _column +
+       * dc or the one before it, both loaded (contiguous vectors, not a
+       * gather) and one kept by the column's parity */
+      fgk_putf(e, "({ const long fgk_x = ");
+      fge_ex_index(e, buf, a, n, false, false);
+      fgk_putf(e, "; const %s fgk_e0 = %s[fgk_x], fgk_e1 = %s[fgk_x - 1]; "
+               "(fgk_c & 1) ? fgk_e1 : fgk_e0; })",
+               e->d->type_name(x->type), ptr, ptr);
     } else {
       fgk_putf(e, "%s[", ptr);
       fge_ex_index(e, buf, a, n, n > FG_MAX_SMALL_TENSOR,

@@ -140,6 +140,92 @@ bool fge_read_column(const fgk_access *a, fge_colref *r) {
   return true;
 }
 
+/* Whether x is an int expression that stays the same along a row:
+ * constants, the layer, the row, extents, and integer arithmetic on them
+ * that needs no helper (no division, call, variable or read). */
+static bool row_invariant(const fg_expr *x) {
+  if (!fgk_is_int(x->type.elem) || x->type.width != 1)
+    return false;
+  switch (x->kind) {
+  case FGK_E_CONST:
+  case FGK_E_EXTENT:
+    return true;
+  case FGK_E_THREAD:
+    return x->u.thread == FG_LAYER || x->u.thread == FG_ROW ||
+           x->u.thread == FG_LAYERS || x->u.thread == FG_ROWS ||
+           x->u.thread == FG_COLUMNS;
+  case FGK_E_UNARY:
+    return x->u.bin.op == FGK_NEG && row_invariant(x->u.bin.a);
+  case FGK_E_BINARY:
+    switch (x->u.bin.op) {
+    case FGK_ADD: case FGK_SUB: case FGK_MUL: case FGK_BAND: case FGK_BOR:
+    case FGK_BXOR: case FGK_SHL: case FGK_SHR:
+      return row_invariant(x->u.bin.a) && row_invariant(x->u.bin.b);
+    default:
+      return false;
+    }
+  default:
+    return false;
+  }
+}
+
+/* Whether x is a const int of value v. */
+static bool const_is(const fg_expr *x, long v) {
+  long k;
+  return small_const(x, &k) && k == v;
+}
+
+/* Whether x is (_column >> 1) * 2, either way round. */
+static bool column_pair(const fg_expr *x) {
+  if (x->kind != FGK_E_BINARY || x->u.bin.op != FGK_MUL)
+    return false;
+  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+  if (const_is(a, 2)) {
+    const fg_expr *t = a;
+    a = b;
+    b = t;
+  }
+  return const_is(b, 2) && a->kind == FGK_E_BINARY &&
+         a->u.bin.op == FGK_SHR && const_is(a->u.bin.b, 1) &&
+         a->u.bin.a->kind == FGK_E_THREAD &&
+         a->u.bin.a->u.thread == FG_COLUMN;
+}
+
+bool fge_read_based(const fgk_kernel *k, const fgk_access *a,
+                    fge_based *b) {
+  *b = (fge_based){0};
+  fge_colref cr;     /* a tap of the thread's column keeps that form */
+  if (fge_read_column(a, &cr))
+    return false;
+  if (a->ncoords == 0 || a->element || a->border > FG_BORDER_CLAMP ||
+      a->port < 0 || a->port >= k->n_in ||
+      fg_type_tensor_elements(k->in_type[a->port]) != 1)
+    return false;
+  /* int arithmetic throughout: the sum wraps as the read's own would, and
+   * where the interior keeps it inside the field it does not wrap */
+  const fg_expr *x = a->coord[a->ncoords - 1];
+  if (x->kind != FGK_E_BINARY || x->u.bin.op != FGK_ADD ||
+      x->type.elem != FG_I32 || x->type.width != 1 ||
+      x->u.bin.a->type.elem != FG_I32 || x->u.bin.b->type.elem != FG_I32)
+    return false;
+  for (int i = 0; i < 2; i++) {
+    const fg_expr *base = i ? x->u.bin.b : x->u.bin.a;
+    const fg_expr *col = i ? x->u.bin.a : x->u.bin.b;
+    if (!row_invariant(base))
+      continue;
+    long dc;
+    if (fge_thread_plus(col, FG_COLUMN, &dc)) {
+      *b = (fge_based){.base = base, .dc = dc};
+      return true;
+    }
+    if (column_pair(col)) {
+      *b = (fge_based){.base = base, .pair = true};
+      return true;
+    }
+  }
+  return false;
+}
+
 typedef struct taps {
   int n_in;
   bool *any;      /* n_in: an input read with a column offset */
@@ -152,6 +238,9 @@ typedef struct taps {
    * c >= c_lo, c < _columns + cols_hi (any_cols), c < const_hi (any_const) */
   long c_lo, cols_hi, const_hi;
   bool any_cols, any_const;
+  /* reads at a row's base (fge_based), in a dialect that takes them */
+  bool based;
+  const fgk_emitter *e;
 } taps;
 
 /* Records the column offset of read x. */
@@ -159,6 +248,12 @@ static void tap(const fg_expr *x, void *arg) {
   taps *t = arg;
   const fgk_access *a = &x->u.read;
   fge_colref cr;
+  fge_based b;
+  if (x->kind == FGK_E_READ && t->e->d->based_columns &&
+      fge_read_based(t->e->k, a, &b)) {
+    t->based = true;     /* its bounds: fge_based_bounds */
+    return;
+  }
   if (x->kind != FGK_E_READ || a->ncoords == 0 || a->port < 0 ||
       a->port >= t->n_in || !fge_read_column(a, &cr))
     return;
@@ -195,7 +290,7 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
   if (!e->d->split_stencils || k->grouped || fgk_is_reduction(k->reduce) ||
       k->thread_elements || k->n_in <= 0)
     return false;
-  taps t = {.n_in = k->n_in};
+  taps t = {.n_in = k->n_in, .e = e};
   t.any = calloc((size_t)k->n_in, sizeof *t.any);
   t.lo = calloc((size_t)k->n_in, sizeof *t.lo);
   t.hi = calloc((size_t)k->n_in, sizeof *t.hi);
@@ -207,6 +302,7 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
     fgk_visit_block(&k->body, &(fgk_visitor){.expr = tap, .arg = &t});
     for (int p = 0; p < k->n_in; p++)
       found |= t.any[p] || t.scale[p];
+    found |= t.based;
     found &= !t.mixed;
   }
   if (found && out) {

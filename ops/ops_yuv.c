@@ -77,38 +77,41 @@ fg_field *fg_intrinsic_yuv_to_rgb(fg_graph *g, fg_field *yuv,
   fg_expr *x = fg_column(op), *y = fg_row(op);
   fg_expr *cx = fg_shr(x, fg_int(op, 1)), *cy = fg_shr(y, fg_int(op, 1));
   /* layout()'s strides and offsets from the thread shape (width x
-   * height) when the kernel runs, so one build serves every frame size */
+   * height) when the kernel runs, so one build serves every frame size;
+   * expressions of the row and the extents, not variables, so that a
+   * read's index is such a base plus the column (emit/stencil.c's
+   * fge_based: unclamped, affine in the column within a row) */
   fg_expr *w = fg_columns(op), *h = fg_rows(op);
-  fg_expr *ys = fg_var(op, FG_I32, 1), *cs = fg_var(op, FG_I32, 1),
-          *uo = fg_var(op, FG_I32, 1), *vo = fg_var(op, FG_I32, 1);
+  fg_expr *ys, *cs, *uo, *vo;
   if (format == FG_YUV_YV12) {
-    fg_assign(ys, fg_band(fg_addi(w, 15), fg_int(op, ~15)));
-    fg_assign(cs, fg_band(fg_addi(fg_shr(ys, fg_int(op, 1)), 15),
-                          fg_int(op, ~15)));
-    fg_assign(vo, fg_mul(ys, h));
-    fg_assign(uo, fg_add(vo, fg_mul(cs, fg_shr(h, fg_int(op, 1)))));
+    ys = fg_band(fg_addi(w, 15), fg_int(op, ~15));
+    cs = fg_band(fg_addi(fg_shr(ys, fg_int(op, 1)), 15), fg_int(op, ~15));
+    vo = fg_mul(ys, h);
+    uo = fg_add(vo, fg_mul(cs, fg_shr(h, fg_int(op, 1))));
   } else if (format == FG_YUV_I420) {
-    fg_assign(ys, w);
-    fg_assign(cs, fg_shr(w, fg_int(op, 1)));
-    fg_assign(uo, fg_mul(w, h));
-    fg_assign(vo, fg_add(uo, fg_mul(cs, fg_shr(h, fg_int(op, 1)))));
+    ys = w;
+    cs = fg_shr(w, fg_int(op, 1));
+    uo = fg_mul(w, h);
+    vo = fg_add(uo, fg_mul(cs, fg_shr(h, fg_int(op, 1))));
   } else {
-    fg_assign(ys, w);
-    fg_assign(cs, w);
-    fg_assign(vo, fg_addi(fg_mul(w, h), format == FG_YUV_NV21 ? 0 : 1));
-    fg_assign(uo, fg_addi(fg_mul(w, h), format == FG_YUV_NV21 ? 1 : 0));
+    ys = w;
+    cs = w;
+    vo = fg_addi(fg_mul(w, h), format == FG_YUV_NV21 ? 0 : 1);
+    uo = fg_addi(fg_mul(w, h), format == FG_YUV_NV21 ? 1 : 0);
   }
-  fg_expr *coff = fg_var(op, FG_I32, 1);
-  fg_assign(coff, fg_add(fg_mul(cy, cs), fg_muli(cx, (int32_t)l.c_step)));
+  /* the chroma pair's column, cx * c_step: (_column >> 1) * 2 for the
+   * interleaved formats */
+  fg_expr *ccol = fg_muli(cx, (int32_t)l.c_step);
+  fg_expr *crow = fg_mul(cy, cs);
   fg_expr *yy = fg_var(op, FG_I32, 1), *u = fg_var(op, FG_I32, 1),
           *v = fg_var(op, FG_I32, 1);
   fg_assign(yy, fg_subi(fg_convert(fg_read_tensor_at(
       op, yuv, 1, fg_add(fg_mul(y, ys), x)), FG_I32, 1),
       16));
   fg_assign(u, fg_subi(fg_convert(fg_read_tensor_at(
-      op, yuv, 1, fg_add(coff, uo)), FG_I32, 1), 128));
+      op, yuv, 1, fg_add(fg_add(crow, uo), ccol)), FG_I32, 1), 128));
   fg_assign(v, fg_subi(fg_convert(fg_read_tensor_at(
-      op, yuv, 1, fg_add(coff, vo)), FG_I32, 1), 128));
+      op, yuv, 1, fg_add(fg_add(crow, vo), ccol)), FG_I32, 1), 128));
   fg_expr *y298 = fg_var(op, FG_I32, 1);
   fg_assign(y298, fg_addi(fg_muli(yy, 298), 128));
   fg_expr *r = fg_add(y298, fg_muli(v, 409));

@@ -930,6 +930,110 @@ START_TEST(test_fuse_reversed_columns_match_c) {
 }
 END_TEST
 
+/* Reads of a flat u8 field at a base of the row plus the column: a plane
+ * at row * C + _column + dc (dc = -1, 0, 2) and a 4:2:0 chroma pair at
+ * R * C + (row >> 1) * C + (_column >> 1) * 2 + 1, the field a byte short
+ * of the last pair, so that clamps bite at both ends.  On the CPU the
+ * columns where every such read lies inside the field run unclamped and
+ * affine (no fgk_at in that loop: contiguous loads, not gathers; the pair
+ * as two loads and a choice by the column's parity); the rest clamp.
+ * A tap of a second input at 1 + _column (a constant base) stays a
+ * stencil's tap, bounded as one.  Compared with C that clamps each flat
+ * index. */
+static const int based_dc[3] = {-1, 0, 2};
+
+static int64_t based_len(int R, int C) {
+  return (int64_t)R * C + (int64_t)((R + 1) / 2) * C - 1;
+}
+
+static fg_graph *based_graph(int R, int C) {
+  fg_type to = fg_type_scalar(FG_I32, fg_shape2(R, C));
+  fg_graph *g = fg_graph_new("based");
+  fg_field *x = fg_input(g, "x", fg_type_scalar(FG_U8,
+                                                fg_shape1(based_len(R, C))));
+  fg_field *y = fg_input(g, "y", fg_type_scalar(FG_U8, fg_shape2(R, C)));
+  fg_op *op = fg_op_begin(g, "based", 1, &to);
+  fg_expr *w = fg_columns(op), *sum = NULL;
+  for (int k = 0; k < 4; k++) {
+    fg_expr *i;
+    if (k < 3)
+      i = fg_add(fg_mul(fg_row(op), w), fg_addi(fg_column(op), based_dc[k]));
+    else
+      i = fg_add(fg_addi(fg_add(fg_mul(fg_shr(fg_row(op), fg_int(op, 1)), w),
+                                fg_mul(w, fg_rows(op))), 1),
+                 fg_muli(fg_shr(fg_column(op), fg_int(op, 1)), 2));
+    fg_expr *v = fg_muli(fg_convert(fg_read_tensor_at(op, x, 1, i), FG_I32,
+                                    1), 1 << (k == 3 ? 22 : 8 * k));
+    sum = sum ? fg_add(sum, v) : v;
+  }
+  sum = fg_add(sum, fg_muli(fg_convert(fg_read_tensor_at(
+                                op, y, 2, fg_row(op),
+                                fg_add(fg_int(op, 1), fg_column(op))),
+                            FG_I32, 1), 3));
+  fg_write_tensor(op, 0, sum);
+  fg_output(g, "o", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_based_columns_match_c) {
+  static const int size[][2] = {{1, 1}, {1, 3}, {2, 1}, {3, 5}, {4, 17},
+                                {5, 33}, {6, 40}, {3, 67}};
+  fg_context *ctx = tu_context();
+  rng rg = {0xba5edull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++) {
+    const int R = size[s][0], C = size[s][1];
+    const int64_t n = based_len(R, C);
+    fg_graph *g = based_graph(R, C);
+    fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+    const char *src = fg_program_kernel_source(p, 0);
+    if (!strstr(src, "__kernel")) {
+      const char *in = strstr(src, "for (long fgk_c = fgk_lo; fgk_c < "
+                                   "fgk_hi; ++fgk_c)");
+      ck_assert_msg(in != NULL, "%dx%d: no interior loop", R, C);
+      const char *end = strstr(in, "for (long fgk_c = fgk_lo == fgk_c0");
+      ck_assert_ptr_nonnull(end);
+      const char *at = strstr(in, "fgk_at(");
+      ck_assert_msg(!at || at > end, "%dx%d: a clamped read in the "
+                    "interior", R, C);
+      ck_assert_msg(strstr(in, "fgk_x - 1") && strstr(in, "fgk_c & 1"),
+                    "%dx%d: the pair is not two loads", R, C);
+      ck_assert_msg(strstr(src, "if (fgk_hi > in1_C - 1L)") != NULL,
+                    "%dx%d: the tap at 1 + _column is not bounded as one",
+                    R, C);
+    }
+    uint8_t *x = malloc((size_t)n), *y = malloc((size_t)R * C);
+    int32_t *o = malloc((size_t)R * C * sizeof *o);
+    for (int64_t i = 0; i < n; i++)
+      x[i] = (uint8_t)rng_next(&rg);
+    for (int i = 0; i < R * C; i++)
+      y[i] = (uint8_t)rng_next(&rg);
+    run_ok(ctx, p, 2, (const void *[]){x, y}, 1, (void *[]){o});
+    for (int row = 0; row < R; row++)
+      for (int col = 0; col < C; col++) {
+        int64_t idx[4];
+        for (int k = 0; k < 3; k++)
+          idx[k] = (int64_t)row * C + col + based_dc[k];
+        idx[3] = (int64_t)R * C + (int64_t)(row / 2) * C + col / 2 * 2 + 1;
+        int32_t want = 0;
+        for (int k = 0; k < 4; k++) {
+          int64_t i = idx[k] < 0 ? 0 : idx[k] >= n ? n - 1 : idx[k];
+          want += (int32_t)x[i] * (1 << (k == 3 ? 22 : 8 * k));
+        }
+        want += 3 * y[(size_t)row * C + clampi(col + 1, C)];
+        ck_assert_msg(o[(size_t)row * C + col] == want, "%dx%d at (%d, %d):"
+                      " %d, want %d", R, C, row, col,
+                      o[(size_t)row * C + col], want);
+      }
+    free(x);
+    free(y);
+    free(o);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* Taps whose column the operator clamps itself, as Cog's stencils write
  * them: clamp(_column + dc, lo, hi) with hi = _columns - 1 or - 3, a
  * constant (40: above some widths, below others), or lo above 0.  The
@@ -2470,6 +2574,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_pointwise_channels_flat_loop);
   tcase_add_test(tc, test_fuse_pointwise_ops_flat_loop);
   tcase_add_test(tc, test_fuse_reversed_columns_match_c);
+  tcase_add_test(tc, test_fuse_based_columns_match_c);
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
   tcase_add_test(tc, test_fuse_stencil_scaled_columns_match_c);

@@ -305,6 +305,11 @@ static void yuv_case(int w, int h, const uint8_t *rgb) {
 START_TEST(test_ops_intrinsics_yuv_every_format) {
   yuv_case(160, 100, NULL);
   yuv_case(18, 6, NULL);    /* YV12 strides padded: 32 and 16 */
+  /* the smallest frame, and widths off any vector's length (the CPU's
+   * interior columns, read unclamped, and its clamped rest) */
+  yuv_case(2, 2, NULL);
+  yuv_case(34, 4, NULL);
+  yuv_case(70, 6, NULL);
 }
 END_TEST
 
