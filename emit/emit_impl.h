@@ -342,13 +342,19 @@ typedef struct fge_colref {
   long lo;          /* clamped: the least value kept */
   bool hi_columns;  /* clamped: hi is _columns + hi_k, else hi_k */
   long hi_k;
+  const struct fg_expr *var; /* NULL, or (scale > 1) the variable v of a
+                       counted loop in scale * _column + v + dc, which
+                       holds only values in [vlo, vhi] */
+  long vlo, vhi;
 } fge_colref;
 /* Whether x is t + k or t - k for thread constant t (k a small constant,
  * 0 when x is t itself); k. */
 bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
 /* Whether x is such a coordinate (or a multiple of the column plus a
- * constant, r->scale > 1); fills r. */
-bool fge_column_offset(const fg_expr *x, fge_colref *r);
+ * constant, r->scale > 1, plus a counted loop's variable of kernel k
+ * when k is not NULL); fills r. */
+bool fge_column_offset(const fgk_kernel *k, const fg_expr *x,
+                       fge_colref *r);
 /* A column coordinate base + _column + dc, or base + (_column >> 1) * 2 +
  * dc (pair: a 4:2:0 chroma plane's interleaved pair, read as the element
  * at base + _column + dc or the one before it, by the column's parity),
@@ -369,9 +375,17 @@ bool fge_read_based(const fgk_kernel *k, const fgk_access *a, fge_based *b);
  * them there to where every such read of e's kernel lies inside its field
  * (nothing in a dialect without based_columns) (emit/expr.c). */
 void fge_based_bounds(fgk_emitter *e, fgu_buf *out);
-/* Whether read a's column is such a coordinate or the reversed column
- * of a's own input (fge_colref.reversed); fills r. */
-bool fge_read_column(const fgk_access *a, fge_colref *r);
+/* Whether read a of kernel k's is such a coordinate or the reversed
+ * column of a's own input (fge_colref.reversed); fills r. */
+bool fge_read_column(const fgk_kernel *k, const fgk_access *a,
+                     fge_colref *r);
+/* Whether int variable v of kernel k is set only by one loop for (v = a;
+ * v < b (or <= b); v += 1), a and b small constants, nothing else
+ * assigning it or taking its address; the least and greatest value it
+ * holds anywhere (its declaration's 0 before the loop, the bound after
+ * it) in lo and hi. */
+bool fge_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
+                       long *hi);
 /* Whether e's kernel reads at constant column offsets and the dialect
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */

@@ -197,7 +197,7 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
   /* a stencil's interior: the column is inside the field, unclamped */
   fge_colref cr = {0};
   bool inside = e->interior && !strcmp(fn, "fgk_at") && a->ncoords > 0 &&
-                fge_read_column(a, &cr);
+                fge_read_column(e->k, a, &cr);
   const char *rule = !strcmp(fn, "fgk_at") ? fge_border_suffix(e, a->border)
                                            : "";
   /* a column loop's variable over this input's columns: unclamped too */
@@ -205,7 +205,7 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
                   in_columns(e, a);
   inside = inside || loop_col;
   fge_colref any = {0};
-  bool stencil = a->ncoords > 0 && fge_read_column(a, &any);
+  bool stencil = a->ncoords > 0 && fge_read_column(e->k, a, &any);
   if (*rule && a->port >= 0 && a->port < e->k->n_in && !stencil) {
     /* a read at computed coordinates (a warp's) remaps every point: the
      * field's extents as constants turn the rule's remainders into
@@ -243,6 +243,12 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
       fgk_put(e, "0");
     } else if (inside && !loop_col && i == 2 && cr.reversed) {
       fgk_putf(e, "%s_C + %ldL - fgk_c", buf, cr.dc);
+    } else if (inside && !loop_col && i == 2 && cr.scale > 1 && cr.var) {
+      /* in longs, so the column stays affine in fgk_c (-fwrapv ints
+       * are not) */
+      fgk_putf(e, "fgk_c * %ldL + (long)(", cr.scale);
+      fgk_ex(e, cr.var);
+      fgk_putf(e, ") + %ldL", cr.dc);
     } else if (inside && !loop_col && i == 2 && cr.scale > 1) {
       fgk_putf(e, "fgk_c * %ldL + %ldL", cr.scale, cr.dc);
     } else if (inside && !loop_col && i == 2) {

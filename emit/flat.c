@@ -192,8 +192,9 @@ static void check_expr(const fg_expr *x, void *arg) {
     fge_colref cr;
     f->ok &= a->port >= 0 && a->port < f->e->k->n_in && !a->element &&
              w == f->n &&
-             (a->ncoords == 0 || (f->e->interior && fge_read_column(a, &cr) &&
-                                  !cr.reversed && cr.scale == 1));
+             (a->ncoords == 0 ||
+              (f->e->interior && fge_read_column(f->e->k, a, &cr) &&
+               !cr.reversed && cr.scale == 1));
     break;
   }
   default:

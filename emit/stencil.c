@@ -13,7 +13,10 @@
  * value; and so does a flip's column (extent - 1 - _column), inside its
  * field wherever the thread's own column is, and a shrink's (s _column +
  * dc, s a small constant: fg_downsample2's 2 x 2 blocks), inside for the
- * columns whose block lies in the field. */
+ * columns whose block lies in the field, also when the offset within the
+ * block is a counted loop's variable (an area resize's s x s sums:
+ * s _column + v, v over [0, s)), from the least to the greatest value
+ * the variable takes. */
 #include "emit_impl.h"
 #include "ir/visit.h"
 
@@ -65,7 +68,84 @@ static bool column_times(const fg_expr *x, long *s) {
          small_const(b, s) && *s >= 2 && *s <= 64;
 }
 
-bool fge_column_offset(const fg_expr *x, fge_colref *r) {
+/* The state of a walk looking for the statements that set a variable. */
+typedef struct counter_scan {
+  const fgk_var *v;
+  const fgk_stmt *loop;   /* the one for loop over v */
+  int loops;
+  bool bad;               /* assigned or its address taken */
+} counter_scan;
+
+static void counter_stmt(const fgk_stmt *s, void *arg) {
+  counter_scan *c = arg;
+  if (s->kind == FGK_S_FOR && s->u.for_.var == c->v) {
+    c->loop = s;
+    c->loops++;
+  } else if (s->kind == FGK_S_ASSIGN) {
+    const fg_expr *l = s->u.assign.lhs;
+    while (l->kind == FGK_E_SWIZZLE)
+      l = l->u.swz.a;
+    if ((l->kind == FGK_E_VAR && l->u.var == c->v) ||
+        (l->kind == FGK_E_INDEX && l->u.index.var == c->v))
+      c->bad = true;
+  }
+}
+
+static void counter_expr(const fg_expr *x, void *arg) {
+  counter_scan *c = arg;
+  if (x->kind == FGK_E_ADDR && x->u.addr->kind == FGK_E_VAR &&
+      x->u.addr->u.var == c->v)
+    c->bad = true;
+}
+
+bool fge_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
+                       long *hi) {
+  if (!k || v->ndims || v->local || v->volatile_ || v->type.width != 1 ||
+      v->type.elem != FG_I32)
+    return false;
+  counter_scan c = {.v = v};
+  fgk_visit_block(&k->body, &(fgk_visitor){.expr = counter_expr,
+                                          .stmt = counter_stmt, .arg = &c});
+  if (c.bad || c.loops != 1)
+    return false;
+  const fg_expr *init = c.loop->u.for_.init, *cond = c.loop->u.for_.cond,
+                *step = c.loop->u.for_.step;
+  long a, b, one;
+  if (!init || !cond || !step || !small_const(init, &a) ||
+      !small_const(step, &one) || one != 1 || cond->kind != FGK_E_BINARY ||
+      (cond->u.bin.op != FGK_LT && cond->u.bin.op != FGK_LE) ||
+      cond->u.bin.a->kind != FGK_E_VAR || cond->u.bin.a->u.var != v ||
+      !small_const(cond->u.bin.b, &b))
+    return false;
+  /* before the loop v holds its declaration's 0; after it, the first
+   * value past the bound (or a, when the loop never ran) */
+  long end = cond->u.bin.op == FGK_LT ? b : b + 1;
+  *lo = a < 0 ? a : 0;
+  *hi = end > a ? end : a;
+  *hi = *hi > 0 ? *hi : 0;
+  return true;
+}
+
+/* Whether x is s _column + v (either order) for a constant s in [2, 64]
+ * and a counted loop's variable v of kernel k (fge_counter_range); fills
+ * r's scale and variable. */
+static bool column_times_plus_counter(const fgk_kernel *k, const fg_expr *x,
+                                      fge_colref *r) {
+  if (!k || x->kind != FGK_E_BINARY || x->u.bin.op != FGK_ADD)
+    return false;
+  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+  if (a->kind == FGK_E_VAR) {
+    const fg_expr *t = a;
+    a = b;
+    b = t;
+  }
+  return b->kind == FGK_E_VAR && column_times(a, &r->scale) &&
+         fge_counter_range(k, b->u.var, &r->vlo, &r->vhi) &&
+         (r->var = b, true);
+}
+
+bool fge_column_offset(const fgk_kernel *k, const fg_expr *x,
+                       fge_colref *r) {
   *r = (fge_colref){.scale = 1};
   if (fge_thread_plus(x, FG_COLUMN, &r->dc))
     return true;
@@ -73,6 +153,11 @@ bool fge_column_offset(const fg_expr *x, fge_colref *r) {
    * shrink's taps), inside the field for whole blocks */
   if (column_times(x, &r->scale))
     return true;
+  /* s _column + v, v a counted loop's variable: the block's columns in a
+   * loop (an area resize's) */
+  if (column_times_plus_counter(k, x, r))
+    return true;
+  *r = (fge_colref){.scale = 1};
   long v;
   if (x->kind == FGK_E_BINARY &&
       (x->u.bin.op == FGK_ADD || x->u.bin.op == FGK_SUB)) {
@@ -82,10 +167,12 @@ bool fge_column_offset(const fg_expr *x, fge_colref *r) {
       a = b;
       b = t;
     }
-    if (column_times(a, &r->scale) && small_const(b, &v)) {
+    if ((column_times(a, &r->scale) ||
+         column_times_plus_counter(k, a, r)) && small_const(b, &v)) {
       r->dc = x->u.bin.op == FGK_ADD ? v : -v;
       return true;
     }
+    *r = (fge_colref){.scale = 1};
   }
   r->scale = 1;
   /* clamp(_column + dc, lo, hi): the explicit clamp a Cog stencil writes */
@@ -119,12 +206,13 @@ static bool extent_plus(const fg_expr *x, int *port, long *k) {
   return true;
 }
 
-bool fge_read_column(const fgk_access *a, fge_colref *r) {
+bool fge_read_column(const fgk_kernel *k, const fgk_access *a,
+                     fge_colref *r) {
   *r = (fge_colref){0};
   if (a->ncoords == 0)
     return false;
   const fg_expr *x = a->coord[a->ncoords - 1];
-  if (fge_column_offset(x, r))
+  if (fge_column_offset(k, x, r))
     return true;
   /* extent + k - _column: a flip's column, inside the read's own input
    * for the columns dc + 1 .. extent + dc */
@@ -195,7 +283,7 @@ bool fge_read_based(const fgk_kernel *k, const fgk_access *a,
                     fge_based *b) {
   *b = (fge_based){0};
   fge_colref cr;     /* a tap of the thread's column keeps that form */
-  if (fge_read_column(a, &cr))
+  if (fge_read_column(k, a, &cr))
     return false;
   if (a->ncoords == 0 || a->element || a->border > FG_BORDER_CLAMP ||
       a->port < 0 || a->port >= k->n_in ||
@@ -227,6 +315,7 @@ bool fge_read_based(const fgk_kernel *k, const fgk_access *a,
 }
 
 typedef struct taps {
+  const fgk_kernel *k;
   int n_in;
   bool *any;      /* n_in: an input read with a column offset */
   long *lo, *hi;  /* n_in: least and greatest offset */
@@ -250,20 +339,23 @@ static void tap(const fg_expr *x, void *arg) {
   fge_colref cr;
   fge_based b;
   if (x->kind == FGK_E_READ && t->e->d->based_columns &&
-      fge_read_based(t->e->k, a, &b)) {
+      fge_read_based(t->k, a, &b)) {
     t->based = true;     /* its bounds: fge_based_bounds */
     return;
   }
   if (x->kind != FGK_E_READ || a->ncoords == 0 || a->port < 0 ||
-      a->port >= t->n_in || !fge_read_column(a, &cr))
+      a->port >= t->n_in || !fge_read_column(t->k, a, &cr))
     return;
   int p = a->port;
   if (cr.scale > 1) {
     /* inside for the columns c with 0 <= scale c + dc < in_C */
     if (t->scale[p] && t->scale[p] != cr.scale)
       t->mixed = true;
-    t->slo[p] = !t->scale[p] || cr.dc < t->slo[p] ? cr.dc : t->slo[p];
-    t->shi[p] = !t->scale[p] || cr.dc > t->shi[p] ? cr.dc : t->shi[p];
+    /* a counter's block offsets: dc plus each value it may hold */
+    long dlo = cr.dc + (cr.var ? cr.vlo : 0);
+    long dhi = cr.dc + (cr.var ? cr.vhi : 0);
+    t->slo[p] = !t->scale[p] || dlo < t->slo[p] ? dlo : t->slo[p];
+    t->shi[p] = !t->scale[p] || dhi > t->shi[p] ? dhi : t->shi[p];
     t->scale[p] = cr.scale;
     return;
   }
@@ -290,7 +382,7 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
   if (!e->d->split_stencils || k->grouped || fgk_is_reduction(k->reduce) ||
       k->thread_elements || k->n_in <= 0)
     return false;
-  taps t = {.n_in = k->n_in, .e = e};
+  taps t = {.k = k, .n_in = k->n_in, .e = e};
   t.any = calloc((size_t)k->n_in, sizeof *t.any);
   t.lo = calloc((size_t)k->n_in, sizeof *t.lo);
   t.hi = calloc((size_t)k->n_in, sizeof *t.hi);

@@ -177,7 +177,7 @@ int fge_tap_word(const fgk_emitter *e, const fgk_access *a, int n) {
   if (loops)
     return 0;
   fge_colref cr;
-  if (fge_read_column(a, &cr) ||
+  if (fge_read_column(k, a, &cr) ||
       loop_column(e, a->coord[a->ncoords - 1], a->port) ||
       affine(&k->body, a->coord[a->ncoords - 1], 0))
     return 0;

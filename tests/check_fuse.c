@@ -1291,6 +1291,110 @@ START_TEST(test_fuse_stencil_scaled_columns_match_c) {
 }
 END_TEST
 
+/* Block sums in counted loops (an area resize's by a whole factor S):
+ * out (R x C, f32x3) sums, for u and v in [0, S), x (u8x3, RX x CX) at
+ * (S _row + u, S _column + v + dc), each weighted by 2^(S u + v), in that
+ * order; "<=" loops over v with v <= S - 1.  The C dialect (and OpenCL's
+ * strips) take S _column + v for a shrink's block of columns: an
+ * interior loop reads them unclamped (fgk_c * SL + (long)(v)) where the
+ * whole block lies in x.  With reassigned, v is also set after its loop
+ * to 2 S + 1 and x read there once more: no counter, so that read stays
+ * clamped (and the kernel unsplit).  Every value is C's, clamped, bit for
+ * bit, on sizes S does not divide, narrower and wider than S C. */
+static fg_graph *counter_taps_graph(int R, int C, int RX, int CX, int S,
+                                    int dc, bool le, bool reassigned) {
+  fg_type t = fg_type_vector(FG_F32, fg_shape2(R, C), 3);
+  fg_graph *g = fg_graph_new("counter_taps");
+  fg_field *x = fg_input(g, "x", fg_type_vector(FG_U8, fg_shape2(RX, CX), 3));
+  fg_op *op = fg_op_begin(g, "ctaps", 1, &t);
+  fg_expr *acc = fg_var(op, FG_F32, 3), *w = fg_var(op, FG_F32, 1);
+  fg_expr *u = fg_var(op, FG_I32, 1), *v = fg_var(op, FG_I32, 1);
+  fg_assign(w, fg_float(op, 1.0f));
+  fg_for(u, fg_int(op, 0), fg_lt(u, fg_int(op, S)), fg_int(op, 1));
+  fg_for(v, fg_int(op, 0),
+         le ? fg_le(v, fg_int(op, S - 1)) : fg_lt(v, fg_int(op, S)),
+         fg_int(op, 1));
+  fg_expr *c = fg_addi(fg_add(fg_muli(fg_column(op), S), v), dc);
+  fg_expr *r = fg_add(fg_muli(fg_row(op), S), u);
+  fg_assign(acc, fg_add(acc, fg_mul(fg_convert(fg_read_tensor_at(op, x, 2,
+                                                                 r, c),
+                                               FG_F32, 3),
+                                    w)));
+  fg_assign(w, fg_mulf(w, 2.0f));
+  fg_end(op);
+  fg_end(op);
+  if (reassigned) {
+    fg_assign(v, fg_int(op, 2 * S + 1));
+    fg_expr *c2 = fg_add(fg_muli(fg_column(op), S), v);
+    fg_assign(acc, fg_add(acc, fg_convert(fg_read_tensor_at(op, x, 2,
+                                                            fg_row(op), c2),
+                                          FG_F32, 3)));
+  }
+  fg_write_tensor(op, 0, acc);
+  fg_output(g, "out", fg_op_end(op));
+  return g;
+}
+
+START_TEST(test_fuse_stencil_counter_columns_match_c) {
+  static const int size[][5] = {
+      {1, 1, 1, 1, 2},   {1, 1, 3, 5, 3},     {2, 3, 4, 7, 2},
+      {3, 5, 12, 21, 4}, {4, 33, 9, 100, 3},  {5, 40, 20, 161, 4},
+      {2, 9, 5, 17, 2}};
+  fg_context *ctx = tu_context();
+  rng rg = {0xb10c5ull};
+  for (size_t s = 0; s < sizeof size / sizeof size[0]; s++)
+    for (int var = 0; var < 4; var++) {
+      const int R = size[s][0], C = size[s][1], RX = size[s][2],
+                CX = size[s][3], S = size[s][4];
+      const int dc = var == 1 ? -1 : 0;
+      const bool le = var == 2, re = var == 3;
+      fg_graph *g = counter_taps_graph(R, C, RX, CX, S, dc, le, re);
+      ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+      fg_program *p = compile_mode(ctx, g, FG_FUSION_ON);
+      ck_assert_int_eq(fg_program_kernel_count(p), 1);
+      const char *src = fg_program_kernel_source(p, 0);
+      char want[32];
+      snprintf(want, sizeof want, "fgk_c * %dL + (long)(", S);
+      if (strip_kernels(p) || !strstr(src, "__kernel"))
+        ck_assert_msg((strstr(src, want) != NULL) == !re,
+                      "%dx%d of %dx%d by %d (variant %d): unclamped block "
+                      "columns (%s) %sexpected",
+                      R, C, RX, CX, S, var, want, re ? "not " : "");
+      uint8_t *x = malloc((size_t)RX * CX * 3);
+      float *o = malloc(sizeof(float) * R * C * 3);
+      for (int i = 0; i < RX * CX * 3; i++)
+        x[i] = (uint8_t)rng_next(&rg);
+      run_ok(ctx, p, 1, (const void *[]){x}, 1, (void *[]){o});
+      for (int row = 0; row < R; row++)
+        for (int col = 0; col < C; col++)
+          for (int k = 0; k < 3; k++) {
+            float sum = 0, wt = 1;
+            for (int uu = 0; uu < S; uu++)
+              for (int vv = 0; vv < S; vv++) {
+                int rr = clampi(S * row + uu, RX),
+                    cc = clampi(S * col + vv + dc, CX);
+                sum = sum + (float)x[(rr * CX + cc) * 3 + k] * wt;
+                wt = wt * 2.0f;
+              }
+            if (re)
+              sum = sum + (float)x[(clampi(row, RX) * CX +
+                                    clampi(S * col + 2 * S + 1, CX)) * 3 + k];
+            int at = (row * C + col) * 3 + k;
+            ck_assert_msg(memcmp(&o[at], &sum, sizeof sum) == 0,
+                          "%dx%d of %dx%d by %d (variant %d) at (%d, %d, "
+                          "%d): got %a, want %a",
+                          R, C, RX, CX, S, var, row, col, k, (double)o[at],
+                          (double)sum);
+          }
+      free(x);
+      free(o);
+      fg_program_free(p);
+      fg_graph_free(g);
+    }
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* Reads across rows: out (R x C) = x at (C - 1 - _column + dr, _row)
  * for dr in {-1, 0} (x is C x R: a quarter turn's read and its
  * neighbour, the row clamped; the rows through variables) times 2 plus
@@ -2578,6 +2682,7 @@ int main(void) {
   tcase_add_test(tc, test_fuse_stencil_explicit_clamps_match_c);
   tcase_add_test(tc, test_fuse_stencil_smaller_input_match_c);
   tcase_add_test(tc, test_fuse_stencil_scaled_columns_match_c);
+  tcase_add_test(tc, test_fuse_stencil_counter_columns_match_c);
   tcase_add_test(tc, test_fuse_column_blocks_match_c);
   tcase_add_test(tc, test_fuse_column_loop_reads);
   tcase_add_test(tc, test_fuse_stencil_border_rules_match_c);
