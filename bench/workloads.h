@@ -65,6 +65,11 @@ void bench_w8(fg_context *ctx);
  * against OpenCV's call. */
 void bench_w9(fg_context *ctx);
 
+/* W10 RenderScript kernels (invert, greyscale, a float4 tone curve with
+ * pow, exp and log2, full and relaxed precision), each against a C loop
+ * of the same formulas. */
+void bench_w10(fg_context *ctx);
+
 /* The 8-node W1 graph over a size x size float4 image (shared by W1 and
  * W5). */
 fg_graph *bench_w1_graph(int64_t size);
