@@ -316,20 +316,18 @@ static void launch_done(void *arg) {
   done(done_arg, FG_OK, NULL);
 }
 
-static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
-                            const fg__launch *d, const fg__async *a) {
+/* A launch of kernel k as d describes, split into tiles (*ntiles of
+ * them; *work: the points or partial items), with no completion yet;
+ * zeroes and copies the buffers d asks for.  NULL when out of memory. */
+static launch *launch_new(cpu_backend *cb, fg__kbin *k, const fg__launch *d,
+                          int64_t *ntiles, int64_t *work) {
   int nbuf = d->nbuf;
   const int64_t *t = d->threads;
   bool grouped = d->kind == FG__LAUNCH_GROUPED;
-  cpu_backend *cb = (cpu_backend *)be;
-  if (nbuf > 128)
-    return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
-                       "backend takes at most 128)", nbuf);
   launch *l = malloc(sizeof *l + (size_t)nbuf * sizeof l->ptr[0]);
   if (!l)
-    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
-  *l = (launch){.fn = k->fn, .dims = d->dims, .stop = d->stop,
-                .done = a->done, .done_arg = a->arg};
+    return NULL;
+  *l = (launch){.fn = k->fn, .dims = d->dims, .stop = d->stop};
   for (int i = 0; i < nbuf; i++) {
     l->ptr[i] = d->bufs[i]->p;
     if (d->zero && d->zero[i]) /* every wait ended: nothing uses it now */
@@ -351,17 +349,32 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
   /* A few tiles per thread balance uneven rows; tiny work runs as one
    * tile.  Partials are few threads, each with much work: every one may
    * be its own tile. */
-  int64_t work = d->kind == FG__LAUNCH_PARTIALS
-                     ? d->partials * d->work_per_item : points;
-  bool heavy = d->kind == FG__LAUNCH_PARTIALS && work >= SMALL_WORK;
-  int64_t want = work < SMALL_WORK ? 1 : (int64_t)threads * TPT;
+  *work = d->kind == FG__LAUNCH_PARTIALS ? d->partials * d->work_per_item
+                                         : points;
+  bool heavy = d->kind == FG__LAUNCH_PARTIALS && *work >= SMALL_WORK;
+  int64_t want = *work < SMALL_WORK ? 1 : (int64_t)threads * TPT;
   l->by_columns = l->rows < want &&
                   l->cols >= (grouped || heavy ? 1 : 4) * want;
   int64_t span = l->by_columns ? l->cols : l->rows;
   if (want > span)
     want = span;
   l->tile = want > 0 ? (span + want - 1) / want : 1;
-  int64_t ntiles = (span + l->tile - 1) / l->tile;
+  *ntiles = (span + l->tile - 1) / l->tile;
+  return l;
+}
+
+static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
+                            const fg__launch *d, const fg__async *a) {
+  cpu_backend *cb = (cpu_backend *)be;
+  if (d->nbuf > 128)
+    return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
+                       "backend takes at most 128)", d->nbuf);
+  int64_t ntiles, work;
+  launch *l = launch_new(cb, k, d, &ntiles, &work);
+  if (!l)
+    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
+  l->done = a->done;
+  l->done_arg = a->arg;
   be->stats->kernel_launches++;
   if (a->ev)
     *a->ev = NULL;
@@ -375,6 +388,186 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
     return FG_OK;
   }
   if (fgp_submit(cb->pool, ntiles, run_tile, l, launch_done, l) != 0) {
+    free(l);
+    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
+  }
+  return FG_OK;
+}
+
+/* ---- row bands (fg__be_launch_band) -------------------------------------
+ * Two kernels, the second reading the first's outputs at most `reach`
+ * rows from its own.  Each tile of rows runs the first kernel on BAND_ROWS
+ * rows at a time and, after each, the second on the rows of the tile that
+ * those complete and that read nothing outside the tile: the first's
+ * outputs are read back from cache.  The second kernel's rows left over
+ * (within reach of a tile's edges, and the field's own first and last
+ * reach rows, whose border rules may read any row) run when every tile
+ * has ended.  Where the tiles would be too short for that to pay, the
+ * two kernels run one after the other, each tiled as cpu_launch tiles it.
+ * Both kernels run each of their threads once either way. */
+
+/* Rows of the first kernel per band: bench_cpu W8 (a 4000 x 3000 photo,
+ * one thread) was as fast with 4 to 16 and slower past 32. */
+#define BAND_ROWS 8
+
+typedef struct band {
+  launch *l1, *l2;            /* each kernel's own tiling */
+  int64_t reach;
+  bool interleave;            /* else: l1's tiles, then l2's */
+  int64_t tile, ntiles;       /* interleaved: tiles of rows */
+  int64_t (*gap)[2];          /* interleaved: the second kernel's rows left
+                                 over, at most `tile` rows each */
+  int64_t n_gap;
+  int64_t n2;                 /* l2's tiles */
+  fgp_pool *pool;
+  fg__done_fn done;
+  void *done_arg;
+} band;
+
+/* The second kernel's rows [*lo, *hi) that tile [a, b) runs itself:
+ * those whose reads all lie inside it and inside the field. */
+static void band_own(const band *l, int64_t a, int64_t b, int64_t *lo,
+                     int64_t *hi) {
+  int64_t r = l->reach, n = l->l1->rows;
+  *lo = a + r;
+  *hi = b - r < n - r ? b - r : n - r;
+  if (*hi < *lo)
+    *hi = *lo;
+}
+
+static void band_tile(void *arg, int64_t t) {
+  band *l = arg;
+  const launch *k1 = l->l1, *k2 = l->l2;
+  int64_t a = t * l->tile, b = a + l->tile < k1->rows ? a + l->tile
+                                                      : k1->rows;
+  int64_t lo, hi;
+  band_own(l, a, b, &lo, &hi);
+  for (int64_t y = a; y < b; y += BAND_ROWS) {
+    if (__atomic_load_n(k1->stop, __ATOMIC_ACQUIRE))
+      return;
+    int64_t y1 = y + BAND_ROWS < b ? y + BAND_ROWS : b;
+    k1->fn(k1->ptr, k1->dims, y, y1, 0, k1->cols, k1->stop);
+    /* rows below y1 - reach read only rows the tile has made */
+    int64_t e = y1 - l->reach < hi ? y1 - l->reach : hi;
+    if (e > lo) {
+      k2->fn(k2->ptr, k2->dims, lo, e, 0, k2->cols, k2->stop);
+      lo = e;
+    }
+  }
+}
+
+static void band_gap(void *arg, int64_t g) {
+  band *l = arg;
+  const launch *k2 = l->l2;
+  if (!__atomic_load_n(k2->stop, __ATOMIC_ACQUIRE))
+    k2->fn(k2->ptr, k2->dims, l->gap[g][0], l->gap[g][1], 0, k2->cols,
+           k2->stop);
+}
+
+static void band_finish(void *arg) {
+  band *l = arg;
+  fg__done_fn done = l->done;
+  void *done_arg = l->done_arg;
+  free(l->gap);
+  free(l->l1);
+  free(l->l2);
+  free(l);
+  done(done_arg, FG_OK, NULL);
+}
+
+/* The first phase ended: the second starts (the pool takes jobs from any
+ * thread), or runs here when there is no memory to queue it. */
+static void band_second(void *arg) {
+  band *l = arg;
+  int64_t n = l->interleave ? l->n_gap : l->n2;
+  fgp_task_fn fn = l->interleave ? band_gap : run_tile;
+  void *fn_arg = l->interleave ? (void *)l : (void *)l->l2;
+  if (n > 0 && fgp_submit(l->pool, n, fn, fn_arg, band_finish, l) == 0)
+    return;
+  for (int64_t i = 0; i < n; i++)
+    fn(fn_arg, i);
+  band_finish(l);
+}
+
+static fg_status cpu_launch_band(fg__backend *be, fg__kbin *k1,
+                                 const fg__launch *d1, fg__kbin *k2,
+                                 const fg__launch *d2, int reach,
+                                 const fg__async *a) {
+  cpu_backend *cb = (cpu_backend *)be;
+  if (d1->nbuf > 128 || d2->nbuf > 128)
+    return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
+                       "backend takes at most 128)",
+                       d1->nbuf > d2->nbuf ? d1->nbuf : d2->nbuf);
+  band *l = calloc(1, sizeof *l);
+  int64_t n1, n2, work;
+  if (l) {
+    l->l1 = launch_new(cb, k1, d1, &n1, &work);
+    l->l2 = launch_new(cb, k2, d2, &n2, &work);
+  }
+  int threads = fgp_threads(cb->pool);
+  int64_t rows = l && l->l1 ? l->l1->rows : 0;
+  /* tiles long enough that the rows left over are few */
+  int64_t want = (int64_t)threads * TPT;
+  if (want > rows / (8 * ((int64_t)reach + 1)))
+    want = rows / (8 * ((int64_t)reach + 1));
+  if (l && l->l1 && l->l2) {
+    l->reach = reach;
+    l->n2 = n2;
+    l->pool = cb->pool;
+    l->done = a->done;
+    l->done_arg = a->arg;
+    /* as many tiles as a launch of its own would have, or nearly */
+    l->interleave = work >= SMALL_WORK && want >= 1 &&
+                    2 * want >= (n2 < (int64_t)threads * TPT
+                                     ? n2 : (int64_t)threads * TPT);
+    if (l->interleave) {
+      l->tile = (rows + want - 1) / want;
+      l->ntiles = (rows + l->tile - 1) / l->tile;
+      l->gap = malloc(sizeof *l->gap * (size_t)(2 * l->ntiles + 4 +
+                                                rows / l->tile));
+    }
+  }
+  if (!l || !l->l1 || !l->l2 || (l->interleave && !l->gap)) {
+    if (l) {
+      free(l->l1);
+      free(l->l2);
+    }
+    free(l);
+    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
+  }
+  /* the second kernel's rows no tile runs, in pieces of at most a tile */
+  for (int64_t t = 0, cur = 0; l->interleave && t <= l->ntiles; t++) {
+    int64_t lo = rows, hi = rows;
+    if (t < l->ntiles) {
+      int64_t b = (t + 1) * l->tile < rows ? (t + 1) * l->tile : rows;
+      band_own(l, t * l->tile, b, &lo, &hi);
+    }
+    if (hi == lo && t < l->ntiles)
+      continue;
+    for (; cur < lo; cur += l->tile) {
+      l->gap[l->n_gap][0] = cur;
+      l->gap[l->n_gap++][1] = cur + l->tile < lo ? cur + l->tile : lo;
+    }
+    cur = hi;
+  }
+  be->stats->kernel_launches += 2;
+  if (a->ev)
+    *a->ev = NULL;
+  if (!l->interleave && n1 == 1 && work < SMALL_WORK) {
+    /* small work on the calling thread, as cpu_launch runs it */
+    run_tile(l->l1, 0);
+    for (int64_t i = 0; i < n2; i++)
+      run_tile(l->l2, i);
+    band_finish(l);
+    return FG_OK;
+  }
+  if (fgp_submit(cb->pool, l->interleave ? l->ntiles : n1,
+                 l->interleave ? band_tile : run_tile,
+                 l->interleave ? (void *)l : (void *)l->l1, band_second,
+                 l) != 0) {
+    free(l->gap);
+    free(l->l1);
+    free(l->l2);
     free(l);
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
   }
@@ -422,6 +615,7 @@ static const fg__backend_i cpu_interface = {
   .buffer_free = cpu_buffer_free,
   .upload = cpu_upload,
   .launch = cpu_launch,
+  .launch_band = cpu_launch_band,
   .upload_async = cpu_upload_async,
   .download_async = cpu_download_async,
   .event_release = cpu_event_release,

@@ -163,6 +163,19 @@ fg_status fg__be_launch(fg__backend *be, fg__kbin *k, const fg__launch *l,
   return st;
 }
 
+bool fg__be_can_band(const fg__backend *be) {
+  return be->i->launch_band != NULL;
+}
+
+fg_status fg__be_launch_band(fg__backend *be, fg__kbin *k1,
+                             const fg__launch *l1, fg__kbin *k2,
+                             const fg__launch *l2, int reach,
+                             const fg__async *a) {
+  fg_status st = be->i->launch_band(be, k1, l1, k2, l2, reach, a);
+  count_event(be, a, st);
+  return st;
+}
+
 fg_status fg__be_upload_async(fg__backend *be, fg__buffer *dst,
                               const void *src, size_t bytes,
                               const fg__async *a) {

@@ -152,6 +152,18 @@ typedef struct fg__backend_i {
    * Called from one thread at a time. */
   fg_status (*launch)(fg__backend *be, fg__kbin *k, const fg__launch *l,
                       const fg__async *a);
+  /* Optional: starts kernel k1 (l1) and then k2 (l2) as one operation,
+   * with launch's rules, where k2 reads k1's outputs only within reach
+   * rows of its own and both are plain map kernels over the same single
+   * layer of threads (fuse/bands.c, runtime/compile.c): the backend may
+   * interleave their rows, each of k1's rows before any of k2's rows
+   * within reach of it, so that k1's outputs are read while in cache.
+   * Each kernel runs every one of its threads once, so the results are
+   * those of launch(k1) then launch(k2). */
+  fg_status (*launch_band)(fg__backend *be, fg__kbin *k1,
+                           const fg__launch *l1, fg__kbin *k2,
+                           const fg__launch *l2, int reach,
+                           const fg__async *a);
   /* Asynchronous copies host -> device and device -> host, with the same
    * rules as launch; host memory must stay valid until done. */
   fg_status (*upload_async)(fg__backend *be, fg__buffer *dst,
@@ -259,6 +271,13 @@ fg_status fg__be_upload(fg__backend *be, fg__buffer *dst, const void *src,
                         size_t bytes);
 fg_status fg__be_launch(fg__backend *be, fg__kbin *k, const fg__launch *l,
                         const fg__async *a);
+/* Whether the backend runs kernel pairs in row bands (launch_band). */
+bool fg__be_can_band(const fg__backend *be);
+/* launch_band above; only where fg__be_can_band. */
+fg_status fg__be_launch_band(fg__backend *be, fg__kbin *k1,
+                             const fg__launch *l1, fg__kbin *k2,
+                             const fg__launch *l2, int reach,
+                             const fg__async *a);
 fg_status fg__be_upload_async(fg__backend *be, fg__buffer *dst,
                               const void *src, size_t bytes,
                               const fg__async *a);

@@ -340,6 +340,25 @@ static void copy_outputs(fg_run *r, vrun *vr, int f) {
       memcpy(vr->out[i], vr->bs->hval[f], fg_type_bytes(p->f[f].type));
 }
 
+/* The launch of kernel k in run variant vr, over bufs (room for
+ * FG_MAX_KERNEL_BUFFERS + 1). */
+static void launch_of(const fg_run *r, const vrun *vr, const fg__pkernel *k,
+                      fg__buffer **bufs, fg__launch *l) {
+  assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
+  for (int j = 0; j < k->nbuf; j++)
+    bufs[j] = vr->view[k->field[j]];
+  for (int j = 0; fg__reduce_on_host(k) && j < k->n_red; j++)
+    bufs[k->n_in + k->red[j].port] = vr->bs->partials[k->red_slot + j];
+  *l = (fg__launch){.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
+                    .dims = k->dims, .partials = k->partials,
+                    .work_per_item = k->work_per_item, .zero = k->zero,
+                    .copy_from = k->copy_from,
+                    .stop = r->stop, .polls = k->polls,
+                    .strip = k->strip, .strip_rows = k->strip_rows};
+  memcpy(l->threads, k->threads, sizeof l->threads);
+  memcpy(l->group, k->group, sizeof l->group);
+}
+
 static void start_task(fg_run *r, vrun *vr, int ti) {
   fg_program *p = r->prog;
   fg_context *ctx = p->ctx;
@@ -392,21 +411,24 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
       task_done(&ts->node, FG_EBACKEND, ctx->inject_msg);
       break;
     }
+    if (k->band_first) {
+      /* the next kernel's task launches it, with itself */
+      task_done(&ts->node, FG_OK, NULL);
+      break;
+    }
     fg__buffer *bufs[FG_MAX_KERNEL_BUFFERS + 1];
-    assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
-    for (int j = 0; j < k->nbuf; j++)
-      bufs[j] = vr->view[k->field[j]];
-    for (int j = 0; fg__reduce_on_host(k) && j < k->n_red; j++)
-      bufs[k->n_in + k->red[j].port] = vr->bs->partials[k->red_slot + j];
-    fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
-                    .dims = k->dims, .partials = k->partials,
-                    .work_per_item = k->work_per_item, .zero = k->zero,
-                    .copy_from = k->copy_from,
-                    .stop = r->stop, .polls = k->polls,
-                    .strip = k->strip, .strip_rows = k->strip_rows};
-    memcpy(l.threads, k->threads, sizeof l.threads);
-    memcpy(l.group, k->group, sizeof l.group);
-    st = fg__be_launch(be, k->bin, &l, &a);
+    fg__launch l;
+    launch_of(r, vr, k, bufs, &l);
+    if (k->band_second) {
+      const fg__pkernel *k1 = &vr->v->k[t->index - 1];
+      fg__buffer *bufs1[FG_MAX_KERNEL_BUFFERS + 1];
+      fg__launch l1;
+      launch_of(r, vr, k1, bufs1, &l1);
+      st = fg__be_launch_band(be, k1->bin, &l1, k->bin, &l, k->band_reach,
+                              &a);
+    } else {
+      st = fg__be_launch(be, k->bin, &l, &a);
+    }
     break;
   }
   case RT_PARTIALS:
