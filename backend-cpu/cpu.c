@@ -395,180 +395,202 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
 }
 
 /* ---- row bands (fg__be_launch_band) -------------------------------------
- * Two kernels, the second reading the first's outputs at most `reach`
- * rows from its own.  Each tile of rows runs the first kernel on BAND_ROWS
- * rows at a time and, after each, the second on the rows of the tile that
- * those complete and that read nothing outside the tile: the first's
- * outputs are read back from cache.  The second kernel's rows left over
- * (within reach of a tile's edges, and the field's own first and last
- * reach rows, whose border rules may read any row) run when every tile
- * has ended.  Where the tiles would be too short for that to pay, the
- * two kernels run one after the other, each tiled as cpu_launch tiles it.
- * Both kernels run each of their threads once either way. */
+ * A chain of kernels, each reading the outputs of those before it at most
+ * its `reach` rows from its own (a separable filter's two passes).  Each
+ * tile of rows runs the first kernel BAND_ROWS rows at a time and, after
+ * each band, every later kernel on the rows of the tile that the bands so
+ * far complete and whose reads lie inside the tile's own rows of the
+ * kernels before: results are read back from cache.  A kernel's rows left
+ * over (within reach of what the tile made of the kernels before it, and
+ * the field's own first and last reach rows, whose border rules may read
+ * any row) run when every tile has ended, one kernel after another.
+ * Where the tiles would be too short for that to pay, the kernels run one
+ * after another, each tiled as cpu_launch tiles it.  Every kernel runs
+ * each of its threads once either way. */
 
 /* Rows of the first kernel per band: bench_cpu W8 (a 4000 x 3000 photo,
  * one thread) was as fast with 4 to 16 and slower past 32. */
 #define BAND_ROWS 8
 
 typedef struct band {
-  launch *l1, *l2;            /* each kernel's own tiling */
-  int64_t reach;
-  bool interleave;            /* else: l1's tiles, then l2's */
+  int n;
+  launch *l[FG_BAND_STAGES];  /* each kernel's own tiling */
+  int64_t ntile[FG_BAND_STAGES];
+  int64_t reach[FG_BAND_STAGES];
+  int64_t margin;             /* the reaches summed */
+  bool interleave;            /* else: each kernel's tiles in turn */
   int64_t tile, ntiles;       /* interleaved: tiles of rows */
-  int64_t (*gap)[2];          /* interleaved: the second kernel's rows left
-                                 over, at most `tile` rows each */
+  int64_t (*gap)[2];          /* interleaved: a stage's rows left over, at
+                                 most `tile` rows each */
   int64_t n_gap;
-  int64_t n2;                 /* l2's tiles */
+  int stage;                  /* the kernel that runs next after the tiles */
   fgp_pool *pool;
   fg__done_fn done;
   void *done_arg;
 } band;
 
-/* The second kernel's rows [*lo, *hi) that tile [a, b) runs itself:
- * those whose reads all lie inside it and inside the field. */
+/* Kernel s's rows [lo[s], hi[s]) that tile [a, b) runs itself: those
+ * whose reads all lie inside the field and inside what the tile runs of
+ * the kernels before it. */
 static void band_own(const band *l, int64_t a, int64_t b, int64_t *lo,
                      int64_t *hi) {
-  int64_t r = l->reach, n = l->l1->rows;
-  *lo = a + r;
-  *hi = b - r < n - r ? b - r : n - r;
-  if (*hi < *lo)
-    *hi = *lo;
+  int64_t n = l->l[0]->rows;
+  lo[0] = a;
+  hi[0] = b;
+  for (int s = 1; s < l->n; s++) {
+    int64_t r = l->reach[s];
+    lo[s] = lo[s - 1] + r > r ? lo[s - 1] + r : r;
+    hi[s] = hi[s - 1] - r < n - r ? hi[s - 1] - r : n - r;
+    if (hi[s] < lo[s])
+      hi[s] = lo[s];
+  }
 }
 
 static void band_tile(void *arg, int64_t t) {
   band *l = arg;
-  const launch *k1 = l->l1, *k2 = l->l2;
-  int64_t a = t * l->tile, b = a + l->tile < k1->rows ? a + l->tile
-                                                      : k1->rows;
-  int64_t lo, hi;
-  band_own(l, a, b, &lo, &hi);
+  int64_t a = t * l->tile, b = a + l->tile < l->l[0]->rows
+                                   ? a + l->tile : l->l[0]->rows;
+  int64_t lo[FG_BAND_STAGES], hi[FG_BAND_STAGES];
+  band_own(l, a, b, lo, hi);
   for (int64_t y = a; y < b; y += BAND_ROWS) {
-    if (__atomic_load_n(k1->stop, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(l->l[0]->stop, __ATOMIC_ACQUIRE))
       return;
-    int64_t y1 = y + BAND_ROWS < b ? y + BAND_ROWS : b;
-    k1->fn(k1->ptr, k1->dims, y, y1, 0, k1->cols, k1->stop);
-    /* rows below y1 - reach read only rows the tile has made */
-    int64_t e = y1 - l->reach < hi ? y1 - l->reach : hi;
-    if (e > lo) {
-      k2->fn(k2->ptr, k2->dims, lo, e, 0, k2->cols, k2->stop);
-      lo = e;
+    int64_t made = y + BAND_ROWS < b ? y + BAND_ROWS : b;
+    const launch *k = l->l[0];
+    k->fn(k->ptr, k->dims, y, made, 0, k->cols, k->stop);
+    /* each kernel up to the rows that read only rows made before it */
+    for (int s = 1; s < l->n; s++) {
+      int64_t e = made - l->reach[s] < hi[s] ? made - l->reach[s] : hi[s];
+      k = l->l[s];
+      if (e > lo[s]) {
+        k->fn(k->ptr, k->dims, lo[s], e, 0, k->cols, k->stop);
+        lo[s] = e;
+      }
+      made = lo[s];
     }
   }
 }
 
 static void band_gap(void *arg, int64_t g) {
   band *l = arg;
-  const launch *k2 = l->l2;
-  if (!__atomic_load_n(k2->stop, __ATOMIC_ACQUIRE))
-    k2->fn(k2->ptr, k2->dims, l->gap[g][0], l->gap[g][1], 0, k2->cols,
-           k2->stop);
+  const launch *k = l->l[l->stage];
+  if (!__atomic_load_n(k->stop, __ATOMIC_ACQUIRE))
+    k->fn(k->ptr, k->dims, l->gap[g][0], l->gap[g][1], 0, k->cols, k->stop);
 }
 
-static void band_finish(void *arg) {
+static void band_free(band *l) {
+  free(l->gap);
+  for (int s = 0; s < l->n; s++)
+    free(l->l[s]);
+  free(l);
+}
+
+/* Lists in l->gap kernel s's rows that no tile runs, in pieces of at most
+ * a tile. */
+static void band_gaps(band *l, int s) {
+  int64_t rows = l->l[0]->rows, cur = 0;
+  l->n_gap = 0;
+  for (int64_t t = 0; t <= l->ntiles; t++) {
+    int64_t lo[FG_BAND_STAGES], hi[FG_BAND_STAGES];
+    lo[s] = hi[s] = rows;
+    if (t < l->ntiles) {
+      int64_t b = (t + 1) * l->tile < rows ? (t + 1) * l->tile : rows;
+      band_own(l, t * l->tile, b, lo, hi);
+      if (hi[s] == lo[s])
+        continue;
+    }
+    for (; cur < lo[s]; cur += l->tile) {
+      l->gap[l->n_gap][0] = cur;
+      l->gap[l->n_gap++][1] = cur + l->tile < lo[s] ? cur + l->tile : lo[s];
+    }
+    cur = hi[s];
+  }
+}
+
+/* What ran last ended: the next kernel's part starts (the pool takes
+ * jobs from any thread), or runs here when there is no memory to queue
+ * it; after the last, the launch reports. */
+static void band_next(void *arg) {
   band *l = arg;
+  while (++l->stage < l->n) {
+    fgp_task_fn fn = l->interleave ? band_gap : run_tile;
+    void *fn_arg = l->interleave ? (void *)l : (void *)l->l[l->stage];
+    int64_t n = l->ntile[l->stage];
+    if (l->interleave) {
+      band_gaps(l, l->stage);
+      n = l->n_gap;
+    }
+    if (n > 0 && fgp_submit(l->pool, n, fn, fn_arg, band_next, l) == 0)
+      return;
+    for (int64_t i = 0; i < n; i++)
+      fn(fn_arg, i);
+  }
   fg__done_fn done = l->done;
   void *done_arg = l->done_arg;
-  free(l->gap);
-  free(l->l1);
-  free(l->l2);
-  free(l);
+  band_free(l);
   done(done_arg, FG_OK, NULL);
 }
 
-/* The first phase ended: the second starts (the pool takes jobs from any
- * thread), or runs here when there is no memory to queue it. */
-static void band_second(void *arg) {
-  band *l = arg;
-  int64_t n = l->interleave ? l->n_gap : l->n2;
-  fgp_task_fn fn = l->interleave ? band_gap : run_tile;
-  void *fn_arg = l->interleave ? (void *)l : (void *)l->l2;
-  if (n > 0 && fgp_submit(l->pool, n, fn, fn_arg, band_finish, l) == 0)
-    return;
-  for (int64_t i = 0; i < n; i++)
-    fn(fn_arg, i);
-  band_finish(l);
-}
-
-static fg_status cpu_launch_band(fg__backend *be, fg__kbin *k1,
-                                 const fg__launch *d1, fg__kbin *k2,
-                                 const fg__launch *d2, int reach,
+static fg_status cpu_launch_band(fg__backend *be, int n, fg__kbin *const *k,
+                                 const fg__launch *d, const int *reach,
                                  const fg__async *a) {
   cpu_backend *cb = (cpu_backend *)be;
-  if (d1->nbuf > 128 || d2->nbuf > 128)
-    return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
-                       "backend takes at most 128)",
-                       d1->nbuf > d2->nbuf ? d1->nbuf : d2->nbuf);
+  for (int s = 0; s < n; s++)
+    if (d[s].nbuf > 128)
+      return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
+                         "backend takes at most 128)", d[s].nbuf);
   band *l = calloc(1, sizeof *l);
-  int64_t n1, n2, work;
-  if (l) {
-    l->l1 = launch_new(cb, k1, d1, &n1, &work);
-    l->l2 = launch_new(cb, k2, d2, &n2, &work);
+  if (!l)
+    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
+  l->n = n;
+  int64_t work = 0;
+  bool ok = true;
+  for (int s = 0; s < n; s++) {
+    ok &= (l->l[s] = launch_new(cb, k[s], &d[s], &l->ntile[s], &work)) !=
+          NULL;
+    l->reach[s] = s ? reach[s] : 0;
+    l->margin += l->reach[s];
   }
   int threads = fgp_threads(cb->pool);
-  int64_t rows = l && l->l1 ? l->l1->rows : 0;
-  /* tiles long enough that the rows left over are few */
-  int64_t want = (int64_t)threads * TPT;
-  if (want > rows / (8 * ((int64_t)reach + 1)))
-    want = rows / (8 * ((int64_t)reach + 1));
-  if (l && l->l1 && l->l2) {
-    l->reach = reach;
-    l->n2 = n2;
-    l->pool = cb->pool;
-    l->done = a->done;
-    l->done_arg = a->arg;
-    /* as many tiles as a launch of its own would have, or nearly */
-    l->interleave = work >= SMALL_WORK && want >= 1 &&
-                    2 * want >= (n2 < (int64_t)threads * TPT
-                                     ? n2 : (int64_t)threads * TPT);
-    if (l->interleave) {
-      l->tile = (rows + want - 1) / want;
-      l->ntiles = (rows + l->tile - 1) / l->tile;
-      l->gap = malloc(sizeof *l->gap * (size_t)(2 * l->ntiles + 4 +
-                                                rows / l->tile));
-    }
+  int64_t rows = ok ? l->l[0]->rows : 0, most = (int64_t)threads * TPT;
+  /* tiles long enough that the rows left over are few, and about as many
+   * as a launch of its own would have (at least half) */
+  int64_t want = rows / (8 * (l->margin + 1));
+  if (want > most)
+    want = most;
+  l->interleave = ok && work >= SMALL_WORK && want >= 1 &&
+                  2 * want >= (l->ntile[n - 1] < most ? l->ntile[n - 1]
+                                                      : most);
+  if (l->interleave) {
+    l->tile = (rows + want - 1) / want;
+    l->ntiles = (rows + l->tile - 1) / l->tile;
+    ok = (l->gap = malloc(sizeof *l->gap * (size_t)(2 * l->ntiles + 4 +
+                                                    rows / l->tile))) != NULL;
   }
-  if (!l || !l->l1 || !l->l2 || (l->interleave && !l->gap)) {
-    if (l) {
-      free(l->l1);
-      free(l->l2);
-    }
-    free(l);
+  if (!ok) {
+    band_free(l);
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
   }
-  /* the second kernel's rows no tile runs, in pieces of at most a tile */
-  for (int64_t t = 0, cur = 0; l->interleave && t <= l->ntiles; t++) {
-    int64_t lo = rows, hi = rows;
-    if (t < l->ntiles) {
-      int64_t b = (t + 1) * l->tile < rows ? (t + 1) * l->tile : rows;
-      band_own(l, t * l->tile, b, &lo, &hi);
-    }
-    if (hi == lo && t < l->ntiles)
-      continue;
-    for (; cur < lo; cur += l->tile) {
-      l->gap[l->n_gap][0] = cur;
-      l->gap[l->n_gap++][1] = cur + l->tile < lo ? cur + l->tile : lo;
-    }
-    cur = hi;
-  }
-  be->stats->kernel_launches += 2;
+  l->pool = cb->pool;
+  l->done = a->done;
+  l->done_arg = a->arg;
+  be->stats->kernel_launches += n;
   if (a->ev)
     *a->ev = NULL;
-  if (!l->interleave && n1 == 1 && work < SMALL_WORK) {
+  if (!l->interleave && l->ntile[0] == 1 && work < SMALL_WORK) {
     /* small work on the calling thread, as cpu_launch runs it */
-    run_tile(l->l1, 0);
-    for (int64_t i = 0; i < n2; i++)
-      run_tile(l->l2, i);
-    band_finish(l);
+    for (int s = 0; s < n; s++)
+      for (int64_t i = 0; i < l->ntile[s]; i++)
+        run_tile(l->l[s], i);
+    l->stage = n;
+    band_next(l);
     return FG_OK;
   }
-  if (fgp_submit(cb->pool, l->interleave ? l->ntiles : n1,
+  if (fgp_submit(cb->pool, l->interleave ? l->ntiles : l->ntile[0],
                  l->interleave ? band_tile : run_tile,
-                 l->interleave ? (void *)l : (void *)l->l1, band_second,
+                 l->interleave ? (void *)l : (void *)l->l[0], band_next,
                  l) != 0) {
-    free(l->gap);
-    free(l->l1);
-    free(l->l2);
-    free(l);
+    band_free(l);
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
   }
   return FG_OK;

@@ -167,11 +167,10 @@ bool fg__be_can_band(const fg__backend *be) {
   return be->i->launch_band != NULL;
 }
 
-fg_status fg__be_launch_band(fg__backend *be, fg__kbin *k1,
-                             const fg__launch *l1, fg__kbin *k2,
-                             const fg__launch *l2, int reach,
+fg_status fg__be_launch_band(fg__backend *be, int n, fg__kbin *const *k,
+                             const fg__launch *l, const int *reach,
                              const fg__async *a) {
-  fg_status st = be->i->launch_band(be, k1, l1, k2, l2, reach, a);
+  fg_status st = be->i->launch_band(be, n, k, l, reach, a);
   count_event(be, a, st);
   return st;
 }

@@ -359,6 +359,26 @@ static void launch_of(const fg_run *r, const vrun *vr, const fg__pkernel *k,
   memcpy(l->group, k->group, sizeof l->group);
 }
 
+/* Launches the chain of kernels that kernel last ends (plan_bands), in
+ * row bands. */
+static fg_status launch_chain(fg_run *r, vrun *vr, int last,
+                              const fg__async *a) {
+  const fg__pkernel *k = &vr->v->k[last];
+  int n = k->band_len;
+  assert(n >= 2 && n <= FG_BAND_STAGES && last - n + 1 >= 0);
+  fg__buffer *bufs[FG_BAND_STAGES][FG_MAX_KERNEL_BUFFERS + 1];
+  fg__launch l[FG_BAND_STAGES];
+  fg__kbin *bin[FG_BAND_STAGES];
+  int reach[FG_BAND_STAGES];
+  for (int s = 0; s < n; s++) {
+    const fg__pkernel *ks = &vr->v->k[last - n + 1 + s];
+    launch_of(r, vr, ks, bufs[s], &l[s]);
+    bin[s] = ks->bin;
+    reach[s] = s ? ks->band_reach : 0;
+  }
+  return fg__be_launch_band(r->ctx->be, n, bin, l, reach, a);
+}
+
 static void start_task(fg_run *r, vrun *vr, int ti) {
   fg_program *p = r->prog;
   fg_context *ctx = p->ctx;
@@ -411,24 +431,19 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
       task_done(&ts->node, FG_EBACKEND, ctx->inject_msg);
       break;
     }
-    if (k->band_first) {
-      /* the next kernel's task launches it, with itself */
+    if (k->band_member) {
+      /* the last kernel of its chain launches it, with itself */
       task_done(&ts->node, FG_OK, NULL);
+      break;
+    }
+    if (k->band_len) {
+      st = launch_chain(r, vr, t->index, &a);
       break;
     }
     fg__buffer *bufs[FG_MAX_KERNEL_BUFFERS + 1];
     fg__launch l;
     launch_of(r, vr, k, bufs, &l);
-    if (k->band_second) {
-      const fg__pkernel *k1 = &vr->v->k[t->index - 1];
-      fg__buffer *bufs1[FG_MAX_KERNEL_BUFFERS + 1];
-      fg__launch l1;
-      launch_of(r, vr, k1, bufs1, &l1);
-      st = fg__be_launch_band(be, k1->bin, &l1, k->bin, &l, k->band_reach,
-                              &a);
-    } else {
-      st = fg__be_launch(be, k->bin, &l, &a);
-    }
+    st = fg__be_launch(be, k->bin, &l, &a);
     break;
   }
   case RT_PARTIALS:

@@ -1,12 +1,12 @@
-/* tests/check_bands.c - kernel pairs run in row bands (fuse/bands.c,
+/* tests/check_bands.c - chains of kernels run in row bands (fuse/bands.c,
  * fg__be_launch_band) on the backend $FG_TEST_BACKEND names: separable
  * blurs (a horizontal pass, then a vertical one reading it a few rows
  * either side) give exactly the bits of a plain C loop that does the same
  * float operations in the same order, at every border rule and at sizes
  * that leave the bands nothing, little or much to do (1 x 1, one row, one
  * column, smaller than the radius, tall enough for many tiles), on one
- * thread and on several; a general pair of user operators whose first
- * result is also an output; the fusion report names the pairs on the CPU
+ * thread and on several; a general chain of three user operators whose
+ * first result is also an output and read by the third; the fusion report names the pairs on the CPU
  * backend and no pair where the second kernel reads rows the first has
  * not made in order (a vertical flip). */
 #include "testutil.h"
@@ -178,16 +178,18 @@ START_TEST(test_bands_blurs_exact_threads) { blurs_on(5); }
 END_TEST
 
 /* y = 3 x (a map), then z(r, c) = y(wrap(r - 3), wrap(c + 1)) -
- * y(wrap(r + 2), c): a pair of user operators, y an output as well. */
-START_TEST(test_bands_user_pair_with_shared_output) {
+ * y(wrap(r + 2), c), then u(r, c) = z(mirror(r - 1), c) + z(mirror(r +
+ * 1), c) - y(r, c): a chain of three user operators, the third reading
+ * the first's result too, which is also an output. */
+START_TEST(test_bands_user_chain_with_shared_output) {
   const int h = 517, w = 45;
   size_t n = (size_t)h * w;
   float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y),
-        *z = malloc(n * sizeof *z);
-  ck_assert(x && y && z);
+        *z = malloc(n * sizeof *z), *u = malloc(n * sizeof *u);
+  ck_assert(x && y && z && u);
   for (size_t i = 0; i < n; i++)
     x[i] = (float)((int)(i * 2654435761u >> 20) % 1000) / 7.0f - 50.0f;
-  fg_graph *g = fg_graph_new("pair");
+  fg_graph *g = fg_graph_new("chain");
   fg_type t = fg_type_image(FG_F32, h, w, 1);
   fg_field *in = fg_input(g, "x", t);
   fg_op *op = fg_op_begin(g, "triple", 1, &t);
@@ -201,27 +203,42 @@ START_TEST(test_bands_user_pair_with_shared_output) {
                                          fg_addi(fg_row(op), 2),
                                          fg_column(op));
   fg_write_tensor(op, 0, fg_sub(a, bb));
-  fg_output(g, "z", fg_op_end(op));
+  fg_field *zf = fg_op_end(op);
+  op = fg_op_begin(g, "more_rows", 1, &t);
+  a = fg_read_tensor_at_border(op, zf, FG_BORDER_MIRROR, 2,
+                               fg_subi(fg_row(op), 1), fg_column(op));
+  bb = fg_read_tensor_at_border(op, zf, FG_BORDER_MIRROR, 2,
+                                fg_addi(fg_row(op), 1), fg_column(op));
+  fg_write_tensor(op, 0, fg_sub(fg_add(a, bb), fg_read_tensor(op, yf)));
+  fg_output(g, "u", fg_op_end(op));
   fg_output(g, "y", yf);
   fg_context *ctx = context_threads(3);
   fg_program *p = tu_compile(ctx, g);
+  const char *rep = fg_program_fusion_report(p);
   if (on_cpu())
-    ck_assert_msg(strstr(fg_program_fusion_report(p),
-                         "in row bands with kernel 0, reading 3 rows"),
-                  "report: %s", fg_program_fusion_report(p));
+    ck_assert_msg(strstr(rep, "kernel 1: rows (in row bands with kernel 0, "
+                              "reading 3 rows") &&
+                  strstr(rep, "kernel 2: more_rows (in row bands with "
+                              "kernel 1, reading 1 rows"), "report: %s", rep);
   const void *ins[1] = {x};
-  void *outs[2] = {z, y};
+  void *outs[2] = {u, y};
   ck_assert_msg(fg_program_run(p, 1, ins, 2, outs) == FG_OK,
                 "fg_program_run: %s", fg_context_errmsg(ctx));
   for (int r = 0; r < h; r++)
     for (int c = 0; c < w; c++) {
       float y0 = x[(size_t)r * w + c] * 3.0f;
       ck_assert_msg(y[(size_t)r * w + c] == y0, "y(%d, %d)", r, c);
-      int c1 = (c + 1) % w;
-      float want = x[(size_t)((r - 3 + h) % h) * w + c1] * 3.0f -
-                   x[(size_t)((r + 2) % h) * w + c] * 3.0f;
-      ck_assert_msg(z[(size_t)r * w + c] == want, "z(%d, %d) is %g, "
-                    "expected %g", r, c, z[(size_t)r * w + c], want);
+      z[(size_t)r * w + c] = x[(size_t)((r - 3 + h) % h) * w + (c + 1) % w] *
+                                 3.0f -
+                             x[(size_t)((r + 2) % h) * w + c] * 3.0f;
+    }
+  for (int r = 0; r < h; r++)
+    for (int c = 0; c < w; c++) {
+      int r0 = r == 0 ? 1 : r - 1, r1 = r == h - 1 ? h - 2 : r + 1;
+      float want = z[(size_t)r0 * w + c] + z[(size_t)r1 * w + c] -
+                   x[(size_t)r * w + c] * 3.0f;
+      ck_assert_msg(u[(size_t)r * w + c] == want, "u(%d, %d) is %g, "
+                    "expected %g", r, c, u[(size_t)r * w + c], want);
     }
   fg_program_free(p);
   tu_context_free(ctx);
@@ -229,6 +246,7 @@ START_TEST(test_bands_user_pair_with_shared_output) {
   free(x);
   free(y);
   free(z);
+  free(u);
 }
 END_TEST
 
@@ -267,7 +285,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_bands_blurs_exact_one_thread);
   tcase_add_test(tc, test_bands_blurs_exact_threads);
-  tcase_add_test(tc, test_bands_user_pair_with_shared_output);
+  tcase_add_test(tc, test_bands_user_chain_with_shared_output);
   tcase_add_test(tc, test_bands_report);
   suite_add_tcase(s, tc);
   return s;
