@@ -8,7 +8,8 @@
  * thread and on several; a general chain of three user operators whose
  * first result is also an output and read by the third; the fusion report names the pairs on the CPU
  * backend and no pair where the second kernel reads rows the first has
- * not made in order (a vertical flip). */
+ * not made in order (a vertical flip) or that reads further than the
+ * bands reach. */
 #include "testutil.h"
 
 #include <math.h>
@@ -269,6 +270,21 @@ START_TEST(test_bands_report) {
   x = fg_input(g, "x", fg_type_image(FG_F32, 64, 64, 1));
   fg_output(g, "y", fg_flip(g, fg_binary_scalar(g, FG_OP_MUL, x, 2.0),
                             false, true));
+  p = tu_compile(ctx, g);
+  rep = fg_program_fusion_report(p);
+  ck_assert_msg(strstr(rep, "kernels: 2") && !strstr(rep, "row bands"),
+                "report: %s", rep);
+  fg_program_free(p);
+  fg_graph_free(g);
+  /* nor a stencil reaching further than FGF_BAND_REACH (64) rows */
+  g = fg_graph_new("far");
+  fg_type t = fg_type_image(FG_F32, 300, 8, 1);
+  x = fg_input(g, "x", t);
+  fg_field *y = fg_binary_scalar(g, FG_OP_MUL, x, 2.0);
+  fg_op *op = fg_op_begin(g, "far", 1, &t);
+  fg_write_tensor(op, 0, fg_read_tensor_at(op, y, 2, fg_addi(fg_row(op), 65),
+                                           fg_column(op)));
+  fg_output(g, "z", fg_op_end(op));
   p = tu_compile(ctx, g);
   rep = fg_program_fusion_report(p);
   ck_assert_msg(strstr(rep, "kernels: 2") && !strstr(rep, "row bands"),
