@@ -116,4 +116,21 @@ bool fgf_classify(const fg__node *n, fgu_arena *a, fgf_node_info *info);
 bool fgf_merge(fg_graph *g, fgf_kernel *kernel, const bool *materialized,
                const int *group_of, int group, bool simple, fgu_arena *a);
 
+/* Row bands (bands.c): a consumer kernel may run interleaved with the
+ * kernel that makes one of its inputs, in bands of rows, when both are
+ * plain and it reads that input only within FGF_BAND_REACH rows of its
+ * own. */
+#define FGF_BAND_REACH 64
+
+/* Whether k is plain: not grouped, one thread per point, no reduction,
+ * foreign call or atomic, and each output written only at the thread's
+ * own point by top-level writes, so that its rows may run in any order
+ * and any grouping. */
+bool fgf_band_plain(const fgk_kernel *k);
+
+/* Whether every read k makes of input port is at its own point or at
+ * row _row + d (|d| <= FGF_BAND_REACH; any column); the greatest |d| in
+ * *most (0 when none). */
+bool fgf_band_reach(const fgk_kernel *k, int port, long *most);
+
 #endif

@@ -163,6 +163,18 @@ fg_status fg__be_launch(fg__backend *be, fg__kbin *k, const fg__launch *l,
   return st;
 }
 
+bool fg__be_can_band(const fg__backend *be) {
+  return be->i->launch_band != NULL;
+}
+
+fg_status fg__be_launch_band(fg__backend *be, int n, fg__kbin *const *k,
+                             const fg__launch *l, const int *reach,
+                             const fg__async *a) {
+  fg_status st = be->i->launch_band(be, n, k, l, reach, a);
+  count_event(be, a, st);
+  return st;
+}
+
 fg_status fg__be_upload_async(fg__backend *be, fg__buffer *dst,
                               const void *src, size_t bytes,
                               const fg__async *a) {

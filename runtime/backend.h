@@ -23,6 +23,9 @@ typedef void (*fg__done_fn)(void *arg, fg_status st, const char *msg);
  * a launch's buffer table of this size is never overrun). */
 #define FG_MAX_KERNEL_BUFFERS 128
 
+/* Most kernels one launch_band runs. */
+#define FG_BAND_STAGES 8
+
 /* Most events one operation waits for. */
 #define FG_MAX_WAIT 256
 
@@ -152,6 +155,18 @@ typedef struct fg__backend_i {
    * Called from one thread at a time. */
   fg_status (*launch)(fg__backend *be, fg__kbin *k, const fg__launch *l,
                       const fg__async *a);
+  /* Optional: starts the n kernels k[0..n) (launches l[0..n)) one after
+   * another as one operation, with launch's rules, where each k[s] reads
+   * the outputs of those before it only within reach[s] rows of its own
+   * and all are plain map kernels over the same single layer of threads
+   * (fuse/bands.c, runtime/compile.c): the backend may interleave their
+   * rows, each row of an earlier kernel before any row of a later one
+   * within reach of it, so that results are read while in cache.  Each
+   * kernel runs every one of its threads once, so the results are those
+   * of launching them in order.  2 <= n <= FG_BAND_STAGES. */
+  fg_status (*launch_band)(fg__backend *be, int n, fg__kbin *const *k,
+                           const fg__launch *l, const int *reach,
+                           const fg__async *a);
   /* Asynchronous copies host -> device and device -> host, with the same
    * rules as launch; host memory must stay valid until done. */
   fg_status (*upload_async)(fg__backend *be, fg__buffer *dst,
@@ -259,6 +274,13 @@ fg_status fg__be_upload(fg__backend *be, fg__buffer *dst, const void *src,
                         size_t bytes);
 fg_status fg__be_launch(fg__backend *be, fg__kbin *k, const fg__launch *l,
                         const fg__async *a);
+/* Whether the backend runs chains of kernels in row bands
+ * (launch_band). */
+bool fg__be_can_band(const fg__backend *be);
+/* launch_band above; only where fg__be_can_band. */
+fg_status fg__be_launch_band(fg__backend *be, int n, fg__kbin *const *k,
+                             const fg__launch *l, const int *reach,
+                             const fg__async *a);
 fg_status fg__be_upload_async(fg__backend *be, fg__buffer *dst,
                               const void *src, size_t bytes,
                               const fg__async *a);

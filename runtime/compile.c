@@ -205,9 +205,14 @@ static char *make_report(fg_program *p, const fg__variant *v) {
   const fg_fusion_stats *s = &v->stats;
   fgu_buf_printf(&b, "kernels: %d (unfused: %d)\n", s->kernels,
                  s->kernels_unfused);
-  for (int i = 0; i < v->n_k; i++)
-    fgu_buf_printf(&b, "  kernel %d: %s%s\n", i, v->k[i].name,
+  for (int i = 0; i < v->n_k; i++) {
+    fgu_buf_printf(&b, "  kernel %d: %s%s", i, v->k[i].name,
                    v->k[i].host ? " (on the host)" : "");
+    if (i > 0 && v->k[i - 1].band_member)
+      fgu_buf_printf(&b, " (in row bands with kernel %d, reading %d rows "
+                     "either side)", i - 1, v->k[i].band_reach);
+    fgu_buf_puts(&b, "\n");
+  }
   fgu_buf_printf(&b, "fields: %d materialized, %d virtual\n",
                  s->fields_materialized, s->fields_virtual);
   for (int i = 0; i < p->n_fields; i++)
@@ -324,6 +329,11 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
     st = add_task(v->task, &v->n_task, RT_KERNEL, k, deps, pk->n_in);
     for (int j = pk->n_in; j < pk->nbuf; j++)
       producer[pk->field[j]] = kt;
+    /* the kernels before it in its chain run in this task too
+     * (plan_bands): their results are there when this one's are */
+    for (int m = k - pk->band_len + 1; pk->band_len && m < k; m++)
+      for (int j = v->k[m].n_in; j < v->k[m].nbuf; j++)
+        producer[v->k[m].field[j]] = kt;
     /* each reduction's partials come back, fold and go up on their own;
      * a first point's index folds after its value (red[loc_of[r]], an
      * earlier entry) */
@@ -395,6 +405,59 @@ fg_status fg__plan_tasks(fg_program *p, fg__variant *v) {
   if (st == FG_ENOMEM)
     fg__ctx_fail(p->ctx, st, "compile: out of memory");
   return st;
+}
+
+/* Chains kernels that follow each other, for a backend that runs such
+ * chains in row bands (fg__be_launch_band): a kernel joins the chain of
+ * the one before it (or starts one with it) where both are plain map
+ * kernels over the same single layer of threads, and it reads the
+ * chain's outputs, those of the kernel before it among them, only a few
+ * rows from its own (fuse/bands.c); at most FG_BAND_STAGES kernels a
+ * chain. */
+static void plan_bands(fg_program *p, fg__variant *v, const fgf_plan *plan) {
+  if (!fg__be_can_band(p->ctx->be))
+    return;
+  int start = 0;              /* the chain that kernel i - 1 ends */
+  for (int i = 1; i < v->n_k; i++) {
+    fg__pkernel *a = &v->k[i - 1], *b = &v->k[i];
+    if (a->band_len && i - start >= FG_BAND_STAGES)
+      continue;               /* a ends a chain that is long enough */
+    if (!a->band_len)
+      start = i - 1;          /* a is in no chain: one may start with it */
+    if (a->host || b->host || a->kind != FG__LAUNCH_MAP ||
+        b->kind != FG__LAUNCH_MAP || a->polls || b->polls || a->zero ||
+        b->zero || a->copy_from || b->copy_from ||
+        memcmp(a->threads, b->threads, sizeof a->threads) ||
+        a->threads[0] != 1 || a->threads[1] < 2 ||
+        !fgf_band_plain(plan->kernels[i - 1].k) ||
+        !fgf_band_plain(plan->kernels[i].k))
+      continue;
+    bool ok = true, reads_a = false;
+    for (int o = a->n_in; ok && o < a->nbuf; o++)   /* one point a thread */
+      ok = !memcmp(fge_abi_buffer_dims(a->dims, o), a->threads,
+                   sizeof a->threads);
+    long reach = 0;
+    for (int j = 0; ok && j < b->n_in; j++) {
+      bool made = false;
+      for (int m = start; m < i; m++)
+        for (int o = v->k[m].n_in; o < v->k[m].nbuf; o++)
+          if (v->k[m].field[o] == b->field[j]) {
+            made = true;
+            reads_a |= m == i - 1;
+          }
+      long most;
+      if (made && !(ok = fgf_band_reach(plan->kernels[i].k, j, &most)))
+        break;
+      if (made && most > reach)
+        reach = most;
+    }
+    if (!ok || !reads_a)
+      continue;
+    a->band_member = true;
+    b->band_len = i - start + 1;
+    a->band_len = 0;
+    b->band_reach = (int)reach;
+  }
 }
 
 /* Plans, emits and builds one variant of the program. */
@@ -479,6 +542,8 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
     v->k[i].bin = jobs[i].bin;
   free(jobs);
   free(entry);
+  if (st == FG_OK)
+    plan_bands(p, v, plan);
   fgf_plan_free(plan);
   if (st == FG_OK && !(v->report = make_report(p, v)))
     st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");

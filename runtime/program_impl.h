@@ -63,6 +63,16 @@ typedef struct fg__pkernel {
   bool polls;               /* its loops poll the stop flag (emit/abi.h) */
   int strip;                /* columns per work-item (fge_strip) */
   int strip_rows;           /* rows per work-item (fgk_emit_target.rows) */
+  bool band_member;         /* in a chain of kernels run in row bands
+                               (fg__be_launch_band), not its last: the
+                               last one's task launches it, its own task
+                               only passes its inputs on */
+  int band_len;             /* the last of such a chain: how many kernels
+                               it has (this one and those before it), else
+                               0 */
+  int band_reach;           /* in a chain, after its first: rows above and
+                               below its own it reads of the outputs of
+                               the kernels before it in the chain */
   double prof_seconds;      /* fg_program_kernel_time: launch to completion, */
   long long prof_launches;  /* summed on the loop thread over every run */
 } fg__pkernel;

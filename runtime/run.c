@@ -340,6 +340,45 @@ static void copy_outputs(fg_run *r, vrun *vr, int f) {
       memcpy(vr->out[i], vr->bs->hval[f], fg_type_bytes(p->f[f].type));
 }
 
+/* The launch of kernel k in run variant vr, over bufs (room for
+ * FG_MAX_KERNEL_BUFFERS + 1). */
+static void launch_of(const fg_run *r, const vrun *vr, const fg__pkernel *k,
+                      fg__buffer **bufs, fg__launch *l) {
+  assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
+  for (int j = 0; j < k->nbuf; j++)
+    bufs[j] = vr->view[k->field[j]];
+  for (int j = 0; fg__reduce_on_host(k) && j < k->n_red; j++)
+    bufs[k->n_in + k->red[j].port] = vr->bs->partials[k->red_slot + j];
+  *l = (fg__launch){.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
+                    .dims = k->dims, .partials = k->partials,
+                    .work_per_item = k->work_per_item, .zero = k->zero,
+                    .copy_from = k->copy_from,
+                    .stop = r->stop, .polls = k->polls,
+                    .strip = k->strip, .strip_rows = k->strip_rows};
+  memcpy(l->threads, k->threads, sizeof l->threads);
+  memcpy(l->group, k->group, sizeof l->group);
+}
+
+/* Launches the chain of kernels that kernel last ends (plan_bands), in
+ * row bands. */
+static fg_status launch_chain(fg_run *r, vrun *vr, int last,
+                              const fg__async *a) {
+  const fg__pkernel *k = &vr->v->k[last];
+  int n = k->band_len;
+  assert(n >= 2 && n <= FG_BAND_STAGES && last - n + 1 >= 0);
+  fg__buffer *bufs[FG_BAND_STAGES][FG_MAX_KERNEL_BUFFERS + 1];
+  fg__launch l[FG_BAND_STAGES];
+  fg__kbin *bin[FG_BAND_STAGES];
+  int reach[FG_BAND_STAGES];
+  for (int s = 0; s < n; s++) {
+    const fg__pkernel *ks = &vr->v->k[last - n + 1 + s];
+    launch_of(r, vr, ks, bufs[s], &l[s]);
+    bin[s] = ks->bin;
+    reach[s] = s ? ks->band_reach : 0;
+  }
+  return fg__be_launch_band(r->ctx->be, n, bin, l, reach, a);
+}
+
 static void start_task(fg_run *r, vrun *vr, int ti) {
   fg_program *p = r->prog;
   fg_context *ctx = p->ctx;
@@ -392,20 +431,18 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
       task_done(&ts->node, FG_EBACKEND, ctx->inject_msg);
       break;
     }
+    if (k->band_member) {
+      /* the last kernel of its chain launches it, with itself */
+      task_done(&ts->node, FG_OK, NULL);
+      break;
+    }
+    if (k->band_len) {
+      st = launch_chain(r, vr, t->index, &a);
+      break;
+    }
     fg__buffer *bufs[FG_MAX_KERNEL_BUFFERS + 1];
-    assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
-    for (int j = 0; j < k->nbuf; j++)
-      bufs[j] = vr->view[k->field[j]];
-    for (int j = 0; fg__reduce_on_host(k) && j < k->n_red; j++)
-      bufs[k->n_in + k->red[j].port] = vr->bs->partials[k->red_slot + j];
-    fg__launch l = {.kind = k->kind, .nbuf = k->nbuf, .bufs = bufs,
-                    .dims = k->dims, .partials = k->partials,
-                    .work_per_item = k->work_per_item, .zero = k->zero,
-                    .copy_from = k->copy_from,
-                    .stop = r->stop, .polls = k->polls,
-                    .strip = k->strip, .strip_rows = k->strip_rows};
-    memcpy(l.threads, k->threads, sizeof l.threads);
-    memcpy(l.group, k->group, sizeof l.group);
+    fg__launch l;
+    launch_of(r, vr, k, bufs, &l);
     st = fg__be_launch(be, k->bin, &l, &a);
     break;
   }

@@ -327,7 +327,9 @@ fg_precision fg_program_kernel_precision(const fg_program *prog, int i);
  * each launch to its completion as the context's loop saw it (on a device
  * that queues launches, the wait behind earlier work included), and
  * *launches (either may be NULL; a kernel the host evaluates counts its
- * evaluations).  FG_EINVAL when out of range. */
+ * evaluations; kernels run together in row bands, as the fusion report
+ * says, count their time on the last of them).  FG_EINVAL when out of
+ * range. */
 fg_status fg_program_kernel_time(const fg_program *prog, int i,
                                  double *seconds, long long *launches);
 

@@ -1,0 +1,116 @@
+/* fuse/bands.c - which kernels may run interleaved in bands of rows.  A
+ * separable filter is two kernels: a horizontal pass that writes a
+ * full-size intermediate and a vertical pass that reads it a few rows
+ * above and below its own.  Run one after the other, the intermediate
+ * goes out to memory and comes back; run in bands (the producer's rows
+ * for a band, then the consumer's rows those complete, as Halide's
+ * compute_at/store_at sliding window) it is read while still in cache.
+ * Nothing about the kernels changes: each runs the same threads on the
+ * same inputs, only the order of their rows does, so results are the
+ * same bits.  This file says, from the IR, whether a kernel qualifies;
+ * the compile (runtime/compile.c) pairs the kernels and a backend that
+ * can (fg__be_launch_band) runs them. */
+#include "fuse.h"
+#include "ir/visit.h"
+
+#include <stdlib.h>
+
+/* Whether x is _row + k, k + _row or _row - k with |k| <= FGF_BAND_REACH
+ * (or _row itself); k. */
+static bool row_plus(const fg_expr *x, long *k) {
+  if (x->kind == FGK_E_THREAD && x->u.thread == FG_ROW) {
+    *k = 0;
+    return true;
+  }
+  if (x->kind != FGK_E_BINARY ||
+      (x->u.bin.op != FGK_ADD && x->u.bin.op != FGK_SUB))
+    return false;
+  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+  if (x->u.bin.op == FGK_ADD && a->kind == FGK_E_CONST) {
+    const fg_expr *s = a;
+    a = b;
+    b = s;
+  }
+  if (a->kind != FGK_E_THREAD || a->u.thread != FG_ROW ||
+      b->kind != FGK_E_CONST || !fgk_is_int(b->type.elem) ||
+      !fgk_is_signed(b->type.elem) || b->u.k.i < -FGF_BAND_REACH ||
+      b->u.k.i > FGF_BAND_REACH)
+    return false;
+  *k = x->u.bin.op == FGK_ADD ? (long)b->u.k.i : -(long)b->u.k.i;
+  return true;
+}
+
+typedef struct reach {
+  int port;
+  long most;      /* greatest |row offset| so far */
+  bool ok;
+} reach;
+
+static void reach_expr(const fg_expr *x, void *arg) {
+  reach *r = arg;
+  if (x->kind == FGK_E_FOREIGN) {
+    /* a foreign callee reads its ports anywhere */
+    for (int i = 0; i < x->u.foreign.n_ports; i++)
+      if (x->u.foreign.port[i] == r->port)
+        r->ok = false;
+    return;
+  }
+  if (x->kind != FGK_E_READ || x->u.read.port != r->port ||
+      x->u.read.ncoords == 0)
+    return;
+  long k;
+  /* (row, column) or (layer, row, column); the layer is the only one of
+   * a single-layer field, which the compile checks */
+  if (x->u.read.ncoords < 2 ||
+      !row_plus(x->u.read.coord[x->u.read.ncoords - 2], &k)) {
+    r->ok = false;
+    return;
+  }
+  k = k < 0 ? -k : k;
+  r->most = k > r->most ? k : r->most;
+}
+
+bool fgf_band_reach(const fgk_kernel *k, int port, long *most) {
+  reach r = {.port = port, .most = 0, .ok = true};
+  fgk_visit_block(&k->body, &(fgk_visitor){.expr = reach_expr, .arg = &r});
+  *most = r.most;
+  return r.ok;
+}
+
+typedef struct plain {
+  const fgk_block *top;
+  bool ok;
+} plain;
+
+static void plain_stmt(const fgk_stmt *s, void *arg) {
+  plain *p = arg;
+  if (s->kind == FGK_S_FOREACH || s->kind == FGK_S_BARRIER) {
+    p->ok = false;
+  } else if (s->kind == FGK_S_WRITE) {
+    const fgk_access *a = &s->u.write.at;
+    bool top = false;
+    for (const fgk_stmt *t = p->top->first; t && !top; t = t->next)
+      top = t == s;
+    if (a->ncoords > 0 || a->element || !top)
+      p->ok = false;
+  }
+}
+
+static void plain_expr(const fg_expr *x, void *arg) {
+  plain *p = arg;
+  /* a foreign callee may keep state across threads (a script's
+   * globals), and an atomic orders threads: rows in another order
+   * could see other values */
+  if (x->kind == FGK_E_FOREIGN || x->kind == FGK_E_ATOMIC)
+    p->ok = false;
+}
+
+bool fgf_band_plain(const fgk_kernel *k) {
+  if (k->grouped || k->thread_elements || fgk_is_reduction(k->reduce) ||
+      k->out_partial || k->out_init)
+    return false;
+  plain p = {.top = &k->body, .ok = true};
+  fgk_visit_block(&k->body, &(fgk_visitor){.expr = plain_expr,
+                                           .stmt = plain_stmt, .arg = &p});
+  return p.ok;
+}

@@ -1,0 +1,310 @@
+/* tests/check_bands.c - chains of kernels run in row bands (fuse/bands.c,
+ * fg__be_launch_band) on the backend $FG_TEST_BACKEND names: separable
+ * blurs (a horizontal pass, then a vertical one reading it a few rows
+ * either side) give exactly the bits of a plain C loop that does the same
+ * float operations in the same order, at every border rule and at sizes
+ * that leave the bands nothing, little or much to do (1 x 1, one row, one
+ * column, smaller than the radius, tall enough for many tiles), on one
+ * thread and on several; a general chain of three user operators whose
+ * first result is also an output and read by the third; the fusion report names the pairs on the CPU
+ * backend and no pair where the second kernel reads rows the first has
+ * not made in order (a vertical flip) or that reads further than the
+ * bands reach. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool on_cpu(void) {
+  const char *b = getenv("FG_TEST_BACKEND");
+  return !(b && !strcmp(b, "opencl"));
+}
+
+static fg_context *context_threads(int threads) {
+  fg_context_options opt = {.threads = threads};
+  opt.backend = on_cpu() ? FG_BACKEND_CPU : FG_BACKEND_OPENCL;
+  fg_context *ctx = NULL;
+  char err[1024];
+  fg_status st = fg_context_new(&opt, &ctx, err, sizeof err);
+  ck_assert_msg(st == FG_OK, "fg_context_new: %s", err);
+  return ctx;
+}
+
+/* Index i of an extent n under border b, written out as the rules read
+ * (OpenCV's names: MIRROR is reflect-101, REFLECT repeats the edge);
+ * -1 for CONSTANT outside. */
+static int border_index(int i, int n, fg_border b) {
+  switch (b) {
+  case FG_BORDER_CLAMP:
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+  case FG_BORDER_MIRROR:
+    while (n > 1 && (i < 0 || i >= n))
+      i = i < 0 ? -i : 2 * (n - 1) - i;
+    return n > 1 ? i : 0;
+  case FG_BORDER_REFLECT:
+    while (i < 0 || i >= n)
+      i = i < 0 ? -1 - i : 2 * n - 1 - i;
+    return i;
+  case FG_BORDER_WRAP:
+    return (i % n + n) % n;
+  default:
+    return i < 0 || i >= n ? -1 : i;
+  }
+}
+
+/* A separable blur of an h x w image of n u8 channels as the operator
+ * library defines it: each pass sums w[i] * tap in order from 0 in
+ * float, the products rounded on their own; the horizontal pass keeps
+ * floats, the vertical one rounds to nearest even and saturates. */
+static void blur_ref(const uint8_t *in, int h, int w, int n, int rad,
+                     const float *wt, fg_border b, uint8_t *out) {
+  float *mid = malloc(sizeof *mid * (size_t)h * (size_t)w * (size_t)n);
+  ck_assert_ptr_nonnull(mid);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < n; c++) {
+        float acc = 0.0f;
+        for (int i = 0; i <= 2 * rad; i++) {
+          int xx = border_index(x + i - rad, w, b);
+          float v = xx < 0 ? 0.0f : (float)in[((size_t)y * w + xx) * n + c];
+          float p = v * wt[i];
+          acc = acc + p;
+        }
+        mid[((size_t)y * w + x) * n + c] = acc;
+      }
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < n; c++) {
+        float acc = 0.0f;
+        for (int i = 0; i <= 2 * rad; i++) {
+          int yy = border_index(y + i - rad, h, b);
+          float v = yy < 0 ? 0.0f : mid[((size_t)yy * w + x) * n + c];
+          float p = v * wt[i];
+          acc = acc + p;
+        }
+        float r = rintf(acc);
+        out[((size_t)y * w + x) * n + c] =
+            (uint8_t)(r > 0 ? (r < 255 ? r : 255) : 0);
+      }
+  free(mid);
+}
+
+/* The float weights of fg_gaussian_blur(sigma, radius) (radius 0: from
+ * sigma) or, for sigma 0, fg_box_blur(radius); the radius. */
+static int weights(double sigma, int radius, float *wt) {
+  double d[2 * 64 + 1], sum = 0;
+  if (sigma == 0) {
+    for (int i = 0; i <= 2 * radius; i++)
+      wt[i] = (float)(1.0 / (2 * radius + 1));
+    return radius;
+  }
+  if (radius == 0)
+    radius = (int)ceil(3 * sigma);
+  for (int i = -radius; i <= radius; i++)
+    sum += d[i + radius] = exp(-(double)i * i / (2 * sigma * sigma));
+  for (int i = 0; i <= 2 * radius; i++)
+    wt[i] = (float)(d[i] / sum);
+  return radius;
+}
+
+static uint8_t *noise(size_t n, uint32_t seed) {
+  uint8_t *p = malloc(n + 1);
+  ck_assert_ptr_nonnull(p);
+  for (size_t i = 0; i < n; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    /* runs of equal values now and then: ties for rint */
+    p[i] = (seed >> 28) == 0 && i ? p[i - 1] : (uint8_t)(seed >> 24);
+  }
+  return p;
+}
+
+/* Runs the blur (box for sigma 0) of an h x w image of n channels in
+ * ctx and compares it with blur_ref bit for bit. */
+static void blur_case(fg_context *ctx, double sigma, int radius, int h,
+                      int w, int n, fg_border b) {
+  float wt[2 * 64 + 1];
+  int rad = weights(sigma, radius, wt);
+  size_t bytes = (size_t)h * (size_t)w * (size_t)n;
+  uint8_t *in = noise(bytes, (uint32_t)(h * 131 + w * 7 + n + (int)b));
+  uint8_t *want = malloc(bytes), *got = malloc(bytes);
+  ck_assert(want && got);
+  blur_ref(in, h, w, n, rad, wt, b, want);
+  fg_graph *g = fg_graph_new("bands");
+  fg_field *x = fg_input(g, "x", fg_type_image(FG_U8, h, w, n));
+  fg_output(g, "y", sigma == 0 ? fg_box_blur(g, x, radius, b)
+                               : fg_gaussian_blur(g, x, sigma, radius, b));
+  fg_program *p = tu_compile(ctx, g);
+  const void *ins[1] = {in};
+  void *outs[1] = {got};
+  ck_assert_msg(fg_program_run(p, 1, ins, 1, outs) == FG_OK,
+                "fg_program_run: %s", fg_context_errmsg(ctx));
+  size_t bad = 0;
+  while (bad < bytes && got[bad] == want[bad])
+    bad++;
+  ck_assert_msg(bad == bytes, "%s r%d (sigma %g) border %d, %d x %d x %d: "
+                "byte %zu (row %zu) is %d, expected %d", sigma == 0 ? "box"
+                : "gaussian", rad, sigma, (int)b, h, w, n, bad,
+                bad / ((size_t)w * n), bad < bytes ? got[bad] : 0,
+                bad < bytes ? want[bad] : 0);
+  fg_program_free(p);
+  fg_graph_free(g);
+  free(in);
+  free(want);
+  free(got);
+}
+
+/* Sizes: a point, a row, a column, smaller than every radius, and
+ * tall ones that the CPU backend splits into tiles of bands with rows
+ * left over between them (some not a multiple of a band). */
+static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {3, 2}, {5, 40},
+                               {301, 61}, {487, 37}};
+
+static void blurs_on(int threads) {
+  fg_context *ctx = context_threads(threads);
+  for (int b = FG_BORDER_CLAMP; b <= FG_BORDER_CONSTANT; b++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      blur_case(ctx, 0, 2, sizes[s][0], sizes[s][1], 1, (fg_border)b);
+      blur_case(ctx, 2.0, 6, sizes[s][0], sizes[s][1], 1, (fg_border)b);
+      blur_case(ctx, 1.2, 0, sizes[s][0], sizes[s][1], 3, (fg_border)b);
+    }
+  tu_context_free(ctx);
+}
+
+START_TEST(test_bands_blurs_exact_one_thread) { blurs_on(1); }
+END_TEST
+
+START_TEST(test_bands_blurs_exact_threads) { blurs_on(5); }
+END_TEST
+
+/* y = 3 x (a map), then z(r, c) = y(wrap(r - 3), wrap(c + 1)) -
+ * y(wrap(r + 2), c), then u(r, c) = z(mirror(r - 1), c) + z(mirror(r +
+ * 1), c) - y(r, c): a chain of three user operators, the third reading
+ * the first's result too, which is also an output. */
+START_TEST(test_bands_user_chain_with_shared_output) {
+  const int h = 517, w = 45;
+  size_t n = (size_t)h * w;
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y),
+        *z = malloc(n * sizeof *z), *u = malloc(n * sizeof *u);
+  ck_assert(x && y && z && u);
+  for (size_t i = 0; i < n; i++)
+    x[i] = (float)((int)(i * 2654435761u >> 20) % 1000) / 7.0f - 50.0f;
+  fg_graph *g = fg_graph_new("chain");
+  fg_type t = fg_type_image(FG_F32, h, w, 1);
+  fg_field *in = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, "triple", 1, &t);
+  fg_write_tensor(op, 0, fg_mulf(fg_read_tensor(op, in), 3.0f));
+  fg_field *yf = fg_op_end(op);
+  op = fg_op_begin(g, "rows", 1, &t);
+  fg_expr *a = fg_read_tensor_at_border(
+      op, yf, FG_BORDER_WRAP, 2, fg_subi(fg_row(op), 3),
+      fg_addi(fg_column(op), 1));
+  fg_expr *bb = fg_read_tensor_at_border(op, yf, FG_BORDER_WRAP, 2,
+                                         fg_addi(fg_row(op), 2),
+                                         fg_column(op));
+  fg_write_tensor(op, 0, fg_sub(a, bb));
+  fg_field *zf = fg_op_end(op);
+  op = fg_op_begin(g, "more_rows", 1, &t);
+  a = fg_read_tensor_at_border(op, zf, FG_BORDER_MIRROR, 2,
+                               fg_subi(fg_row(op), 1), fg_column(op));
+  bb = fg_read_tensor_at_border(op, zf, FG_BORDER_MIRROR, 2,
+                                fg_addi(fg_row(op), 1), fg_column(op));
+  fg_write_tensor(op, 0, fg_sub(fg_add(a, bb), fg_read_tensor(op, yf)));
+  fg_output(g, "u", fg_op_end(op));
+  fg_output(g, "y", yf);
+  fg_context *ctx = context_threads(3);
+  fg_program *p = tu_compile(ctx, g);
+  const char *rep = fg_program_fusion_report(p);
+  if (on_cpu())
+    ck_assert_msg(strstr(rep, "kernel 1: rows (in row bands with kernel 0, "
+                              "reading 3 rows") &&
+                  strstr(rep, "kernel 2: more_rows (in row bands with "
+                              "kernel 1, reading 1 rows"), "report: %s", rep);
+  const void *ins[1] = {x};
+  void *outs[2] = {u, y};
+  ck_assert_msg(fg_program_run(p, 1, ins, 2, outs) == FG_OK,
+                "fg_program_run: %s", fg_context_errmsg(ctx));
+  for (int r = 0; r < h; r++)
+    for (int c = 0; c < w; c++) {
+      float y0 = x[(size_t)r * w + c] * 3.0f;
+      ck_assert_msg(y[(size_t)r * w + c] == y0, "y(%d, %d)", r, c);
+      z[(size_t)r * w + c] = x[(size_t)((r - 3 + h) % h) * w + (c + 1) % w] *
+                                 3.0f -
+                             x[(size_t)((r + 2) % h) * w + c] * 3.0f;
+    }
+  for (int r = 0; r < h; r++)
+    for (int c = 0; c < w; c++) {
+      int r0 = r == 0 ? 1 : r - 1, r1 = r == h - 1 ? h - 2 : r + 1;
+      float want = z[(size_t)r0 * w + c] + z[(size_t)r1 * w + c] -
+                   x[(size_t)r * w + c] * 3.0f;
+      ck_assert_msg(u[(size_t)r * w + c] == want, "u(%d, %d) is %g, "
+                    "expected %g", r, c, u[(size_t)r * w + c], want);
+    }
+  fg_program_free(p);
+  tu_context_free(ctx);
+  fg_graph_free(g);
+  free(x);
+  free(y);
+  free(z);
+  free(u);
+}
+END_TEST
+
+/* The report names the blur's pair on the CPU backend (the kernels that
+ * run in bands), on OpenCL none; a vertical flip after a map reads rows
+ * from the far end and is never paired. */
+START_TEST(test_bands_report) {
+  fg_context *ctx = tu_context();
+  fg_graph *g = fg_graph_new("box");
+  fg_field *x = fg_input(g, "x", fg_type_image(FG_U8, 64, 64, 1));
+  fg_output(g, "y", fg_box_blur(g, x, 2, FG_BORDER_MIRROR));
+  fg_program *p = tu_compile(ctx, g);
+  const char *rep = fg_program_fusion_report(p);
+  bool banded = strstr(rep, "kernel 1: box_blur.v (in row bands with "
+                            "kernel 0, reading 2 rows either side)") != NULL;
+  ck_assert_msg(banded == on_cpu(), "report: %s", rep);
+  fg_program_free(p);
+  fg_graph_free(g);
+  g = fg_graph_new("flip");
+  x = fg_input(g, "x", fg_type_image(FG_F32, 64, 64, 1));
+  fg_output(g, "y", fg_flip(g, fg_binary_scalar(g, FG_OP_MUL, x, 2.0),
+                            false, true));
+  p = tu_compile(ctx, g);
+  rep = fg_program_fusion_report(p);
+  ck_assert_msg(strstr(rep, "kernels: 2") && !strstr(rep, "row bands"),
+                "report: %s", rep);
+  fg_program_free(p);
+  fg_graph_free(g);
+  /* nor a stencil reaching further than FGF_BAND_REACH (64) rows */
+  g = fg_graph_new("far");
+  fg_type t = fg_type_image(FG_F32, 300, 8, 1);
+  x = fg_input(g, "x", t);
+  fg_field *y = fg_binary_scalar(g, FG_OP_MUL, x, 2.0);
+  fg_op *op = fg_op_begin(g, "far", 1, &t);
+  fg_write_tensor(op, 0, fg_read_tensor_at(op, y, 2, fg_addi(fg_row(op), 65),
+                                           fg_column(op)));
+  fg_output(g, "z", fg_op_end(op));
+  p = tu_compile(ctx, g);
+  rep = fg_program_fusion_report(p);
+  ck_assert_msg(strstr(rep, "kernels: 2") && !strstr(rep, "row bands"),
+                "report: %s", rep);
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("bands");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_bands_blurs_exact_one_thread);
+  tcase_add_test(tc, test_bands_blurs_exact_threads);
+  tcase_add_test(tc, test_bands_user_chain_with_shared_output);
+  tcase_add_test(tc, test_bands_report);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return tu_run_suite(suite()); }
