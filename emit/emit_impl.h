@@ -347,9 +347,6 @@ typedef struct fge_colref {
                        holds only values in [vlo, vhi] */
   long vlo, vhi;
 } fge_colref;
-/* Whether x is t + k or t - k for thread constant t (k a small constant,
- * 0 when x is t itself); k. */
-bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
 /* Whether x is such a coordinate (or a multiple of the column plus a
  * constant, r->scale > 1, plus a counted loop's variable of kernel k
  * when k is not NULL); fills r. */

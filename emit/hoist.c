@@ -100,11 +100,11 @@ static bool own_index(const fgk_emitter *e, const fg_expr *x, int port,
     const fg_expr *lo = x->u.call.arg[1];
     if (lo->kind != FGK_E_CONST || !fgk_is_int(lo->type.elem) ||
         (fgk_is_signed(lo->type.elem) ? lo->u.k.i > 0 : lo->u.k.i != 0) ||
-        !fge_thread_plus(x->u.call.arg[2], ext[axis], &d) || d != -1)
+        !fgk_thread_plus(x->u.call.arg[2], ext[axis], &d) || d != -1)
       return false;
     x = x->u.call.arg[0];
   }
-  return fge_thread_plus(x, at[axis], &d) && d == 0;
+  return fgk_thread_plus(x, at[axis], &d) && d == 0;
 }
 
 /* The text of coordinate x clamped into [0, n) for extent n (an

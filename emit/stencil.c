@@ -32,27 +32,6 @@ static bool small_const(const fg_expr *x, long *v) {
   return true;
 }
 
-bool fge_thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
-  if (x->kind == FGK_E_THREAD && x->u.thread == t) {
-    *k = 0;
-    return true;
-  }
-  if (x->kind != FGK_E_BINARY ||
-      (x->u.bin.op != FGK_ADD && x->u.bin.op != FGK_SUB))
-    return false;
-  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
-  if (x->u.bin.op == FGK_ADD && a->kind == FGK_E_CONST) {
-    const fg_expr *s = a;
-    a = b;
-    b = s;
-  }
-  long v;
-  if (a->kind != FGK_E_THREAD || a->u.thread != t || !small_const(b, &v))
-    return false;
-  *k = x->u.bin.op == FGK_ADD ? v : -v;
-  return true;
-}
-
 /* Whether x is _column * s or s * _column for a constant s in [2, 64];
  * s. */
 static bool column_times(const fg_expr *x, long *s) {
@@ -147,7 +126,7 @@ static bool column_times_plus_counter(const fgk_kernel *k, const fg_expr *x,
 bool fge_column_offset(const fgk_kernel *k, const fg_expr *x,
                        fge_colref *r) {
   *r = (fge_colref){.scale = 1};
-  if (fge_thread_plus(x, FG_COLUMN, &r->dc))
+  if (fgk_thread_plus(x, FG_COLUMN, &r->dc))
     return true;
   /* s _column + dc: each thread reads its own block of s columns (a 2x2
    * shrink's taps), inside the field for whole blocks */
@@ -177,7 +156,7 @@ bool fge_column_offset(const fgk_kernel *k, const fg_expr *x,
   r->scale = 1;
   /* clamp(_column + dc, lo, hi): the explicit clamp a Cog stencil writes */
   if (x->kind != FGK_E_CALL || x->u.call.fn != FGK_FN_clamp ||
-      x->u.call.n != 3 || !fge_thread_plus(x->u.call.arg[0], FG_COLUMN, &r->dc) ||
+      x->u.call.n != 3 || !fgk_thread_plus(x->u.call.arg[0], FG_COLUMN, &r->dc) ||
       !small_const(x->u.call.arg[1], &r->lo))
     return false;
   r->clamped = true;
@@ -185,7 +164,7 @@ bool fge_column_offset(const fgk_kernel *k, const fg_expr *x,
   if (small_const(hi, &r->hi_k))
     return true;
   r->hi_columns = true;
-  return fge_thread_plus(hi, FG_COLUMNS, &r->hi_k);
+  return fgk_thread_plus(hi, FG_COLUMNS, &r->hi_k);
 }
 
 /* Whether x is the column extent of an input plus a small constant
@@ -302,7 +281,7 @@ bool fge_read_based(const fgk_kernel *k, const fgk_access *a,
     if (!row_invariant(base))
       continue;
     long dc;
-    if (fge_thread_plus(col, FG_COLUMN, &dc)) {
+    if (fgk_thread_plus(col, FG_COLUMN, &dc)) {
       *b = (fge_based){.base = base, .dc = dc};
       return true;
     }

@@ -18,26 +18,8 @@
 /* Whether x is _row + k, k + _row or _row - k with |k| <= FGF_BAND_REACH
  * (or _row itself); k. */
 static bool row_plus(const fg_expr *x, long *k) {
-  if (x->kind == FGK_E_THREAD && x->u.thread == FG_ROW) {
-    *k = 0;
-    return true;
-  }
-  if (x->kind != FGK_E_BINARY ||
-      (x->u.bin.op != FGK_ADD && x->u.bin.op != FGK_SUB))
-    return false;
-  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
-  if (x->u.bin.op == FGK_ADD && a->kind == FGK_E_CONST) {
-    const fg_expr *s = a;
-    a = b;
-    b = s;
-  }
-  if (a->kind != FGK_E_THREAD || a->u.thread != FG_ROW ||
-      b->kind != FGK_E_CONST || !fgk_is_int(b->type.elem) ||
-      !fgk_is_signed(b->type.elem) || b->u.k.i < -FGF_BAND_REACH ||
-      b->u.k.i > FGF_BAND_REACH)
-    return false;
-  *k = x->u.bin.op == FGK_ADD ? (long)b->u.k.i : -(long)b->u.k.i;
-  return true;
+  return fgk_thread_plus(x, FG_ROW, k) && *k >= -FGF_BAND_REACH &&
+         *k <= FGF_BAND_REACH;
 }
 
 typedef struct reach {

@@ -56,3 +56,25 @@ static const char *const atomic_name[FGK_AT_COUNT_] = {
   "atomic_cmpxchg"};
 
 const char *fgk_atomic_name(fgk_atomic a) { return atomic_name[a]; }
+
+bool fgk_thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
+  if (x->kind == FGK_E_THREAD && x->u.thread == t) {
+    *k = 0;
+    return true;
+  }
+  if (x->kind != FGK_E_BINARY ||
+      (x->u.bin.op != FGK_ADD && x->u.bin.op != FGK_SUB))
+    return false;
+  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+  if (x->u.bin.op == FGK_ADD && a->kind == FGK_E_CONST) {
+    const fg_expr *s = a;
+    a = b;
+    b = s;
+  }
+  if (a->kind != FGK_E_THREAD || a->u.thread != t ||
+      b->kind != FGK_E_CONST || !fgk_is_int(b->type.elem) ||
+      !fgk_is_signed(b->type.elem) || b->u.k.i < -65536 || b->u.k.i > 65536)
+    return false;
+  *k = x->u.bin.op == FGK_ADD ? (long)b->u.k.i : -(long)b->u.k.i;
+  return true;
+}

@@ -297,4 +297,8 @@ static inline int fgk_fp_merge(int a, int b) {
   return FGK_FP_RELAXED;
 }
 
+/* Whether x is t + k, k + t or t - k for thread constant t and a signed
+ * integer constant k within +-65536 (k = 0 when x is t itself); k. */
+bool fgk_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
+
 #endif
