@@ -470,9 +470,15 @@ static void cl_open_kernel(fgk_emitter *e, fgu_buf *o, const char *helpers,
     }
     /* the math routines are long dependency chains: two vectors in
      * flight hide their latency, as in the C dialect (W1 fused at 2048 x
-     * 1024, the kernel alone: 20.1 / 20.5 ms -> 13.9 / 14.9) */
+     * 1024, the kernel alone: 20.1 / 20.5 ms -> 13.9 / 14.9), and of 16
+     * lanes where the device has AVX-512, as the C dialect's thread
+     * loops (W1 fused on PoCL, bench_opencl W1: 98 -> 57 ms; the CPU
+     * backend 49-51 in the same runs) */
     if (fge_math_c_used(e))
-      fgu_buf_puts(o, "  #pragma clang loop interleave_count(2)\n");
+      fgu_buf_puts(o, "#if defined(__AVX512F__)\n"
+                   "  #pragma clang loop vectorize_width(16) "
+                   "interleave_count(2)\n#else\n"
+                   "  #pragma clang loop interleave_count(2)\n#endif\n");
     else if (e->word_tapped)
       /* the words' gathers: PoCL's cost model widens 8 lanes, where 16
        * (a zmm gather of words per tap) took a word-tapped resize
