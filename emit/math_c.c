@@ -213,6 +213,14 @@ static const char math_text[] =
   "  float q = fgk_m_bf(fgk_m_fb(p) + ((uint)h << 23));   /* one rounding */\n"
   "  return q * fgk_m_bf((uint)(i - h + 127) << 23);\n"
   "}\n"
+  "/* OpenCL's powr(x, y) given r = pow(|x|, y): NaN for x < 0, 0^0,\n"
+  " * inf^0, 1^inf and NaN arguments, else r (fgk_math_powrf; RenderScript's\n"
+  " * powr, rs/compat.c, with its own pow). */\n"
+  "FGK_M_INLINE float fgk_m_powr(float x, float y, float r) {\n"
+  "  return x != x || y != y || x < 0 || (x == 0 && y == 0) ||\n"
+  "         (x == FGK_M_INF && y == 0) || (x == 1 && fgk_m_fabs(y) == FGK_M_INF)\n"
+  "             ? FGK_M_NAN : r;\n"
+  "}\n"
   "#if !defined(__FAST_MATH__) && !defined(FGK_FAST_MATH)\n"
   "/* cbrt: <= 1 ulp (OpenCL: 2); +-0, +-inf and NaN return themselves. */\n"
   "FGK_M_INLINE float fgk_math_cbrtf(float x) {\n"
@@ -413,7 +421,10 @@ static const char math_text[] =
   "FGK_M_INLINE float fgk_math_powkf(float x, float y) {\n"
   "  return fgk_math_powf(x, y);\n"
   "}\n"
-  "#endif\n";
+  "#endif\n"
+  "FGK_M_INLINE float fgk_math_powrf(float x, float y) {\n"
+  "  return fgk_m_powr(x, y, fgk_math_powf(fgk_m_fabs(x), y));\n"
+  "}\n";
 
 const char *fge_math_c_spelling(fgk_builtin fn, fg_elem el) {
   const char *t;
@@ -428,6 +439,7 @@ const char *fge_math_c_spelling(fgk_builtin fn, fg_elem el) {
   case FGK_FN_log2: t = "fgk_math_log2f(%0)"; break;
   case FGK_FN_log10: t = "fgk_math_log10f(%0)"; break;
   case FGK_FN_pow: t = "fgk_math_powf(%0, %1)"; break;
+  case FGK_FN_powr: t = "fgk_math_powrf(%0, %1)"; break;
   /* pown(x, n) is powf(x, (float)n), as the table's template has it */
   case FGK_FN_pown: t = "fgk_math_powf(%0, (float)%1)"; break;
   default: return NULL;

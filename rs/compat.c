@@ -444,13 +444,9 @@ const char fgr_compat_c[] =
   "FGK_RS_S(fgk_rs_powf, float, 0)(float x, float y) {\n"
   "  return __builtin_constant_p(y) && __builtin_fabsf(y) <= 16.0f\n"
   "             ? fgk_math_powkf(x, y) : fgk_math_powf(x, y); }\n"
-  /* OpenCL's powr: pow for x >= 0; NaN for x < 0, 0^0, inf^0, 1^inf and
-   * NaN arguments */
+  /* OpenCL's powr: pow of |x| with powr's NaN cases (emit/math_c.c) */
   "FGK_RS_S(fgk_rs_powrf, float, 0)(float x, float y) {\n"
-  "  float r = fgk_rs_powf(__builtin_fabsf(x), y);\n"
-  "  return x != x || y != y || x < 0 || (x == 0 && y == 0) ||\n"
-  "         (__builtin_isinf(x) && y == 0) || (x == 1 && __builtin_isinf(y))\n"
-  "             ? __builtin_nanf(\"\") : r; }\n"
+  "  return fgk_m_powr(x, y, fgk_rs_powf(__builtin_fabsf(x), y)); }\n"
   "FGK_RS_STD(acos) FGK_RS_STD(acosh) FGK_RS_STD(asin) FGK_RS_STD(asinh)\n"
   "FGK_RS_STD(atan) FGK_RS_STD(atanh) FGK_RS_M(cbrt) FGK_RS_STD(ceil)\n"
   "FGK_RS_STD(cos) FGK_RS_STD(cosh) FGK_RS_STD(erf) FGK_RS_STD(erfc)\n"
