@@ -1,6 +1,6 @@
 /* emit/math_c.c - vectorizable single-precision math for the C dialect
  * and for OpenCL C on a CPU device (fgk_dialect_cl_cpu): cbrt, exp, exp2,
- * exp10, log, log2, log10, pow (and pown) on f32, as text the dialect puts
+ * exp10, log, log2, log10, pow (and pown, powr) on f32, as text the dialect puts
  * among a kernel's helpers the first time the kernel calls one of them,
  * after a few lines that say how the dialect spells bit casts and the
  * built-ins the routines use.  glibc's scalar calls (and cbrtf, which clang

@@ -8,7 +8,7 @@
 /* The spelling (a c_template of the built-in table, with %0 and %1 for
  * the arguments) of built-in call (a FGK_E_CALL) when the dialect
  * (C, or OpenCL C on a CPU device) computes it with these routines: cbrt,
- * exp, exp2, exp10, log, log2, log10, pow and pown on f32.  The first such
+ * exp, exp2, exp10, log, log2, log10, pow, pown and powr on f32.  The first such
  * call of a kernel adds the routines, in e's dialect, to its helpers
  * (before the helper being written).  NULL for every other function and
  * type (of the first argument): the table's spelling stands. */
