@@ -2,9 +2,9 @@
  * backend, with the Halide and OpenCV peers when built with them) and
  * bench_opencl (the OpenCL backend; never Halide, whose LLVM crashes next
  * to PoCL's).  Each prints W0 (its own memory-bandwidth limit) and then
- * W1-W10, or the workloads named on the command line:
+ * W1-W11, or the workloads named on the command line:
  *
- *   bench_cpu [W1 W2 W3 W4 W5 W6 W7 W8 W9 W10]   BENCH_REPS=5 BENCH_WARMUP=1
+ *   bench_cpu [W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 W11]   BENCH_REPS=5 BENCH_WARMUP=1
  *
  * BENCH_THREADS sets the threads of the C loops and of the library;
  * BENCH_CLOCK=cpu times CPU seconds instead of wall seconds (with
@@ -89,6 +89,8 @@ int main(int argc, char **argv) {
     bench_w9(ctx);
   if (wanted(argc, argv, "W10"))
     bench_w10(ctx);
+  if (wanted(argc, argv, "W11"))
+    bench_w11(ctx);
   bench_targets_print(kind == FG_BACKEND_OPENCL ? 2 : 1);
   fg_context_free(ctx);
   return 0;

@@ -40,6 +40,14 @@ double peer_halide_lab(const float *rgba, float *out, int w, int h,
 /* W2 with Halide: the same 3x3 sum, computed per tile of the output. */
 double peer_halide_blur(const float *in, float *out, int w, int h,
                         float scale, float offset);
+/* W11, Halide's own apps with their CPU schedules (bench/w11_apps.c):
+ * apps/blur on u16 w x h, apps/unsharp on interleaved float3 with the
+ * 7 weights k[0..3], apps/harris on interleaved float3 into w x h floats.
+ * Edges repeat. */
+double peer_halide_app_blur(const uint16_t *in, uint16_t *out, int w, int h);
+double peer_halide_app_unsharp(const float *in, float *out, int w, int h,
+                               const float k[4]);
+double peer_halide_app_harris(const float *in, float *out, int w, int h);
 /* W4 with Halide: seconds per realize of y = x * 0.5 + 1 on w x h. */
 double peer_halide_small(const float *in, float *out, int w, int h);
 

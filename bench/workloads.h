@@ -69,6 +69,10 @@ void bench_w9(fg_context *ctx);
  * pow, exp and log2, full and relaxed precision), each against a C loop
  * of the same formulas. */
 void bench_w10(fg_context *ctx);
+/* W11 Halide's apps blur (u16), unsharp and harris (float3) as a user
+ * writes them, one operator per Halide Func, against Halide with the apps'
+ * schedules and C loops. */
+void bench_w11(fg_context *ctx);
 
 /* The 8-node W1 graph over a size x size float4 image (shared by W1 and
  * W5). */
