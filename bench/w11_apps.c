@@ -370,6 +370,7 @@ static void w11_fg_rows(bench_table *tb, fg_context *ctx, fg_graph *g,
   }
 }
 
+#ifdef BENCH_HALIDE
 /* the Halide row of an app, its error against ref */
 static int halide_row(bench_table *tb, const char *app, double sec,
                       double err, double bytes) {
@@ -377,6 +378,7 @@ static int halide_row(bench_table *tb, const char *app, double sec,
   snprintf(label, sizeof label, "%s Halide (app schedule)", app);
   return bench_row_add(tb, label, sec, bytes, err);
 }
+#endif
 
 void bench_w11(fg_context *ctx) {
   const size_t nb = (size_t)W11_BW * W11_BH, np = (size_t)W11_W * W11_H;
