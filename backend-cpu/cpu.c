@@ -8,9 +8,7 @@
  * the flags and the key. */
 #define _GNU_SOURCE
 #include "config.h"
-#include "emit/abi.h"
-#include "runtime/backend.h"
-#include "pool.h"
+#include "cpu_impl.h"
 #include "toolchain/toolchain.h"
 #include "util/fs.h"
 
@@ -21,34 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef fge_c_kernel_fn fgc_kernel_fn;
-
-/* Work below which a launch runs as one tile (threads cost more than it). */
-#define SMALL_WORK 16384
 /* Work-group memory a grouped kernel may declare: its arrays live on a
  * pool thread's stack. */
 #define LOCAL_MEM (1u << 20)
 
-struct fg__kbin {
-  void *dl;
-  fgc_kernel_fn fn;
-};
-
-struct fg__buffer {
-  void *p;
-  size_t bytes;
-  int owned;
-};
-
-typedef struct cpu_backend {
-  fg__backend base;
-  fgp_pool *pool;
-  fgtc_cache cache;           /* CACHE/cpu, verified and pinned */
-  char *clang;
-  char opt[FGTC_PATH];        /* LLVM's opt beside clang, "" if none */
-  char key_prefix[128];       /* hash of compiler version, CPU, library */
-  char march[96];             /* -march=$FG_CPU_MARCH, default native */
-} cpu_backend;
 
 /* Full precision keeps IEEE semantics (no contraction, so fused and unfused
  * kernels round alike); relaxed lets clang call libmvec's vector math and
@@ -336,23 +310,9 @@ static fg_status cpu_upload(fg__backend *be, fg__buffer *dst, const void *src,
   return FG_OK;
 }
 
-/* One launch split into tiles: rows of the flattened (layer, row) index,
- * or column ranges over every row when there are fewer rows than tiles
- * wanted.  Lives until the last tile finished. */
-typedef struct launch {
-  fgc_kernel_fn fn;
-  const int64_t *dims;
-  int64_t rows, cols, tile;
-  bool by_columns;
-  const int *stop;            /* the run's (emit/abi.h) */
-  fg__done_fn done;
-  void *done_arg;
-  void *ptr[];
-} launch;
-
-/* Runs tile t, unless the run was stopped: the tiles left of a cancelled
- * run cost nothing, and a kernel's own loops poll the flag (emit/abi.h). */
-static void run_tile(void *arg, int64_t t) {
+/* The tiles left of a cancelled run cost nothing, and a kernel's own
+ * loops poll the flag (emit/abi.h). */
+void fgc_run_tile(void *arg, int64_t t) {
   launch *l = arg;
   int64_t a = t * l->tile;
   if (__atomic_load_n(l->stop, __ATOMIC_ACQUIRE))
@@ -374,11 +334,8 @@ static void launch_done(void *arg) {
   done(done_arg, FG_OK, NULL);
 }
 
-/* A launch of kernel k as d describes, split into tiles (*ntiles of
- * them; *work: the points or partial items), with no completion yet;
- * zeroes and copies the buffers d asks for.  NULL when out of memory. */
-static launch *launch_new(cpu_backend *cb, fg__kbin *k, const fg__launch *d,
-                          int64_t *ntiles, int64_t *work) {
+launch *fgc_launch_new(cpu_backend *cb, fg__kbin *k, const fg__launch *d,
+                       int64_t *ntiles, int64_t *work) {
   int nbuf = d->nbuf;
   const int64_t *t = d->threads;
   bool grouped = d->kind == FG__LAUNCH_GROUPED;
@@ -428,7 +385,7 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
     return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
                        "backend takes at most 128)", d->nbuf);
   int64_t ntiles, work;
-  launch *l = launch_new(cb, k, d, &ntiles, &work);
+  launch *l = fgc_launch_new(cb, k, d, &ntiles, &work);
   if (!l)
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
   l->done = a->done;
@@ -441,214 +398,12 @@ static fg_status cpu_launch(fg__backend *be, fg__kbin *k,
      * returning: waking a worker would cost more than the kernel (one
      * that may loop until stopped goes to a worker: the calling thread
      * runs the loop that stops it) */
-    run_tile(l, 0);
+    fgc_run_tile(l, 0);
     launch_done(l);
     return FG_OK;
   }
-  if (fgp_submit(cb->pool, ntiles, run_tile, l, launch_done, l) != 0) {
+  if (fgp_submit(cb->pool, ntiles, fgc_run_tile, l, launch_done, l) != 0) {
     free(l);
-    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
-  }
-  return FG_OK;
-}
-
-/* ---- row bands (fg__be_launch_band) -------------------------------------
- * A chain of kernels, each reading the outputs of those before it at most
- * its `reach` rows from its own (a separable filter's two passes).  Each
- * tile of rows runs the first kernel BAND_ROWS rows at a time and, after
- * each band, every later kernel on the rows of the tile that the bands so
- * far complete and whose reads lie inside the tile's own rows of the
- * kernels before: results are read back from cache.  A kernel's rows left
- * over (within reach of what the tile made of the kernels before it, and
- * the field's own first and last reach rows, whose border rules may read
- * any row) run when every tile has ended, one kernel after another.
- * Where the tiles would be too short for that to pay, the kernels run one
- * after another, each tiled as cpu_launch tiles it.  Every kernel runs
- * each of its threads once either way. */
-
-/* Rows of the first kernel per band: bench_cpu W8 (a 4000 x 3000 photo,
- * one thread) was as fast with 4 to 16 and slower past 32. */
-#define BAND_ROWS 8
-
-typedef struct band {
-  int n;
-  launch *l[FG_BAND_STAGES];  /* each kernel's own tiling */
-  int64_t ntile[FG_BAND_STAGES];
-  int64_t reach[FG_BAND_STAGES];
-  int64_t margin;             /* the reaches summed */
-  bool interleave;            /* else: each kernel's tiles in turn */
-  int64_t tile, ntiles;       /* interleaved: tiles of rows */
-  int64_t (*gap)[2];          /* interleaved: a stage's rows left over, at
-                                 most `tile` rows each */
-  int64_t n_gap;
-  int stage;                  /* the kernel that runs next after the tiles */
-  fgp_pool *pool;
-  fg__done_fn done;
-  void *done_arg;
-} band;
-
-/* Kernel s's rows [lo[s], hi[s]) that tile [a, b) runs itself: those
- * whose reads all lie inside the field and inside what the tile runs of
- * the kernels before it. */
-static void band_own(const band *l, int64_t a, int64_t b, int64_t *lo,
-                     int64_t *hi) {
-  int64_t n = l->l[0]->rows;
-  lo[0] = a;
-  hi[0] = b;
-  for (int s = 1; s < l->n; s++) {
-    int64_t r = l->reach[s];
-    lo[s] = lo[s - 1] + r > r ? lo[s - 1] + r : r;
-    hi[s] = hi[s - 1] - r < n - r ? hi[s - 1] - r : n - r;
-    if (hi[s] < lo[s])
-      hi[s] = lo[s];
-  }
-}
-
-static void band_tile(void *arg, int64_t t) {
-  band *l = arg;
-  int64_t a = t * l->tile, b = a + l->tile < l->l[0]->rows
-                                   ? a + l->tile : l->l[0]->rows;
-  int64_t lo[FG_BAND_STAGES], hi[FG_BAND_STAGES];
-  band_own(l, a, b, lo, hi);
-  for (int64_t y = a; y < b; y += BAND_ROWS) {
-    if (__atomic_load_n(l->l[0]->stop, __ATOMIC_ACQUIRE))
-      return;
-    int64_t made = y + BAND_ROWS < b ? y + BAND_ROWS : b;
-    const launch *k = l->l[0];
-    k->fn(k->ptr, k->dims, y, made, 0, k->cols, k->stop);
-    /* each kernel up to the rows that read only rows made before it */
-    for (int s = 1; s < l->n; s++) {
-      int64_t e = made - l->reach[s] < hi[s] ? made - l->reach[s] : hi[s];
-      k = l->l[s];
-      if (e > lo[s]) {
-        k->fn(k->ptr, k->dims, lo[s], e, 0, k->cols, k->stop);
-        lo[s] = e;
-      }
-      made = lo[s];
-    }
-  }
-}
-
-static void band_gap(void *arg, int64_t g) {
-  band *l = arg;
-  const launch *k = l->l[l->stage];
-  if (!__atomic_load_n(k->stop, __ATOMIC_ACQUIRE))
-    k->fn(k->ptr, k->dims, l->gap[g][0], l->gap[g][1], 0, k->cols, k->stop);
-}
-
-static void band_free(band *l) {
-  free(l->gap);
-  for (int s = 0; s < l->n; s++)
-    free(l->l[s]);
-  free(l);
-}
-
-/* Lists in l->gap kernel s's rows that no tile runs, in pieces of at most
- * a tile. */
-static void band_gaps(band *l, int s) {
-  int64_t rows = l->l[0]->rows, cur = 0;
-  l->n_gap = 0;
-  for (int64_t t = 0; t <= l->ntiles; t++) {
-    int64_t lo[FG_BAND_STAGES], hi[FG_BAND_STAGES];
-    lo[s] = hi[s] = rows;
-    if (t < l->ntiles) {
-      int64_t b = (t + 1) * l->tile < rows ? (t + 1) * l->tile : rows;
-      band_own(l, t * l->tile, b, lo, hi);
-      if (hi[s] == lo[s])
-        continue;
-    }
-    for (; cur < lo[s]; cur += l->tile) {
-      l->gap[l->n_gap][0] = cur;
-      l->gap[l->n_gap++][1] = cur + l->tile < lo[s] ? cur + l->tile : lo[s];
-    }
-    cur = hi[s];
-  }
-}
-
-/* What ran last ended: the next kernel's part starts (the pool takes
- * jobs from any thread), or runs here when there is no memory to queue
- * it; after the last, the launch reports. */
-static void band_next(void *arg) {
-  band *l = arg;
-  while (++l->stage < l->n) {
-    fgp_task_fn fn = l->interleave ? band_gap : run_tile;
-    void *fn_arg = l->interleave ? (void *)l : (void *)l->l[l->stage];
-    int64_t n = l->ntile[l->stage];
-    if (l->interleave) {
-      band_gaps(l, l->stage);
-      n = l->n_gap;
-    }
-    if (n > 0 && fgp_submit(l->pool, n, fn, fn_arg, band_next, l) == 0)
-      return;
-    for (int64_t i = 0; i < n; i++)
-      fn(fn_arg, i);
-  }
-  fg__done_fn done = l->done;
-  void *done_arg = l->done_arg;
-  band_free(l);
-  done(done_arg, FG_OK, NULL);
-}
-
-static fg_status cpu_launch_band(fg__backend *be, int n, fg__kbin *const *k,
-                                 const fg__launch *d, const int *reach,
-                                 const fg__async *a) {
-  cpu_backend *cb = (cpu_backend *)be;
-  for (int s = 0; s < n; s++)
-    if (d[s].nbuf > 128)
-      return fg__be_fail(be, FG_ENOTSUP, "kernel with %d buffers (the CPU "
-                         "backend takes at most 128)", d[s].nbuf);
-  band *l = calloc(1, sizeof *l);
-  if (!l)
-    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
-  l->n = n;
-  int64_t work = 0;
-  bool ok = true;
-  for (int s = 0; s < n; s++) {
-    ok &= (l->l[s] = launch_new(cb, k[s], &d[s], &l->ntile[s], &work)) !=
-          NULL;
-    l->reach[s] = s ? reach[s] : 0;
-    l->margin += l->reach[s];
-  }
-  int threads = fgp_threads(cb->pool);
-  int64_t rows = ok ? l->l[0]->rows : 0, most = (int64_t)threads * 4;
-  /* tiles long enough that the rows left over are few, and about as many
-   * as a launch of its own would have (at least half) */
-  int64_t want = rows / (8 * (l->margin + 1));
-  if (want > most)
-    want = most;
-  l->interleave = ok && work >= SMALL_WORK && want >= 1 &&
-                  2 * want >= (l->ntile[n - 1] < most ? l->ntile[n - 1]
-                                                      : most);
-  if (l->interleave) {
-    l->tile = (rows + want - 1) / want;
-    l->ntiles = (rows + l->tile - 1) / l->tile;
-    ok = (l->gap = malloc(sizeof *l->gap * (size_t)(2 * l->ntiles + 4 +
-                                                    rows / l->tile))) != NULL;
-  }
-  if (!ok) {
-    band_free(l);
-    return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
-  }
-  l->pool = cb->pool;
-  l->done = a->done;
-  l->done_arg = a->arg;
-  be->stats->kernel_launches += n;
-  if (a->ev)
-    *a->ev = NULL;
-  if (!l->interleave && l->ntile[0] == 1 && work < SMALL_WORK) {
-    /* small work on the calling thread, as cpu_launch runs it */
-    for (int s = 0; s < n; s++)
-      for (int64_t i = 0; i < l->ntile[s]; i++)
-        run_tile(l->l[s], i);
-    l->stage = n;
-    band_next(l);
-    return FG_OK;
-  }
-  if (fgp_submit(cb->pool, l->interleave ? l->ntiles : l->ntile[0],
-                 l->interleave ? band_tile : run_tile,
-                 l->interleave ? (void *)l : (void *)l->l[0], band_next,
-                 l) != 0) {
-    band_free(l);
     return fg__be_fail(be, FG_ENOMEM, "kernel launch: out of memory");
   }
   return FG_OK;
@@ -695,7 +450,7 @@ static const fg__backend_i cpu_interface = {
   .buffer_free = cpu_buffer_free,
   .upload = cpu_upload,
   .launch = cpu_launch,
-  .launch_band = cpu_launch_band,
+  .launch_band = fgc_launch_band,
   .upload_async = cpu_upload_async,
   .download_async = cpu_download_async,
   .event_release = cpu_event_release,

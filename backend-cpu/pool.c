@@ -2,7 +2,8 @@
  * wait in a FIFO; workers sleep on a condition variable while it is empty
  * (nothing spins), claim one task at a time under the lock (tasks are
  * tiles, a few per thread, so the lock is cold) and the worker that
- * finishes a job's last task calls its done function. */
+ * finishes a job's last task calls its done function.  Each worker has
+ * scratch memory of its own (fgp_scratch). */
 #include "pool.h"
 
 #include <pthread.h>
@@ -18,18 +19,45 @@ typedef struct job {
   int64_t n, claimed, finished;
 } job;
 
+typedef struct scratch {
+  void *p;
+  size_t bytes;
+} scratch;
+
 struct fgp_pool {
   pthread_mutex_t mu;
   pthread_cond_t wake;
   pthread_t *threads;
+  scratch *scratch;        /* one per worker */
   int nworkers;
+  int started;             /* workers that took their scratch slot */
   bool stop;
   job *head, *tail;        /* jobs with unclaimed tasks */
 };
 
+/* the calling worker's scratch, NULL on other threads */
+static __thread scratch *my_scratch;
+
+void *fgp_scratch(size_t bytes) {
+  scratch *s = my_scratch;
+  if (!s)
+    return NULL;
+  if (s->bytes < bytes) {
+    size_t want = (bytes + 4095) & ~(size_t)4095;
+    void *n = want >= bytes ? aligned_alloc(64, want) : NULL;
+    if (!n)
+      return NULL;
+    free(s->p);
+    s->p = n;
+    s->bytes = want;
+  }
+  return s->p;
+}
+
 static void *worker(void *arg) {
   fgp_pool *p = arg;
   pthread_mutex_lock(&p->mu);
+  my_scratch = &p->scratch[p->started++];
   for (;;) {
     while (!p->head && !p->stop)
       pthread_cond_wait(&p->wake, &p->mu);
@@ -62,7 +90,8 @@ fgp_pool *fgp_new(int nthreads) {
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
   p->threads = calloc((size_t)nthreads, sizeof *p->threads);
-  if (!p->threads) {
+  p->scratch = calloc((size_t)nthreads, sizeof *p->scratch);
+  if (!p->threads || !p->scratch) {
     fgp_free(p);
     return NULL;
   }
@@ -117,6 +146,9 @@ void fgp_free(fgp_pool *p) {
   pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->nworkers; i++)
     pthread_join(p->threads[i], NULL);
+  for (int i = 0; p->scratch && i < p->nworkers; i++)
+    free(p->scratch[i].p);
+  free(p->scratch);
   free(p->threads);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->mu);

@@ -6,6 +6,7 @@
 #ifndef FG_CPU_POOL_H
 #define FG_CPU_POOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct fgp_pool fgp_pool;
@@ -20,6 +21,11 @@ fgp_pool *fgp_new(int nthreads);
  * memory (nothing was queued). */
 int fgp_submit(fgp_pool *p, int64_t n, fgp_task_fn fn, void *arg,
                fgp_done_fn done, void *done_arg);
+/* Memory of at least `bytes`, aligned to 64, that only the calling worker
+ * thread uses: kept from task to task (grown when asked for more) and
+ * freed with the pool.  NULL on a thread that is no pool's worker, or
+ * when out of memory. */
+void *fgp_scratch(size_t bytes);
 /* Worker threads in the pool. */
 int fgp_threads(const fgp_pool *p);
 /* Finishes every queued job, then stops and joins the workers; NULL does

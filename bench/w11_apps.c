@@ -4,7 +4,7 @@
  * next to Halide with the apps' CPU schedules (peer_halide.cpp) and C
  * loops computing one stage at a time:
  *
- *   blur     u16 4096 x 3072: blur_x = (in[x-1] + in[x] + in[x+1]) / 3,
+ *   blur     u16 6400 x 4800 (the app's own size, about): blur_x = (in[x-1] + in[x] + in[x+1]) / 3,
  *            blur_y the same down the rows, in u16 arithmetic;
  *   unsharp  float3 3072 x 2048: grey, a 7-tap Gaussian (sigma 1.5) down
  *            then across, sharpen = 2 grey - blur, ratio = sharpen / grey,
@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define W11_BW 4096
-#define W11_BH 3072
+#define W11_BW 6400
+#define W11_BH 4800
 #define W11_W 3072
 #define W11_H 2048
 #define W11_EDGE 4

@@ -26,6 +26,7 @@ typedef struct reach {
   int port;
   long most;      /* greatest |row offset| so far */
   bool ok;
+  bool near_edges;
 } reach;
 
 static void reach_expr(const fg_expr *x, void *arg) {
@@ -50,12 +51,16 @@ static void reach_expr(const fg_expr *x, void *arg) {
   }
   k = k < 0 ? -k : k;
   r->most = k > r->most ? k : r->most;
+  if (x->u.read.border == FG_BORDER_WRAP)
+    r->near_edges = false;
 }
 
-bool fgf_band_reach(const fgk_kernel *k, int port, long *most) {
-  reach r = {.port = port, .most = 0, .ok = true};
+bool fgf_band_reach(const fgk_kernel *k, int port, long *most,
+                    bool *near_edges) {
+  reach r = {.port = port, .most = 0, .ok = true, .near_edges = true};
   fgk_visit_block(&k->body, &(fgk_visitor){.expr = reach_expr, .arg = &r});
   *most = r.most;
+  *near_edges = r.near_edges;
   return r.ok;
 }
 

@@ -130,7 +130,11 @@ bool fgf_band_plain(const fgk_kernel *k);
 
 /* Whether every read k makes of input port is at its own point or at
  * row _row + d (|d| <= FGF_BAND_REACH; any column); the greatest |d| in
- * *most (0 when none). */
-bool fgf_band_reach(const fgk_kernel *k, int port, long *most);
+ * *most (0 when none).  *near_edges: whether each read's border rule
+ * takes a row outside the field to one at most *most rows inside it
+ * (clamp, mirror, reflect; not wrap), so that a kernel's rows near an
+ * edge read only rows near that edge. */
+bool fgf_band_reach(const fgk_kernel *k, int port, long *most,
+                    bool *near_edges);
 
 #endif

@@ -76,6 +76,16 @@ typedef struct fg__launch {
                                 1: one) */
   int strip_rows;            /* rows per work-item (fgk_emit_target.rows;
                                 0 or 1: one) */
+  const bool *band_private;  /* NULL, or nbuf flags: in a launch_band
+                                chain, outputs that only later kernels of
+                                the chain read, near their own rows
+                                (within their reach), with border
+                                rules that stay near the field's edges;
+                                set on every kernel but the last for all
+                                their outputs, or on none.  While the chain
+                                runs in bands the backend may keep only
+                                the rows still to be read, in memory of
+                                its own, and never write the buffers */
 } fg__launch;
 
 /* What a device can run.  fg_compile refuses a kernel needing more. */
@@ -162,8 +172,10 @@ typedef struct fg__backend_i {
    * (fuse/bands.c, runtime/compile.c): the backend may interleave their
    * rows, each row of an earlier kernel before any row of a later one
    * within reach of it, so that results are read while in cache.  Each
-   * kernel runs every one of its threads once, so the results are those
-   * of launching them in order.  2 <= n <= FG_BAND_STAGES. */
+   * kernel runs every one of its threads (a kernel whose outputs are all
+   * band_private, some of them more than once: only into memory of the
+   * backend's own), so the results are those of launching them in
+   * order.  2 <= n <= FG_BAND_STAGES. */
   fg_status (*launch_band)(fg__backend *be, int n, fg__kbin *const *k,
                            const fg__launch *l, const int *reach,
                            const fg__async *a);

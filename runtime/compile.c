@@ -211,6 +211,13 @@ static char *make_report(fg_program *p, const fg__variant *v) {
     if (i > 0 && v->k[i - 1].band_member)
       fgu_buf_printf(&b, " (in row bands with kernel %d, reading %d rows "
                      "either side)", i - 1, v->k[i].band_reach);
+    int kept = 0;
+    for (int o = 0; v->k[i].band_private && o < v->k[i].nbuf; o++)
+      if (v->k[i].band_private[o])
+        fgu_buf_printf(&b, "%s%s", kept++ ? ", " : "; in bands, rows of ",
+                       p->f[v->k[i].field[o]].label);
+    if (kept)
+      fgu_buf_puts(&b, " kept only while read");
     fgu_buf_puts(&b, "\n");
   }
   fgu_buf_printf(&b, "fields: %d materialized, %d virtual\n",
@@ -446,7 +453,9 @@ static void plan_bands(fg_program *p, fg__variant *v, const fgf_plan *plan) {
             reads_a |= m == i - 1;
           }
       long most;
-      if (made && !(ok = fgf_band_reach(plan->kernels[i].k, j, &most)))
+      bool near_edges;
+      if (made && !(ok = fgf_band_reach(plan->kernels[i].k, j, &most,
+                                        &near_edges)))
         break;
       if (made && most > reach)
         reach = most;
@@ -458,6 +467,57 @@ static void plan_bands(fg_program *p, fg__variant *v, const fgf_plan *plan) {
     a->band_len = 0;
     b->band_reach = (int)reach;
   }
+}
+
+/* Whether field f is read only by kernels after `maker` up to `last` of
+ * v (no graph output, sink or other kernel), each of them near its own
+ * rows, with border rules that stay near the field's edges. */
+static bool read_in_chain_only(const fg_program *p, const fg__variant *v,
+                               const fgf_plan *plan, int f, int maker,
+                               int last) {
+  if (p->f[f].sink)
+    return false;
+  for (int o = 0; o < p->n_out; o++)
+    if (p->out_field[o] == f)
+      return false;
+  bool read = false;
+  for (int m = 0; m < v->n_k; m++)
+    for (int j = 0; j < v->k[m].n_in; j++) {
+      if (v->k[m].field[j] != f)
+        continue;
+      long most;
+      bool near_edges;
+      if (m <= maker || m > last ||
+          !fgf_band_reach(plan->kernels[m].k, j, &most, &near_edges) ||
+          !near_edges)
+        return false;
+      read = true;
+    }
+  return read;
+}
+
+/* Flags, in each chain of row bands (plan_bands), the outputs of its
+ * kernels but the last when every one of them is read by later kernels
+ * of the chain alone (read_in_chain_only): a backend running the chain
+ * in bands may then keep just a window of their rows
+ * (fg__launch.band_private). */
+static fg_status plan_band_private(const fg_program *p, fg__variant *v,
+                                   const fgf_plan *plan) {
+  for (int i = 0; i < v->n_k; i++) {
+    int start = i - v->k[i].band_len + 1;
+    bool all = v->k[i].band_len > 0;
+    for (int m = start; all && m < i; m++)
+      for (int o = v->k[m].n_in; all && o < v->k[m].nbuf; o++)
+        all = read_in_chain_only(p, v, plan, v->k[m].field[o], m, i);
+    for (int m = start; all && m < i; m++) {
+      fg__pkernel *a = &v->k[m];
+      if (!(a->band_private = calloc((size_t)a->nbuf, sizeof(bool))))
+        return FG_ENOMEM;
+      for (int o = a->n_in; o < a->nbuf; o++)
+        a->band_private[o] = true;
+    }
+  }
+  return FG_OK;
 }
 
 /* Plans, emits and builds one variant of the program. */
@@ -542,8 +602,11 @@ static fg_status compile_variant(fg_program *p, fg_graph *g, const bool *live,
     v->k[i].bin = jobs[i].bin;
   free(jobs);
   free(entry);
-  if (st == FG_OK)
+  if (st == FG_OK) {
     plan_bands(p, v, plan);
+    if (plan_band_private(p, v, plan) != FG_OK)
+      st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");
+  }
   fgf_plan_free(plan);
   if (st == FG_OK && !(v->report = make_report(p, v)))
     st = fg__ctx_fail(ctx, FG_ENOMEM, "compile: out of memory");

@@ -18,6 +18,7 @@ static void variant_free(fg_program *p, fg__variant *v) {
     free(v->k[i].source);
     free(v->k[i].field);
     free(v->k[i].zero);
+    free(v->k[i].band_private);
     free(v->k[i].copy_from);
     free(v->k[i].dims);
   }

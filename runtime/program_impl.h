@@ -73,6 +73,11 @@ typedef struct fg__pkernel {
   int band_reach;           /* in a chain, after its first: rows above and
                                below its own it reads of the outputs of
                                the kernels before it in the chain */
+  bool *band_private;       /* NULL, or nbuf flags: in a chain, not its
+                               last, its outputs, each read by later
+                               kernels of the chain alone, as are those
+                               of every other kernel of the chain but the
+                               last (fg__launch.band_private) */
   double prof_seconds;      /* fg_program_kernel_time: launch to completion, */
   long long prof_launches;  /* summed on the loop thread over every run */
 } fg__pkernel;

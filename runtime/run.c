@@ -353,6 +353,7 @@ static void launch_of(const fg_run *r, const vrun *vr, const fg__pkernel *k,
                     .dims = k->dims, .partials = k->partials,
                     .work_per_item = k->work_per_item, .zero = k->zero,
                     .copy_from = k->copy_from,
+                    .band_private = k->band_private,
                     .stop = r->stop, .polls = k->polls,
                     .strip = k->strip, .strip_rows = k->strip_rows};
   memcpy(l->threads, k->threads, sizeof l->threads);

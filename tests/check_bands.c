@@ -6,7 +6,10 @@
  * that leave the bands nothing, little or much to do (1 x 1, one row, one
  * column, smaller than the radius, tall enough for many tiles), on one
  * thread and on several; a general chain of three user operators whose
- * first result is also an output and read by the third; the fusion report names the pairs on the CPU
+ * first result is also an output and read by the third; chains whose
+ * intermediates only later kernels of the chain read, which the CPU
+ * backend keeps in windows of rows (exact at many heights), and those
+ * whose intermediates it must not; the fusion report names the pairs on the CPU
  * backend and no pair where the second kernel reads rows the first has
  * not made in order (a vertical flip) or that reads further than the
  * bands reach. */
@@ -295,6 +298,169 @@ START_TEST(test_bands_report) {
 }
 END_TEST
 
+/* Chains whose intermediates only later kernels of the chain read keep
+ * them in windows of rows on the CPU backend (the report says so, the
+ * context counts the launches): a = x * 0.5 + 1; b(r, c) = a(r - 3, c)
+ * (mirror) + 2 a(r, c) - a(r + 2, c) (reflect); y(r, c) = b(r - 1, c)
+ * (clamp) * b(r + 1, c) (clamp) - a(r, c) - x(r + 4, c) (clamp), the
+ * last kernel reading the first's result too (unsharp's shape).  Exact
+ * against a C loop at heights that leave the tiles nothing, little or
+ * much, on one thread and on several. */
+static float chain_x(int r, int c) {
+  return (float)((r * 37 + c * 11) % 29) * 0.25f - 3.0f;
+}
+
+START_TEST(test_bands_windows_exact) {
+  static const int heights[] = {1, 2, 5, 9, 64, 333, 1001};
+  const int w = 67;
+  for (int th = 1; th <= 3; th += 2) {
+    fg_context *ctx = context_threads(th);
+    for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++) {
+      int h = heights[hi];
+      size_t n = (size_t)h * w;
+      float *x = malloc(n * sizeof *x), *a = malloc(n * sizeof *a),
+            *b = malloc(n * sizeof *b), *y = malloc(n * sizeof *y);
+      ck_assert(x && a && b && y);
+      for (int r = 0; r < h; r++)
+        for (int c = 0; c < w; c++)
+          x[(size_t)r * w + c] = chain_x(r, c);
+      fg_graph *g = fg_graph_new("windows");
+      fg_type t = fg_type_image(FG_F32, h, w, 1);
+      fg_field *in = fg_input(g, "x", t);
+      fg_op *op = fg_op_begin(g, "a", 1, &t);
+      fg_write_tensor(op, 0, fg_addf(fg_mulf(fg_read_tensor(op, in), 0.5f),
+                                     1.0f));
+      fg_field *af = fg_op_end(op);
+      op = fg_op_begin(g, "b", 1, &t);
+      fg_expr *up = fg_read_tensor_at_border(op, af, FG_BORDER_MIRROR, 2,
+                                             fg_subi(fg_row(op), 3),
+                                             fg_column(op));
+      fg_expr *down = fg_read_tensor_at_border(op, af, FG_BORDER_REFLECT, 2,
+                                               fg_addi(fg_row(op), 2),
+                                               fg_column(op));
+      fg_write_tensor(op, 0, fg_sub(fg_add(up, fg_mulf(fg_read_tensor(op, af),
+                                                       2.0f)), down));
+      fg_field *bf = fg_op_end(op);
+      op = fg_op_begin(g, "y", 1, &t);
+      up = fg_read_tensor_at(op, bf, 2, fg_subi(fg_row(op), 1),
+                             fg_column(op));
+      down = fg_read_tensor_at(op, bf, 2, fg_addi(fg_row(op), 1),
+                               fg_column(op));
+      fg_expr *far = fg_read_tensor_at(op, in, 2, fg_addi(fg_row(op), 4),
+                                       fg_column(op));
+      fg_write_tensor(op, 0, fg_sub(fg_sub(fg_mul(up, down),
+                                           fg_read_tensor(op, af)), far));
+      fg_output(g, "y", fg_op_end(op));
+      fg_program *p = tu_compile(ctx, g);
+      const char *rep = fg_program_fusion_report(p);
+      if (on_cpu() && h >= 9)
+        ck_assert_msg(strstr(rep, "kernel 0: a; in bands, rows of a.out0 "
+                                  "kept only while read") &&
+                      strstr(rep, "rows of b.out0 kept only while read"),
+                      "report: %s", rep);
+      fg_context_stats before, after;
+      ck_assert_int_eq(fg_context_get_stats(ctx, &before), FG_OK);
+      const void *ins[1] = {x};
+      void *outs[1] = {y};
+      ck_assert_msg(fg_program_run(p, 1, ins, 1, outs) == FG_OK,
+                    "fg_program_run: %s", fg_context_errmsg(ctx));
+      ck_assert_int_eq(fg_context_get_stats(ctx, &after), FG_OK);
+      /* tall enough for tiles of bands: the windows were used */
+      if (on_cpu() && h >= 333)
+        ck_assert_uint_eq(after.windowed_chains, before.windowed_chains + 1);
+      if (!on_cpu() || h < 9)
+        ck_assert_uint_eq(after.windowed_chains, before.windowed_chains);
+      for (size_t i = 0; i < n; i++)
+        a[i] = x[i] * 0.5f + 1.0f;
+      for (int r = 0; r < h; r++)
+        for (int c = 0; c < w; c++)
+          b[(size_t)r * w + c] =
+              a[(size_t)border_index(r - 3, h, FG_BORDER_MIRROR) * w + c] +
+              a[(size_t)r * w + c] * 2.0f -
+              a[(size_t)border_index(r + 2, h, FG_BORDER_REFLECT) * w + c];
+      for (int r = 0; r < h; r++)
+        for (int c = 0; c < w; c++) {
+          float want =
+              b[(size_t)border_index(r - 1, h, FG_BORDER_CLAMP) * w + c] *
+                  b[(size_t)border_index(r + 1, h, FG_BORDER_CLAMP) * w + c] -
+              a[(size_t)r * w + c] -
+              x[(size_t)border_index(r + 4, h, FG_BORDER_CLAMP) * w + c];
+          ck_assert_msg(y[(size_t)r * w + c] == want, "%d threads, %d rows: "
+                        "y(%d, %d) is %g, expected %g", th, h, r, c,
+                        y[(size_t)r * w + c], want);
+        }
+      fg_program_free(p);
+      fg_graph_free(g);
+      free(x);
+      free(a);
+      free(b);
+      free(y);
+    }
+    tu_context_free(ctx);
+  }
+}
+END_TEST
+
+/* No windows where an intermediate is also an output, read by a kernel
+ * outside the chain or read across the field (wrap): the report keeps
+ * quiet and the launches use the fields' memory (the other outputs
+ * checked too). */
+START_TEST(test_bands_windows_only_for_private_rows) {
+  fg_context *ctx = tu_context();
+  fg_type t = fg_type_image(FG_F32, 400, 40, 1);
+  for (int v = 0; v < 3; v++) {
+    fg_graph *g = fg_graph_new("shared");
+    fg_field *in = fg_input(g, "x", t);
+    fg_field *a = fg_binary_scalar(g, FG_OP_MUL, in, 2.0);
+    fg_op *op = fg_op_begin(g, "v", 1, &t);
+    fg_write_tensor(op, 0, fg_read_tensor_at_border(
+                               op, a, v == 2 ? FG_BORDER_WRAP
+                                             : FG_BORDER_CLAMP,
+                               2, fg_addi(fg_row(op), 1), fg_column(op)));
+    fg_field *b = fg_op_end(op);
+    fg_output(g, "b", b);
+    if (v == 0)
+      fg_output(g, "a", a);             /* an output */
+    else if (v == 1)                    /* read after the chain */
+      fg_output(g, "s", fg_flip(g, a, false, true));
+    fg_program *p = tu_compile(ctx, g);
+    const char *rep = fg_program_fusion_report(p);
+    ck_assert_msg(!strstr(rep, "kept only while read"), "case %d: %s", v,
+                  rep);
+    if (on_cpu())
+      ck_assert_msg(strstr(rep, "in row bands"), "case %d: %s", v, rep);
+    float *x = calloc(400 * 40, sizeof *x), *o1 = calloc(400 * 40, sizeof *o1),
+          *o2 = calloc(400 * 40, sizeof *o2);   /* a, or a flipped */
+    ck_assert(x && o1 && o2);
+    for (int i = 0; i < 400 * 40; i++)
+      x[i] = (float)(i % 97);
+    fg_context_stats before, after;
+    ck_assert_int_eq(fg_context_get_stats(ctx, &before), FG_OK);
+    const void *ins[1] = {x};
+    void *outs[2] = {o1, o2};
+    ck_assert_msg(fg_program_run(p, 1, ins, v == 2 ? 1 : 2, outs) == FG_OK,
+                  "fg_program_run: %s", fg_context_errmsg(ctx));
+    ck_assert_int_eq(fg_context_get_stats(ctx, &after), FG_OK);
+    ck_assert_uint_eq(after.windowed_chains, before.windowed_chains);
+    for (int r = 0; r < 400; r++)
+      for (int c = 0; c < 40; c++) {
+        int rr = v == 2 ? (r + 1) % 400 : r + 1 < 400 ? r + 1 : 399;
+        ck_assert_msg(o1[r * 40 + c] == x[rr * 40 + c] * 2.0f,
+                      "case %d: b(%d, %d)", v, r, c);
+        rr = v == 1 ? 399 - r : r;
+        ck_assert_msg(v == 2 || o2[r * 40 + c] == x[rr * 40 + c] * 2.0f,
+                      "case %d: a(%d, %d)", v, r, c);
+      }
+    fg_program_free(p);
+    fg_graph_free(g);
+    free(x);
+    free(o1);
+    free(o2);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("bands");
   TCase *tc = tcase_create("core");
@@ -303,6 +469,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bands_blurs_exact_threads);
   tcase_add_test(tc, test_bands_user_chain_with_shared_output);
   tcase_add_test(tc, test_bands_report);
+  tcase_add_test(tc, test_bands_windows_exact);
+  tcase_add_test(tc, test_bands_windows_only_for_private_rows);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -173,6 +173,11 @@ typedef struct fg_context_stats {
   uint64_t copied;             /* run inputs and outputs copied to or from
                                   device memory (each run counts its
                                   program's own, not check mode's) */
+  uint64_t windowed_chains;    /* launches of kernel chains run in row
+                                  bands that kept their intermediate rows
+                                  in small windows, never in the fields'
+                                  memory (CPU backend; the fusion report
+                                  says which fields may) */
 } fg_context_stats;
 
 /* Creates a context; opt may be NULL.  On failure *out is NULL and, when
