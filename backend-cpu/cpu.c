@@ -540,7 +540,7 @@ fg_status fg__cpu_backend_new(const fg__config *cfg, fg__backend **out,
   cb->base.caps = (fg__caps){.fp64 = true, .int64_atomics = true,
                              .max_group_size = (size_t)1 << 20,
                              .max_buffers = FG_MAX_KERNEL_BUFFERS, .local_mem = LOCAL_MEM,
-                             .f32_div_rounded = true};
+                             .f32_div_rounded = true, .row_windows = true};
   *out = &cb->base;
   return FG_OK;
 }

@@ -107,6 +107,8 @@ typedef struct fg__caps {
                                 its kernel has column tables
                                 (fgk_emit_target) */
   bool fast_fma;             /* fma is an instruction of the device */
+  bool row_windows;          /* launch_band keeps band_private outputs in
+                                windows of rows (not FG_CAP_ROW_WINDOWS) */
 } fg__caps;
 
 /* Settings a backend is made with: fg_context_options resolved against

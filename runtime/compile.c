@@ -503,7 +503,7 @@ static bool read_in_chain_only(const fg_program *p, const fg__variant *v,
  * (fg__launch.band_private). */
 static fg_status plan_band_private(const fg_program *p, fg__variant *v,
                                    const fgf_plan *plan) {
-  for (int i = 0; i < v->n_k; i++) {
+  for (int i = 0; p->ctx->be->caps.row_windows && i < v->n_k; i++) {
     int start = i - v->k[i].band_len + 1;
     bool all = v->k[i].band_len > 0;
     for (int m = start; all && m < i; m++)

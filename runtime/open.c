@@ -17,7 +17,7 @@ static int parse_disable(const char *s, char *err, size_t errlen) {
   static const struct { const char *name; int bit; } caps[] = {
     {"fp64", FG_CAP_FP64}, {"int64_atomics", FG_CAP_INT64_ATOMICS},
     {"host_eval", FG_CAP_HOST_EVAL}, {"strips", FG_CAP_STRIPS},
-    {"zero_copy", FG_CAP_ZERO_COPY}};
+    {"zero_copy", FG_CAP_ZERO_COPY}, {"row_windows", FG_CAP_ROW_WINDOWS}};
   int bits = 0;
   while (*s) {
     size_t n = strcspn(s, ", ");
@@ -29,8 +29,8 @@ static int parse_disable(const char *s, char *err, size_t errlen) {
       }
     if (n && !found) {
       snprintf(err, errlen, "FG_DISABLE names '%.*s' (expected fp64, "
-               "int64_atomics, host_eval, strips or zero_copy, separated by "
-               "commas)",
+               "int64_atomics, host_eval, strips, zero_copy or row_windows, "
+               "separated by commas)",
                (int)n, s);
       return -1;
     }
@@ -128,6 +128,8 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   if (disable & FG_CAP_STRIPS)
     ctx->be->caps.strip = 1;
   fg__be_set_zero_copy(ctx->be, !(disable & FG_CAP_ZERO_COPY));
+  if (disable & FG_CAP_ROW_WINDOWS)
+    ctx->be->caps.row_windows = false;
   ctx->max_runs = opt && opt->max_runs > 0 ? opt->max_runs : 4;
   ctx->run_timeout_ms = opt ? opt->run_timeout_ms : 0;
   st = fg__ctx_loop_init(ctx, opt ? opt->loop : NULL, fg__ctx_process,

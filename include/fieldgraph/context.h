@@ -115,7 +115,13 @@ enum {
    * aligned memory; other runs copy).  Disabled, every run copies its
    * inputs to device buffers and its outputs back (to compare the two). */
   FG_CAP_ZERO_COPY = 1u << 4,
-  FG_CAP_ALL_ = (1u << 5) - 1
+  /* Not the device's: on the CPU backend, a chain of kernels run in row
+   * bands keeps intermediates that only later kernels of the chain read
+   * in small windows of rows ("kept only while read" in the fusion
+   * report; fg_context_stats.windowed_chains).  Disabled, they go to
+   * memory of their own size (to compare the two). */
+  FG_CAP_ROW_WINDOWS = 1u << 5,
+  FG_CAP_ALL_ = (1u << 6) - 1
 };
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
