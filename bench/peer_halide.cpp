@@ -9,6 +9,9 @@
 
 #include <Halide.h>
 
+#include <string>
+#include <vector>
+
 using namespace Halide;
 
 namespace {
@@ -219,6 +222,37 @@ extern "C" double peer_halide_app_harris(const float *src, float *dst, int w,
   Ix.compute_with(Iy, x);
   out.compile_jit(host_target());
   Buffer<float> ib = interleaved(src, w, h, 3), ob = planar(dst, w, h);
+  in.set(ib);
+  auto run = [&] { out.realize(ob); };
+  return median_of(run, -1, -1);
+}
+
+// W11: Halide's apps/stencil_chain: every stage computed per row of the
+// output and stored per strip (a sliding window through all of them).
+extern "C" double peer_halide_app_stencil_chain(const uint16_t *src,
+                                                uint16_t *dst, int w, int h,
+                                                int stages) {
+  Var x("x"), y("y"), yo("yo"), yi("yi");
+  ImageParam in(UInt(16), 2, "in");
+  std::vector<Func> stage;
+  stage.push_back(BoundaryConditions::repeat_edge(in));
+  for (int s = 0; s < stages; s++) {
+    Func f("stage" + std::to_string(s));
+    Expr acc = 12;
+    for (int dy = -2; dy <= 2; dy++)
+      for (int dx = -2; dx <= 2; dx++)
+        acc = acc + cast<int>(stage.back()(x + dx, y + dy));
+    f(x, y) = cast<uint16_t>(acc / 25);
+    stage.push_back(f);
+  }
+  Func out = stage.back();
+  const int vec = host_target().natural_vector_size<uint16_t>();
+  out.split(y, yo, yi, 64).parallel(yo).vectorize(x, vec);
+  for (int s = 1; s < stages; s++)
+    stage[s].store_at(out, yo).compute_at(out, yi).vectorize(x, vec);
+  out.compile_jit(host_target());
+  halide_dimension_t shape[2] = {{0, w, 1}, {0, h, w}};
+  Buffer<uint16_t> ib(const_cast<uint16_t *>(src), 2, shape), ob(dst, 2, shape);
   in.set(ib);
   auto run = [&] { out.realize(ob); };
   return median_of(run, -1, -1);

@@ -48,6 +48,10 @@ double peer_halide_app_blur(const uint16_t *in, uint16_t *out, int w, int h);
 double peer_halide_app_unsharp(const float *in, float *out, int w, int h,
                                const float k[4]);
 double peer_halide_app_harris(const float *in, float *out, int w, int h);
+/* apps/stencil_chain: `stages` 5x5 means (sum + 12) / 25 of u16 in a row,
+ * every stage slid along strips of rows of the output. */
+double peer_halide_app_stencil_chain(const uint16_t *in, uint16_t *out, int w,
+                                     int h, int stages);
 /* W4 with Halide: seconds per realize of y = x * 0.5 + 1 on w x h. */
 double peer_halide_small(const float *in, float *out, int w, int h);
 

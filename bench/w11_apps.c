@@ -11,7 +11,10 @@
  *            out = ratio * in (9 operators);
  *   harris   float3 3072 x 2048: grey, Ix and Iy (Sobel / 12), their
  *            products, 3x3 box sums of them, det - 0.04 trace^2
- *            (11 operators).
+ *            (11 operators);
+ *   stencil_chain  u16 3072 x 2048: 8 stencils in a row, each the 5x5
+ *            mean (sum + 12) / 25 of the one before (the app's shape;
+ *            Halide's schedule slides every stage along strips of rows).
  *
  * Edges repeat (Halide's repeat_edge on the input).  Where Halide's
  * stages read an intermediate outside the image (harris's box sums of
@@ -30,6 +33,7 @@
 #define W11_W 3072
 #define W11_H 2048
 #define W11_EDGE 4
+#define W11_STAGES 8   /* stencil_chain; its border differs 16 rows in */
 
 /* ---- the graphs ---------------------------------------------------------- */
 
@@ -174,6 +178,26 @@ static fg_graph *harris_graph(void) {
   return g;
 }
 
+static fg_graph *chain_graph(void) {
+  fg_type t = fg_type_scalar(FG_U16, fg_shape2(W11_H, W11_W));
+  fg_graph *g = fg_graph_new("w11_stencil_chain");
+  fg_field *f = fg_input(g, "in", t);
+  for (int s = 0; s < W11_STAGES; s++) {
+    char name[16];
+    snprintf(name, sizeof name, "stage%d", s);
+    fg_op *op = fg_op_begin(g, name, 1, &t);
+    fg_expr *acc = fg_int(op, 12);
+    for (int dr = -2; dr <= 2; dr++)
+      for (int dc = -2; dc <= 2; dc++)
+        acc = fg_add(acc, at(op, f, dr, dc));
+    fg_write_tensor(op, 0, fg_convert(fg_div(acc, fg_int(op, 25)), FG_U16, 1));
+    f = fg_op_end(op);
+  }
+  fg_output(g, "out", f);
+  fgb_check_graph(g, "W11 stencil_chain graph");
+  return g;
+}
+
 /* ---- C loops, one stage at a time ---------------------------------------- */
 
 typedef struct w11_job {
@@ -312,6 +336,40 @@ static void harris_c(void *ctx) {
   bench_parallel(W11_H, harris_out_rows, ctx);
 }
 
+typedef struct chain_job {
+  const uint16_t *src;
+  uint16_t *dst;
+} chain_job;
+
+static void chain_rows(void *ctx, int64_t b, int64_t e, int t) {
+  (void)t;
+  chain_job *j = ctx;
+  for (int y = (int)b; y < e; y++)
+    for (int x = 0; x < W11_W; x++) {
+      int acc = 12;
+      for (int dr = -2; dr <= 2; dr++) {
+        const uint16_t *row =
+            j->src + (int64_t)clampi(y + dr, 0, W11_H - 1) * W11_W;
+        for (int dc = -2; dc <= 2; dc++)
+          acc += row[clampi(x + dc, 0, W11_W - 1)];
+      }
+      j->dst[(int64_t)y * W11_W + x] = (uint16_t)(acc / 25);
+    }
+}
+
+/* in -> 8 stages, ping-pong through tmp; the last into out */
+static void chain_c(void *ctx) {
+  w11_job *j = ctx;
+  const uint16_t *src = j->in;
+  for (int s = 0; s < W11_STAGES; s++) {
+    uint16_t *dst = s == W11_STAGES - 1 ? j->out : s % 2 ? (uint16_t *)j->a
+                                                         : j->bx;
+    chain_job cj = {src, dst};
+    bench_parallel(W11_H, chain_rows, &cj);
+    src = dst;
+  }
+}
+
 /* ---- the table ----------------------------------------------------------- */
 
 /* Largest |a - b| over the interior of an h x w image of ch channels,
@@ -329,11 +387,12 @@ static double interior_err(const float *a, const float *b, int w, int h,
   return m;
 }
 
-static double interior_err_u16(const uint16_t *a, const uint16_t *b) {
+static double interior_err_u16(const uint16_t *a, const uint16_t *b, int w,
+                               int h, int edge) {
   int m = 0;
-  for (int y = W11_EDGE; y < W11_BH - W11_EDGE; y++)
-    for (int x = W11_EDGE; x < W11_BW - W11_EDGE; x++) {
-      size_t i = (size_t)y * W11_BW + x;
+  for (int y = edge; y < h - edge; y++)
+    for (int x = edge; x < w - edge; x++) {
+      size_t i = (size_t)y * w + x;
       int d = abs((int)a[i] - (int)b[i]);
       m = d > m ? d : m;
     }
@@ -352,7 +411,7 @@ static void w11_fg_rows(bench_table *tb, fg_context *ctx, fg_graph *g,
       printf("%s", fg_program_fusion_report(p));
     memset(out, 0, out_n);
     double sec = fgb_time(ctx, p, 1, (const void *[]){in}, 1, (void *[]){out});
-    double err = u16 ? interior_err_u16(out, ref)
+    double err = u16 ? interior_err_u16(out, ref, w, h, 2 * W11_STAGES)
                      : interior_err(out, ref, w, h, ch);
     char label[48];
     snprintf(label, sizeof label, "%s fieldgraph %s", app,
@@ -404,8 +463,8 @@ void bench_w11(fg_context *ctx) {
       }
   char title[160];
   snprintf(title, sizeof title, "W11 Halide's apps: blur u16 %dx%d, unsharp "
-           "and harris float3 %dx%d (%s)", W11_BW, W11_BH, W11_W, W11_H,
-           fg_context_backend_name(ctx));
+           "and harris float3 %dx%d, stencil_chain u16 (%s)", W11_BW, W11_BH,
+           W11_W, W11_H, fg_context_backend_name(ctx));
   bench_table tb;
   bench_table_init(&tb, title);
 
@@ -418,11 +477,13 @@ void bench_w11(fg_context *ctx) {
 #ifdef BENCH_HALIDE
   memset(bout, 0, nb * 2);
   double hs = peer_halide_app_blur(bin, bout, W11_BW, W11_BH);
-  h = halide_row(&tb, "blur", hs, interior_err_u16(bout, bref), io);
+  h = halide_row(&tb, "blur", hs,
+                 interior_err_u16(bout, bref, W11_BW, W11_BH, W11_EDGE), io);
   tb.rows[h].c = c;
 #endif
   fg_graph *g = blur_graph();
-  w11_fg_rows(&tb, ctx, g, "blur", bin, bout, nb * 2, bref, 1, 0, 0, 1, io, c, h);
+  w11_fg_rows(&tb, ctx, g, "blur", bin, bout, nb * 2, bref, 1, W11_BW, W11_BH,
+              1, io, c, h);
   fg_graph_free(g);
 
   /* unsharp */
@@ -462,6 +523,25 @@ void bench_w11(fg_context *ctx) {
   g = harris_graph();
   w11_fg_rows(&tb, ctx, g, "harris", in, out, np * sizeof(float), ref, 0, W11_W,
           W11_H, 1, io, c, h);
+  fg_graph_free(g);
+
+  /* stencil_chain, on the first W x H values of the blur's input */
+  j = (w11_job){.in = bin, .out = bref, .bx = btmp, .a = tmp[0]};
+  io = 2.0 * np * 2;
+  c = bench_row_add(&tb, "stencil_chain C loop, 8 passes",
+                    bench_median(chain_c, &j, -1, -1), io, 0);
+  h = -1;
+#ifdef BENCH_HALIDE
+  memset(bout, 0, np * 2);
+  hs = peer_halide_app_stencil_chain(bin, bout, W11_W, W11_H, W11_STAGES);
+  h = halide_row(&tb, "stencil_chain", hs,
+                 interior_err_u16(bout, bref, W11_W, W11_H, 2 * W11_STAGES),
+                 io);
+  tb.rows[h].c = c;
+#endif
+  g = chain_graph();
+  w11_fg_rows(&tb, ctx, g, "stencil_chain", bin, bout, np * 2, bref, 1, W11_W,
+              W11_H, 1, io, c, h);
   fg_graph_free(g);
 
   bench_table_print(&tb);
