@@ -16,8 +16,20 @@
 #include <stdlib.h>
 
 /* Whether x is _row + k, k + _row or _row - k with |k| <= FGF_BAND_REACH
- * (or _row itself); k. */
+ * (or _row itself), or such a row clamped to the field as a stencil
+ * written with explicit clamps reads it, clamp(_row + k, 0, _rows - 1)
+ * (the clamp border rule spelt out); k. */
 static bool row_plus(const fg_expr *x, long *k) {
+  long hi = 0;
+  if (x->kind == FGK_E_CALL && x->u.call.fn == FGK_FN_clamp &&
+      x->u.call.n == 3) {
+    const fg_expr *l = x->u.call.arg[1];
+    if (l->kind != FGK_E_CONST || !fgk_is_int(l->type.elem) ||
+        l->u.k.i != 0 || !fgk_thread_plus(x->u.call.arg[2], FG_ROWS, &hi) ||
+        hi != -1)
+      return false;
+    x = x->u.call.arg[0];
+  }
   return fgk_thread_plus(x, FG_ROW, k) && *k >= -FGF_BAND_REACH &&
          *k <= FGF_BAND_REACH;
 }

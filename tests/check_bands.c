@@ -9,7 +9,7 @@
  * first result is also an output and read by the third; chains whose
  * intermediates only later kernels of the chain read, which the CPU
  * backend keeps in windows of rows (exact at many heights), and those
- * whose intermediates it must not; the fusion report names the pairs on the CPU
+ * whose intermediates it must not; a blur written with explicit clamps; the fusion report names the pairs on the CPU
  * backend and no pair where the second kernel reads rows the first has
  * not made in order (a vertical flip) or that reads further than the
  * bands reach. */
@@ -470,6 +470,82 @@ START_TEST(test_bands_windows_only_for_private_rows) {
 }
 END_TEST
 
+/* A separable 5-tap sum written with explicit clamps, as a Cog stencil
+ * writes them (clamp(_row + d, 0, _rows - 1)): banded and windowed like
+ * the clamp border rule, exact against a C loop; a clamp to other rows
+ * (here _rows - 3) may read rows far from its own and is never paired. */
+static fg_field *sum5(fg_graph *g, fg_field *f, fg_type t, bool vertical,
+                      int hi_k) {
+  fg_op *op = fg_op_begin(g, vertical ? "v" : "h", 1, &t);
+  fg_expr *acc = NULL;
+  for (int d = -2; d <= 2; d++) {
+    fg_expr *r = fg_row(op), *c = fg_column(op);
+    if (vertical)
+      r = fg_clamp(fg_addi(r, d), fg_int(op, 0), fg_subi(fg_rows(op), hi_k));
+    else
+      c = fg_clamp(fg_addi(c, d), fg_int(op, 0),
+                   fg_subi(fg_columns(op), 1));
+    fg_expr *tap = fg_read_tensor_at(op, f, 2, r, c);
+    acc = acc ? fg_add(acc, tap) : tap;
+  }
+  fg_write_tensor(op, 0, acc);
+  return fg_op_end(op);
+}
+
+START_TEST(test_bands_explicit_clamps) {
+  const int h = 700, w = 53;
+  fg_context *ctx = tu_context();
+  for (int hi_k = 1; hi_k <= 3; hi_k += 2) {
+    fg_graph *g = fg_graph_new("clamps");
+    fg_type t = fg_type_image(FG_F32, h, w, 1);
+    fg_field *x = fg_input(g, "x", t);
+    fg_output(g, "y", sum5(g, sum5(g, x, t, false, 1), t, true, hi_k));
+    fg_program *p = tu_compile(ctx, g);
+    const char *rep = fg_program_fusion_report(p);
+    bool paired = strstr(rep, "kernel 1: v (in row bands with kernel 0, "
+                              "reading 2 rows either side)") != NULL;
+    bool kept = strstr(rep, "rows of h.out0 kept only while read") != NULL;
+    ck_assert_msg(paired == (on_cpu() && hi_k == 1) && kept == paired,
+                  "clamp to _rows - %d: %s", hi_k, rep);
+    float *in = malloc(sizeof(float) * h * w), *mid = malloc(sizeof(float) *
+                                                            h * w),
+          *out = malloc(sizeof(float) * h * w);
+    ck_assert(in && mid && out);
+    for (int i = 0; i < h * w; i++)
+      in[i] = (float)((i * 7919) % 1013) * 0.125f;
+    const void *ins[1] = {in};
+    void *outs[1] = {out};
+    ck_assert_msg(fg_program_run(p, 1, ins, 1, outs) == FG_OK,
+                  "fg_program_run: %s", fg_context_errmsg(ctx));
+    for (int r = 0; r < h; r++)
+      for (int c = 0; c < w; c++) {
+        float acc = 0;
+        for (int d = -2; d <= 2; d++) {
+          float v = in[r * w + border_index(c + d, w, FG_BORDER_CLAMP)];
+          acc = d == -2 ? v : acc + v;
+        }
+        mid[r * w + c] = acc;
+      }
+    for (int r = 0; r < h; r++)
+      for (int c = 0; c < w; c++) {
+        float acc = 0;
+        for (int d = -2; d <= 2; d++) {
+          int rr = r + d < 0 ? 0 : r + d > h - hi_k ? h - hi_k : r + d;
+          acc = d == -2 ? mid[rr * w + c] : acc + mid[rr * w + c];
+        }
+        ck_assert_msg(out[r * w + c] == acc, "clamp to _rows - %d: y(%d, %d) "
+                      "is %g, expected %g", hi_k, r, c, out[r * w + c], acc);
+      }
+    free(in);
+    free(mid);
+    free(out);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("bands");
   TCase *tc = tcase_create("core");
@@ -480,6 +556,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bands_report);
   tcase_add_test(tc, test_bands_windows_exact);
   tcase_add_test(tc, test_bands_windows_only_for_private_rows);
+  tcase_add_test(tc, test_bands_explicit_clamps);
   suite_add_tcase(s, tc);
   return s;
 }
