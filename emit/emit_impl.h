@@ -376,13 +376,6 @@ void fge_based_bounds(fgk_emitter *e, fgu_buf *out);
  * column of a's own input (fge_colref.reversed); fills r. */
 bool fge_read_column(const fgk_kernel *k, const fgk_access *a,
                      fge_colref *r);
-/* Whether int variable v of kernel k is set only by one loop for (v = a;
- * v < b (or <= b); v += 1), a and b small constants, nothing else
- * assigning it or taking its address; the least and greatest value it
- * holds anywhere (its declaration's 0 before the loop, the bound after
- * it) in lo and hi. */
-bool fge_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
-                       long *hi);
 /* Whether e's kernel reads at constant column offsets and the dialect
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */

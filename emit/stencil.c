@@ -47,64 +47,6 @@ static bool column_times(const fg_expr *x, long *s) {
          small_const(b, s) && *s >= 2 && *s <= 64;
 }
 
-/* The state of a walk looking for the statements that set a variable. */
-typedef struct counter_scan {
-  const fgk_var *v;
-  const fgk_stmt *loop;   /* the one for loop over v */
-  int loops;
-  bool bad;               /* assigned or its address taken */
-} counter_scan;
-
-static void counter_stmt(const fgk_stmt *s, void *arg) {
-  counter_scan *c = arg;
-  if (s->kind == FGK_S_FOR && s->u.for_.var == c->v) {
-    c->loop = s;
-    c->loops++;
-  } else if (s->kind == FGK_S_ASSIGN) {
-    const fg_expr *l = s->u.assign.lhs;
-    while (l->kind == FGK_E_SWIZZLE)
-      l = l->u.swz.a;
-    if ((l->kind == FGK_E_VAR && l->u.var == c->v) ||
-        (l->kind == FGK_E_INDEX && l->u.index.var == c->v))
-      c->bad = true;
-  }
-}
-
-static void counter_expr(const fg_expr *x, void *arg) {
-  counter_scan *c = arg;
-  if (x->kind == FGK_E_ADDR && x->u.addr->kind == FGK_E_VAR &&
-      x->u.addr->u.var == c->v)
-    c->bad = true;
-}
-
-bool fge_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
-                       long *hi) {
-  if (!k || v->ndims || v->local || v->volatile_ || v->type.width != 1 ||
-      v->type.elem != FG_I32)
-    return false;
-  counter_scan c = {.v = v};
-  fgk_visit_block(&k->body, &(fgk_visitor){.expr = counter_expr,
-                                          .stmt = counter_stmt, .arg = &c});
-  if (c.bad || c.loops != 1)
-    return false;
-  const fg_expr *init = c.loop->u.for_.init, *cond = c.loop->u.for_.cond,
-                *step = c.loop->u.for_.step;
-  long a, b, one;
-  if (!init || !cond || !step || !small_const(init, &a) ||
-      !small_const(step, &one) || one != 1 || cond->kind != FGK_E_BINARY ||
-      (cond->u.bin.op != FGK_LT && cond->u.bin.op != FGK_LE) ||
-      cond->u.bin.a->kind != FGK_E_VAR || cond->u.bin.a->u.var != v ||
-      !small_const(cond->u.bin.b, &b))
-    return false;
-  /* before the loop v holds its declaration's 0; after it, the first
-   * value past the bound (or a, when the loop never ran) */
-  long end = cond->u.bin.op == FGK_LT ? b : b + 1;
-  *lo = a < 0 ? a : 0;
-  *hi = end > a ? end : a;
-  *hi = *hi > 0 ? *hi : 0;
-  return true;
-}
-
 /* Whether x is s _column + v (either order) for a constant s in [2, 64]
  * and a counted loop's variable v of kernel k (fge_counter_range); fills
  * r's scale and variable. */
@@ -119,7 +61,7 @@ static bool column_times_plus_counter(const fgk_kernel *k, const fg_expr *x,
     b = t;
   }
   return b->kind == FGK_E_VAR && column_times(a, &r->scale) &&
-         fge_counter_range(k, b->u.var, &r->vlo, &r->vhi) &&
+         fgk_counter_range(k, b->u.var, &r->vlo, &r->vhi) &&
          (r->var = b, true);
 }
 

@@ -15,11 +15,13 @@
 
 #include <stdlib.h>
 
-/* Whether x is _row + k, k + _row or _row - k with |k| <= FGF_BAND_REACH
- * (or _row itself), or such a row clamped to the field as a stencil
- * written with explicit clamps reads it, clamp(_row + k, 0, _rows - 1)
- * (the clamp border rule spelt out); k. */
-static bool row_plus(const fg_expr *x, long *k) {
+/* Whether x is _row + d, d + _row or _row - d, d a constant or a counted
+ * loop's variable of kernel k (fgk_counter_range: a stencil's taps in a
+ * loop), |d| <= FGF_BAND_REACH (or _row itself), or such a row clamped
+ * to the field as a stencil written with explicit clamps reads it,
+ * clamp(_row + d, 0, _rows - 1) (the clamp border rule spelt out); the
+ * greatest |d|. */
+static bool row_plus(const fgk_kernel *k, const fg_expr *x, long *most) {
   long hi = 0;
   if (x->kind == FGK_E_CALL && x->u.call.fn == FGK_FN_clamp &&
       x->u.call.n == 3) {
@@ -30,11 +32,30 @@ static bool row_plus(const fg_expr *x, long *k) {
       return false;
     x = x->u.call.arg[0];
   }
-  return fgk_thread_plus(x, FG_ROW, k) && *k >= -FGF_BAND_REACH &&
-         *k <= FGF_BAND_REACH;
+  long d;
+  if (fgk_thread_plus(x, FG_ROW, &d)) {
+    *most = d < 0 ? -d : d;
+    return *most <= FGF_BAND_REACH;
+  }
+  if (x->kind != FGK_E_BINARY ||
+      (x->u.bin.op != FGK_ADD && x->u.bin.op != FGK_SUB))
+    return false;
+  const fg_expr *a = x->u.bin.a, *b = x->u.bin.b;
+  if (x->u.bin.op == FGK_ADD && b->kind == FGK_E_THREAD) {
+    const fg_expr *t = a;
+    a = b;
+    b = t;
+  }
+  long lo;
+  if (a->kind != FGK_E_THREAD || a->u.thread != FG_ROW ||
+      b->kind != FGK_E_VAR || !fgk_counter_range(k, b->u.var, &lo, &hi))
+    return false;
+  *most = -lo > hi ? -lo : hi;
+  return *most <= FGF_BAND_REACH;
 }
 
 typedef struct reach {
+  const fgk_kernel *k;
   int port;
   long most;      /* greatest |row offset| so far */
   bool ok;
@@ -57,11 +78,10 @@ static void reach_expr(const fg_expr *x, void *arg) {
   /* (row, column) or (layer, row, column); the layer is the only one of
    * a single-layer field, which the compile checks */
   if (x->u.read.ncoords < 2 ||
-      !row_plus(x->u.read.coord[x->u.read.ncoords - 2], &k)) {
+      !row_plus(r->k, x->u.read.coord[x->u.read.ncoords - 2], &k)) {
     r->ok = false;
     return;
   }
-  k = k < 0 ? -k : k;
   r->most = k > r->most ? k : r->most;
   if (x->u.read.border == FG_BORDER_WRAP)
     r->near_edges = false;
@@ -69,7 +89,8 @@ static void reach_expr(const fg_expr *x, void *arg) {
 
 bool fgf_band_reach(const fgk_kernel *k, int port, long *most,
                     bool *near_edges) {
-  reach r = {.port = port, .most = 0, .ok = true, .near_edges = true};
+  reach r = {.k = k, .port = port, .most = 0, .ok = true,
+             .near_edges = true};
   fgk_visit_block(&k->body, &(fgk_visitor){.expr = reach_expr, .arg = &r});
   *most = r.most;
   *near_edges = r.near_edges;

@@ -2,6 +2,7 @@
  * OpenCL spelling of IR types and the names of the atomic functions.  What
  * the builders, the fusion pass and the emitters look up alike. */
 #include "ir.h"
+#include "visit.h"
 
 const fgk_builtin_info fgk_builtins[FGK_FN_COUNT_] = {
 #define FGK__BUILTIN_ROW(name, arity, rule, ctmpl, clname, text) \
@@ -76,5 +77,73 @@ bool fgk_thread_plus(const fg_expr *x, fg_thread_const t, long *k) {
       !fgk_is_signed(b->type.elem) || b->u.k.i < -65536 || b->u.k.i > 65536)
     return false;
   *k = x->u.bin.op == FGK_ADD ? (long)b->u.k.i : -(long)b->u.k.i;
+  return true;
+}
+
+/* Whether x is a signed integer constant within +-65536; its value. */
+static bool counter_const(const fg_expr *x, long *v) {
+  if (x->kind != FGK_E_CONST || !fgk_is_int(x->type.elem) ||
+      !fgk_is_signed(x->type.elem) || x->u.k.i < -65536 ||
+      x->u.k.i > 65536)
+    return false;
+  *v = (long)x->u.k.i;
+  return true;
+}
+
+/* The state of a walk looking for the statements that set a variable. */
+typedef struct counter_scan {
+  const fgk_var *v;
+  const fgk_stmt *loop;   /* the one for loop over v */
+  int loops;
+  bool bad;               /* assigned or its address taken */
+} counter_scan;
+
+static void counter_stmt(const fgk_stmt *s, void *arg) {
+  counter_scan *c = arg;
+  if (s->kind == FGK_S_FOR && s->u.for_.var == c->v) {
+    c->loop = s;
+    c->loops++;
+  } else if (s->kind == FGK_S_ASSIGN) {
+    const fg_expr *l = s->u.assign.lhs;
+    while (l->kind == FGK_E_SWIZZLE)
+      l = l->u.swz.a;
+    if ((l->kind == FGK_E_VAR && l->u.var == c->v) ||
+        (l->kind == FGK_E_INDEX && l->u.index.var == c->v))
+      c->bad = true;
+  }
+}
+
+static void counter_expr(const fg_expr *x, void *arg) {
+  counter_scan *c = arg;
+  if (x->kind == FGK_E_ADDR && x->u.addr->kind == FGK_E_VAR &&
+      x->u.addr->u.var == c->v)
+    c->bad = true;
+}
+
+bool fgk_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
+                       long *hi) {
+  if (!k || v->ndims || v->local || v->volatile_ || v->type.width != 1 ||
+      v->type.elem != FG_I32)
+    return false;
+  counter_scan c = {.v = v};
+  fgk_visit_block(&k->body, &(fgk_visitor){.expr = counter_expr,
+                                          .stmt = counter_stmt, .arg = &c});
+  if (c.bad || c.loops != 1)
+    return false;
+  const fg_expr *init = c.loop->u.for_.init, *cond = c.loop->u.for_.cond,
+                *step = c.loop->u.for_.step;
+  long a, b, one;
+  if (!init || !cond || !step || !counter_const(init, &a) ||
+      !counter_const(step, &one) || one != 1 || cond->kind != FGK_E_BINARY ||
+      (cond->u.bin.op != FGK_LT && cond->u.bin.op != FGK_LE) ||
+      cond->u.bin.a->kind != FGK_E_VAR || cond->u.bin.a->u.var != v ||
+      !counter_const(cond->u.bin.b, &b))
+    return false;
+  /* before the loop v holds its declaration's 0; after it, the first
+   * value past the bound (or a, when the loop never ran) */
+  long end = cond->u.bin.op == FGK_LT ? b : b + 1;
+  *lo = a < 0 ? a : 0;
+  *hi = end > a ? end : a;
+  *hi = *hi > 0 ? *hi : 0;
   return true;
 }

@@ -300,5 +300,13 @@ static inline int fgk_fp_merge(int a, int b) {
 /* Whether x is t + k, k + t or t - k for thread constant t and a signed
  * integer constant k within +-65536 (k = 0 when x is t itself); k. */
 bool fgk_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
+/* Whether int variable v of kernel k is set only by one loop for (v = a;
+ * v < b (or <= b); v += 1), a and b small constants, nothing else
+ * assigning it or taking its address; the least and greatest value it
+ * holds anywhere (its declaration's 0 before the loop, the bound after
+ * it) in lo and hi.  (A stencil's taps in a loop: emit/stencil.c,
+ * fuse/bands.c.) */
+bool fgk_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
+                       long *hi);
 
 #endif

@@ -9,7 +9,8 @@
  * first result is also an output and read by the third; chains whose
  * intermediates only later kernels of the chain read, which the CPU
  * backend keeps in windows of rows (exact at many heights), and those
- * whose intermediates it must not; a blur written with explicit clamps; the fusion report names the pairs on the CPU
+ * whose intermediates it must not; a blur written with explicit clamps
+ * and one whose taps are a counted loop; the fusion report names the pairs on the CPU
  * backend and no pair where the second kernel reads rows the first has
  * not made in order (a vertical flip) or that reads further than the
  * bands reach. */
@@ -546,6 +547,59 @@ START_TEST(test_bands_explicit_clamps) {
 }
 END_TEST
 
+/* A vertical stencil whose taps are a counted loop, for (i = -3; i <= 3;
+ * i++) acc += f(_row + i, _column) (mirror border), after a map: paired
+ * and windowed, exact against a C loop.  The reach counted is 4, the
+ * value i keeps after the loop (fgk_counter_range does not look at where
+ * the read is). */
+START_TEST(test_bands_loop_taps) {
+  const int h = 611, w = 29;
+  fg_context *ctx = tu_context();
+  fg_graph *g = fg_graph_new("loop_taps");
+  fg_type t = fg_type_image(FG_F32, h, w, 1);
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *m = fg_binary_scalar(g, FG_OP_MUL, x, 0.5);
+  fg_op *op = fg_op_begin(g, "taps", 1, &t);
+  fg_expr *i = fg_var(op, FG_I32, 1), *acc = fg_var(op, FG_F32, 1);
+  fg_assign(acc, fg_float(op, 0.0f));
+  fg_for(i, fg_int(op, -3), fg_le(i, fg_int(op, 3)), fg_int(op, 1));
+  fg_assign(acc, fg_add(acc, fg_read_tensor_at_border(
+                                 op, m, FG_BORDER_MIRROR, 2,
+                                 fg_add(fg_row(op), i), fg_column(op))));
+  fg_end(op);
+  fg_write_tensor(op, 0, acc);
+  fg_output(g, "y", fg_op_end(op));
+  fg_program *p = tu_compile(ctx, g);
+  const char *rep = fg_program_fusion_report(p);
+  if (on_cpu())
+    ck_assert_msg(strstr(rep, "kernel 1: taps (in row bands with kernel 0, "
+                              "reading 4 rows either side)") &&
+                  strstr(rep, "kept only while read"), "report: %s", rep);
+  float *in = malloc(sizeof(float) * h * w), *out = malloc(sizeof(float) *
+                                                           h * w);
+  ck_assert(in && out);
+  for (int k = 0; k < h * w; k++)
+    in[k] = (float)((k * 104729) % 2011) - 1000.0f;
+  ck_assert_msg(fg_program_run(p, 1, (const void *[]){in}, 1,
+                               (void *[]){out}) == FG_OK,
+                "fg_program_run: %s", fg_context_errmsg(ctx));
+  for (int r = 0; r < h; r++)
+    for (int c = 0; c < w; c++) {
+      float want = 0.0f;
+      for (int d = -3; d <= 3; d++)
+        want = want +
+               in[border_index(r + d, h, FG_BORDER_MIRROR) * w + c] * 0.5f;
+      ck_assert_msg(out[r * w + c] == want, "y(%d, %d) is %g, expected %g",
+                    r, c, out[r * w + c], want);
+    }
+  free(in);
+  free(out);
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("bands");
   TCase *tc = tcase_create("core");
@@ -557,6 +611,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bands_windows_exact);
   tcase_add_test(tc, test_bands_windows_only_for_private_rows);
   tcase_add_test(tc, test_bands_explicit_clamps);
+  tcase_add_test(tc, test_bands_loop_taps);
   suite_add_tcase(s, tc);
   return s;
 }
