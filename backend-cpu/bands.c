@@ -53,7 +53,9 @@ typedef struct band {
   int nbuf[FG_BAND_STAGES];
   int n_win;                  /* windowed: the private outputs */
   struct window *win;
-  size_t scratch;             /* windowed: bytes of a tile's scratch */
+  size_t scratch;             /* windowed: bytes of a tile's scratch: */
+  size_t tables;              /* the windows, then from here each kernel's
+                                 pointer table */
   int failed;                 /* windowed: a tile had no scratch (atomic) */
   fgp_pool *pool;
   fg__done_fn done;
@@ -149,9 +151,7 @@ static void band_window_tile(band *l, int64_t a, int64_t b) {
     return;
   }
   void **ptr[FG_BAND_STAGES];
-  size_t at = 0;
-  for (int i = 0; i < l->n_win; i++)
-    at += (size_t)(l->win[i].cap * l->win[i].row_bytes) + 128;
+  size_t at = l->tables;
   for (int s = 0; s < n; s++) {
     ptr[s] = (void **)(mem + at);
     memcpy(ptr[s], l->l[s]->ptr, (size_t)l->nbuf[s] * sizeof(void *));
@@ -239,7 +239,8 @@ static bool band_windows(band *l, const fg__launch *d) {
         for (int j = 0; j < d[r].nbuf; j++)
           if (d[r].bufs[j]->p == w->own)
             w->readers |= 1u << r;
-      at += (size_t)(w->cap * w->row_bytes) + 128;
+      /* a kernel may load a few bytes past a row's last element */
+      at += ((size_t)(w->cap * w->row_bytes) + 64 + 63) & ~(size_t)63;
     }
   }
   /* two windows of one buffer would not hold one content */
@@ -247,9 +248,10 @@ static bool band_windows(band *l, const fg__launch *d) {
     for (int j = 0; j < l->n_win; j++)
       if (i != j && l->win[i].own == l->win[j].own)
         return false;
+  l->tables = at;
   for (int s = 0; s < n; s++)
     at += (size_t)d[s].nbuf * sizeof(void *);
-  l->scratch = at + 64;
+  l->scratch = at;
   return true;
 }
 
