@@ -7,7 +7,9 @@
  * Two ways.  Where every output of the chain but the last kernel's is
  * read by the next kernel alone (fg__launch.band_private), each tile of
  * rows keeps those outputs in windows of a few rows in its worker's
- * scratch memory (fgp_scratch) and makes every row it reads itself, the
+ * memory (fgp_ring: rings mapped twice in a row, so that a window
+ * advances without moving its rows; else fgp_scratch, rows moved to its
+ * start) and makes every row it reads itself, the
  * rows within reach of its neighbours' included: the intermediates never
  * go to memory at all (Halide's store_at / compute_at with a sliding
  * window, the tiles' overlaps recomputed).  Otherwise the intermediates
@@ -125,12 +127,23 @@ typedef struct window {
   size_t offset;
 } window;
 
+/* Where a tile keeps window w's rows: at mem, from row first on; in a
+ * ring of `ring` bytes (fgp_ring) at row first's place in it, or flat
+ * (ring 0) at mem's start, rows moved there as the window advances. */
+typedef struct tile_window {
+  char *mem;
+  size_t ring;
+  int64_t first;
+} tile_window;
+
 /* Points kernel w->stage and w's readers (their pointer tables ptr) at
- * window w, at base, row `first` at base's start.  The pointer lies
- * before base by first rows: kernels add the row back. */
+ * tile window t: row first where t keeps it.  The pointer lies before
+ * that by first rows: kernels add the row back. */
 static void window_point(const band *l, void **ptr[], const window *w,
-                         char *base, int64_t first) {
-  void *at = (void *)((uintptr_t)base - (uintptr_t)(first * w->row_bytes));
+                         const tile_window *t) {
+  uintptr_t row = (uintptr_t)(t->first * w->row_bytes);
+  void *at = (void *)((uintptr_t)t->mem + (t->ring ? row % t->ring : 0) -
+                      row);
   for (int s = w->stage; s < l->n; s++)
     for (int j = 0; (s == w->stage || (w->readers >> s & 1)) &&
                     j < l->nbuf[s]; j++)
@@ -164,10 +177,14 @@ static void band_window_tile(band *l, int64_t a, int64_t b) {
     lo[s - 1] = lo[s] - l->reach[s] > 0 ? lo[s] - l->reach[s] : 0;
     hi[s - 1] = hi[s] + l->reach[s] < rows ? hi[s] + l->reach[s] : rows;
   }
-  int64_t first[FG_BAND_STAGES * 8];
+  tile_window tw[FGP_RINGS];
   for (int i = 0; i < l->n_win; i++) {
-    first[i] = lo[l->win[i].stage];
-    window_point(l, ptr, &l->win[i], mem + l->win[i].offset, first[i]);
+    const window *w = &l->win[i];
+    size_t ring = 0;
+    char *r = fgp_ring(i, (size_t)(w->cap * w->row_bytes), &ring);
+    tw[i] = (tile_window){r ? r : mem + w->offset, r ? ring : 0,
+                          lo[w->stage]};
+    window_point(l, ptr, w, &tw[i]);
   }
   while (lo[n - 1] < hi[n - 1]) {
     if (__atomic_load_n(l->l[0]->stop, __ATOMIC_ACQUIRE))
@@ -180,19 +197,20 @@ static void band_window_tile(band *l, int64_t a, int64_t b) {
         continue;
       for (int i = 0; i < l->n_win; i++) {
         const window *w = &l->win[i];
-        if (w->stage != s || e <= first[i] + w->cap)
+        tile_window *t = &tw[i];
+        if (w->stage != s || e <= t->first + w->cap)
           continue;
-        /* the rows its readers still read to the window's start */
+        /* the window starts at the first row its readers still read */
         int64_t keep = lo[s];
         for (int r = s + 1; r < n; r++)
           if (w->readers >> r & 1 && lo[r] - l->reach[r] < keep)
             keep = lo[r] - l->reach[r];
-        keep = keep > first[i] ? keep : first[i];
-        char *base = mem + w->offset;
-        memmove(base, base + (keep - first[i]) * w->row_bytes,
-                (size_t)((lo[s] - keep) * w->row_bytes));
-        first[i] = keep;
-        window_point(l, ptr, w, base, keep);
+        keep = keep > t->first ? keep : t->first;
+        if (!t->ring)
+          memmove(t->mem, t->mem + (keep - t->first) * w->row_bytes,
+                  (size_t)((lo[s] - keep) * w->row_bytes));
+        t->first = keep;
+        window_point(l, ptr, w, t);
       }
       const launch *k = l->l[s];
       k->fn(ptr[s], k->dims, lo[s], e, 0, k->cols, k->stop);
@@ -213,7 +231,7 @@ static bool band_windows(band *l, const fg__launch *d) {
     for (int o = 0; o < d[s].nbuf; o++)
       count += d[s].band_private[o];
   }
-  if (count == 0 || count > FG_BAND_STAGES * 8 ||
+  if (count == 0 || count > FGP_RINGS ||
       !(l->win = calloc((size_t)count, sizeof *l->win)))
     return false;
   int64_t rows = l->l[0]->rows, step = BAND_ROWS;

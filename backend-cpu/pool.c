@@ -3,8 +3,9 @@
  * (nothing spins), claim one task at a time under the lock (tasks are
  * tiles, a few per thread, so the lock is cold) and the worker that
  * finishes a job's last task calls its done function.  Each worker has
- * scratch memory of its own (fgp_scratch). */
+ * scratch memory of its own (fgp_scratch, fgp_ring). */
 #include "pool.h"
+#include "ring.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@ typedef struct job {
 typedef struct scratch {
   void *p;
   size_t bytes;
+  fgr_ring ring[FGP_RINGS];
 } scratch;
 
 struct fgp_pool {
@@ -52,6 +54,17 @@ void *fgp_scratch(size_t bytes) {
     s->bytes = want;
   }
   return s->p;
+}
+
+void *fgp_ring(int i, size_t bytes, size_t *size) {
+  scratch *s = my_scratch;
+  if (!s || i < 0 || i >= FGP_RINGS)
+    return NULL;
+  fgr_ring *r = &s->ring[i];
+  if (r->size < bytes && !fgr_ring_map(r, bytes))
+    return NULL;
+  *size = r->size;
+  return r->base;
 }
 
 static void *worker(void *arg) {
@@ -146,8 +159,11 @@ void fgp_free(fgp_pool *p) {
   pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->nworkers; i++)
     pthread_join(p->threads[i], NULL);
-  for (int i = 0; p->scratch && i < p->nworkers; i++)
+  for (int i = 0; p->scratch && i < p->nworkers; i++) {
     free(p->scratch[i].p);
+    for (int r = 0; r < FGP_RINGS; r++)
+      fgr_ring_unmap(&p->scratch[i].ring[r]);
+  }
   free(p->scratch);
   free(p->threads);
   pthread_cond_destroy(&p->wake);

@@ -26,6 +26,13 @@ int fgp_submit(fgp_pool *p, int64_t n, fgp_task_fn fn, void *arg,
  * freed with the pool.  NULL on a thread that is no pool's worker, or
  * when out of memory. */
 void *fgp_scratch(size_t bytes);
+/* Ring `i` (0 <= i < FGP_RINGS) of the calling worker thread: memory of
+ * at least `bytes` mapped twice in a row (ring.h), kept and grown as
+ * fgp_scratch keeps its memory; its size in *size.  NULL on a thread that
+ * is no pool's worker, for i out of range, or when the system cannot map
+ * it. */
+#define FGP_RINGS 64
+void *fgp_ring(int i, size_t bytes, size_t *size);
 /* Worker threads in the pool. */
 int fgp_threads(const fgp_pool *p);
 /* Finishes every queued job, then stops and joins the workers; NULL does
