@@ -6,6 +6,7 @@
 #ifndef FG_CPU_POOL_H
 #define FG_CPU_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,9 @@ void *fgp_scratch(size_t bytes);
  * it. */
 #define FGP_RINGS 64
 void *fgp_ring(int i, size_t bytes, size_t *size);
+/* Tests: off, fgp_ring answers NULL in every pool, as where the system
+ * cannot map a ring, so that its callers' other way runs. */
+void fgp_test_rings(bool on);
 /* Worker threads in the pool. */
 int fgp_threads(const fgp_pool *p);
 /* Finishes every queued job, then stops and joins the workers; NULL does

@@ -14,6 +14,7 @@
  * backend and no pair where the second kernel reads rows the first has
  * not made in order (a vertical flip) or that reads further than the
  * bands reach. */
+#include "backend-cpu/pool.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -315,7 +316,7 @@ static float chain_x(int r, int c) {
   return (float)((r * 37 + c * 11) % 29) * 0.25f - 3.0f;
 }
 
-START_TEST(test_bands_windows_exact) {
+static void windows_exact(void) {
   static const int heights[] = {1, 2, 5, 9, 64, 333, 1001};
   const int w = 67;
   for (int th = 1; th <= 5; th += 2) {
@@ -408,6 +409,17 @@ START_TEST(test_bands_windows_exact) {
     }
     tu_context_free(ctx);
   }
+}
+
+START_TEST(test_bands_windows_exact) { windows_exact(); }
+END_TEST
+
+/* The same where no ring can be mapped: windows in flat memory, their
+ * rows moved to its start as they advance. */
+START_TEST(test_bands_windows_exact_flat) {
+  fgp_test_rings(false);
+  windows_exact();
+  fgp_test_rings(true);
 }
 END_TEST
 
@@ -609,6 +621,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bands_user_chain_with_shared_output);
   tcase_add_test(tc, test_bands_report);
   tcase_add_test(tc, test_bands_windows_exact);
+  tcase_add_test(tc, test_bands_windows_exact_flat);
   tcase_add_test(tc, test_bands_windows_only_for_private_rows);
   tcase_add_test(tc, test_bands_explicit_clamps);
   tcase_add_test(tc, test_bands_loop_taps);
