@@ -423,6 +423,85 @@ START_TEST(test_bands_windows_exact_flat) {
 }
 END_TEST
 
+/* The longest chain (8 kernels), each reading the one before at its own
+ * reach and border rule, the last also reading the first: every
+ * intermediate in a window of its own, exact against a C loop, tall and
+ * short, one thread and four. */
+START_TEST(test_bands_windows_long_chain) {
+  static const int reach[8] = {0, 1, 5, 2, 3, 1, 4, 2};
+  static const fg_border rule[8] = {FG_BORDER_CLAMP, FG_BORDER_MIRROR,
+                                    FG_BORDER_REFLECT, FG_BORDER_CLAMP,
+                                    FG_BORDER_MIRROR, FG_BORDER_REFLECT,
+                                    FG_BORDER_CLAMP, FG_BORDER_MIRROR};
+  static const int heights[] = {37, 150, 1003};
+  const int w = 21;
+  for (int th = 1; th <= 4; th += 3) {
+    fg_context *ctx = context_threads(th);
+    for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++) {
+      int h = heights[hi];
+      size_t n = (size_t)h * w;
+      fg_graph *g = fg_graph_new("long");
+      fg_type t = fg_type_image(FG_I32, h, w, 1);
+      fg_field *f[8], *x = fg_input(g, "x", t);
+      for (int k = 0; k < 8; k++) {
+        fg_op *op = fg_op_begin(g, "k", 1, &t);
+        fg_field *src = k ? f[k - 1] : x;
+        fg_expr *up = fg_read_tensor_at_border(op, src, rule[k], 2,
+                                               fg_subi(fg_row(op), reach[k]),
+                                               fg_column(op));
+        fg_expr *down = fg_read_tensor_at_border(
+            op, src, rule[(k + 3) % 8], 2, fg_addi(fg_row(op), reach[k]),
+            fg_column(op));
+        fg_expr *v = fg_sub(fg_mul(up, fg_int(op, 3)), down);
+        if (k == 7)
+          v = fg_add(v, fg_read_tensor(op, f[0]));
+        fg_write_tensor(op, 0, fg_band(v, fg_int(op, 0xffff)));
+        f[k] = fg_op_end(op);
+      }
+      fg_output(g, "y", f[7]);
+      fg_program *p = tu_compile(ctx, g);
+      const char *rep = fg_program_fusion_report(p);
+      if (on_cpu() && h >= 150)
+        ck_assert_msg(strstr(rep, "kernel 7: k (in row bands with kernel 6") &&
+                      strstr(rep, "kernel 6: k (in row bands with kernel 5, "
+                                  "reading 4 rows either side); in bands, "
+                                  "rows of"), "report: %s", rep);
+      int32_t *buf[9];
+      for (int k = 0; k < 9; k++) {
+        buf[k] = malloc(n * sizeof **buf);
+        ck_assert_ptr_nonnull(buf[k]);
+      }
+      for (size_t i = 0; i < n; i++)
+        buf[0][i] = (int32_t)((i * 2654435761u) >> 18);
+      int32_t *got = malloc(n * sizeof *got);
+      ck_assert_ptr_nonnull(got);
+      ck_assert_msg(fg_program_run(p, 1, (const void *[]){buf[0]}, 1,
+                                   (void *[]){got}) == FG_OK,
+                    "fg_program_run: %s", fg_context_errmsg(ctx));
+      for (int k = 0; k < 8; k++)
+        for (int r = 0; r < h; r++)
+          for (int c = 0; c < w; c++) {
+            int32_t up = buf[k][border_index(r - reach[k], h, rule[k]) * w + c];
+            int32_t dn = buf[k][border_index(r + reach[k], h,
+                                             rule[(k + 3) % 8]) * w + c];
+            int32_t v = up * 3 - dn + (k == 7 ? buf[1][r * w + c] : 0);
+            buf[k + 1][r * w + c] = v & 0xffff;
+          }
+      for (size_t i = 0; i < n; i++)
+        ck_assert_msg(got[i] == buf[8][i], "%d threads, %d rows: y(%zu, %zu) "
+                      "is %d, expected %d", th, h, i / w, i % w, got[i],
+                      buf[8][i]);
+      for (int k = 0; k < 9; k++)
+        free(buf[k]);
+      free(got);
+      fg_program_free(p);
+      fg_graph_free(g);
+    }
+    tu_context_free(ctx);
+  }
+}
+END_TEST
+
 /* No windows where an intermediate is also an output, read by a kernel
  * outside the chain or read across the field (wrap): the report keeps
  * quiet and the launches use the fields' memory (the other outputs
@@ -622,6 +701,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bands_report);
   tcase_add_test(tc, test_bands_windows_exact);
   tcase_add_test(tc, test_bands_windows_exact_flat);
+  tcase_add_test(tc, test_bands_windows_long_chain);
   tcase_add_test(tc, test_bands_windows_only_for_private_rows);
   tcase_add_test(tc, test_bands_explicit_clamps);
   tcase_add_test(tc, test_bands_loop_taps);
