@@ -502,6 +502,112 @@ START_TEST(test_bands_windows_long_chain) {
 }
 END_TEST
 
+/* Random chains with a fixed seed: 2 to 6 kernels, each reading the one
+ * before at two rows of random reach (0 to 7) and border rule (wrap
+ * included, which keeps the full fields) and a random column, now and
+ * then an earlier result at its own row, now and then an intermediate
+ * that is also an output; random heights (tall enough for tiles of bands
+ * or not) and widths, 1 to 4 threads.  Every output exact against a C
+ * loop: both ways of running bands, windows or not, on shapes nobody
+ * chose. */
+static uint32_t rnd(uint32_t *s, uint32_t n) {
+  *s = *s * 1664525u + 1013904223u;
+  return (*s >> 8) % n;
+}
+
+START_TEST(test_bands_random_chains) {
+  uint32_t seed = 20261127;
+  for (int round = 0; round < 32; round++) {
+    int n = 2 + (int)rnd(&seed, 5), h = 2 + (int)rnd(&seed, 1200);
+    int w = 1 + (int)rnd(&seed, 120), th = 1 + (int)rnd(&seed, 4);
+    int up[6], dn[6], dc[6], side[6], out_too[6];
+    fg_border bu[6], bd[6];
+    for (int k = 0; k < n; k++) {
+      up[k] = (int)rnd(&seed, 8);
+      dn[k] = (int)rnd(&seed, 8);
+      dc[k] = (int)rnd(&seed, 5) - 2;
+      /* clamp, mirror, reflect; wrap (full fields) one time in 16 */
+      bu[k] = rnd(&seed, 16) ? (fg_border)rnd(&seed, 3) : FG_BORDER_WRAP;
+      bd[k] = rnd(&seed, 16) ? (fg_border)rnd(&seed, 3) : FG_BORDER_WRAP;
+      side[k] = k >= 2 && rnd(&seed, 3) == 0 ? (int)rnd(&seed, (uint32_t)k - 1)
+                                             : -1;
+      out_too[k] = k < n - 1 && rnd(&seed, 10) == 0;
+    }
+    fg_context *ctx = context_threads(th);
+    fg_graph *g = fg_graph_new("random");
+    fg_type t = fg_type_image(FG_I32, h, w, 1);
+    fg_field *f[7];
+    f[0] = fg_input(g, "x", t);
+    int n_out = 0;
+    for (int k = 0; k < n; k++) {
+      fg_op *op = fg_op_begin(g, "k", 1, &t);
+      fg_expr *c = fg_clamp(fg_addi(fg_column(op), dc[k]), fg_int(op, 0),
+                            fg_subi(fg_columns(op), 1));
+      fg_expr *a = fg_read_tensor_at_border(op, f[k], bu[k], 2,
+                                            fg_subi(fg_row(op), up[k]), c);
+      fg_expr *b = fg_read_tensor_at_border(op, f[k], bd[k], 2,
+                                            fg_addi(fg_row(op), dn[k]),
+                                            fg_column(op));
+      fg_expr *v = fg_sub(fg_mul(a, fg_int(op, 5)), b);
+      if (side[k] >= 0)
+        v = fg_add(v, fg_read_tensor(op, f[side[k] + 1]));
+      fg_write_tensor(op, 0, fg_band(v, fg_int(op, 0xfffff)));
+      f[k + 1] = fg_op_end(op);
+      if (out_too[k] || k == n - 1) {
+        char name[8];
+        snprintf(name, sizeof name, "y%d", k);
+        fg_output(g, name, f[k + 1]);
+        n_out++;
+      }
+    }
+    fg_program *p = tu_compile(ctx, g);
+    size_t np = (size_t)h * w;
+    int32_t *ref[7], *got[7];
+    void *outs[7];
+    for (int k = 0; k <= n; k++) {
+      ref[k] = malloc(np * sizeof **ref);
+      got[k] = malloc(np * sizeof **got);
+      ck_assert(ref[k] && got[k]);
+    }
+    for (size_t i = 0; i < np; i++)
+      ref[0][i] = (int32_t)((i * 2654435761u + (uint32_t)round) >> 13);
+    for (int k = 0, o = 0; k < n; k++)
+      if (out_too[k] || k == n - 1)
+        outs[o++] = got[k + 1];
+    ck_assert_msg(fg_program_run(p, 1, (const void *[]){ref[0]}, n_out,
+                                 outs) == FG_OK,
+                  "fg_program_run: %s", fg_context_errmsg(ctx));
+    for (int k = 0; k < n; k++)
+      for (int r = 0; r < h; r++)
+        for (int c = 0; c < w; c++) {
+          int cc = c + dc[k] < 0 ? 0 : c + dc[k] >= w ? w - 1 : c + dc[k];
+          int32_t a = ref[k][border_index(r - up[k], h, bu[k]) * w + cc];
+          int32_t b = ref[k][border_index(r + dn[k], h, bd[k]) * w + c];
+          int32_t v = a * 5 - b + (side[k] >= 0 ? ref[side[k] + 1][r * w + c]
+                                                : 0);
+          ref[k + 1][r * w + c] = v & 0xfffff;
+        }
+    for (int k = 0; k < n; k++) {
+      if (!out_too[k] && k != n - 1)
+        continue;
+      for (size_t i = 0; i < np; i++)
+        ck_assert_msg(got[k + 1][i] == ref[k + 1][i], "round %d (%d kernels, "
+                      "%d x %d, %d threads): output of kernel %d at (%zu, "
+                      "%zu) is %d, expected %d\n%s", round, n, h, w, th, k,
+                      i / w, i % w, got[k + 1][i], ref[k + 1][i],
+                      fg_program_fusion_report(p));
+    }
+    for (int k = 0; k <= n; k++) {
+      free(ref[k]);
+      free(got[k]);
+    }
+    fg_program_free(p);
+    fg_graph_free(g);
+    tu_context_free(ctx);
+  }
+}
+END_TEST
+
 /* No windows where an intermediate is also an output, read by a kernel
  * outside the chain or read across the field (wrap): the report keeps
  * quiet and the launches use the fields' memory (the other outputs
@@ -702,6 +808,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bands_windows_exact);
   tcase_add_test(tc, test_bands_windows_exact_flat);
   tcase_add_test(tc, test_bands_windows_long_chain);
+  tcase_add_test(tc, test_bands_random_chains);
   tcase_add_test(tc, test_bands_windows_only_for_private_rows);
   tcase_add_test(tc, test_bands_explicit_clamps);
   tcase_add_test(tc, test_bands_loop_taps);
