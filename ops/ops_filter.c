@@ -36,21 +36,47 @@ static fg_expr *tap(fg_op *op, fg_field *in, int dr, int dc, fg_border b) {
                              fg_addi(fg_column(op), dc), (int)b, 0.0);
 }
 
+/* Whether e's values summed 129 at a time fit an int exactly. */
+static bool small_int(fg_elem e) {
+  return e == FG_U8 || e == FG_I8 || e == FG_U16 || e == FG_I16;
+}
+
 /* One operator: out(r, c) = sum of w[i] in(r + dr[i], c + dc[i]) over the
- * taps with nonzero weight, in order, converted to out_elem. */
+ * taps with nonzero weight, in order, converted to out_elem.  Grouped
+ * (the separable blurs): the taps of equal weight are summed first, in
+ * order, and each sum multiplied once, the groups in the order of their
+ * first tap (a Gaussian's mirrored pair, a box's every tap); inputs of at
+ * most 16 bits sum as int, exactly, and convert once. */
 static fg_field *weighted(fg_graph *g, const char *name, fg_field *in,
                           int ntaps, const int *dr, const int *dc,
-                          const double *w, fg_border b, fg_elem out_elem) {
+                          const double *w, fg_border b, fg_elem out_elem,
+                          bool grouped) {
   fg_type t = fg_field_type(in);
   int n = fg_type_tensor_elements(t);
   fg_elem ae = fgo_acc(t.elem);
+  fg_elem se = small_int(t.elem) ? FG_I32 : ae;
   fg_type ot = t;
   ot.elem = out_elem;
   fg_op *op = fg_op_begin(g, name, 1, &ot);
   fg_expr *acc = fg_var(op, ae, n);
-  for (int i = 0; i < ntaps; i++)
-    if (w[i] != 0.0)
+  bool done[2 * 64 + 1] = {false};
+  for (int i = 0; i < ntaps; i++) {
+    if (w[i] == 0.0 || done[i])
+      continue;
+    if (!grouped || ntaps > 2 * 64 + 1) {
       accumulate(op, acc, tap(op, in, dr[i], dc[i], b), ae, w[i]);
+      continue;
+    }
+    fg_expr *sum = fg_var(op, se, n);
+    fg_assign(sum, fg_convert(tap(op, in, dr[i], dc[i], b), se, n));
+    for (int j = i + 1; j < ntaps; j++)
+      if (w[j] == w[i]) {
+        fg_assign(sum, fg_add(sum, fg_convert(tap(op, in, dr[j], dc[j], b),
+                                              se, n)));
+        done[j] = true;
+      }
+    accumulate(op, acc, sum, ae, w[i]);
+  }
   fg_write_tensor(op, 0, fgo_from_acc(acc, out_elem));
   return fg_op_end(op);
 }
@@ -79,7 +105,8 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
       dc[i] = i % kcols - kcols / 2;
       w[i] = weights[i];
     }
-    out = weighted(g, name, in, nt, dr, dc, w, border, fg_field_type(in).elem);
+    out = weighted(g, name, in, nt, dr, dc, w, border, fg_field_type(in).elem,
+                   false);
   } else {
     fg_graph_set_error(g, FG_ENOMEM, "convolve: out of memory");
   }
@@ -90,7 +117,8 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
 }
 
 /* A separable filter: a horizontal pass of w[0..2r] into an f32 (f64)
- * field, then a vertical pass back to the input's element type. */
+ * field, then a vertical pass back to the input's element type; each pass
+ * sums the taps of equal weight before it multiplies (weighted). */
 static fg_field *separable(fg_graph *g, const char *hname, const char *vname,
                            fg_field *in, int r, const double *w, fg_border b) {
   int nt = 2 * r + 1;
@@ -98,8 +126,8 @@ static fg_field *separable(fg_graph *g, const char *hname, const char *vname,
   for (int i = 0; i < nt; i++)
     dr[i] = dc[i] = i - r;
   fg_elem e = fg_field_type(in).elem;
-  fg_field *h = weighted(g, hname, in, nt, zero, dc, w, b, fgo_acc(e));
-  return weighted(g, vname, h, nt, dr, zero, w, b, e);
+  fg_field *h = weighted(g, hname, in, nt, zero, dc, w, b, fgo_acc(e), true);
+  return weighted(g, vname, h, nt, dr, zero, w, b, e, true);
 }
 
 fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,

@@ -64,21 +64,37 @@ static int border_index(int i, int n, fg_border b) {
 }
 
 /* A separable blur of an h x w image of n u8 channels as the operator
- * library defines it: each pass sums w[i] * tap in order from 0 in
- * float, the products rounded on their own; the horizontal pass keeps
- * floats, the vertical one rounds to nearest even and saturates. */
+ * library defines it: each pass sums the taps of equal weight (a
+ * Gaussian's mirrored pair, a box's every tap; in int for the u8 input,
+ * in float for the f32 intermediate), multiplies each sum by its weight
+ * and adds the products in the order of the groups' first taps; the
+ * horizontal pass keeps floats, the vertical one rounds to nearest even
+ * and saturates. */
 static void blur_ref(const uint8_t *in, int h, int w, int n, int rad,
                      const float *wt, fg_border b, uint8_t *out) {
   float *mid = malloc(sizeof *mid * (size_t)h * (size_t)w * (size_t)n);
   ck_assert_ptr_nonnull(mid);
+  int first[2 * 64 + 1];      /* each tap's group: its first equal tap */
+  for (int i = 0; i <= 2 * rad; i++) {
+    first[i] = i;
+    for (int j = 0; j < i && first[i] == i; j++)
+      if (wt[j] == wt[i])
+        first[i] = j;
+  }
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       for (int c = 0; c < n; c++) {
         float acc = 0.0f;
         for (int i = 0; i <= 2 * rad; i++) {
-          int xx = border_index(x + i - rad, w, b);
-          float v = xx < 0 ? 0.0f : (float)in[((size_t)y * w + xx) * n + c];
-          float p = v * wt[i];
+          if (first[i] != i)
+            continue;
+          int sum = 0;
+          for (int j = i; j <= 2 * rad; j++) {
+            int xx = border_index(x + j - rad, w, b);
+            if (first[j] == i && xx >= 0)
+              sum += in[((size_t)y * w + xx) * n + c];
+          }
+          float p = (float)sum * wt[i];
           acc = acc + p;
         }
         mid[((size_t)y * w + x) * n + c] = acc;
@@ -88,9 +104,19 @@ static void blur_ref(const uint8_t *in, int h, int w, int n, int rad,
       for (int c = 0; c < n; c++) {
         float acc = 0.0f;
         for (int i = 0; i <= 2 * rad; i++) {
-          int yy = border_index(y + i - rad, h, b);
-          float v = yy < 0 ? 0.0f : mid[((size_t)yy * w + x) * n + c];
-          float p = v * wt[i];
+          if (first[i] != i)
+            continue;
+          float sum = 0.0f;
+          bool any = false;
+          for (int j = i; j <= 2 * rad; j++) {
+            if (first[j] != i)
+              continue;
+            int yy = border_index(y + j - rad, h, b);
+            float v = yy < 0 ? 0.0f : mid[((size_t)yy * w + x) * n + c];
+            sum = any ? sum + v : v;
+            any = true;
+          }
+          float p = sum * wt[i];
           acc = acc + p;
         }
         float r = rintf(acc);

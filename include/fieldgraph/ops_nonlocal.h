@@ -56,8 +56,10 @@ fg_field *fg_convolve(fg_graph *g, fg_field *in, int krows, int kcols,
                       const float *weights, fg_border border);
 /* Separable Gaussian: sigma > 0 and radius 0 takes radius ceil(3 sigma);
  * sigma 0 takes OpenCV's 0.3 (radius - 1) + 0.8; weights normalized to
- * sum 1; a horizontal pass into an f32 field, then a vertical pass;
- * non-local (two kernels). */
+ * sum 1; a horizontal pass into an f32 field, then a vertical pass, each
+ * summing a mirrored pair of taps before multiplying it by its weight (in
+ * int for inputs of at most 16 bits, exactly), the pairs from the outside
+ * in, the centre last; non-local (two kernels). */
 fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
                            fg_border border);
 /* Unsharp mask: in + amount (in - fg_gaussian_blur(in, sigma)), computed
@@ -67,8 +69,8 @@ fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
  * second). */
 fg_field *fg_unsharp(fg_graph *g, fg_field *in, double sigma, double amount,
                      fg_border border);
-/* Mean over the (2 radius + 1)^2 box, separable as fg_gaussian_blur;
- * non-local. */
+/* Mean over the (2 radius + 1)^2 box, separable as fg_gaussian_blur
+ * (each pass sums its taps, then multiplies once); non-local. */
 fg_field *fg_box_blur(fg_graph *g, fg_field *in, int radius, fg_border border);
 /* Sobel 3x3 derivatives along columns (*gx, [-1 0 1] x [1 2 1]^T) and rows
  * (*gy), as f32 (f64 for f64) fields of in's tensor width, one operator
