@@ -406,9 +406,15 @@ static launch *launch_new(cpu_backend *cb, fg__kbin *k, const fg__launch *d,
   int threads = fgp_threads(cb->pool);
   /* A few tiles per thread balance uneven rows; tiny work runs as one
    * tile.  Partials are few threads, each with much work: every one may
-   * be its own tile. */
-  *work = d->kind == FG__LAUNCH_PARTIALS ? d->partials * d->work_per_item
-                                         : points;
+   * be its own tile.  A map whose threads loop counts what they read
+   * (a 256-bin histogram of 4096 x 4096 floats is 1024 threads that
+   * each count 4 rows: one tile, on one thread, until it counted so) */
+  if (d->kind == FG__LAUNCH_PARTIALS)
+    *work = d->partials * d->work_per_item;
+  else if (d->kind == FG__LAUNCH_MAP && d->work_per_item > 1)
+    *work = points * d->work_per_item;
+  else
+    *work = points;
   bool heavy = d->kind == FG__LAUNCH_PARTIALS && *work >= SMALL_WORK;
   int64_t want = *work < SMALL_WORK ? 1 : (int64_t)threads * 4;
   l->by_columns = l->rows < want &&
