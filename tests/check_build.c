@@ -593,6 +593,53 @@ START_TEST(test_build_axis_reductions_column_lanes) {
 }
 END_TEST
 
+/* A transpose walks its tile in blocks of columns (emit/blocks.c), 64
+ * per byte of its pixel rounded up to a power of two, at most 512: u8
+ * 64, u8x3 256, f32x3 512; every element lands where a C loop puts it,
+ * the last block of 700 columns a partial one. */
+START_TEST(test_build_transpose_blocks_by_pixel_bytes) {
+  char dir[] = "/tmp/fg-blocks-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  enum { H = 700, W = 300 };
+  static uint8_t in[H * W * 12], out[H * W * 12];
+  for (int i = 0; i < H * W * 12; i++)
+    in[i] = (uint8_t)((i * 2654435761u) >> 11);
+  const fg_elem elem[3] = {FG_U8, FG_U8, FG_F32};
+  const int comps[3] = {1, 3, 3};
+  for (int c = 0; c < 3; c++) {
+    fg_graph *g = fg_graph_new("transpose");
+    fg_type t = comps[c] == 1
+                    ? fg_type_scalar(elem[c], fg_shape2(H, W))
+                    : fg_type_vector(elem[c], fg_shape2(H, W), comps[c]);
+    fg_output(g, "y", fg_transpose(g, fg_input(g, "x", t)));
+    fg_program *p = tu_compile(ctx, g);
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 1,
+                                    (void *[]){out}), FG_OK);
+    size_t px = fg_elem_size(elem[c]) * (size_t)comps[c];
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++)
+        ck_assert_msg(!memcmp(out + ((size_t)x * H + y) * px,
+                              in + ((size_t)y * W + x) * px, px),
+                      "pixel of %zu bytes at (%d, %d)", px, y, x);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  ck_assert_int_eq(sources_with(sub, "fgk_cb += 64)"), 1);
+  ck_assert_int_eq(sources_with(sub, "fgk_cb += 256)"), 1);
+  ck_assert_int_eq(sources_with(sub, "fgk_cb += 512)"), 1);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
 /* A kernel that gathers (a transpose: each thread reads at computed
  * coordinates) gets a copy of its threads indexing in 32 bits, which
  * small inputs run: every element lands where a C loop puts it, for
@@ -817,6 +864,7 @@ int main(void) {
   tcase_add_test(tc, test_build_math_kernels_interleave);
   tcase_add_test(tc, test_build_axis_reductions_jam_columns);
   tcase_add_test(tc, test_build_axis_reductions_column_lanes);
+  tcase_add_test(tc, test_build_transpose_blocks_by_pixel_bytes);
   tcase_add_test(tc, test_build_gathers_index_in_32_bits);
   tcase_add_test(tc, test_build_vector_values_split_before_vectorizing);
   suite_add_tcase(s, tc);
