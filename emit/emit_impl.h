@@ -418,8 +418,9 @@ bool fge_jam_columns(const fgk_emitter *e);
 bool fge_jam_lanes(fgk_emitter *e);
 /* Whether v is one of those counters, a scalar among the lanes' arrays. */
 bool fge_lane_uniform(const fgk_emitter *e, const fgk_var *v);
-/* Columns a block of lanes runs. */
+/* Columns a block of lanes runs, and the most bytes its arrays take. */
 #define FGE_LANES 128
+#define FGE_LANES_BYTES 65536
 /* Whether the C dialect adds a copy of e's threads that index their
  * gathers in 32 bits, for small enough inputs (emit/index32.c). */
 bool fge_index32(const fgk_emitter *e);

@@ -120,6 +120,14 @@ static bool uniform(const fgk_emitter *e, const fg_expr *x) {
   }
 }
 
+/* Adds the bytes of the lanes' array of each variable s declares. */
+static void lane_bytes(const fgk_stmt *s, void *arg) {
+  if (s->kind == FGK_S_DECL)
+    *(size_t *)arg += (size_t)FGE_LANES * fg_elem_size(s->u.decl->type.elem) *
+                      (size_t)(s->u.decl->type.width == 3
+                                   ? 4 : s->u.decl->type.width);
+}
+
 /* Whether straight block b assigns v. */
 static bool assigns_var(const fgk_block *b, const fgk_var *v) {
   for (const fgk_stmt *s = b->first; s; s = s->next)
@@ -158,7 +166,11 @@ bool fge_jam_lanes(fgk_emitter *e) {
       return false;
     }
   }
-  if (!e->n_lane_uniform)
+  /* the arrays live on the stack of a pool thread */
+  size_t bytes = 0;
+  fgk_visit_block(&k->body, &(fgk_visitor){.stmt = lane_bytes,
+                                           .arg = &bytes});
+  if (!e->n_lane_uniform || bytes > FGE_LANES_BYTES)
     return false;
   for (const fgk_stmt *s = k->body.first; s; s = s->next) {
     if (s->kind == FGK_S_ASSIGN &&
