@@ -60,6 +60,18 @@
  * thread: 15 -> 4.7 ms for the kernel alone).  Kernels whose groups are
  * at most 8 wide compile to the same code. */
 #define FLAGS_GROUPS "-mllvm", "-max-interleave-group-factor=16",
+/* No -mprefer-vector-width=256, though on AMD Zen 4 clang 14 (znver3
+ * tuning with AVX-512) widens loops to 512 bits where an Intel target
+ * prefers 256: measured on a Zen 4, one thread (BENCH_CLOCK=cpu
+ * BENCH_THREADS=1 BENCH_REPS=3, least of three alternated runs of W1 W2
+ * W3 W6 W8 W9 W10 W11), it costs more than it gains: W2 fused 9.6 -> 11.3
+ * ms, W8 scale_offset u8x3 3.6 -> 4.8, W9 filter2D 3x3 u8x3 9.3 -> 11.6,
+ * addWeighted 5.1 -> 6.1, grey->rgb 1.7 -> 2.2, W10 tone (through opt)
+ * 19.7 -> 27.5, W11 blur 12.9 -> 14.1; it gains on area resizes (W8 /4
+ * u8x3 13.5 -> 6.5, W9 downsample2 12.5 -> 5.5) and W3 dot (5.8 -> 5.2),
+ * gains for those kernels to take on their own.  Outputs are the same
+ * bits either way.  Kernels calling emit/math_c.c's routines ask for
+ * 512-bit registers themselves (min_vector_width, emit/dialect_c.c). */
 #if defined(__x86_64__)
 #define FLAGS_TARGET "-fno-slp-vectorize", "-mno-avx512bw",
 #else
@@ -363,9 +375,15 @@ launch *fgc_launch_new(cpu_backend *cb, fg__kbin *k, const fg__launch *d,
   int threads = fgp_threads(cb->pool);
   /* A few tiles per thread balance uneven rows; tiny work runs as one
    * tile.  Partials are few threads, each with much work: every one may
-   * be its own tile. */
-  *work = d->kind == FG__LAUNCH_PARTIALS ? d->partials * d->work_per_item
-                                         : points;
+   * be its own tile.  A map whose threads loop counts what they read
+   * (a 256-bin histogram of 4096 x 4096 floats is 1024 threads that
+   * each count 4 rows: one tile, on one thread, until it counted so) */
+  if (d->kind == FG__LAUNCH_PARTIALS)
+    *work = d->partials * d->work_per_item;
+  else if (d->kind == FG__LAUNCH_MAP && d->work_per_item > 1)
+    *work = points * d->work_per_item;
+  else
+    *work = points;
   bool heavy = d->kind == FG__LAUNCH_PARTIALS && *work >= SMALL_WORK;
   int64_t want = *work < SMALL_WORK ? 1 : (int64_t)threads * 4;
   l->by_columns = l->rows < want &&

@@ -842,6 +842,14 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
   if (e->interior_body.s && fge_stencil_bounds(e, o)) {
     /* a stencil: the interior columns first, then the others */
     fge_based_bounds(e, o);
+    /* whole blocks of column lanes first, their loops outside
+     * (emit/jam.c), then the interior's last columns one by one */
+    const char *from = e->lanes_body.s ? "fgk_lj" : "fgk_lo";
+    if (e->lanes_body.s)
+      fgu_buf_printf(o, "    long fgk_lj = fgk_lo;\n"
+                     "    for (; fgk_lj + %d <= fgk_hi; fgk_lj += %d) {\n"
+                     "      const long fgk_cb = fgk_lj;\n%s    }\n",
+                     FGE_LANES, FGE_LANES, e->lanes_body.s);
     fgu_buf_puts(o, jam);
     int n = e->interior_flat;
     if (n > 1)   /* over the row's elements (emit/flat.c) */
@@ -849,8 +857,8 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
                      "%d; ++fgk_j) {\n      const long fgk_c = fgk_j / %d;\n"
                      "%s%s    }\n", n, n, n, thread, e->interior_body.s);
     else
-      fgu_buf_printf(o, "    for (long fgk_c = fgk_lo; fgk_c < fgk_hi; ++fgk_c) "
-                     "{\n%s%s    }\n", thread, e->interior_body.s);
+      fgu_buf_printf(o, "    for (long fgk_c = %s; fgk_c < fgk_hi; ++fgk_c) "
+                     "{\n%s%s    }\n", from, thread, e->interior_body.s);
     fgu_buf_puts(o, "    for (long fgk_c = fgk_lo == fgk_c0 ? fgk_hi : fgk_c0;"
                  " fgk_c < fgk_c1;\n         fgk_c = fgk_c + 1 == fgk_lo ? "
                  "fgk_hi : fgk_c + 1) {\n");
@@ -976,4 +984,5 @@ const fgk_dialect_i fgk_dialect_c = {
   .reduce_block_pragma =
     "      #pragma clang loop vectorize(disable) interleave(disable)\n",
   .reduce_vector_fold = true,
+  .jam_lanes = true,
 };

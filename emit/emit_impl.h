@@ -117,6 +117,9 @@ typedef struct fgk_dialect_i {
    * computes the values, which the loop vectorizer widens, so the lanes
    * stay in vector registers without the SLP vectorizer. */
   bool reduce_vector_fold;
+  /* Whether a stencil's interior may run in blocks of column lanes, its
+   * loops outside (emit/jam.c; the C dialect). */
+  bool jam_lanes;
   /* Optional: a vector comparison whose result (the IR's type t, a vector
    * of signed integers) the dialect types otherwise is emitted between
    * vcompare_open and vcompare_close, which convert it to t (clang's C
@@ -125,6 +128,9 @@ typedef struct fgk_dialect_i {
   bool (*vcompare_open)(fgk_emitter *e, fgk_type t);
   void (*vcompare_close)(fgk_emitter *e, fgk_type t);
 } fgk_dialect_i;
+
+/* Most loop counters of a kernel whose interior runs in lanes. */
+#define FGE_LANE_COUNTERS 8
 
 /* Column loops nested deeper than this clamp their reads as before. */
 #define FGE_IN_COLS_MAX 8
@@ -191,6 +197,12 @@ struct fgk_emitter {
   fgu_buf coltab_pre_text; /* the loop body filling them */
   int col_block;       /* > 0: the C dialect walks a tile in blocks of this
                           many columns, its rows inside (emit/blocks.c) */
+  bool lanes;          /* emitting the column lanes' copy of the body
+                          (emit/jam.c): private variables but the lane
+                          counters are arrays indexed by fgk_k */
+  const fgk_var *lane_uniform[FGE_LANE_COUNTERS]; /* those counters */
+  int n_lane_uniform;
+  fgu_buf lanes_body;  /* that copy, when there is one */
   int rescan;          /* 0, or 1 + the reduction whose first point the
                           body being emitted looks for (emit/reduce.c):
                           its write compares, every other write is left
@@ -393,6 +405,15 @@ bool fge_flat_skipped(const fgk_emitter *e, const fgk_stmt *s);
  * thread that loops over a reduced axis or taps in straight code
  * (emit/jam.c). */
 bool fge_jam_columns(const fgk_emitter *e);
+/* Whether such a kernel's interior also runs FGE_LANES columns at a time,
+ * its loops outside (emit/jam.c): every loop's bounds are the same in
+ * each column; sets e's lane counters. */
+bool fge_jam_lanes(fgk_emitter *e);
+/* Whether v is one of those counters, a scalar among the lanes' arrays. */
+bool fge_lane_uniform(const fgk_emitter *e, const fgk_var *v);
+/* Columns a block of lanes runs, and the most bytes its arrays take. */
+#define FGE_LANES 128
+#define FGE_LANES_BYTES 65536
 /* Whether the C dialect adds a copy of e's threads that index their
  * gathers in 32 bits, for small enough inputs (emit/index32.c). */
 bool fge_index32(const fgk_emitter *e);

@@ -77,7 +77,7 @@ static const char *const thread_name[FG_THREAD_CONST_COUNT_] = {
   "_groupLayer", "_groupRow", "_groupColumn"};
 
 /* A variable's name; in per-thread mode a private one is an array of the
- * group's threads. */
+ * group's threads, in the lanes' copy one of the block's columns. */
 void fge_var_name(fgk_emitter *e, const fgk_var *v) {
   if (v->id < 0 && e->acc_name) {
     fgk_putf(e, "%s[0]", e->acc_name);
@@ -86,6 +86,8 @@ void fge_var_name(fgk_emitter *e, const fgk_var *v) {
   fgk_putf(e, "v%d", v->id);
   if (e->per_thread && !v->local)
     fgk_put(e, "[fgk_lt]");
+  else if (e->lanes && !v->local && !fge_lane_uniform(e, v))
+    fgk_put(e, "[fgk_k]");
 }
 
 bool fge_is_split(const fgk_emitter *e, const fgk_var *v) {

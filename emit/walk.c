@@ -470,6 +470,8 @@ static void declare_vars(fgk_emitter *e, const fgk_block *b) {
                e->d->type_name(v->type), v->id);
       if (e->per_thread)
         fgk_putf(e, "[%d]", e->k->local[0] * e->k->local[1]);
+      else if (e->lanes && !fge_lane_uniform(e, v))
+        fgk_putf(e, "[%d]", FGE_LANES);
       for (int i = 0; i < v->ndims; i++)
         fgk_putf(e, "[%d]", v->dims[i]);
       fgk_put(e, ";\n");
@@ -492,6 +494,75 @@ static void declare_vars(fgk_emitter *e, const fgk_block *b) {
       break;
     }
   }
+}
+
+/* ---- column lanes (emit/jam.c) -------------------------------------------
+ * The interior of a kernel whose loops are the same in every column, for
+ * FGE_LANES columns from fgk_cb: the top-level statements in order, each
+ * run of per-column ones a loop over the columns, each loop over the
+ * columns inside, and what sets the counters once. */
+
+static void lanes_open(fgk_emitter *e) {
+  fge_line(e);
+  fgk_putf(e, "for (int fgk_k = 0; fgk_k < %d; ++fgk_k) {\n", FGE_LANES);
+  e->indent++;
+  fge_line(e);
+  fgk_put(e, "const long fgk_c = fgk_cb + fgk_k;\n");
+  fge_line(e);
+  fgk_put(e, "const int _column = (int)fgk_c;\n");
+  fge_line(e);
+  fgk_put(e, "const long fgk_i = fgk_t * _columns + fgk_c;\n");
+  fge_line(e);
+  fgk_put(e, "(void)_column; (void)fgk_i;\n");
+}
+
+static void lanes_close(fgk_emitter *e) {
+  e->indent--;
+  fge_line(e);
+  fgk_put(e, "}\n");
+}
+
+/* Whether top-level statement s is the same in every column. */
+static bool lanes_uniform_stmt(const fgk_emitter *e, const fgk_stmt *s) {
+  return (s->kind == FGK_S_DECL && fge_lane_uniform(e, s->u.decl)) ||
+         (s->kind == FGK_S_ASSIGN && s->u.assign.lhs->kind == FGK_E_VAR &&
+          fge_lane_uniform(e, s->u.assign.lhs->u.var));
+}
+
+static void lanes_block(fgk_emitter *e, const fgk_block *b) {
+  bool open = false;
+  for (const fgk_stmt *s = b->first; s; s = s->next) {
+    bool per_column = s->kind != FGK_S_FOR && !lanes_uniform_stmt(e, s);
+    if (per_column && !open)
+      lanes_open(e);
+    else if (!per_column && open)
+      lanes_close(e);
+    open = per_column;
+    if (s->kind != FGK_S_FOR) {
+      stmt(e, s);
+      continue;
+    }
+    const fgk_var *v = s->u.for_.var;
+    fge_line(e);
+    fgk_put(e, "for (");
+    fge_var_name(e, v);
+    fgk_put(e, " = ");
+    fgk_ex_as_type(e, s->u.for_.init, v->type);
+    bool poll = !counted(s);
+    fgk_put(e, poll ? "; fgk_go(fgk_stop) && (" : "; ");
+    fgk_ex(e, s->u.for_.cond);
+    fgk_put(e, poll ? "); " : "; ");
+    fge_var_name(e, v);
+    fgk_put(e, " += ");
+    fgk_ex_as_type(e, s->u.for_.step, v->type);
+    open_block(e);
+    lanes_open(e);
+    block(e, &s->u.for_.body);
+    lanes_close(e);
+    close_block(e);
+  }
+  if (open)
+    lanes_close(e);
 }
 
 int fge_strip(const fgk_kernel *k, fgk_dialect d, int strip) {
@@ -637,9 +708,20 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     e.flat = e.interior_flat = fge_flat_width(&e);
     declare_vars(&e, &k->body);
     block(&e, &k->body);
-    e.interior = false;
     e.flat = 0;
     e.interior_body = e.out;
+    e.out = (fgu_buf){0};
+    if (fge_jam_lanes(&e)) {
+      /* and its copy in blocks of column lanes (emit/jam.c) */
+      e.lanes = true;
+      e.indent = 3;
+      declare_vars(&e, &k->body);
+      lanes_block(&e, &k->body);
+      e.lanes = false;
+      e.lanes_body = e.out;
+      e.out = (fgu_buf){0};
+    }
+    e.interior = false;
     e.out = border;
   }
   if (k->reduce.kind == FGK_REDUCE_FOREIGN) {
@@ -688,11 +770,13 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
                          : e.d->close_kernel);
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
              e.zero_locals.oom || e.interior_body.oom || e.hoist.oom ||
+             e.lanes_body.oom ||
              e.coltab_decl.oom || e.coltab_pre_text.oom;
   fge_coltab_free(&e);
   fge_hoist_free(&e);
   free(e.flat_skip);
   fgu_buf_free(&e.interior_body);
+  fgu_buf_free(&e.lanes_body);
   fgu_buf_free(&e.out);
   fgu_buf_free(&e.help);
   fgu_buf_free(&e.names);

@@ -60,7 +60,9 @@ typedef struct fg__launch {
   int64_t threads[3];
   int group[2];              /* GROUPED: (rows, columns) */
   int64_t partials;          /* PARTIALS: how many items */
-  int64_t work_per_item;     /* PARTIALS: points each item folds */
+  int64_t work_per_item;     /* PARTIALS: points each item folds; MAP:
+                                about the points each thread's loops read
+                                (0: no loops), for tiling */
   const bool *zero;          /* NULL, or nbuf flags: buffers the backend
                                 sets to zero before the kernel runs */
   const int *copy_from;      /* NULL, or nbuf: -1, or the buffer whose

@@ -70,6 +70,30 @@ static void kernel_needs(const fgk_kernel *k, fg__needs *n) {
                                            .stmt = stmt_needs, .arg = n});
 }
 
+static void stmt_loops(const fgk_stmt *s, void *arg) {
+  *(bool *)arg |= s->kind == FGK_S_FOR || s->kind == FGK_S_WHILE;
+}
+
+/* What a thread of map kernel k over `points` threads reads in its loops,
+ * by the sizes of its inputs: the points of its largest input over its
+ * threads where its threads loop (a histogram's thousand threads count a
+ * 4096 x 4096 field, an axis reduction's read every layer), else 0.  The
+ * backend tiles on points times this (a kernel of few threads with long
+ * loops is no small launch to run on the calling thread). */
+static int64_t loop_work(const fg_program *p, const fgf_kernel *fk,
+                         const fgk_kernel *k, int64_t points) {
+  bool loops = false;
+  fgk_visit_block(&k->body, &(fgk_visitor){.stmt = stmt_loops,
+                                           .arg = &loops});
+  int64_t most = 0;
+  for (int i = 0; loops && i < k->n_in; i++) {
+    int64_t n = fg_shape_points(p->f[fk->in_field[i]].type.field);
+    most = n > most ? n : most;
+  }
+  return loops && points > 0 && most > points ? (most + points - 1) / points
+                                              : 0;
+}
+
 /* Writes a kernel's source to $FG_DUMP_KERNELS/<index>-<name>.<ext>. */
 static void dump_kernel(const char *dir, int index, const fg__pkernel *pk,
                         fgk_dialect d) {
@@ -140,6 +164,9 @@ static fg_status emit_kernel(fg_program *p, const fgf_kernel *fk, int index,
   if (k->thread_elements > 0)
     pk->threads[0] *= k->thread_elements;
   pk->kind = k->grouped ? FG__LAUNCH_GROUPED : FG__LAUNCH_MAP;
+  if (pk->kind == FG__LAUNCH_MAP)
+    pk->work_per_item = loop_work(p, fk, k, pk->threads[0] * pk->threads[1] *
+                                  pk->threads[2]);
   if (fgk_is_reduction(k->reduce))
     fg__reduce_plan(pk, k);
   assert(fgk_reduce_count(k) <= FGK_MAX_REDUCTIONS);

@@ -57,7 +57,8 @@ typedef struct fg__pkernel {
                                red[0] (red[r] has red_slot + r) */
   int64_t partials;         /* how many (the same for every reduction) */
   fg__launch_kind kind;     /* what a launch of it is (backend.h) */
-  int64_t work_per_item;    /* FG__LAUNCH_PARTIALS: points per partial */
+  int64_t work_per_item;    /* FG__LAUNCH_PARTIALS: points per partial;
+                               MAP: points a thread's loops read, 0: none */
   int n_in;                 /* inputs among the nbuf buffers */
   fg_precision precision;   /* what it was built with */
   bool polls;               /* its loops poll the stop flag (emit/abi.h) */

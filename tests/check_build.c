@@ -511,6 +511,135 @@ START_TEST(test_build_axis_reductions_jam_columns) {
 }
 END_TEST
 
+/* Where a reduction's loop is the same for every column (its bounds
+ * constants and extents), the interior also runs blocks of 128 column
+ * lanes with the loop outside (emit/jam.c); 300 columns are two blocks
+ * and 44 one by one.  Sums and maxima along layers and rows are still
+ * bit-identical to a C loop in index order, and a loop whose bound
+ * depends on the column keeps its columns apart. */
+START_TEST(test_build_axis_reductions_column_lanes) {
+  char dir[] = "/tmp/fg-lanes-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  enum { L = 5, R = 3, C = 300 };
+  static float xs[L * R * C], ys[L * C];
+  for (int i = 0; i < L * R * C; i++)
+    xs[i] = (float)((i * 7919) % 1013) / 97.0f - 3.0f;
+  fg_type t = fg_type_scalar(FG_F32, fg_shape3(L, R, C));
+  for (int axis = 0; axis < 2; axis++)
+    for (int max = 0; max < 2; max++) {
+      fg_graph *g = fg_graph_new("lanes");
+      fg_output(g, "y", fg_reduce_axes(g, "r", max ? FG_REDUCE_MAX
+                                                   : FG_REDUCE_SUM,
+                                       fg_input(g, "x", t), FG_AXIS(axis),
+                                       false));
+      fg_program *p = tu_compile(ctx, g);
+      ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                      (void *[]){ys}), FG_OK);
+      int n0 = axis ? L : R, n1 = axis ? R : L;
+      for (int a = 0; a < n0; a++)
+        for (int c = 0; c < C; c++) {
+          float want = max ? -INFINITY : 0;
+          for (int z = 0; z < n1; z++) {
+            float x = axis ? xs[(a * R + z) * C + c] : xs[(z * R + a) * C + c];
+            want = max ? (x > want ? x : want) : want + x;
+          }
+          ck_assert_msg(ys[a * C + c] == want, "axis %d %s at (%d, %d): "
+                        "%.9g, want %.9g", axis, max ? "max" : "sum", a, c,
+                        ys[a * C + c], want);
+        }
+      fg_program_free(p);
+      fg_graph_free(g);
+    }
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  ck_assert_int_eq(sources_with(sub, "fgk_k < 128"), 4);
+  /* the sum of the first column % 4 + 1 layers */
+  fg_graph *g = fg_graph_new("ragged");
+  fg_field *in = fg_input(g, "x", t);
+  fg_type ot = fg_type_scalar(FG_F32, fg_shape2(R, C));
+  fg_op *op = fg_op_begin(g, "ragged", 1, &ot);
+  fg_expr *acc = fg_var(op, FG_F32, 1), *z = fg_var(op, FG_I32, 1);
+  fg_for(z, fg_int(op, 0),
+         fg_lt(z, fg_addi(fg_mod(fg_column(op), fg_int(op, 4)), 1)),
+         fg_int(op, 1));
+  fg_assign(acc, fg_add(acc, fg_read_tensor_at(op, in, 3, z, fg_row(op),
+                                               fg_column(op))));
+  fg_end(op);
+  fg_write_tensor(op, 0, acc);
+  fg_output(g, "y", fg_op_end(op));
+  fg_program *p = tu_compile(ctx, g);
+  ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){xs}, 1,
+                                  (void *[]){ys}), FG_OK);
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < C; c++) {
+      float want = 0;
+      for (int l = 0; l < c % 4 + 1; l++)
+        want += xs[(l * R + r) * C + c];
+      ck_assert_msg(ys[r * C + c] == want, "ragged at (%d, %d): %.9g, want "
+                    "%.9g", r, c, ys[r * C + c], want);
+    }
+  fg_program_free(p);
+  fg_graph_free(g);
+  tu_context_free(ctx);
+  ck_assert_int_eq(sources_with(sub, "fgk_k < 128"), 4);
+  ck_assert_int_eq(sources_with(sub, "fgk_threads"), 5);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
+/* A transpose walks its tile in blocks of columns (emit/blocks.c), 64
+ * per byte of its pixel rounded up to a power of two, at most 512: u8
+ * 64, u8x3 256, f32x3 512; every element lands where a C loop puts it,
+ * the last block of 700 columns a partial one. */
+START_TEST(test_build_transpose_blocks_by_pixel_bytes) {
+  char dir[] = "/tmp/fg-blocks-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  enum { H = 700, W = 300 };
+  static uint8_t in[H * W * 12], out[H * W * 12];
+  for (int i = 0; i < H * W * 12; i++)
+    in[i] = (uint8_t)((i * 2654435761u) >> 11);
+  const fg_elem elem[3] = {FG_U8, FG_U8, FG_F32};
+  const int comps[3] = {1, 3, 3};
+  for (int c = 0; c < 3; c++) {
+    fg_graph *g = fg_graph_new("transpose");
+    fg_type t = comps[c] == 1
+                    ? fg_type_scalar(elem[c], fg_shape2(H, W))
+                    : fg_type_vector(elem[c], fg_shape2(H, W), comps[c]);
+    fg_output(g, "y", fg_transpose(g, fg_input(g, "x", t)));
+    fg_program *p = tu_compile(ctx, g);
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 1,
+                                    (void *[]){out}), FG_OK);
+    size_t px = fg_elem_size(elem[c]) * (size_t)comps[c];
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++)
+        ck_assert_msg(!memcmp(out + ((size_t)x * H + y) * px,
+                              in + ((size_t)y * W + x) * px, px),
+                      "pixel of %zu bytes at (%d, %d)", px, y, x);
+    fg_program_free(p);
+    fg_graph_free(g);
+  }
+  tu_context_free(ctx);
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/cpu", dir);
+  ck_assert_int_eq(sources_with(sub, "fgk_cb += 64)"), 1);
+  ck_assert_int_eq(sources_with(sub, "fgk_cb += 256)"), 1);
+  ck_assert_int_eq(sources_with(sub, "fgk_cb += 512)"), 1);
+  count_files(dir, true);
+  rmdir(dir);
+}
+END_TEST
+
 /* A kernel that gathers (a transpose: each thread reads at computed
  * coordinates) gets a copy of its threads indexing in 32 bits, which
  * small inputs run: every element lands where a C loop puts it, for
@@ -734,6 +863,8 @@ int main(void) {
   tcase_add_test(tc, test_build_falls_back_when_the_compiler_crashes);
   tcase_add_test(tc, test_build_math_kernels_interleave);
   tcase_add_test(tc, test_build_axis_reductions_jam_columns);
+  tcase_add_test(tc, test_build_axis_reductions_column_lanes);
+  tcase_add_test(tc, test_build_transpose_blocks_by_pixel_bytes);
   tcase_add_test(tc, test_build_gathers_index_in_32_bits);
   tcase_add_test(tc, test_build_vector_values_split_before_vectorizing);
   suite_add_tcase(s, tc);
