@@ -278,6 +278,24 @@ static bool counted(const fgk_stmt *s) {
   return mag == 1 && (op == FGK_LT || op == FGK_GT) && !uns;
 }
 
+/* Opens for loop s: "for (v = init; cond; v += step) {", the condition
+ * polling the stop flag first when poll (emit/abi.h). */
+static void for_header(fgk_emitter *e, const fgk_stmt *s, bool poll) {
+  const fgk_var *v = s->u.for_.var;
+  fge_line(e);
+  fgk_put(e, "for (");
+  fge_var_name(e, v);
+  fgk_put(e, " = ");
+  fgk_ex_as_type(e, s->u.for_.init, v->type);
+  fgk_put(e, poll ? "; fgk_go(fgk_stop) && (" : "; ");
+  fgk_ex(e, s->u.for_.cond);
+  fgk_put(e, poll ? "); " : "; ");
+  fge_var_name(e, v);
+  fgk_put(e, " += ");
+  fgk_ex_as_type(e, s->u.for_.step, v->type);
+  open_block(e);
+}
+
 /* The input whose columns a for loop's variable stays inside while the
  * body runs, or -1: for (v = c; v < that input's column extent; v += 1)
  * with v an int, c >= 0 and the body never assigning v (a step of 1 from
@@ -363,24 +381,11 @@ static void stmt(fgk_emitter *e, const fgk_stmt *s) {
     close_block(e);
     break;
   case FGK_S_FOR: {
-    const fgk_var *v = s->u.for_.var;
     int cols = column_loop(s);
-    fge_line(e);
-    fgk_put(e, "for (");
-    fge_var_name(e, v);
-    fgk_put(e, " = ");
-    fgk_ex_as_type(e, s->u.for_.init, v->type);
-    bool poll = !counted(s) && !has_barrier(&s->u.for_.body);
-    fgk_put(e, poll ? "; fgk_go(fgk_stop) && (" : "; ");
-    fgk_ex(e, s->u.for_.cond);
-    fgk_put(e, poll ? "); " : "; ");
-    fge_var_name(e, v);
-    fgk_put(e, " += ");
-    fgk_ex_as_type(e, s->u.for_.step, v->type);
-    open_block(e);
+    for_header(e, s, !counted(s) && !has_barrier(&s->u.for_.body));
     bool pushed = cols >= 0 && e->n_in_cols < FGE_IN_COLS_MAX;
     if (pushed) {
-      e->in_cols[e->n_in_cols].var = v;
+      e->in_cols[e->n_in_cols].var = s->u.for_.var;
       e->in_cols[e->n_in_cols++].port = cols;
     }
     block(e, &s->u.for_.body);
@@ -542,20 +547,7 @@ static void lanes_block(fgk_emitter *e, const fgk_block *b) {
       stmt(e, s);
       continue;
     }
-    const fgk_var *v = s->u.for_.var;
-    fge_line(e);
-    fgk_put(e, "for (");
-    fge_var_name(e, v);
-    fgk_put(e, " = ");
-    fgk_ex_as_type(e, s->u.for_.init, v->type);
-    bool poll = !counted(s);
-    fgk_put(e, poll ? "; fgk_go(fgk_stop) && (" : "; ");
-    fgk_ex(e, s->u.for_.cond);
-    fgk_put(e, poll ? "); " : "; ");
-    fge_var_name(e, v);
-    fgk_put(e, " += ");
-    fgk_ex_as_type(e, s->u.for_.step, v->type);
-    open_block(e);
+    for_header(e, s, !counted(s));
     lanes_open(e);
     block(e, &s->u.for_.body);
     lanes_close(e);
