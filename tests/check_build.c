@@ -19,6 +19,18 @@
 #include <stdint.h>
 #include <unistd.h>
 
+/* A CPU context whose kernel cache is the new directory made from the
+ * mkdtemp template dir (the test counts and removes its files). */
+static fg_context *cpu_context_in(char *dir) {
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
+  fg_context *ctx = NULL;
+  char err[1024];
+  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  return ctx;
+}
+
 /* A chain of n operators, each adding k + 1 (distinct sources). */
 START_TEST(test_build_many_kernels) {
   enum { N = 9, P = 1000 };
@@ -381,12 +393,7 @@ static void count_interleaved(const char *dir, const char *needle,
  * clang.  Read from the sources in the kernel cache. */
 START_TEST(test_build_math_kernels_interleave) {
   char dir[] = "/tmp/fg-interleave-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
-  fg_context *ctx = NULL;
-  char err[1024];
-  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
+  fg_context *ctx = cpu_context_in(dir);
   for (int math = 0; math < 2; math++) {
     fg_graph *g = fg_graph_new(math ? "curve" : "twice");
     fg_type t = fg_type_scalar(FG_F32, fg_shape2(16, 64));
@@ -453,12 +460,7 @@ static int sources_with(const char *dir, const char *needle) {
  * pointwise kernel does not ask.  Read from the kernel cache's sources. */
 START_TEST(test_build_axis_reductions_jam_columns) {
   char dir[] = "/tmp/fg-jam-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
-  fg_context *ctx = NULL;
-  char err[1024];
-  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
+  fg_context *ctx = cpu_context_in(dir);
   enum { L = 5, R = 7, C = 37 };
   static float xs[L * R * C];
   for (int i = 0; i < L * R * C; i++)
@@ -519,12 +521,7 @@ END_TEST
  * depends on the column keeps its columns apart. */
 START_TEST(test_build_axis_reductions_column_lanes) {
   char dir[] = "/tmp/fg-lanes-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
-  fg_context *ctx = NULL;
-  char err[1024];
-  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
+  fg_context *ctx = cpu_context_in(dir);
   enum { L = 5, R = 3, C = 300 };
   static float xs[L * R * C], ys[L * C];
   for (int i = 0; i < L * R * C; i++)
@@ -599,12 +596,7 @@ END_TEST
  * the last block of 700 columns a partial one. */
 START_TEST(test_build_transpose_blocks_by_pixel_bytes) {
   char dir[] = "/tmp/fg-blocks-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
-  fg_context *ctx = NULL;
-  char err[1024];
-  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
+  fg_context *ctx = cpu_context_in(dir);
   enum { H = 700, W = 300 };
   static uint8_t in[H * W * 12], out[H * W * 12];
   for (int i = 0; i < H * W * 12; i++)
@@ -646,12 +638,7 @@ END_TEST
  * 8-bit and 4-element tensors; a pointwise kernel gets no copy. */
 START_TEST(test_build_gathers_index_in_32_bits) {
   char dir[] = "/tmp/fg-index32-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  fg_context_options opt = {.backend = FG_BACKEND_CPU, .cache_dir = dir};
-  fg_context *ctx = NULL;
-  char err[1024];
-  ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
+  fg_context *ctx = cpu_context_in(dir);
   enum { R = 13, C = 37 };
   static uint8_t xs[R * C * 4], ys[R * C * 4];
   for (int i = 0; i < R * C * 4; i++)
