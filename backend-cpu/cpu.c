@@ -281,16 +281,32 @@ static void cpu_kernel_free(fg__backend *be, fg__kbin *k) {
   free(k);
 }
 
+/* Buffers of 64 KiB and more start, in turn, at one of 64 places within
+ * a page: large allocations all start at the same place in a page, so a
+ * kernel reading the same point (or the rows above and below) of several
+ * intermediates whose rows are multiples of 4 KiB hits the same sets of
+ * an 8-way L1 cache with every stream and evicts its own lines (the
+ * windows of bands.c are skewed the same way). */
+static size_t alloc_skew(size_t bytes) {
+  static unsigned turn;
+  if (bytes < 65536)
+    return 0;
+  return (size_t)(__atomic_fetch_add(&turn, 1, __ATOMIC_RELAXED) * 7 % 64) *
+         64;
+}
+
 static fg_status cpu_alloc(fg__backend *be, size_t bytes, fg__buffer **out) {
   fg__buffer *b = calloc(1, sizeof *b);
-  size_t rounded = (bytes + 63) & ~(size_t)63;
-  void *p = b ? aligned_alloc(64, rounded ? rounded : 64) : NULL;
-  if (!p) {
+  size_t rounded = (bytes + 63) & ~(size_t)63, skew = alloc_skew(bytes);
+  void *mem = b && rounded <= SIZE_MAX - 64 - skew
+                  ? aligned_alloc(64, (rounded ? rounded : 64) + skew) : NULL;
+  if (!mem) {
     free(b);
     return fg__be_fail(be, FG_ENOMEM, "cannot allocate a buffer of %zu "
                        "bytes", bytes);
   }
-  b->p = p;
+  b->mem = mem;
+  b->p = (char *)mem + skew;
   b->bytes = bytes;
   b->owned = 1;
   *out = b;
@@ -312,7 +328,7 @@ static void cpu_buffer_free(fg__backend *be, fg__buffer *b) {
   if (!b)
     return;
   if (b->owned)
-    free(b->p);
+    free(b->mem);
   free(b);
 }
 

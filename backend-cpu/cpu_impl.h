@@ -26,6 +26,7 @@ struct fg__buffer {
   void *p;
   size_t bytes;
   int owned;
+  void *mem;                  /* owned: what was allocated, p within it */
 };
 
 typedef struct cpu_backend {
