@@ -1,6 +1,6 @@
 /* backend-cpu/cpu_impl.h - what the CPU backend's files share: the
  * backend, its built kernels and buffers, and a launch split into tiles
- * (cpu.c), which the row-band runner (bands.c) runs too.  Internal. */
+ * (launch.c), which cpu.c and the row-band runner (bands.c) run.  Internal. */
 #ifndef FG_CPU_IMPL_H
 #define FG_CPU_IMPL_H
 
