@@ -387,6 +387,12 @@ bool fge_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */
 bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
+/* Whether e's kernel reads input port at scale * _column + offset with
+ * scale > 1 (and fge_stencil_bounds' interior holds); the scale and the
+ * least and greatest offset, whose columns the interior keeps inside the
+ * input for every thread (emit/stencil.c). */
+bool fge_stencil_span(const fgk_emitter *e, int port, long *scale,
+                      long *slo, long *shi);
 /* The element count n of every small tensor of e's kernel when its
  * stencil interior (e->interior set) or its pointwise column loop may run
  * over flat elements (each component computed
@@ -422,6 +428,14 @@ int fge_tap_word(const fgk_emitter *e, const fgk_access *a, int n);
  * through pointer ptr, as a shift of its word. */
 void fge_tap_comp(fgk_emitter *e, const char *buf, const char *ptr,
                   const fgk_access *a, int n, int c);
+/* Strided words (emit/taps.c).  The word size (2 or 4 bytes) a stencil
+ * interior's read x at scale * _column + dc of a tensor of n integer
+ * elements is loaded as, or 0 when read per element. */
+int fge_stride_word(const fgk_emitter *e, const fg_expr *x, int n);
+/* Emits component c of read a (fge_stride_word w) of buffer buf through
+ * pointer ptr, as a shift of its word. */
+void fge_stride_comp(fgk_emitter *e, const char *buf, const char *ptr,
+                     const fgk_access *a, int n, int w, int c);
 /* Column tables (emit/coltab.c).  Classifies the top-level statements
  * of a loop- and branch-free body (false when out of memory); e->coltab
  * stays NULL when none is a column statement. */

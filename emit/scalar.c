@@ -448,6 +448,11 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
       fgk_putf(e, " - fgk_c) * %d + fgk_j]", n);
       return;
     }
+    int w;
+    if (!e->hoist_col[0] && (w = fge_stride_word(e, x, n))) {
+      fge_stride_comp(e, buf, ptr, a, n, w, c);
+      return;
+    }
     if (fge_tap_word(e, a, n)) {
       fge_tap_comp(e, buf, ptr, a, n, c);
       return;

@@ -890,6 +890,97 @@ START_TEST(test_ops_resize_column_tables) {
 }
 END_TEST
 
+/* One output element of a shrink of an h x w image of n elements of el
+ * by whole factors fy x fx (fg_downsample2: 2 x 2, clamped taps, times
+ * 0.25; an area resize: rows' sums, times 1 / (fy fx) as a float), the
+ * library's float steps one by one. */
+static long shrink_ref(fg_elem el, const void *p, int h, int w, int n,
+                       int fy, int fx, bool half, int y, int x, int c) {
+  volatile float acc = 0, t;
+  for (int i = 0; i < fy; i++) {
+    volatile float racc = 0;
+    for (int j = 0; j < fx; j++) {
+      t = tap_ref(el, p, h, w, n, y * fy + i, x * fx + j, c, FG_BORDER_CLAMP,
+                  0);
+      if (half)
+        acc = acc + t;
+      else
+        racc = racc + t;
+    }
+    if (!half)
+      acc = acc + racc;
+  }
+  volatile float v = acc * (half ? 0.25f : (float)(1.0 / ((double)fy * fx)));
+  return sat_ref(el, v);
+}
+
+/* Shrinks by whole factors whose threads each read a block of points
+ * (fg_downsample2's 2 x 2, area resizes' f x f) of 8- and 16-bit
+ * tensors: where a thread's bytes divide into 16- or 32-bit words, the
+ * CPU kernels' interior reads each element as a shift of its word
+ * ("fgk_ldw2" / "fgk_ldw4": u8x3 by 2, 6 bytes, in 16-bit words; u8x3 by
+ * 4 and u16x3 by 2, 12 bytes, in 32-bit ones), and where they do not
+ * (u8x3 by 3, 9 bytes) element by element; odd widths (a clamped last
+ * column of downsample2, outside the interior) and a 1 x 1 image (no
+ * interior), the input allocated to its size (no slack after the last
+ * row's words); exactly as the float steps written out here compute
+ * them. */
+START_TEST(test_ops_shrink_stride_words) {
+  static const struct {
+    fg_elem el;
+    int n, h, w, fy, fx; /* fy = 0: fg_downsample2 */
+    const char *word;    /* NULL: read per element */
+  } cs[] = {
+    {FG_U8, 3, 7, 13, 0, 0, "fgk_ldw2("},  {FG_U8, 3, 8, 16, 4, 4, "fgk_ldw4("},
+    {FG_U8, 3, 9, 12, 3, 3, NULL},         {FG_U8, 2, 5, 11, 0, 0, "fgk_ldw4("},
+    {FG_U8, 4, 6, 9, 0, 0, "fgk_ldw4("},   {FG_U8, 4, 9, 12, 3, 3, "fgk_ldw4("},
+    {FG_U16, 3, 7, 9, 0, 0, "fgk_ldw4("},  {FG_I16, 2, 6, 10, 2, 2, "fgk_ldw4("},
+    {FG_U8, 3, 6, 12, 3, 2, "fgk_ldw2("},  {FG_U8, 3, 6, 12, 2, 3, NULL},
+    {FG_U8, 3, 1, 1, 0, 0, "fgk_ldw2("}};
+  for (size_t t = 0; t < sizeof cs / sizeof *cs; t++) {
+    fg_elem el = cs[t].el;
+    int n = cs[t].n, h = cs[t].h, w = cs[t].w, fy = cs[t].fy, fx = cs[t].fx;
+    bool half = fy == 0;
+    int oh = half ? (h + 1) / 2 : h / fy, ow = half ? (w + 1) / 2 : w / fx;
+    size_t bytes = (size_t)h * w * n * fg_elem_size(el);
+    void *in = random_data(FG_U8, bytes, 300 + t); /* no slack */
+    fg_graph *g = fg_graph_new("stride_words");
+    fg_field *x = fg_input(g, "in", fg_type_image(el, h, w, n));
+    out_n(g, half ? fg_downsample2(g, x)
+                  : fg_resize(g, x, oh, ow, FG_INTERP_AREA));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    fg_context *ctx = tu_context();
+    fg_program *p = tu_compile(ctx, g);
+    const char *name = half ? "downsample2" : "resize";
+    if (cs[t].word)
+      ck_assert_msg(cpu_source_has(p, name, cs[t].word),
+                    "case %zu: no %s", t, cs[t].word);
+    for (int k = 0; !cs[t].word && k < fg_program_kernel_count(p); k++)
+      ck_assert_msg(!strstr(fg_program_kernel_source(p, k), "fgk_ldw"),
+                    "case %zu: words", t);
+    void *out = malloc(fg_type_bytes(fg_program_output_type(p, 0)));
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 1,
+                                    (void *[]){out}),
+                     FG_OK);
+    for (int y = 0; y < oh; y++)
+      for (int xx = 0; xx < ow; xx++)
+        for (int c = 0; c < n; c++) {
+          size_t i = ((size_t)y * ow + xx) * n + c;
+          long want = shrink_ref(el, in, h, w, n, half ? 2 : fy,
+                                 half ? 2 : fx, half, y, xx, c);
+          ck_assert_msg(got_elem(el, out, i) == want,
+                        "case %zu at (%d, %d, %d): %ld, want %ld", t, y, xx,
+                        c, got_elem(el, out, i), want);
+        }
+    free(out);
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+    free(in);
+  }
+}
+END_TEST
+
 START_TEST(test_ops_half_and_double) {
   fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
   void *d = random_data(FG_F32, 17 * 13 * 2, 8);
@@ -1391,6 +1482,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_resize_area_whole_factors);
   tcase_add_test(tc, test_ops_resize_word_taps);
   tcase_add_test(tc, test_ops_resize_column_tables);
+  tcase_add_test(tc, test_ops_shrink_stride_words);
   tcase_add_test(tc, test_ops_half_and_double);
   tcase_add_test(tc, test_ops_histogram);
   tcase_add_test(tc, test_ops_histogram_types);
