@@ -981,6 +981,105 @@ START_TEST(test_ops_shrink_stride_words) {
 }
 END_TEST
 
+/* One bilinear output element of an h x w f32 image, the library's float
+ * steps one by one (volatile: no contraction), clamped taps. */
+static float bilinear_f32_ref(const float *p, int h, int w, int oh, int ow,
+                              int y, int x) {
+  volatile float sy = (float)((double)h / oh), sx = (float)((double)w / ow);
+  volatile float fy = (float)y + 0.5f, fx = (float)x + 0.5f;
+  fy = fy * sy;
+  fy = fy - 0.5f;
+  fx = fx * sx;
+  fx = fx - 0.5f;
+  float gy = floorf(fy), gx = floorf(fx);
+  int iy = (int)gy, ix = (int)gx;
+  fy = fy - gy;
+  fx = fx - gx;
+  volatile float wx0 = 1.0f - fx, wy0 = 1.0f - fy, acc = 0;
+  for (int r = 0; r < 2; r++) {
+    volatile float row = 0, t;
+    int yy = (int)border_ref(iy + r, h, FG_BORDER_CLAMP);
+    t = p[(size_t)yy * w + border_ref(ix, w, FG_BORDER_CLAMP)] * wx0;
+    row = row + t;
+    t = p[(size_t)yy * w + border_ref(ix + 1, w, FG_BORDER_CLAMP)] * fx;
+    row = row + t;
+    t = row * (r ? fy : wy0);
+    acc = acc + t;
+  }
+  return acc;
+}
+
+/* Nearest, bilinear and bicubic resizes of f32 images, whose taps the
+ * CPU kernels copy row by row into tables (emit/rowtaps.c;
+ * "fgk_rowgather4"): shrinks by less than 2 (each group of columns' taps
+ * in one window of the row: permutes), by more (element by element),
+ * growth, outputs narrower than a group, a window that would pass the
+ * row's end, several blocks of columns, 1 x 1; the input allocated to its
+ * size.  Nearest and bilinear exactly as the float steps written out here
+ * compute them, bicubic within rounding of the definition in double. */
+START_TEST(test_ops_resize_row_taps) {
+  static const int sz[7][4] = {{37, 300, 23, 211}, {20, 100, 9, 33},
+                               {9, 40, 17, 95},    {5, 7, 3, 5},
+                               {1, 1, 2, 3},       {3, 9000, 2, 8500},
+                               {6, 33, 4, 17}};
+  for (int z = 0; z < 7; z++) {
+    int h = sz[z][0], w = sz[z][1], oh = sz[z][2], ow = sz[z][3];
+    size_t n = (size_t)h * w;
+    float *d = random_data(FG_F32, n, 500 + (uint64_t)z);
+    float *in = malloc(n * sizeof *in);      /* no slack after the row */
+    memcpy(in, d, n * sizeof *in);
+    fg_graph *g = fg_graph_new("row_taps");
+    fg_type t = fg_type_scalar(FG_F32, fg_shape2(h, w));
+    fg_field *x = fg_input(g, "in", t);
+    out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_NEAREST));
+    out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_BILINEAR));
+    out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_BICUBIC));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    fg_context *ctx = tu_context();
+    fg_program *p = tu_compile(ctx, g);
+    ck_assert_msg(cpu_source_has(p, "resize", "fgk_rowgather4("),
+                  "size %d: no row taps", z);
+    float *out[3];
+    for (int i = 0; i < 3; i++)
+      out[i] = malloc(fg_type_bytes(fg_program_output_type(p, i)));
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 3,
+                                    (void **)out),
+                     FG_OK);
+    for (int y = 0; y < oh; y++)
+      for (int xx = 0; xx < ow; xx++) {
+        size_t i = (size_t)y * ow + xx;
+        float want = in[(size_t)((int64_t)y * h / oh) * w +
+                        (size_t)((int64_t)xx * w / ow)];
+        ck_assert_msg(memcmp(&out[0][i], &want, sizeof want) == 0,
+                      "size %d nearest at (%d, %d): %a, want %a", z, y, xx,
+                      (double)out[0][i], (double)want);
+        want = bilinear_f32_ref(in, h, w, oh, ow, y, xx);
+        ck_assert_msg(memcmp(&out[1][i], &want, sizeof want) == 0,
+                      "size %d bilinear at (%d, %d): %a, want %a", z, y, xx,
+                      (double)out[1][i], (double)want);
+      }
+    /* (a float coordinate in the thousands keeps a fraction of 1e-3 at
+     * best: the 9000 columns' bicubic is exact only to the float steps) */
+    if (w <= 512) {
+      ref_img r = ref_from(t, in);
+      double *wc = resize_ref(&r, oh, ow, FG_INTERP_BICUBIC);
+      char what[64];
+      snprintf(what, sizeof what, "size %d bicubic", z);
+      expect_close(what, FG_F32, out[2], wc, (size_t)oh * ow, 1e-2, RTOL);
+      free(wc);
+      free(r.v);
+    }
+    for (int i = 0; i < 3; i++)
+      free(out[i]);
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+    free(in);
+    free(d);
+  }
+}
+END_TEST
+
 START_TEST(test_ops_half_and_double) {
   fg_type t = fg_type_vector(FG_F32, fg_shape2(17, 13), 2);
   void *d = random_data(FG_F32, 17 * 13 * 2, 8);
@@ -1483,6 +1582,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_resize_word_taps);
   tcase_add_test(tc, test_ops_resize_column_tables);
   tcase_add_test(tc, test_ops_shrink_stride_words);
+  tcase_add_test(tc, test_ops_resize_row_taps);
   tcase_add_test(tc, test_ops_half_and_double);
   tcase_add_test(tc, test_ops_histogram);
   tcase_add_test(tc, test_ops_histogram_types);
