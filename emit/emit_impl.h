@@ -139,6 +139,8 @@ typedef struct fge_rowtap {
   const struct fgk_var *layer, *row, *col;
   long dl, dr, dc;
   int table, cols;
+  int bytes;          /* 0: a 4-byte scalar; else a small tensor's bytes,
+                         read as a word (emit/taps.c) */
 } fge_rowtap;
 
 struct fgk_emitter {

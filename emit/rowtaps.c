@@ -19,7 +19,13 @@
  * contiguously.  No gathers: on any x86, Intel's included, permuting
  * loaded rows costs less than gathering their elements one by one.  The
  * values are the input's elements, copied, so results are unchanged.
- * The C dialect only (OpenCL C keeps its reads). */
+ * A small tensor of 8- or 16-bit elements that emit/taps.c reads as one
+ * 4-byte word (u8x3, u8x4, u16x2) takes the same path with the words'
+ * byte offsets (fgk_rowgatherw): its window is 2 x 16 dwords of the row
+ * from the group's least offset, each word two permuted dwords shifted
+ * together; element by element as fgk_tap4 reads them (the last pixel's
+ * word ending at the buffer's end).  The C dialect only (OpenCL C keeps
+ * its reads). */
 #include "emit_impl.h"
 #include "ir/visit.h"
 
@@ -131,11 +137,16 @@ static void find_taps(const fg_expr *x, void *arg) {
     return;
   const fgk_access *a = &x->u.read;
   if (a->element || a->ncoords < 2 || a->border > FG_BORDER_CLAMP ||
-      a->port < 0 || a->port >= k->n_in ||
-      fg_type_tensor_elements(k->in_type[a->port]) != 1 ||
-      fg_elem_size(k->in_type[a->port].elem) != 4)
+      a->port < 0 || a->port >= k->n_in)
     return;
-  fge_rowtap t = {.x = x, .port = a->port};
+  /* a 4-byte scalar, or a small tensor read as a word (emit/taps.c) */
+  int n = fg_type_tensor_elements(k->in_type[a->port]);
+  int s = (int)fg_elem_size(k->in_type[a->port].elem);
+  int bytes = n == 1 && s == 4 ? 0 : n > 1 && fge_tap_word(e, a, n) == 4
+                                         ? n * s : -1;
+  if (bytes < 0)
+    return;
+  fge_rowtap t = {.x = x, .port = a->port, .bytes = bytes};
   if (!(t.col = coord(p, a->coord[a->ncoords - 1], R_COL, &t.dc)) ||
       !(t.row = coord(p, a->coord[a->ncoords - 2], R_ROW, &t.dr)))
     return;
@@ -337,6 +348,98 @@ static const char gather_helper[] =
   "    if (e1)\n"
   "      e1[i] = r[i1[i]];\n"
   "  }\n"
+  "}\n"
+  /* words: d0[i] = the 4 bytes from byte row + i0[i] of buf (size bytes
+   * in all), as fgk_tap4 reads them (at the buffer's end, the word ending
+   * there, shifted down); a group with a window: the two dwords holding
+   * them, permuted from the window's loads, and funnel-shifted */
+  "static inline uint fgk_rg_word(const uchar *buf, long size, long off) "
+  "{\n"
+  "  long a = off < size - 4 ? off : size - 4;\n"
+  "  uint w;\n"
+  "  memcpy(&w, buf + a, 4);\n"
+  "  return w >> (8 * (off - a));\n"
+  "}\n"
+  "#if FGK_RG == 16\n"
+  "static inline __m512i fgk_rg_wperm(__m512i lo, __m512i hi, const int *ix,"
+  "\n"
+  "                                   int b) {\n"
+  "  __m512i x = _mm512_sub_epi32(_mm512_loadu_si512(ix), "
+  "_mm512_set1_epi32(b));\n"
+  "  __m512i k = _mm512_srli_epi32(x, 2);\n"
+  "  __m512i sh = _mm512_slli_epi32(_mm512_and_si512(x, "
+  "_mm512_set1_epi32(3)), 3);\n"
+  "  __m512i w0 = _mm512_permutex2var_epi32(lo, k, hi);\n"
+  "  __m512i w1 = _mm512_permutex2var_epi32(\n"
+  "      lo, _mm512_add_epi32(k, _mm512_set1_epi32(1)), hi);\n"
+  "  return _mm512_or_si512(_mm512_srlv_epi32(w0, sh),\n"
+  "                         _mm512_sllv_epi32(w1, "
+  "_mm512_sub_epi32(_mm512_set1_epi32(32), sh)));\n"
+  "}\n"
+  "#elif FGK_RG == 8\n"
+  "static inline __m256i fgk_rg_wperm(__m256i lo, __m256i hi, const int *ix,"
+  "\n"
+  "                                   int b) {\n"
+  "  __m256i x = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)ix),\n"
+  "                               _mm256_set1_epi32(b));\n"
+  "  __m256i k = _mm256_srli_epi32(x, 2);\n"
+  "  __m256i sh = _mm256_slli_epi32(_mm256_and_si256(x, "
+  "_mm256_set1_epi32(3)), 3);\n"
+  "  __m256i k1 = _mm256_add_epi32(k, _mm256_set1_epi32(1));\n"
+  "  __m256i seven = _mm256_set1_epi32(7);\n"
+  "  __m256i w0 = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, k),\n"
+  "                                  _mm256_permutevar8x32_epi32(hi, k),\n"
+  "                                  _mm256_cmpgt_epi32(k, seven));\n"
+  "  __m256i w1 = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, k1),\n"
+  "                                  _mm256_permutevar8x32_epi32(hi, k1),\n"
+  "                                  _mm256_cmpgt_epi32(k1, seven));\n"
+  "  return _mm256_or_si256(_mm256_srlv_epi32(w0, sh),\n"
+  "                         _mm256_sllv_epi32(w1, "
+  "_mm256_sub_epi32(_mm256_set1_epi32(32), sh)));\n"
+  "}\n"
+  "#endif\n"
+  "static void fgk_rowgatherw(uint *restrict d0, const int *restrict i0,\n"
+  "                           uint *restrict d1, const int *restrict i1,\n"
+  "                           const uchar *restrict buf, long size, long "
+  "row,\n"
+  "                           const int *restrict wb, long n) {\n"
+  "  long i = 0;\n"
+  "#if FGK_RG > 1\n"
+  "  for (; i + FGK_RG <= n; i += FGK_RG) {\n"
+  "    const int b = wb[i / FGK_RG];\n"
+  "    if (b < 0) {\n"
+  "#pragma clang loop vectorize(disable)\n"
+  "      for (long j = i; j < i + FGK_RG; j++) {\n"
+  "        d0[j] = fgk_rg_word(buf, size, row + i0[j]);\n"
+  "        if (d1)\n"
+  "          d1[j] = fgk_rg_word(buf, size, row + i1[j]);\n"
+  "      }\n"
+  "      continue;\n"
+  "    }\n"
+  "    const uchar *r = buf + row + b;\n"
+  "#if FGK_RG == 16\n"
+  "    __m512i lo = _mm512_loadu_si512(r), hi = _mm512_loadu_si512(r + "
+  "64);\n"
+  "    _mm512_storeu_si512(d0 + i, fgk_rg_wperm(lo, hi, i0 + i, b));\n"
+  "    if (d1)\n"
+  "      _mm512_storeu_si512(d1 + i, fgk_rg_wperm(lo, hi, i1 + i, b));\n"
+  "#else\n"
+  "    __m256i lo = _mm256_loadu_si256((const __m256i *)r);\n"
+  "    __m256i hi = _mm256_loadu_si256((const __m256i *)(r + 32));\n"
+  "    _mm256_storeu_si256((__m256i *)(d0 + i), fgk_rg_wperm(lo, hi, i0 + i,"
+  " b));\n"
+  "    if (d1)\n"
+  "      _mm256_storeu_si256((__m256i *)(d1 + i), fgk_rg_wperm(lo, hi, i1 + "
+  "i, b));\n"
+  "#endif\n"
+  "  }\n"
+  "#endif\n"
+  "#pragma clang loop vectorize(disable)\n"
+  "  for (; i < n; i++) {\n"
+  "    d0[i] = fgk_rg_word(buf, size, row + i0[i]);\n"
+  "    if (d1)\n"
+  "      d1[i] = fgk_rg_word(buf, size, row + i1[i]);\n"
+  "  }\n"
   "}\n";
 
 void fge_rowtap_emit(fgk_emitter *e) {
@@ -349,8 +452,11 @@ void fge_rowtap_emit(fgk_emitter *e) {
     for (int i = 0; i < e->n_rowtap; i++)
       if (e->rowtap[i].table == t) {
         fgu_buf_printf(d, "  %s fgk_rt%d[fgk_CB];\n",
-                       e->d->type_name(fgk_t(
-                           e->k->in_type[e->rowtap[i].port].elem, 1)), t);
+                       e->rowtap[i].bytes
+                           ? "uint"
+                           : e->d->type_name(fgk_t(
+                                 e->k->in_type[e->rowtap[i].port].elem, 1)),
+                       t);
         break;
       }
   for (int c = 0; c < e->n_rowtap_cols; c++)
@@ -389,7 +495,8 @@ void fge_rowtap_emit_columns(fgk_emitter *e) {
     fge_line(e);
     fgk_putf(e, "fgk_rx%d[fgk_c - fgk_cb] = (int)fgk_ci((long)(", c);
     fge_var_name(e, t->col);
-    fgk_putf(e, ") + %ldL, in%d_C);\n", t->dc, t->port);
+    fgk_putf(e, ") + %ldL, in%d_C) * %d;\n", t->dc, t->port,
+             t->bytes ? t->bytes : 1);
   }
 }
 
@@ -416,12 +523,26 @@ void fge_rowtap_windows(const fgk_emitter *e, fgu_buf *o) {
             "fgk_lo;\n"
             "        fgk_hi = fgk_rx%d[fgk_j] > fgk_hi ? fgk_rx%d[fgk_j] : "
             "fgk_hi;\n", c, c, c, c);
-    fgu_buf_printf(o,
-        "      }\n"
-        "      fgk_rw%d[fgk_g] = FGK_RG > 1 && fgk_g0 + FGK_RG <= fgk_ce - "
-        "fgk_cb && fgk_hi - fgk_lo < 2 * FGK_RG && fgk_lo + 2L * FGK_RG <= "
-        "in%d_C ? fgk_lo : -1;\n"
-        "    }\n", p, p);
+    int bytes = 0;
+    for (int c = 0; c < e->n_rowtap_cols; c++)
+      if (cols_tap(e, c)->port == p)
+        bytes = cols_tap(e, c)->bytes;
+    /* elements: 2 FGK_RG of them; words: at byte offsets, the dwords
+     * holding each word's bytes, 2 FGK_RG dwords */
+    if (bytes)
+      fgu_buf_printf(o,
+          "      }\n"
+          "      fgk_rw%d[fgk_g] = FGK_RG > 1 && fgk_g0 + FGK_RG <= fgk_ce - "
+          "fgk_cb && fgk_hi - fgk_lo + 8 <= 8 * FGK_RG && fgk_lo + 8L * "
+          "FGK_RG <= in%d_C * %d ? fgk_lo : -1;\n"
+          "    }\n", p, p, bytes);
+    else
+      fgu_buf_printf(o,
+          "      }\n"
+          "      fgk_rw%d[fgk_g] = FGK_RG > 1 && fgk_g0 + FGK_RG <= fgk_ce - "
+          "fgk_cb && fgk_hi - fgk_lo < 2 * FGK_RG && fgk_lo + 2L * FGK_RG <= "
+          "in%d_C ? fgk_lo : -1;\n"
+          "    }\n", p, p);
   }
 }
 
@@ -446,12 +567,19 @@ void fge_rowtap_fill(fgk_emitter *e) {
       done[u->table] = true;
     int p = t->port;
     fge_line(e);
-    fgk_putf(e, "fgk_rowgather4(fgk_rt%d, fgk_rx%d, ", tb, t->cols);
+    fgk_putf(e, "fgk_rowgather%s(fgk_rt%d, fgk_rx%d, ", t->bytes ? "w" : "4",
+             tb, t->cols);
     if (u)
       fgk_putf(e, "fgk_rt%d, fgk_rx%d, ", u->table, u->cols);
     else
       fgk_put(e, "NULL, NULL, ");
-    fgk_putf(e, "in%d + (fgk_ci(", p);
+    /* words: the buffer, its bytes and the row's first byte (the word of
+     * the last pixel ends at the buffer's end, as fgk_tap4's) */
+    if (t->bytes)
+      fgk_putf(e, "(const uchar *)in%d, in%d_P * %d, (", p, p, t->bytes);
+    else
+      fgk_putf(e, "in%d + (", p);
+    fgk_put(e, "fgk_ci(");
     if (t->layer) {
       fgk_put(e, "(long)(");
       fge_var_name(e, t->layer);
@@ -459,8 +587,10 @@ void fge_rowtap_fill(fgk_emitter *e) {
     }
     fgk_putf(e, "%ldL, in%d_L) * in%d_R + fgk_ci((long)(", t->dl, p, p);
     fge_var_name(e, t->row);
-    fgk_putf(e, ") + %ldL, in%d_R)) * in%d_C, fgk_rw%d, fgk_ce - fgk_cb);\n",
-             t->dr, p, p, p);
+    fgk_putf(e, ") + %ldL, in%d_R)) * in%d_C", t->dr, p, p);
+    if (t->bytes)
+      fgk_putf(e, " * %d", t->bytes);
+    fgk_putf(e, ", fgk_rw%d, fgk_ce - fgk_cb);\n", p);
   }
 }
 

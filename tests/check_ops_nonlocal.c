@@ -735,9 +735,10 @@ static bool cpu_source_has(fg_program *p, const char *name,
  * and nearest warps under every border rule of u8, u16 and i16 images of
  * 2-4 elements, exactly as the float steps written out here compute them.
  * Their taps are gathers: the CPU kernels read each of at most 4 bytes as
- * one word (fgk_tap4), the last pixels' words ending at the end of the
- * input (allocated to its size, no slack); a 1 x 1 u8x3 image has fewer
- * bytes than a word, and 6- and 8-byte tensors more: read per element. */
+ * one word (fgk_tap4; a resize's row by row into tables, fgk_rowgatherw,
+ * emit/rowtaps.c), the last pixels' words ending at the end of the input
+ * (allocated to its size, no slack); a 1 x 1 u8x3 image has fewer bytes
+ * than a word, and 6- and 8-byte tensors more: read per element. */
 START_TEST(test_ops_resize_word_taps) {
   static const struct { fg_elem el; int n, h, w; const char *tap; } ty[] = {
     {FG_U8, 3, 7, 5, "fgk_tap4("},  {FG_U8, 2, 9, 6, "fgk_tap4("},
@@ -765,7 +766,8 @@ START_TEST(test_ops_resize_word_taps) {
     ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
     fg_context *ctx = tu_context();
     fg_program *p = tu_compile(ctx, g);
-    ck_assert_msg(cpu_source_has(p, "resize", ty[t].tap ? ty[t].tap
+    /* (a resize's word taps fill row tables, emit/rowtaps.c) */
+    ck_assert_msg(cpu_source_has(p, "resize", ty[t].tap ? "fgk_rowgatherw("
                                                         : "fgk_at"),
                   "type %zu: the taps' reads", t);
     ck_assert_msg(cpu_source_has(p, "warp", ty[t].tap ? ty[t].tap
@@ -835,11 +837,14 @@ END_TEST
  * the CPU kernels compute once per block of columns into tables
  * (emit/coltab.c; "fgk_col"): outputs wider than the widest block (8192
  * columns, so several blocks and a partial last one), up and down, odd
- * sizes, 1 x 1; u8, u16 and i16 of one and three elements, exactly as
- * the float steps written out here compute them. */
+ * sizes, 1 x 1; u8, u16 and i16 of one element, u8x3, u8x4 and i16x2
+ * (row tables of words, emit/rowtaps.c: groups of columns in windows of
+ * the row and not), exactly as the float steps written out here compute
+ * them. */
 START_TEST(test_ops_resize_column_tables) {
   static const struct { fg_elem el; int n; } ty[] = {
-    {FG_U8, 1}, {FG_U8, 3}, {FG_U16, 1}, {FG_I16, 1}};
+    {FG_U8, 1}, {FG_U8, 3}, {FG_U16, 1}, {FG_I16, 1}, {FG_U8, 4},
+    {FG_I16, 2}};
   static const int sz[5][4] = {{5, 3001, 1, 9001}, {40, 3001, 70, 8500},
                                 {70, 5003, 41, 1999}, {1, 1, 2, 3},
                                 {6, 9, 13, 8}};
