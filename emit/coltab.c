@@ -175,6 +175,7 @@ void fge_coltab_emit(fgk_emitter *e) {
       continue;
     const fgk_var *v = s->u.assign.lhs->u.var;
     e->n_coltab_tables++;
+    e->coltab_bytes += (int)fg_elem_size(v->type.elem) * v->type.width;
     fgu_buf_printf(&e->coltab_decl, "  %s fgk_col%d[fgk_CB];\n",
                    e->d->type_name(v->type), i);
   }
@@ -185,6 +186,7 @@ void fge_coltab_free(fgk_emitter *e) {
   e->coltab = NULL;
   e->n_coltab = 0;
   e->n_coltab_tables = 0;
+  e->coltab_bytes = 0;
   fgu_buf_free(&e->coltab_decl);
   fgu_buf_free(&e->coltab_pre_text);
 }

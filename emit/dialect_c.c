@@ -804,11 +804,22 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
      * most 8192 columns: a narrower block re-walks the rows more often,
      * which cost a warp a third of its time at 1024 */
     int cb = 8192;
-    while (cb > 256 && (size_t)cb * 8 * (size_t)e->n_coltab_tables > 131072)
+    if (e->n_rowtap) {
+      /* row taps (emit/rowtaps.c) read whole input rows the wider the
+       * block: 256 KiB of tables, by their elements' sizes (W6's resize
+       * of f32 4096^2 to 3000^2, one thread: 17.3 ms with blocks of 2048
+       * columns, 14.8 with 4096) */
+      while (cb > 256 && (size_t)cb * (size_t)e->coltab_bytes > 262144)
+        cb /= 2;
+    }
+    while (!e->n_rowtap && cb > 256 &&
+           (size_t)cb * 8 * (size_t)e->n_coltab_tables > 131072)
       cb /= 2;
     fgu_buf_printf(o, "  enum { fgk_CB = %d };\n", cb);
     if (e->coltab_decl.s)
       fgu_buf_puts(o, e->coltab_decl.s);
+    if (e->rowtap_decl.s)
+      fgu_buf_puts(o, e->rowtap_decl.s);
     fgu_buf_puts(o, "  for (long fgk_cb = fgk_c0; fgk_cb < fgk_c1; "
                  "fgk_cb += fgk_CB) {\n"
                  "    const long fgk_ce = fgk_c1 - fgk_cb < fgk_CB ? fgk_c1 "
@@ -818,6 +829,7 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
                  "      (void)_column;\n");
     fgu_buf_puts(o, e->coltab_pre_text.s);
     fgu_buf_puts(o, "    }\n");
+    fge_rowtap_windows(e, o);
     c_from = "fgk_cb";
     c_to = "fgk_ce";
   } else if (e->col_block) {
@@ -835,6 +847,8 @@ static void c_thread_loops(fgk_emitter *e, fgu_buf *o) {
   fgu_buf_puts(o, "    const int _layer = (int)(fgk_t / _rows), "
                "_row = (int)(fgk_t % _rows);\n"
                "    (void)_layer; (void)_row;\n");
+  if (e->rowtap_pre.s)    /* the row's taps into tables (emit/rowtaps.c) */
+    fgu_buf_printf(o, "    {\n%s    }\n", e->rowtap_pre.s);
   /* a loop over a reduced axis inside: 8 columns' chains side by side
    * (emit/jam.c) */
   const char *jam = fge_jam_columns(e) ? "    #pragma unroll_and_jam(8)\n"

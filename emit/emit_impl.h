@@ -135,6 +135,20 @@ typedef struct fgk_dialect_i {
 /* Column loops nested deeper than this clamp their reads as before. */
 #define FGE_IN_COLS_MAX 8
 
+/* A read of a row at a column table's value (emit/rowtaps.c): read x of
+ * input port at (layer + dl or the constant dl, row + dr, col + dc), the
+ * variables assigned once; its element table and its column set. */
+#define FGE_ROWTAPS_MAX 16
+typedef struct fge_rowtap {
+  const struct fg_expr *x;
+  int port;
+  const struct fgk_var *layer, *row, *col;
+  long dl, dr, dc;
+  int table, cols;
+  int bytes;          /* 0: a 4-byte scalar; else a small tensor's bytes,
+                         read as a word (emit/taps.c) */
+} fge_rowtap;
+
 struct fgk_emitter {
   fgk_writer w;        /* what foreign calls write through (emit/writer.c);
                           first, so that a writer is its emitter */
@@ -192,9 +206,17 @@ struct fgk_emitter {
                           (emit/coltab.c); NULL: no column tables */
   int n_coltab;
   int n_coltab_tables; /* how many column statements have a table */
+  int coltab_bytes;    /* the tables' bytes per column */
   bool coltab_pre;     /* emitting the column blocks' statements */
   fgu_buf coltab_decl; /* the tables' declarations */
   fgu_buf coltab_pre_text; /* the loop body filling them */
+  fge_rowtap rowtap[FGE_ROWTAPS_MAX]; /* n_rowtap: row taps (emit/rowtaps.c) */
+  int n_rowtap;
+  int n_rowtap_tables; /* their tables (one per distinct element) */
+  int n_rowtap_cols;   /* their column sets (one per distinct column) */
+  unsigned char *rowtap_stmt; /* by top-level statement: its class */
+  fgu_buf rowtap_decl; /* the tables' declarations */
+  fgu_buf rowtap_pre;  /* a row's statements and fills, before its columns */
   int col_block;       /* > 0: the C dialect walks a tile in blocks of this
                           many columns, its rows inside (emit/blocks.c) */
   bool lanes;          /* emitting the column lanes' copy of the body
@@ -392,6 +414,12 @@ bool fge_read_column(const fgk_kernel *k, const fgk_access *a,
  * splits such kernels; with out, writes there the declarations of
  * fgk_lo and fgk_hi, the interior columns of the row. */
 bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out);
+/* Whether e's kernel reads input port at scale * _column + offset with
+ * scale > 1 (and fge_stencil_bounds' interior holds); the scale and the
+ * least and greatest offset, whose columns the interior keeps inside the
+ * input for every thread (emit/stencil.c). */
+bool fge_stencil_span(const fgk_emitter *e, int port, long *scale,
+                      long *slo, long *shi);
 /* The element count n of every small tensor of e's kernel when its
  * stencil interior (e->interior set) or its pointwise column loop may run
  * over flat elements (each component computed
@@ -436,6 +464,33 @@ int fge_tap_word(const fgk_emitter *e, const fgk_access *a, int n);
  * through pointer ptr, as a shift of its word. */
 void fge_tap_comp(fgk_emitter *e, const char *buf, const char *ptr,
                   const fgk_access *a, int n, int c);
+/* Strided words (emit/taps.c).  The word size (2 or 4 bytes) a stencil
+ * interior's read x at scale * _column + dc of a tensor of n integer
+ * elements is loaded as, or 0 when read per element. */
+int fge_stride_word(const fgk_emitter *e, const fg_expr *x, int n);
+/* Emits component c of read a (fge_stride_word w) of buffer buf through
+ * pointer ptr, as a shift of its word. */
+void fge_stride_comp(fgk_emitter *e, const char *buf, const char *ptr,
+                     const fgk_access *a, int n, int w, int c);
+/* Row taps (emit/rowtaps.c).  Finds the row taps of a kernel with column
+ * tables (false when out of memory); e->n_rowtap stays 0 when none. */
+bool fge_rowtap_plan(fgk_emitter *e);
+/* The table read x is filled into, or -1. */
+int fge_rowtap_table(const fgk_emitter *e, const fg_expr *x);
+/* Whether top-level statement s computes a value of the row alone (or a
+ * constant), which a row's prologue runs before the fills. */
+bool fge_rowtap_row_stmt(const fgk_emitter *e, const fgk_stmt *s);
+/* Writes the tables' declarations into e->rowtap_decl and the helper. */
+void fge_rowtap_emit(fgk_emitter *e);
+/* Emits, at the end of the column pass, each column set's clamped
+ * column. */
+void fge_rowtap_emit_columns(fgk_emitter *e);
+/* Writes into o, after the column pass, each column set's windows. */
+void fge_rowtap_windows(const fgk_emitter *e, fgu_buf *o);
+/* Emits a row's fills of the tables (after its row statements). */
+void fge_rowtap_fill(fgk_emitter *e);
+/* Frees the row taps' state. */
+void fge_rowtap_free(fgk_emitter *e);
 /* Column tables (emit/coltab.c).  Classifies the top-level statements
  * of a loop- and branch-free body (false when out of memory); e->coltab
  * stays NULL when none is a column statement. */

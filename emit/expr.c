@@ -502,6 +502,12 @@ void fgk_ex(fgk_emitter *e, const fg_expr *x) {
     int n = fg_type_tensor_elements(ft);
     char buf[16], ptr[32];
     fge_based based;
+    int tb = e->n_rowtap && !e->coltab_pre ? fge_rowtap_table(e, x) : -1;
+    if (tb >= 0) {
+      /* a row tap: its row's table (emit/rowtaps.c) */
+      fgk_putf(e, "fgk_rt%d[fgk_c - fgk_cb]", tb);
+      break;
+    }
     snprintf(buf, sizeof buf, "in%d", a->port);
     if (!e->read_base ||
         !e->read_base(e, buf, a, n, n > FG_MAX_SMALL_TENSOR, ptr, sizeof ptr))

@@ -448,6 +448,18 @@ void fge_comp(fgk_emitter *e, const fg_expr *x, int c) {
       fgk_putf(e, " - fgk_c) * %d + fgk_j]", n);
       return;
     }
+    int w, tb = e->n_rowtap && !e->coltab_pre ? fge_rowtap_table(e, x) : -1;
+    if (tb >= 0) {
+      /* a row tap's word (emit/rowtaps.c), as fgk_tap4's */
+      int s = (int)fg_elem_size(ft.elem);
+      fgk_putf(e, "((%s)(fgk_rt%d[fgk_c - fgk_cb] >> %d))",
+               e->d->type_name(fgk_t(ft.elem, 1)), tb, 8 * s * c);
+      return;
+    }
+    if (!e->hoist_col[0] && (w = fge_stride_word(e, x, n))) {
+      fge_stride_comp(e, buf, ptr, a, n, w, c);
+      return;
+    }
     if (fge_tap_word(e, a, n)) {
       fge_tap_comp(e, buf, ptr, a, n, c);
       return;

@@ -362,6 +362,36 @@ bool fge_stencil_bounds(const fgk_emitter *e, fgu_buf *out) {
   return found;
 }
 
+bool fge_stencil_span(const fgk_emitter *e, int port, long *scale,
+                      long *slo, long *shi) {
+  const fgk_kernel *k = e->k;
+  if (port < 0 || port >= k->n_in)
+    return false;
+  taps t = {.k = k, .n_in = k->n_in, .e = e};
+  t.any = calloc((size_t)k->n_in, sizeof *t.any);
+  t.lo = calloc((size_t)k->n_in, sizeof *t.lo);
+  t.hi = calloc((size_t)k->n_in, sizeof *t.hi);
+  t.scale = calloc((size_t)k->n_in, sizeof *t.scale);
+  t.slo = calloc((size_t)k->n_in, sizeof *t.slo);
+  t.shi = calloc((size_t)k->n_in, sizeof *t.shi);
+  bool ok = t.any && t.lo && t.hi && t.scale && t.slo && t.shi;
+  if (ok) {
+    fgk_visit_block(&k->body, &(fgk_visitor){.expr = tap, .arg = &t});
+    /* the same walk as fge_stencil_bounds': its bounds hold these */
+    ok = !t.mixed && t.scale[port] > 1;
+    *scale = t.scale[port];
+    *slo = t.slo[port];
+    *shi = t.shi[port];
+  }
+  free(t.any);
+  free(t.lo);
+  free(t.hi);
+  free(t.scale);
+  free(t.slo);
+  free(t.shi);
+  return ok;
+}
+
 /* The border rules of explicit reads other than clamping (fg_border), in
  * both dialects: the index remaps fgk_bm (MIRROR), fgk_br (REFLECT),
  * fgk_bw (WRAP) of an index i into an extent n, as the operator library

@@ -201,3 +201,174 @@ void fge_tap_comp(fgk_emitter *e, const char *buf, const char *ptr,
   fge_ex_index(e, buf, a, n, false, ft.field.ndim == 0);
   fgk_putf(e, ") * %d) >> %d))", s, 8 * s * c);
 }
+
+/* ---- strided words ------------------------------------------------------ */
+
+/* A stencil interior's read of a shrink (scale * _column + dc, emit/
+ * stencil.c: fg_downsample2's 2 x 2 block, an area resize's s x s cells)
+ * steps scale points per thread: its components are an interleaved group
+ * of scale * n members, which clang's loop vectorizer loads whole and
+ * splits with shuffles.  x86's backend splits well only some groups (3 or
+ * 4 bytes, and what general shuffles of 16- and 32-bit lanes make); a
+ * group of 6 bytes (u8x3 by 2) it assembles byte by byte (vpextrb and
+ * vpinsrb, some 3400 of them in the kernel; W9 downsample2 u8x3, one
+ * thread: 12.3 ms against OpenCV's 4.0 on AMD Zen 4).  Where the thread's
+ * bytes (scale n s, elements of s bytes) divide into words of w = 4 or 2
+ * bytes wider than an element, each component is read as a shift of the
+ * word that holds it, at a word offset within the thread's block: the
+ * group is then one of words (3 16-bit words for u8x3 by 2; 3 32-bit
+ * words for u8x3 by 4), which splits with word shuffles on any x86 (no
+ * gathers: the loads stay contiguous) and with fewer of them (4.3 ms
+ * above).  A word may hold bytes of the block's neighbouring points; it
+ * is taken only where those lie among the points the interior keeps
+ * inside the input (fge_stencil_span), so it reads no byte past the row
+ * the interior bounds allow.  The value read is the element's, so results
+ * are unchanged.  Little-endian C only (the shifts take the first byte as
+ * the lowest); OpenCL C hoists its rows' reads (hoist_reads) and keeps
+ * its element loads. */
+
+static void stride_helpers(fgk_emitter *e) {
+  if (!fgk_first_use(e, "fgk_ldw"))
+    return;
+  fgu_buf_puts(&e->help,
+               "static inline uint fgk_ldw2(const uchar *p) {\n"
+               "  ushort w;\n  memcpy(&w, p, 2);\n  return w;\n}\n"
+               "static inline uint fgk_ldw4(const uchar *p) {\n"
+               "  uint w;\n  memcpy(&w, p, 4);\n  return w;\n}\n");
+}
+
+typedef struct loop_find {
+  const fg_expr *x;     /* the read */
+  const fgk_var *v;     /* the counted loop's variable */
+  const fgk_stmt *loop; /* the loop over v whose body holds x */
+  bool found;
+} loop_find;
+
+static void find_expr(const fg_expr *y, void *arg) {
+  loop_find *f = arg;
+  f->found = f->found || y == f->x;
+}
+
+static void find_loop(const fgk_stmt *st, void *arg) {
+  loop_find *f = arg;
+  if (st->kind != FGK_S_FOR || st->u.for_.var != f->v)
+    return;
+  loop_find g = {.x = f->x};
+  fgk_visit_block(&st->u.for_.body, &(fgk_visitor){.expr = find_expr,
+                                                   .arg = &g});
+  if (g.found)
+    f->loop = st;
+}
+
+/* The values [*lo, *hi] counted loop variable v of read x's column (cr,
+ * fge_colref.var) holds at x: the loop's own range [a, b) where x lies in
+ * its body (an area resize's cells), else fge_counter_range's, which
+ * counts the value past the loop too. */
+static void var_range(const fgk_kernel *k, const fg_expr *x,
+                      const fge_colref *cr, long *lo, long *hi) {
+  *lo = cr->vlo;
+  *hi = cr->vhi;
+  loop_find f = {.x = x, .v = cr->var->u.var};
+  fgk_visit_block(&k->body, &(fgk_visitor){.stmt = find_loop, .arg = &f});
+  if (!f.loop)
+    return;
+  /* fge_counter_range took this loop: constant start, v < b or v <= b */
+  const fg_expr *cond = f.loop->u.for_.cond;
+  long a = (long)f.loop->u.for_.init->u.k.i;
+  long b = (long)cond->u.bin.b->u.k.i - (cond->u.bin.op == FGK_LT ? 1 : 0);
+  if (b >= a) {
+    *lo = a;
+    *hi = b;
+  }
+}
+
+int fge_stride_word(const fgk_emitter *e, const fg_expr *x, int n) {
+  const fgk_access *a = &x->u.read;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  if (e->d->id == FGK_DIALECT_C)
+    return 0;
+#endif
+  const fgk_kernel *k = e->k;
+  if (e->d->id != FGK_DIALECT_C || !e->d->word_taps || e->d->hoist_reads ||
+      !e->interior || e->flat || a->ncoords <= 0 || a->element ||
+      a->port < 0 || a->port >= k->n_in || n < 1 ||
+      n > FG_MAX_SMALL_TENSOR || a->border > FG_BORDER_CLAMP)
+    return 0;
+  fg_type ft = k->in_type[a->port];
+  long s = (long)fg_elem_size(ft.elem);
+  fge_colref cr;
+  if (!fgk_is_int(ft.elem) || s > 2 || !fge_read_column(k, a, &cr) ||
+      cr.scale < 2 || cr.reversed || cr.clamped)
+    return 0;
+  long scale, slo, shi;
+  if (!fge_stencil_span(e, a->port, &scale, &slo, &shi) ||
+      scale != cr.scale)
+    return 0;
+  long bytes = scale * n * s;
+  long vlo = 0, vhi = 0;
+  if (cr.var)
+    var_range(k, x, &cr, &vlo, &vhi);
+  long jlo = cr.dc + vlo, jhi = cr.dc + vhi;
+  for (long w = 4; w >= 2; w /= 2) {
+    if (w <= s || bytes % w)
+      continue;
+    /* every word this read may load lies among the kept points */
+    bool inside = true;
+    for (long j = jlo; j <= jhi && inside; j++)
+      for (long c = 0; c < n && inside; c++) {
+        long off = (j * n + c) * s, start = off - (off & (w - 1));
+        inside = start >= slo * n * s && start + w <= (shi + 1) * n * s;
+      }
+    if (inside)
+      return (int)w;
+  }
+  return 0;
+}
+
+/* Emits the byte offset of component c of read cr from the start of
+ * the thread's block, (j n + c) s for its point j = var + dc there (a
+ * constant without a variable), rounded down to its word of w bytes
+ * (mask -w) or its byte within that word (mask w - 1). */
+static void stride_off(fgk_emitter *e, const fge_colref *cr, int n, int c,
+                       int s, long mask) {
+  if (!cr->var) {
+    fgk_putf(e, "%ldL", ((cr->dc * n + c) * s) & mask);
+    return;
+  }
+  fgk_put(e, "((((long)(");
+  fgk_ex(e, cr->var);
+  fgk_putf(e, ") + %ldL) * %d + %d) * %d & %ldL)", cr->dc, n, c, s, mask);
+}
+
+void fge_stride_comp(fgk_emitter *e, const char *buf, const char *ptr,
+                     const fgk_access *a, int n, int w, int c) {
+  fg_type ft = e->k->in_type[a->port];
+  int s = (int)fg_elem_size(ft.elem);
+  fge_colref cr;
+  fge_read_column(e->k, a, &cr);
+  stride_helpers(e);
+  /* the block's first point, scale * _column: every word of the block is
+   * then that location plus a constant, the same text for the same word
+   * (two components' loads of one word merge before the vectorizer
+   * groups them: left as two expressions of one address, one stayed
+   * outside the group, a byte-by-byte gather) */
+  fgk_type i32 = fgk_t(FG_I32, 1);
+  fg_expr col = {.kind = FGK_E_THREAD, .type = i32};
+  col.u.thread = FG_COLUMN;
+  fg_expr k = {.kind = FGK_E_CONST, .type = i32};
+  k.u.k.i = cr.scale;
+  fg_expr block = {.kind = FGK_E_BINARY, .type = i32};
+  block.u.bin.op = FGK_MUL;
+  block.u.bin.a = &col;
+  block.u.bin.b = &k;
+  fgk_access at = *a;
+  at.coord[at.ncoords - 1] = &block;
+  fgk_putf(e, "((%s)(fgk_ldw%d((const uchar *)%s + ",
+           e->d->type_name(fgk_t(ft.elem, 1)), w, ptr);
+  fge_location(e, "fgk_at", buf, &at);
+  fgk_putf(e, " * %dL + ", n * s);
+  stride_off(e, &cr, n, c, s, -(long)w);
+  fgk_put(e, ") >> 8 * ");
+  stride_off(e, &cr, n, c, s, w - 1);
+  fgk_put(e, "))");
+}

@@ -598,6 +598,8 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
     e.flat = e.interior_flat = fge_flat_width(&e);
   if (!e.flat && !fge_coltab_plan(&e))
     e.out.oom = 1;
+  if (!fge_rowtap_plan(&e))
+    e.out.oom = 1;
   if (!e.coltab)
     e.strip_rows = 1;     /* a strip's rows are its tables' only gain */
   if (target)
@@ -675,10 +677,30 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
           fgk_put(&e, ";\n");
         }
       }
+      fge_rowtap_emit_columns(&e);
       e.coltab_pre = false;
       e.coltab_pre_text = e.out;
       e.out = body;
       fge_coltab_emit(&e);
+      if (e.n_rowtap) {
+        /* a row's prologue: its statements of the row alone, then the
+         * fills of its taps' tables (emit/rowtaps.c) */
+        body = e.out;
+        e.out = (fgu_buf){0};
+        e.coltab_pre = true;
+        int indent = e.indent;
+        e.indent = 3;
+        declare_vars(&e, &k->body);
+        for (const fgk_stmt *s = k->body.first; s; s = s->next)
+          if (fge_rowtap_row_stmt(&e, s))
+            stmt(&e, s);
+        fge_rowtap_fill(&e);
+        e.indent = indent;
+        e.coltab_pre = false;
+        e.rowtap_pre = e.out;
+        e.out = body;
+        fge_rowtap_emit(&e);
+      }
     }
     if (e.hoist.s) {
       /* the read locations the body uses, computed once */
@@ -763,8 +785,10 @@ char *fgk_emit_for(const fgk_kernel *k, fgk_dialect d, const char *fn_name,
   bool oom = e.out.oom || e.help.oom || e.names.oom || e.locals.oom ||
              e.zero_locals.oom || e.interior_body.oom || e.hoist.oom ||
              e.lanes_body.oom ||
-             e.coltab_decl.oom || e.coltab_pre_text.oom;
+             e.coltab_decl.oom || e.coltab_pre_text.oom ||
+             e.rowtap_decl.oom || e.rowtap_pre.oom;
   fge_coltab_free(&e);
+  fge_rowtap_free(&e);
   fge_hoist_free(&e);
   free(e.flat_skip);
   fgu_buf_free(&e.interior_body);

@@ -735,9 +735,10 @@ static bool cpu_source_has(fg_program *p, const char *name,
  * and nearest warps under every border rule of u8, u16 and i16 images of
  * 2-4 elements, exactly as the float steps written out here compute them.
  * Their taps are gathers: the CPU kernels read each of at most 4 bytes as
- * one word (fgk_tap4), the last pixels' words ending at the end of the
- * input (allocated to its size, no slack); a 1 x 1 u8x3 image has fewer
- * bytes than a word, and 6- and 8-byte tensors more: read per element. */
+ * one word (fgk_tap4; a resize's row by row into tables, fgk_rowgatherw,
+ * emit/rowtaps.c), the last pixels' words ending at the end of the input
+ * (allocated to its size, no slack); a 1 x 1 u8x3 image has fewer bytes
+ * than a word, and 6- and 8-byte tensors more: read per element. */
 START_TEST(test_ops_resize_word_taps) {
   static const struct { fg_elem el; int n, h, w; const char *tap; } ty[] = {
     {FG_U8, 3, 7, 5, "fgk_tap4("},  {FG_U8, 2, 9, 6, "fgk_tap4("},
@@ -765,7 +766,8 @@ START_TEST(test_ops_resize_word_taps) {
     ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
     fg_context *ctx = tu_context();
     fg_program *p = tu_compile(ctx, g);
-    ck_assert_msg(cpu_source_has(p, "resize", ty[t].tap ? ty[t].tap
+    /* (a resize's word taps fill row tables, emit/rowtaps.c) */
+    ck_assert_msg(cpu_source_has(p, "resize", ty[t].tap ? "fgk_rowgatherw("
                                                         : "fgk_at"),
                   "type %zu: the taps' reads", t);
     ck_assert_msg(cpu_source_has(p, "warp", ty[t].tap ? ty[t].tap
@@ -835,11 +837,14 @@ END_TEST
  * the CPU kernels compute once per block of columns into tables
  * (emit/coltab.c; "fgk_col"): outputs wider than the widest block (8192
  * columns, so several blocks and a partial last one), up and down, odd
- * sizes, 1 x 1; u8, u16 and i16 of one and three elements, exactly as
- * the float steps written out here compute them. */
+ * sizes, 1 x 1; u8, u16 and i16 of one element, u8x3, u8x4 and i16x2
+ * (row tables of words, emit/rowtaps.c: groups of columns in windows of
+ * the row and not), exactly as the float steps written out here compute
+ * them. */
 START_TEST(test_ops_resize_column_tables) {
   static const struct { fg_elem el; int n; } ty[] = {
-    {FG_U8, 1}, {FG_U8, 3}, {FG_U16, 1}, {FG_I16, 1}};
+    {FG_U8, 1}, {FG_U8, 3}, {FG_U16, 1}, {FG_I16, 1}, {FG_U8, 4},
+    {FG_I16, 2}};
   static const int sz[5][4] = {{5, 3001, 1, 9001}, {40, 3001, 70, 8500},
                                 {70, 5003, 41, 1999}, {1, 1, 2, 3},
                                 {6, 9, 13, 8}};
@@ -887,6 +892,196 @@ START_TEST(test_ops_resize_column_tables) {
       fg_graph_free(g);
       free(in);
     }
+}
+END_TEST
+
+/* One output element of a shrink of an h x w image of n elements of el
+ * by whole factors fy x fx (fg_downsample2: 2 x 2, clamped taps, times
+ * 0.25; an area resize: rows' sums, times 1 / (fy fx) as a float), the
+ * library's float steps one by one. */
+static long shrink_ref(fg_elem el, const void *p, int h, int w, int n,
+                       int fy, int fx, bool half, int y, int x, int c) {
+  volatile float acc = 0, t;
+  for (int i = 0; i < fy; i++) {
+    volatile float racc = 0;
+    for (int j = 0; j < fx; j++) {
+      t = tap_ref(el, p, h, w, n, y * fy + i, x * fx + j, c, FG_BORDER_CLAMP,
+                  0);
+      if (half)
+        acc = acc + t;
+      else
+        racc = racc + t;
+    }
+    if (!half)
+      acc = acc + racc;
+  }
+  volatile float v = acc * (half ? 0.25f : (float)(1.0 / ((double)fy * fx)));
+  return sat_ref(el, v);
+}
+
+/* Shrinks by whole factors whose threads each read a block of points
+ * (fg_downsample2's 2 x 2, area resizes' f x f) of 8- and 16-bit
+ * tensors: where a thread's bytes divide into 16- or 32-bit words, the
+ * CPU kernels' interior reads each element as a shift of its word
+ * ("fgk_ldw2" / "fgk_ldw4": u8x3 by 2, 6 bytes, in 16-bit words; u8x3 by
+ * 4 and u16x3 by 2, 12 bytes, in 32-bit ones), and where they do not
+ * (u8x3 by 3, 9 bytes) element by element; odd widths (a clamped last
+ * column of downsample2, outside the interior) and a 1 x 1 image (no
+ * interior), the input allocated to its size (no slack after the last
+ * row's words); exactly as the float steps written out here compute
+ * them. */
+START_TEST(test_ops_shrink_stride_words) {
+  static const struct {
+    fg_elem el;
+    int n, h, w, fy, fx; /* fy = 0: fg_downsample2 */
+    const char *word;    /* NULL: read per element */
+  } cs[] = {
+    {FG_U8, 3, 7, 13, 0, 0, "fgk_ldw2("},  {FG_U8, 3, 8, 16, 4, 4, "fgk_ldw4("},
+    {FG_U8, 3, 9, 12, 3, 3, NULL},         {FG_U8, 2, 5, 11, 0, 0, "fgk_ldw4("},
+    {FG_U8, 4, 6, 9, 0, 0, "fgk_ldw4("},   {FG_U8, 4, 9, 12, 3, 3, "fgk_ldw4("},
+    {FG_U16, 3, 7, 9, 0, 0, "fgk_ldw4("},  {FG_I16, 2, 6, 10, 2, 2, "fgk_ldw4("},
+    {FG_U8, 3, 6, 12, 3, 2, "fgk_ldw2("},  {FG_U8, 3, 6, 12, 2, 3, NULL},
+    {FG_U8, 3, 1, 1, 0, 0, "fgk_ldw2("}};
+  for (size_t t = 0; t < sizeof cs / sizeof *cs; t++) {
+    fg_elem el = cs[t].el;
+    int n = cs[t].n, h = cs[t].h, w = cs[t].w, fy = cs[t].fy, fx = cs[t].fx;
+    bool half = fy == 0;
+    int oh = half ? (h + 1) / 2 : h / fy, ow = half ? (w + 1) / 2 : w / fx;
+    size_t bytes = (size_t)h * w * n * fg_elem_size(el);
+    void *in = random_data(FG_U8, bytes, 300 + t); /* no slack */
+    fg_graph *g = fg_graph_new("stride_words");
+    fg_field *x = fg_input(g, "in", fg_type_image(el, h, w, n));
+    out_n(g, half ? fg_downsample2(g, x)
+                  : fg_resize(g, x, oh, ow, FG_INTERP_AREA));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    fg_context *ctx = tu_context();
+    fg_program *p = tu_compile(ctx, g);
+    const char *name = half ? "downsample2" : "resize";
+    if (cs[t].word)
+      ck_assert_msg(cpu_source_has(p, name, cs[t].word),
+                    "case %zu: no %s", t, cs[t].word);
+    for (int k = 0; !cs[t].word && k < fg_program_kernel_count(p); k++)
+      ck_assert_msg(!strstr(fg_program_kernel_source(p, k), "fgk_ldw"),
+                    "case %zu: words", t);
+    void *out = malloc(fg_type_bytes(fg_program_output_type(p, 0)));
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 1,
+                                    (void *[]){out}),
+                     FG_OK);
+    for (int y = 0; y < oh; y++)
+      for (int xx = 0; xx < ow; xx++)
+        for (int c = 0; c < n; c++) {
+          size_t i = ((size_t)y * ow + xx) * n + c;
+          long want = shrink_ref(el, in, h, w, n, half ? 2 : fy,
+                                 half ? 2 : fx, half, y, xx, c);
+          ck_assert_msg(got_elem(el, out, i) == want,
+                        "case %zu at (%d, %d, %d): %ld, want %ld", t, y, xx,
+                        c, got_elem(el, out, i), want);
+        }
+    free(out);
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+    free(in);
+  }
+}
+END_TEST
+
+/* One bilinear output element of an h x w f32 image, the library's float
+ * steps one by one (volatile: no contraction), clamped taps. */
+static float bilinear_f32_ref(const float *p, int h, int w, int oh, int ow,
+                              int y, int x) {
+  volatile float sy = (float)((double)h / oh), sx = (float)((double)w / ow);
+  volatile float fy = (float)y + 0.5f, fx = (float)x + 0.5f;
+  fy = fy * sy;
+  fy = fy - 0.5f;
+  fx = fx * sx;
+  fx = fx - 0.5f;
+  float gy = floorf(fy), gx = floorf(fx);
+  int iy = (int)gy, ix = (int)gx;
+  fy = fy - gy;
+  fx = fx - gx;
+  volatile float wx0 = 1.0f - fx, wy0 = 1.0f - fy, acc = 0;
+  for (int r = 0; r < 2; r++) {
+    volatile float row = 0, t;
+    int yy = (int)border_ref(iy + r, h, FG_BORDER_CLAMP);
+    t = p[(size_t)yy * w + border_ref(ix, w, FG_BORDER_CLAMP)] * wx0;
+    row = row + t;
+    t = p[(size_t)yy * w + border_ref(ix + 1, w, FG_BORDER_CLAMP)] * fx;
+    row = row + t;
+    t = row * (r ? fy : wy0);
+    acc = acc + t;
+  }
+  return acc;
+}
+
+/* Nearest, bilinear and bicubic resizes of f32 images, whose taps the
+ * CPU kernels copy row by row into tables (emit/rowtaps.c;
+ * "fgk_rowgather4"): shrinks by less than 2 (each group of columns' taps
+ * in one window of the row: permutes), by more (element by element),
+ * growth, outputs narrower than a group, a window that would pass the
+ * row's end, several blocks of columns, 1 x 1; the input allocated to its
+ * size.  Nearest and bilinear exactly as the float steps written out here
+ * compute them, bicubic within rounding of the definition in double. */
+START_TEST(test_ops_resize_row_taps) {
+  static const int sz[7][4] = {{37, 300, 23, 211}, {20, 100, 9, 33},
+                               {9, 40, 17, 95},    {5, 7, 3, 5},
+                               {1, 1, 2, 3},       {3, 9000, 2, 8500},
+                               {6, 33, 4, 17}};
+  for (int z = 0; z < 7; z++) {
+    int h = sz[z][0], w = sz[z][1], oh = sz[z][2], ow = sz[z][3];
+    size_t n = (size_t)h * w;
+    float *d = random_data(FG_F32, n, 500 + (uint64_t)z);
+    float *in = malloc(n * sizeof *in);      /* no slack after the row */
+    memcpy(in, d, n * sizeof *in);
+    fg_graph *g = fg_graph_new("row_taps");
+    fg_type t = fg_type_scalar(FG_F32, fg_shape2(h, w));
+    fg_field *x = fg_input(g, "in", t);
+    out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_NEAREST));
+    out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_BILINEAR));
+    out_n(g, fg_resize(g, x, oh, ow, FG_INTERP_BICUBIC));
+    ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+    fg_context *ctx = tu_context();
+    fg_program *p = tu_compile(ctx, g);
+    ck_assert_msg(cpu_source_has(p, "resize", "fgk_rowgather4("),
+                  "size %d: no row taps", z);
+    float *out[3];
+    for (int i = 0; i < 3; i++)
+      out[i] = malloc(fg_type_bytes(fg_program_output_type(p, i)));
+    ck_assert_int_eq(fg_program_run(p, 1, (const void *[]){in}, 3,
+                                    (void **)out),
+                     FG_OK);
+    for (int y = 0; y < oh; y++)
+      for (int xx = 0; xx < ow; xx++) {
+        size_t i = (size_t)y * ow + xx;
+        float want = in[(size_t)((int64_t)y * h / oh) * w +
+                        (size_t)((int64_t)xx * w / ow)];
+        ck_assert_msg(memcmp(&out[0][i], &want, sizeof want) == 0,
+                      "size %d nearest at (%d, %d): %a, want %a", z, y, xx,
+                      (double)out[0][i], (double)want);
+        want = bilinear_f32_ref(in, h, w, oh, ow, y, xx);
+        ck_assert_msg(memcmp(&out[1][i], &want, sizeof want) == 0,
+                      "size %d bilinear at (%d, %d): %a, want %a", z, y, xx,
+                      (double)out[1][i], (double)want);
+      }
+    /* (a float coordinate in the thousands keeps a fraction of 1e-3 at
+     * best: the 9000 columns' bicubic is exact only to the float steps) */
+    if (w <= 512) {
+      ref_img r = ref_from(t, in);
+      double *wc = resize_ref(&r, oh, ow, FG_INTERP_BICUBIC);
+      char what[64];
+      snprintf(what, sizeof what, "size %d bicubic", z);
+      expect_close(what, FG_F32, out[2], wc, (size_t)oh * ow, 1e-2, RTOL);
+      free(wc);
+      free(r.v);
+    }
+    for (int i = 0; i < 3; i++)
+      free(out[i]);
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+    free(in);
+    free(d);
+  }
 }
 END_TEST
 
@@ -1391,6 +1586,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_ops_resize_area_whole_factors);
   tcase_add_test(tc, test_ops_resize_word_taps);
   tcase_add_test(tc, test_ops_resize_column_tables);
+  tcase_add_test(tc, test_ops_shrink_stride_words);
+  tcase_add_test(tc, test_ops_resize_row_taps);
   tcase_add_test(tc, test_ops_half_and_double);
   tcase_add_test(tc, test_ops_histogram);
   tcase_add_test(tc, test_ops_histogram_types);
