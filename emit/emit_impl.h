@@ -475,8 +475,15 @@ void fge_stride_comp(fgk_emitter *e, const char *buf, const char *ptr,
 /* Row taps (emit/rowtaps.c).  Finds the row taps of a kernel with column
  * tables (false when out of memory); e->n_rowtap stays 0 when none. */
 bool fge_rowtap_plan(fgk_emitter *e);
-/* The table read x is filled into, or -1. */
-int fge_rowtap_table(const fgk_emitter *e, const fg_expr *x);
+/* The table read x is filled into, or -1 (a lookup in the plan, here so
+ * that the expression writers need not call into rowtaps.c, which calls
+ * them). */
+static inline int fge_rowtap_table(const fgk_emitter *e, const fg_expr *x) {
+  for (int i = 0; i < e->n_rowtap; i++)
+    if (e->rowtap[i].x == x)
+      return e->rowtap[i].table;
+  return -1;
+}
 /* Whether top-level statement s computes a value of the row alone (or a
  * constant), which a row's prologue runs before the fills. */
 bool fge_rowtap_row_stmt(const fgk_emitter *e, const fgk_stmt *s);

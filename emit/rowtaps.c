@@ -260,13 +260,6 @@ bool fge_rowtap_plan(fgk_emitter *e) {
   return true;
 }
 
-int fge_rowtap_table(const fgk_emitter *e, const fg_expr *x) {
-  for (int i = 0; i < e->n_rowtap; i++)
-    if (e->rowtap[i].x == x)
-      return e->rowtap[i].table;
-  return -1;
-}
-
 bool fge_rowtap_row_stmt(const fgk_emitter *e, const fgk_stmt *s) {
   int i = 0;
   for (const fgk_stmt *t = e->k->body.first; t && e->rowtap_stmt;
