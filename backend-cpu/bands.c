@@ -5,16 +5,16 @@
  * of rows so that each result is read back while it is in cache.
  *
  * Two ways.  Where every output of the chain but the last kernel's is
- * read by the next kernel alone (fg__launch.band_private), each tile of
- * rows keeps those outputs in windows of a few rows in its worker's
- * memory (fgp_ring: rings mapped twice in a row, so that a window
- * advances without moving its rows; else fgp_scratch, rows moved to its
- * start) and makes every row it reads itself, the
- * rows within reach of its neighbours' included: the intermediates never
- * go to memory at all (Halide's store_at / compute_at with a sliding
- * window, the tiles' overlaps recomputed).  Otherwise the intermediates
- * are the full buffers and the tiles leave the rows within reach of
- * each other to be run afterwards. */
+ * read by later kernels of the chain alone (fg__launch.band_private),
+ * each tile of rows keeps those outputs in windows of a few rows in its
+ * worker's memory (fgp_ring: rings mapped twice in a row, so that a
+ * window advances without moving its rows; else fgp_scratch, rows moved
+ * to its start) and makes every row it reads itself, the rows within
+ * reach of its neighbours' included: the intermediates never go to
+ * memory at all (Halide's store_at / compute_at with a sliding window,
+ * the tiles' overlaps recomputed).  Otherwise the intermediates are the
+ * full buffers and the tiles leave the rows within reach of each other to
+ * be run afterwards. */
 #include "cpu_impl.h"
 
 #include <stdint.h>
@@ -34,7 +34,8 @@
  * any row) run when every tile has ended, one kernel after another.
  * Where the tiles would be too short for that to pay, the kernels run one
  * after another, each tiled as cpu_launch tiles it.  Every kernel runs
- * each of its threads once either way. */
+ * each of its threads once either way (with windows, the kernels before
+ * the last run some twice, into different windows). */
 
 /* Rows of the first kernel per band: bench_cpu W8 (a 4000 x 3000 photo,
  * one thread) was as fast with 4 to 16 and slower past 32. */
