@@ -183,7 +183,7 @@ static fg_graph *chain_graph(void) {
   fg_graph *g = fg_graph_new("w11_stencil_chain");
   fg_field *f = fg_input(g, "in", t);
   for (int s = 0; s < W11_STAGES; s++) {
-    char name[16];
+    char name[24];
     snprintf(name, sizeof name, "stage%d", s);
     fg_op *op = fg_op_begin(g, name, 1, &t);
     fg_expr *acc = fg_int(op, 12);

@@ -580,7 +580,7 @@ START_TEST(test_bands_random_chains) {
       fg_write_tensor(op, 0, fg_band(v, fg_int(op, 0xfffff)));
       f[k + 1] = fg_op_end(op);
       if (out_too[k] || k == n - 1) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "y%d", k);
         fg_output(g, name, f[k + 1]);
         n_out++;
