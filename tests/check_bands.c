@@ -510,7 +510,9 @@ START_TEST(test_bands_windows_long_chain) {
             int32_t up = buf[k][border_index(r - reach[k], h, rule[k]) * w + c];
             int32_t dn = buf[k][border_index(r + reach[k], h,
                                              rule[(k + 3) % 8]) * w + c];
-            int32_t v = up * 3 - dn + (k == 7 ? buf[1][r * w + c] : 0);
+            /* the kernels' int arithmetic wraps: unsigned here */
+            int32_t v = (int32_t)((uint32_t)up * 3u - (uint32_t)dn +
+                                  (k == 7 ? (uint32_t)buf[1][r * w + c] : 0));
             buf[k + 1][r * w + c] = v & 0xffff;
           }
       for (size_t i = 0; i < n; i++)
@@ -609,8 +611,11 @@ START_TEST(test_bands_random_chains) {
           int cc = c + dc[k] < 0 ? 0 : c + dc[k] >= w ? w - 1 : c + dc[k];
           int32_t a = ref[k][border_index(r - up[k], h, bu[k]) * w + cc];
           int32_t b = ref[k][border_index(r + dn[k], h, bd[k]) * w + c];
-          int32_t v = a * 5 - b + (side[k] >= 0 ? ref[side[k] + 1][r * w + c]
-                                                : 0);
+          /* the kernels' int arithmetic wraps: unsigned here */
+          int32_t v = (int32_t)((uint32_t)a * 5u - (uint32_t)b +
+                                (side[k] >= 0
+                                     ? (uint32_t)ref[side[k] + 1][r * w + c]
+                                     : 0));
           ref[k + 1][r * w + c] = v & 0xfffff;
         }
     for (int k = 0; k < n; k++) {
