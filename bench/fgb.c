@@ -80,6 +80,57 @@ int fgb_cpu_row(bench_table *t, fg_context *ctx, fg_graph *g, fg_precision p,
   return r;
 }
 
+typedef struct buffer_run {
+  fg_context *ctx;
+  fg_program *p;
+  fg_buffer *in, *out;
+} buffer_run;
+
+static void run_buffers_once(void *arg) {
+  buffer_run *a = arg;
+  if (fg_program_run_buffers(a->p, 1, &a->in, 1, &a->out) != FG_OK) {
+    fprintf(stderr, "bench: run over buffers: %s\n",
+            fg_context_errmsg(a->ctx));
+    exit(1);
+  }
+}
+
+int fgb_device_row(bench_table *t, fg_context *ctx, fg_graph *g,
+                   fg_fusion fusion, fg_precision p, int crow,
+                   const void *in, void *out) {
+  if (strcmp(fg_context_backend_name(ctx), "opencl"))
+    return -1;
+  buffer_run a = {ctx, fgb_compile(ctx, g, fusion, p), NULL, NULL};
+  fg_type ti = fg_program_input_type(a.p, 0);
+  fg_type to = fg_program_output_type(a.p, 0);
+  if (fg_buffer_new(ctx, ti, &a.in) != FG_OK ||
+      fg_buffer_new(ctx, to, &a.out) != FG_OK ||
+      fg_buffer_write(a.in, in, fg_type_bytes(ti)) != FG_OK) {
+    fprintf(stderr, "bench: buffers: %s\n", fg_context_errmsg(ctx));
+    exit(1);
+  }
+  double s = bench_median(run_buffers_once, &a, -1, -1);
+  if (fg_buffer_read(a.out, out, fg_type_bytes(to)) != FG_OK) {
+    fprintf(stderr, "bench: buffers: %s\n", fg_context_errmsg(ctx));
+    exit(1);
+  }
+  char label[80];
+  fgb_label(label, sizeof label, NULL, fusion, p);
+  snprintf(label + strlen(label), sizeof label - strlen(label),
+           ", fields on the device");
+  int r = bench_row_add(t, label, s,
+                        (double)fg_type_bytes(ti) + (double)fg_type_bytes(to),
+                        0);
+  t->rows[r].c = crow;
+  snprintf(t->rows[r].note, sizeof t->rows[r].note, "%d kernel%s; no copy",
+           fg_program_kernel_count(a.p),
+           fg_program_kernel_count(a.p) == 1 ? "" : "s");
+  fg_buffer_free(a.in);
+  fg_buffer_free(a.out);
+  fg_program_free(a.p);
+  return r;
+}
+
 const char *fgb_label(char *buf, size_t size, const char *what,
                       fg_fusion fusion, fg_precision precision) {
   snprintf(buf, size, "fieldgraph %s%s%s", what ? what : "",

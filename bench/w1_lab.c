@@ -265,6 +265,15 @@ void bench_w1(fg_context *ctx) {
                           (size_t)n * 4);
     if (cpu >= 0)
       t.rows[cpu].err = w1_err(in, out, 4, 4, n);
+    /* OpenCL: the same with the fields kept on the device */
+    int dev[2] = {-1, -1};
+    for (int fu = 0; fu < 2 && cpu >= 0 && !prec; fu++) {
+      dev[fu] = fgb_device_row(&t, ctx, g, fu ? FG_FUSION_OFF : FG_FUSION_ON,
+                               p, crow, in, out);
+      t.rows[dev[fu]].err = w1_err(in, out, 4, 4, n);
+    }
+    if (cpu >= 0 && !prec)
+      t.rows[dev[0]].unfused = dev[1];
   }
   fg_graph_free(g);
   bench_table_print(&t);

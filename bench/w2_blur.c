@@ -134,8 +134,17 @@ void bench_w2(fg_context *ctx) {
       fg_program_free(prog);
     }
     t.rows[rows[0]].unfused = rows[1];
-    fgb_cpu_row(&t, ctx, g, p, rows[0], crow, 1, (const void *[]){in}, 1,
-                (void *[]){out}, ref, n);
+    int cpu = fgb_cpu_row(&t, ctx, g, p, rows[0], crow, 1,
+                          (const void *[]){in}, 1, (void *[]){out}, ref, n);
+    /* OpenCL: the same with the fields kept on the device */
+    int dev[2] = {-1, -1};
+    for (int fu = 0; fu < 2 && cpu >= 0 && !prec; fu++) {
+      dev[fu] = fgb_device_row(&t, ctx, g, fu ? FG_FUSION_OFF : FG_FUSION_ON,
+                               p, crow, in, out);
+      t.rows[dev[fu]].err = bench_max_abs_err(out, ref, n);
+    }
+    if (cpu >= 0 && !prec)
+      t.rows[dev[0]].unfused = dev[1];
   }
   fg_graph_free(g);
   bench_table_print(&t);

@@ -5,6 +5,7 @@
  * device's capabilities.  Nothing else calls a backend's slots. */
 #include "backend.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -188,6 +189,45 @@ fg_status fg__be_download_async(fg__backend *be, fg__buffer *src, void *dst,
   fg_status st = be->i->download_async(be, src, dst, bytes, a);
   count_event(be, a, st);
   return st;
+}
+
+/* A blocking download: download_async, then a wait for its done call
+ * (from any thread, or on this one before the call returned). */
+typedef struct sync_wait {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done;
+  fg_status st;
+  char msg[512];
+} sync_wait;
+
+static void sync_done(void *arg, fg_status st, const char *msg) {
+  sync_wait *w = arg;
+  pthread_mutex_lock(&w->mu);
+  w->st = st;
+  snprintf(w->msg, sizeof w->msg, "%s", msg ? msg : fg_status_str(st));
+  w->done = true;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+fg_status fg__be_download(fg__backend *be, fg__buffer *src, void *dst,
+                          size_t bytes) {
+  sync_wait w = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                 .cv = PTHREAD_COND_INITIALIZER};
+  fg__async a = {0, NULL, NULL, sync_done, &w};
+  fg_status st = fg__be_download_async(be, src, dst, bytes, &a);
+  if (st != FG_OK)
+    return st;
+  pthread_mutex_lock(&w.mu);
+  while (!w.done)
+    pthread_cond_wait(&w.cv, &w.mu);
+  pthread_mutex_unlock(&w.mu);
+  pthread_mutex_destroy(&w.mu);
+  pthread_cond_destroy(&w.cv);
+  if (w.st != FG_OK)
+    return fg__be_fail(be, w.st, "%s", w.msg);
+  return FG_OK;
 }
 
 void fg__be_event_release(fg__backend *be, fg__event *ev) {

@@ -302,6 +302,10 @@ fg_status fg__be_upload_async(fg__backend *be, fg__buffer *dst,
                               const fg__async *a);
 fg_status fg__be_download_async(fg__backend *be, fg__buffer *src, void *dst,
                                 size_t bytes, const fg__async *a);
+/* A blocking copy out of a buffer (fg_buffer_read), after nothing else
+ * uses it; the message is the backend's on failure. */
+fg_status fg__be_download(fg__backend *be, fg__buffer *src, void *dst,
+                          size_t bytes);
 /* Releases ev; NULL does nothing. */
 void fg__be_event_release(fg__backend *be, fg__event *ev);
 

@@ -70,7 +70,8 @@ void fg__ctx_destroy(fg_context *ctx) {
 }
 
 void fg__ctx_release(fg_context *ctx) {
-  if (ctx->zombie && ctx->live_programs == 0 && ctx->live_runs == 0)
+  if (ctx->zombie && ctx->live_programs == 0 && ctx->live_runs == 0 &&
+      ctx->live_buffers == 0)
     fg__ctx_destroy(ctx);
 }
 

@@ -55,8 +55,9 @@ struct fg_context {
   uint64_t runs_started;
   int64_t live_programs;   /* fg_context_live's counters */
   int64_t live_runs;
-  bool zombie;             /* fg_context_free was called while programs or
-                              run handles lived: the last of them frees
+  int64_t live_buffers;    /* fg_buffer objects not freed */
+  bool zombie;             /* fg_context_free was called while programs,
+                              run handles or buffers lived: the last of them frees
                               the context (fg__ctx_release) */
   int64_t live_handles;
   uint64_t inject_run;     /* run_hooks.h: runs_started value that fails */

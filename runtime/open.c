@@ -143,13 +143,14 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   return FG_OK;
 }
 
-/* As SQLite's sqlite3_close_v2: a context freed before its programs or
- * run handles lingers, unusable, until the last of them is freed. */
+/* As SQLite's sqlite3_close_v2: a context freed before its programs, run
+ * handles or buffers lingers, unusable, until the last of them is freed. */
 void fg_context_free(fg_context *ctx) {
   if (!ctx)
     return;
   fg_context_wait(ctx);
-  if (ctx->live_programs > 0 || ctx->live_runs > 0) {
+  if (ctx->live_programs > 0 || ctx->live_runs > 0 ||
+      ctx->live_buffers > 0) {
     ctx->zombie = true;
     return;
   }

@@ -15,6 +15,7 @@
  * The queue that carries completions to the loop is in loop.c, the task
  * plan this walks is made by compile.c. */
 #include "program_impl.h"
+#include "buffer_impl.h"
 #include "run_hooks.h"
 #include "emit/abi.h"
 
@@ -61,11 +62,16 @@ struct fg_run {
   unsigned char **globals;  /* per field: live constants as the run was
                                started (RenderScript: a set applies to the
                                launches after it) */
+  fg_buffer **bin, **bout;  /* a run over buffers: per input and output
+                               (fg_program_start_buffers), else NULL */
+  void **in_host;           /* a run over buffers: per input, NULL or its
+                               value on the host, for the kernels the host
+                               evaluates (fetched as the run begins) */
   unsigned char **sunk;     /* per field: a sink field's value at the run's
                                end, left in its sink when the run ends
                                well (fg_field.sink) */
   int n_var;
-  int n_out, n_fields;
+  int n_in, n_out, n_fields;
   vrun vr[2];
   int in_flight;            /* device operations started, not ended */
   int fail_kernel;          /* run_hooks.h, -1 when none */
@@ -190,6 +196,26 @@ static int aliased_output(const fg_program *p, const fg__variant *v, int f) {
   return -1;
 }
 
+/* Whether a run over buffers has kernels write output i straight into its
+ * buffer (a result of the device's, the first output that is it); the
+ * other outputs come to the host and go up to their buffers as the run
+ * ends. */
+static bool bound_output(const fg_run *r, const vrun *vr, int i) {
+  const fg_program *p = r->prog;
+  const fg__variant *v = vr->v;
+  int f = p->out_field[i];
+  if (!r->bout || vr != &r->vr[0])
+    return false;
+  if (v->direct[i])
+    return true;
+  if (p->f[f].role != PF_OP || !v->materialized[f] || v->on_host[f])
+    return false;
+  for (int j = 0; j < i; j++)
+    if (p->out_field[j] == f)
+      return false;
+  return true;
+}
+
 static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
   fg__backend *be = p->ctx->be;
   fg__bufset *bs = calloc(1, sizeof *bs);
@@ -255,9 +281,12 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
     const fg__pfield *pf = &p->f[i];
     size_t bytes = fg_type_bytes(pf->type);
     size_t align = fg_elem_size(pf->type.elem);
-    int o = aliased_output(p, v, i);
+    /* a run over buffers writes the main variant's outputs there */
+    int o = r->bout && vr == &r->vr[0] ? -1 : aliased_output(p, v, i);
     vr->view[i] = vr->bs->buf[i];
-    if (pf->role == PF_CONST && !pf->live) {
+    if (pf->role == PF_INPUT && r->bin) {
+      vr->view[i] = r->bin[pf->input]->mem;
+    } else if (pf->role == PF_CONST && !pf->live) {
       vr->view[i] = pf->const_buf;
     } else if (pf->role == PF_INPUT && fg__be_wraps_inputs(be)) {
       st = fg__be_wrap(be, (void *)r->in[pf->input], bytes, &vr->wrapped[i]);
@@ -275,7 +304,9 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
   }
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
     int f = p->out_field[i];
-    if (v->direct[i]) {
+    if (bound_output(r, vr, i)) {
+      vr->view[f] = r->bout[i]->mem;
+    } else if (v->direct[i]) {
       st = fg__be_wrap(be, vr->out[i], fg_type_bytes(p->f[f].type),
                        &vr->wrapped[f]);
       vr->view[f] = vr->wrapped[f];
@@ -285,10 +316,12 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
    * program's own variant, not check mode's unfused one) */
   fg_context_stats *cs = &p->ctx->stats;
   for (int i = 0; vr == &r->vr[0] && i < p->n_in && st == FG_OK; i++)
-    *(vr->wrapped[p->in_field[i]] ? &cs->in_place : &cs->copied) += 1;
+    *(vr->wrapped[p->in_field[i]] || r->bin ? &cs->in_place : &cs->copied)
+        += 1;
   for (int i = 0; vr == &r->vr[0] && i < p->n_out && st == FG_OK; i++) {
     int f = p->out_field[i];
-    if (v->direct[i] || (vr->wrapped[f] && aliased_output(p, v, f) == i))
+    if (v->direct[i] || bound_output(r, vr, i) ||
+        (vr->wrapped[f] && aliased_output(p, v, f) == i))
       cs->in_place++;
     else if (!v->on_host[f])
       cs->copied++;
@@ -413,7 +446,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   switch (t->kind) {
   case RT_UPLOAD: {
     int f = p->in_field[t->index];
-    if (vr->wrapped[f]) {      /* kernels read it in place: no copy */
+    if (vr->wrapped[f] || r->bin) {  /* kernels read it in place */
       task_done(&ts->node, FG_OK, NULL);
       break;
     }
@@ -480,7 +513,8 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
     for (int j = 0; j < k->n_in; j++) {
       const fg__pfield *pf = &p->f[k->field[j]];
-      in[j] = pf->role == PF_INPUT ? r->in[pf->input]
+      in[j] = pf->role == PF_INPUT ? (r->bin ? r->in_host[pf->input]
+                                             : r->in[pf->input])
               : pf->role == PF_CONST ? pf->host_data
                                      : vr->bs->hval[k->field[j]];
     }
@@ -511,6 +545,10 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   }
   case RT_DOWNLOAD: {
     int f = p->out_field[t->index];
+    if (!vr->out[t->index]) {  /* kernels wrote it in its buffer */
+      task_done(&ts->node, FG_OK, NULL);
+      break;
+    }
     st = fg__be_download_async(be, vr->view[f], vr->out[t->index],
                                fg_type_bytes(p->f[f].type), &a);
     break;
@@ -557,12 +595,85 @@ static bool complete(const fg_run *r) {
   return true;
 }
 
+/* ---- runs over buffers ------------------------------------------------------ */
+
+/* Whether a kernel the host evaluates (in either variant) reads field f. */
+static bool host_reads(const fg_program *p, int f) {
+  const fg__variant *vs[2] = {&p->main, p->check.k ? &p->check : NULL};
+  for (int n = 0; n < 2 && vs[n]; n++)
+    for (int k = 0; k < vs[n]->n_k; k++)
+      for (int j = 0; vs[n]->k[k].host && j < vs[n]->k[k].n_in; j++)
+        if (vs[n]->k[k].field[j] == f)
+          return true;
+  return false;
+}
+
+/* A run over buffers that begins: the inputs the host computes with come
+ * to the host (a blocking copy, a 0-D value as a rule), and its buffers
+ * count it as a reader or writer (pump). */
+static fg_status begin_buffers(fg_run *r) {
+  fg_program *p = r->prog;
+  for (int i = 0; i < p->n_in; i++)
+    r->bin[i]->readers++;
+  for (int i = 0; i < p->n_out; i++)
+    r->bout[i]->writers++;
+  for (int i = 0; i < p->n_in; i++) {
+    if (!host_reads(p, p->in_field[i]))
+      continue;
+    size_t bytes = r->bin[i]->bytes;
+    if (!(r->in_host[i] = malloc(bytes + 1)))
+      return run_fail(r, FG_ENOMEM, "input '%s': out of memory",
+                      p->in_name[i]);
+    if (fg__be_download(p->ctx->be, r->bin[i]->mem, r->in_host[i], bytes))
+      return run_fail(r, FG_EBACKEND, "input '%s': %s", p->in_name[i],
+                      p->ctx->errmsg);
+  }
+  return FG_OK;
+}
+
+/* Whether r must wait before it begins: a run begun before it writes one
+ * of its buffers, or reads or writes one r writes. */
+static bool buffers_busy(const fg_run *r) {
+  for (int i = 0; r->bout && i < r->prog->n_in; i++)
+    if (r->bin[i]->writers)
+      return true;
+  for (int i = 0; r->bout && i < r->prog->n_out; i++)
+    if (r->bout[i]->writers || r->bout[i]->readers)
+      return true;
+  return false;
+}
+
+/* A run over buffers that ends well: the outputs that came to the host go
+ * up to their buffers. */
+static void store_outputs(fg_run *r) {
+  fg_program *p = r->prog;
+  for (int i = 0; r->status == FG_OK && i < p->n_out; i++)
+    if (r->out[i] && fg__be_upload(p->ctx->be, r->bout[i]->mem, r->out[i],
+                                   r->out_bytes[i]) != FG_OK)
+      run_fail(r, FG_EBACKEND, "output '%s': %s", p->out_name[i],
+               p->ctx->errmsg);
+}
+
+/* A run over buffers that ends: its buffers no longer count it. */
+static void end_buffers(fg_run *r) {
+  for (int i = 0; i < r->n_in; i++) {
+    r->bin[i]->uses--;
+    r->bin[i]->readers -= r->begun;
+  }
+  for (int i = 0; i < r->n_out; i++) {
+    r->bout[i]->uses--;
+    r->bout[i]->writers -= r->begun;
+  }
+}
+
 /* Begins a run taken from the pending queue: buffers, then its first
  * tasks. */
 static void begin(fg_run *r) {
   fg_context *ctx = r->ctx;
   r->begun = true;
   ctx->active++;
+  if (r->bout)
+    begin_buffers(r);
   for (int var = 0; var < r->n_var && r->status == FG_OK; var++) {
     vrun *vr = &r->vr[var];
     fg_status st = vrun_setup(r, vr);
@@ -576,6 +687,8 @@ static void begin(fg_run *r) {
 static void pump(fg_context *ctx) {
   while (ctx->active < ctx->max_runs && ctx->pending_head) {
     fg_run *r = ctx->pending_head;
+    if (buffers_busy(r))
+      break;          /* begins when the runs before it let go */
     if (!(ctx->pending_head = r->next))
       ctx->pending_tail = NULL;
     r->next = NULL;
@@ -607,6 +720,11 @@ static void run_destroy(fg_run *r) {
   for (int i = 0; r->sunk && i < r->n_fields; i++)
     free(r->sunk[i]);
   free(r->sunk);
+  for (int i = 0; r->in_host && i < r->n_in; i++)
+    free(r->in_host[i]);
+  free(r->in_host);
+  free(r->bin);
+  free(r->bout);
   free(r->in);
   free(r->out);
   fg_context *ctx = r->ctx;
@@ -620,13 +738,30 @@ static void compare_outputs(fg_run *r) {
   for (int i = 0; i < p->n_out; i++) {
     size_t n = fg_type_bytes(p->f[p->out_field[i]].type);
     const unsigned char *a = r->out[i], *b = r->check_out[i];
+    unsigned char *fetched = NULL;      /* a run over buffers: from there */
+    if (r->bout) {
+      if (!(fetched = malloc(n + 1))) {
+        run_fail(r, FG_ENOMEM, "fusion check: out of memory");
+        return;
+      }
+      if (fg__be_download(p->ctx->be, r->bout[i]->mem, fetched, n)) {
+        run_fail(r, FG_EBACKEND, "fusion check: output '%s': %s",
+                 p->out_name[i], p->ctx->errmsg);
+        free(fetched);
+        return;
+      }
+      a = fetched;
+    }
     for (size_t j = 0; j < n; j++)
       if (a[j] != b[j]) {
         run_fail(r, FG_EBACKEND, "fusion check: output '%s' differs between "
                  "the fused and unfused programs at byte %zu of %zu (fused "
                  "%u, unfused %u)", p->out_name[i], j, n, a[j], b[j]);
-        return;
+        break;
       }
+    free(fetched);
+    if (r->status != FG_OK)
+      return;
   }
 }
 
@@ -638,6 +773,8 @@ static void finish(fg_run *r) {
   if (r->status == FG_OK && r->canceled)
     run_fail(r, FG_ECANCELED, "run of program with output '%s' canceled",
              p->n_out ? p->out_name[0] : "?");
+  if (r->status == FG_OK && r->bout)
+    store_outputs(r);
   if (r->status == FG_OK && r->n_var == 2)
     compare_outputs(r);
   /* what the run's launches left in a script's globals; in field order,
@@ -651,6 +788,8 @@ static void finish(fg_run *r) {
   for (int var = 0; var < r->n_var; var++)
     vrun_release(r, &r->vr[var]);
   close_deadline(r);
+  if (r->bout)
+    end_buffers(r);
   if (r->begun)
     ctx->active--;
   if (r->live_prev)
@@ -809,6 +948,50 @@ fg_status fg__check_run_args(fg_program *p, const char *fn, int n_in,
   return FG_OK;
 }
 
+/* fg__check_run_args for a run over buffers. */
+static fg_status check_buffer_args(fg_program *p, const char *fn, int n_in,
+                                   fg_buffer *const *in, int n_out,
+                                   fg_buffer *const *out) {
+  fg_context *ctx = p->ctx;
+  if (n_in != p->n_in || n_out != p->n_out)
+    return fg__ctx_fail(ctx, FG_EINVAL, "%s: got %d input(s) and %d "
+                        "output(s), the program has %d and %d", fn, n_in,
+                        n_out, p->n_in, p->n_out);
+  if ((p->n_in && !in) || (p->n_out && !out))
+    return fg__ctx_fail(ctx, FG_EINVAL, "%s: %s array is NULL", fn,
+                        !out && p->n_out ? "outputs" : "inputs");
+  for (int i = 0; i < n_in + n_out; i++) {
+    bool is_in = i < n_in;
+    int k = is_in ? i : i - n_in;
+    fg_buffer *b = is_in ? in[k] : out[k];
+    const char *what = is_in ? "input" : "output";
+    const char *name = is_in ? p->in_name[k] : p->out_name[k];
+    fg_type t = p->f[is_in ? p->in_field[k] : p->out_field[k]].type;
+    char want[FG_TYPE_STR_MAX], got[FG_TYPE_STR_MAX];
+    if (!b)
+      return fg__ctx_fail(ctx, FG_EINVAL, "%s: %s %d ('%s') is NULL", fn,
+                          what, k, name);
+    if (b->ctx != ctx)
+      return fg__ctx_fail(ctx, FG_EINVAL, "%s: the buffer of %s '%s' "
+                          "belongs to another context", fn, what, name);
+    if (!fg_type_equal(b->type, t))
+      return fg__ctx_fail(ctx, FG_EINVAL, "%s: %s '%s' is %s, its buffer "
+                          "holds %s", fn, what, name,
+                          fg_type_str(t, want, sizeof want),
+                          fg_type_str(b->type, got, sizeof got));
+    for (int j = 0; !is_in && j < n_in; j++)
+      if (in[j] == b)
+        return fg__ctx_fail(ctx, FG_EINVAL, "%s: output '%s' and input "
+                            "'%s' are the same buffer", fn, name,
+                            p->in_name[j]);
+    for (int j = 0; !is_in && j < k; j++)
+      if (out[j] == b)
+        return fg__ctx_fail(ctx, FG_EINVAL, "%s: outputs '%s' and '%s' are "
+                            "the same buffer", fn, p->out_name[j], name);
+  }
+  return FG_OK;
+}
+
 static fg_status vrun_alloc(fg_run *r, int var, fg__variant *v, void **out) {
   vrun *vr = &r->vr[var];
   fg_program *p = r->prog;
@@ -827,13 +1010,25 @@ static fg_status vrun_alloc(fg_run *r, int var, fg__variant *v, void **out) {
   return FG_OK;
 }
 
-static fg_status start(fg_program *p, const char *fn, int n_in,
-                       const void *const *in, int n_out, void *const *out,
-                       fg_run_cb cb, void *user, fg_run **res) {
+/* The run's arguments: host memory (in, out), or buffers (bin, bout). */
+typedef struct run_args {
+  const void *const *in;
+  void *const *out;
+  fg_buffer *const *bin, *const *bout;
+  bool buffers;
+} run_args;
+
+static fg_status start(fg_program *p, const char *fn, int n_in, int n_out,
+                       const run_args *args, fg_run_cb cb, void *user,
+                       fg_run **res) {
   fg_context *ctx = p->ctx;
   bool null_out_ok = !strcmp(fn, "fg_program_start");
-  fg_status st = fg__check_run_args(p, fn, n_in, in, n_out, out,
-                                    null_out_ok);
+  bool bufs = args->buffers;
+  const void *const *in = args->in;
+  void *const *out = args->out;
+  fg_status st =
+      bufs ? check_buffer_args(p, fn, n_in, args->bin, n_out, args->bout)
+           : fg__check_run_args(p, fn, n_in, in, n_out, out, null_out_ok);
   if (st != FG_OK)
     return st;
   fg_run *r = calloc(1, sizeof *r);
@@ -849,6 +1044,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
   r->stop = aligned_alloc(FGE_STOP_ALIGN, FGE_STOP_ALIGN);
   if (r->stop)
     *r->stop = 0;
+  r->n_in = p->n_in;
   r->n_out = p->n_out;
   r->n_fields = p->n_fields;
   r->in = calloc((size_t)p->n_in + 1, sizeof *r->in);
@@ -861,11 +1057,25 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
            ? FG_OK : FG_ENOMEM;
   for (int i = 0; st == FG_OK && i < p->n_out; i++)
     r->out_bytes[i] = fg_type_bytes(p->f[p->out_field[i]].type);
-  for (int i = 0; i < p->n_in; i++)
+  if (bufs && st == FG_OK) {
+    r->bin = calloc((size_t)p->n_in + 1, sizeof *r->bin);
+    r->bout = calloc((size_t)p->n_out + 1, sizeof *r->bout);
+    r->in_host = calloc((size_t)p->n_in + 1, sizeof *r->in_host);
+    if (!r->bin || !r->bout || !r->in_host)
+      st = FG_ENOMEM;
+    for (int i = 0; st == FG_OK && i < p->n_in; i++)
+      r->bin[i] = args->bin[i];
+    for (int i = 0; st == FG_OK && i < p->n_out; i++)
+      r->bout[i] = args->bout[i];
+    r->vr[0].v = &p->main;       /* what bound_output asks */
+  }
+  for (int i = 0; !bufs && i < p->n_in; i++)
     r->in[i] = in[i];
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
     r->out[i] = out ? out[i] : NULL;
-    if (!r->out[i]) {
+    if (bufs && bound_output(r, &r->vr[0], i))
+      ;                          /* kernels write its buffer */
+    else if (!r->out[i]) {
       /* the run keeps this output: fg_run_output / fg_run_get read it */
       if (!r->owned_out &&
           !(r->owned_out = calloc((size_t)p->n_out, sizeof *r->owned_out))) {
@@ -925,6 +1135,10 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
     ctx->inject_kernel = -1;
   }
   ctx->runs_started++;
+  for (int i = 0; bufs && i < p->n_in; i++)
+    r->bin[i]->uses++;
+  for (int i = 0; bufs && i < p->n_out; i++)
+    r->bout[i]->uses++;
   r->live_next = p->live;
   if (p->live)
     p->live->live_prev = r;
@@ -944,7 +1158,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in,
    * a run that completed while starting ends without a thread hop. */
   pump(ctx);
   update_ref(ctx);
-  if (cb || !res || strcmp(fn, "fg_program_run"))
+  if (cb || !res || strncmp(fn, "fg_program_run", 14))
     fg__loop_wake(ctx);
   return FG_OK;
 }
@@ -956,16 +1170,29 @@ fg_status fg_program_start(fg_program *p, int n_in, const void *const *in,
     *res = NULL;
   if (!p)
     return FG_EINVAL;
-  return start(p, "fg_program_start", n_in, in, n_out, out, cb, user, res);
+  run_args args = {.in = in, .out = out};
+  return start(p, "fg_program_start", n_in, n_out, &args, cb, user, res);
 }
 
-fg_status fg_program_run(fg_program *p, int n_in, const void *const *in,
-                         int n_out, void *const *out) {
+fg_status fg_program_start_buffers(fg_program *p, int n_in,
+                                   fg_buffer *const *in, int n_out,
+                                   fg_buffer *const *out, fg_run_cb cb,
+                                   void *user, fg_run **res) {
+  if (res)
+    *res = NULL;
   if (!p)
     return FG_EINVAL;
+  run_args args = {.bin = in, .bout = out, .buffers = true};
+  return start(p, "fg_program_start_buffers", n_in, n_out, &args, cb, user,
+               res);
+}
+
+/* Starts a run and waits for it; its failure's message goes to the
+ * context too. */
+static fg_status run_blocking(fg_program *p, const char *fn, int n_in,
+                              int n_out, const run_args *args) {
   fg_run *r;
-  fg_status st = start(p, "fg_program_run", n_in, in, n_out, out, NULL,
-                       NULL, &r);
+  fg_status st = start(p, fn, n_in, n_out, args, NULL, NULL, &r);
   if (st != FG_OK)
     return st;
   st = fg_run_wait(r);
@@ -973,6 +1200,23 @@ fg_status fg_program_run(fg_program *p, int n_in, const void *const *in,
     fg__ctx_fail(p->ctx, st, "%s", r->errmsg);
   fg_run_free(r);
   return st;
+}
+
+fg_status fg_program_run_buffers(fg_program *p, int n_in,
+                                 fg_buffer *const *in, int n_out,
+                                 fg_buffer *const *out) {
+  if (!p)
+    return FG_EINVAL;
+  run_args args = {.bin = in, .bout = out, .buffers = true};
+  return run_blocking(p, "fg_program_run_buffers", n_in, n_out, &args);
+}
+
+fg_status fg_program_run(fg_program *p, int n_in, const void *const *in,
+                         int n_out, void *const *out) {
+  if (!p)
+    return FG_EINVAL;
+  run_args args = {.in = in, .out = out};
+  return run_blocking(p, "fg_program_run", n_in, n_out, &args);
 }
 
 fg_status fg_run_wait(fg_run *r) {
@@ -1035,7 +1279,8 @@ const char *fg_run_errmsg(const fg_run *r) {
 }
 
 const void *fg_run_output(const fg_run *r, int i) {
-  if (!r || !r->done || r->status != FG_OK || i < 0 || i >= r->n_out)
+  if (!r || !r->done || r->status != FG_OK || i < 0 || i >= r->n_out ||
+      r->bout)
     return NULL;
   return r->out[i];
 }
@@ -1047,6 +1292,9 @@ fg_status fg_run_get(fg_run *r, int i, void *dst, size_t size) {
   if (i < 0 || i >= r->n_out)
     return fg__ctx_fail(ctx, FG_EINVAL, "fg_run_get: output %d does not "
                         "exist (the program has %d)", i, r->n_out);
+  if (r->bout)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_run_get: output %d of a run "
+                        "over buffers is in its buffer (fg_buffer_read)", i);
   size_t bytes = r->out_bytes[i];
   if (!dst || size != bytes)
     return fg__ctx_fail(ctx, FG_EINVAL, "fg_run_get: output %d holds %zu "

@@ -17,7 +17,7 @@ for suite in check_dsl check_run check_examples check_reduce check_builtins \
     check_ops_intrinsics check_badinput check_rs_runtime check_rs_lang \
     check_rs_globals \
     check_ops_nonlocal check_ops_nl_intrinsics check_reduce_loc check_build \
-    check_deadline check_ops_table check_bands; do
+    check_deadline check_ops_table check_bands check_buffers; do
   echo "== $suite on OpenCL"
   rc=0
   FG_TEST_BACKEND=opencl FG_BACKEND=opencl "$dir/$suite" || rc=$?

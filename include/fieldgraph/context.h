@@ -191,12 +191,12 @@ typedef struct fg_context_stats {
 fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
                          char *errmsg, size_t errlen);
 /* Frees a context after waiting for its runs (a run in an endless kernel
- * ends only by its deadline: free or cancel it first).  Programs and run
- * handles should be freed first; when some are still alive (any order a user may
- * plausibly write), the context becomes unusable but stays allocated, and
- * the last fg_program_free / fg_run_free frees it (as SQLite's
- * sqlite3_close_v2).  Only those free calls are allowed on them then.
- * NULL does nothing. */
+ * ends only by its deadline: free or cancel it first).  Programs, run
+ * handles and buffers should be freed first; when some are still alive
+ * (any order a user may plausibly write), the context becomes unusable but
+ * stays allocated, and the last fg_program_free / fg_run_free /
+ * fg_buffer_free frees it (as SQLite's sqlite3_close_v2).  Only those free
+ * calls are allowed on them then.  NULL does nothing. */
 void fg_context_free(fg_context *ctx);
 /* Message of the context's last failure, "" if none; owned by ctx, valid
  * until the next call on ctx.  Never NULL. */
@@ -307,6 +307,55 @@ struct uv_loop_s *fg_context_loop(fg_context *ctx);
 /* Changes how many runs may be in flight at once (n >= 1); queued runs
  * start as room frees up. */
 fg_status fg_context_set_max_runs(fg_context *ctx, int n);
+
+/* ---- fields kept on the device ----------------------------------------------
+ * A buffer holds one field in the context's device memory between runs,
+ * as Halide's device buffers and OpenCV's UMat do: a run given buffers
+ * reads its inputs and writes its outputs there, so a pipeline of
+ * programs (or the same program again) over data that stays on a GPU
+ * copies nothing over the bus.  On the CPU backend a buffer is host memory.
+ *
+ *   fg_buffer *in, *out;
+ *   fg_buffer_new(ctx, fg_program_input_type(prog, 0), &in);
+ *   fg_buffer_new(ctx, fg_program_output_type(prog, 0), &out);
+ *   fg_buffer_write(in, pixels, bytes);                // once
+ *   fg_program_run_buffers(prog, 1, &in, 1, &out);    // no copy
+ *   fg_buffer_read(out, result, bytes);                // when needed
+ *
+ * Order: a run with buffers begins only after every run started before it
+ * that writes one of its buffers, or reads one it writes, has ended (runs
+ * begin in the order they were started; they overlap otherwise).  Reads,
+ * writes and frees of a buffer wait for the runs using it, started or
+ * queued.  Loop thread, as runs. */
+typedef struct fg_buffer fg_buffer;
+
+/* Makes a buffer for one field of type t in ctx's device memory, filled
+ * with zero bytes.  FG_EINVAL for an invalid type, FG_ENOMEM when the
+ * device has no room (message in fg_context_errmsg). */
+fg_status fg_buffer_new(fg_context *ctx, fg_type t, fg_buffer **out);
+/* Frees buf after the runs using it have ended; NULL does nothing. */
+void fg_buffer_free(fg_buffer *buf);
+/* The field type buf holds (the zero type for NULL). */
+fg_type fg_buffer_type(const fg_buffer *buf);
+/* Copies size bytes (fg_type_bytes of its type, exactly) from src into
+ * buf, after the runs using it have ended. */
+fg_status fg_buffer_write(fg_buffer *buf, const void *src, size_t size);
+/* Copies buf's size bytes (exactly) into dst, after the runs using it have
+ * ended. */
+fg_status fg_buffer_read(fg_buffer *buf, void *dst, size_t size);
+
+/* fg_program_run over buffers: inputs[i] and outputs[i] are buffers of
+ * ctx holding exactly the type of graph input / output i.  A buffer may
+ * be several inputs, but neither an input and an output nor two outputs. */
+fg_status fg_program_run_buffers(fg_program *prog, int n_inputs,
+                                 fg_buffer *const *inputs, int n_outputs,
+                                 fg_buffer *const *outputs);
+/* fg_program_start over buffers (every output given; the results are in
+ * the buffers: fg_run_output is NULL, fg_run_get refuses). */
+fg_status fg_program_start_buffers(fg_program *prog, int n_inputs,
+                                   fg_buffer *const *inputs, int n_outputs,
+                                   fg_buffer *const *outputs, fg_run_cb cb,
+                                   void *user, fg_run **out);
 
 /* Inputs and outputs of a compiled program, in declaration order. */
 int fg_program_input_count(const fg_program *prog);

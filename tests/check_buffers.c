@@ -1,0 +1,544 @@
+/* tests/check_buffers.c - fields kept in device memory between runs
+ * (fg_buffer): runs over buffers give the bits of runs over host memory
+ * for every kind of output (a kernel's result, a second output of it, an
+ * input passed through, a constant, a reduction and arithmetic the host
+ * evaluates on it and on a 0-D input), in check mode too; programs chained
+ * through buffers keep their order when runs overlap; reads and writes
+ * wait for the runs using a buffer; bad arguments are refused with the
+ * object named; a context freed before its buffers lingers until the
+ * last one goes.  Results are checked against C computations.  Runs on
+ * the backend $FG_TEST_BACKEND names. */
+#include "testutil.h"
+
+#include <math.h>
+
+enum { BR = 61, BC = 97, BN = BR * BC };   /* odd: tails everywhere */
+
+static float xval(int i, int seed) {
+  return (float)((unsigned)(i * 2654435761u + (unsigned)seed * 40503u) >>
+                 8) / 16777215.0f;
+}
+
+/* Inputs x (f32 BRxBC), m (u8 BRxBC) and k (0-D f32); outputs
+ *   blur  a 3x3 mean of x, clamped borders (a kernel's result)
+ *   y     clamp(blur * 1.75 - 0.25, 0, 1), and y2 the same field
+ *   m3    m * 3 + 1 (u8)
+ *   xp    x itself; c a constant (BC f32)
+ *   s     sum of x; sk = s * k (the host computes it)
+ *   xn    x / s (a kernel reading the reduction's result) */
+static fg_graph *mixed_graph(void) {
+  fg_shape sh = fg_shape2(BR, BC);
+  fg_type t = fg_type_scalar(FG_F32, sh), tm = fg_type_scalar(FG_U8, sh);
+  fg_type t0 = fg_type_scalar(FG_F32, fg_shape0());
+  fg_type tc = fg_type_scalar(FG_F32, fg_shape1(BC));
+  fg_graph *g = fg_graph_new("buffers");
+  fg_field *x = fg_input(g, "x", t);
+  fg_field *m = fg_input(g, "m", tm);
+  fg_field *k = fg_input(g, "k", t0);
+  fg_op *op = fg_op_begin(g, "blur3x3", 1, &t);
+  fg_expr *acc = fg_var(op, FG_F32, 1);
+  fg_assign(acc, fg_float(op, 0.0f));
+  for (int dr = -1; dr <= 1; dr++)
+    for (int dc = -1; dc <= 1; dc++) {
+      fg_expr *r = fg_clamp(fg_addi(fg_row(op), dr), fg_int(op, 0),
+                            fg_subi(fg_rows(op), 1));
+      fg_expr *c = fg_clamp(fg_addi(fg_column(op), dc), fg_int(op, 0),
+                            fg_subi(fg_columns(op), 1));
+      fg_assign(acc, fg_add(acc, fg_read_tensor_at(op, x, 2, r, c)));
+    }
+  fg_write_tensor(op, 0, fg_divf(acc, 9.0f));
+  fg_field *b = fg_op_end(op);
+  fg_output(g, "blur", b);
+  op = fg_op_begin(g, "scale_clamp", 1, &t);
+  fg_expr *v = fg_addf(fg_mulf(fg_read_tensor(op, b), 1.75f), -0.25f);
+  fg_write_tensor(op, 0, fg_clamp(v, fg_float(op, 0.0f), fg_float(op, 1.0f)));
+  fg_field *y = fg_op_end(op);
+  fg_output(g, "y", y);
+  fg_output(g, "y2", y);
+  op = fg_op_begin(g, "m3", 1, &tm);
+  fg_expr *mi = fg_convert(fg_read_tensor(op, m), FG_I32, 1);
+  fg_write_tensor(op, 0, fg_convert(fg_add(fg_mul(mi, fg_int(op, 3)),
+                                           fg_int(op, 1)), FG_U8, 1));
+  fg_output(g, "m3", fg_op_end(op));
+  fg_output(g, "xp", x);
+  float cdata[BC];
+  for (int i = 0; i < BC; i++)
+    cdata[i] = (float)i * 0.5f - 3.0f;
+  fg_output(g, "c", fg_constant(g, "c", tc, cdata));
+  fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
+  fg_output(g, "s", s);
+  op = fg_op_begin(g, "sk", 1, &t0);
+  fg_write_tensor(op, 0, fg_mul(fg_read_tensor(op, s), fg_read_tensor(op, k)));
+  fg_output(g, "sk", fg_op_end(op));
+  op = fg_op_begin(g, "xn", 1, &t);
+  fg_write_tensor(op, 0, fg_div(fg_read_tensor(op, x), fg_read_tensor(op, s)));
+  fg_output(g, "xn", fg_op_end(op));
+  ck_assert_msg(fg_graph_status(g) == FG_OK, "%s", fg_graph_errmsg(g));
+  return g;
+}
+
+/* Host memory for every input and output of a program. */
+typedef struct hostio {
+  int n_in, n_out;
+  void *in[8], *out[16];
+  size_t in_bytes[8], out_bytes[16];
+} hostio;
+
+static void hostio_init(hostio *h, fg_program *p, int seed) {
+  h->n_in = fg_program_input_count(p);
+  h->n_out = fg_program_output_count(p);
+  ck_assert(h->n_in <= 8 && h->n_out <= 16);
+  for (int i = 0; i < h->n_in; i++) {
+    h->in_bytes[i] = fg_type_bytes(fg_program_input_type(p, i));
+    h->in[i] = malloc(h->in_bytes[i]);
+    ck_assert_ptr_nonnull(h->in[i]);
+    fg_type t = fg_program_input_type(p, i);
+    size_t n = h->in_bytes[i] / fg_elem_size(t.elem);
+    for (size_t j = 0; j < n; j++) {
+      if (t.elem == FG_F32)
+        ((float *)h->in[i])[j] = xval((int)j, seed + i) + 0.01f;
+      else
+        ((uint8_t *)h->in[i])[j] = (uint8_t)((j * 7 + (size_t)seed * 13) %
+                                             81);
+    }
+  }
+  for (int i = 0; i < h->n_out; i++) {
+    h->out_bytes[i] = fg_type_bytes(fg_program_output_type(p, i));
+    h->out[i] = malloc(h->out_bytes[i]);
+    ck_assert_ptr_nonnull(h->out[i]);
+    memset(h->out[i], 0xee, h->out_bytes[i]);
+  }
+}
+
+static void hostio_free(hostio *h) {
+  for (int i = 0; i < h->n_in; i++)
+    free(h->in[i]);
+  for (int i = 0; i < h->n_out; i++)
+    free(h->out[i]);
+}
+
+/* Buffers of ctx for every input and output of p. */
+typedef struct bufio {
+  int n_in, n_out;
+  fg_buffer *in[8], *out[16];
+} bufio;
+
+static void bufio_init(bufio *b, fg_context *ctx, fg_program *p) {
+  b->n_in = fg_program_input_count(p);
+  b->n_out = fg_program_output_count(p);
+  for (int i = 0; i < b->n_in; i++)
+    ck_assert_msg(fg_buffer_new(ctx, fg_program_input_type(p, i), &b->in[i])
+                  == FG_OK, "%s", fg_context_errmsg(ctx));
+  for (int i = 0; i < b->n_out; i++)
+    ck_assert_msg(fg_buffer_new(ctx, fg_program_output_type(p, i),
+                                &b->out[i]) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+}
+
+static void bufio_free(bufio *b) {
+  for (int i = 0; i < b->n_in; i++)
+    fg_buffer_free(b->in[i]);
+  for (int i = 0; i < b->n_out; i++)
+    fg_buffer_free(b->out[i]);
+}
+
+/* Runs p over host memory and over buffers holding the same inputs, and
+ * asserts every output's bytes agree; leaves the host run's in h. */
+static void same_as_host(fg_context *ctx, fg_program *p, hostio *h) {
+  ck_assert_msg(fg_program_run(p, h->n_in, (const void *const *)h->in,
+                               h->n_out, h->out) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  bufio b;
+  bufio_init(&b, ctx, p);
+  for (int i = 0; i < h->n_in; i++)
+    ck_assert_int_eq(fg_buffer_write(b.in[i], h->in[i], h->in_bytes[i]),
+                     FG_OK);
+  ck_assert_msg(fg_program_run_buffers(p, b.n_in, b.in, b.n_out, b.out) ==
+                FG_OK, "%s", fg_context_errmsg(ctx));
+  for (int i = 0; i < h->n_out; i++) {
+    unsigned char *got = malloc(h->out_bytes[i]);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(fg_buffer_read(b.out[i], got, h->out_bytes[i]), FG_OK);
+    ck_assert_msg(!memcmp(got, h->out[i], h->out_bytes[i]), "output '%s' "
+                  "over buffers differs from the run over host memory",
+                  fg_program_output_name(p, i));
+    free(got);
+  }
+  bufio_free(&b);
+}
+
+/* The mixed graph's outputs in h against C. */
+static void check_mixed(fg_program *p, const hostio *h) {
+  const float *x = h->in[fg_program_input_index(p, "x")];
+  const uint8_t *m = h->in[fg_program_input_index(p, "m")];
+  float k = *(const float *)h->in[fg_program_input_index(p, "k")];
+  const float *blur = h->out[fg_program_output_index(p, "blur")];
+  const float *y = h->out[fg_program_output_index(p, "y")];
+  const uint8_t *m3 = h->out[fg_program_output_index(p, "m3")];
+  const float *c = h->out[fg_program_output_index(p, "c")];
+  float s = *(const float *)h->out[fg_program_output_index(p, "s")];
+  float sk = *(const float *)h->out[fg_program_output_index(p, "sk")];
+  const float *xn = h->out[fg_program_output_index(p, "xn")];
+  double sum = 0;
+  for (int i = 0; i < BN; i++)
+    sum += x[i];
+  ck_assert_msg(fabs(s - sum) <= 1e-5 * fabs(sum), "s %.9g, expected %.9g",
+                s, sum);
+  ck_assert_msg(!memcmp(&(float){s * k}, &sk, sizeof sk), "sk %.9g, "
+                "expected s * k = %.9g", sk, s * k);
+  for (int r = 0; r < BR; r++)
+    for (int col = 0; col < BC; col++) {
+      double acc = 0;
+      for (int dr = -1; dr <= 1; dr++)
+        for (int dc = -1; dc <= 1; dc++) {
+          int rr = r + dr < 0 ? 0 : r + dr >= BR ? BR - 1 : r + dr;
+          int cc = col + dc < 0 ? 0 : col + dc >= BC ? BC - 1 : col + dc;
+          acc += x[rr * BC + cc];
+        }
+      int i = r * BC + col;
+      double v = acc / 9 * 1.75 - 0.25;
+      ck_assert_msg(fabs(blur[i] - acc / 9) <= 1e-6, "blur[%d]", i);
+      ck_assert_msg(fabs(y[i] - (v < 0 ? 0 : v > 1 ? 1 : v)) <= 4e-6,
+                    "y[%d]", i);
+      ck_assert_msg(m3[i] == (uint8_t)(m[i] * 3 + 1), "m3[%d]", i);
+      ck_assert_msg(xn[i] == x[i] / s, "xn[%d] %.9g, expected %.9g", i,
+                    xn[i], x[i] / s);
+    }
+  for (int i = 0; i < BC; i++)
+    ck_assert(c[i] == (float)i * 0.5f - 3.0f);
+  ck_assert(!memcmp(h->out[fg_program_output_index(p, "xp")], x,
+                    BN * sizeof(float)));
+  ck_assert(!memcmp(h->out[fg_program_output_index(p, "y2")], y,
+                    BN * sizeof(float)));
+}
+
+static void mixed_case(fg_fusion fusion) {
+  fg_context *ctx = tu_context();
+  fg_graph *g = mixed_graph();
+  fg_compile_options o = {.fusion = fusion};
+  fg_program *p;
+  ck_assert_msg(fg_compile(ctx, g, &o, &p) == FG_OK, "%s",
+                fg_context_errmsg(ctx));
+  fg_graph_free(g);
+  hostio h;
+  hostio_init(&h, p, 3);
+  *(float *)h.in[fg_program_input_index(p, "k")] = 0.375f;
+  same_as_host(ctx, p, &h);
+  check_mixed(p, &h);
+  hostio_free(&h);
+  fg_program_free(p);
+  tu_context_free(ctx);
+}
+
+START_TEST(test_buffers_every_output_kind) { mixed_case(FG_FUSION_ON); }
+END_TEST
+
+START_TEST(test_buffers_unfused) { mixed_case(FG_FUSION_OFF); }
+END_TEST
+
+/* check mode compares the fused outputs, there in buffers, with the
+ * unfused ones */
+START_TEST(test_buffers_check_mode) { mixed_case(FG_FUSION_CHECK); }
+END_TEST
+
+/* Program a: y = x * 2 + 1; program b: z = sqrt(y) + y (both f32). */
+static fg_program *affine_program(fg_context *ctx, bool second, int rows,
+                                  int cols) {
+  fg_type t = fg_type_scalar(FG_F32, fg_shape2(rows, cols));
+  fg_graph *g = fg_graph_new(second ? "b" : "a");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, second ? "sqrt_plus" : "affine", 1, &t);
+  fg_expr *v = fg_read_tensor(op, x);
+  fg_write_tensor(op, 0, second ? fg_add(fg_sqrt(v), v)
+                                : fg_addf(fg_mulf(v, 2.0f), 1.0f));
+  fg_output(g, "y", fg_op_end(op));
+  fg_program *p = tu_compile(ctx, g);
+  fg_graph_free(g);
+  return p;
+}
+
+static int runs_done;
+static void count_done(fg_run *r, fg_status st, void *user) {
+  (void)user;
+  ck_assert_msg(st == FG_OK, "%s", fg_run_errmsg(r));
+  runs_done++;
+}
+
+/* a -> mid -> b, twice over one mid, all four started at once with room
+ * for four: the second a waits until the first b has read mid */
+START_TEST(test_buffers_chained_runs_keep_order) {
+  fg_context *ctx = tu_context();
+  ck_assert_int_eq(fg_context_set_max_runs(ctx, 4), FG_OK);
+  /* big enough that no run ends while it starts */
+  enum { CN = 1024 * 1024 };
+  fg_program *a = affine_program(ctx, false, 1024, 1024);
+  fg_program *b = affine_program(ctx, true, 1024, 1024);
+  fg_type t = fg_program_input_type(a, 0);
+  fg_buffer *in1, *in2, *mid, *out1, *out2;
+  fg_buffer **all[] = {&in1, &in2, &mid, &out1, &out2};
+  for (int i = 0; i < 5; i++)
+    ck_assert_int_eq(fg_buffer_new(ctx, t, all[i]), FG_OK);
+  float *x1 = malloc(CN * sizeof *x1), *x2 = malloc(CN * sizeof *x2);
+  float *z1 = malloc(CN * sizeof *z1), *z2 = malloc(CN * sizeof *z2);
+  ck_assert(x1 && x2 && z1 && z2);
+  for (int i = 0; i < CN; i++) {
+    x1[i] = xval(i, 1);
+    x2[i] = 100.0f + xval(i, 2);
+  }
+  ck_assert_int_eq(fg_buffer_write(in1, x1, CN * sizeof *x1), FG_OK);
+  ck_assert_int_eq(fg_buffer_write(in2, x2, CN * sizeof *x2), FG_OK);
+  runs_done = 0;
+  for (int round = 0; round < 3; round++) {
+    ck_assert_int_eq(fg_program_start_buffers(a, 1, &in1, 1, &mid, count_done,
+                                              NULL, NULL), FG_OK);
+    ck_assert_int_eq(fg_program_start_buffers(b, 1, &mid, 1, &out1,
+                                              count_done, NULL, NULL), FG_OK);
+    ck_assert_int_eq(fg_program_start_buffers(a, 1, &in2, 1, &mid, count_done,
+                                              NULL, NULL), FG_OK);
+    ck_assert_int_eq(fg_program_start_buffers(b, 1, &mid, 1, &out2,
+                                              count_done, NULL, NULL), FG_OK);
+  }
+  /* the reads wait for the runs writing out1 and out2 */
+  ck_assert_int_eq(fg_buffer_read(out1, z1, CN * sizeof *z1), FG_OK);
+  ck_assert_int_eq(fg_buffer_read(out2, z2, CN * sizeof *z2), FG_OK);
+  ck_assert_int_eq(fg_context_wait(ctx), FG_OK);
+  ck_assert_int_eq(runs_done, 12);
+  for (int i = 0; i < CN; i++) {
+    float y1 = x1[i] * 2.0f + 1.0f, y2 = x2[i] * 2.0f + 1.0f;
+    ck_assert_msg(fabsf(z1[i] - (sqrtf(y1) + y1)) <= 2e-6f * z1[i],
+                  "z1[%d] %.9g, expected %.9g", i, z1[i], sqrtf(y1) + y1);
+    ck_assert_msg(fabsf(z2[i] - (sqrtf(y2) + y2)) <= 2e-6f * z2[i],
+                  "z2[%d] %.9g, expected %.9g", i, z2[i], sqrtf(y2) + y2);
+  }
+  fg_context_stats cs;
+  ck_assert_int_eq(fg_context_get_stats(ctx, &cs), FG_OK);
+  ck_assert_msg(cs.in_place == 24 && cs.copied == 0, "in place %llu, copied "
+                "%llu (expected 24 and 0: one input and one output a run)",
+                (unsigned long long)cs.in_place,
+                (unsigned long long)cs.copied);
+  for (int i = 0; i < 5; i++)
+    fg_buffer_free(*all[i]);
+  free(x1);
+  free(x2);
+  free(z1);
+  free(z2);
+  fg_program_free(a);
+  fg_program_free(b);
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* out = x, after while (v >= 0) v = v * 1 with v = |x|: never ends (until
+ * its deadline); with plus_one, out = x + 1 at once instead (i32). */
+static fg_program *spin_program(fg_context *ctx, bool plus_one) {
+  fg_type t = fg_type_scalar(FG_I32, fg_shape2(BR, BC));
+  fg_graph *g = fg_graph_new(plus_one ? "plus_one" : "spin");
+  fg_field *x = fg_input(g, "x", t);
+  fg_op *op = fg_op_begin(g, plus_one ? "plus_one" : "spin", 1, &t);
+  fg_expr *v = fg_var(op, FG_I32, 1);
+  fg_assign(v, fg_read_tensor(op, x));
+  if (plus_one) {
+    fg_assign(v, fg_add(v, fg_int(op, 1)));
+  } else {
+    fg_while(fg_ge(fg_mul(v, v), fg_int(op, 0)));
+    fg_assign(v, fg_mul(v, fg_int(op, 1)));
+    fg_end(op);
+  }
+  fg_write_tensor(op, 0, v);
+  fg_output(g, "y", fg_op_end(op));
+  fg_program *p = tu_compile(ctx, g);
+  fg_graph_free(g);
+  return p;
+}
+
+static void spin_ended(fg_run *r, fg_status st, void *user) {
+  (void)user;
+  ck_assert_msg(st == FG_ETIMEDOUT, "the endless run ended %s: %s",
+                fg_status_name(st), fg_run_errmsg(r));
+}
+
+/* the reader's callback: the writer it follows has ended */
+static void reader_ended(fg_run *r, fg_status st, void *writer) {
+  ck_assert_msg(st == FG_OK, "%s", fg_run_errmsg(r));
+  ck_assert_msg(fg_run_done(writer), "a run reading a buffer ended before "
+                "the run writing it, started first");
+  runs_done++;
+}
+
+/* A run reading a buffer begins only once the run started before it that
+ * writes the buffer has ended: here that one spins until its deadline,
+ * and the reader, which would take a moment, ends after it. */
+START_TEST(test_buffers_reader_waits_for_writer) {
+  fg_context *ctx = tu_context();
+  fg_program *spin = spin_program(ctx, false), *inc = spin_program(ctx, true);
+  fg_type t = fg_program_input_type(spin, 0);
+  fg_buffer *x, *mid, *out;
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &x), FG_OK);
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &mid), FG_OK);
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &out), FG_OK);
+  fg_run *w;
+  ck_assert_int_eq(fg_program_start_buffers(spin, 1, &x, 1, &mid, spin_ended,
+                                            NULL, &w), FG_OK);
+  ck_assert_int_eq(fg_run_set_timeout(w, 400), FG_OK);
+  runs_done = 0;
+  ck_assert_int_eq(fg_program_start_buffers(inc, 1, &mid, 1, &out,
+                                            reader_ended, w, NULL), FG_OK);
+  ck_assert_int_eq(fg_context_wait(ctx), FG_OK);
+  ck_assert_int_eq(runs_done, 1);
+  ck_assert_int_eq(fg_run_status(w), FG_ETIMEDOUT);
+  fg_run_free(w);
+  fg_buffer_free(x);
+  fg_buffer_free(mid);
+  fg_buffer_free(out);
+  fg_program_free(spin);
+  fg_program_free(inc);
+  tu_context_free(ctx);
+}
+END_TEST
+
+/* A write to a buffer a started run reads waits for it: the run sees the
+ * old contents.  A new buffer holds zeros. */
+START_TEST(test_buffers_write_waits_for_readers) {
+  fg_context *ctx = tu_context();
+  fg_program *a = affine_program(ctx, false, BR, BC);
+  fg_type t = fg_program_input_type(a, 0);
+  fg_buffer *in, *out;
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &in), FG_OK);
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &out), FG_OK);
+  float *v = malloc(BN * sizeof *v);
+  ck_assert_ptr_nonnull(v);
+  ck_assert_int_eq(fg_buffer_read(out, v, BN * sizeof *v), FG_OK);
+  for (int i = 0; i < BN; i++)
+    ck_assert_msg(v[i] == 0.0f, "a new buffer holds %g at %d", v[i], i);
+  for (int i = 0; i < BN; i++)
+    v[i] = (float)i;
+  ck_assert_int_eq(fg_buffer_write(in, v, BN * sizeof *v), FG_OK);
+  fg_run *r;
+  ck_assert_int_eq(fg_program_start_buffers(a, 1, &in, 1, &out, NULL, NULL,
+                                            &r), FG_OK);
+  for (int i = 0; i < BN; i++)
+    v[i] = -1.0f;
+  ck_assert_int_eq(fg_buffer_write(in, v, BN * sizeof *v), FG_OK);
+  ck_assert(fg_run_done(r));
+  ck_assert_int_eq(fg_run_status(r), FG_OK);
+  ck_assert_ptr_null(fg_run_output(r, 0));
+  float one;
+  ck_assert_int_eq(fg_run_get(r, 0, &one, sizeof one), FG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fg_context_errmsg(ctx), "fg_buffer_read"));
+  fg_run_free(r);
+  ck_assert_int_eq(fg_buffer_read(out, v, BN * sizeof *v), FG_OK);
+  for (int i = 0; i < BN; i++)
+    ck_assert_msg(v[i] == (float)i * 2.0f + 1.0f, "out[%d] %g", i, v[i]);
+  ck_assert_int_eq(fg_program_run_buffers(a, 1, &in, 1, &out), FG_OK);
+  ck_assert_int_eq(fg_buffer_read(out, v, BN * sizeof *v), FG_OK);
+  for (int i = 0; i < BN; i++)
+    ck_assert_msg(v[i] == -1.0f, "out[%d] %g after the second run", i, v[i]);
+  free(v);
+  fg_buffer_free(in);
+  fg_buffer_free(out);
+  fg_program_free(a);
+  tu_context_free(ctx);
+}
+END_TEST
+
+static void expect_msg(fg_context *ctx, fg_status got, const char *part) {
+  ck_assert_msg(got == FG_EINVAL, "status %s, expected FG_EINVAL (%s)",
+                fg_status_name(got), part);
+  ck_assert_msg(strstr(fg_context_errmsg(ctx), part), "message '%s' lacks "
+                "'%s'", fg_context_errmsg(ctx), part);
+}
+
+START_TEST(test_buffers_bad_arguments) {
+  fg_context *ctx = tu_context(), *other = tu_context();
+  fg_program *a = affine_program(ctx, false, BR, BC);
+  fg_type t = fg_program_input_type(a, 0);
+  fg_type small = fg_type_scalar(FG_F32, fg_shape2(BR, BC - 1));
+  fg_buffer *in, *out, *wrong, *foreign, *none = NULL;
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &in), FG_OK);
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &out), FG_OK);
+  ck_assert_int_eq(fg_buffer_new(ctx, small, &wrong), FG_OK);
+  ck_assert_int_eq(fg_buffer_new(other, t, &foreign), FG_OK);
+  expect_msg(ctx, fg_buffer_new(ctx, fg_type_scalar(FG_BOOL, fg_shape1(4)),
+                                &none), "not a field type");
+  ck_assert_ptr_null(none);
+  expect_msg(ctx, fg_buffer_new(ctx, fg_type_scalar(FG_F32, fg_shape2(0, 4)),
+                                &none), "not a field type");
+  expect_msg(ctx, fg_program_run_buffers(a, 1, &wrong, 1, &out),
+             "input 'x' is f32[61x97], its buffer holds f32[61x96]");
+  expect_msg(ctx, fg_program_run_buffers(a, 1, &in, 1, &wrong),
+             "output 'y' is f32[61x97]");
+  expect_msg(ctx, fg_program_run_buffers(a, 1, &foreign, 1, &out),
+             "input 'x' belongs to another context");
+  expect_msg(ctx, fg_program_run_buffers(a, 1, &in, 1, &in),
+             "output 'y' and input 'x' are the same buffer");
+  expect_msg(ctx, fg_program_run_buffers(a, 1, &none, 1, &out),
+             "input 0 ('x') is NULL");
+  expect_msg(ctx, fg_program_run_buffers(a, 2, (fg_buffer *[]){in, in}, 1,
+                                         &out), "got 2 input(s)");
+  expect_msg(ctx, fg_program_run_buffers(a, 1, NULL, 1, &out),
+             "inputs array is NULL");
+  float v[4];
+  expect_msg(ctx, fg_buffer_write(in, v, sizeof v), "holds 23668 bytes, "
+             "got 16");
+  expect_msg(ctx, fg_buffer_read(in, NULL, fg_type_bytes(t)),
+             "the host memory is NULL");
+  ck_assert_int_eq(fg_program_run_buffers(NULL, 1, &in, 1, &out), FG_EINVAL);
+  ck_assert_int_eq(fg_buffer_new(NULL, t, &none), FG_EINVAL);
+  ck_assert_int_eq(fg_buffer_write(NULL, v, sizeof v), FG_EINVAL);
+  ck_assert(fg_buffer_type(NULL).elem == 0 && fg_buffer_type(NULL).field.ndim
+            == 0);
+  ck_assert(fg_type_equal(fg_buffer_type(wrong), small));
+  fg_buffer_free(NULL);
+  ck_assert_int_eq(fg_program_run_buffers(a, 1, &in, 1, &out), FG_OK);
+  fg_buffer_free(in);
+  fg_buffer_free(out);
+  fg_buffer_free(wrong);
+  fg_buffer_free(foreign);
+  fg_program_free(a);
+  tu_context_free(ctx);
+  tu_context_free(other);
+}
+END_TEST
+
+/* A context freed while a buffer lives stays until the buffer goes (the
+ * leak check of a sanitizer build sees the rest freed). */
+START_TEST(test_buffers_outlive_their_context) {
+  fg_context *ctx = tu_context();
+  fg_program *a = affine_program(ctx, false, BR, BC);
+  fg_buffer *in, *out;
+  ck_assert_int_eq(fg_buffer_new(ctx, fg_program_input_type(a, 0), &in),
+                   FG_OK);
+  ck_assert_int_eq(fg_buffer_new(ctx, fg_program_input_type(a, 0), &out),
+                   FG_OK);
+  ck_assert_int_eq(fg_program_start_buffers(a, 1, &in, 1, &out, NULL, NULL,
+                                            NULL), FG_OK);
+  float *v = calloc(BN, sizeof *v);
+  ck_assert_ptr_nonnull(v);
+  ck_assert_int_eq(fg_buffer_read(out, v, BN * sizeof *v), FG_OK);
+  ck_assert_msg(v[7] == 1.0f, "out[7] %g (x = 0: 1 expected)", v[7]);
+  free(v);
+  fg_program_free(a);
+  fg_context_free(ctx);
+  fg_buffer *late = NULL;
+  ck_assert_int_eq(fg_buffer_new(ctx, fg_buffer_type(in), &late), FG_ESTATE);
+  ck_assert_ptr_null(late);
+  fg_buffer_free(in);
+  fg_buffer_free(out);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("buffers");
+  TCase *tc = tcase_create("buffers");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_buffers_every_output_kind);
+  tcase_add_test(tc, test_buffers_unfused);
+  tcase_add_test(tc, test_buffers_check_mode);
+  tcase_add_test(tc, test_buffers_chained_runs_keep_order);
+  tcase_add_test(tc, test_buffers_reader_waits_for_writer);
+  tcase_add_test(tc, test_buffers_write_waits_for_readers);
+  tcase_add_test(tc, test_buffers_bad_arguments);
+  tcase_add_test(tc, test_buffers_outlive_their_context);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
