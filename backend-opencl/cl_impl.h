@@ -7,11 +7,13 @@
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "fieldgraph.h"
+#include "runtime/backend.h"
 #include "toolchain/toolchain.h"
 
 /* ---- cl_errors.c -------------------------------------------------------- */
@@ -109,6 +111,24 @@ void fgcl_stops_until(fgcl_stops *s, cl_mem m, cl_event ev);
 void fgcl_stops_forget(fgcl_stops *s, cl_mem m);
 void fgcl_stops_signal(fgcl_stops *s, const int *flag);
 void fgcl_stops_free(fgcl_stops *s);
+
+/* How the end of each queued operation reaches the runtime (events.c):
+ * fgcl_events_watch arranges for a->done once the command of ev (the
+ * enqueue's reference, which it takes) ended, stores a reference of its
+ * own in *a->ev when a->ev is non-NULL, and flushes queue.  The driver's
+ * completion callback reports, and, with w non-NULL, a thread of w's that
+ * waits for the events in order too: whichever first.  Thread safe. */
+typedef struct fgcl_events fgcl_events;
+fgcl_events *fgcl_events_new(void);
+/* Stops w's thread after it has waited for everything queued. */
+void fgcl_events_free(fgcl_events *w);
+fg_status fgcl_events_watch(fgcl_events *w, fg__backend *be,
+                            cl_command_queue queue, const char *device,
+                            cl_event ev, const fg__async *a,
+                            const char *what);
+/* Test hook: microseconds each completion callback sleeps before it
+ * reports (a driver whose callbacks come late, as NVIDIA's); 0. */
+extern atomic_int fgcl_test_callback_delay_us;
 
 /* A copy of build log with each "<kernel>:L" position (NVIDIA's, which
  * ignores #line) replaced by the file and line source's #line directives

@@ -111,6 +111,9 @@ typedef struct fg__caps {
   bool fast_fma;             /* fma is an instruction of the device */
   bool row_windows;          /* launch_band keeps band_private outputs in
                                 windows of rows (not FG_CAP_ROW_WINDOWS) */
+  bool event_wait;           /* OpenCL: a thread waits for each operation's
+                                event beside the driver's callback (not
+                                FG_CAP_EVENT_WAIT) */
 } fg__caps;
 
 /* Settings a backend is made with: fg_context_options resolved against

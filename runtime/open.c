@@ -17,7 +17,8 @@ static int parse_disable(const char *s, char *err, size_t errlen) {
   static const struct { const char *name; int bit; } caps[] = {
     {"fp64", FG_CAP_FP64}, {"int64_atomics", FG_CAP_INT64_ATOMICS},
     {"host_eval", FG_CAP_HOST_EVAL}, {"strips", FG_CAP_STRIPS},
-    {"zero_copy", FG_CAP_ZERO_COPY}, {"row_windows", FG_CAP_ROW_WINDOWS}};
+    {"zero_copy", FG_CAP_ZERO_COPY}, {"row_windows", FG_CAP_ROW_WINDOWS},
+    {"event_wait", FG_CAP_EVENT_WAIT}};
   int bits = 0;
   while (*s) {
     size_t n = strcspn(s, ", ");
@@ -29,7 +30,8 @@ static int parse_disable(const char *s, char *err, size_t errlen) {
       }
     if (n && !found) {
       snprintf(err, errlen, "FG_DISABLE names '%.*s' (expected fp64, "
-               "int64_atomics, host_eval, strips, zero_copy or row_windows, "
+               "int64_atomics, host_eval, strips, zero_copy, row_windows or "
+               "event_wait, "
                "separated by commas)",
                (int)n, s);
       return -1;
@@ -130,6 +132,8 @@ fg_status fg_context_new(const fg_context_options *opt, fg_context **out,
   fg__be_set_zero_copy(ctx->be, !(disable & FG_CAP_ZERO_COPY));
   if (disable & FG_CAP_ROW_WINDOWS)
     ctx->be->caps.row_windows = false;
+  if (disable & FG_CAP_EVENT_WAIT)
+    ctx->be->caps.event_wait = false;
   ctx->max_runs = opt && opt->max_runs > 0 ? opt->max_runs : 4;
   ctx->run_timeout_ms = opt ? opt->run_timeout_ms : 0;
   st = fg__ctx_loop_init(ctx, opt ? opt->loop : NULL, fg__ctx_process,

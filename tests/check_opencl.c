@@ -7,6 +7,7 @@
  * sets it, so a missing device fails there. */
 #include "config.h"
 #include "backend-opencl/cl_impl.h"
+#include "runtime/context_impl.h"
 #include "testutil.h"
 
 #include <float.h>
@@ -685,6 +686,74 @@ START_TEST(test_opencl_reductions_bit_identical_to_cpu) {
 }
 END_TEST
 
+static int ends_seen;
+static void count_end(fg_run *r, fg_status st, void *user) {
+  ck_assert_msg(st == FG_OK, "%s", fg_run_errmsg(r));
+  ck_assert_msg(fg_run_done(r), "a callback for a run not ended");
+  ends_seen++;
+  (void)user;
+}
+
+/* With a thread waiting for the events beside the driver's callbacks
+ * (FG_CAP_EVENT_WAIT; a GPU's default, forced here on any device) and
+ * callbacks made late (3 ms), and without: each operation's end is
+ * reported once (a second report would end a run early or twice), and
+ * 48 runs of a program of copies, kernels
+ * and a reduction, 4 in flight, give the bits of one blocking run. */
+START_TEST(test_opencl_event_wait_reports_each_end_once) {
+  fg_shape s = fg_shape2(61, 77);
+  size_t np = 61 * 77;
+  uint8_t *img = malloc(np * 4);
+  int32_t *w = malloc(np * 4);
+  for (size_t i = 0; i < np * 4; i++)
+    img[i] = (uint8_t)(i * 131 + 7);
+  for (size_t i = 0; i < np; i++)
+    w[i] = (int32_t)(i % 17) - 8;
+  enum { RUNS = 48 };
+  int32_t *ia = malloc(np * 16), *ib = malloc(np * 16 * RUNS);
+  float *fa = malloc(np * 4), *fb = malloc(np * 4 * RUNS);
+  ck_assert(img && w && ia && ib && fa && fb);
+  for (int on = 0; on < 2; on++) {
+    fg_graph *g = mixed_graph(s);
+    fg_context_options opt = {.backend = FG_BACKEND_OPENCL, .max_runs = 4};
+    fg_context *ctx;
+    char err[1024];
+    ck_assert_msg(fg_context_new(&opt, &ctx, err, sizeof err) == FG_OK, "%s",
+                  err);
+    ctx->be->caps.event_wait = on;
+    /* callbacks late, as NVIDIA's: the waiting thread reports first */
+    atomic_store(&fgcl_test_callback_delay_us, on ? 3000 : 0);
+    fg_program *p = tu_compile(ctx, g);
+    ck_assert_msg(fg_program_run(p, 2, (const void *[]){img, w}, 2,
+                                 (void *[]){ia, fa}) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+    ends_seen = 0;
+    for (int r = 0; r < RUNS; r++)
+      ck_assert_int_eq(fg_program_start(p, 2, (const void *[]){img, w}, 2,
+                                        (void *[]){ib + r * np * 4,
+                                                   fb + r * np},
+                                        count_end, NULL, NULL), FG_OK);
+    ck_assert_int_eq(fg_context_wait(ctx), FG_OK);
+    ck_assert_int_eq(ends_seen, RUNS);
+    for (int r = 0; r < RUNS; r++) {
+      ck_assert_msg(!memcmp(ia, ib + r * np * 4, np * 16), "run %d (event "
+                    "wait %s): integers differ", r, on ? "on" : "off");
+      ck_assert_msg(!memcmp(fa, fb + r * np, np * 4), "run %d (event wait "
+                    "%s): floats differ", r, on ? "on" : "off");
+    }
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+  }
+  free(img);
+  free(w);
+  free(ia);
+  free(ib);
+  free(fa);
+  free(fb);
+}
+END_TEST
+
 int main(void) {
   if (!tu_opencl_device_exists()) {
     const char *req = getenv("FG_REQUIRE_OPENCL");
@@ -703,6 +772,7 @@ int main(void) {
   tcase_add_test(tc, test_opencl_cache_refuses_untrusted_binaries);
   tcase_add_test(tc, test_opencl_agrees_with_cpu);
   tcase_add_test(tc, test_opencl_freed_contexts_hold_nothing);
+  tcase_add_test(tc, test_opencl_event_wait_reports_each_end_once);
   tcase_add_test(tc, test_opencl_reductions_bit_identical_to_cpu);
   tcase_add_test(tc, test_opencl_strips_match_reference);
   tcase_add_test(tc, test_opencl_strip_words_and_tables_match_cpu);

@@ -87,7 +87,8 @@ typedef struct fg_context_options {
                               lacking (testing what fg_compile refuses on
                               a smaller device); $FG_DISABLE ("fp64",
                               "int64_atomics", "host_eval", "strips",
-                              "zero_copy", comma-separated) adds more */
+                              "zero_copy", "row_windows", "event_wait",
+                              comma-separated) adds more */
   unsigned run_timeout_ms; /* every run's deadline, from its start: a run
                               not ended by then fails with FG_ETIMEDOUT,
                               as fg_run_set_timeout.  0: none */
@@ -121,7 +122,15 @@ enum {
    * report; fg_context_stats.windowed_chains).  Disabled, they go to
    * memory of their own size (to compare the two). */
   FG_CAP_ROW_WINDOWS = 1u << 5,
-  FG_CAP_ALL_ = (1u << 6) - 1
+  /* Not the device's: on an OpenCL GPU with memory of its own, a thread
+   * of the backend waits for each queued operation in turn
+   * (clWaitForEvents) and reports its end beside the driver's completion
+   * callback, whichever comes first (NVIDIA's driver calls callbacks
+   * late: a kernel-only run on an H100 took 20 ms whatever it did).
+   * Disabled, only callbacks report (to compare the two); CPU devices
+   * always use callbacks alone. */
+  FG_CAP_EVENT_WAIT = 1u << 6,
+  FG_CAP_ALL_ = (1u << 7) - 1
 };
 
 /* One OpenCL device, as fg_opencl_devices describes it. */
