@@ -205,7 +205,7 @@ static void sync_done(void *arg, fg_status st, const char *msg) {
   sync_wait *w = arg;
   pthread_mutex_lock(&w->mu);
   w->st = st;
-  snprintf(w->msg, sizeof w->msg, "%s", msg ? msg : fg_status_str(st));
+  snprintf(w->msg, sizeof w->msg, "%s", msg ? msg : "the copy failed");
   w->done = true;
   pthread_cond_signal(&w->cv);
   pthread_mutex_unlock(&w->mu);
