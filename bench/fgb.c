@@ -96,8 +96,8 @@ static void run_buffers_once(void *arg) {
 }
 
 int fgb_device_row(bench_table *t, fg_context *ctx, fg_graph *g,
-                   fg_fusion fusion, fg_precision p, int crow,
-                   const void *in, void *out) {
+                   const char *what, fg_fusion fusion, fg_precision p,
+                   int crow, const void *in, void *out) {
   if (strcmp(fg_context_backend_name(ctx), "opencl"))
     return -1;
   buffer_run a = {ctx, fgb_compile(ctx, g, fusion, p), NULL, NULL};
@@ -115,9 +115,9 @@ int fgb_device_row(bench_table *t, fg_context *ctx, fg_graph *g,
     exit(1);
   }
   char label[80];
-  fgb_label(label, sizeof label, NULL, fusion, p);
+  fgb_label(label, sizeof label, what, fusion, p);
   snprintf(label + strlen(label), sizeof label - strlen(label),
-           ", fields on the device");
+           ", on the device");
   int r = bench_row_add(t, label, s,
                         (double)fg_type_bytes(ti) + (double)fg_type_bytes(to),
                         0);

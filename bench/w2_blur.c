@@ -139,7 +139,7 @@ void bench_w2(fg_context *ctx) {
     /* OpenCL: the same with the fields kept on the device */
     int dev[2] = {-1, -1};
     for (int fu = 0; fu < 2 && cpu >= 0 && !prec; fu++) {
-      dev[fu] = fgb_device_row(&t, ctx, g, fu ? FG_FUSION_OFF : FG_FUSION_ON,
+      dev[fu] = fgb_device_row(&t, ctx, g, NULL, fu ? FG_FUSION_OFF : FG_FUSION_ON,
                                p, crow, in, out);
       t.rows[dev[fu]].err = bench_max_abs_err(out, ref, n);
     }

@@ -256,6 +256,11 @@ void bench_w3(fg_context *ctx) {
       time_rows(&w, g, "sum f32", p ? FG_PRECISION_RELAXED : FG_PRECISION_FULL,
               0, (const void *[]){a}, 1, &v, get_f32, ref, (double)n * 4,
               crow, cvrow);
+    /* OpenCL: the field kept on the device */
+    int dr = fgb_device_row(&t, ctx, g, "sum f32", FG_FUSION_ON,
+                            FG_PRECISION_FULL, crow, a, &v);
+    if (dr >= 0)
+      t.rows[dr].err = fabs(v - ref);
     fg_graph_free(g);
   }
 

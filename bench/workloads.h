@@ -31,12 +31,12 @@ int fgb_cpu_row(bench_table *t, fg_context *ctx, fg_graph *g, fg_precision p,
 /* On an OpenCL context: times g (one input, one output) with fusion and
  * precision p over fields kept on the device between runs (fg_buffer:
  * the input written once, fg_program_run_buffers timed, no copy to or
- * from the host), adds the row "fieldgraph <fusion>, fields on the
+ * from the host), adds the row "fieldgraph [what] <fusion>, on the
  * device" (against crow) and leaves its result in out for the caller's
  * error.  On a CPU context nothing.  Returns the new row or -1. */
 int fgb_device_row(bench_table *t, fg_context *ctx, fg_graph *g,
-                   fg_fusion fusion, fg_precision p, int crow,
-                   const void *in, void *out);
+                   const char *what, fg_fusion fusion, fg_precision p,
+                   int crow, const void *in, void *out);
 /* The label "fieldgraph <fusion> <precision>" into buf. */
 const char *fgb_label(char *buf, size_t size, const char *what,
                       fg_fusion fusion, fg_precision precision);
