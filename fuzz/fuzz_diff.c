@@ -11,7 +11,8 @@
  * input compiles.  Each graph is compiled and run fused and unfused
  * (FG_FUSION_ON, FG_FUSION_OFF) on the CPU backend and every output
  * compared: DESIGN.md promises the same bits (integers exact, floats bit
- * for bit, any NaN equal to any NaN).  With FG_DIFF_OPENCL=1 (=unfused)
+ * for bit, any NaN equal to any NaN); the fused program runs over device
+ * buffers (fg_buffer) too, to the bytes of its run over host memory.  With FG_DIFF_OPENCL=1 (=unfused)
  * the fused (unfused) program also builds and runs on OpenCL, its outputs
  * the CPU's bits unless an operation of bounded error took part (see
  * opencl_close).  A mismatch prints the generated graph as text, the
@@ -1578,6 +1579,66 @@ static fg_status run(fg_program *p, const void *const *ins, void **outs) {
   return run_timed(p, ins, outs, NULL);
 }
 
+/* Runs p over buffers of ctx (fg_buffer) holding ins; the outputs are
+ * read back into outs (allocated here, caller frees). */
+static fg_status run_buffers(fg_context *ctx, fg_program *p,
+                             const void *const *ins, void **outs) {
+  int ni = fg_program_input_count(p), no = fg_program_output_count(p);
+  fg_buffer *inbuf[MAXIN + 1] = {0}, *outbuf[MAXF + 2] = {0};
+  fg_status st = FG_OK;
+  for (int i = 0; i < ni && st == FG_OK; i++) {
+    fg_type t = fg_program_input_type(p, i);
+    st = fg_buffer_new(ctx, t, &inbuf[i]);
+    if (st == FG_OK)
+      st = fg_buffer_write(inbuf[i], ins[i], fg_type_bytes(t));
+  }
+  for (int o = 0; o < no; o++) {
+    fg_type t = fg_program_output_type(p, o);
+    outs[o] = calloc(1, fg_type_bytes(t) + 1);
+    if (st == FG_OK)
+      st = fg_buffer_new(ctx, t, &outbuf[o]);
+  }
+  if (st == FG_OK)
+    st = fg_program_run_buffers(p, ni, inbuf, no, outbuf);
+  for (int o = 0; o < no && st == FG_OK; o++)
+    st = fg_buffer_read(outbuf[o], outs[o],
+                        fg_type_bytes(fg_program_output_type(p, o)));
+  for (int i = 0; i < ni; i++)
+    fg_buffer_free(inbuf[i]);
+  for (int o = 0; o < no; o++)
+    fg_buffer_free(outbuf[o]);
+  return st;
+}
+
+/* Runs p (of ctx) over buffers and asserts the outputs are want's bytes:
+ * the same program over host memory gave want.  Returns a message, or
+ * "" (why, size bytes). */
+static void same_over_buffers(fg_context *ctx, fg_program *p,
+                              const void *const *ins, void *const *want,
+                              double want_secs, char *why, size_t size) {
+  void *ob[MAXF + 2] = {0};
+  int no = fg_program_output_count(p);
+  fg_status st = run_buffers(ctx, p, ins, ob);
+  if (st == FG_ETIMEDOUT && want_secs > 6.0) {
+    if (verbose)
+      fprintf(stderr, "fuzz_diff: over buffers past the run deadline: "
+              "inconclusive\n");
+  } else if (st != FG_OK) {
+    snprintf(why, size, "\n  the run over buffers failed: %s",
+             fg_context_errmsg(ctx));
+  }
+  for (int o = 0; o < no && st == FG_OK; o++)
+    if (memcmp(ob[o], want[o],
+               fg_type_bytes(fg_program_output_type(p, o)))) {
+      size_t l = strlen(why);
+      snprintf(why + l, size - l, "\n  output %s differs over buffers "
+               "from the run over host memory",
+               fg_program_output_name(p, o));
+    }
+  for (int o = 0; o < no; o++)
+    free(ob[o]);
+}
+
 /* Whether a run that passed the 60 s deadline says nothing: both did, or
  * the other one, which ended, took over a tenth of it (a machine starved
  * by other work, not a kernel that never ends: the generated loops are
@@ -1721,6 +1782,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
   }
+  /* the fused program over device buffers (fg_buffer): the same bits */
+  if (!why[0])
+    same_over_buffers(cpu, pf, (const void *const *)in, of, tf, why,
+                      sizeof why);
   if (why[0]) {
     dump(&G, pf, why);
     abort();
@@ -1745,6 +1810,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       dump(&G, po, why);
       abort();
     }
+    if (ro == FG_OK)
+      same_over_buffers(ocl, po, (const void *const *)in, oo, 0, why,
+                        sizeof why);
     for (int o = 0; o < nout && ro == FG_OK; o++) {
       fg_type t = fg_program_output_type(pf, o);
       size_t n = fg_type_bytes(t) / fg_elem_size(t.elem);
