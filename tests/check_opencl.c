@@ -302,15 +302,23 @@ static fg_graph *mixed_graph(fg_shape s) {
   return g;
 }
 
+/* mixed_graph's inputs over np points (caller frees). */
+static void mixed_inputs(size_t np, uint8_t **img, int32_t **w) {
+  *img = malloc(np * 4);
+  *w = malloc(np * 4);
+  ck_assert(*img && *w);
+  for (size_t i = 0; i < np * 4; i++)
+    (*img)[i] = (uint8_t)(i * 131 + 7);
+  for (size_t i = 0; i < np; i++)
+    (*w)[i] = (int32_t)(i % 17) - 8;
+}
+
 START_TEST(test_opencl_agrees_with_cpu) {
   fg_shape s = fg_shape2(61, 77);
   size_t np = 61 * 77;
-  uint8_t *img = malloc(np * 4);
-  int32_t *w = malloc(np * 4);
-  for (size_t i = 0; i < np * 4; i++)
-    img[i] = (uint8_t)(i * 131 + 7);
-  for (size_t i = 0; i < np; i++)
-    w[i] = (int32_t)(i % 17) - 8;
+  uint8_t *img;
+  int32_t *w;
+  mixed_inputs(np, &img, &w);
   int32_t *ia = malloc(np * 16), *ib = malloc(np * 16);
   float *fa = malloc(np * 4), *fb = malloc(np * 4);
   const char *backends[2] = {"cpu", "opencl"};
@@ -698,21 +706,18 @@ static void count_end(fg_run *r, fg_status st, void *user) {
  * (FG_CAP_EVENT_WAIT; a GPU's default, forced here on any device) and
  * callbacks made late (3 ms), and without: each operation's end is
  * reported once (a second report would end a run early or twice), and
- * 48 runs of a program of copies, kernels
- * and a reduction, 4 in flight, give the bits of one blocking run. */
+ * 48 runs of a program of copies and kernels, 4 in flight, give the bits
+ * of one blocking run. */
 START_TEST(test_opencl_event_wait_reports_each_end_once) {
   fg_shape s = fg_shape2(61, 77);
   size_t np = 61 * 77;
-  uint8_t *img = malloc(np * 4);
-  int32_t *w = malloc(np * 4);
-  for (size_t i = 0; i < np * 4; i++)
-    img[i] = (uint8_t)(i * 131 + 7);
-  for (size_t i = 0; i < np; i++)
-    w[i] = (int32_t)(i % 17) - 8;
+  uint8_t *img;
+  int32_t *w;
+  mixed_inputs(np, &img, &w);
   enum { RUNS = 48 };
   int32_t *ia = malloc(np * 16), *ib = malloc(np * 16 * RUNS);
   float *fa = malloc(np * 4), *fb = malloc(np * 4 * RUNS);
-  ck_assert(img && w && ia && ib && fa && fb);
+  ck_assert(ia && ib && fa && fb);
   for (int on = 0; on < 2; on++) {
     fg_graph *g = mixed_graph(s);
     fg_context_options opt = {.backend = FG_BACKEND_OPENCL, .max_runs = 4};

@@ -27,21 +27,9 @@ static fg_graph *zc_graph(void) {
   fg_graph *g = fg_graph_new("zero_copy");
   fg_field *x = fg_input(g, "x", t);
   fg_field *m = fg_input(g, "m", tm);
-  fg_op *op = fg_op_begin(g, "blur3x3", 1, &t);
-  fg_expr *acc = fg_var(op, FG_F32, 1);
-  fg_assign(acc, fg_float(op, 0.0f));
-  for (int dr = -1; dr <= 1; dr++)
-    for (int dc = -1; dc <= 1; dc++) {
-      fg_expr *r = fg_clamp(fg_addi(fg_row(op), dr), fg_int(op, 0),
-                            fg_subi(fg_rows(op), 1));
-      fg_expr *c = fg_clamp(fg_addi(fg_column(op), dc), fg_int(op, 0),
-                            fg_subi(fg_columns(op), 1));
-      fg_assign(acc, fg_add(acc, fg_read_tensor_at(op, x, 2, r, c)));
-    }
-  fg_write_tensor(op, 0, fg_divf(acc, 9.0f));
-  fg_field *b = fg_op_end(op);
+  fg_field *b = tu_mean3x3(g, x);
   fg_output(g, "blur", b);
-  op = fg_op_begin(g, "scale_clamp", 1, &t);
+  fg_op *op = fg_op_begin(g, "scale_clamp", 1, &t);
   fg_expr *v = fg_addf(fg_mulf(fg_read_tensor(op, b), ZSCALE), ZOFFSET);
   fg_write_tensor(op, 0, fg_clamp(v, fg_float(op, 0.0f), fg_float(op, 1.0f)));
   fg_field *y = fg_op_end(op);

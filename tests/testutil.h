@@ -225,6 +225,26 @@ static inline uint8_t *tu_rgba_pattern(int w, int h, uint32_t seed) {
   return p;
 }
 
+/* A 3x3 mean of the f32 field x with clamped borders, as an operator
+ * "blur3x3" of its own (a later operator reading it non-locally cannot
+ * fuse with it); the result, named blur3x3's output. */
+static inline fg_field *tu_mean3x3(fg_graph *g, fg_field *x) {
+  fg_type t = fg_field_type(x);
+  fg_op *op = fg_op_begin(g, "blur3x3", 1, &t);
+  fg_expr *acc = fg_var(op, FG_F32, 1);
+  fg_assign(acc, fg_float(op, 0.0f));
+  for (int dr = -1; dr <= 1; dr++)
+    for (int dc = -1; dc <= 1; dc++) {
+      fg_expr *r = fg_clamp(fg_addi(fg_row(op), dr), fg_int(op, 0),
+                            fg_subi(fg_rows(op), 1));
+      fg_expr *c = fg_clamp(fg_addi(fg_column(op), dc), fg_int(op, 0),
+                            fg_subi(fg_columns(op), 1));
+      fg_assign(acc, fg_add(acc, fg_read_tensor_at(op, x, 2, r, c)));
+    }
+  fg_write_tensor(op, 0, fg_divf(acc, 9.0f));
+  return fg_op_end(op);
+}
+
 /* Runs every test case of suite s; the exit status for main. */
 static inline int tu_run_suite(Suite *s) {
   SRunner *sr = srunner_create(s);
