@@ -120,6 +120,22 @@ static bool in_columns(const fgk_emitter *e, const fgk_access *a) {
   return false;
 }
 
+/* Whether read a's column is known to lie inside its input's columns:
+ * its range (fgk_int_range: a lookup table's index clamped to the table's
+ * length, a byte, a mask) within the columns the input's type has.  The
+ * kernel's source then differs from the clamped one, so a build of it
+ * never serves a narrower field. */
+static bool column_known_inside(const fgk_emitter *e, const fgk_access *a) {
+  if (a->ncoords < 1 || a->port < 0 || a->port >= e->k->n_in)
+    return false;
+  const fg_expr *c = a->coord[a->ncoords - 1];
+  long lo, hi;
+  int64_t d[FGE_DIM_AXES];
+  fge_abi_shape_dims(e->k->in_type[a->port].field, d);
+  return c && fgk_int_range(e->k, c, &lo, &hi) && lo >= 0 &&
+         hi < d[FGE_DIM_COLUMNS];
+}
+
 /* Whether e emits a stencil interior in which read a is a based read
  * (fge_based, emit/stencil.c): its element base + _column + dc lies inside
  * the field there; fills b. */
@@ -202,9 +218,10 @@ void fge_location(fgk_emitter *e, const char *fn, const char *buf,
                 fge_read_column(e->k, a, &cr);
   const char *rule = !strcmp(fn, "fgk_at") ? fge_border_suffix(e, a->border)
                                            : "";
-  /* a column loop's variable over this input's columns: unclamped too */
+  /* a column loop's variable over this input's columns, or a column
+   * known inside them: unclamped too */
   bool loop_col = !inside && !*rule && !strcmp(fn, "fgk_at") &&
-                  in_columns(e, a);
+                  (in_columns(e, a) || column_known_inside(e, a));
   inside = inside || loop_col;
   fge_colref any = {0};
   bool stencil = a->ncoords > 0 && fge_read_column(e->k, a, &any);

@@ -147,3 +147,150 @@ bool fgk_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
   *hi = *hi > 0 ? *hi : 0;
   return true;
 }
+
+/* ---- value ranges of integer expressions -------------------------------- */
+
+/* What a walk learns of the statements that set a variable. */
+typedef struct def_scan {
+  const fgk_var *v;
+  const fg_expr *rhs;     /* its one assignment's value */
+  int defs;
+  bool bad;               /* a loop's variable, an element, or addressed */
+} def_scan;
+
+static void def_stmt(const fgk_stmt *s, void *arg) {
+  def_scan *d = arg;
+  if (s->kind == FGK_S_FOR && s->u.for_.var == d->v) {
+    d->bad = true;
+  } else if (s->kind == FGK_S_ASSIGN) {
+    const fg_expr *l = s->u.assign.lhs;
+    if (l->kind == FGK_E_VAR && l->u.var == d->v) {
+      d->rhs = s->u.assign.rhs;
+      d->defs++;
+    }
+    while (l->kind == FGK_E_SWIZZLE)
+      l = l->u.swz.a;
+    if ((l->kind == FGK_E_VAR && l->u.var == d->v && l != s->u.assign.lhs) ||
+        (l->kind == FGK_E_INDEX && l->u.index.var == d->v))
+      d->bad = true;
+  }
+}
+
+static void def_expr(const fg_expr *x, void *arg) {
+  def_scan *d = arg;
+  if (x->kind == FGK_E_ADDR && x->u.addr->kind == FGK_E_VAR &&
+      x->u.addr->u.var == d->v)
+    d->bad = true;
+}
+
+/* The range of an integer type's values, where it is narrower than a
+ * long's. */
+static bool type_range(fg_elem e, long *lo, long *hi) {
+  switch (e) {
+  case FG_BOOL: *lo = 0; *hi = 1; return true;
+  case FG_I8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
+  case FG_U8: *lo = 0; *hi = UINT8_MAX; return true;
+  case FG_I16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
+  case FG_U16: *lo = 0; *hi = UINT16_MAX; return true;
+  case FG_I32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
+  case FG_U32: *lo = 0; *hi = UINT32_MAX; return true;
+  default: return false;
+  }
+}
+
+static bool range_at(const fgk_kernel *k, const fg_expr *x, long *lo,
+                     long *hi, int depth);
+
+/* Ranges of both arguments of a two-argument form. */
+static bool range2(const fgk_kernel *k, const fg_expr *a, const fg_expr *b,
+                   long r[4], int depth) {
+  return range_at(k, a, &r[0], &r[1], depth) &&
+         range_at(k, b, &r[2], &r[3], depth);
+}
+
+static bool range_at(const fgk_kernel *k, const fg_expr *x, long *lo,
+                     long *hi, int depth) {
+  if (depth > 8 || x->type.width != 1 || !fgk_is_int(x->type.elem))
+    return false;
+  long r[6];
+  bool known = false;
+  switch (x->kind) {
+  case FGK_E_CONST:
+    if (fgk_is_signed(x->type.elem) ||
+        x->u.k.u <= (uint64_t)INT64_MAX) {
+      *lo = *hi = (long)x->u.k.i;
+      return true;
+    }
+    break;
+  case FGK_E_CONVERT:
+    /* a value that the new type holds is unchanged */
+    if (range_at(k, x->u.conv.a, &r[0], &r[1], depth + 1) &&
+        (!type_range(x->type.elem, &r[2], &r[3]) ||
+         (r[0] >= r[2] && r[1] <= r[3]))) {
+      *lo = r[0];
+      *hi = r[1];
+      return true;
+    }
+    break;
+  case FGK_E_CALL:
+    if (x->u.call.fn == FGK_FN_clamp &&
+        range_at(k, x->u.call.arg[1], &r[2], &r[3], depth + 1) &&
+        range_at(k, x->u.call.arg[2], &r[4], &r[5], depth + 1) &&
+        r[2] <= r[5]) {
+      /* min(max(a, l), h): within [least l, greatest h] */
+      *lo = r[2];
+      *hi = r[5];
+      if (range_at(k, x->u.call.arg[0], &r[0], &r[1], depth + 1)) {
+        *lo = r[0] > *lo ? (r[0] < r[5] ? r[0] : r[5]) : *lo;
+        *hi = r[1] < *hi ? (r[1] > r[2] ? r[1] : r[2]) : *hi;
+      }
+      return true;
+    }
+    if ((x->u.call.fn == FGK_FN_min || x->u.call.fn == FGK_FN_max) &&
+        range2(k, x->u.call.arg[0], x->u.call.arg[1], r, depth + 1)) {
+      bool mn = x->u.call.fn == FGK_FN_min;
+      *lo = mn ? (r[0] < r[2] ? r[0] : r[2]) : (r[0] > r[2] ? r[0] : r[2]);
+      *hi = mn ? (r[1] < r[3] ? r[1] : r[3]) : (r[1] > r[3] ? r[1] : r[3]);
+      return true;
+    }
+    break;
+  case FGK_E_BINARY:
+    /* a mask by a constant of at least 0 */
+    if (x->u.bin.op == FGK_BAND &&
+        ((x->u.bin.b->kind == FGK_E_CONST &&
+          range_at(k, x->u.bin.b, &r[0], &r[1], depth + 1)) ||
+         (x->u.bin.a->kind == FGK_E_CONST &&
+          range_at(k, x->u.bin.a, &r[0], &r[1], depth + 1))) &&
+        r[0] >= 0) {
+      *lo = 0;
+      *hi = r[0];
+      return true;
+    }
+    break;
+  case FGK_E_VAR: {
+    /* set once (its declaration's 0 before that) */
+    const fgk_var *v = x->u.var;
+    if (!k || v->ndims || v->local || v->volatile_)
+      break;
+    def_scan d = {.v = v};
+    fgk_visit_block(&k->body, &(fgk_visitor){.expr = def_expr,
+                                            .stmt = def_stmt, .arg = &d});
+    if (d.bad || d.defs != 1 ||
+        !range_at(k, d.rhs, &r[0], &r[1], depth + 1))
+      break;
+    *lo = r[0] < 0 ? r[0] : 0;
+    *hi = r[1] > 0 ? r[1] : 0;
+    return true;
+  }
+  default:
+    break;
+  }
+  /* else what its type holds */
+  known = type_range(x->type.elem, lo, hi);
+  return known;
+}
+
+bool fgk_int_range(const fgk_kernel *k, const fg_expr *x, long *lo,
+                   long *hi) {
+  return range_at(k, x, lo, hi, 0);
+}

@@ -308,5 +308,13 @@ bool fgk_thread_plus(const fg_expr *x, fg_thread_const t, long *k);
  * fuse/bands.c.) */
 bool fgk_counter_range(const fgk_kernel *k, const fgk_var *v, long *lo,
                        long *hi);
+/* Whether scalar integer expression x of kernel k is known to lie in
+ * [*lo, *hi]: constants, conversions that keep the value, clamp, min and
+ * max of known ranges, a mask by a constant, a variable assigned once (or
+ * 0, its declaration's value, before that), else its type's range when
+ * narrower than a long.  (An index proven inside a field needs no clamp:
+ * emit/expr.c.) */
+bool fgk_int_range(const fgk_kernel *k, const fg_expr *x, long *lo,
+                   long *hi);
 
 #endif

@@ -2116,6 +2116,81 @@ START_TEST(test_dsl_regression_no_fp_contraction) {
 }
 END_TEST
 
+/* Reads of a table at computed columns: where the column's range is
+ * known inside the table (a byte into 256 entries, a clamp to the
+ * length, a mask) the kernel reads it unclamped (fgk_atx); where it is
+ * not (a clamp past a shorter table, a byte into 200 entries, a value
+ * set twice) the read clamps as always.  Every result against C. */
+START_TEST(test_dsl_lookup_columns_known_inside) {
+  enum { N = 1000 };
+  static const int lens[2] = {256, 200};
+  for (int li = 0; li < 2; li++) {
+    int len = lens[li];
+    fg_type tx = fg_type_scalar(FG_U8, fg_shape1(N));
+    fg_type ti = fg_type_scalar(FG_I32, fg_shape1(N));
+    fg_type tt = fg_type_scalar(FG_I32, fg_shape1(len));
+    fg_graph *g = fg_graph_new("lookup");
+    fg_field *x = fg_input(g, "x", tx), *k = fg_input(g, "k", ti);
+    fg_field *tab = fg_input(g, "tab", tt);
+    fg_type to = fg_type_vector(FG_I32, fg_shape1(N), 4);
+    fg_op *op = fg_op_begin(g, "lookups", 1, &to);
+    fg_expr *byte = fg_convert(fg_read_tensor(op, x), FG_I32, 1);
+    fg_expr *kv = fg_read_tensor(op, k);
+    fg_expr *set = fg_var(op, FG_I32, 1);     /* set twice: no range */
+    fg_assign(set, fg_int(op, 0));
+    fg_assign(set, kv);
+    fg_expr *e[4] = {
+        fg_read_tensor_at(op, tab, 1, byte),
+        fg_read_tensor_at(op, tab, 1, fg_clamp(kv, fg_int(op, 0),
+                                               fg_int(op, 255))),
+        fg_read_tensor_at(op, tab, 1, fg_band(kv, fg_int(op, 127))),
+        fg_read_tensor_at(op, tab, 1, set)};
+    fg_write_tensor(op, 0, fg_int4(e[0], e[1], e[2], e[3]));
+    fg_output(g, "y", fg_op_end(op));
+    uint8_t xs[N];
+    int32_t ks[N], ts[256], y[4 * N];
+    for (int i = 0; i < N; i++) {
+      xs[i] = (uint8_t)(i * 37 + 11);
+      ks[i] = (int32_t)(i * 7919 % 700) - 200;
+    }
+    for (int i = 0; i < len; i++)
+      ts[i] = i * 3 + 1000;
+    fg_context *ctx = tu_context();
+    fg_program *p = tu_compile(ctx, g);
+    const char *src = fg_program_kernel_source(p, 0);
+    int unclamped = 0, clamped = 0;
+    for (const char *q = src; (q = strstr(q, "fgk_atx(in2")); q++)
+      unclamped++;
+    for (const char *q = src; (q = strstr(q, "fgk_at(in2")); q++)
+      clamped++;
+    /* per copy of the loop (the CPU's has one per index width): the byte
+     * and the mask inside 256 entries, the clamp to 255 too; into 200
+     * entries only the mask */
+    int want = len == 256 ? 3 : 1;
+    if (clamped < 1 || unclamped * (4 - want) != clamped * want)
+      fprintf(stderr, "%s\n", src);
+    ck_assert_msg(clamped >= 1 && unclamped * (4 - want) == clamped * want,
+                  "table of %d: %d unclamped reads, %d clamped (the source "
+                  "is on stderr)", len, unclamped, clamped);
+    ck_assert_int_eq(fg_program_run(p, 3, (const void *[]){xs, ks, ts}, 1,
+                                    (void *[]){y}), FG_OK);
+    for (int i = 0; i < N; i++) {
+      int c[4] = {xs[i], ks[i] < 0 ? 0 : ks[i] > 255 ? 255 : ks[i],
+                  ks[i] & 127, ks[i]};
+      for (int j = 0; j < 4; j++) {
+        int at = c[j] < 0 ? 0 : c[j] >= len ? len - 1 : c[j];
+        ck_assert_msg(y[4 * i + j] == ts[at], "table of %d, point %d, "
+                      "read %d: %d, expected table[%d] = %d", len, i, j,
+                      y[4 * i + j], at, ts[at]);
+      }
+    }
+    fg_program_free(p);
+    tu_context_free(ctx);
+    fg_graph_free(g);
+  }
+}
+END_TEST
+
 static Suite *dsl_suite(void) {
   Suite *s = suite_create("dsl");
   TCase *tc = tcase_create("types");
@@ -2235,6 +2310,7 @@ static Suite *dsl_suite(void) {
   tcase_add_test(tc, test_dsl_regression_convert_sat_of_out_of_range_constants);
   tcase_add_test(tc, test_dsl_regression_rint_of_large_constants);
   tcase_add_test(tc, test_dsl_regression_no_fp_contraction);
+  tcase_add_test(tc, test_dsl_lookup_columns_known_inside);
   suite_add_tcase(s, tc);
   return s;
 }
