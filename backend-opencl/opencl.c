@@ -26,6 +26,7 @@ struct fg__kbin {
 struct fg__buffer {
   cl_mem mem;
   size_t bytes;
+  void *mapped;               /* ocl_pin's: where the host sees it */
 };
 
 typedef struct cl_backend {
@@ -181,8 +182,47 @@ static fg_status ocl_wrap_host(fg__backend *be, void *host, size_t bytes,
 static void ocl_buffer_free(fg__backend *be, fg__buffer *b) {
   if (!b)
     return;
+  if (b->mapped) {
+    cl_backend *cb = (cl_backend *)be;
+    cl_event ev;
+    if (clEnqueueUnmapMemObject(cb->queue, b->mem, b->mapped, 0, NULL,
+                                &ev) == CL_SUCCESS) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+    }
+  }
   clReleaseMemObject(b->mem);
   free(b);
+}
+
+/* Page-locked host memory for fg_host_alloc: a buffer the driver
+ * allocates on the host (CL_MEM_ALLOC_HOST_PTR), mapped once; copies
+ * between it and device buffers run at the bus's speed, where copies from
+ * ordinary (pageable) memory go through the driver's own staging (NVIDIA's
+ * OpenCL guide: about 5 GB/s against the link's 25 or more). */
+static fg_status ocl_pin(fg__backend *be, size_t bytes, fg__buffer **out,
+                         void **host) {
+  cl_backend *cb = (cl_backend *)be;
+  fg__buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    return fg__be_fail(be, FG_ENOMEM, "out of memory");
+  cl_int rc;
+  b->mem = clCreateBuffer(cb->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                          bytes ? bytes : 1, NULL, &rc);
+  if (rc == CL_SUCCESS)
+    b->mapped = clEnqueueMapBuffer(cb->queue, b->mem, CL_TRUE,
+                                   CL_MAP_READ | CL_MAP_WRITE, 0,
+                                   bytes ? bytes : 1, 0, NULL, NULL, &rc);
+  if (rc != CL_SUCCESS) {
+    if (b->mem)
+      clReleaseMemObject(b->mem);
+    free(b);
+    return cl_fail(be, rc, "page-locked host memory", NULL);
+  }
+  b->bytes = bytes;
+  *out = b;
+  *host = b->mapped;
+  return FG_OK;
 }
 
 static fg_status ocl_upload(fg__backend *be, fg__buffer *dst, const void *src,
@@ -532,6 +572,7 @@ static const fg__backend_i opencl_interface = {
   .wrap = NULL,
   .wrap_host = ocl_wrap_host,
   .buffer_free = ocl_buffer_free,
+  .pin = ocl_pin,
   .upload = ocl_upload,
   .launch = ocl_launch,
   .upload_async = ocl_upload_async,

@@ -131,6 +131,35 @@ int fgb_device_row(bench_table *t, fg_context *ctx, fg_graph *g,
   return r;
 }
 
+int fgb_pinned_row(bench_table *t, fg_context *ctx, fg_graph *g,
+                   fg_precision p, int crow, const void *in, void *out) {
+  if (strcmp(fg_context_backend_name(ctx), "opencl"))
+    return -1;
+  fg_program *prog = fgb_compile(ctx, g, FG_FUSION_ON, p);
+  size_t bi = fg_type_bytes(fg_program_input_type(prog, 0));
+  size_t bo = fg_type_bytes(fg_program_output_type(prog, 0));
+  void *pin = fg_host_alloc(ctx, bi), *pout = fg_host_alloc(ctx, bo);
+  if (!pin || !pout) {
+    fprintf(stderr, "bench: fg_host_alloc: %s\n", fg_context_errmsg(ctx));
+    exit(1);
+  }
+  memcpy(pin, in, bi);
+  double s = fgb_time(ctx, prog, 1, (const void *[]){pin}, 1,
+                      (void *[]){pout});
+  memcpy(out, pout, bo);
+  char label[80];
+  fgb_label(label, sizeof label, NULL, FG_FUSION_ON, p);
+  snprintf(label + strlen(label), sizeof label - strlen(label),
+           ", pinned host memory");
+  int r = bench_row_add(t, label, s, (double)bi + (double)bo, 0);
+  t->rows[r].c = crow;
+  snprintf(t->rows[r].note, sizeof t->rows[r].note, "fg_host_alloc");
+  fg_host_free(ctx, pin);
+  fg_host_free(ctx, pout);
+  fg_program_free(prog);
+  return r;
+}
+
 const char *fgb_label(char *buf, size_t size, const char *what,
                       fg_fusion fusion, fg_precision precision) {
   snprintf(buf, size, "fieldgraph %s%s%s", what ? what : "",

@@ -272,8 +272,11 @@ void bench_w1(fg_context *ctx) {
                                p, crow, in, out);
       t.rows[dev[fu]].err = w1_err(in, out, 4, 4, n);
     }
-    if (cpu >= 0 && !prec)
+    if (cpu >= 0 && !prec) {
       t.rows[dev[0]].unfused = dev[1];
+      int pr = fgb_pinned_row(&t, ctx, g, p, crow, in, out);
+      t.rows[pr].err = w1_err(in, out, 4, 4, n);
+    }
   }
   fg_graph_free(g);
   bench_table_print(&t);

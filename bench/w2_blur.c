@@ -143,8 +143,11 @@ void bench_w2(fg_context *ctx) {
                                p, crow, in, out);
       t.rows[dev[fu]].err = bench_max_abs_err(out, ref, n);
     }
-    if (cpu >= 0 && !prec)
+    if (cpu >= 0 && !prec) {
       t.rows[dev[0]].unfused = dev[1];
+      int pr = fgb_pinned_row(&t, ctx, g, p, crow, in, out);
+      t.rows[pr].err = bench_max_abs_err(out, ref, n);
+    }
   }
   fg_graph_free(g);
   bench_table_print(&t);

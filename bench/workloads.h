@@ -37,6 +37,13 @@ int fgb_cpu_row(bench_table *t, fg_context *ctx, fg_graph *g, fg_precision p,
 int fgb_device_row(bench_table *t, fg_context *ctx, fg_graph *g,
                    const char *what, fg_fusion fusion, fg_precision p,
                    int crow, const void *in, void *out);
+/* On an OpenCL context: times g (one input, one output) fused at
+ * precision p with its input and output in fg_host_alloc's memory
+ * (page-locked on a GPU), adds the row "fieldgraph fused, pinned host
+ * memory" (against crow) and leaves its result in out.  On a CPU context
+ * nothing.  Returns the new row or -1. */
+int fgb_pinned_row(bench_table *t, fg_context *ctx, fg_graph *g,
+                   fg_precision p, int crow, const void *in, void *out);
 /* The label "fieldgraph <fusion> <precision>" into buf. */
 const char *fgb_label(char *buf, size_t size, const char *what,
                       fg_fusion fusion, fg_precision precision);

@@ -116,6 +116,18 @@ bool fg__be_shares_host(const fg__backend *be) {
   return !be->i->wrap && be->i->wrap_host && be->host_shared;
 }
 
+fg_status fg__be_pin(fg__backend *be, size_t bytes, fg__buffer **out,
+                     void **host) {
+  *out = NULL;
+  *host = NULL;
+  if (!be->i->pin || be->host_shared)
+    return FG_ENOTSUP;
+  fg_status st = be->i->pin(be, bytes, out, host);
+  if (st == FG_OK)
+    be->live.buffers++;
+  return st;
+}
+
 fg_status fg__be_wrap_host(fg__backend *be, void *host, size_t bytes,
                            size_t align, bool writes, fg__buffer **out) {
   *out = NULL;

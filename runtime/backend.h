@@ -157,6 +157,12 @@ typedef struct fg__backend_i {
   fg_status (*wrap_host)(fg__backend *be, void *host, size_t bytes,
                          size_t align, bool writes, fg__buffer **out);
   void (*buffer_free)(fg__backend *be, fg__buffer *b);
+  /* Optional, for a device with memory of its own: a buffer whose memory
+   * is page-locked host memory, mapped at *host until the buffer is
+   * freed, which the device copies to and from at the bus's full speed
+   * (fg_host_alloc).  NULL: ordinary memory serves as well. */
+  fg_status (*pin)(fg__backend *be, size_t bytes, fg__buffer **out,
+                   void **host);
   /* A blocking copy into a buffer (a program's constants, at compile
    * time); runs use upload_async. */
   fg_status (*upload)(fg__backend *be, fg__buffer *dst, const void *src,
@@ -289,6 +295,11 @@ fg_status fg__be_wrap_host(fg__backend *be, void *host, size_t bytes,
 void fg__be_set_zero_copy(fg__backend *be, bool on);
 /* Frees b; NULL does nothing. */
 void fg__be_buffer_free(fg__backend *be, fg__buffer *b);
+/* The pin slot above: FG_ENOTSUP without a message where the backend has
+ * none or its device shares the host's memory (ordinary memory is as
+ * fast), else its status. */
+fg_status fg__be_pin(fg__backend *be, size_t bytes, fg__buffer **out,
+                     void **host);
 fg_status fg__be_upload(fg__backend *be, fg__buffer *dst, const void *src,
                         size_t bytes);
 fg_status fg__be_launch(fg__backend *be, fg__kbin *k, const fg__launch *l,

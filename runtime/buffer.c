@@ -1,6 +1,7 @@
 /* runtime/buffer.c - fields kept in a context's device memory between
- * runs (fg_buffer, context.h): making, filling, reading and freeing them.
- * Runs bind them in run.c. */
+ * runs (fg_buffer, context.h): making, filling, reading and freeing them
+ * (runs bind them in run.c); and host memory the device copies at full
+ * speed (fg_host_alloc). */
 #include "buffer_impl.h"
 
 #include <stdint.h>
@@ -113,4 +114,76 @@ fg_status fg_buffer_read(fg_buffer *b, void *dst, size_t size) {
   if (st == FG_OK && (st = fg__be_download(b->ctx->be, b->mem, dst, size)))
     fg__ctx_fail(b->ctx, st, "fg_buffer_read: %s", b->ctx->errmsg);
   return st;
+}
+
+/* ---- host memory the device copies at full speed ------------------------ */
+
+/* One fg_host_alloc block: the backend's page-locked buffer mapped at
+ * host, or (buf NULL) ordinary page-aligned memory. */
+typedef struct fg__host_block {
+  struct fg__host_block *next;
+  void *host;
+  fg__buffer *buf;
+} fg__host_block;
+
+void *fg_host_alloc(fg_context *ctx, size_t bytes) {
+  if (!ctx)
+    return NULL;
+  if (ctx->zombie) {
+    fg__ctx_fail(ctx, FG_ESTATE, "fg_host_alloc: the context was freed");
+    return NULL;
+  }
+  fg__host_block *h = calloc(1, sizeof *h);
+  if (!h) {
+    fg__ctx_fail(ctx, FG_ENOMEM, "fg_host_alloc: out of memory");
+    return NULL;
+  }
+  fg_status st = fg__be_pin(ctx->be, bytes, &h->buf, &h->host);
+  if (st == FG_OK && (uintptr_t)h->host % 16) {
+    /* a mapping not aligned for a float4: ordinary memory instead */
+    fg__be_buffer_free(ctx->be, h->buf);
+    h->buf = NULL;
+    st = FG_ENOTSUP;
+  }
+  if (st == FG_ENOTSUP) {
+    size_t page = 4096, n = (bytes + page - 1) / page * page;
+    h->host = n >= bytes ? aligned_alloc(page, n ? n : page) : NULL;
+    st = h->host ? FG_OK : FG_ENOMEM;
+    if (st != FG_OK)
+      fg__ctx_fail(ctx, st, "out of memory");
+  }
+  if (st != FG_OK) {
+    free(h);
+    fg__ctx_fail(ctx, st, "fg_host_alloc: %zu bytes: %s", bytes,
+                 ctx->errmsg);
+    return NULL;
+  }
+  h->next = ctx->host_blocks;
+  ctx->host_blocks = h;
+  ctx->live_buffers++;
+  return h->host;
+}
+
+void fg_host_free(fg_context *ctx, void *p) {
+  if (!ctx || !p)
+    return;
+  fg__host_block **pp = &ctx->host_blocks;
+  while (*pp && (*pp)->host != p)
+    pp = &(*pp)->next;
+  fg__host_block *h = *pp;
+  if (!h) {
+    fg__ctx_fail(ctx, FG_EINVAL, "fg_host_free: %p is not a block of this "
+                 "context's fg_host_alloc", p);
+    return;
+  }
+  /* runs may still copy from or to it */
+  fg_context_wait(ctx);
+  *pp = h->next;
+  if (h->buf)
+    fg__be_buffer_free(ctx->be, h->buf);
+  else
+    free(h->host);
+  free(h);
+  ctx->live_buffers--;
+  fg__ctx_release(ctx);
 }

@@ -55,7 +55,9 @@ struct fg_context {
   uint64_t runs_started;
   int64_t live_programs;   /* fg_context_live's counters */
   int64_t live_runs;
-  int64_t live_buffers;    /* fg_buffer objects not freed */
+  int64_t live_buffers;    /* fg_buffer objects and fg_host_alloc blocks
+                              not freed */
+  struct fg__host_block *host_blocks;  /* fg_host_alloc's (buffer.c) */
   bool zombie;             /* fg_context_free was called while programs,
                               run handles or buffers lived: the last of them frees
                               the context (fg__ctx_release) */

@@ -353,6 +353,18 @@ fg_status fg_buffer_write(fg_buffer *buf, const void *src, size_t size);
  * ended. */
 fg_status fg_buffer_read(fg_buffer *buf, void *dst, size_t size);
 
+/* Host memory (bytes, 16-byte aligned at least) that ctx's device copies
+ * to and from at the bus's full speed: page-locked where the device has
+ * memory of its own (a GPU; as cudaMallocHost), ordinary memory
+ * elsewhere.  Runs whose
+ * inputs and outputs lie in it copy faster (an H100: W1's 256 MB each way
+ * from ordinary memory at about 5 GB/s).  NULL on failure (message in
+ * fg_context_errmsg).  Page-locked memory is scarce: for run data. */
+void *fg_host_alloc(fg_context *ctx, size_t bytes);
+/* Frees a block of fg_host_alloc after ctx's runs have ended; NULL does
+ * nothing, another pointer is refused (message in fg_context_errmsg). */
+void fg_host_free(fg_context *ctx, void *p);
+
 /* fg_program_run over buffers: inputs[i] and outputs[i] are buffers of
  * ctx holding exactly the type of graph input / output i.  A buffer may
  * be several inputs, but neither an input and an output nor two outputs. */
