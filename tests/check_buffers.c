@@ -20,9 +20,8 @@ static float xval(int i, int seed) {
 }
 
 /* Inputs x (f32 BRxBC), m (u8 BRxBC) and k (0-D f32); outputs
- *   blur  a 3x3 mean of x, clamped borders (a kernel's result)
- *   y     clamp(blur * 1.75 - 0.25, 0, 1), and y2 the same field
- *   m3    m * 3 + 1 (u8)
+ *   blur, y, y2, m3  tu_blur_clamp_m3's, with y = clamp(blur * 1.75 -
+ *         0.25, 0, 1)
  *   xp    x itself; c a constant (BC f32)
  *   s     sum of x; sk = s * k (the host computes it)
  *   xn    x / s (a kernel reading the reduction's result) */
@@ -35,19 +34,7 @@ static fg_graph *mixed_graph(void) {
   fg_field *x = fg_input(g, "x", t);
   fg_field *m = fg_input(g, "m", tm);
   fg_field *k = fg_input(g, "k", t0);
-  fg_field *b = tu_mean3x3(g, x);
-  fg_output(g, "blur", b);
-  fg_op *op = fg_op_begin(g, "scale_clamp", 1, &t);
-  fg_expr *v = fg_addf(fg_mulf(fg_read_tensor(op, b), 1.75f), -0.25f);
-  fg_write_tensor(op, 0, fg_clamp(v, fg_float(op, 0.0f), fg_float(op, 1.0f)));
-  fg_field *y = fg_op_end(op);
-  fg_output(g, "y", y);
-  fg_output(g, "y2", y);
-  op = fg_op_begin(g, "m3", 1, &tm);
-  fg_expr *mi = fg_convert(fg_read_tensor(op, m), FG_I32, 1);
-  fg_write_tensor(op, 0, fg_convert(fg_add(fg_mul(mi, fg_int(op, 3)),
-                                           fg_int(op, 1)), FG_U8, 1));
-  fg_output(g, "m3", fg_op_end(op));
+  tu_blur_clamp_m3(g, x, m, 1.75f, -0.25f);
   fg_output(g, "xp", x);
   float cdata[BC];
   for (int i = 0; i < BC; i++)
@@ -55,7 +42,7 @@ static fg_graph *mixed_graph(void) {
   fg_output(g, "c", fg_constant(g, "c", tc, cdata));
   fg_field *s = fg_reduce(g, "s", FG_REDUCE_SUM, x);
   fg_output(g, "s", s);
-  op = fg_op_begin(g, "sk", 1, &t0);
+  fg_op *op = fg_op_begin(g, "sk", 1, &t0);
   fg_write_tensor(op, 0, fg_mul(fg_read_tensor(op, s), fg_read_tensor(op, k)));
   fg_output(g, "sk", fg_op_end(op));
   op = fg_op_begin(g, "xn", 1, &t);

@@ -27,19 +27,7 @@ static fg_graph *zc_graph(void) {
   fg_graph *g = fg_graph_new("zero_copy");
   fg_field *x = fg_input(g, "x", t);
   fg_field *m = fg_input(g, "m", tm);
-  fg_field *b = tu_mean3x3(g, x);
-  fg_output(g, "blur", b);
-  fg_op *op = fg_op_begin(g, "scale_clamp", 1, &t);
-  fg_expr *v = fg_addf(fg_mulf(fg_read_tensor(op, b), ZSCALE), ZOFFSET);
-  fg_write_tensor(op, 0, fg_clamp(v, fg_float(op, 0.0f), fg_float(op, 1.0f)));
-  fg_field *y = fg_op_end(op);
-  fg_output(g, "y", y);
-  fg_output(g, "y2", y);
-  op = fg_op_begin(g, "m3", 1, &tm);
-  fg_expr *mi = fg_convert(fg_read_tensor(op, m), FG_I32, 1);
-  fg_write_tensor(op, 0, fg_convert(fg_add(fg_mul(mi, fg_int(op, 3)),
-                                           fg_int(op, 1)), FG_U8, 1));
-  fg_output(g, "m3", fg_op_end(op));
+  tu_blur_clamp_m3(g, x, m, ZSCALE, ZOFFSET);
   return g;
 }
 

@@ -245,6 +245,29 @@ static inline fg_field *tu_mean3x3(fg_graph *g, fg_field *x) {
   return fg_op_end(op);
 }
 
+/* Outputs of g from f32 x and u8 m (same shape): blur (tu_mean3x3 of x),
+ * y = clamp(blur * scale + offset, 0, 1) (one fused kernel reading blur),
+ * y2 the same field again, m3 = m * 3 + 1 on u8.  The outputs of every
+ * kind a run places: a kernel's own, a second output of one field, a
+ * fused one (check_zero_copy, check_buffers). */
+static inline void tu_blur_clamp_m3(fg_graph *g, fg_field *x, fg_field *m,
+                                    float scale, float offset) {
+  fg_type t = fg_field_type(x), tm = fg_field_type(m);
+  fg_field *b = tu_mean3x3(g, x);
+  fg_output(g, "blur", b);
+  fg_op *op = fg_op_begin(g, "scale_clamp", 1, &t);
+  fg_expr *v = fg_addf(fg_mulf(fg_read_tensor(op, b), scale), offset);
+  fg_write_tensor(op, 0, fg_clamp(v, fg_float(op, 0.0f), fg_float(op, 1.0f)));
+  fg_field *y = fg_op_end(op);
+  fg_output(g, "y", y);
+  fg_output(g, "y2", y);
+  op = fg_op_begin(g, "m3", 1, &tm);
+  fg_expr *mi = fg_convert(fg_read_tensor(op, m), FG_I32, 1);
+  fg_write_tensor(op, 0, fg_convert(fg_add(fg_mul(mi, fg_int(op, 3)),
+                                           fg_int(op, 1)), FG_U8, 1));
+  fg_output(g, "m3", fg_op_end(op));
+}
+
 /* Runs every test case of suite s; the exit status for main. */
 static inline int tu_run_suite(Suite *s) {
   SRunner *sr = srunner_create(s);
