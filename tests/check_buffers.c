@@ -502,6 +502,66 @@ START_TEST(test_buffers_outlive_their_context) {
 }
 END_TEST
 
+/* 600 random steps over 5 shared buffers, 4 runs in flight: runs of two
+ * programs from one buffer into another, writes and reads, a fixed seed.
+ * Runs sharing buffers keep their order, so every read, and every buffer
+ * at the end, holds what the steps give one after another in C. */
+START_TEST(test_buffers_random_steps_match_sequential) {
+  enum { NB = 5 };
+  fg_context *ctx = tu_context();
+  ck_assert_int_eq(fg_context_set_max_runs(ctx, 4), FG_OK);
+  fg_program *p[2] = {affine_program(ctx, false, BR, BC),
+                      affine_program(ctx, true, BR, BC)};
+  fg_buffer *buf[NB];
+  float *sim = calloc((size_t)NB * BN, sizeof *sim), *tmp = malloc(BN * 4);
+  ck_assert(sim && tmp);
+  for (int i = 0; i < NB; i++)
+    ck_assert_int_eq(fg_buffer_new(ctx, fg_program_input_type(p[0], 0),
+                                   &buf[i]), FG_OK);
+  uint32_t rng = 12345;
+  for (int step = 0; step < 600; step++) {
+    rng = rng * 1664525u + 1013904223u;
+    int kind = (int)(rng >> 8) % 10, a = (int)(rng >> 12) % NB;
+    int c = (int)(rng >> 20) % NB, which = (int)(rng >> 28) & 1;
+    float *sa = sim + (size_t)a * BN, *sc = sim + (size_t)c * BN;
+    if (kind < 7 && a != c) {
+      ck_assert_int_eq(fg_program_start_buffers(p[which], 1, &buf[a], 1,
+                                                &buf[c], NULL, NULL, NULL),
+                       FG_OK);
+      for (int i = 0; i < BN; i++)
+        sc[i] = which ? sqrtf(sa[i]) + sa[i] : sa[i] * 2.0f + 1.0f;
+    } else if (kind < 8) {
+      for (int i = 0; i < BN; i++)
+        tmp[i] = xval(i, step);
+      ck_assert_int_eq(fg_buffer_write(buf[a], tmp, BN * 4), FG_OK);
+      memcpy(sa, tmp, BN * 4);
+    } else if (kind >= 8) {
+      ck_assert_int_eq(fg_buffer_read(buf[a], tmp, BN * 4), FG_OK);
+      for (int i = 0; i < BN; i++)
+        ck_assert_msg(tmp[i] == sa[i] || (isnan(tmp[i]) && isnan(sa[i])),
+                      "step %d, buffer %d, point %d: %g, expected %g", step,
+                      a, i, tmp[i], sa[i]);
+    }
+  }
+  ck_assert_int_eq(fg_context_wait(ctx), FG_OK);
+  for (int b = 0; b < NB; b++) {
+    ck_assert_int_eq(fg_buffer_read(buf[b], tmp, BN * 4), FG_OK);
+    for (int i = 0; i < BN; i++) {
+      float want = sim[(size_t)b * BN + i];
+      ck_assert_msg(tmp[i] == want || (isnan(tmp[i]) && isnan(want)),
+                    "buffer %d at the end, point %d: %g, expected %g", b, i,
+                    tmp[i], want);
+    }
+    fg_buffer_free(buf[b]);
+  }
+  free(sim);
+  free(tmp);
+  fg_program_free(p[0]);
+  fg_program_free(p[1]);
+  tu_context_free(ctx);
+}
+END_TEST
+
 /* fg_host_alloc's memory (page-locked where the device has its own) is
  * what runs read and write, to C's results; a pointer not of it is
  * refused; the leak check sees every block freed.  On OpenCL also with
@@ -557,6 +617,7 @@ int main(void) {
   tcase_add_test(tc, test_buffers_bad_arguments);
   tcase_add_test(tc, test_buffers_outlive_their_context);
   tcase_add_test(tc, test_buffers_host_alloc);
+  tcase_add_test(tc, test_buffers_random_steps_match_sequential);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
