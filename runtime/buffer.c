@@ -68,12 +68,42 @@ fg_status fg_buffer_new(fg_context *ctx, fg_type t, fg_buffer **out) {
   return FG_OK;
 }
 
+fg_status fg_buffer_wrap(fg_context *ctx, fg_type t, void *host,
+                         fg_buffer **out) {
+  if (out)
+    *out = NULL;
+  if (!ctx)
+    return FG_EINVAL;
+  char ts[FG_TYPE_STR_MAX];
+  if (!out || !host)
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_buffer_wrap: %s is NULL",
+                        out ? "the host memory" : "out");
+  if (ctx->zombie)
+    return fg__ctx_fail(ctx, FG_ESTATE, "fg_buffer_wrap: the context was "
+                        "freed");
+  if (!type_ok(t))
+    return fg__ctx_fail(ctx, FG_EINVAL, "fg_buffer_wrap: %s is not a field "
+                        "type (an element type other than bool, extents of "
+                        "at least 1)", fg_type_str(t, ts, sizeof ts));
+  fg_buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    return fg__ctx_fail(ctx, FG_ENOMEM, "fg_buffer_wrap: out of memory");
+  b->ctx = ctx;
+  b->type = t;
+  b->bytes = fg_type_bytes(t);
+  b->host = host;
+  ctx->live_buffers++;
+  *out = b;
+  return FG_OK;
+}
+
 void fg_buffer_free(fg_buffer *b) {
   if (!b)
     return;
   fg_context *ctx = b->ctx;
   fg__loop_wait_until(ctx, fg__buffer_idle, b);
-  fg__be_buffer_free(ctx->be, b->mem);
+  if (b->mem)
+    fg__be_buffer_free(ctx->be, b->mem);
   free(b);
   ctx->live_buffers--;
   fg__ctx_release(ctx);
@@ -102,7 +132,10 @@ fg_status fg_buffer_write(fg_buffer *b, const void *src, size_t size) {
   if (!b)
     return FG_EINVAL;
   fg_status st = before_copy(b, "fg_buffer_write", src, size);
-  if (st == FG_OK && (st = fg__be_upload(b->ctx->be, b->mem, src, size)))
+  if (st == FG_OK && !b->mem)
+    memmove(b->host, src, size);
+  else if (st == FG_OK &&
+           (st = fg__be_upload(b->ctx->be, b->mem, src, size)))
     fg__ctx_fail(b->ctx, st, "fg_buffer_write: %s", b->ctx->errmsg);
   return st;
 }
@@ -111,7 +144,10 @@ fg_status fg_buffer_read(fg_buffer *b, void *dst, size_t size) {
   if (!b)
     return FG_EINVAL;
   fg_status st = before_copy(b, "fg_buffer_read", dst, size);
-  if (st == FG_OK && (st = fg__be_download(b->ctx->be, b->mem, dst, size)))
+  if (st == FG_OK && !b->mem)
+    memmove(dst, b->host, size);
+  else if (st == FG_OK &&
+           (st = fg__be_download(b->ctx->be, b->mem, dst, size)))
     fg__ctx_fail(b->ctx, st, "fg_buffer_read: %s", b->ctx->errmsg);
   return st;
 }

@@ -11,7 +11,9 @@ struct fg_buffer {
   fg_context *ctx;
   fg_type type;
   size_t bytes;
-  fg__buffer *mem;          /* the backend's buffer */
+  fg__buffer *mem;          /* the backend's buffer; NULL for a buffer
+                               over the caller's memory (fg_buffer_wrap) */
+  void *host;               /* that memory (mem NULL) */
   int uses;                 /* runs started with it and not ended, queued
                                ones included (reads, writes and frees wait
                                for none) */

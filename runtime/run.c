@@ -63,7 +63,9 @@ struct fg_run {
                                started (RenderScript: a set applies to the
                                launches after it) */
   fg_buffer **bin, **bout;  /* a run over buffers: per input and output
-                               (fg_program_start_buffers), else NULL */
+                               (fg_program_start_buffers), else NULL; a
+                               wrapped one's memory (fg_buffer_wrap) is
+                               in r->in / r->out as a host run's */
   void **in_host;           /* a run over buffers: per input, NULL or its
                                value on the host, for the kernels the host
                                evaluates (fetched as the run begins) */
@@ -196,15 +198,20 @@ static int aliased_output(const fg_program *p, const fg__variant *v, int f) {
   return -1;
 }
 
+/* Whether input i of run r is read from a device buffer of its own. */
+static bool device_input(const fg_run *r, int i) {
+  return r->bin && r->bin[i]->mem;
+}
+
 /* Whether a run over buffers has kernels write output i straight into its
- * buffer (a result of the device's, the first output that is it); the
- * other outputs come to the host and go up to their buffers as the run
- * ends. */
+ * device buffer (a result of the device's, the first output that is it);
+ * the other outputs come to the host and go up to their buffers as the
+ * run ends (a wrapped buffer's memory is the output's, as a host run's). */
 static bool bound_output(const fg_run *r, const vrun *vr, int i) {
   const fg_program *p = r->prog;
   const fg__variant *v = vr->v;
   int f = p->out_field[i];
-  if (!r->bout || vr != &r->vr[0])
+  if (!r->bout || vr != &r->vr[0] || !r->bout[i]->mem)
     return false;
   if (v->direct[i])
     return true;
@@ -282,9 +289,11 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
     size_t bytes = fg_type_bytes(pf->type);
     size_t align = fg_elem_size(pf->type.elem);
     /* a run over buffers writes the main variant's outputs there */
-    int o = r->bout && vr == &r->vr[0] ? -1 : aliased_output(p, v, i);
+    int o = aliased_output(p, v, i);
+    if (o >= 0 && bound_output(r, vr, o))
+      o = -1;
     vr->view[i] = vr->bs->buf[i];
-    if (pf->role == PF_INPUT && r->bin) {
+    if (pf->role == PF_INPUT && device_input(r, pf->input)) {
       vr->view[i] = r->bin[pf->input]->mem;
     } else if (pf->role == PF_CONST && !pf->live) {
       vr->view[i] = pf->const_buf;
@@ -316,8 +325,8 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
    * program's own variant, not check mode's unfused one) */
   fg_context_stats *cs = &p->ctx->stats;
   for (int i = 0; vr == &r->vr[0] && i < p->n_in && st == FG_OK; i++)
-    *(vr->wrapped[p->in_field[i]] || r->bin ? &cs->in_place : &cs->copied)
-        += 1;
+    *(vr->wrapped[p->in_field[i]] || device_input(r, i) ? &cs->in_place
+                                                          : &cs->copied) += 1;
   for (int i = 0; vr == &r->vr[0] && i < p->n_out && st == FG_OK; i++) {
     int f = p->out_field[i];
     if (v->direct[i] || bound_output(r, vr, i) ||
@@ -446,7 +455,7 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
   switch (t->kind) {
   case RT_UPLOAD: {
     int f = p->in_field[t->index];
-    if (vr->wrapped[f] || r->bin) {  /* kernels read it in place */
+    if (vr->wrapped[f] || device_input(r, t->index)) {  /* in place */
       task_done(&ts->node, FG_OK, NULL);
       break;
     }
@@ -513,8 +522,9 @@ static void start_task(fg_run *r, vrun *vr, int ti) {
     assert(k->nbuf <= FG_MAX_KERNEL_BUFFERS);
     for (int j = 0; j < k->n_in; j++) {
       const fg__pfield *pf = &p->f[k->field[j]];
-      in[j] = pf->role == PF_INPUT ? (r->bin ? r->in_host[pf->input]
-                                             : r->in[pf->input])
+      in[j] = pf->role == PF_INPUT ? (device_input(r, pf->input)
+                                          ? r->in_host[pf->input]
+                                          : r->in[pf->input])
               : pf->role == PF_CONST ? pf->host_data
                                      : vr->bs->hval[k->field[j]];
     }
@@ -618,7 +628,7 @@ static fg_status begin_buffers(fg_run *r) {
   for (int i = 0; i < p->n_out; i++)
     r->bout[i]->writers++;
   for (int i = 0; i < p->n_in; i++) {
-    if (!host_reads(p, p->in_field[i]))
+    if (!device_input(r, i) || !host_reads(p, p->in_field[i]))
       continue;
     size_t bytes = r->bin[i]->bytes;
     if (!(r->in_host[i] = malloc(bytes + 1)))
@@ -644,12 +654,13 @@ static bool buffers_busy(const fg_run *r) {
 }
 
 /* A run over buffers that ends well: the outputs that came to the host go
- * up to their buffers. */
+ * up to their device buffers. */
 static void store_outputs(fg_run *r) {
   fg_program *p = r->prog;
   for (int i = 0; r->status == FG_OK && i < p->n_out; i++)
-    if (r->out[i] && fg__be_upload(p->ctx->be, r->bout[i]->mem, r->out[i],
-                                   r->out_bytes[i]) != FG_OK)
+    if (r->out[i] && r->bout[i]->mem &&
+        fg__be_upload(p->ctx->be, r->bout[i]->mem, r->out[i],
+                      r->out_bytes[i]) != FG_OK)
       run_fail(r, FG_EBACKEND, "output '%s': %s", p->out_name[i],
                p->ctx->errmsg);
 }
@@ -738,8 +749,8 @@ static void compare_outputs(fg_run *r) {
   for (int i = 0; i < p->n_out; i++) {
     size_t n = fg_type_bytes(p->f[p->out_field[i]].type);
     const unsigned char *a = r->out[i], *b = r->check_out[i];
-    unsigned char *fetched = NULL;      /* a run over buffers: from there */
-    if (r->bout) {
+    unsigned char *fetched = NULL;      /* a device buffer's: from there */
+    if (r->bout && r->bout[i]->mem) {
       if (!(fetched = malloc(n + 1))) {
         run_fail(r, FG_ENOMEM, "fusion check: out of memory");
         return;
@@ -988,6 +999,16 @@ static fg_status check_buffer_args(fg_program *p, const char *fn, int n_in,
       if (out[j] == b)
         return fg__ctx_fail(ctx, FG_EINVAL, "%s: outputs '%s' and '%s' are "
                             "the same buffer", fn, p->out_name[j], name);
+    /* wrapped memory: as fg_program_run's, outputs overlap nothing */
+    for (int j = 0; !is_in && b->host && j < n_in + k; j++) {
+      const fg_buffer *o = j < n_in ? in[j] : out[j - n_in];
+      if (o->host && overlaps(b->host, b->bytes, o->host, o->bytes))
+        return fg__ctx_fail(ctx, FG_EINVAL, "%s: the memory of output '%s' "
+                            "overlaps %s '%s'", fn, name,
+                            j < n_in ? "input" : "output",
+                            j < n_in ? p->in_name[j]
+                                     : p->out_name[j - n_in]);
+    }
   }
   return FG_OK;
 }
@@ -1063,8 +1084,10 @@ static fg_status start(fg_program *p, const char *fn, int n_in, int n_out,
     r->in_host = calloc((size_t)p->n_in + 1, sizeof *r->in_host);
     if (!r->bin || !r->bout || !r->in_host)
       st = FG_ENOMEM;
-    for (int i = 0; st == FG_OK && i < p->n_in; i++)
+    for (int i = 0; st == FG_OK && i < p->n_in; i++) {
       r->bin[i] = args->bin[i];
+      r->in[i] = r->bin[i]->host;      /* NULL for a device buffer */
+    }
     for (int i = 0; st == FG_OK && i < p->n_out; i++)
       r->bout[i] = args->bout[i];
     r->vr[0].v = &p->main;       /* what bound_output asks */
@@ -1072,7 +1095,7 @@ static fg_status start(fg_program *p, const char *fn, int n_in, int n_out,
   for (int i = 0; !bufs && i < p->n_in; i++)
     r->in[i] = in[i];
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {
-    r->out[i] = out ? out[i] : NULL;
+    r->out[i] = out ? out[i] : bufs ? r->bout[i]->host : NULL;
     if (bufs && bound_output(r, &r->vr[0], i))
       ;                          /* kernels write its buffer */
     else if (!r->out[i]) {

@@ -92,22 +92,40 @@ static void hostio_free(hostio *h) {
     free(h->out[i]);
 }
 
-/* Buffers of ctx for every input and output of p. */
+/* Buffers of ctx for every input and output of p: device buffers, or with
+ * wrap 1 (2) the even (odd) inputs and the odd (even) outputs over memory
+ * of the test's own (fg_buffer_wrap), which runs take as host memory. */
 typedef struct bufio {
   int n_in, n_out;
   fg_buffer *in[8], *out[16];
+  void *host[24];            /* the wrapped ones' memory */
 } bufio;
 
-static void bufio_init(bufio *b, fg_context *ctx, fg_program *p) {
+static fg_buffer *one_buffer(bufio *b, fg_context *ctx, fg_type t, int slot,
+                             bool wrapped) {
+  fg_buffer *buf = NULL;
+  if (wrapped) {
+    b->host[slot] = calloc(1, fg_type_bytes(t) + 8);
+    ck_assert_ptr_nonnull(b->host[slot]);
+    ck_assert_msg(fg_buffer_wrap(ctx, t, b->host[slot], &buf) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+  } else {
+    ck_assert_msg(fg_buffer_new(ctx, t, &buf) == FG_OK, "%s",
+                  fg_context_errmsg(ctx));
+  }
+  return buf;
+}
+
+static void bufio_init(bufio *b, fg_context *ctx, fg_program *p, int wrap) {
+  memset(b, 0, sizeof *b);
   b->n_in = fg_program_input_count(p);
   b->n_out = fg_program_output_count(p);
   for (int i = 0; i < b->n_in; i++)
-    ck_assert_msg(fg_buffer_new(ctx, fg_program_input_type(p, i), &b->in[i])
-                  == FG_OK, "%s", fg_context_errmsg(ctx));
+    b->in[i] = one_buffer(b, ctx, fg_program_input_type(p, i), i,
+                          wrap && i % 2 == wrap - 1);
   for (int i = 0; i < b->n_out; i++)
-    ck_assert_msg(fg_buffer_new(ctx, fg_program_output_type(p, i),
-                                &b->out[i]) == FG_OK, "%s",
-                  fg_context_errmsg(ctx));
+    b->out[i] = one_buffer(b, ctx, fg_program_output_type(p, i), 8 + i,
+                           wrap && i % 2 != wrap - 1);
 }
 
 static void bufio_free(bufio *b) {
@@ -115,31 +133,40 @@ static void bufio_free(bufio *b) {
     fg_buffer_free(b->in[i]);
   for (int i = 0; i < b->n_out; i++)
     fg_buffer_free(b->out[i]);
+  for (int i = 0; i < 24; i++)
+    free(b->host[i]);
 }
 
-/* Runs p over host memory and over buffers holding the same inputs, and
- * asserts every output's bytes agree; leaves the host run's in h. */
+/* Runs p over host memory and over buffers holding the same inputs (all
+ * on the device, and mixed with wrapped ones both ways), and asserts every
+ * output's bytes agree (a wrapped output's memory too); leaves the host
+ * run's in h. */
 static void same_as_host(fg_context *ctx, fg_program *p, hostio *h) {
   ck_assert_msg(fg_program_run(p, h->n_in, (const void *const *)h->in,
                                h->n_out, h->out) == FG_OK, "%s",
                 fg_context_errmsg(ctx));
-  bufio b;
-  bufio_init(&b, ctx, p);
-  for (int i = 0; i < h->n_in; i++)
-    ck_assert_int_eq(fg_buffer_write(b.in[i], h->in[i], h->in_bytes[i]),
-                     FG_OK);
-  ck_assert_msg(fg_program_run_buffers(p, b.n_in, b.in, b.n_out, b.out) ==
-                FG_OK, "%s", fg_context_errmsg(ctx));
-  for (int i = 0; i < h->n_out; i++) {
-    unsigned char *got = malloc(h->out_bytes[i]);
-    ck_assert_ptr_nonnull(got);
-    ck_assert_int_eq(fg_buffer_read(b.out[i], got, h->out_bytes[i]), FG_OK);
-    ck_assert_msg(!memcmp(got, h->out[i], h->out_bytes[i]), "output '%s' "
-                  "over buffers differs from the run over host memory",
-                  fg_program_output_name(p, i));
-    free(got);
+  for (int wrap = 0; wrap < 3; wrap++) {
+    bufio b;
+    bufio_init(&b, ctx, p, wrap);
+    for (int i = 0; i < h->n_in; i++)
+      ck_assert_int_eq(fg_buffer_write(b.in[i], h->in[i], h->in_bytes[i]),
+                       FG_OK);
+    ck_assert_msg(fg_program_run_buffers(p, b.n_in, b.in, b.n_out, b.out) ==
+                  FG_OK, "%s", fg_context_errmsg(ctx));
+    for (int i = 0; i < h->n_out; i++) {
+      unsigned char *got = malloc(h->out_bytes[i]);
+      ck_assert_ptr_nonnull(got);
+      ck_assert_int_eq(fg_buffer_read(b.out[i], got, h->out_bytes[i]),
+                       FG_OK);
+      ck_assert_msg(!memcmp(got, h->out[i], h->out_bytes[i]), "output '%s' "
+                    "over buffers (wrap %d) differs from the run over host "
+                    "memory", fg_program_output_name(p, i), wrap);
+      ck_assert(!b.host[8 + i] ||
+                !memcmp(b.host[8 + i], h->out[i], h->out_bytes[i]));
+      free(got);
+    }
+    bufio_free(&b);
   }
-  bufio_free(&b);
 }
 
 /* The mixed graph's outputs in h against C. */
@@ -448,6 +475,17 @@ START_TEST(test_buffers_bad_arguments) {
              "output 'y' and input 'x' are the same buffer");
   expect_msg(ctx, fg_program_run_buffers(a, 1, &none, 1, &out),
              "input 0 ('x') is NULL");
+  float *mem = calloc(BN + 8, sizeof *mem);
+  fg_buffer *w1, *w2;
+  ck_assert_int_eq(fg_buffer_wrap(ctx, t, mem, &w1), FG_OK);
+  ck_assert_int_eq(fg_buffer_wrap(ctx, t, mem + 8, &w2), FG_OK);
+  expect_msg(ctx, fg_program_run_buffers(a, 1, &w1, 1, &w2),
+             "the memory of output 'y' overlaps input 'x'");
+  expect_msg(ctx, fg_buffer_wrap(ctx, t, NULL, &none),
+             "the host memory is NULL");
+  fg_buffer_free(w1);
+  fg_buffer_free(w2);
+  free(mem);
   expect_msg(ctx, fg_program_run_buffers(a, 2, (fg_buffer *[]){in, in}, 1,
                                          &out), "got 2 input(s)");
   expect_msg(ctx, fg_program_run_buffers(a, 1, NULL, 1, &out),
@@ -502,8 +540,9 @@ START_TEST(test_buffers_outlive_their_context) {
 }
 END_TEST
 
-/* 600 random steps over 5 shared buffers, 4 runs in flight: runs of two
- * programs from one buffer into another, writes and reads, a fixed seed.
+/* 600 random steps over 5 shared buffers (one of them wrapped memory), 4
+ * runs in flight: runs of two programs from one buffer into another,
+ * writes and reads, a fixed seed.
  * Runs sharing buffers keep their order, so every read, and every buffer
  * at the end, holds what the steps give one after another in C. */
 START_TEST(test_buffers_random_steps_match_sequential) {
@@ -515,7 +554,12 @@ START_TEST(test_buffers_random_steps_match_sequential) {
   fg_buffer *buf[NB];
   float *sim = calloc((size_t)NB * BN, sizeof *sim), *tmp = malloc(BN * 4);
   ck_assert(sim && tmp);
-  for (int i = 0; i < NB; i++)
+  /* buffer 0 over memory of the test's own (fg_buffer_wrap) */
+  float *own = calloc(BN, sizeof *own);
+  ck_assert_ptr_nonnull(own);
+  ck_assert_int_eq(fg_buffer_wrap(ctx, fg_program_input_type(p[0], 0), own,
+                                  &buf[0]), FG_OK);
+  for (int i = 1; i < NB; i++)
     ck_assert_int_eq(fg_buffer_new(ctx, fg_program_input_type(p[0], 0),
                                    &buf[i]), FG_OK);
   uint32_t rng = 12345;
@@ -556,6 +600,7 @@ START_TEST(test_buffers_random_steps_match_sequential) {
   }
   free(sim);
   free(tmp);
+  free(own);
   fg_program_free(p[0]);
   fg_program_free(p[1]);
   tu_context_free(ctx);

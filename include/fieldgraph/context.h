@@ -342,7 +342,16 @@ typedef struct fg_buffer fg_buffer;
  * with zero bytes.  FG_EINVAL for an invalid type, FG_ENOMEM when the
  * device has no room (message in fg_context_errmsg). */
 fg_status fg_buffer_new(fg_context *ctx, fg_type t, fg_buffer **out);
-/* Frees buf after the runs using it have ended; NULL does nothing. */
+/* A buffer over the caller's memory at host (fg_type_bytes(t) bytes,
+ * aligned for t's element type, valid until the buffer is freed): runs
+ * over buffers take it as fg_program_run takes host memory (copied to
+ * and from a GPU, used in place elsewhere), so one run mixes fields kept
+ * on the device with the caller's, in the same order as other buffers.
+ * The caller leaves it alone while runs use it. */
+fg_status fg_buffer_wrap(fg_context *ctx, fg_type t, void *host,
+                         fg_buffer **out);
+/* Frees buf after the runs using it have ended (a wrapped buffer's memory
+ * stays the caller's); NULL does nothing. */
 void fg_buffer_free(fg_buffer *buf);
 /* The field type buf holds (the zero type for NULL). */
 fg_type fg_buffer_type(const fg_buffer *buf);
