@@ -223,6 +223,35 @@ static bool bound_output(const fg_run *r, const vrun *vr, int i) {
   return true;
 }
 
+/* Whether field f of variant v is one a run over buffers may take from
+ * its buffers (the main variant's inputs, and its outputs the device
+ * makes): its pooled buffer is allocated when a run first needs it, so
+ * runs over buffers alone never make it. */
+static bool may_bind(const fg_program *p, const fg__variant *v, int f) {
+  const fg__pfield *pf = &p->f[f];
+  if (v != &p->main)
+    return false;
+  if (pf->role == PF_INPUT)
+    return true;
+  if (pf->role != PF_OP || !v->materialized[f] || v->on_host[f])
+    return false;
+  for (int i = 0; i < p->n_out; i++)
+    if (p->out_field[i] == f)
+      return true;
+  return false;
+}
+
+/* Whether run r's variant vr takes field f from a device buffer. */
+static bool field_bound(const fg_run *r, const vrun *vr, int f) {
+  const fg_program *p = r->prog;
+  if (p->f[f].role == PF_INPUT)
+    return device_input(r, p->f[f].input);
+  for (int i = 0; i < p->n_out; i++)
+    if (p->out_field[i] == f && bound_output(r, vr, i))
+      return true;
+  return false;
+}
+
 static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
   fg__backend *be = p->ctx->be;
   fg__bufset *bs = calloc(1, sizeof *bs);
@@ -236,10 +265,12 @@ static fg_status bufset_new(fg_program *p, fg__variant *v, fg__bufset **out) {
     st = fg__ctx_fail(p->ctx, FG_ENOMEM, "out of memory");
     goto fail;
   }
-  /* what a run may alias is allocated when a run first copies it */
+  /* what a run may alias, or take from its buffers, is allocated when a
+   * run first copies it */
   for (int i = 0; i < p->n_fields && st == FG_OK; i++)
     if (needs_buffer(p, v, i) && aliased_output(p, v, i) < 0 &&
-        !(p->f[i].role == PF_INPUT && fg__be_shares_host(be)))
+        !(p->f[i].role == PF_INPUT && fg__be_shares_host(be)) &&
+        !may_bind(p, v, i))
       st = fg__be_alloc(be, fg_type_bytes(p->f[i].type), &bs->buf[i]);
   for (int k = 0; k < v->n_k && st == FG_OK; k++) {
     const fg__pkernel *pk = &v->k[k];
@@ -309,6 +340,12 @@ static fg_status vrun_setup(fg_run *r, vrun *vr) {
         st = vr->bs->buf[i] ? FG_OK
                             : fg__be_alloc(be, bytes, &vr->bs->buf[i]);
       vr->view[i] = vr->wrapped[i] ? vr->wrapped[i] : vr->bs->buf[i];
+    } else if (needs_buffer(p, v, i) && may_bind(p, v, i) &&
+               !field_bound(r, vr, i)) {
+      /* an output the device makes, into the pool's buffer this time */
+      if (!vr->bs->buf[i])
+        st = fg__be_alloc(be, bytes, &vr->bs->buf[i]);
+      vr->view[i] = vr->bs->buf[i];
     }
   }
   for (int i = 0; i < p->n_out && st == FG_OK; i++) {

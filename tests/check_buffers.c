@@ -540,6 +540,56 @@ START_TEST(test_buffers_outlive_their_context) {
 }
 END_TEST
 
+/* Runs over buffers alone make no pooled device buffer for the fields
+ * they take from buffers: the context's live buffers are the two the test
+ * made.  A run over host memory then gets the pool's, on a device with
+ * memory of its own (here: OpenCL with zero copy off) one for the input
+ * and one for the output. */
+static void pool_case(fg_context *ctx, bool copies) {
+  fg_program *a = affine_program(ctx, false, BR, BC);
+  fg_type t = fg_program_input_type(a, 0);
+  fg_buffer *in, *out;
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &in), FG_OK);
+  ck_assert_int_eq(fg_buffer_new(ctx, t, &out), FG_OK);
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(fg_program_run_buffers(a, 1, &in, 1, &out), FG_OK);
+  fg_live_objects l;
+  ck_assert_int_eq(fg_context_live(ctx, &l), FG_OK);
+  ck_assert_msg(l.buffers == 2, "%lld device buffers after runs over "
+                "buffers (2 expected: the test's)", (long long)l.buffers);
+  float *x = calloc(BN, sizeof *x), *y = calloc(BN, sizeof *y);
+  ck_assert(x && y);
+  ck_assert_int_eq(fg_program_run(a, 1, (const void *[]){x}, 1,
+                                  (void *[]){y}), FG_OK);
+  ck_assert_int_eq(fg_context_live(ctx, &l), FG_OK);
+  ck_assert_msg(l.buffers == (copies ? 4 : 2), "%lld device buffers after "
+                "a run over host memory (%d expected)", (long long)l.buffers,
+                copies ? 4 : 2);
+  ck_assert(y[0] == 1.0f);
+  free(x);
+  free(y);
+  fg_buffer_free(in);
+  fg_buffer_free(out);
+  fg_program_free(a);
+  tu_context_free(ctx);
+}
+
+START_TEST(test_buffers_make_no_pool_buffers) {
+  const char *b = getenv("FG_TEST_BACKEND");
+  if (!b || strcmp(b, "opencl")) {
+    pool_case(tu_context(), false);   /* the CPU's runs wrap the memory */
+    return;
+  }
+  fg_context_options o = {.backend = FG_BACKEND_OPENCL,
+                          .disable = FG_CAP_ZERO_COPY};
+  fg_context *ctx;
+  char err[512];
+  ck_assert_msg(fg_context_new(&o, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  pool_case(ctx, true);
+}
+END_TEST
+
 /* 600 random steps over 5 shared buffers (one of them wrapped memory), 4
  * runs in flight: runs of two programs from one buffer into another,
  * writes and reads, a fixed seed.
@@ -663,6 +713,7 @@ int main(void) {
   tcase_add_test(tc, test_buffers_outlive_their_context);
   tcase_add_test(tc, test_buffers_host_alloc);
   tcase_add_test(tc, test_buffers_random_steps_match_sequential);
+  tcase_add_test(tc, test_buffers_make_no_pool_buffers);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
