@@ -142,8 +142,16 @@ fg_field *fg_gaussian_blur(fg_graph *g, fg_field *in, double sigma, int radius,
                        sigma, radius);
     return NULL;
   }
-  if (radius == 0)
-    radius = (int)ceil(3 * sigma);
+  if (radius == 0) {
+    /* 3 sigma, refused before it is an int (a huge or infinite sigma) */
+    double want = ceil(3 * sigma);
+    if (!(want <= 64)) {
+      fg_graph_set_error(g, FG_EINVAL, "gaussian_blur: sigma %g needs a "
+                         "radius of %g; at most 64", sigma, want);
+      return NULL;
+    }
+    radius = (int)want;
+  }
   if (sigma == 0)
     sigma = 0.3 * (radius - 1) + 0.8;
   if (radius > 64) {

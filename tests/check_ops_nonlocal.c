@@ -1542,6 +1542,17 @@ START_TEST(test_ops_errors_name_the_operator) {
   expect_error(g, FG_ESHAPE, "gaussian_blur", "line", NULL);
   fg_graph_free(g);
 
+  /* a sigma whose 3 sigma is no int (fuzz_pipeline: 7.8e42; and
+   * infinity) is refused, not converted */
+  for (int i = 0; i < 2; i++) {
+    g = fg_graph_new("errors");
+    in = fg_input(g, "in", fg_type_image(FG_U8, 8, 8, 4));
+    ck_assert_ptr_null(fg_gaussian_blur(g, in, i ? INFINITY : 7.8e42, 0,
+                                        FG_BORDER_CLAMP));
+    expect_error(g, FG_EINVAL, "gaussian_blur", "at most 64", NULL);
+    fg_graph_free(g);
+  }
+
   g = fg_graph_new("errors");
   in = fg_input(g, "in", fg_type_image(FG_U8, 8, 8, 4));
   ck_assert_ptr_null(fg_crop(g, in, 4, 4, 5, 1));
