@@ -213,7 +213,6 @@ static bool range_at(const fgk_kernel *k, const fg_expr *x, long *lo,
   if (depth > 8 || x->type.width != 1 || !fgk_is_int(x->type.elem))
     return false;
   long r[6];
-  bool known = false;
   switch (x->kind) {
   case FGK_E_CONST:
     if (fgk_is_signed(x->type.elem) ||
@@ -286,8 +285,7 @@ static bool range_at(const fgk_kernel *k, const fg_expr *x, long *lo,
     break;
   }
   /* else what its type holds */
-  known = type_range(x->type.elem, lo, hi);
-  return known;
+  return type_range(x->type.elem, lo, hi);
 }
 
 bool fgk_int_range(const fgk_kernel *k, const fg_expr *x, long *lo,

@@ -540,6 +540,18 @@ START_TEST(test_buffers_outlive_their_context) {
 }
 END_TEST
 
+/* An OpenCL context that copies run inputs and outputs (zero copy off):
+ * PoCL's device then takes the paths of a GPU with memory of its own. */
+static fg_context *copying_context(void) {
+  fg_context_options o = {.backend = FG_BACKEND_OPENCL,
+                          .disable = FG_CAP_ZERO_COPY};
+  fg_context *ctx;
+  char err[512];
+  ck_assert_msg(fg_context_new(&o, &ctx, err, sizeof err) == FG_OK, "%s",
+                err);
+  return ctx;
+}
+
 /* Runs over buffers alone make no pooled device buffer for the fields
  * they take from buffers: the context's live buffers are the two the test
  * made.  A run over host memory then gets the pool's, on a device with
@@ -580,13 +592,7 @@ START_TEST(test_buffers_make_no_pool_buffers) {
     pool_case(tu_context(), false);   /* the CPU's runs wrap the memory */
     return;
   }
-  fg_context_options o = {.backend = FG_BACKEND_OPENCL,
-                          .disable = FG_CAP_ZERO_COPY};
-  fg_context *ctx;
-  char err[512];
-  ck_assert_msg(fg_context_new(&o, &ctx, err, sizeof err) == FG_OK, "%s",
-                err);
-  pool_case(ctx, true);
+  pool_case(copying_context(), true);
 }
 END_TEST
 
@@ -688,13 +694,7 @@ START_TEST(test_buffers_host_alloc) {
   host_alloc_case(tu_context());
   const char *b = getenv("FG_TEST_BACKEND");
   if (b && !strcmp(b, "opencl")) {
-    fg_context_options o = {.backend = FG_BACKEND_OPENCL,
-                            .disable = FG_CAP_ZERO_COPY};
-    fg_context *ctx;
-    char err[512];
-    ck_assert_msg(fg_context_new(&o, &ctx, err, sizeof err) == FG_OK, "%s",
-                  err);
-    host_alloc_case(ctx);
+    host_alloc_case(copying_context());
   }
 }
 END_TEST
